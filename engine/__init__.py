@@ -1,0 +1,1 @@
+"""Discrete-event simulation of deep-learning job scheduling on heterogeneous GPU clusters."""

@@ -1,0 +1,265 @@
+"""Scenario configuration: frozen dataclasses that fully describe one what-if.
+
+A :class:`ScenarioConfig` is the unit of reproducibility. The dashboard downloads and uploads
+it as JSON, the command line (`python -m engine run scenario.json`) reads the same JSON, and the
+same config (seed included) always produces identical result tables.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class NodeGroup:
+    """One row of the GPU mix: ``nodes`` identical nodes of one worker type in one rack.
+
+    Attributes:
+        worker_type: GPU type name, a column of the throughput matrix (e.g. ``"v100"``).
+        nodes: number of nodes in this group (>= 1).
+        gpus_per_node: GPUs per node (>= 1).
+        rack: rack name; groups sharing a rack name share its top-of-rack switch.
+    """
+
+    worker_type: str = field(metadata={"help": "GPU type, a column of the throughput matrix"})
+    nodes: int = field(metadata={"help": "Number of nodes in this group"})
+    gpus_per_node: int = field(metadata={"help": "GPUs on each node"})
+    rack: str = field(default="rack0", metadata={"help": "Rack the nodes sit in"})
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """The GPU mix: racks -> nodes -> GPUs, each GPU of one worker type."""
+
+    node_groups: tuple[NodeGroup, ...]
+
+    def capacity(self) -> dict[str, int]:
+        """GPUs per worker type, e.g. ``{"v100": 192, "k80": 128}``."""
+        totals: dict[str, int] = {}
+        for group in self.node_groups:
+            totals[group.worker_type] = (
+                totals.get(group.worker_type, 0) + group.nodes * group.gpus_per_node
+            )
+        return totals
+
+    @property
+    def total_gpus(self) -> int:
+        return sum(self.capacity().values())
+
+    def max_gpus_per_node(self) -> dict[str, int]:
+        """Largest node size per worker type (bounds a node-local placement)."""
+        sizes: dict[str, int] = {}
+        for g in self.node_groups:
+            sizes[g.worker_type] = max(sizes.get(g.worker_type, 0), g.gpus_per_node)
+        return sizes
+
+
+@dataclass(frozen=True)
+class CongestionEpisode:
+    """A period during which some inter-node links lose bandwidth.
+
+    Attributes:
+        start_s, end_s: the episode's time window in simulated seconds (start < end).
+        factor: bandwidth divisor (>= 1); 4 means the links run at a quarter of their bandwidth.
+        links: which links: ``"inter_node"`` (every link between nodes), ``"cross_rack"``
+            (only links between racks), or ``"rack:<name>"`` (the links of one rack).
+    """
+
+    start_s: float = field(metadata={"help": "Episode start (s)"})
+    end_s: float = field(metadata={"help": "Episode end (s)"})
+    factor: float = field(metadata={"help": "Bandwidth divisor, >= 1"})
+    links: str = field(
+        default="inter_node",
+        metadata={"help": "inter_node, cross_rack, or rack:<name>"},
+    )
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """Bandwidths of the ring all-reduce model and the congestion schedule.
+
+    Defaults are typical of the V100-era clusters in the seed papers: PCIe-class intra-node links,
+    25 GbE NICs within a rack, and 10 Gb/s effective per-flow bandwidth across oversubscribed
+    rack uplinks. Latency 5 us per ring hop.
+    """
+
+    intra_node_gbps: float = field(default=100.0, metadata={"help": "Intra-node link bandwidth"})
+    intra_rack_gbps: float = field(default=25.0, metadata={"help": "Node-to-node, same rack"})
+    cross_rack_gbps: float = field(default=10.0, metadata={"help": "Across rack uplinks"})
+    latency_s: float = field(default=5e-6, metadata={"help": "Per-hop latency (s)"})
+    enabled: bool = field(
+        default=True, metadata={"help": "Charge communication beyond the measured baseline"}
+    )
+    congestion: tuple[CongestionEpisode, ...] = ()
+
+
+@dataclass(frozen=True)
+class RoundConfig:
+    """Round, lease and admission rules of the scheduler loop.
+
+    Attributes:
+        round_duration_s: length of a scheduling round and of a lease (Gavel default 360 s).
+        admit_mid_round: start waiting jobs on GPUs freed mid-round (False: only at round
+            boundaries, as in Gavel's simulator).
+        reallocation_interval_s: a policy that solves an allocation problem (Gavel's LPs)
+            recomputes it at most this often; 0 means at every round with a changed job set.
+        checkpoint_restore_s: cost, in seconds of lost progress, of every preemption or
+            migration (a change of a running job's GPUs).
+    """
+
+    round_duration_s: float = field(default=360.0, metadata={"help": "Round / lease length (s)"})
+    admit_mid_round: bool = field(
+        default=True, metadata={"help": "Start jobs on GPUs freed mid-round"}
+    )
+    reallocation_interval_s: float = field(
+        default=0.0, metadata={"help": "Minimum time between allocation recomputations (s)"}
+    )
+    checkpoint_restore_s: float = field(
+        default=30.0, metadata={"help": "Checkpoint-restore cost per preemption/migration (s)"}
+    )
+
+
+@dataclass(frozen=True)
+class SyntheticSpec:
+    """Poisson-arrival synthetic workload (Gavel's Philly-derived duration and size mix)."""
+
+    num_jobs: int = field(default=200, metadata={"help": "Number of jobs"})
+    jobs_per_hour: float = field(default=10.0, metadata={"help": "Poisson arrival rate"})
+
+
+@dataclass(frozen=True)
+class TraceSpec:
+    """Where the jobs come from.
+
+    Attributes:
+        source: ``"sample:<file name>"`` (a file in ``sample_traces/``), ``"synthetic"``, or a
+            path to a trace file.
+        format: importer name or ``"auto"`` to detect it from the file.
+        assumed_worker_type: GPU type the trace's durations were observed on, for traces
+            that lack step counts (Philly, ITP).
+        max_jobs: keep only the first N jobs by arrival (None keeps all).
+        drop_oversized: drop jobs larger than the cluster (they are counted and reported);
+            False rejects such a trace with an error.
+    """
+
+    source: str = "sample:philly_2000.csv"
+    format: str = "auto"
+    assumed_worker_type: str = "p100"
+    max_jobs: int | None = None
+    drop_oversized: bool = False
+    synthetic: SyntheticSpec = SyntheticSpec()
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """A policy by registry name, with parameter overrides (field name -> value)."""
+
+    name: str
+    params: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
+    label: str = ""
+
+    @property
+    def display_name(self) -> str:
+        return self.label or self.name
+
+
+def default_cluster() -> ClusterSpec:
+    """A small three-type cluster: 4 racks, 8-GPU nodes; 32 V100, 32 P100, 32 K80."""
+    return ClusterSpec(
+        node_groups=(
+            NodeGroup("v100", 4, 8, "rack0"),
+            NodeGroup("p100", 4, 8, "rack1"),
+            NodeGroup("k80", 4, 8, "rack2"),
+        )
+    )
+
+
+@dataclass(frozen=True)
+class ScenarioConfig:
+    """Everything one what-if needs; serialisable to and from JSON."""
+
+    trace: TraceSpec = TraceSpec()
+    cluster: ClusterSpec = field(default_factory=default_cluster)
+    network: NetworkConfig = NetworkConfig()
+    rounds: RoundConfig = RoundConfig()
+    policies: tuple[PolicySpec, ...] = (PolicySpec("fifo"), PolicySpec("las"))
+    seed: int = 0
+    throughputs: str = field(
+        default="gavel", metadata={"help": "'gavel' (built-in table) or a path to a CSV"}
+    )
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ScenarioConfig:
+        """Builds a config from a dict, rejecting unknown keys.
+
+        Raises:
+            ConfigError: naming the offending key path.
+        """
+        return _build(cls, data, "scenario")
+
+    @classmethod
+    def from_json(cls, text: str) -> ScenarioConfig:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"scenario JSON is not valid JSON: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ConfigError("scenario JSON must be an object")
+        return cls.from_dict(data)
+
+
+def _build(cls: Any, data: Any, path: str) -> Any:
+    """Recursively turns plain JSON data into the dataclass ``cls``."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected an object, got {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ConfigError(f"{path}: unknown key(s) {unknown}; allowed: {sorted(names)}")
+    kwargs = {key: _coerce(hints[key], value, f"{path}.{key}") for key, value in data.items()}
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+
+
+def _coerce(hint: Any, value: Any, path: str) -> Any:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, value, path)
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise ConfigError(f"{path}: expected a list")
+        return tuple(_coerce(args[0], v, f"{path}[{i}]") for i, v in enumerate(value))
+    if origin in (typing.Union, types.UnionType):
+        if value is None:
+            return None
+        return _coerce(next(a for a in args if a is not type(None)), value, path)
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"{path}: expected a number, got {value!r}")
+        return float(value)
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{path}: expected an integer, got {value!r}")
+        return value
+    if hint is bool and not isinstance(value, bool):
+        raise ConfigError(f"{path}: expected true/false, got {value!r}")
+    if hint is str and not isinstance(value, str):
+        raise ConfigError(f"{path}: expected a string, got {value!r}")
+    return value

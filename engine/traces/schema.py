@@ -1,0 +1,28 @@
+"""The canonical jobs table every importer produces and the simulator consumes.
+
+One row per job, sorted by ``arrival_s`` then ``job_id``:
+
+| column          | dtype   | meaning                                                        |
+|-----------------|---------|----------------------------------------------------------------|
+| job_id          | str     | unique id                                                      |
+| arrival_s       | float   | submit time, seconds from the trace start (>= 0)               |
+| job_type        | str     | a job type of the throughput matrix, e.g. "ResNet-50 (batch size 64)" |
+| scale_factor    | int     | GPUs the gang-scheduled job needs (>= 1)                       |
+| total_steps     | float   | training steps to run (> 0), in the throughput matrix's units  |
+| priority_weight | float   | weight (> 0), default 1                                        |
+| duration_s      | float   | duration observed in the trace, NaN when unknown               |
+| source_row      | int     | 1-based data row in the source file, for error messages        |
+"""
+
+from __future__ import annotations
+
+JOB_COLUMNS: tuple[str, ...] = (
+    "job_id",
+    "arrival_s",
+    "job_type",
+    "scale_factor",
+    "total_steps",
+    "priority_weight",
+    "duration_s",
+    "source_row",
+)
