@@ -191,6 +191,9 @@ class ScenarioConfig:
     rounds: RoundConfig = RoundConfig()
     policies: tuple[PolicySpec, ...] = (PolicySpec("fifo"), PolicySpec("las"))
     seed: int = 0
+    placement: str = field(
+        default="consolidated", metadata={"help": "Placement strategy: consolidated or first_fit"}
+    )
     throughputs: str = field(
         default="gavel", metadata={"help": "'gavel' (built-in table) or a path to a CSV"}
     )

@@ -48,3 +48,11 @@ def _row(row: int | None) -> str:
 
 def _col(column: str | None) -> str:
     return f"column '{column}'" if column else ""
+
+
+class AllocationError(EngineError):
+    """A policy granted more GPUs than exist, or a worker type a job cannot use (a policy bug)."""
+
+
+class SimulationCancelled(EngineError):
+    """The user cancelled the run."""

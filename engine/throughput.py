@@ -72,7 +72,10 @@ class ThroughputMatrix:
     def with_worker_type(self, name: str, base: str, speed_ratio: float) -> ThroughputMatrix:
         """Adds worker type ``name`` running ``speed_ratio`` times as fast as ``base``."""
         table = {
-            jt: {**per_type, name: {sf: v * speed_ratio for sf, v in per_type.get(base, {}).items()}}
+            jt: {
+                **per_type,
+                name: {sf: v * speed_ratio for sf, v in per_type.get(base, {}).items()},
+            }
             for jt, per_type in self.table.items()
         }
         return ThroughputMatrix(table)
@@ -85,7 +88,9 @@ class ThroughputMatrix:
             for wt, per_sf in per_type.items()
             for sf, v in per_sf.items()
         ]
-        return pd.DataFrame(rows, columns=["job_type", "worker_type", "scale_factor", "steps_per_s"])
+        return pd.DataFrame(
+            rows, columns=["job_type", "worker_type", "scale_factor", "steps_per_s"]
+        )
 
 
 def load_matrix(path: Path | str | None = None) -> ThroughputMatrix:
@@ -121,7 +126,9 @@ def _parse_matrix(frame: pd.DataFrame, file: str) -> ThroughputMatrix:
         if not math.isfinite(value) or value < 0:
             raise TraceError(
                 f"throughput {value} is not a non-negative number",
-                file=file, row=i, column="isolated_steps_per_sec",
+                file=file,
+                row=i,
+                column="isolated_steps_per_sec",
             )
         batch = row.batch_size
         has_batch = isinstance(batch, int | float) and not math.isnan(float(batch))

@@ -1,0 +1,104 @@
+"""Metrics: pure functions on result tables (see :mod:`engine.results` for the columns).
+
+Definitions follow ``shared/docs/schedulers.md`` "Shared model":
+
+- JCT = completion_s - arrival_s; mean, median, p95, p99 over completed jobs.
+- makespan = last completion - first arrival.
+- queueing delay = first start - arrival.
+- utilization = allocated GPU-seconds / (capacity x makespan), per worker type and overall.
+- finish-time fairness ``ftf_rho = JCT / JCT_isolated`` (Themis, Mahajan et al., NSDI 2020), with
+  JCT_isolated = the job alone on a 1/N share of the cluster, N = time-averaged number of jobs
+  in the system during the job's life [R: a 1/N share holds each worker type in proportion to
+  its capacity, so the job's isolated speed is the capacity-weighted mean of its throughputs].
+- Jain's fairness index over ftf_rho (1 = every job slowed down equally; Jain et al., 1984).
+- communication overhead = share of a job's running time spent in ring all-reduce.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+
+class Metric(NamedTuple):
+    """A summary metric: display label, unit, and whether lower values are better."""
+
+    label: str
+    unit: str
+    lower_is_better: bool
+
+
+METRICS: dict[str, Metric] = {
+    "jct_mean_s": Metric("Mean JCT", "s", True),
+    "jct_median_s": Metric("Median JCT", "s", True),
+    "jct_p95_s": Metric("p95 JCT", "s", True),
+    "jct_p99_s": Metric("p99 JCT", "s", True),
+    "makespan_s": Metric("Makespan", "s", True),
+    "queueing_delay_mean_s": Metric("Mean queueing delay", "s", True),
+    "utilization_mean": Metric("GPU utilization", "fraction", False),
+    "ftf_rho_mean": Metric("Mean finish-time fairness ρ", "ratio", True),
+    "ftf_rho_max": Metric("Worst finish-time fairness ρ", "ratio", True),
+    "jain_index": Metric("Jain's index of ρ", "0..1", False),
+    "comm_overhead_mean": Metric("Communication overhead", "fraction", True),
+    "preemptions_total": Metric("Preemptions", "count", True),
+    "jobs_completed": Metric("Jobs completed", "count", False),
+}
+
+
+def jain_index(values: np.ndarray) -> float:
+    """Jain's fairness index ``(sum x)^2 / (n sum x^2)`` in (0, 1]; NaN for no values."""
+    values = np.asarray(values, dtype=float)
+    if values.size == 0 or not np.any(values):
+        return float("nan")
+    return float(values.sum() ** 2 / (values.size * np.square(values).sum()))
+
+
+def utilization_by_type(utilization: pd.DataFrame, end_s: float) -> pd.Series:
+    """Time-weighted mean utilization per worker type over [0, end_s] (index: worker_type)."""
+    out = {}
+    for worker_type, rows in utilization.groupby("worker_type", sort=True):
+        out[worker_type] = _busy_gpu_s(rows, end_s) / (rows["capacity_gpus"].iloc[0] * end_s)
+    return pd.Series(out, name="utilization", dtype=float)
+
+
+def _busy_gpu_s(rows: pd.DataFrame, end_s: float) -> float:
+    times = np.minimum(rows["time_s"].to_numpy(dtype=float), end_s)
+    widths = np.diff(np.append(times, end_s))
+    return float(np.sum(widths * rows["busy_gpus"].to_numpy(dtype=float)))
+
+
+def summarize(jobs: pd.DataFrame, utilization: pd.DataFrame) -> dict[str, float]:
+    """The summary metrics of one run (keys: :data:`METRICS`)."""
+    done = jobs.dropna(subset=["completion_s"])
+    jct = done["jct_s"].to_numpy(dtype=float)
+    end_s = float(done["completion_s"].max()) if len(done) else 0.0
+    start_s = float(jobs["arrival_s"].min()) if len(jobs) else 0.0
+    capacity = utilization.groupby("worker_type")["capacity_gpus"].first()
+    busy = sum(
+        _busy_gpu_s(rows, end_s) for _, rows in utilization.groupby("worker_type", sort=True)
+    )
+    span_s = max(end_s - start_s, 1e-9)
+    quantile = (lambda q: float(np.quantile(jct, q))) if jct.size else (lambda q: float("nan"))
+    return {
+        "jct_mean_s": float(jct.mean()) if jct.size else float("nan"),
+        "jct_median_s": quantile(0.5),
+        "jct_p95_s": quantile(0.95),
+        "jct_p99_s": quantile(0.99),
+        "makespan_s": end_s - start_s,
+        "queueing_delay_mean_s": float(done["queueing_delay_s"].mean()),
+        "utilization_mean": busy / (float(capacity.sum()) * span_s) if len(capacity) else 0.0,
+        "ftf_rho_mean": float(done["ftf_rho"].mean()),
+        "ftf_rho_max": float(done["ftf_rho"].max()),
+        "jain_index": jain_index(done["ftf_rho"].to_numpy(dtype=float)),
+        "comm_overhead_mean": float(done["comm_overhead"].mean()),
+        "preemptions_total": float(jobs["num_preemptions"].sum()),
+        "jobs_completed": float(len(done)),
+    }
+
+
+def jct_cdf(jobs: pd.DataFrame) -> pd.DataFrame:
+    """Empirical CDF of JCT: columns jct_s (sorted) and fraction (in (0, 1])."""
+    jct = np.sort(jobs["jct_s"].dropna().to_numpy(dtype=float))
+    return pd.DataFrame({"jct_s": jct, "fraction": np.arange(1, jct.size + 1) / max(jct.size, 1)})

@@ -1,0 +1,106 @@
+"""Ring all-reduce communication model with congestion.
+
+Per synchronous iteration of an ``n``-GPU data-parallel job (shared/docs/schedulers.md):
+
+    t_comm = 2 (n-1)/n * gradient_bytes / bandwidth + 2 (n-1) * latency
+
+where the bandwidth is that of the slowest link the placement crosses: node-local < rack-local <
+cross-rack. Gavel's measured multi-GPU throughputs already include the node-local all-reduce
+(the job was consolidated on one server), so the engine charges only what a worse placement or
+congestion adds over that baseline. Congestion divides the bandwidth of the links it affects.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from engine.config import CongestionEpisode, NetworkConfig
+
+LEVELS = ("node", "rack", "network")
+"""Consolidation levels, best first: one node, one rack, across racks."""
+
+
+class StepModel(NamedTuple):
+    """Speed of a job on a placement.
+
+    Attributes:
+        steps_per_s: progress rate, in the throughput matrix's steps (summed over workers).
+        comm_share: share of each iteration spent in all-reduce (0..1).
+    """
+
+    steps_per_s: float
+    comm_share: float
+
+
+def ring_comm_s(
+    num_gpus: int, gradient_bytes: float, bandwidth_gbps: float, latency_s: float
+) -> float:
+    """Seconds of one ring all-reduce of ``gradient_bytes`` over ``num_gpus`` GPUs."""
+    if num_gpus <= 1:
+        return 0.0
+    n = num_gpus
+    return 2 * (n - 1) / n * gradient_bytes * 8 / (bandwidth_gbps * 1e9) + 2 * (n - 1) * latency_s
+
+
+def congestion_factor(
+    episodes: tuple[CongestionEpisode, ...], now_s: float, link: str, racks: tuple[str, ...]
+) -> float:
+    """Largest bandwidth divisor in force at ``now_s`` on an inter-node ``link`` class.
+
+    Args:
+        link: ``"rack"`` (node to node within a rack) or ``"cross_rack"``.
+        racks: the racks the job's placement touches.
+    """
+    factor = 1.0
+    for ep in episodes:
+        if not ep.start_s <= now_s < ep.end_s:
+            continue
+        hits = (
+            ep.links == "inter_node"
+            or (ep.links == "cross_rack" and link == "cross_rack")
+            or (ep.links.startswith("rack:") and ep.links[5:] in racks)
+        )
+        if hits:
+            factor = max(factor, ep.factor)
+    return factor
+
+
+def bottleneck_gbps(net: NetworkConfig, level: str, racks: tuple[str, ...], now_s: float) -> float:
+    """Bandwidth of the slowest link a placement at ``level`` crosses, congestion included."""
+    if level == "node":
+        return net.intra_node_gbps
+    rack_bw = net.intra_rack_gbps / congestion_factor(net.congestion, now_s, "rack", racks)
+    if level == "rack":
+        return rack_bw
+    cross_bw = net.cross_rack_gbps / congestion_factor(net.congestion, now_s, "cross_rack", racks)
+    return min(rack_bw, cross_bw)
+
+
+def step_model(
+    measured_steps_per_s: float,
+    num_gpus: int,
+    gradient_bytes: float,
+    level: str,
+    racks: tuple[str, ...],
+    net: NetworkConfig,
+    now_s: float,
+) -> StepModel:
+    """Progress rate of a job placed at ``level`` (see module docstring).
+
+    One iteration takes ``num_gpus / measured_steps_per_s`` seconds when consolidated (Gavel counts
+    steps summed over workers), plus the extra all-reduce time of the actual bottleneck over the
+    node-local one when ``net.enabled``.
+    """
+    iteration_s = num_gpus / measured_steps_per_s
+    comm_s = ring_comm_s(
+        num_gpus, gradient_bytes, bottleneck_gbps(net, level, racks, now_s), net.latency_s
+    )
+    if net.enabled:
+        baseline_s = ring_comm_s(num_gpus, gradient_bytes, net.intra_node_gbps, net.latency_s)
+        iteration_s += max(0.0, comm_s - baseline_s)
+    return StepModel(num_gpus / iteration_s, min(1.0, comm_s / iteration_s))
+
+
+def change_times(net: NetworkConfig) -> list[float]:
+    """Sorted times at which some link's bandwidth changes (episode starts and ends)."""
+    return sorted({t for ep in net.congestion for t in (ep.start_s, ep.end_s)})

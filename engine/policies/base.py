@@ -1,0 +1,180 @@
+"""The policy contract and registry.
+
+A policy maps a read-only :class:`SchedulerState` to an :data:`Allocation`: which jobs should hold
+GPUs, of which worker type and how many. It never picks GPUs: a placement strategy does that, and
+the engine validates capacity at that boundary on every decision (blox's split of scheduling
+and placement).
+
+- A *non-preemptive* policy (``preemptive = False``) returns grants for waiting jobs only; running
+  jobs keep their GPUs until they finish.
+- A *preemptive* policy returns the whole desired allocation; a running job missing from it (or
+  granted another worker type) is preempted or migrated and pays the checkpoint-restore cost.
+  Mid-round the engine only admits new jobs onto free GPUs; it applies preemptions at round
+  boundaries, where leases end.
+
+Register a policy with ``@register_policy("name")`` on a subclass with a frozen ``Params``
+dataclass whose fields carry ``metadata={"help": ...}``; the dashboard builds its forms from them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+
+import numpy as np
+
+from engine.errors import ConfigError
+
+if TYPE_CHECKING:
+    from engine.config import ClusterSpec, RoundConfig
+    from engine.state import JobState
+
+
+class Grant(NamedTuple):
+    """GPUs granted to one job for the coming lease: ``num_gpus`` GPUs of ``worker_type``."""
+
+    worker_type: str
+    num_gpus: int
+
+
+Allocation = dict[int, Grant]
+"""Job index -> grant, in priority order (the engine places jobs in this order)."""
+
+
+@dataclass(frozen=True)
+class PolicyContext:
+    """What a policy may know about the scenario when it is built.
+
+    Attributes:
+        cluster: the GPU mix.
+        rounds: round, lease and reallocation settings.
+        rng: the run's only random generator (seeded from the scenario's seed).
+    """
+
+    cluster: ClusterSpec
+    rounds: RoundConfig
+    rng: np.random.Generator
+
+
+@dataclass(frozen=True)
+class SchedulerState:
+    """Read-only view of the simulation at a decision point.
+
+    Attributes:
+        now_s: simulated time (s).
+        waiting: jobs that arrived and hold no GPUs, in the order they (re)entered the queue.
+        running: jobs holding GPUs.
+        capacity: GPUs per worker type.
+        free_gpus: unallocated GPUs per worker type.
+        round_index: index of the current round (``now_s // round_duration_s``).
+    """
+
+    now_s: float
+    waiting: Iterable[JobState]
+    running: Iterable[JobState]
+    capacity: Mapping[str, int]
+    free_gpus: Mapping[str, int]
+    round_index: int
+
+    def active(self) -> list[JobState]:
+        """Waiting and running jobs, sorted by arrival then job index."""
+        jobs = [*self.waiting, *self.running]
+        jobs.sort(key=lambda j: (j.arrival_s, j.index))
+        return jobs
+
+
+class Policy(ABC):
+    """Base class of every scheduling policy.
+
+    Attributes:
+        name: registry name.
+        preemptive: whether allocate() returns the whole allocation (see module docstring).
+        uses_rounds: whether the policy re-decides at every round boundary.
+        Params: frozen dataclass of the policy's knobs.
+    """
+
+    name: ClassVar[str] = ""
+    preemptive: ClassVar[bool] = False
+    uses_rounds: ClassVar[bool] = False
+
+    @dataclass(frozen=True)
+    class Params:
+        pass
+
+    def __init__(self, params: Any, context: PolicyContext) -> None:
+        self.params = params
+        self.context = context
+
+    @abstractmethod
+    def allocate(self, state: SchedulerState) -> Allocation:
+        """Returns the allocation for the coming lease (see module docstring)."""
+
+
+_REGISTRY: dict[str, type[Policy]] = {}
+
+
+def register_policy(name: str) -> Callable[[type[Policy]], type[Policy]]:
+    """Class decorator adding a policy to the registry under ``name``."""
+
+    def wrap(cls: type[Policy]) -> type[Policy]:
+        if name in _REGISTRY:
+            raise ValueError(f"policy {name!r} registered twice")
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return wrap
+
+
+def list_policies() -> list[str]:
+    """Registered policy names, sorted."""
+    import engine.policies  # noqa: F401  (imports every policy module)
+
+    return sorted(_REGISTRY)
+
+
+def get_policy(name: str) -> type[Policy]:
+    """The policy class registered as ``name``.
+
+    Raises:
+        ConfigError: if no policy has that name (lists the known ones).
+    """
+    known = list_policies()
+    if name not in _REGISTRY:
+        raise ConfigError(f"unknown policy {name!r}; known policies: {known}")
+    return _REGISTRY[name]
+
+
+def describe(cls: type[Policy]) -> str:
+    """First paragraph of the policy's docstring, for pickers and help text."""
+    doc = (cls.__doc__ or cls.name).strip()
+    return doc.split("\n\n")[0].replace("\n", " ")
+
+
+def build_params(cls: type[Policy], overrides: Mapping[str, Any]) -> Any:
+    """The policy's Params with ``overrides`` applied.
+
+    Raises:
+        ConfigError: for an unknown parameter name or a value of the wrong type.
+    """
+    fields = {f.name: f for f in dataclasses.fields(cls.Params)}
+    unknown = sorted(set(overrides) - set(fields))
+    if unknown:
+        raise ConfigError(
+            f"policy {cls.name!r}: unknown parameter(s) {unknown}; known: {sorted(fields)}"
+        )
+    defaults = cls.Params()
+    values = {}
+    for key, value in overrides.items():
+        expected = type(getattr(defaults, key))
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, expected):
+            raise ConfigError(
+                f"policy {cls.name!r}: parameter {key!r} expects {expected.__name__}, got {value!r}"
+            )
+        values[key] = value
+    return dataclasses.replace(defaults, **values)

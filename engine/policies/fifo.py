@@ -1,0 +1,56 @@
+"""FIFO: gang scheduling in arrival order, with and without backfilling (stands in for YARN-CS).
+
+Heterogeneity-agnostic: a job takes the worker type with the most free GPUs among those it can
+run on (ties: the type listed first in the GPU mix) [R: YARN-CS picks no type on purpose; most
+free balances load without using speed information]. Without backfill the queue blocks at the
+first job that does not fit; with backfill later jobs may start on GPUs the head cannot use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.policies.base import Allocation, Grant, Policy, SchedulerState, register_policy
+from engine.state import JobState
+
+
+def most_free_type(job: JobState, free_gpus: dict[str, int]) -> str | None:
+    """The worker type with the most free GPUs that fits ``job``'s gang, or None."""
+    best, best_free = None, job.scale_factor - 1
+    for worker_type, free in free_gpus.items():
+        if free > best_free and job.steps_per_s.get(worker_type, 0.0) > 0:
+            best, best_free = worker_type, free
+    return best
+
+
+@register_policy("fifo")
+class Fifo(Policy):
+    """First in, first out, gang-scheduled, non-preemptive; optional backfilling.
+
+    Baseline of every seed paper (YARN-CS in Hadar's evaluation).
+    """
+
+    preemptive = False
+    uses_rounds = False
+
+    @dataclass(frozen=True)
+    class Params:
+        backfill: bool = field(
+            default=False,
+            metadata={"help": "Let later jobs start on GPUs the head of the queue cannot use"},
+        )
+
+    def allocate(self, state: SchedulerState) -> Allocation:
+        free = dict(state.free_gpus)
+        allocation: Allocation = {}
+        for job in state.waiting:
+            if not any(free.values()):
+                break
+            worker_type = most_free_type(job, free)
+            if worker_type is None:
+                if self.params.backfill:
+                    continue
+                break
+            allocation[job.index] = Grant(worker_type, job.scale_factor)
+            free[worker_type] -= job.scale_factor
+        return allocation

@@ -1,0 +1,92 @@
+"""Collects the simulation's output rows and turns them into the result tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from engine.cluster import Placement
+from engine.results import JOB_RESULT_COLUMNS, SEGMENT_COLUMNS, UTILIZATION_COLUMNS
+from engine.state import JobState
+
+
+class Recorder:
+    """Appends Gantt segments and utilization steps as the run goes."""
+
+    def __init__(self, capacity: dict[str, int]) -> None:
+        self.capacity = capacity
+        self.segments: list[tuple[object, ...]] = []
+        self.util_rows: list[tuple[float, str, int]] = []
+        self._last_busy: dict[str, int] = {}
+
+    def close_segment(self, job: JobState, placement: Placement, now_s: float, reason: str) -> None:
+        restore_s = max(0.0, min(job.restore_until_s, now_s) - job.segment_start_s)
+        self.segments.append(
+            (
+                job.job_id,
+                job.segment_start_s,
+                now_s,
+                restore_s,
+                placement.worker_type,
+                placement.num_gpus,
+                ",".join(f"n{n}" for n in placement.nodes),
+                ",".join(placement.racks),
+                placement.level,
+                reason,
+            )
+        )
+
+    def utilization(self, now_s: float, free_gpus: dict[str, int]) -> None:
+        """Records busy GPUs per worker type if they changed since the last record."""
+        for worker_type, capacity in self.capacity.items():
+            busy = capacity - free_gpus[worker_type]
+            if self._last_busy.get(worker_type) != busy:
+                self._last_busy[worker_type] = busy
+                self.util_rows.append((now_s, worker_type, busy))
+
+    def segments_table(self) -> pd.DataFrame:
+        return pd.DataFrame(self.segments, columns=list(SEGMENT_COLUMNS))
+
+    def utilization_table(self) -> pd.DataFrame:
+        frame = pd.DataFrame(self.util_rows, columns=["time_s", "worker_type", "busy_gpus"])
+        frame = frame.drop_duplicates(["time_s", "worker_type"], keep="last")
+        frame["capacity_gpus"] = frame["worker_type"].map(self.capacity).astype(int)
+        frame["utilization"] = frame["busy_gpus"] / frame["capacity_gpus"]
+        return frame.sort_values(["worker_type", "time_s"], kind="stable").reset_index(drop=True)[
+            list(UTILIZATION_COLUMNS)
+        ]
+
+
+def jobs_table(
+    jobs: list[JobState], isolated_s: np.ndarray, area_at_end: np.ndarray
+) -> pd.DataFrame:
+    """The per-job result table (see :mod:`engine.results`).
+
+    Args:
+        isolated_s: each job's run time alone on the whole cluster's capacity-weighted mix.
+        area_at_end: integral of the number of jobs in the system up to each job's completion.
+    """
+    rows = []
+    for job, alone_s, area in zip(jobs, isolated_s, area_at_end, strict=True):
+        completion = job.completion_s
+        jct = completion - job.arrival_s if completion is not None else float("nan")
+        contention = (area - job.area_at_arrival) / jct if jct and jct > 0 else 1.0
+        isolated = alone_s * max(1.0, contention)
+        first = job.first_start_s if job.first_start_s is not None else float("nan")
+        rows.append(
+            (
+                job.job_id, job.arrival_s, job.job_type, job.scale_factor, job.total_steps,
+                job.priority_weight, first, completion if completion is not None else np.nan,
+                jct, first - job.arrival_s, job.held_s, job.num_preemptions,
+                job.comm_s / job.productive_s if job.productive_s > 0 else 0.0,
+                job.attained_service_gpu_s, isolated, jct / isolated,
+                _last_type(job),
+            )
+        )  # fmt: skip
+    return pd.DataFrame(rows, columns=list(JOB_RESULT_COLUMNS))
+
+
+def _last_type(job: JobState) -> str:
+    if not job.service_by_type_gpu_s:
+        return ""
+    return max(job.service_by_type_gpu_s.items(), key=lambda kv: kv[1])[0]

@@ -1,0 +1,88 @@
+"""Result tables of a simulation: tidy DataFrames plus the config that made them.
+
+Tables of one :class:`SimulationResult` (one policy):
+
+- ``jobs``: one row per job. Columns: job_id, arrival_s, job_type, scale_factor, total_steps,
+  priority_weight, first_start_s, completion_s, jct_s, queueing_delay_s, run_time_s,
+  num_preemptions, comm_overhead (share of step time spent communicating, 0..1),
+  attained_service_gpu_s, isolated_jct_s, ftf_rho, main_worker_type (where it got most GPU-seconds).
+- ``segments``: one row per contiguous stretch a job held the same GPUs (the Gantt bars).
+  Columns: job_id, start_s, end_s, worker_type, num_gpus, nodes (e.g. "n3,n4"), racks,
+  level ("node" | "rack" | "network"), end_reason ("completed" | "preempted" | "migrated").
+  The first ``restore_s`` seconds of a segment are checkpoint-restore time (no progress).
+- ``utilization``: a step function per worker type: from ``time_s`` until the next row of the
+  same worker type, ``busy_gpus`` of ``capacity_gpus`` GPUs were allocated. Columns: time_s,
+  worker_type, busy_gpus, capacity_gpus, utilization.
+- ``summary``: metric name -> value (see :func:`engine.metrics.summarize`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from engine.config import ScenarioConfig
+
+JOB_RESULT_COLUMNS = (
+    "job_id", "arrival_s", "job_type", "scale_factor", "total_steps", "priority_weight",
+    "first_start_s", "completion_s", "jct_s", "queueing_delay_s", "run_time_s",
+    "num_preemptions", "comm_overhead", "attained_service_gpu_s", "isolated_jct_s", "ftf_rho",
+    "main_worker_type",
+)  # fmt: skip
+SEGMENT_COLUMNS = (
+    "job_id", "start_s", "end_s", "restore_s", "worker_type", "num_gpus", "nodes", "racks",
+    "level", "end_reason",
+)  # fmt: skip
+UTILIZATION_COLUMNS = ("time_s", "worker_type", "busy_gpus", "capacity_gpus", "utilization")
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """What one policy did on one scenario.
+
+    Attributes:
+        policy: the policy's display name (unique within a comparison).
+        jobs, segments, utilization: tables described in the module docstring.
+        summary: metric name -> value, e.g. ``{"jct_mean_s": 5021.3, "makespan_s": ...}``.
+        num_decisions: scheduling decisions (policy calls) made.
+        decision_time_s: wall time spent inside the policy, summed over decisions.
+    """
+
+    policy: str
+    jobs: pd.DataFrame
+    segments: pd.DataFrame
+    utilization: pd.DataFrame
+    summary: dict[str, float]
+    num_decisions: int = 0
+    decision_time_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class ComparisonResult:
+    """All policies of one scenario, in the order the scenario lists them.
+
+    Attributes:
+        config: the scenario that produced these results.
+        results: one SimulationResult per policy.
+        trace_notes: assumptions made when loading the trace (shown to the user).
+        dropped_job_ids: jobs dropped because they fit on no part of the cluster.
+    """
+
+    config: ScenarioConfig
+    results: tuple[SimulationResult, ...]
+    trace_notes: tuple[str, ...] = ()
+    dropped_job_ids: tuple[str, ...] = field(default=())
+
+    @property
+    def policies(self) -> list[str]:
+        return [r.policy for r in self.results]
+
+    def combined(self, table: str) -> pd.DataFrame:
+        """One of "jobs", "segments", "utilization" for all policies, with a ``policy`` column."""
+        frames = [getattr(r, table).assign(policy=r.policy) for r in self.results]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def kpi_table(self) -> pd.DataFrame:
+        """One row per policy, one column per summary metric (index: policy)."""
+        return pd.DataFrame({r.policy: r.summary for r in self.results}).T.rename_axis("policy")

@@ -1,0 +1,363 @@
+"""The discrete-event simulator: owns the clock, the event queue, the rng and the state.
+
+Events are job arrivals, job completions, round boundaries (when the policy re-decides each round,
+or admission waits for them) and congestion changes. Between events every running job progresses
+at a constant rate, so the loop jumps from event to event. At each event time the engine asks
+the policy for an allocation, validates it, preempts and places (see :mod:`engine.policies.base`).
+Completions sit in a heap keyed ``(time, seq)``; a job whose rate changes gets a new entry and a
+new version, and stale entries are skipped (SimPy's heap with lazy invalidation).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from engine.cluster import ClusterState, Placement
+from engine.config import PolicySpec, ScenarioConfig
+from engine.errors import AllocationError, EngineError, SimulationCancelled
+from engine.metrics import summarize
+from engine.network import change_times, step_model
+from engine.placement import get_placement
+from engine.policies.base import Allocation, PolicyContext, SchedulerState, build_params, get_policy
+from engine.recorder import Recorder, jobs_table
+from engine.results import SimulationResult
+from engine.state import JobState
+from engine.throughput import ThroughputMatrix, gradient_bytes
+
+ProgressFn = Callable[[float], None]
+CancelFn = Callable[[], bool]
+_CHECK_EVERY = 2000  # loop iterations between progress reports / cancel checks
+
+
+def simulate(
+    jobs: pd.DataFrame,
+    config: ScenarioConfig,
+    policy: PolicySpec,
+    matrix: ThroughputMatrix,
+    *,
+    on_progress: ProgressFn | None = None,
+    should_cancel: CancelFn | None = None,
+) -> SimulationResult:
+    """Runs one policy over a validated jobs table (see :mod:`engine.traces.schema`).
+
+    Returns:
+        The result tables; identical for identical inputs (the only rng is seeded by
+        ``config.seed``).
+
+    Raises:
+        AllocationError: the policy granted GPUs that do not exist.
+        SimulationCancelled: ``should_cancel()`` returned True.
+    """
+    return Simulation(jobs, config, policy, matrix).run(on_progress, should_cancel)
+
+
+class Simulation:
+    """One run of one policy; use :func:`simulate`."""
+
+    def __init__(
+        self, jobs: pd.DataFrame, config: ScenarioConfig, spec: PolicySpec, matrix: ThroughputMatrix
+    ) -> None:
+        self.config = config
+        self.spec = spec
+        self.matrix = matrix
+        self.cluster = ClusterState(config.cluster, get_placement(config.placement))
+        cls = get_policy(spec.name)
+        rng = np.random.default_rng(config.seed)
+        self.policy = cls(
+            build_params(cls, spec.params), PolicyContext(config.cluster, config.rounds, rng)
+        )
+        self.jobs = _job_states(jobs, matrix, list(self.cluster.capacity))
+        self.waiting: dict[int, JobState] = {}
+        self.running: dict[int, JobState] = {}
+        self.completions: list[tuple[float, int, int, int]] = []
+        self.recorder = Recorder(self.cluster.capacity)
+        self.congestion_times = [t for t in change_times(config.network) if t > 0]
+        self.round_s = config.rounds.round_duration_s
+        self.ticks = self.policy.uses_rounds or not config.rounds.admit_mid_round
+        self.now_s = 0.0
+        self.next_tick_s = math.inf
+        self.next_arrival = 0
+        self.area = 0.0
+        self.area_at_end = np.zeros(len(self.jobs))
+        self.seq = 0
+        self.num_decisions = 0
+        self.decision_time_s = 0.0
+
+    def run(
+        self, on_progress: ProgressFn | None, should_cancel: CancelFn | None
+    ) -> SimulationResult:
+        done = 0
+        iteration = 0
+        while (t := self._next_event_time()) != math.inf:
+            self._advance(t)
+            completed = self._complete_jobs()
+            arrived = self._admit_arrivals()
+            self._apply_congestion()
+            self._decide(changed=arrived or completed > 0)
+            done += completed
+            iteration += 1
+            if iteration % _CHECK_EVERY == 0:
+                if should_cancel and should_cancel():
+                    raise SimulationCancelled(f"{self.spec.display_name}: cancelled")
+                if on_progress:
+                    on_progress(done / max(1, len(self.jobs)))
+        return self._result()
+
+    def _next_event_time(self) -> float:
+        while self.completions and self._stale(self.completions[0]):
+            heapq.heappop(self.completions)
+        candidates = [self.next_tick_s]
+        if self.completions:
+            candidates.append(self.completions[0][0])
+        if self.next_arrival < len(self.jobs):
+            candidates.append(self.jobs[self.next_arrival].arrival_s)
+        if self.congestion_times and (self.running or self.waiting):
+            candidates.append(self.congestion_times[0])
+        return min(candidates)
+
+    def _stale(self, entry: tuple[float, int, int, int]) -> bool:
+        job = self.jobs[entry[2]]
+        return job.placement is None or job.version != entry[3]
+
+    def _advance(self, t: float) -> None:
+        self.area += (len(self.waiting) + len(self.running)) * (t - self.now_s)
+        self.now_s = t
+
+    def _complete_jobs(self) -> int:
+        count = 0
+        while self.completions and self.completions[0][0] <= self.now_s:
+            entry = heapq.heappop(self.completions)
+            if self._stale(entry):
+                continue
+            job = self.jobs[entry[2]]
+            job.sync(self.now_s)
+            job.steps_done = job.total_steps
+            job.completion_s = self.now_s
+            self.area_at_end[job.index] = self.area
+            self._release(job, "completed")
+            del self.running[job.index]
+            count += 1
+        return count
+
+    def _admit_arrivals(self) -> bool:
+        start = self.next_arrival
+        while (
+            self.next_arrival < len(self.jobs)
+            and self.jobs[self.next_arrival].arrival_s <= self.now_s
+        ):
+            job = self.jobs[self.next_arrival]
+            job.area_at_arrival = self.area
+            self.waiting[job.index] = job
+            self.next_arrival += 1
+        if self.next_arrival > start and self.ticks and self.next_tick_s == math.inf:
+            self.next_tick_s = math.ceil(self.now_s / self.round_s) * self.round_s
+        return self.next_arrival > start
+
+    def _apply_congestion(self) -> None:
+        if not self.congestion_times or self.congestion_times[0] > self.now_s:
+            return
+        while self.congestion_times and self.congestion_times[0] <= self.now_s:
+            self.congestion_times.pop(0)
+        for job in self.running.values():
+            if job.placement is not None and job.placement.level != "node":
+                job.sync(self.now_s)
+                self._set_rate(job)
+
+    def _decide(self, changed: bool) -> None:
+        tick = self.now_s >= self.next_tick_s
+        if tick:
+            self.next_tick_s = (
+                self.now_s + self.round_s if (self.waiting or self.running) else math.inf
+            )
+            if self.next_tick_s == math.inf:
+                return
+        elif not (changed and self.config.rounds.admit_mid_round):
+            return
+        if not self.waiting and not self.policy.preemptive:
+            return
+        full = tick or not self.policy.uses_rounds
+        allocation = self._ask_policy()
+        if not self.policy.preemptive:
+            self._start_all(allocation, strict=True)
+        elif full:
+            self._preempt_ungranted(allocation)
+            self._start_all(allocation, strict=True)
+        else:
+            self._start_all(allocation, strict=False)
+        self.recorder.utilization(self.now_s, self.cluster.free_gpus)
+        if full:
+            self._check_progress_possible()
+
+    def _ask_policy(self) -> Allocation:
+        if self.policy.preemptive:
+            for job in self.running.values():
+                job.sync(self.now_s)
+        state = SchedulerState(
+            now_s=self.now_s,
+            waiting=self.waiting.values(),
+            running=self.running.values(),
+            capacity=self.cluster.capacity,
+            free_gpus=self.cluster.free_gpus,
+            round_index=int(self.now_s // self.round_s),
+        )
+        started = time.perf_counter()
+        allocation = self.policy.allocate(state)
+        self.decision_time_s += time.perf_counter() - started
+        self.num_decisions += 1
+        self._validate(allocation)
+        return allocation
+
+    def _validate(self, allocation: Allocation) -> None:
+        granted: dict[str, int] = {}
+        for index, (worker_type, num_gpus) in allocation.items():
+            job = self.jobs[index]
+            if num_gpus < 1 or job.steps_per_s.get(worker_type, 0.0) <= 0:
+                raise AllocationError(
+                    f"{self.spec.name}: job {job.job_id} granted {num_gpus} x {worker_type}, "
+                    "which it cannot use"
+                )
+            granted[worker_type] = granted.get(worker_type, 0) + num_gpus
+        for worker_type, total in granted.items():
+            if total > self.cluster.capacity.get(worker_type, 0):
+                raise AllocationError(
+                    f"{self.spec.name}: granted {total} {worker_type} GPUs at t={self.now_s:.0f}s; "
+                    f"the cluster has {self.cluster.capacity.get(worker_type, 0)}"
+                )
+
+    def _preempt_ungranted(self, allocation: Allocation) -> None:
+        for job in list(self.running.values()):
+            grant = allocation.get(job.index)
+            if grant is not None and grant == (job.worker_type, job.num_gpus):
+                continue
+            job.sync(self.now_s)
+            self._release(job, "preempted" if grant is None else "migrated")
+            job.num_preemptions += 1
+            del self.running[job.index]
+            self.waiting[job.index] = job
+
+    def _start_all(self, allocation: Allocation, strict: bool) -> None:
+        for index, (worker_type, num_gpus) in allocation.items():
+            job = self.jobs[index]
+            if index in self.running:
+                if strict and not self.policy.preemptive:
+                    raise AllocationError(f"{self.spec.name}: job {job.job_id} is already running")
+                continue
+            if index not in self.waiting:
+                raise AllocationError(f"{self.spec.name}: job {job.job_id} is not in the system")
+            placement = self.cluster.place(worker_type, num_gpus)
+            if placement is None:
+                if strict:
+                    raise AllocationError(
+                        f"{self.spec.name}: job {job.job_id} granted {num_gpus} x {worker_type} "
+                        f"but only {self.cluster.free_gpus[worker_type]} are free"
+                    )
+                continue
+            self._start(job, placement)
+
+    def _start(self, job: JobState, placement: Placement) -> None:
+        del self.waiting[job.index]
+        self.running[job.index] = job
+        job.sync(self.now_s)
+        if job.first_start_s is None:
+            job.first_start_s = self.now_s
+        else:
+            job.restore_until_s = self.now_s + self.config.rounds.checkpoint_restore_s
+        job.placement = placement
+        job.segment_start_s = self.now_s
+        self._set_rate(job)
+
+    def _set_rate(self, job: JobState) -> None:
+        placement = job.placement
+        assert placement is not None
+        model = step_model(
+            self.jobs_rate_base(job, placement.worker_type, placement.num_gpus),
+            placement.num_gpus, job.gradient_bytes, placement.level, placement.racks,
+            self.config.network, self.now_s,
+        )  # fmt: skip
+        job.rate, job.comm_share = model
+        job.version += 1
+        self.seq += 1
+        heapq.heappush(
+            self.completions, (job.finish_time_s(self.now_s), self.seq, job.index, job.version)
+        )
+
+    def jobs_rate_base(self, job: JobState, worker_type: str, num_gpus: int) -> float:
+        if num_gpus == job.scale_factor:
+            return job.steps_per_s[worker_type]
+        return self.matrix.steps_per_s(job.job_type, worker_type, num_gpus)
+
+    def _release(self, job: JobState, reason: str) -> None:
+        placement = job.placement
+        assert placement is not None
+        self.cluster.release(placement)
+        self.recorder.close_segment(job, placement, self.now_s, reason)
+        self.recorder.utilization(self.now_s, self.cluster.free_gpus)
+        job.placement = None
+        job.rate = 0.0
+        job.version += 1
+
+    def _check_progress_possible(self) -> None:
+        if self.waiting and not self.running and self.next_arrival >= len(self.jobs):
+            raise EngineError(
+                f"{self.spec.display_name} left {len(self.waiting)} job(s) waiting on an idle "
+                "cluster with no arrivals to come"
+            )
+
+    def _result(self) -> SimulationResult:
+        unfinished = [j.job_id for j in self.jobs if j.completion_s is None]
+        if unfinished:
+            raise EngineError(
+                f"{self.spec.display_name}: {len(unfinished)} job(s) never completed, "
+                f"e.g. {unfinished[:3]}"
+            )
+        jobs = jobs_table(
+            self.jobs, _isolated_run_s(self.jobs, self.cluster.capacity), self.area_at_end
+        )
+        utilization = self.recorder.utilization_table()
+        return SimulationResult(
+            policy=self.spec.display_name,
+            jobs=jobs,
+            segments=self.recorder.segments_table(),
+            utilization=utilization,
+            summary=summarize(jobs, utilization),
+            num_decisions=self.num_decisions,
+            decision_time_s=self.decision_time_s,
+        )
+
+
+def _job_states(
+    jobs: pd.DataFrame, matrix: ThroughputMatrix, worker_types: list[str]
+) -> list[JobState]:
+    ordered = jobs.sort_values(["arrival_s", "job_id"], kind="stable").reset_index(drop=True)
+    states = []
+    for i, row in enumerate(ordered.itertuples(index=False)):
+        rates = {
+            wt: matrix.steps_per_s(row.job_type, wt, int(row.scale_factor)) for wt in worker_types
+        }
+        states.append(
+            JobState(
+                i, str(row.job_id), float(row.arrival_s), str(row.job_type), int(row.scale_factor),
+                float(row.total_steps), float(row.priority_weight), rates, gradient_bytes(row.job_type),
+            )
+        )  # fmt: skip
+    return states
+
+
+def _isolated_run_s(jobs: list[JobState], capacity: dict[str, int]) -> np.ndarray:
+    """Run time on a capacity-weighted mix of the cluster (see :mod:`engine.metrics`)."""
+    total = sum(capacity.values())
+    out = np.empty(len(jobs))
+    for job in jobs:
+        rate = sum(
+            capacity[wt] / total * job.steps_per_s[wt]
+            for wt in capacity
+            if capacity[wt] >= job.scale_factor
+        )
+        out[job.index] = job.total_steps / rate if rate > 0 else math.nan
+    return out

@@ -1,0 +1,103 @@
+"""Per-job simulation state, advanced lazily.
+
+A running job progresses at a constant rate between events, so the engine stores progress as of
+``last_update_s`` and brings it up to date (:meth:`JobState.sync`) only when something reads or
+changes it. Policies receive these objects read-only; before a preemptive policy decides, the
+engine syncs every running job, so ``remaining_steps`` and ``attained_service_gpu_s`` are current.
+"""
+
+from __future__ import annotations
+
+from engine.cluster import Placement
+
+
+class JobState:
+    """One job's static description and dynamic progress.
+
+    Static: index (position in the arrival-sorted jobs table), job_id, arrival_s, job_type,
+    scale_factor, total_steps, priority_weight, steps_per_s (worker type -> measured steps/s at
+    the job's scale factor; 0 = does not fit), gradient_bytes.
+    """
+
+    __slots__ = (
+        "index", "job_id", "arrival_s", "job_type", "scale_factor", "total_steps",
+        "priority_weight", "steps_per_s", "gradient_bytes",
+        "placement", "rate", "comm_share", "steps_done", "attained_service_gpu_s",
+        "last_update_s", "restore_until_s", "first_start_s", "completion_s", "num_preemptions",
+        "comm_s", "productive_s", "held_s", "service_by_type_gpu_s", "version",
+        "area_at_arrival", "segment_start_s",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        index: int,
+        job_id: str,
+        arrival_s: float,
+        job_type: str,
+        scale_factor: int,
+        total_steps: float,
+        priority_weight: float,
+        steps_per_s: dict[str, float],
+        gradient_bytes: float,
+    ) -> None:
+        self.index = index
+        self.job_id = job_id
+        self.arrival_s = arrival_s
+        self.job_type = job_type
+        self.scale_factor = scale_factor
+        self.total_steps = total_steps
+        self.priority_weight = priority_weight
+        self.steps_per_s = steps_per_s
+        self.gradient_bytes = gradient_bytes
+        self.placement: Placement | None = None
+        self.rate = 0.0
+        self.comm_share = 0.0
+        self.steps_done = 0.0
+        self.attained_service_gpu_s = 0.0
+        self.last_update_s = arrival_s
+        self.restore_until_s = 0.0
+        self.first_start_s: float | None = None
+        self.completion_s: float | None = None
+        self.num_preemptions = 0
+        self.comm_s = 0.0
+        self.productive_s = 0.0
+        self.held_s = 0.0
+        self.service_by_type_gpu_s: dict[str, float] = {}
+        self.version = 0
+        self.area_at_arrival = 0.0
+        self.segment_start_s = 0.0
+
+    @property
+    def worker_type(self) -> str | None:
+        """Worker type of the GPUs held now, or None when waiting."""
+        return self.placement.worker_type if self.placement else None
+
+    @property
+    def num_gpus(self) -> int:
+        return self.placement.num_gpus if self.placement else 0
+
+    @property
+    def remaining_steps(self) -> float:
+        return max(0.0, self.total_steps - self.steps_done)
+
+    def sync(self, now_s: float) -> None:
+        """Brings progress and service counters up to ``now_s``."""
+        held = now_s - self.last_update_s
+        if self.placement is not None and held > 0:
+            productive = max(0.0, now_s - max(self.last_update_s, self.restore_until_s))
+            self.steps_done = min(self.total_steps, self.steps_done + self.rate * productive)
+            service = held * self.placement.num_gpus
+            self.attained_service_gpu_s += service
+            per_type = self.service_by_type_gpu_s
+            per_type[self.placement.worker_type] = (
+                per_type.get(self.placement.worker_type, 0.0) + service
+            )
+            self.comm_s += self.comm_share * productive
+            self.productive_s += productive
+            self.held_s += held
+        self.last_update_s = max(self.last_update_s, now_s)
+
+    def finish_time_s(self, now_s: float) -> float:
+        """When the job completes if nothing changes (call right after :meth:`sync`)."""
+        start = max(now_s, self.restore_until_s)
+        return start + self.remaining_steps / self.rate
