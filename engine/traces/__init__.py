@@ -1,0 +1,50 @@
+"""Trace import: one loader per format -> the canonical jobs table (`engine.traces.schema`).
+
+Importing this package registers every format (``list_formats()``). The dashboard and the command
+line call :func:`resolve_trace`; the other names are for the trace panel (column mapping, format
+picker) and for tests.
+"""
+
+from engine.traces import gavel, itp, philly, pollux, tiresias  # noqa: F401  (registers formats)
+from engine.traces.canonical import (
+    apply_column_mapping,
+    optional_canonical_columns,
+    required_canonical_columns,
+    to_canonical_csv,
+)
+from engine.traces.cluster_fit import check_cluster_fit
+from engine.traces.registry import (
+    Loaded,
+    detect_format,
+    format_description,
+    list_formats,
+    load_trace,
+    register_format,
+)
+from engine.traces.resolve import TraceLoad, list_samples, resolve_trace, trace_rng
+from engine.traces.rules import MODEL_TO_JOB_TYPE, POLLUX_GPU_HOURS
+from engine.traces.schema import JOB_COLUMNS, JOB_DTYPES
+from engine.traces.synthetic import generate_synthetic
+
+__all__ = [
+    "JOB_COLUMNS",
+    "JOB_DTYPES",
+    "MODEL_TO_JOB_TYPE",
+    "POLLUX_GPU_HOURS",
+    "Loaded",
+    "TraceLoad",
+    "apply_column_mapping",
+    "check_cluster_fit",
+    "detect_format",
+    "format_description",
+    "generate_synthetic",
+    "list_formats",
+    "list_samples",
+    "load_trace",
+    "optional_canonical_columns",
+    "register_format",
+    "required_canonical_columns",
+    "resolve_trace",
+    "to_canonical_csv",
+    "trace_rng",
+]

@@ -6,7 +6,7 @@ One row per job, sorted by ``arrival_s`` then ``job_id``:
 |-----------------|---------|----------------------------------------------------------------|
 | job_id          | str     | unique id                                                      |
 | arrival_s       | float   | submit time, seconds from the trace start (>= 0)               |
-| job_type        | str     | a job type of the throughput matrix, e.g. "ResNet-50 (batch size 64)" |
+| job_type        | str     | job type of the throughput matrix, e.g. "ResNet-50 (batch size 64)" |
 | scale_factor    | int     | GPUs the gang-scheduled job needs (>= 1)                       |
 | total_steps     | float   | training steps to run (> 0), in the throughput matrix's units  |
 | priority_weight | float   | weight (> 0), default 1                                        |
@@ -26,3 +26,15 @@ JOB_COLUMNS: tuple[str, ...] = (
     "duration_s",
     "source_row",
 )
+
+# Dtypes of the canonical table (pandas 3 names; "str" is pandas' default string dtype).
+JOB_DTYPES: dict[str, str] = {
+    "job_id": "str",
+    "arrival_s": "float64",
+    "job_type": "str",
+    "scale_factor": "int64",
+    "total_steps": "float64",
+    "priority_weight": "float64",
+    "duration_s": "float64",
+    "source_row": "int64",
+}

@@ -1,0 +1,98 @@
+"""Microsoft ITP cluster traces (2021), as published with ElasticFlow (Gu et al., ASPLOS '23).
+
+Source: https://github.com/microsoft/elasticflow-traces (MIT). Two layouts of the same jobs:
+
+- raw: ``job_id,submission_time,duration,num_gpu`` - times in seconds since the start of
+  collection, durations in seconds. No model: job types and steps follow rules 1 and 3 of
+  `engine.traces.rules`.
+- ElasticFlow: ``job_id,submission_time,num_iteration,model_name,deadline,batch_size,num_gpu,
+  duration``. ``model_name`` maps to a Gavel job type (rule 2), steps follow rule 3.
+  ``num_iteration``, ``deadline`` and ``batch_size`` were generated at random by the ElasticFlow
+  authors and are not used.
+
+Arrivals are shifted so the first submission is at 0 s.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from engine.traces import rules
+from engine.traces.reading import number_column, read_csv_text, require_columns, text_column
+from engine.traces.registry import LoadContext, Loaded, header_columns, register_format
+from engine.traces.validate import build_jobs
+
+RAW_REQUIRED = ["job_id", "submission_time", "duration", "num_gpu"]
+ELASTICFLOW_REQUIRED = [*RAW_REQUIRED, "model_name", "num_iteration"]
+_COLUMNS = {"arrival_s": "submission_time", "scale_factor": "num_gpu", "duration_s": "duration"}
+
+
+def _detect_raw(line: str) -> bool:
+    columns = header_columns(line)
+    return set(RAW_REQUIRED) <= columns and "model_name" not in columns
+
+
+def _detect_elasticflow(line: str) -> bool:
+    return set(ELASTICFLOW_REQUIRED) <= header_columns(line)
+
+
+@register_format("itp_raw", detect=_detect_raw, description="Microsoft ITP raw CSV (ElasticFlow)")
+def load_itp_raw(text: str, ctx: LoadContext) -> Loaded:
+    """Imports an ITP raw CSV: one job per row, job types drawn by rule 1.
+
+    Raises:
+        TraceError: naming the file, row and column of the first bad value.
+    """
+    raw = read_csv_text(text, ctx.file)
+    require_columns(raw, RAW_REQUIRED, ctx.file, "itp_raw")
+    rules.check_worker_type(ctx.matrix, ctx.assumed_worker_type, ctx.file)
+    job_types = rules.draw_job_types(len(raw), ctx.matrix, ctx.assumed_worker_type, ctx.rng)
+    notes = (
+        rules.assumed_type_note("ITP", ctx.assumed_worker_type),
+        rules.drawn_types_note("ITP", ctx.matrix, ctx.assumed_worker_type),
+    )
+    return Loaded(_build(raw, job_types, ctx), notes)
+
+
+@register_format(
+    "itp_elasticflow",
+    detect=_detect_elasticflow,
+    description="Microsoft ITP ElasticFlow CSV (with model names)",
+)
+def load_itp_elasticflow(text: str, ctx: LoadContext) -> Loaded:
+    """Imports an ITP ElasticFlow CSV: model names mapped by rule 2.
+
+    Raises:
+        TraceError: naming the file, row and column of the first bad value or unknown model.
+    """
+    raw = read_csv_text(text, ctx.file)
+    require_columns(raw, ELASTICFLOW_REQUIRED, ctx.file, "itp_elasticflow")
+    rules.check_worker_type(ctx.matrix, ctx.assumed_worker_type, ctx.file)
+    models = text_column(raw["model_name"], ctx.file, "model_name")
+    job_types = rules.map_model_names(models, ctx.file, "model_name")
+    notes = (
+        rules.assumed_type_note("ITP", ctx.assumed_worker_type),
+        "ITP ElasticFlow: " + rules.MAPPED_NOTE + "; num_iteration, deadline and batch_size "
+        "were generated at random by the ElasticFlow authors and are ignored",
+    )
+    return Loaded(_build(raw, job_types, ctx), notes)
+
+
+def _build(raw: pd.DataFrame, job_types: list[str], ctx: LoadContext) -> pd.DataFrame:
+    submit_s = number_column(raw["submission_time"], ctx.file, "submission_time", minimum="")
+    duration_s = number_column(raw["duration"], ctx.file, "duration")
+    scale_factor = number_column(raw["num_gpu"], ctx.file, "num_gpu", integer=True)
+    steps = rules.steps_from_duration(
+        job_types, scale_factor, duration_s, ctx.matrix, ctx.assumed_worker_type
+    )
+    return build_jobs(
+        ctx.file,
+        ctx.matrix,
+        job_id=text_column(raw["job_id"], ctx.file, "job_id"),
+        arrival_s=submit_s - (submit_s.min() if len(submit_s) else 0.0),
+        job_type=job_types,
+        scale_factor=scale_factor,
+        total_steps=steps,
+        duration_s=duration_s,
+        columns={**_COLUMNS, "job_type": "model_name"},
+    )

@@ -1,0 +1,64 @@
+"""Microsoft Philly jobs, Pollux CSV cut: ``timestamp,duration,num_gpus,gpu_time,cluster``.
+
+Source: Jeon et al., "Analysis of Large-Scale Multi-Tenant GPU Clusters for DNN Training
+Workloads", ATC '19 (https://github.com/msr-fiddle/philly-traces, CC BY 4.0), as cut by the Pollux
+authors (petuum/adaptdl ``simulator/traces/philly.csv``). ``timestamp`` is the submit time
+(``YYYY-MM-DD HH:MM:SS``), ``duration`` the run time in seconds summed over attempts, ``num_gpus``
+the job's GPU count. ``gpu_time`` and ``cluster`` are not used.
+
+Philly records neither the model nor the GPU type, so job types and step counts follow rules 1
+and 3 of `engine.traces.rules`. Arrivals are shifted so the first submit is at 0 s; job ids are
+``philly-<data row>``.
+"""
+
+from __future__ import annotations
+
+from engine.traces import rules
+from engine.traces.reading import number_column, read_csv_text, require_columns, time_column
+from engine.traces.registry import LoadContext, Loaded, header_columns, register_format
+from engine.traces.validate import build_jobs
+
+REQUIRED = ["timestamp", "duration", "num_gpus"]
+
+
+def _detect(line: str) -> bool:
+    return set(REQUIRED) <= header_columns(line)
+
+
+@register_format("philly", detect=_detect, description="Microsoft Philly (Pollux CSV cut)")
+def load_philly(text: str, ctx: LoadContext) -> Loaded:
+    """Imports a Philly CSV; see the module docstring for the columns and rules.
+
+    Returns:
+        The canonical jobs table (one row per CSV row) and notes on the assumptions.
+
+    Raises:
+        TraceError: naming the file, row and column of the first bad value.
+    """
+    raw = read_csv_text(text, ctx.file)
+    require_columns(raw, REQUIRED, ctx.file, "philly")
+    rules.check_worker_type(ctx.matrix, ctx.assumed_worker_type, ctx.file)
+    arrival_s = time_column(raw["timestamp"], ctx.file, "timestamp")
+    duration_s = number_column(raw["duration"], ctx.file, "duration")
+    scale_factor = number_column(raw["num_gpus"], ctx.file, "num_gpus", integer=True)
+    job_type = rules.draw_job_types(len(raw), ctx.matrix, ctx.assumed_worker_type, ctx.rng)
+    steps = rules.steps_from_duration(
+        job_type, scale_factor, duration_s, ctx.matrix, ctx.assumed_worker_type
+    )
+    width = len(str(len(raw)))
+    jobs = build_jobs(
+        ctx.file,
+        ctx.matrix,
+        job_id=[f"philly-{i:0{width}d}" for i in range(1, len(raw) + 1)],
+        arrival_s=arrival_s,
+        job_type=job_type,
+        scale_factor=scale_factor,
+        total_steps=steps,
+        duration_s=duration_s,
+        columns={"scale_factor": "num_gpus", "duration_s": "duration"},
+    )
+    notes = (
+        rules.assumed_type_note("Philly", ctx.assumed_worker_type),
+        rules.drawn_types_note("Philly", ctx.matrix, ctx.assumed_worker_type),
+    )
+    return Loaded(jobs, notes)

@@ -1,0 +1,158 @@
+"""Reading raw trace bytes into columns of validated values, with errors that name file/row/column.
+
+Every importer goes through these helpers, so that a wrong file type, a missing column or a bad
+value is reported the same way everywhere. Data rows are numbered from 1, header excluded; blank
+lines are skipped and not counted.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import numpy as np
+import pandas as pd
+
+from engine.errors import TraceError
+
+_ZIP_MAGIC = b"PK\x03\x04"
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0"  # legacy .xls / .doc
+TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
+
+
+def decode_text(raw: bytes, file: str) -> str:
+    """Decodes a trace file to text, rejecting files that are plainly not CSV or .trace text.
+
+    Raises:
+        TraceError: for an empty file, an Excel workbook, JSON, or binary/non-UTF-8 content.
+    """
+    if not raw.strip():
+        raise TraceError("the file is empty; expected a CSV or Gavel .trace file", file=file)
+    if raw.startswith(_ZIP_MAGIC) or raw.startswith(_OLE_MAGIC):
+        raise TraceError(
+            "this looks like an Excel workbook (or another archive), not CSV text; "
+            "save it as CSV (comma-separated) and upload that",
+            file=file,
+        )
+    if b"\x00" in raw:
+        raise TraceError("this is a binary file, not CSV or .trace text", file=file)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise TraceError(
+            f"the file is not UTF-8 text (bad byte at offset {exc.start})", file=file
+        ) from exc
+    if text.lstrip()[:1] in ("{", "["):
+        raise TraceError(
+            "this looks like JSON (e.g. Philly's native cluster_job_log), not CSV; "
+            "convert it to one of the CSV formats (see sample_traces/CANONICAL_FORMAT.md)",
+            file=file,
+        )
+    return text
+
+
+def first_line(text: str) -> str:
+    """The first non-blank line of ``text`` (without its line break)."""
+    return next((line.rstrip("\r") for line in text.splitlines() if line.strip()), "")
+
+
+def read_csv_text(text: str, file: str) -> pd.DataFrame:
+    """Parses comma-separated text with a header row into a frame of stripped strings.
+
+    Returns:
+        One column per header field (names stripped), one row per non-blank data row, index 0..n-1
+        (data row number = index + 1).
+
+    Raises:
+        TraceError: for a duplicated or empty header name, or a row with the wrong field count.
+    """
+    records = [rec for rec in csv.reader(text.splitlines()) if any(f.strip() for f in rec)]
+    header = [name.strip() for name in records[0]] if records else []
+    for name in header:
+        if not name or header.count(name) > 1:
+            raise TraceError(f"header name {name!r} is empty or repeated", file=file, column=name)
+    rows = records[1:]
+    for i, rec in enumerate(rows, start=1):
+        if len(rec) != len(header):
+            raise TraceError(
+                f"expected {len(header)} fields ({', '.join(header)}), found {len(rec)}",
+                file=file,
+                row=i,
+            )
+    return pd.DataFrame(
+        [[field.strip() for field in rec] for rec in rows], columns=header, dtype=object
+    )
+
+
+def require_columns(frame: pd.DataFrame, required: list[str], file: str, fmt: str) -> None:
+    """Raises TraceError naming the first missing column and listing what the format expects."""
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        raise TraceError(
+            f"missing column(s) {missing}; the {fmt} format needs the columns {required} "
+            f"(found {list(frame.columns)})",
+            file=file,
+            column=missing[0],
+        )
+
+
+def text_column(values: pd.Series, file: str, column: str) -> list[str]:
+    """Non-empty strings of one column; row numbers are index + 1."""
+    out = [str(v).strip() for v in values]
+    for i, value in enumerate(out, start=1):
+        if not value:
+            raise TraceError("missing value", file=file, row=i, column=column)
+    return out
+
+
+def number_column(
+    values: pd.Series, file: str, column: str, *, integer: bool = False, minimum: str = ">0"
+) -> np.ndarray:
+    """Parses one column of numbers, rejecting blanks, text, NaN/inf, fractions and bad signs.
+
+    Args:
+        values: the raw strings, row i + 1 at position i.
+        integer: require whole numbers (returns int64 then; float64 otherwise).
+        minimum: ``">0"`` (positive), ``">=0"`` (non-negative) or ``""`` (any finite number).
+
+    Raises:
+        TraceError: naming the first offending row and the column.
+    """
+    parsed = []
+    for i, text in enumerate(values, start=1):
+        parsed.append(_parse_number(str(text).strip(), file, i, column, integer, minimum))
+    return np.asarray(parsed, dtype=np.int64 if integer else np.float64)
+
+
+def _parse_number(
+    text: str, file: str, row: int, column: str, integer: bool, minimum: str
+) -> float:
+    if not text:
+        raise TraceError("missing value", file=file, row=row, column=column)
+    try:
+        value = float(text)
+    except ValueError:
+        raise TraceError(f"{text!r} is not a number", file=file, row=row, column=column) from None
+    if not math.isfinite(value):
+        raise TraceError(f"{text!r} is not a finite number", file=file, row=row, column=column)
+    if integer and not value.is_integer():
+        raise TraceError(f"{text!r} is not a whole number", file=file, row=row, column=column)
+    if (minimum == ">0" and value <= 0) or (minimum == ">=0" and value < 0):
+        raise TraceError(f"must be {minimum}, got {text}", file=file, row=row, column=column)
+    return value
+
+
+def time_column(values: pd.Series, file: str, column: str) -> np.ndarray:
+    """Parses ``YYYY-MM-DD HH:MM:SS`` times; returns seconds since the earliest one (float64)."""
+    times = pd.to_datetime(values, format=TIME_FORMAT, errors="coerce")
+    bad = np.flatnonzero(times.isna().to_numpy())
+    if bad.size:
+        text = str(values.iloc[bad[0]])
+        raise TraceError(
+            f"{text!r} is not a time of the form YYYY-MM-DD HH:MM:SS",
+            file=file,
+            row=int(bad[0]) + 1,
+            column=column,
+        )
+    seconds = (times - times.min()).dt.total_seconds()
+    return np.asarray(seconds, dtype=np.float64)

@@ -1,0 +1,133 @@
+"""The registry of trace formats: one importer per format, registered by decorator.
+
+A format module decorates its loader with ``@register_format("philly", detect=..., ...)``; the
+registry fills at import (``engine.traces`` imports every format module). :func:`detect_format`
+picks the format from the file's first line (CSV header columns, or the tab-separated field count
+of a headerless Gavel ``.trace``), and :func:`load_trace` runs the chosen importer.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from engine.errors import TraceError
+from engine.throughput import ThroughputMatrix
+from engine.traces.reading import decode_text, first_line
+
+
+@dataclass(frozen=True)
+class LoadContext:
+    """What an importer needs besides the text: the matrix, the seeded rng, the assumed GPU type.
+
+    Attributes:
+        file: the file name as the user knows it (for error messages).
+        matrix: the throughput matrix; job types must be among its job types.
+        rng: the seeded generator for the rules of `engine.traces.rules`.
+        assumed_worker_type: GPU type the trace's durations were observed on.
+    """
+
+    file: str
+    matrix: ThroughputMatrix
+    rng: np.random.Generator
+    assumed_worker_type: str = "p100"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """An importer's result: the canonical jobs table, notes for the user, the format name."""
+
+    jobs: pd.DataFrame
+    notes: tuple[str, ...] = ()
+    format: str = ""
+
+
+Loader = Callable[[str, LoadContext], Loaded]
+Detector = Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class TraceFormat:
+    """A registered format: its name, a one-line description, detector and loader."""
+
+    name: str
+    description: str
+    detect: Detector
+    load: Loader
+
+
+_FORMATS: dict[str, TraceFormat] = {}
+
+
+def register_format(name: str, *, detect: Detector, description: str) -> Callable[[Loader], Loader]:
+    """Decorator registering ``loader(text, ctx) -> Loaded`` under ``name``."""
+
+    def decorate(loader: Loader) -> Loader:
+        if name in _FORMATS:
+            raise ValueError(f"trace format {name!r} registered twice")
+        _FORMATS[name] = TraceFormat(name, description, detect, loader)
+        return loader
+
+    return decorate
+
+
+def list_formats() -> list[str]:
+    """Names of the registered formats, in registration order."""
+    return list(_FORMATS)
+
+
+def format_description(name: str) -> str:
+    """One-line description of a registered format (for the dashboard's format picker)."""
+    return _FORMATS[name].description
+
+
+def header_columns(line: str) -> set[str]:
+    """The stripped comma-separated fields of a header line."""
+    return {field.strip() for field in next(csv.reader([line]), [])}
+
+
+def detect_format(text: str, file: str) -> str:
+    """The name of the first registered format whose detector accepts the first line.
+
+    Raises:
+        TraceError: if no format matches (listing the formats known).
+    """
+    line = first_line(text)
+    for fmt in _FORMATS.values():
+        if fmt.detect(line):
+            return fmt.name
+    raise TraceError(
+        f"could not recognise the trace format from the first line {line[:120]!r}; known "
+        f"formats: {', '.join(_FORMATS)} (pick one explicitly, or map the columns yourself)",
+        file=file,
+    )
+
+
+def load_trace(
+    raw: bytes,
+    file: str,
+    matrix: ThroughputMatrix,
+    rng: np.random.Generator,
+    *,
+    format: str = "auto",
+    assumed_worker_type: str = "p100",
+) -> Loaded:
+    """Decodes, detects (when ``format == "auto"``) and imports one trace file.
+
+    Returns:
+        The canonical jobs table, notes on the assumptions made, and the format name used.
+
+    Raises:
+        TraceError: for an unknown format name or any problem in the file.
+    """
+    text = decode_text(raw, file)
+    name = detect_format(text, file) if format == "auto" else format
+    if name not in _FORMATS:
+        raise TraceError(f"unknown trace format {name!r}; known: {', '.join(_FORMATS)}", file=file)
+    ctx = LoadContext(file, matrix, rng, assumed_worker_type)
+    return dataclasses.replace(_FORMATS[name].load(text, ctx), format=name)

@@ -1,0 +1,133 @@
+"""The single entry point from a `TraceSpec` to a validated jobs table.
+
+``spec.source`` is ``"sample:<name>"`` (a file in ``sample_traces/``), ``"synthetic"``,
+``"upload:<name>"`` (bytes passed in by the dashboard) or a filesystem path. The trace rng is
+derived from the scenario seed on its own stream, so it does not shift the simulator's draws.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from engine.config import ClusterSpec, TraceSpec
+from engine.errors import TraceError
+from engine.throughput import ThroughputMatrix
+from engine.traces.cluster_fit import check_cluster_fit
+from engine.traces.registry import Loaded, load_trace
+from engine.traces.synthetic import REFERENCE_WORKER_TYPE, generate_synthetic
+
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_traces"
+SAMPLE_SUFFIXES = (".csv", ".trace")
+TRACE_RNG_STREAM = 0x7ACE  # second word of the trace rng's seed: [seed, TRACE_RNG_STREAM]
+
+
+@dataclass(frozen=True)
+class TraceLoad:
+    """A resolved trace.
+
+    Attributes:
+        jobs: the canonical jobs table (`engine.traces.schema`), after max_jobs and drops.
+        format: the importer used (e.g. ``"philly"``), or ``"synthetic"``.
+        notes: human-readable notes on the assumptions made, for display.
+        dropped_job_ids: ids of jobs dropped as larger than the cluster.
+        file_name: the file name as the user knows it.
+    """
+
+    jobs: pd.DataFrame
+    format: str
+    notes: tuple[str, ...]
+    dropped_job_ids: tuple[str, ...]
+    file_name: str
+
+
+def list_samples() -> list[str]:
+    """File names of the sample traces shipped in ``sample_traces/``, sorted."""
+    if not SAMPLE_DIR.is_dir():
+        return []
+    return sorted(p.name for p in SAMPLE_DIR.iterdir() if p.suffix in SAMPLE_SUFFIXES)
+
+
+def trace_rng(seed: int) -> np.random.Generator:
+    """The generator for a scenario's trace rules, derived from the scenario seed."""
+    return np.random.default_rng([seed, TRACE_RNG_STREAM])
+
+
+def resolve_trace(
+    spec: TraceSpec,
+    matrix: ThroughputMatrix,
+    seed: int,
+    cluster: ClusterSpec,
+    upload: tuple[str, bytes] | None = None,
+) -> TraceLoad:
+    """Loads, cuts (``spec.max_jobs``) and fits to the cluster the trace ``spec`` names.
+
+    Raises:
+        TraceError: for a missing file, an unknown sample or format, or a bad trace.
+        OversizedJobsError: for jobs larger than the cluster when ``spec.drop_oversized`` is False.
+    """
+    loaded, file_name = _load(spec, matrix, trace_rng(seed), upload)
+    jobs = loaded.jobs
+    if spec.max_jobs is not None:
+        if spec.max_jobs < 1:
+            raise TraceError(f"max_jobs must be >= 1, got {spec.max_jobs}", file=file_name)
+        jobs = jobs.head(spec.max_jobs).reset_index(drop=True)
+    jobs, dropped = check_cluster_fit(jobs, cluster, matrix, spec.drop_oversized, file=file_name)
+    notes = loaded.notes
+    if dropped:
+        notes += (f"dropped {len(dropped)} job(s) larger than the cluster",)
+    if jobs.empty:
+        raise TraceError(
+            "no jobs left after dropping those larger than the cluster", file=file_name
+        )
+    return TraceLoad(jobs, loaded.format, notes, tuple(dropped), file_name)
+
+
+def _load(
+    spec: TraceSpec,
+    matrix: ThroughputMatrix,
+    rng: np.random.Generator,
+    upload: tuple[str, bytes] | None,
+) -> tuple[Loaded, str]:
+    source = spec.source
+    if source == "synthetic":
+        jobs = generate_synthetic(spec.synthetic, matrix, rng)
+        note = (
+            f"synthetic workload: {spec.synthetic.num_jobs} jobs, Poisson arrivals at "
+            f"{spec.synthetic.jobs_per_hour:g} jobs/h, Gavel's Philly-derived size and duration "
+            f"mix; step counts on {REFERENCE_WORKER_TYPE}"
+        )
+        return Loaded(jobs, (note,), "synthetic"), "synthetic"
+    if source.startswith("upload:"):
+        name = source.removeprefix("upload:")
+        if upload is None:
+            raise TraceError("the uploaded file is no longer available; upload it again", file=name)
+        file_name, raw = upload
+    else:
+        path = _source_path(source)
+        file_name = path.name
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise TraceError(f"cannot read the file: {exc.strerror}", file=str(path)) from exc
+    loaded = load_trace(
+        raw,
+        file_name,
+        matrix,
+        rng,
+        format=spec.format,
+        assumed_worker_type=spec.assumed_worker_type,
+    )
+    return loaded, file_name
+
+
+def _source_path(source: str) -> Path:
+    if not source.startswith("sample:"):
+        return Path(source)
+    name = source.removeprefix("sample:")
+    if name not in list_samples():
+        raise TraceError(f"no sample trace {name!r}; available: {', '.join(list_samples())}")
+    return SAMPLE_DIR / name

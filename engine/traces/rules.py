@@ -1,0 +1,155 @@
+"""The rules that fill in what a trace does not record: job type and step count.
+
+All assumptions made by the importers live here, so they can be read (and changed) in one place.
+
+1. **No model recorded** (Philly, ITP raw): each job's type is drawn uniformly, with the
+   scenario's seeded ``numpy.random.Generator``, from the matrix's job types that fit on the
+   assumed worker type (``steps_per_s(job_type, assumed, 1) > 0``) - see :func:`draw_job_types`.
+2. **Model names that are not Gavel job types** (Tiresias ``model_name``, Pollux ``application``,
+   ITP ElasticFlow ``model_name``): the name is mapped to the closest Gavel job type by
+   :data:`MODEL_TO_JOB_TYPE` (first matching prefix, longest prefix first).
+3. **Step count from an observed duration** (all of the above except Pollux):
+   ``total_steps = duration_s * steps_per_s(job_type, assumed_worker_type, scale_factor)``:
+   the job runs as long on the assumed GPU type as in the trace (:func:`steps_from_duration`).
+4. **No duration at all** (Pollux workloads): each application gets a fixed amount of work,
+   :data:`POLLUX_GPU_HOURS` GPU-hours on the assumed GPU type, so
+   ``duration_s = gpu_hours * 3600 / scale_factor`` and rule 3 applies. [R] The classes follow
+   the Pollux paper's (Qiao et al., OSDI 2021, Table 1) size classes S/M/L/XL of 0-1, 1-10,
+   10-100 and 100-1000 GPU-hours as we recall them; we use 0.5 for S and the geometric middle of
+   the others.
+
+The assumed worker type is ``TraceSpec.assumed_worker_type`` (default ``"p100"``, the most common
+GPU in Philly-era clusters); importers report it back in a note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from engine.errors import TraceError
+from engine.throughput import ThroughputMatrix
+
+# model-name prefix (lower case) -> Gavel job type. Reason in the comment of each group.
+MODEL_TO_JOB_TYPE: dict[str, str] = {
+    # ImageNet-class CNNs: Gavel's only ImageNet model is ResNet-50 (ImageNet, batch 64).
+    "resnet": "ResNet-50 (batch size 64)",  # resnet50/101/152 (resnet18: see below)
+    "imagenet": "ResNet-50 (batch size 64)",  # Pollux: ResNet-50 on ImageNet
+    "vgg": "ResNet-50 (batch size 64)",
+    "alexnet": "ResNet-50 (batch size 64)",
+    "inception": "ResNet-50 (batch size 64)",
+    "googlenet": "ResNet-50 (batch size 64)",
+    "yolo": "ResNet-50 (batch size 64)",  # YOLOv3: a large CNN (Darknet-53) on images
+    # Small-image CNNs: Gavel's ResNet-18 is trained on CIFAR-10, as is Pollux's cifar10 job.
+    "resnet18": "ResNet-18 (batch size 128)",
+    "cifar": "ResNet-18 (batch size 128)",
+    # Attention models: Gavel's Transformer (translation, Multi30k).
+    "bert": "Transformer (batch size 64)",
+    "gpt": "Transformer (batch size 64)",
+    "transformer": "Transformer (batch size 64)",
+    # Recurrent sequence models: Gavel's LM is an LSTM language model (Wikitext-2).
+    "deepspeech": "LM (batch size 20)",
+    "lstm": "LM (batch size 20)",
+    "lm": "LM (batch size 20)",
+    # Collaborative filtering: Gavel's Recommendation (autoencoder on MovieLens ML-20M).
+    "ncf": "Recommendation (batch size 2048)",
+}
+
+# Pollux application -> GPU-hours of work on the assumed GPU type (rule 4 above).
+POLLUX_GPU_HOURS: dict[str, float] = {
+    "cifar10": 0.5,  # S
+    "ncf": 0.5,  # S
+    "bert": 3.0,  # M
+    "deepspeech2": 3.0,  # M
+    "yolov3": 30.0,  # L
+    "imagenet": 300.0,  # XL
+}
+
+
+def check_worker_type(matrix: ThroughputMatrix, worker_type: str, file: str) -> None:
+    """Raises TraceError unless the assumed worker type is in the matrix and runs some job type."""
+    if worker_type not in matrix.worker_types:
+        raise TraceError(
+            f"assumed GPU type {worker_type!r} is not in the throughput matrix "
+            f"({', '.join(matrix.worker_types)})",
+            file=file,
+        )
+    if not any(matrix.fits(jt, worker_type) for jt in matrix.job_types):
+        raise TraceError(f"no job type of the throughput matrix runs on {worker_type!r}", file=file)
+
+
+def draw_job_types(
+    n: int, matrix: ThroughputMatrix, worker_type: str, rng: np.random.Generator
+) -> list[str]:
+    """Rule 1: n job types drawn uniformly from those that fit on ``worker_type``."""
+    candidates = [jt for jt in matrix.job_types if matrix.fits(jt, worker_type)]
+    picks = rng.integers(0, len(candidates), size=n)
+    return [candidates[i] for i in picks]
+
+
+def map_model_names(names: Sequence[str], file: str, column: str) -> list[str]:
+    """Rule 2: Gavel job type per model name (row i + 1 at position i).
+
+    Raises:
+        TraceError: naming the row and column of a model name with no entry.
+    """
+    prefixes = sorted(MODEL_TO_JOB_TYPE, key=len, reverse=True)
+    out = []
+    for i, name in enumerate(names, start=1):
+        key = name.strip().lower()
+        match = next((p for p in prefixes if key.startswith(p)), None)
+        if match is None:
+            raise TraceError(
+                f"unknown model {name!r}; known model names start with: "
+                f"{', '.join(sorted(MODEL_TO_JOB_TYPE))}",
+                file=file,
+                row=i,
+                column=column,
+            )
+        out.append(MODEL_TO_JOB_TYPE[match])
+    return out
+
+
+def steps_from_duration(
+    job_types: Sequence[str],
+    scale_factors: np.ndarray,
+    duration_s: np.ndarray,
+    matrix: ThroughputMatrix,
+    worker_type: str,
+) -> np.ndarray:
+    """Rule 3: ``duration_s * steps_per_s(job_type, worker_type, scale_factor)`` per job (float64).
+
+    A job type that does not run on ``worker_type`` gets 0 steps; `build_jobs` then rejects it.
+    """
+    rates: dict[tuple[str, int], float] = {}
+    out = np.empty(len(job_types), dtype=np.float64)
+    for i, (job_type, sf) in enumerate(zip(job_types, scale_factors, strict=True)):
+        key = (job_type, int(sf))
+        if key not in rates:
+            rates[key] = matrix.steps_per_s(job_type, worker_type, int(sf))
+        out[i] = duration_s[i] * rates[key]
+    return out
+
+
+def assumed_type_note(source: str, worker_type: str) -> str:
+    """The note telling the user which GPU type step counts assume."""
+    return (
+        f"{source} does not record GPU types; assumed {worker_type} for step counts "
+        "— change it in the trace panel"
+    )
+
+
+def drawn_types_note(source: str, matrix: ThroughputMatrix, worker_type: str) -> str:
+    """The note telling the user that job types were drawn at random (rule 1)."""
+    count = sum(matrix.fits(jt, worker_type) for jt in matrix.job_types)
+    return (
+        f"{source} does not record models; each job's type was drawn uniformly (seeded) from "
+        f"the {count} job types that run on {worker_type}"
+    )
+
+
+MAPPED_NOTE = (
+    "model names were mapped to the closest Gavel job types "
+    "(table MODEL_TO_JOB_TYPE in engine/traces/rules.py)"
+)
