@@ -15,6 +15,7 @@ Arrivals are shifted so the first submission is at 0 s.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from engine.traces import rules
@@ -46,12 +47,15 @@ def load_itp_raw(text: str, ctx: LoadContext) -> Loaded:
     raw = read_csv_text(text, ctx.file)
     require_columns(raw, RAW_REQUIRED, ctx.file, "itp_raw")
     rules.check_worker_type(ctx.matrix, ctx.assumed_worker_type, ctx.file)
-    job_types = rules.draw_job_types(len(raw), ctx.matrix, ctx.assumed_worker_type, ctx.rng)
+    numbers = _numbers(raw, ctx)
+    job_types = rules.draw_job_types(
+        numbers[2], ctx.matrix, ctx.assumed_worker_type, ctx.rng, ctx.file
+    )
     notes = (
         rules.assumed_type_note("ITP", ctx.assumed_worker_type),
         rules.drawn_types_note("ITP", ctx.matrix, ctx.assumed_worker_type),
     )
-    return Loaded(_build(raw, job_types, ctx), notes)
+    return Loaded(_build(raw, numbers, job_types, ctx, None), notes)
 
 
 @register_format(
@@ -75,15 +79,34 @@ def load_itp_elasticflow(text: str, ctx: LoadContext) -> Loaded:
         "ITP ElasticFlow: " + rules.MAPPED_NOTE + "; num_iteration, deadline and batch_size "
         "were generated at random by the ElasticFlow authors and are ignored",
     )
-    return Loaded(_build(raw, job_types, ctx), notes)
+    return Loaded(_build(raw, _numbers(raw, ctx), job_types, ctx, "model_name"), notes)
 
 
-def _build(raw: pd.DataFrame, job_types: list[str], ctx: LoadContext) -> pd.DataFrame:
-    submit_s = number_column(raw["submission_time"], ctx.file, "submission_time", minimum="")
-    duration_s = number_column(raw["duration"], ctx.file, "duration")
-    scale_factor = number_column(raw["num_gpu"], ctx.file, "num_gpu", integer=True)
+def _numbers(raw: pd.DataFrame, ctx: LoadContext) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """submission_time (s), duration (s) and num_gpu columns, parsed and checked."""
+    return (
+        number_column(raw["submission_time"], ctx.file, "submission_time", minimum=""),
+        number_column(raw["duration"], ctx.file, "duration"),
+        number_column(raw["num_gpu"], ctx.file, "num_gpu", integer=True),
+    )
+
+
+def _build(
+    raw: pd.DataFrame,
+    numbers: tuple[np.ndarray, np.ndarray, np.ndarray],
+    job_types: list[str],
+    ctx: LoadContext,
+    type_column: str | None,
+) -> pd.DataFrame:
+    submit_s, duration_s, scale_factor = numbers
     steps = rules.steps_from_duration(
-        job_types, scale_factor, duration_s, ctx.matrix, ctx.assumed_worker_type
+        job_types,
+        scale_factor,
+        duration_s,
+        ctx.matrix,
+        ctx.assumed_worker_type,
+        ctx.file,
+        type_column,
     )
     return build_jobs(
         ctx.file,
@@ -94,5 +117,5 @@ def _build(raw: pd.DataFrame, job_types: list[str], ctx: LoadContext) -> pd.Data
         scale_factor=scale_factor,
         total_steps=steps,
         duration_s=duration_s,
-        columns={**_COLUMNS, "job_type": "model_name"},
+        columns={**_COLUMNS, "job_type": type_column or "job_type"},
     )

@@ -41,9 +41,11 @@ def load_philly(text: str, ctx: LoadContext) -> Loaded:
     arrival_s = time_column(raw["timestamp"], ctx.file, "timestamp")
     duration_s = number_column(raw["duration"], ctx.file, "duration")
     scale_factor = number_column(raw["num_gpus"], ctx.file, "num_gpus", integer=True)
-    job_type = rules.draw_job_types(len(raw), ctx.matrix, ctx.assumed_worker_type, ctx.rng)
+    job_type = rules.draw_job_types(
+        scale_factor, ctx.matrix, ctx.assumed_worker_type, ctx.rng, ctx.file
+    )
     steps = rules.steps_from_duration(
-        job_type, scale_factor, duration_s, ctx.matrix, ctx.assumed_worker_type
+        job_type, scale_factor, duration_s, ctx.matrix, ctx.assumed_worker_type, ctx.file
     )
     width = len(str(len(raw)))
     jobs = build_jobs(

@@ -49,7 +49,13 @@ def load_pollux(text: str, ctx: LoadContext) -> Loaded:
         job_type=job_types,
         scale_factor=scale_factor,
         total_steps=rules.steps_from_duration(
-            job_types, scale_factor, duration_s, ctx.matrix, ctx.assumed_worker_type
+            job_types,
+            scale_factor,
+            duration_s,
+            ctx.matrix,
+            ctx.assumed_worker_type,
+            ctx.file,
+            "application",
         ),
         duration_s=np.full(len(raw), np.nan),
         columns={"job_id": "name", "scale_factor": "num_replicas", "job_type": "application"},

@@ -4,7 +4,8 @@ All assumptions made by the importers live here, so they can be read (and change
 
 1. **No model recorded** (Philly, ITP raw): each job's type is drawn uniformly, with the
    scenario's seeded ``numpy.random.Generator``, from the matrix's job types that fit on the
-   assumed worker type (``steps_per_s(job_type, assumed, 1) > 0``) - see :func:`draw_job_types`.
+   assumed worker type at the job's scale factor (``steps_per_s(job_type, assumed, sf) > 0``);
+   see :func:`draw_job_types`.
 2. **Model names that are not Gavel job types** (Tiresias ``model_name``, Pollux ``application``,
    ITP ElasticFlow ``model_name``): the name is mapped to the closest Gavel job type by
    :data:`MODEL_TO_JOB_TYPE` (first matching prefix, longest prefix first).
@@ -80,12 +81,33 @@ def check_worker_type(matrix: ThroughputMatrix, worker_type: str, file: str) -> 
 
 
 def draw_job_types(
-    n: int, matrix: ThroughputMatrix, worker_type: str, rng: np.random.Generator
+    scale_factors: np.ndarray,
+    matrix: ThroughputMatrix,
+    worker_type: str,
+    rng: np.random.Generator,
+    file: str,
 ) -> list[str]:
-    """Rule 1: n job types drawn uniformly from those that fit on ``worker_type``."""
-    candidates = [jt for jt in matrix.job_types if matrix.fits(jt, worker_type)]
-    picks = rng.integers(0, len(candidates), size=n)
-    return [candidates[i] for i in picks]
+    """Rule 1: per job, a job type drawn uniformly from those that run on ``worker_type`` at the
+    job's scale factor (``steps_per_s > 0``; e.g. Gavel measured ResNet-50 at batch size 128 on
+    one K80 but not on 2, 4 or 8).
+
+    One uniform draw per job, so the types of the first jobs do not depend on later rows.
+
+    Raises:
+        TraceError: if no job type runs on ``worker_type`` at some job's scale factor.
+    """
+    candidates = {
+        sf: [jt for jt in matrix.job_types if matrix.steps_per_s(jt, worker_type, sf) > 0]
+        for sf in {int(sf) for sf in scale_factors}
+    }
+    u = rng.random(len(scale_factors))
+    out = []
+    for i, (sf, draw) in enumerate(zip(scale_factors, u, strict=True), start=1):
+        options = candidates[int(sf)]
+        if not options:
+            raise TraceError(f"no job type runs on {sf} {worker_type} GPUs", file=file, row=i)
+        out.append(options[int(draw * len(options))])
+    return out
 
 
 def map_model_names(names: Sequence[str], file: str, column: str) -> list[str]:
@@ -117,10 +139,16 @@ def steps_from_duration(
     duration_s: np.ndarray,
     matrix: ThroughputMatrix,
     worker_type: str,
+    file: str,
+    column: str | None = None,
 ) -> np.ndarray:
     """Rule 3: ``duration_s * steps_per_s(job_type, worker_type, scale_factor)`` per job (float64).
 
-    A job type that does not run on ``worker_type`` gets 0 steps; `build_jobs` then rejects it.
+    Args:
+        column: the source column the job type came from, for the error message.
+
+    Raises:
+        TraceError: if a (mapped) job type does not run on ``worker_type`` at its scale factor.
     """
     rates: dict[tuple[str, int], float] = {}
     out = np.empty(len(job_types), dtype=np.float64)
@@ -128,6 +156,14 @@ def steps_from_duration(
         key = (job_type, int(sf))
         if key not in rates:
             rates[key] = matrix.steps_per_s(job_type, worker_type, int(sf))
+        if rates[key] <= 0:
+            raise TraceError(
+                f"job type {job_type!r} does not run on {sf} {worker_type} GPUs in the throughput "
+                "matrix; choose another assumed GPU type",
+                file=file,
+                row=i + 1,
+                column=column,
+            )
         out[i] = duration_s[i] * rates[key]
     return out
 

@@ -43,7 +43,13 @@ def load_tiresias(text: str, ctx: LoadContext) -> Loaded:
         job_type=job_types,
         scale_factor=scale_factor,
         total_steps=rules.steps_from_duration(
-            job_types, scale_factor, duration_s, ctx.matrix, ctx.assumed_worker_type
+            job_types,
+            scale_factor,
+            duration_s,
+            ctx.matrix,
+            ctx.assumed_worker_type,
+            ctx.file,
+            "model_name",
         ),
         duration_s=duration_s,
         columns={"scale_factor": "num_gpu", "job_type": "model_name", "duration_s": "duration"},
