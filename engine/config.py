@@ -171,12 +171,16 @@ class PolicySpec:
 
 
 def default_cluster() -> ClusterSpec:
-    """A small three-type cluster: 4 racks, 8-GPU nodes; 32 V100, 32 P100, 32 K80."""
+    """512 GPUs of three types in 4 racks of 8-GPU nodes: 192 V100, 192 P100, 128 K80.
+
+    Sized for the Philly traces, whose mean demand is about 374-445 busy GPUs (SOURCES.md).
+    """
     return ClusterSpec(
         node_groups=(
-            NodeGroup("v100", 4, 8, "rack0"),
-            NodeGroup("p100", 4, 8, "rack1"),
-            NodeGroup("k80", 4, 8, "rack2"),
+            NodeGroup("v100", 12, 8, "rack0"),
+            NodeGroup("v100", 12, 8, "rack1"),
+            NodeGroup("p100", 24, 8, "rack2"),
+            NodeGroup("k80", 16, 8, "rack3"),
         )
     )
 

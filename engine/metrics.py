@@ -8,8 +8,10 @@ Definitions follow ``shared/docs/schedulers.md`` "Shared model":
 - utilization = allocated GPU-seconds / (capacity x makespan), per worker type and overall.
 - finish-time fairness ``ftf_rho = JCT / JCT_isolated`` (Themis, Mahajan et al., NSDI 2020), with
   JCT_isolated = the job alone on a 1/N share of the cluster, N = time-averaged number of jobs
-  in the system during the job's life [R: a 1/N share holds each worker type in proportion to
-  its capacity, so the job's isolated speed is the capacity-weighted mean of its throughputs].
+  in the system during the job's life. A share of C/N GPUs runs an ``sf``-GPU gang a
+  ``min(1, C/(N sf))`` fraction of the time [R: the share holds each worker type in proportion
+  to its capacity, so the job's isolated speed is the capacity-weighted mean of its throughputs
+  over the types with at least ``sf`` GPUs].
 - Jain's fairness index over ftf_rho (1 = every job slowed down equally; Jain et al., 1984).
 - communication overhead = share of a job's running time spent in ring all-reduce.
 """

@@ -58,20 +58,22 @@ class Recorder:
 
 
 def jobs_table(
-    jobs: list[JobState], isolated_s: np.ndarray, area_at_end: np.ndarray
+    jobs: list[JobState], isolated_s: np.ndarray, area_at_end: np.ndarray, total_gpus: int
 ) -> pd.DataFrame:
     """The per-job result table (see :mod:`engine.results`).
 
     Args:
         isolated_s: each job's run time alone on the whole cluster's capacity-weighted mix.
         area_at_end: integral of the number of jobs in the system up to each job's completion.
+        total_gpus: cluster size C. A 1/N share holds C/N GPUs, so an ``sf``-GPU gang runs a
+            ``min(1, C / (N sf))`` fraction of the time (Themis / Gavel finish-time fairness).
     """
     rows = []
     for job, alone_s, area in zip(jobs, isolated_s, area_at_end, strict=True):
         completion = job.completion_s
         jct = completion - job.arrival_s if completion is not None else float("nan")
-        contention = (area - job.area_at_arrival) / jct if jct and jct > 0 else 1.0
-        isolated = alone_s * max(1.0, contention)
+        jobs_in_system = (area - job.area_at_arrival) / jct if jct and jct > 0 else 1.0
+        isolated = alone_s * max(1.0, jobs_in_system * job.scale_factor / total_gpus)
         first = job.first_start_s if job.first_start_s is not None else float("nan")
         rows.append(
             (

@@ -316,9 +316,9 @@ class Simulation:
                 f"{self.spec.display_name}: {len(unfinished)} job(s) never completed, "
                 f"e.g. {unfinished[:3]}"
             )
-        jobs = jobs_table(
-            self.jobs, _isolated_run_s(self.jobs, self.cluster.capacity), self.area_at_end
-        )
+        isolated_s = _isolated_run_s(self.jobs, self.cluster.capacity)
+        total_gpus = sum(self.cluster.capacity.values())
+        jobs = jobs_table(self.jobs, isolated_s, self.area_at_end, total_gpus)
         utilization = self.recorder.utilization_table()
         return SimulationResult(
             policy=self.spec.display_name,
@@ -334,18 +334,23 @@ class Simulation:
 def _job_states(
     jobs: pd.DataFrame, matrix: ThroughputMatrix, worker_types: list[str]
 ) -> list[JobState]:
-    ordered = jobs.sort_values(["arrival_s", "job_id"], kind="stable").reset_index(drop=True)
+    ordered = jobs.sort_values(["arrival_s", "job_id"], kind="stable")
+    columns = zip(
+        ordered["job_id"].astype(str).tolist(),
+        ordered["arrival_s"].astype(float).tolist(),
+        ordered["job_type"].astype(str).tolist(),
+        ordered["scale_factor"].astype(int).tolist(),
+        ordered["total_steps"].astype(float).tolist(),
+        ordered["priority_weight"].astype(float).tolist(),
+        strict=True,
+    )
     states = []
-    for i, row in enumerate(ordered.itertuples(index=False)):
-        rates = {
-            wt: matrix.steps_per_s(row.job_type, wt, int(row.scale_factor)) for wt in worker_types
-        }
+    for i, (job_id, arrival_s, job_type, scale_factor, steps, weight) in enumerate(columns):
+        rates = {wt: matrix.steps_per_s(job_type, wt, scale_factor) for wt in worker_types}
+        grad = gradient_bytes(job_type)
         states.append(
-            JobState(
-                i, str(row.job_id), float(row.arrival_s), str(row.job_type), int(row.scale_factor),
-                float(row.total_steps), float(row.priority_weight), rates, gradient_bytes(row.job_type),
-            )
-        )  # fmt: skip
+            JobState(i, job_id, arrival_s, job_type, scale_factor, steps, weight, rates, grad)
+        )
     return states
 
 

@@ -118,23 +118,26 @@ def _parse_matrix(frame: pd.DataFrame, file: str) -> ThroughputMatrix:
         if column not in frame.columns:
             raise TraceError(f"missing column; expected {required}", file=file, column=column)
     table: dict[str, dict[str, dict[int, float]]] = {}
-    for i, row in enumerate(frame.itertuples(index=False), start=1):
-        worker_type = str(row.worker_type)
+    rows = zip(
+        frame["worker_type"].astype(str).tolist(),
+        frame["model"].astype(str).tolist(),
+        pd.to_numeric(frame["batch_size"], errors="coerce").tolist(),
+        pd.to_numeric(frame["scale_factor"], errors="coerce").tolist(),
+        pd.to_numeric(frame["isolated_steps_per_sec"], errors="coerce").tolist(),
+        strict=True,
+    )
+    for i, (worker_type, model, batch, scale_factor, value) in enumerate(rows, start=1):
         if worker_type.endswith("_unconsolidated"):
             continue
-        value = float(row.isolated_steps_per_sec)
         if not math.isfinite(value) or value < 0:
             raise TraceError(
-                f"throughput {value} is not a non-negative number",
-                file=file,
-                row=i,
-                column="isolated_steps_per_sec",
-            )
-        batch = row.batch_size
-        has_batch = isinstance(batch, int | float) and not math.isnan(float(batch))
-        job_type = f"{row.model} (batch size {int(batch)})" if has_batch else str(row.model)
-        per_sf = table.setdefault(job_type, {}).setdefault(worker_type, {})
-        per_sf[int(row.scale_factor)] = value
+                "throughput is not a non-negative number",
+                file=file, row=i, column="isolated_steps_per_sec",
+            )  # fmt: skip
+        if not math.isfinite(scale_factor) or scale_factor < 1:
+            raise TraceError("scale factor must be >= 1", file=file, row=i, column="scale_factor")
+        job_type = f"{model} (batch size {int(batch)})" if math.isfinite(batch) else model
+        table.setdefault(job_type, {}).setdefault(worker_type, {})[int(scale_factor)] = value
     return ThroughputMatrix(table)
 
 

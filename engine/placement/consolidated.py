@@ -1,7 +1,7 @@
 """Consolidated placement: as few nodes and racks as possible, best fit.
 
 1. One node with enough free GPUs, the one with the fewest (best fit, keeps big holes for big jobs).
-2. Otherwise one rack: the rack with the fewest sufficient free GPUs, filling its fullest-free nodes.
+2. Otherwise one rack: the rack with the fewest sufficient free GPUs, fullest-free nodes first.
 3. Otherwise across racks, fullest-free nodes first.
 Ties go to the lower node index, so placement is deterministic.
 """

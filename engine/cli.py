@@ -1,0 +1,104 @@
+"""Command line: run a scenario headless and write its result tables.
+
+    python -m engine run scenario.json --out out/ [--trace my_trace.csv] [--format csv|parquet|both]
+    python -m engine example > scenario.json      # the default scenario, to edit
+    python -m engine policies                     # registered policies and their parameters
+
+The scenario JSON is the one the dashboard downloads and uploads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+from engine.config import ScenarioConfig
+from engine.errors import EngineError
+from engine.metrics import METRICS
+from engine.policies import get_policy, list_policies
+from engine.policies.base import describe
+from engine.results import ComparisonResult
+from engine.scenario import run_scenario
+
+TABLES = ("jobs", "segments", "utilization")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="simulate a scenario JSON and write result tables")
+    run.add_argument("scenario", type=Path)
+    run.add_argument("--out", type=Path, default=Path("out"), help="output folder (default out/)")
+    run.add_argument("--trace", type=Path, help="trace file for an 'upload:' trace source")
+    run.add_argument("--format", choices=("csv", "parquet", "both"), default="both")
+    sub.add_parser("example", help="print the default scenario JSON")
+    sub.add_parser("policies", help="list registered policies and their parameters")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "example":
+            print(ScenarioConfig().to_json())
+        elif args.command == "policies":
+            _print_policies()
+        else:
+            _run(args.scenario, args.out, args.trace, args.format)
+    except (EngineError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _run(scenario: Path, out: Path, trace: Path | None, fmt: str) -> None:
+    config = ScenarioConfig.from_json(scenario.read_text())
+    upload = (trace.name, trace.read_bytes()) if trace else None
+    if config.trace.source.startswith("upload:") and upload is None:
+        raise EngineError(
+            f"{scenario.name}: trace source is {config.trace.source!r}; pass --trace FILE"
+        )
+    result = run_scenario(
+        config, upload=upload, on_progress=lambda f, name: print(f"\r{f:6.1%} {name:<30}", end="")
+    )
+    print()
+    write_results(result, out, fmt)
+    print(summary_text(result))
+    print(f"wrote {out}/")
+
+
+def write_results(result: ComparisonResult, out: Path, fmt: str = "both") -> None:
+    """Writes kpi, jobs, segments and utilization tables, scenario.json and summary.txt."""
+    out.mkdir(parents=True, exist_ok=True)
+    tables = {name: result.combined(name) for name in TABLES}
+    tables["kpi"] = result.kpi_table().reset_index()
+    for name, frame in tables.items():
+        if fmt in ("csv", "both"):
+            frame.to_csv(out / f"{name}.csv", index=False)
+        if fmt in ("parquet", "both"):
+            frame.to_parquet(out / f"{name}.parquet", index=False)
+    (out / "scenario.json").write_text(result.config.to_json())
+    (out / "summary.txt").write_text(summary_text(result) + "\n")
+
+
+def summary_text(result: ComparisonResult) -> str:
+    """A plain-text KPI table, one column per policy."""
+    kpi = result.kpi_table()
+    policies = [str(p) for p in kpi.index]
+    lines = [f"{'metric':<34}" + "".join(f"{p:>18}" for p in policies)]
+    for key, metric in METRICS.items():
+        label = f"{metric.label} ({metric.unit})"
+        values = kpi[key].to_numpy(dtype=float)
+        lines.append(f"{label:<34}" + "".join(f"{v:>18.4g}" for v in values))
+    lines += [f"note: {note}" for note in result.trace_notes]
+    if result.dropped_job_ids:
+        lines.append(f"dropped {len(result.dropped_job_ids)} job(s) larger than the cluster")
+    return "\n".join(lines)
+
+
+def _print_policies() -> None:
+    for name in list_policies():
+        cls = get_policy(name)
+        print(f"{name}: {describe(cls)}")
+        for f in dataclasses.fields(cls.Params):
+            default = json.dumps(getattr(cls.Params(), f.name))
+            print(f"    {f.name} = {default}  {f.metadata.get('help', '')}")

@@ -1,0 +1,129 @@
+"""Run a whole scenario: load the trace once, simulate every policy, collect the comparison.
+
+This is the flat API the dashboard and the command line share:
+``run_scenario(config) -> ComparisonResult``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from engine.config import ScenarioConfig
+from engine.errors import ConfigError
+from engine.placement import list_placements
+from engine.policies import get_policy
+from engine.results import ComparisonResult
+from engine.simulator import CancelFn, simulate
+from engine.throughput import ThroughputMatrix, load_matrix
+from engine.traces import TraceLoad, resolve_trace
+
+OverallProgressFn = Callable[[float, str], None]
+
+
+def run_scenario(
+    config: ScenarioConfig,
+    *,
+    upload: tuple[str, bytes] | None = None,
+    on_progress: OverallProgressFn | None = None,
+    should_cancel: CancelFn | None = None,
+) -> ComparisonResult:
+    """Simulates every policy of ``config`` on its trace.
+
+    Args:
+        upload: (file name, bytes) of an uploaded trace when ``config.trace.source`` is
+            ``"upload:<name>"``.
+        on_progress: called with (fraction of the whole scenario done, policy name).
+        should_cancel: polled during the run; True stops it.
+
+    Raises:
+        ConfigError, TraceError: bad configuration or trace (message names key / row / column).
+        SimulationCancelled: the user cancelled.
+    """
+    matrix = load_matrix(config.throughputs)
+    validate_config(config, matrix)
+    trace = load_scenario_trace(config, matrix, upload)
+    results = []
+    count = len(config.policies)
+    for i, spec in enumerate(config.policies):
+
+        def progress(fraction: float, i: int = i, name: str = spec.display_name) -> None:
+            if on_progress:
+                on_progress((i + fraction) / count, name)
+
+        progress(0.0)
+        results.append(
+            simulate(
+                trace.jobs, config, spec, matrix, on_progress=progress, should_cancel=should_cancel
+            )
+        )
+    if on_progress:
+        on_progress(1.0, "done")
+    return ComparisonResult(config, tuple(results), trace.notes, trace.dropped_job_ids)
+
+
+def load_scenario_trace(
+    config: ScenarioConfig, matrix: ThroughputMatrix, upload: tuple[str, bytes] | None = None
+) -> TraceLoad:
+    """The scenario's validated jobs table (see :func:`engine.traces.resolve_trace`)."""
+    return resolve_trace(config.trace, matrix, config.seed, config.cluster, upload)
+
+
+def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
+    """Checks what the dataclasses cannot: known names, positive sizes, unique policy labels.
+
+    Raises:
+        ConfigError: naming the offending entry.
+    """
+    _validate_cluster(config, matrix)
+    _validate_network(config)
+    if config.rounds.round_duration_s <= 0:
+        raise ConfigError("rounds.round_duration_s must be > 0")
+    if config.rounds.checkpoint_restore_s < 0 or config.rounds.reallocation_interval_s < 0:
+        raise ConfigError("rounds: checkpoint_restore_s and reallocation_interval_s must be >= 0")
+    if config.placement not in list_placements():
+        raise ConfigError(f"unknown placement {config.placement!r}; known: {list_placements()}")
+    if not config.policies:
+        raise ConfigError("pick at least one policy")
+    names = [spec.display_name for spec in config.policies]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ConfigError(f"policies {duplicates} appear twice; give each a distinct label")
+    for spec in config.policies:
+        get_policy(spec.name)
+
+
+def _validate_cluster(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
+    if not config.cluster.node_groups:
+        raise ConfigError("the GPU mix is empty; add at least one row")
+    known = matrix.worker_types
+    for i, group in enumerate(config.cluster.node_groups, start=1):
+        where = f"GPU mix row {i}"
+        if group.worker_type not in known:
+            raise ConfigError(f"{where}: unknown worker type {group.worker_type!r}; known: {known}")
+        if group.nodes < 1 or group.gpus_per_node < 1:
+            raise ConfigError(f"{where}: nodes and GPUs per node must be >= 1")
+        if not group.rack:
+            raise ConfigError(f"{where}: rack name is empty")
+
+
+def _validate_network(config: ScenarioConfig) -> None:
+    net = config.network
+    if min(net.intra_node_gbps, net.intra_rack_gbps, net.cross_rack_gbps) <= 0:
+        raise ConfigError("network: bandwidths must be > 0")
+    if net.latency_s < 0:
+        raise ConfigError("network: latency must be >= 0")
+    racks = {g.rack for g in config.cluster.node_groups}
+    for i, ep in enumerate(net.congestion, start=1):
+        where = f"congestion episode {i}"
+        if not ep.start_s < ep.end_s:
+            raise ConfigError(f"{where}: start_s must be before end_s")
+        if ep.factor < 1:
+            raise ConfigError(f"{where}: factor must be >= 1 (it divides bandwidth)")
+        valid = ep.links in ("inter_node", "cross_rack") or (
+            ep.links.startswith("rack:") and ep.links[5:] in racks
+        )
+        if not valid:
+            raise ConfigError(
+                f"{where}: links must be inter_node, cross_rack or rack:<name> with a rack of "
+                f"the GPU mix ({sorted(racks)}); got {ep.links!r}"
+            )

@@ -1,0 +1,107 @@
+"""ScenarioConfig JSON round trip and errors; the headless command line end to end."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from engine.cli import main
+from engine.config import PolicySpec, RoundConfig, ScenarioConfig, TraceSpec
+from engine.errors import ConfigError
+from engine.presets import gavel_compatible
+from engine.scenario import run_scenario
+
+
+def test_config_round_trips_through_json() -> None:
+    config = dataclasses.replace(
+        ScenarioConfig(), seed=7, policies=(PolicySpec("fifo", {"backfill": True}, "fifo+bf"),)
+    )
+    assert ScenarioConfig.from_json(config.to_json()) == config
+
+
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [
+        ({"seed": "x"}, "scenario.seed: expected an integer"),
+        ({"rounds": {"round_length": 3}}, "scenario.rounds: unknown key(s) ['round_length']"),
+        (
+            {"cluster": {"node_groups": [{"worker_type": "v100"}]}},
+            "scenario.cluster.node_groups[0]",
+        ),
+        ({"policies": [{"name": 3}]}, "scenario.policies[0].name: expected a string"),
+    ],
+)
+def test_bad_config_names_the_key(patch: dict[str, object], message: str) -> None:
+    data = {**ScenarioConfig().to_dict(), **patch}
+    with pytest.raises(ConfigError) as err:
+        ScenarioConfig.from_dict(data)
+    assert message in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"policies": (PolicySpec("nope"),)}, "unknown policy 'nope'"),
+        ({"policies": (PolicySpec("fifo"), PolicySpec("fifo"))}, "appear twice"),
+        (
+            {"policies": (PolicySpec("fifo", {"backfil": True}),)},
+            "unknown parameter(s) ['backfil']",
+        ),
+        ({"rounds": RoundConfig(round_duration_s=0)}, "round_duration_s must be > 0"),
+    ],
+)
+def test_invalid_scenario_is_rejected_before_running(
+    change: dict[str, object], message: str
+) -> None:
+    config = dataclasses.replace(ScenarioConfig(trace=TraceSpec(max_jobs=5)), **change)
+    with pytest.raises(ConfigError) as err:
+        run_scenario(config)
+    assert message in str(err.value)
+
+
+def test_gavel_compatible_preset_sets_gavels_rules() -> None:
+    config = gavel_compatible(ScenarioConfig())
+    assert config.rounds.admit_mid_round is False
+    assert config.rounds.reallocation_interval_s == 1920
+    assert config.rounds.checkpoint_restore_s == 0
+    assert config.network.enabled is False
+
+
+def test_cli_runs_a_scenario_and_writes_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = ScenarioConfig(
+        trace=TraceSpec(max_jobs=60),
+        policies=(PolicySpec("fifo"), PolicySpec("fifo", {"backfill": True}, "fifo+bf")),
+    )
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(config.to_json())
+    assert main(["run", str(scenario), "--out", str(tmp_path / "out")]) == 0
+    out = tmp_path / "out"
+    kpi = pd.read_csv(out / "kpi.csv")
+    assert list(kpi["policy"]) == ["fifo", "fifo+bf"]
+    jobs = pd.read_parquet(out / "jobs.parquet")
+    assert len(jobs) == 2 * 60 and set(jobs["policy"]) == {"fifo", "fifo+bf"}
+    assert ScenarioConfig.from_json((out / "scenario.json").read_text()) == config
+    assert "Mean JCT (s)" in (out / "summary.txt").read_text()
+    assert "Mean JCT" in capsys.readouterr().out
+
+
+def test_cli_reports_errors_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = tmp_path / "bad.json"
+    scenario.write_text(json.dumps({"seed": 1, "colour": "red"}))
+    assert main(["run", str(scenario)]) == 2
+    assert "unknown key(s) ['colour']" in capsys.readouterr().err
+
+
+def test_same_config_gives_identical_results() -> None:
+    config = ScenarioConfig(trace=TraceSpec(max_jobs=100), policies=(PolicySpec("fifo"),))
+    first, second = run_scenario(config), run_scenario(config)
+    for table in ("jobs", "segments", "utilization"):
+        pd.testing.assert_frame_equal(first.combined(table), second.combined(table))
