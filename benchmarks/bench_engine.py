@@ -1,0 +1,111 @@
+"""Prints wall time and peak memory of the engine on real traces (a benchmark, not a test).
+
+Cases (issue "The what-if dashboard, end to end"):
+  (a) the full Philly job trace (82,247 jobs over 109 days; shared/traces/philly/) on the default
+      three-type cluster of 512 GPUs (192 V100, 192 P100, 128 K80), one policy at a time.
+      Targets: < 30 s for FIFO and LAS, < 120 s for Gavel max-min, peak memory < 2 GiB.
+  (b) the dashboard path from Run to charts: the 2,000-job Philly sample, four policies,
+      run_scenario + every chart builder of the results pages. Target: < 5 s.
+
+Each case runs in a fresh subprocess so its peak RSS (ru_maxrss) is its own.
+
+    .venv/bin/python benchmarks/bench_engine.py            # all cases
+    .venv/bin/python benchmarks/bench_engine.py --case fifo --jobs 20000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+FULL_PHILLY = ROOT.parent / "shared" / "traces" / "philly" / "philly_pollux_jobs_full_82247.csv"
+FULL_CASES = {"fifo": "fifo", "las": "las", "gavel_maxmin": "gavel_maxmin"}
+DASHBOARD_POLICIES = ("fifo", "srtf", "las", "gavel_maxmin")
+
+
+def run_full(policy: str, max_jobs: int | None) -> dict[str, object]:
+    from engine.config import PolicySpec, ScenarioConfig, TraceSpec
+    from engine.scenario import load_scenario_trace
+    from engine.simulator import simulate
+    from engine.throughput import load_matrix
+
+    config = ScenarioConfig(
+        trace=TraceSpec(source=str(FULL_PHILLY), max_jobs=max_jobs), policies=(PolicySpec(policy),)
+    )
+    matrix = load_matrix()
+    started = time.perf_counter()
+    jobs = load_scenario_trace(config, matrix).jobs
+    loaded = time.perf_counter()
+    result = simulate(jobs, config, config.policies[0], matrix)
+    done = time.perf_counter()
+    return {
+        "case": f"(a) full Philly, {policy}",
+        "jobs": len(jobs),
+        "load_s": loaded - started,
+        "simulate_s": done - loaded,
+        "decisions": result.num_decisions,
+        "decision_ms_mean": 1e3 * result.decision_time_s / max(1, result.num_decisions),
+        "jct_mean_h": result.summary["jct_mean_s"] / 3600,
+        "makespan_d": result.summary["makespan_s"] / 86400,
+    }
+
+
+def run_dashboard_path() -> dict[str, object]:
+    from dashboard import charts
+    from engine.config import PolicySpec, ScenarioConfig
+    from engine.scenario import run_scenario
+
+    config = ScenarioConfig(policies=tuple(PolicySpec(p) for p in DASHBOARD_POLICIES))
+    started = time.perf_counter()
+    result = run_scenario(config)
+    simulated = time.perf_counter()
+    figures = charts.all_result_figures(result)
+    done = time.perf_counter()
+    return {
+        "case": "(b) dashboard Run->charts, Philly 2,000 jobs x 4 policies",
+        "simulate_s": simulated - started,
+        "charts_s": done - simulated,
+        "figures": len(figures),
+    }
+
+
+def child(case: str, max_jobs: int | None) -> None:
+    started = time.perf_counter()
+    out = run_dashboard_path() if case == "dashboard" else run_full(FULL_CASES[case], max_jobs)
+    out["wall_s"] = time.perf_counter() - started
+    out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps(out))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--case", choices=[*FULL_CASES, "dashboard"], action="append")
+    parser.add_argument("--jobs", type=int, help="cut the full trace to its first N jobs")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    cases = args.case or [*FULL_CASES, "dashboard"]
+    if args.child:
+        child(cases[0], args.jobs)
+        return
+    for case in cases:
+        command = [sys.executable, __file__, "--child", "--case", case]
+        if args.jobs:
+            command += ["--jobs", str(args.jobs)]
+        proc = subprocess.run(command, capture_output=True, text=True, check=False)
+        if proc.returncode != 0:
+            print(f"{case}: FAILED\n{proc.stderr[-2000:]}")
+            continue
+        row = json.loads(proc.stdout.strip().splitlines()[-1])
+        print("  ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

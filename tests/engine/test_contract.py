@@ -1,0 +1,52 @@
+"""The house rules that keep the code easy to change: one-way data flow, registry contracts."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from engine.placement import list_placements
+from engine.policies import get_policy, list_policies
+from engine.policies.base import describe
+
+ENGINE = Path(__file__).resolve().parents[2] / "engine"
+FORBIDDEN = ("dashboard", "streamlit", "plotly")
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("path", sorted(ENGINE.rglob("*.py")), ids=lambda p: p.name)
+def test_engine_never_imports_the_dashboard_or_ui_libraries(path: Path) -> None:
+    assert not _imports(path) & set(FORBIDDEN)
+
+
+def test_the_baselines_of_every_comparison_are_registered() -> None:
+    for name in ("fifo", "srtf", "las", "gavel_maxmin", "gavel_maxmin_agnostic"):
+        assert name in list_policies()
+    assert {"consolidated", "first_fit"} <= set(list_placements())
+
+
+@pytest.mark.parametrize("name", list_policies())
+def test_policy_params_are_frozen_with_help_text(name: str) -> None:
+    cls = get_policy(name)
+    params = cls.Params()
+    assert dataclasses.is_dataclass(params)
+    fields = dataclasses.fields(params)
+    for field in fields:
+        assert field.metadata.get("help"), f"{name}.{field.name} has no help text"
+    if fields:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(params, fields[0].name, getattr(params, fields[0].name))
+    assert describe(cls) and describe(cls) != name
