@@ -1,0 +1,175 @@
+"""Gavel: max-min fairness over time shares, applied round by round.
+
+Narayanan, Santhanam, Kazhamiaka, Phanishayee, Zaharia, "Heterogeneity-Aware Cluster Scheduling
+Policies for Deep Learning Workloads", OSDI 2020 (code: stanford-futuredata/gavel, MIT).
+
+A policy is an LP over ``X[job][worker_type]``, the share of time a job should spend on each type
+(:mod:`engine.policies._gavel_lp`). Each round the *round mechanism* turns ``X`` into grants:
+``priority[j, k] = X[j, k] / received[j, k]``, where ``received`` is the share of rounds the job
+has had on type ``k`` so far; (job, type) pairs are taken in decreasing priority, and a job gets
+``scale_factor`` GPUs of type ``k`` if it has none yet this round and ``k`` still has room.
+
+Reconstructions [R]:
+
+- ``received[j, k]`` = rounds job ``j`` held type ``k`` / rounds it has been in the system, both
+  counted by this policy from the job's arrival and never reset when the LP is re-solved (so
+  the mechanism keeps rotating jobs when the LP is re-solved often). Never received and
+  ``X > 0`` means infinite priority. Ties: larger ``X``, then arrival.
+- The heterogeneity-aware form normalizes by ``X^equal``: time split over the types the job
+  fits in proportion to their GPU counts (the paper's equal share; Gavel's code normalizes by
+  its agnostic LP solution instead, which is degenerate).
+- One LP solve serves until the active job set changes *and* ``reallocation_interval_s`` has
+  passed. A job that arrives in between has ``X = 0``: like Gavel it gets no share until the
+  next solve, but with ``work_conserving`` (default) it may use GPUs left after all shares.
+- Mid-round calls (admissions on free GPUs) keep running jobs and fill free GPUs in the same
+  priority order; a mid-round start counts as the remaining fraction of the round.
+- Exact LP over classes of identical jobs, plus a small efficiency term (see the LP module).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from engine.policies._gavel_lp import max_min_coefficients, solve_max_min
+from engine.policies._gavel_rounds import RoundBook, priority_order
+from engine.policies.base import (
+    Allocation,
+    Grant,
+    Policy,
+    PolicyContext,
+    SchedulerState,
+    register_policy,
+)
+from engine.state import JobState
+
+
+class GavelMaxMin(Policy):
+    """Gavel's max-min fairness (least attained service across jobs), solved as an LP."""
+
+    preemptive = True
+    uses_rounds = True
+    heterogeneity_aware: ClassVar[bool] = True
+
+    @dataclass(frozen=True)
+    class Params:
+        work_conserving: bool = field(
+            default=True,
+            metadata={"help": "Give GPUs left after all LP shares to jobs without a share"},
+        )
+        efficiency_epsilon: float = field(
+            default=1e-3,
+            metadata={"help": "Weight of the LP's use-leftover-capacity tie-break (0 = off)"},
+        )
+
+    def __init__(self, params: Params, context: PolicyContext) -> None:
+        super().__init__(params, context)
+        capacity = context.cluster.capacity()
+        self.worker_types = list(capacity)
+        self.capacity = np.array([capacity[wt] for wt in self.worker_types], dtype=float)
+        self.book = RoundBook(self.worker_types, self.capacity)
+        self._solved_jobs: frozenset[int] | None = None
+        self._last_solve_s = -math.inf
+        self._round_index = -1
+
+    def allocate(self, state: SchedulerState) -> Allocation:
+        active = state.active()
+        if not active:
+            return {}
+        rows = self.book.rows(active)
+        new_round = state.round_index != self._round_index
+        if new_round:
+            self._round_index = state.round_index
+            self._maybe_solve(state.now_s, active, rows)
+        order_rows, order_cols = priority_order(
+            self.book, rows, self.params.work_conserving, self.heterogeneity_aware
+        )
+        if new_round:
+            return self._assign(active, rows, order_rows, order_cols, dict(state.capacity), 1.0)
+        round_s = self.context.rounds.round_duration_s
+        left = 1.0 - (state.now_s - state.round_index * round_s) / round_s
+        return self._assign(active, rows, order_rows, order_cols, dict(state.free_gpus), left)
+
+    def _maybe_solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> None:
+        jobs = frozenset(job.index for job in active)
+        interval = self.context.rounds.reallocation_interval_s
+        if jobs == self._solved_jobs or now_s - self._last_solve_s < interval:
+            return
+        book = self.book
+        coefficients = max_min_coefficients(
+            book.throughputs[rows],
+            book.scale_factors[rows],
+            book.priority_weights[rows],
+            self.capacity,
+            self.heterogeneity_aware,
+        )
+        shares = solve_max_min(
+            coefficients, book.scale_factors[rows], self.capacity, self.params.efficiency_epsilon
+        )
+        book.set_shares(rows, shares)
+        self._solved_jobs = jobs
+        self._last_solve_s = now_s
+
+    def _assign(
+        self,
+        active: list[JobState],
+        rows: np.ndarray,
+        order_rows: np.ndarray,
+        order_cols: np.ndarray,
+        free: dict[str, int],
+        round_fraction: float,
+    ) -> Allocation:
+        """Greedy pass over the priority-ordered (job, type) pairs; counts the rounds granted.
+
+        With ``round_fraction < 1`` (mid-round) running jobs keep their GPUs and only free GPUs
+        are handed out.
+        """
+        allocation: Allocation = {}
+        done = [False] * len(active)
+        if round_fraction < 1.0:
+            for pos, job in enumerate(active):
+                if job.worker_type is not None:
+                    allocation[job.index] = Grant(job.worker_type, job.num_gpus)
+                    done[pos] = True
+        granted_rows, granted_cols = [], []
+        free_list = [free[wt] for wt in self.worker_types]
+        total_free = sum(free_list)
+        for pos, col in zip(order_rows.tolist(), order_cols.tolist(), strict=True):
+            if total_free <= 0:
+                break
+            job = active[pos]
+            if done[pos] or free_list[col] < job.scale_factor:
+                continue
+            done[pos] = True
+            allocation[job.index] = Grant(self.worker_types[col], job.scale_factor)
+            free_list[col] -= job.scale_factor
+            total_free -= job.scale_factor
+            granted_rows.append(pos)
+            granted_cols.append(col)
+        self.book.count(rows, np.array(granted_rows, dtype=int), granted_cols, round_fraction)
+        return allocation
+
+
+@register_policy("gavel_maxmin")
+class GavelMaxMinAware(GavelMaxMin):
+    """Gavel max-min fairness, heterogeneity-aware: equalizes throughput relative to an equal share.
+
+    Narayanan et al., OSDI 2020. LP objective ``max min_j sum_k X_jk tput_jk sf_j /
+    (w_j tput_equal_j)``; the round mechanism serves each job where its share lags most.
+    """
+
+    heterogeneity_aware = True
+
+
+@register_policy("gavel_maxmin_agnostic")
+class GavelMaxMinAgnostic(GavelMaxMin):
+    """Gavel max-min fairness, heterogeneity-agnostic: equalizes weighted GPU-time, ignoring speed.
+
+    Narayanan et al., OSDI 2020 (their "max_min_fairness" baseline, i.e. LAS across jobs): every
+    worker type counts as equally fast.
+    """
+
+    heterogeneity_aware = False
