@@ -60,7 +60,7 @@ def generate_synthetic(
         long_job, rng.uniform(*LONG_LOG10_MIN, size=n), rng.uniform(*SHORT_LOG10_MIN, size=n)
     )
     duration_s = 60.0 * 10.0**log10_min
-    job_type = [_draw_job_type(matrix, reference_worker_type, int(sf), rng) for sf in scale_factor]
+    job_type = _draw_job_types(matrix, reference_worker_type, scale_factor, rng)
     pairs = zip(job_type, scale_factor, strict=True)
     rates = [matrix.steps_per_s(jt, reference_worker_type, int(sf)) for jt, sf in pairs]
     width = len(str(n))
@@ -87,10 +87,17 @@ def candidate_job_types(matrix: ThroughputMatrix, worker_type: str, scale_factor
     return [jt for jt in matrix.job_types if matrix.steps_per_s(jt, worker_type, scale_factor) > 0]
 
 
-def _draw_job_type(
-    matrix: ThroughputMatrix, worker_type: str, scale_factor: int, rng: np.random.Generator
-) -> str:
-    candidates = candidate_job_types(matrix, worker_type, scale_factor)
-    if not candidates:
+def _draw_job_types(
+    matrix: ThroughputMatrix,
+    worker_type: str,
+    scale_factors: np.ndarray,
+    rng: np.random.Generator,
+) -> list[str]:
+    candidates = {sf: candidate_job_types(matrix, worker_type, sf) for sf in SCALE_FACTORS.tolist()}
+    if not all(candidates.values()):
         raise TraceError(f"no job type of the throughput matrix runs on {worker_type!r}")
-    return candidates[int(rng.integers(len(candidates)))]
+    u = rng.random(len(scale_factors))
+    return [
+        candidates[int(sf)][int(draw * len(candidates[int(sf)]))]
+        for sf, draw in zip(scale_factors, u, strict=True)
+    ]
