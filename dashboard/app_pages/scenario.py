@@ -1,0 +1,56 @@
+"""Scenario page: pick the jobs, the GPU mix, the policies and the rules; then Run."""
+
+import streamlit as st
+
+from dashboard.components.cluster_panel import render_gpu_mix, render_network
+from dashboard.components.policy_form import render_policy_params, render_policy_picker
+from dashboard.components.run_panel import (
+    execute_run,
+    render_flash,
+    render_rounds,
+    render_run_buttons,
+    render_scenario_io,
+)
+from dashboard.components.trace_panel import render_trace_source
+from dashboard.components.trace_preview import render_trace_load
+from dashboard.state import build_config
+from engine.errors import EngineError
+
+st.title("Scheduling what-if")
+st.caption(
+    "Replay a trace of deep-learning training jobs on a GPU cluster you describe, under several "
+    "scheduling policies, and compare job completion times, utilization and fairness."
+)
+render_flash()
+run_area = st.container(border=True)
+jobs_tab, cluster_tab, policy_tab, rules_tab, file_tab = st.tabs(
+    ["1 · Jobs", "2 · GPU mix & network", "3 · Policies", "4 · Rounds & seed", "Save / load"]
+)
+with jobs_tab:
+    render_trace_source()
+    preview_area = st.container()
+with cluster_tab:
+    render_gpu_mix()
+    st.divider()
+    render_network()
+with policy_tab:
+    for policy in render_policy_picker():
+        render_policy_params(policy)
+with rules_tab:
+    render_rounds()
+
+try:
+    config = build_config()
+except EngineError as exc:
+    config = None
+    run_area.error(str(exc))
+with file_tab:
+    render_scenario_io(config)
+with preview_area:
+    trace = render_trace_load(config, st.session_state["upload"]) if config else None
+with run_area:
+    if not st.session_state["policies"]:
+        st.warning("Pick at least one policy (tab 3).")
+    ready = config is not None and trace is not None and bool(st.session_state["policies"])
+    if render_run_buttons(ready):
+        execute_run(config, st.session_state["upload"])

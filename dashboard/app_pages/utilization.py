@@ -1,0 +1,18 @@
+"""Utilization page: GPUs busy over time per policy, stacked by GPU type."""
+
+import streamlit as st
+
+from dashboard.chart_style import worker_type_colors
+from dashboard.charts import make_utilization
+from dashboard.components.results_common import render_run_caption, require_result
+from dashboard.components.utilization_table import render_utilization_table
+
+result = require_result()
+st.title("Utilization")
+render_run_caption(result)
+combined = result.combined("utilization")
+colors = worker_type_colors(combined["worker_type"].unique())
+render_utilization_table(result)
+for sim in result.results:
+    figure = make_utilization(sim.utilization, colors, title=f"{sim.policy}: GPUs busy over time")
+    st.plotly_chart(figure, key=f"utilization_{sim.policy}")

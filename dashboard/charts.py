@@ -1,0 +1,191 @@
+"""Pure chart builders: tables in, plotly Figures out (no Streamlit here).
+
+One color per policy everywhere (:func:`policy_colors`, keyed in scenario order) and one color per
+worker type (:func:`worker_type_colors`), so a policy or a GPU type looks the same on every page.
+Time axes pick a readable unit (s, min, h, d) from the data. The palettes live in
+:mod:`dashboard.chart_style`, the Gantt chart in :mod:`dashboard.gantt`; both are re-exported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from dashboard.chart_style import (
+    POLICY_PALETTE,
+    policy_colors,
+    style,
+    worker_type_colors,
+)
+from dashboard.formatting import time_unit
+from dashboard.gantt import make_gantt
+
+
+def make_jct_cdf(
+    jobs_all: pd.DataFrame, colors: Mapping[str, str], log_x: bool = True
+) -> go.Figure:
+    """Overlaid empirical CDFs of job completion time, one line per policy.
+
+    Args:
+        jobs_all: per-job results with a ``policy`` column (``ComparisonResult.combined("jobs")``).
+        colors: policy -> color (:func:`policy_colors`); also fixes the trace order.
+        log_x: logarithmic time axis (JCTs span minutes to days).
+    """
+    from engine.metrics import jct_cdf
+
+    unit, scale = time_unit(float(jobs_all["jct_s"].median()) if len(jobs_all) else 0.0)
+    fig = go.Figure()
+    for policy, color in colors.items():
+        cdf = _thin(jct_cdf(jobs_all[jobs_all["policy"] == policy]), 2000)
+        fig.add_trace(
+            go.Scatter(
+                x=cdf["jct_s"] / scale, y=cdf["fraction"], name=policy, mode="lines",
+                line={"color": color, "width": 3, "shape": "hv"},
+                hovertemplate=f"{policy}<br>%{{y:.0%}} of jobs done within %{{x:.3g}} {unit}"
+                "<extra></extra>",
+            )
+        )  # fmt: skip
+    fig.update_xaxes(title=f"Job completion time ({unit})", type="log" if log_x else "linear")
+    fig.update_yaxes(title="Fraction of jobs completed", range=[0, 1.02], tickformat=".0%")
+    return style(fig, "Job completion time (CDF): further left is better")
+
+
+def _thin(frame: pd.DataFrame, max_rows: int) -> pd.DataFrame:
+    """Every k-th row (always keeping the last) so a line has at most ``max_rows`` points."""
+    if len(frame) <= max_rows:
+        return frame
+    keep = np.unique(
+        np.append(np.linspace(0, len(frame) - 1, max_rows).astype(int), len(frame) - 1)
+    )
+    return frame.iloc[keep]
+
+
+def make_utilization(
+    utilization: pd.DataFrame,
+    colors: Mapping[str, str],
+    max_points: int = 2000,
+    title: str = "GPUs busy over time, stacked by GPU type",
+) -> go.Figure:
+    """Busy GPUs over time, stacked by worker type, as a step function.
+
+    Args:
+        utilization: one policy's step table (time_s, worker_type, busy_gpus, capacity_gpus).
+        colors: worker type -> color (:func:`worker_type_colors`).
+        max_points: the step function is sampled on a uniform grid of at most this many points.
+        title: chart title.
+    """
+    end_s = float(utilization["time_s"].max()) if len(utilization) else 0.0
+    unit, scale = time_unit(end_s)
+    grid = np.linspace(0.0, end_s, max(2, min(max_points, len(utilization) + 2)))
+    fig = go.Figure()
+    capacity = 0.0
+    for worker_type, rows in utilization.sort_values("time_s").groupby("worker_type", sort=True):
+        capacity += float(rows["capacity_gpus"].iloc[0])
+        busy = step_values(rows["time_s"].to_numpy(float), rows["busy_gpus"].to_numpy(float), grid)
+        fig.add_trace(
+            go.Scatter(
+                x=grid / scale, y=busy, name=str(worker_type), stackgroup="busy", mode="lines",
+                line={"shape": "hv", "width": 0.5, "color": colors.get(str(worker_type))},
+                hovertemplate=f"{worker_type}: %{{y:.0f}} GPUs busy at %{{x:.3g}} {unit}"
+                "<extra></extra>",
+            )
+        )  # fmt: skip
+    fig.add_hline(
+        y=capacity, line={"dash": "dash", "color": "#444"},
+        annotation_text=f"cluster capacity: {capacity:.0f} GPUs", annotation_position="top left",
+    )  # fmt: skip
+    fig.update_xaxes(title=f"Simulated time ({unit})")
+    fig.update_yaxes(title="GPUs busy", range=[0, capacity * 1.12 if capacity else 1])
+    return style(fig, title, height=420)
+
+
+def step_values(times: np.ndarray, values: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """Value of a right-continuous step function (``values[i]`` from ``times[i]``) on ``grid``."""
+    index = np.searchsorted(times, grid, side="right") - 1
+    return np.where(index >= 0, values[np.clip(index, 0, None)], 0.0)
+
+
+def make_ftf_distribution(jobs_all: pd.DataFrame, colors: Mapping[str, str]) -> go.Figure:
+    """Finish-time fairness ρ per policy as horizontal box plots, with a line at ρ = 1.
+
+    ρ = JCT / JCT on a fair 1/N share of the cluster (Themis): ρ <= 1 means the job did at least
+    as well as on its fair share. Log axis: ρ spans orders of magnitude.
+    """
+    fig = go.Figure()
+    for policy, color in colors.items():
+        rho = jobs_all.loc[jobs_all["policy"] == policy, "ftf_rho"].dropna()
+        fig.add_trace(
+            go.Box(
+                x=rho, name=policy, orientation="h", marker_color=color, boxpoints="outliers",
+                line={"width": 2}, hovertemplate=f"{policy}: ρ = %{{x:.2f}}<extra></extra>",
+            )
+        )  # fmt: skip
+    fig.add_vline(
+        x=1.0, line={"dash": "dash", "color": "#444"},
+        annotation_text="ρ = 1: as fast as on a fair share", annotation_position="top right",
+    )  # fmt: skip
+    fig.update_xaxes(title="Finish-time fairness ρ (log scale, lower is better)", type="log")
+    fig.update_yaxes(autorange="reversed")
+    fig.update_layout(showlegend=False)
+    return style(fig, "How much slower than a fair share did each job finish?", height=380)
+
+
+def make_jain_bar(jain: Mapping[str, float], colors: Mapping[str, str]) -> go.Figure:
+    """Jain's fairness index of ρ per policy (1 = every job slowed down equally)."""
+    policies = [p for p in colors if p in jain]
+    values = [float(jain[p]) for p in policies]
+    fig = go.Figure(
+        go.Bar(
+            x=policies, y=values, marker_color=[colors[p] for p in policies],
+            text=[f"{v:.2f}" for v in values], textposition="outside",
+            hovertemplate="%{x}: Jain's index %{y:.3f}<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.update_yaxes(title="Jain's index of ρ (higher is fairer)", range=[0, 1.12])
+    fig.update_layout(showlegend=False)
+    return style(fig, "Jain's fairness index", height=380)
+
+
+DURATION_BINS_S = (0, 600, 1800, 3600, 3 * 3600, 10 * 3600, 86400, 3 * 86400, np.inf)
+DURATION_LABELS = (
+    "< 10 min",
+    "10–30 min",
+    "30 min–1 h",
+    "1–3 h",
+    "3–10 h",
+    "10 h–1 d",
+    "1–3 d",
+    "> 3 d",
+)
+
+
+def make_duration_histogram(jobs: pd.DataFrame) -> go.Figure:
+    """Jobs per observed-duration bucket (readable bins instead of a log axis).
+
+    Args:
+        jobs: a canonical jobs table; rows with unknown ``duration_s`` (NaN) are left out.
+    """
+    durations = jobs["duration_s"].dropna()
+    buckets = pd.cut(
+        durations, bins=list(DURATION_BINS_S), labels=list(DURATION_LABELS), right=False
+    )
+    counts = buckets.value_counts().reindex(list(DURATION_LABELS), fill_value=0)
+    fig = go.Figure(
+        go.Bar(
+            x=list(counts.index), y=counts.to_numpy(), marker_color=POLICY_PALETTE[0],
+            text=counts.to_numpy(), textposition="outside",
+            hovertemplate="%{x}: %{y} jobs<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.update_xaxes(title="Duration observed in the trace")
+    fig.update_yaxes(title="Jobs", range=[0, max(1, int(counts.max())) * 1.15])
+    return style(fig, f"Job durations ({len(durations):,} jobs with a known duration)", height=360)
+
+
+__all__ = [
+    "make_duration_histogram", "make_ftf_distribution", "make_gantt", "make_jain_bar",
+    "make_jct_cdf", "make_utilization", "policy_colors", "step_values", "worker_type_colors",
+]  # fmt: skip

@@ -1,0 +1,61 @@
+"""Which jobs the Gantt chart shows: all of a small trace, or a readable slice of a large one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.formatting import time_unit
+
+MAX_BARS = 300
+MODES = ("Earliest jobs", "Time window", "Job range", "Only preempted", "Longest N")
+
+
+@dataclass(frozen=True)
+class GanttFilter:
+    """A job selection: ``mode`` (one of MODES) and its bounds (seconds / 1-based ranks)."""
+
+    mode: str = MODES[0]
+    window_s: tuple[float, float] = (0.0, float("inf"))
+    ranks: tuple[int, int] = (1, MAX_BARS)
+    top_n: int = 50
+
+
+def select_jobs(jobs: pd.DataFrame, segments: pd.DataFrame, spec: GanttFilter) -> pd.Series:
+    """Ids of the jobs ``spec`` selects (at most MAX_BARS), ordered by arrival."""
+    jobs = jobs.sort_values(["arrival_s", "job_id"]).reset_index(drop=True)
+    if spec.mode == "Time window":
+        lo, hi = spec.window_s
+        end = jobs["completion_s"].fillna(float("inf"))
+        jobs = jobs[(jobs["arrival_s"] <= hi) & (end >= lo)]
+    elif spec.mode == "Job range":
+        jobs = jobs.iloc[max(spec.ranks[0] - 1, 0) : spec.ranks[1]]
+    elif spec.mode == "Only preempted":
+        moved = segments.loc[segments["end_reason"].isin(["preempted", "migrated"]), "job_id"]
+        jobs = jobs[jobs["job_id"].isin(moved)]
+    elif spec.mode == "Longest N":
+        jobs = jobs.loc[jobs["jct_s"].nlargest(spec.top_n).index].sort_index()
+    return jobs["job_id"].head(MAX_BARS)
+
+
+def render_gantt_filter(jobs: pd.DataFrame) -> GanttFilter:
+    """Filter widgets; a trace of at most MAX_BARS jobs needs none."""
+    if len(jobs) <= MAX_BARS:
+        return GanttFilter(ranks=(1, len(jobs)))
+    st.caption(f"{len(jobs):,} jobs: too many bars to read at once. Pick a slice (≤ {MAX_BARS}).")
+    mode = st.radio("Show", MODES, horizontal=True, key="gantt_mode")
+    if mode == "Time window":
+        end_s = float(jobs["completion_s"].max())
+        unit, scale = time_unit(end_s)
+        top = round(end_s / scale, 1)
+        lo, hi = st.slider(f"Time window ({unit})", 0.0, top, (0.0, top / 20), key="gantt_window")
+        return GanttFilter(mode, window_s=(lo * scale, hi * scale))
+    if mode == "Job range":
+        lo, hi = st.slider("Jobs by arrival (#)", 1, len(jobs), (1, 100), key="gantt_ranks")
+        return GanttFilter(mode, ranks=(lo, hi))
+    if mode == "Longest N":
+        n = st.slider("How many", 10, MAX_BARS, 50, key="gantt_top_n")
+        return GanttFilter(mode, top_n=n)
+    return GanttFilter(mode)

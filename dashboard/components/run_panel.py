@@ -1,0 +1,115 @@
+"""Run and Cancel with progress, the round settings, presets, and scenario JSON save/load."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from dashboard import runner
+from dashboard.query import NO_PRESET, on_preset_change
+from dashboard.state import apply_config
+from engine.config import ScenarioConfig
+from engine.errors import EngineError, SimulationCancelled
+from engine.presets import PRESETS
+
+
+def _request_cancel() -> None:
+    st.session_state["cancel_requested"] = True
+    st.session_state["flash"] = ("warning", "Run cancelled.")
+
+
+def render_run_buttons(ready: bool) -> bool:
+    """Run and Cancel buttons; returns whether Run was pressed."""
+    left, right, _ = st.columns([1, 1, 4])
+    pressed = left.button("▶ Run", type="primary", disabled=not ready, key="run")
+    right.button("Cancel", on_click=_request_cancel, key="cancel",
+                 help="Stops a running simulation at its next progress step.")  # fmt: skip
+    return pressed
+
+
+def execute_run(config: ScenarioConfig, upload: runner.Upload) -> None:
+    """Runs the scenario with a progress bar; stores the result or shows the engine's message."""
+    s = st.session_state
+    s["cancel_requested"] = False
+    bar = st.progress(0.0, text="Starting…")
+
+    def on_progress(fraction: float, label: str) -> None:
+        bar.progress(min(max(fraction, 0.0), 1.0), text=f"Simulating **{label}** · {fraction:.0%}")
+
+    started = time.perf_counter()
+    try:
+        result = runner.run(config, upload, on_progress, lambda: bool(s["cancel_requested"]))
+    except SimulationCancelled:
+        bar.empty()
+        st.warning("Run cancelled.")
+        return
+    except EngineError as exc:
+        bar.empty()
+        st.error(str(exc))
+        return
+    bar.empty()
+    s["result"], s["result_config"] = result, config.to_json()
+    jobs = len(result.results[0].jobs) if result.results else 0
+    st.success(
+        f"Simulated {len(result.results)} policies on {jobs:,} jobs "
+        f"in {time.perf_counter() - started:.1f} s."
+    )
+    st.page_link("app_pages/results.py", label="See the results →", icon="📊")
+
+
+def render_flash() -> None:
+    """Shows (once) the message a callback left for the Scenario page."""
+    flash = st.session_state.get("flash")
+    if flash:
+        kind, message = flash
+        getattr(st, kind)(message)
+        st.session_state["flash"] = None
+
+
+def render_rounds() -> None:
+    """Seed, round length, checkpoint cost, admission rule, reallocation interval, preset."""
+    st.selectbox(
+        "Preset", [NO_PRESET, *PRESETS], key="preset", on_change=on_preset_change,
+        help="Applies a named set of rules to the settings below (e.g. Gavel's simulator rules).",
+    )  # fmt: skip
+    cols = st.columns(3)
+    cols[0].number_input("Seed", min_value=0, step=1, key="seed")
+    cols[1].number_input("Round length (s)", min_value=1.0, step=60.0, key="round_duration_s")
+    cols[2].number_input(
+        "Checkpoint-restore cost (s)", min_value=0.0, step=10.0, key="checkpoint_restore_s"
+    )
+    cols = st.columns(3)
+    cols[0].toggle("Admit jobs mid-round", key="admit_mid_round")
+    cols[1].number_input(
+        "Reallocation interval (s)", min_value=0.0, step=60.0, key="reallocation_interval_s",
+        help="0 = recompute the allocation every round",
+    )  # fmt: skip
+
+
+def _on_scenario_upload() -> None:
+    file = st.session_state.get("scenario_file")
+    if file is None:
+        return
+    try:
+        config = ScenarioConfig.from_json(file.getvalue().decode("utf-8", errors="replace"))
+    except EngineError as exc:
+        st.session_state["flash"] = ("error", f"{file.name}: {exc}")
+        return
+    apply_config(config)
+    message = f"Loaded scenario {file.name}."
+    if config.trace.source.startswith("upload:"):
+        message += f" Upload the trace file {config.trace.source[7:]} again."
+    st.session_state["flash"] = ("success", message)
+
+
+def render_scenario_io(config: ScenarioConfig | None) -> None:
+    """Download the scenario as JSON; load one back."""
+    if config is not None:
+        st.download_button(
+            "Download scenario JSON", config.to_json(), file_name="scenario.json",
+            mime="application/json", help="Reproduce this what-if later or from the command line.",
+        )  # fmt: skip
+    st.file_uploader(
+        "Load a scenario JSON", type=["json"], key="scenario_file", on_change=_on_scenario_upload
+    )

@@ -1,0 +1,26 @@
+"""Mean utilization per GPU type and policy, as a compact table."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from engine.metrics import utilization_by_type
+from engine.results import ComparisonResult
+
+
+def utilization_frame(result: ComparisonResult) -> pd.DataFrame:
+    """Rows: policies; columns: worker types and "all"; values: time-weighted mean utilization."""
+    rows = {}
+    for sim in result.results:
+        end_s = float(sim.jobs["completion_s"].max()) if len(sim.jobs) else 0.0
+        per_type = utilization_by_type(sim.utilization, end_s) if end_s > 0 else pd.Series()
+        rows[sim.policy] = {**per_type.to_dict(), "all": sim.summary.get("utilization_mean")}
+    return pd.DataFrame(rows).T.rename_axis("policy")
+
+
+def render_utilization_table(result: ComparisonResult) -> None:
+    """The table, formatted as percentages."""
+    st.markdown("**Mean GPU utilization** until the last job finished")
+    frame = utilization_frame(result)
+    st.dataframe(frame.style.format("{:.1%}", na_rep="–"), key="utilization_table")

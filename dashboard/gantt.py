@@ -1,0 +1,112 @@
+"""The schedule as a Gantt chart: one row per job, one bar per segment on the same GPUs.
+
+A thin grey bar spans each job's life (arrival to completion), so waiting shows as grey before
+the first colored bar and between bars. Segment ends caused by a preemption or a migration get
+a marker, so a teacher can point at them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from dashboard.chart_style import style
+from dashboard.formatting import time_unit
+
+LEVEL_COLORS = {"node": "#1B9E77", "rack": "#E6AB02", "network": "#D95F02"}
+END_MARKERS = {
+    "preempted": {"symbol": "x-thin", "size": 11, "line": {"width": 3, "color": "#C00000"}},
+    "migrated": {"symbol": "triangle-right", "color": "#222222", "size": 10},
+}  # fmt: skip
+ROW_PX = 22
+
+
+def make_gantt(
+    segments: pd.DataFrame,
+    jobs: pd.DataFrame,
+    colors: Mapping[str, str],
+    color_by: str = "worker_type",
+    max_jobs: int = 300,
+    title: str = "Schedule",
+) -> go.Figure:
+    """Horizontal bars per job (y = job, x = time) for one policy.
+
+    Args:
+        segments: that policy's segments table (job_id, start_s, end_s, restore_s, worker_type,
+            num_gpus, nodes, racks, level, end_reason).
+        jobs: that policy's jobs table (job_id, arrival_s, completion_s, job_type, ...); sets the
+            row order (by arrival) and the grey lifetime bars.
+        colors: worker type -> color (:func:`dashboard.chart_style.worker_type_colors`); ignored
+            when ``color_by="level"`` (node/rack/network consolidation).
+        max_jobs: draw at most this many jobs (the earliest arrivals); filter first for others.
+        title: chart title.
+    """
+    order = jobs.sort_values(["arrival_s", "job_id"])["job_id"].astype(str).head(max_jobs)
+    jobs = jobs[jobs["job_id"].astype(str).isin(order)]
+    segments = segments[segments["job_id"].astype(str).isin(order)]
+    end_s = max(_max(segments["end_s"]), _max(jobs.get("completion_s", pd.Series(dtype=float))))
+    unit, scale = time_unit(end_s)
+    fig = go.Figure(_lifetime_bars(jobs, scale, unit))
+    palette = LEVEL_COLORS if color_by == "level" else colors
+    for key, rows in segments.groupby(color_by, sort=True):
+        fig.add_trace(_segment_bars(rows, str(key), palette.get(str(key), "#888"), scale, unit))
+    for reason, marker in END_MARKERS.items():
+        ends = segments[segments["end_reason"] == reason]
+        if len(ends):
+            fig.add_trace(_end_markers(ends, reason, marker, scale))
+    _layout_rows(fig, list(order), f"Simulated time ({unit})")
+    return style(fig, title, height=min(1400, max(360, ROW_PX * len(order) + 170)))
+
+
+def _max(values: pd.Series) -> float:
+    values = values.dropna()
+    return float(values.max()) if len(values) else 0.0
+
+
+def _lifetime_bars(jobs: pd.DataFrame, scale: float, unit: str) -> go.Bar:
+    end = (
+        jobs["completion_s"].fillna(jobs["completion_s"].max()) if "completion_s" in jobs else None
+    )
+    end = jobs["arrival_s"] if end is None else end
+    return go.Bar(
+        y=jobs["job_id"].astype(str), base=jobs["arrival_s"] / scale,
+        x=(end - jobs["arrival_s"]) / scale, orientation="h", width=0.25,
+        marker={"color": "#BBBBBB"}, name="in system (waiting in grey)",
+        customdata=jobs[["job_type"]].astype(str) if "job_type" in jobs else None,
+        hovertemplate=f"job %{{y}}<br>arrived %{{base:.3g}} {unit}, in system %{{x:.3g}} {unit}"
+        "<extra></extra>",
+    )  # fmt: skip
+
+
+def _segment_bars(rows: pd.DataFrame, name: str, color: str, scale: float, unit: str) -> go.Bar:
+    custom = rows[["worker_type", "num_gpus", "nodes", "level", "end_reason", "restore_s"]]
+    return go.Bar(
+        y=rows["job_id"].astype(str), base=rows["start_s"] / scale,
+        x=(rows["end_s"] - rows["start_s"]) / scale, orientation="h", width=0.7, name=name,
+        marker={"color": color, "line": {"color": "#333333", "width": 0.6}},
+        customdata=custom.to_numpy(),
+        hovertemplate=(
+            "job %{y}<br>%{customdata[1]} × %{customdata[0]} on %{customdata[2]}"
+            " (%{customdata[3]}-local)<br>"
+            f"from %{{base:.3g}} {unit} for %{{x:.3g}} {unit}"
+            "<br>restore %{customdata[5]:.0f} s · ended: %{customdata[4]}<extra></extra>"
+        ),
+    )  # fmt: skip
+
+
+def _end_markers(ends: pd.DataFrame, reason: str, marker: dict, scale: float) -> go.Scatter:
+    return go.Scatter(
+        x=ends["end_s"] / scale, y=ends["job_id"].astype(str), mode="markers", name=reason,
+        marker=marker, hovertemplate=f"job %{{y}} {reason} here<extra></extra>",
+    )  # fmt: skip
+
+
+def _layout_rows(fig: go.Figure, order: list[str], x_title: str) -> None:
+    fig.update_layout(barmode="overlay", bargap=0.2)
+    fig.update_yaxes(
+        type="category", categoryorder="array", categoryarray=order, autorange="reversed",
+        title="Job (by arrival)", showticklabels=len(order) <= 60, tickfont={"size": 11},
+    )  # fmt: skip
+    fig.update_xaxes(title=x_title, showgrid=True)

@@ -1,0 +1,173 @@
+"""Session keys and their defaults in one place, and the one function that builds the scenario.
+
+Widgets on the Scenario page use these keys and never pass ``value=``; :func:`init_state` fills the
+defaults once per session and :func:`keep_widget_state` stops Streamlit from dropping them when
+another page is shown. Tables edited with ``st.data_editor`` live under plain keys (see
+:mod:`dashboard.components.table_editor`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from engine.config import (
+    NetworkConfig,
+    RoundConfig,
+    ScenarioConfig,
+    SyntheticSpec,
+    TraceSpec,
+)
+
+DEFAULT_SAMPLE = "philly_2000.csv"
+DEFAULT_POLICIES = ("fifo", "las", "gavel_maxmin")  # those registered are preselected
+SOURCE_KINDS = ("Sample trace", "Upload a file", "Synthetic")
+PARAM_PREFIX = "pp."  # widget keys of policy parameters: pp.<policy>.<field>
+
+GPU_MIX_COLUMNS = ["worker_type", "nodes", "gpus_per_node", "rack"]
+CONGESTION_COLUMNS = ["start_s", "end_s", "factor", "links"]
+DEFAULT_GPU_MIX = pd.DataFrame(
+    [("v100", 6, 8, "rack0"), ("p100", 6, 8, "rack1"), ("k80", 6, 8, "rack2")],
+    columns=GPU_MIX_COLUMNS,
+)
+
+_NET, _ROUNDS, _SYN = NetworkConfig(), RoundConfig(), SyntheticSpec()
+WIDGET_DEFAULTS: dict[str, Any] = {
+    "source_kind": SOURCE_KINDS[0],
+    "sample_name": DEFAULT_SAMPLE,
+    "trace_format": "auto",
+    "assumed_worker_type": TraceSpec().assumed_worker_type,
+    "max_jobs": 0,
+    "drop_oversized": False,
+    "num_jobs": _SYN.num_jobs,
+    "jobs_per_hour": _SYN.jobs_per_hour,
+    "intra_node_gbps": _NET.intra_node_gbps,
+    "intra_rack_gbps": _NET.intra_rack_gbps,
+    "cross_rack_gbps": _NET.cross_rack_gbps,
+    "network_enabled": _NET.enabled,
+    "seed": 0,
+    "round_duration_s": _ROUNDS.round_duration_s,
+    "checkpoint_restore_s": _ROUNDS.checkpoint_restore_s,
+    "admit_mid_round": _ROUNDS.admit_mid_round,
+    "reallocation_interval_s": _ROUNDS.reallocation_interval_s,
+    "preset": "None",
+    "policies": [],
+    "log_x": True,
+}
+PLAIN_DEFAULTS: dict[str, Any] = {
+    "gpu_mix": DEFAULT_GPU_MIX,
+    "congestion": pd.DataFrame(columns=CONGESTION_COLUMNS),
+    "upload": None,  # (file name, bytes) of the uploaded trace
+    "column_mapping": None,  # canonical -> file column, once the user mapped an unknown CSV
+    "result": None,  # the last ComparisonResult
+    "result_config": "",  # config JSON of the last run
+    "cancel_requested": False,
+    "flash": None,  # (kind, message) shown once on the Scenario page
+}
+
+
+def init_state() -> None:
+    """Fills missing keys with defaults (once per session), then applies URL query parameters."""
+    if st.session_state.get("_initialized"):
+        return
+    from dashboard.query import read_query_params
+    from engine.policies import list_policies
+
+    for key, value in {**WIDGET_DEFAULTS, **PLAIN_DEFAULTS}.items():
+        st.session_state.setdefault(key, value.copy() if hasattr(value, "copy") else value)
+    known = list_policies()
+    st.session_state["policies"] = [p for p in DEFAULT_POLICIES if p in known] or known[:2]
+    read_query_params()
+    st.session_state["_initialized"] = True
+
+
+def keep_widget_state() -> None:
+    """Re-assigns widget keys so they survive a page switch (Streamlit drops unrendered ones)."""
+    for key in list(st.session_state.keys()):
+        if key in WIDGET_DEFAULTS or str(key).startswith(PARAM_PREFIX):
+            st.session_state[key] = st.session_state[key]
+
+
+def trace_spec() -> TraceSpec:
+    """The TraceSpec the trace panel describes."""
+    s = st.session_state
+    kind = s["source_kind"]
+    if kind == SOURCE_KINDS[2]:
+        source = "synthetic"
+    elif kind == SOURCE_KINDS[1] and s["upload"] is not None:
+        source = f"upload:{s['upload'][0]}"
+    else:
+        source = f"sample:{s['sample_name']}"
+    mapped = kind == SOURCE_KINDS[1] and s["column_mapping"] is not None
+    return TraceSpec(
+        source=source,
+        format="canonical" if mapped else s["trace_format"],
+        assumed_worker_type=s["assumed_worker_type"],
+        max_jobs=int(s["max_jobs"]) or None,
+        drop_oversized=bool(s["drop_oversized"]),
+        synthetic=SyntheticSpec(int(s["num_jobs"]), float(s["jobs_per_hour"])),
+    )
+
+
+def build_config() -> ScenarioConfig:
+    """The ScenarioConfig the Scenario page's widgets describe.
+
+    Raises:
+        ConfigError: for a GPU mix or congestion table that cannot be read (row named).
+    """
+    from dashboard.components.policy_form import policy_specs
+    from dashboard.tables import cluster_from_frame, congestion_from_frame
+
+    s = st.session_state
+    network = NetworkConfig(
+        intra_node_gbps=float(s["intra_node_gbps"]),
+        intra_rack_gbps=float(s["intra_rack_gbps"]),
+        cross_rack_gbps=float(s["cross_rack_gbps"]),
+        enabled=bool(s["network_enabled"]),
+        congestion=congestion_from_frame(s["congestion"]),
+    )
+    rounds = RoundConfig(
+        round_duration_s=float(s["round_duration_s"]),
+        admit_mid_round=bool(s["admit_mid_round"]),
+        reallocation_interval_s=float(s["reallocation_interval_s"]),
+        checkpoint_restore_s=float(s["checkpoint_restore_s"]),
+    )
+    return ScenarioConfig(
+        trace=trace_spec(),
+        cluster=cluster_from_frame(s["gpu_mix"]),
+        network=network,
+        rounds=rounds,
+        policies=policy_specs(s["policies"]),
+        seed=int(s["seed"]),
+    )
+
+
+def apply_config(config: ScenarioConfig) -> None:
+    """Writes a loaded or transformed config back into the widgets (call from a callback)."""
+    from dashboard.components.policy_form import set_policy_params
+    from dashboard.tables import cluster_to_frame, congestion_to_frame
+
+    s = st.session_state
+    trace = config.trace
+    if trace.source.startswith("sample:"):
+        s["source_kind"], s["sample_name"] = SOURCE_KINDS[0], trace.source.removeprefix("sample:")
+    elif trace.source == "synthetic":
+        s["source_kind"] = SOURCE_KINDS[2]
+    s["trace_format"], s["assumed_worker_type"] = trace.format, trace.assumed_worker_type
+    s["max_jobs"], s["drop_oversized"] = trace.max_jobs or 0, trace.drop_oversized
+    s["num_jobs"], s["jobs_per_hour"] = trace.synthetic.num_jobs, trace.synthetic.jobs_per_hour
+    net = dataclasses.asdict(config.network)
+    for key in ("intra_node_gbps", "intra_rack_gbps", "cross_rack_gbps"):
+        s[key] = net[key]
+    s["network_enabled"] = config.network.enabled
+    for key, value in dataclasses.asdict(config.rounds).items():
+        s[key] = value
+    s["seed"] = config.seed
+    s["policies"] = list(dict.fromkeys(p.name for p in config.policies))
+    set_policy_params(config.policies)
+    s["gpu_mix"] = cluster_to_frame(config.cluster)
+    s["congestion"] = congestion_to_frame(config.network.congestion)
+    s["table_version"] = s.get("table_version", 0) + 1

@@ -1,0 +1,92 @@
+"""Edited tables <-> config dataclasses: the GPU mix and the congestion schedule.
+
+``st.data_editor`` hands back whatever the user typed (blank cells, text in number columns), so
+these functions validate each row and raise :class:`ConfigError` naming the row and column.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+
+from engine.config import ClusterSpec, CongestionEpisode, NodeGroup
+from engine.errors import ConfigError
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or value == ""
+
+
+def _cell(row: pd.Series, column: str, kind: type, where: str) -> Any:
+    value = row.get(column)
+    if _blank(value):
+        raise ConfigError(f"{where}: column '{column}' is empty")
+    try:
+        number = kind(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}: column '{column}' must be a number, got {value!r}") from exc
+    if kind is int and number != float(value):
+        raise ConfigError(f"{where}: column '{column}' must be a whole number, got {value!r}")
+    return number
+
+
+def _rows(frame: pd.DataFrame) -> list[pd.Series]:
+    """Rows that are not entirely blank (the editor's empty new row is ignored)."""
+    return [row for _, row in frame.iterrows() if not all(_blank(v) for v in row.to_numpy())]
+
+
+def cluster_from_frame(frame: pd.DataFrame) -> ClusterSpec:
+    """The GPU mix table (worker_type, nodes, gpus_per_node, rack) as a ClusterSpec.
+
+    Raises:
+        ConfigError: for an empty table or a blank / non-numeric / non-positive cell.
+    """
+    groups = []
+    for i, row in enumerate(_rows(frame), start=1):
+        where = f"GPU mix row {i}"
+        worker_type = row.get("worker_type")
+        if _blank(worker_type):
+            raise ConfigError(f"{where}: pick a worker type")
+        nodes = _cell(row, "nodes", int, where)
+        gpus = _cell(row, "gpus_per_node", int, where)
+        if nodes < 1 or gpus < 1:
+            raise ConfigError(f"{where}: nodes and GPUs per node must be at least 1")
+        rack = "rack0" if _blank(row.get("rack")) else str(row.get("rack")).strip()
+        groups.append(NodeGroup(str(worker_type), nodes, gpus, rack))
+    if not groups:
+        raise ConfigError("the GPU mix is empty; add at least one row")
+    return ClusterSpec(tuple(groups))
+
+
+def cluster_to_frame(cluster: ClusterSpec) -> pd.DataFrame:
+    """The GPU mix table of a ClusterSpec."""
+    rows = [(g.worker_type, g.nodes, g.gpus_per_node, g.rack) for g in cluster.node_groups]
+    return pd.DataFrame(rows, columns=["worker_type", "nodes", "gpus_per_node", "rack"])
+
+
+def congestion_from_frame(frame: pd.DataFrame) -> tuple[CongestionEpisode, ...]:
+    """The congestion table (start_s, end_s, factor, links) as episodes.
+
+    Raises:
+        ConfigError: for a blank or non-numeric cell, or start_s >= end_s, or factor < 1.
+    """
+    episodes = []
+    for i, row in enumerate(_rows(frame), start=1):
+        where = f"congestion row {i}"
+        start, end = _cell(row, "start_s", float, where), _cell(row, "end_s", float, where)
+        factor = _cell(row, "factor", float, where)
+        if start >= end:
+            raise ConfigError(f"{where}: start_s must be before end_s")
+        if factor < 1:
+            raise ConfigError(f"{where}: factor divides bandwidth and must be at least 1")
+        links = "inter_node" if _blank(row.get("links")) else str(row.get("links")).strip()
+        episodes.append(CongestionEpisode(start, end, factor, links))
+    return tuple(episodes)
+
+
+def congestion_to_frame(episodes: tuple[CongestionEpisode, ...]) -> pd.DataFrame:
+    """The congestion table of a tuple of episodes."""
+    rows = [(e.start_s, e.end_s, e.factor, e.links) for e in episodes]
+    return pd.DataFrame(rows, columns=["start_s", "end_s", "factor", "links"])

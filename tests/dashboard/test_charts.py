@@ -1,0 +1,102 @@
+"""Unit tests of the pure chart builders."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from dashboard import charts
+from dashboard.formatting import human_duration, human_number, time_unit
+from engine.results import ComparisonResult
+
+
+def test_policy_colors_are_distinct_and_in_scenario_order() -> None:
+    colors = charts.policy_colors(["las", "fifo", "gavel"])
+    assert list(colors) == ["las", "fifo", "gavel"]
+    assert len(set(colors.values())) == 3
+
+
+def test_jct_cdf_has_one_line_per_policy_in_its_color(comparison: ComparisonResult) -> None:
+    colors = charts.policy_colors(comparison.policies)
+    fig = charts.make_jct_cdf(comparison.combined("jobs"), colors, log_x=True)
+    assert [t.name for t in fig.data] == ["fifo", "las"]
+    assert [t.line.color for t in fig.data] == [colors["fifo"], colors["las"]]
+    assert fig.layout.xaxis.type == "log"
+    assert max(fig.data[0].y) == 1.0
+
+
+def test_jct_cdf_linear_axis(comparison: ComparisonResult) -> None:
+    colors = charts.policy_colors(comparison.policies)
+    fig = charts.make_jct_cdf(comparison.combined("jobs"), colors, log_x=False)
+    assert fig.layout.xaxis.type == "linear"
+
+
+def test_gantt_bars_equal_segments(comparison: ComparisonResult) -> None:
+    result = comparison.results[0]
+    colors = charts.worker_type_colors(["k80", "p100", "v100"])
+    fig = charts.make_gantt(result.segments, result.jobs, colors)
+    segment_bars = [t for t in fig.data if t.type == "bar" and t.name in colors]
+    assert sum(len(t.y) for t in segment_bars) == len(result.segments)
+    assert {t.marker.color for t in segment_bars} == set(colors.values())
+    preempted = [t for t in fig.data if t.name == "preempted"]
+    assert len(preempted[0].x) == (result.segments["end_reason"] == "preempted").sum()
+
+
+def test_gantt_caps_the_number_of_jobs(comparison: ComparisonResult) -> None:
+    result = comparison.results[0]
+    fig = charts.make_gantt(result.segments, result.jobs, {}, max_jobs=5)
+    rows = {y for t in fig.data for y in t.y}
+    assert rows == {f"j{i}" for i in range(5)}
+
+
+def test_gantt_color_by_level(comparison: ComparisonResult) -> None:
+    result = comparison.results[0]
+    fig = charts.make_gantt(result.segments, result.jobs, {}, color_by="level")
+    assert "node" in {t.name for t in fig.data}
+
+
+def test_utilization_is_stacked_step_function(comparison: ComparisonResult) -> None:
+    util = comparison.results[0].utilization
+    colors = charts.worker_type_colors(util["worker_type"].unique())
+    fig = charts.make_utilization(util, colors, max_points=500)
+    assert [t.name for t in fig.data] == ["k80", "p100", "v100"]
+    assert all(t.stackgroup == "busy" and t.line.shape == "hv" for t in fig.data)
+    assert all(len(t.x) <= 500 for t in fig.data)
+
+
+def test_step_values() -> None:
+    times = np.array([0.0, 10.0, 20.0])
+    values = np.array([1.0, 3.0, 0.0])
+    grid = np.array([-1.0, 0.0, 5.0, 10.0, 15.0, 25.0])
+    assert list(charts.step_values(times, values, grid)) == [0.0, 1.0, 1.0, 3.0, 3.0, 0.0]
+
+
+def test_ftf_distribution_one_box_per_policy(comparison: ComparisonResult) -> None:
+    colors = charts.policy_colors(comparison.policies)
+    fig = charts.make_ftf_distribution(comparison.combined("jobs"), colors)
+    assert [t.name for t in fig.data] == ["fifo", "las"]
+    assert [t.marker.color for t in fig.data] == list(colors.values())
+    assert fig.layout.shapes[0].x0 == 1.0
+
+
+def test_jain_bar(comparison: ComparisonResult) -> None:
+    colors = charts.policy_colors(comparison.policies)
+    jain = comparison.kpi_table()["jain_index"].to_dict()
+    fig = charts.make_jain_bar(jain, colors)
+    assert list(fig.data[0].x) == ["fifo", "las"]
+    assert list(fig.data[0].marker.color) == list(colors.values())
+
+
+def test_duration_histogram_counts_every_known_duration() -> None:
+    jobs = pd.DataFrame({"duration_s": [30.0, 700.0, 4000.0, 90000.0, np.nan]})
+    fig = charts.make_duration_histogram(jobs)
+    assert sum(fig.data[0].y) == 4
+
+
+def test_human_formatting() -> None:
+    assert time_unit(5 * 3600) == ("h", 3600.0)
+    assert human_duration(90) == "90 s"
+    assert human_duration(5400) == "90.0 min"
+    assert human_duration(4 * 3600) == "4.0 h"
+    assert human_number(0.456, "fraction") == "45.6%"
+    assert human_number(float("nan"), "s") == "–"
