@@ -52,12 +52,13 @@ class ThroughputMatrix:
 
         Scale factors not measured are reconstructed [R]: the per-GPU rate of the largest
         measured scale factor below ``scale_factor``, times ``scale_factor`` (linear weak
-        scaling). The network model then charges the extra communication of the placement.
+        scaling); if that measurement is 0 (the job does not fit there), neither does the larger
+        job. The network model then charges the extra communication of the placement.
         """
         measured = self.table.get(job_type, {}).get(worker_type, {})
         if scale_factor in measured:
             return measured[scale_factor]
-        below = [sf for sf in measured if sf <= scale_factor and measured[sf] > 0]
+        below = [sf for sf in measured if sf <= scale_factor]
         if not below:
             return 0.0
         base = max(below)

@@ -161,3 +161,13 @@ def test_a_policy_that_over_allocates_is_rejected() -> None:
             )
     finally:
         del base._REGISTRY["test_greedy"]
+
+
+def test_unmeasured_scale_factors_extrapolate_from_the_largest_measured_one() -> None:
+    """Gavel measured 8 V100s for ResNet-50 bs64; 16 GPUs = 2 x the 8-GPU rate. ResNet-50 bs128
+    measured 0 steps/s on 8 K80s (does not fit), so 16 K80s do not fit either."""
+    assert MATRIX.steps_per_s(RESNET50, "v100", 16) == pytest.approx(
+        2 * MATRIX.steps_per_s(RESNET50, "v100", 8)
+    )
+    assert MATRIX.steps_per_s("ResNet-50 (batch size 128)", "k80", 8) == 0
+    assert MATRIX.steps_per_s("ResNet-50 (batch size 128)", "k80", 16) == 0
