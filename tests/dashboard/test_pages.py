@@ -1,0 +1,127 @@
+"""AppTest over every page: load, preview, policy forms, run, result pages, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.policies import list_policies
+from tests.dashboard.fakes import fake_comparison
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+RESULT_PAGES = ["results", "schedule", "utilization", "fairness"]
+TIMEOUT_S = 120
+
+
+def make_app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    return at.run()
+
+
+def button(at: AppTest, key: str):
+    return next(b for b in at.button if b.key == key)
+
+
+def test_default_load_previews_the_sample_trace() -> None:
+    at = make_app()
+    assert not at.exception
+    assert not at.error
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Jobs"] == "2,000"
+    assert any("Philly" in info.value for info in at.info)
+    assert len(at.dataframe) >= 2  # sizes and first rows
+    assert at.session_state["policies"][0] == "fifo"
+
+
+def test_policy_parameter_form_appears_for_a_selected_policy() -> None:
+    at = make_app()
+    policy = next(p for p in list_policies() if p != "fifo")
+    at.multiselect(key="policies").set_value(["fifo", policy]).run()
+    assert not at.exception
+    labels = [e.label for e in at.expander]
+    assert f"{policy} parameters" in labels
+    assert "fifo parameters" in labels
+
+
+def test_result_pages_without_a_run_point_to_the_scenario_page() -> None:
+    at = make_app()
+    for page in RESULT_PAGES:
+        at.switch_page(f"app_pages/{page}.py").run()
+        assert not at.exception
+        assert "No results yet" in at.info[0].value
+
+
+def test_run_default_scenario_fills_every_result_page() -> None:
+    at = make_app()
+    policies = at.session_state["policies"]
+    button(at, "run").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert "Simulated" in at.success[0].value
+    at.switch_page("app_pages/results.py").run()
+    assert not at.exception
+    kpi = at.dataframe[0].value  # the KPI table comes first
+    assert len(kpi) == len(policies)
+    for page in RESULT_PAGES:
+        at.switch_page(f"app_pages/{page}.py").run()
+        assert not at.exception, page
+        assert at.get("plotly_chart"), page
+
+
+@pytest.mark.parametrize("page", RESULT_PAGES)
+def test_result_pages_render_a_fake_result(page: str) -> None:
+    at = make_app()
+    at.session_state["result"] = fake_comparison(("fifo", "las", "srtf"), n_jobs=40)
+    at.switch_page(f"app_pages/{page}.py").run()
+    assert not at.exception
+    assert at.get("plotly_chart")
+
+
+def test_bad_upload_shows_the_engine_message_naming_row_and_column() -> None:
+    at = make_app()
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    bad = b"timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-01 00:00:45,30.0,one,30.0,c1\n"
+    at.file_uploader(key="trace_file").upload("bad.csv", bad, "text/csv").run()
+    assert not at.exception
+    messages = [e.value for e in at.error]
+    assert any("bad.csv" in m and "row 1" in m and "num_gpus" in m for m in messages), messages
+
+
+def test_unknown_csv_offers_the_column_mapping_step() -> None:
+    at = make_app()
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    odd = b"id,submit,model,gpus,steps\na,0,ResNet-50 (batch size 64),1,100\n"
+    at.file_uploader(key="trace_file").upload("odd.csv", odd, "text/csv").run()
+    assert not at.exception
+    assert any("could not recognise" in e.value for e in at.error)
+    assert at.selectbox(key="map.job_id") is not None
+    at.selectbox(key="map.job_id").set_value("id")
+    at.selectbox(key="map.arrival_s").set_value("submit")
+    at.selectbox(key="map.job_type").set_value("model")
+    at.selectbox(key="map.scale_factor").set_value("gpus")
+    at.selectbox(key="map.total_steps").set_value("steps")
+    next(b for b in at.button if b.label == "Apply mapping").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert {m.label: m.value for m in at.metric}["Jobs"] == "1"
+
+
+def test_bad_gpu_mix_is_reported_not_raised() -> None:
+    at = make_app()
+    at.session_state["gpu_mix"] = at.session_state["gpu_mix"].assign(nodes=0)
+    at.session_state["table_version"] = 99
+    at.run()
+    assert not at.exception
+    assert any("GPU mix row 1" in e.value for e in at.error)
+
+
+def test_query_parameters_are_read_on_first_load() -> None:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    at.query_params["policies"] = "srtf,fifo"
+    at.query_params["seed"] = "7"
+    at.run()
+    assert not at.exception
+    assert at.session_state["policies"] == ["srtf", "fifo"]
+    assert at.session_state["seed"] == 7
