@@ -21,8 +21,9 @@ Reconstructions [R]:
 - One LP solve serves until the active job set changes *and* ``reallocation_interval_s`` has
   passed. A job that arrives in between has ``X = 0``: like Gavel it gets no share until the
   next solve, but with ``work_conserving`` (default) it may use GPUs left after all shares.
-- Mid-round calls (admissions on free GPUs) keep running jobs and fill free GPUs in the same
-  priority order; a mid-round start counts as the remaining fraction of the round.
+- Mid-round calls (admissions on free GPUs) fill free GPUs with waiting jobs in the same
+  priority order and return only those starts; a mid-round start counts as the remaining
+  fraction of the round.
 - Exact LP over classes of identical jobs, plus a small efficiency term (see the LP module).
 """
 
@@ -76,22 +77,23 @@ class GavelMaxMin(Policy):
         self._round_index = -1
 
     def allocate(self, state: SchedulerState) -> Allocation:
-        active = state.active()
-        if not active:
-            return {}
-        rows = self.book.rows(active)
-        new_round = state.round_index != self._round_index
-        if new_round:
+        if state.round_index != self._round_index:
             self._round_index = state.round_index
-            self._maybe_solve(state.now_s, active, rows)
-        order_rows, order_cols = priority_order(
-            self.book, rows, self.params.work_conserving, self.heterogeneity_aware
-        )
-        if new_round:
-            return self._assign(active, rows, order_rows, order_cols, dict(state.capacity), 1.0)
+            jobs = sorted([*state.waiting, *state.running], key=_by_index)
+            if not jobs:
+                return {}
+            rows = self.book.rows(jobs)
+            self._maybe_solve(state.now_s, jobs, rows)
+            return self._assign(jobs, rows, dict(state.capacity), 1.0)
+        free = dict(state.free_gpus)
+        if not any(free.values()):
+            return {}
+        waiting = sorted(state.waiting, key=_by_index)
+        if not waiting:
+            return {}
         round_s = self.context.rounds.round_duration_s
         left = 1.0 - (state.now_s - state.round_index * round_s) / round_s
-        return self._assign(active, rows, order_rows, order_cols, dict(state.free_gpus), left)
+        return self._assign(waiting, self.book.rows(waiting), free, left)
 
     def _maybe_solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> None:
         jobs = frozenset(job.index for job in active)
@@ -114,43 +116,49 @@ class GavelMaxMin(Policy):
         self._last_solve_s = now_s
 
     def _assign(
-        self,
-        active: list[JobState],
-        rows: np.ndarray,
-        order_rows: np.ndarray,
-        order_cols: np.ndarray,
-        free: dict[str, int],
-        round_fraction: float,
+        self, jobs: list[JobState], rows: np.ndarray, free: dict[str, int], round_fraction: float
     ) -> Allocation:
         """Greedy pass over the priority-ordered (job, type) pairs; counts the rounds granted.
 
-        With ``round_fraction < 1`` (mid-round) running jobs keep their GPUs and only free GPUs
-        are handed out.
+        Args:
+            jobs: candidates in arrival order: every active job at a round boundary, the
+                waiting ones mid-round.
+            rows: their rows in the book.
+            free: GPUs per worker type to hand out.
+            round_fraction: 1 at a round boundary, else the part of the round left.
+
+        Returns:
+            Grants in priority order (mid-round: new starts only; the engine keeps running
+            jobs on their GPUs until the round ends).
         """
+        order_pos, order_cols = priority_order(
+            self.book, rows, self.params.work_conserving, self.heterogeneity_aware
+        )
         allocation: Allocation = {}
-        done = [False] * len(active)
-        if round_fraction < 1.0:
-            for pos, job in enumerate(active):
-                if job.worker_type is not None:
-                    allocation[job.index] = Grant(job.worker_type, job.num_gpus)
-                    done[pos] = True
-        granted_rows, granted_cols = [], []
+        done = [False] * len(jobs)
+        granted_pos, granted_cols = [], []
         free_list = [free[wt] for wt in self.worker_types]
         total_free = sum(free_list)
-        for pos, col in zip(order_rows.tolist(), order_cols.tolist(), strict=True):
-            if total_free <= 0:
+        smallest = int(self.book.scale_factors[rows].min())
+        for pos, col in zip(order_pos.tolist(), order_cols.tolist(), strict=True):
+            if total_free < smallest:
                 break
-            job = active[pos]
+            job = jobs[pos]
             if done[pos] or free_list[col] < job.scale_factor:
                 continue
             done[pos] = True
             allocation[job.index] = Grant(self.worker_types[col], job.scale_factor)
             free_list[col] -= job.scale_factor
             total_free -= job.scale_factor
-            granted_rows.append(pos)
+            granted_pos.append(pos)
             granted_cols.append(col)
-        self.book.count(rows, np.array(granted_rows, dtype=int), granted_cols, round_fraction)
+        self.book.count(rows, np.array(granted_pos, dtype=int), granted_cols, round_fraction)
         return allocation
+
+
+def _by_index(job: JobState) -> int:
+    """Sort key: the engine numbers jobs in arrival order."""
+    return job.index
 
 
 @register_policy("gavel_maxmin")

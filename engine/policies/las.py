@@ -15,7 +15,8 @@ Reconstructions [R]:
   x the length of its last run goes back to queue 0 (its attained service is counted afresh
   from there). ``promote_knob = 0`` disables promotion. Checked at round boundaries.
 - Leases: the allocation is recomputed every round, so preemptions happen at round boundaries;
-  mid-round, running jobs keep their GPUs and arrivals may start on free GPUs.
+  mid-round, running jobs keep their GPUs and waiting jobs may start on free GPUs (the policy
+  then returns only those starts).
 - Worker type (heterogeneity-agnostic, as Tiresias): the job's current type if it still has
   room, else the fitting type with the most free GPUs in this allocation.
 """
@@ -92,19 +93,20 @@ class TiresiasLas(Policy):
         return bisect_right(self.thresholds, service)
 
     def allocate(self, state: SchedulerState) -> Allocation:
+        """Round boundary: the whole allocation. Mid-round: new starts on free GPUs only."""
         new_round = state.round_index != self._round_index
         if new_round:
             self._round_index = state.round_index
             self._promote(state)
-        jobs = [*state.waiting, *state.running]
-        jobs.sort(key=lambda j: (self.queue(j), j.arrival_s, j.index))
-        allocation: Allocation = {}
-        if new_round:
+            jobs = [*state.waiting, *state.running]
             free = dict(state.capacity)
         else:
             free = dict(state.free_gpus)
-            for job in state.running:
-                allocation[job.index] = Grant(job.worker_type or "", job.num_gpus)
+            if not any(free.values()):
+                return {}
+            jobs = list(state.waiting)
+        jobs.sort(key=lambda j: (self.queue(j), j.arrival_s, j.index))
+        allocation: Allocation = {}
         self._fill(jobs, free, allocation)
         self._track(state, allocation, new_round)
         return allocation
