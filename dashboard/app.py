@@ -18,16 +18,18 @@ import streamlit as st  # noqa: E402
 from dashboard.query import sync_query_params  # noqa: E402
 from dashboard.state import init_state, keep_widget_state  # noqa: E402
 
-st.set_page_config(page_title="GPU scheduling what-if", page_icon="🧮", layout="wide")
+st.set_page_config(
+    page_title="GPU scheduling what-if", page_icon=":material/memory:", layout="wide"
+)
 init_state()
 keep_widget_state()
 
 pages = [
-    st.Page("app_pages/scenario.py", title="Scenario", icon="⚙️", default=True),
-    st.Page("app_pages/results.py", title="Results", icon="📊"),
-    st.Page("app_pages/schedule.py", title="Schedule", icon="🗓️"),
-    st.Page("app_pages/utilization.py", title="Utilization", icon="📈"),
-    st.Page("app_pages/fairness.py", title="Fairness", icon="⚖️"),
+    st.Page("app_pages/scenario.py", title="Scenario", icon=":material/tune:", default=True),
+    st.Page("app_pages/results.py", title="Results", icon=":material/leaderboard:"),
+    st.Page("app_pages/schedule.py", title="Schedule", icon=":material/view_timeline:"),
+    st.Page("app_pages/utilization.py", title="Utilization", icon=":material/stacked_line_chart:"),
+    st.Page("app_pages/fairness.py", title="Fairness", icon=":material/balance:"),
 ]
 sync_query_params()
 st.navigation(pages).run()

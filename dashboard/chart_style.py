@@ -12,8 +12,8 @@ POLICY_PALETTE = (
 )  # fmt: skip
 # Muted, distinct from the policy colors; fixed for the common GPU generations.
 KNOWN_WORKER_COLORS = {
-    "k80": "#A6CEE3", "p100": "#B2DF8A", "v100": "#FDBF6F", "a100": "#CAB2D6",
-    "h100": "#FB9A99", "t4": "#FFFF99",
+    "k80": "#8FB8DE", "p100": "#9BD08A", "v100": "#F5B25F", "a100": "#B9A3D6",
+    "h100": "#F28E9A", "t4": "#D9CF6A",
 }  # fmt: skip
 EXTRA_WORKER_PALETTE = ("#1F78B4", "#33A02C", "#FF7F00", "#6A3D9A", "#E31A1C", "#B15928")
 FONT_SIZE = 15
@@ -42,10 +42,19 @@ def style(fig: go.Figure, title: str, height: int = 460) -> go.Figure:
     """Applies the house look: white template, large fonts, legend on top."""
     fig.update_layout(
         template="plotly_white",
-        title={"text": title, "x": 0, "xanchor": "left"},
+        title={
+            "text": title,
+            "x": 0,
+            "xanchor": "left",
+            "yref": "container",
+            "y": 1,
+            "yanchor": "top",
+            "pad": {"t": 14},
+            "font": {"size": FONT_SIZE + 3},
+        },
         font={"size": FONT_SIZE},
         height=height,
-        margin={"l": 70, "r": 30, "t": 90, "b": 60},
+        margin={"l": 80, "r": 30, "t": 100 if title else 50, "b": 60},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
         hoverlabel={"font_size": FONT_SIZE - 1},
     )

@@ -20,7 +20,7 @@ from dashboard.chart_style import (
     style,
     worker_type_colors,
 )
-from dashboard.formatting import time_unit
+from dashboard.formatting import human_duration, time_unit
 from dashboard.gantt import make_gantt
 
 
@@ -32,11 +32,12 @@ def make_jct_cdf(
     Args:
         jobs_all: per-job results with a ``policy`` column (``ComparisonResult.combined("jobs")``).
         colors: policy -> color (:func:`policy_colors`); also fixes the trace order.
-        log_x: logarithmic time axis (JCTs span minutes to days).
+        log_x: logarithmic time axis labelled in human durations (JCTs span minutes to days).
     """
     from engine.metrics import jct_cdf
 
-    unit, scale = time_unit(float(jobs_all["jct_s"].median()) if len(jobs_all) else 0.0)
+    jct = jobs_all["jct_s"].dropna()
+    unit, scale = ("s", 1.0) if log_x else time_unit(float(jct.max()) if len(jct) else 0.0)
     fig = go.Figure()
     for policy, color in colors.items():
         cdf = _thin(jct_cdf(jobs_all[jobs_all["policy"] == policy]), 2000)
@@ -44,13 +45,29 @@ def make_jct_cdf(
             go.Scatter(
                 x=cdf["jct_s"] / scale, y=cdf["fraction"], name=policy, mode="lines",
                 line={"color": color, "width": 3, "shape": "hv"},
-                hovertemplate=f"{policy}<br>%{{y:.0%}} of jobs done within %{{x:.3g}} {unit}"
+                customdata=[human_duration(v) for v in cdf["jct_s"]],
+                hovertemplate=f"{policy}: %{{y:.0%}} of jobs done within %{{customdata}}"
                 "<extra></extra>",
             )
         )  # fmt: skip
-    fig.update_xaxes(title=f"Job completion time ({unit})", type="log" if log_x else "linear")
-    fig.update_yaxes(title="Fraction of jobs completed", range=[0, 1.02], tickformat=".0%")
+    if log_x and len(jct):
+        fig.update_xaxes(type="log", **duration_ticks(float(jct.min()), float(jct.max())))
+    fig.update_xaxes(title="Job completion time" + ("" if log_x else f" ({unit})"))
+    fig.update_xaxes(type="log" if log_x else "linear")
+    fig.update_yaxes(title="Jobs completed", range=[0, 1.02], tickformat=".0%")
     return style(fig, "Job completion time (CDF): further left is better")
+
+
+NICE_TICKS_S = (
+    (1, "1 s"), (10, "10 s"), (60, "1 min"), (600, "10 min"), (3600, "1 h"), (6 * 3600, "6 h"),
+    (86400, "1 d"), (7 * 86400, "1 wk"), (30 * 86400, "30 d"), (365 * 86400, "1 yr"),
+)  # fmt: skip
+
+
+def duration_ticks(low_s: float, high_s: float) -> dict:
+    """Tick values (s) and labels ("10 min", "1 h", "1 d", ...) covering [low_s, high_s]."""
+    inside = [(v, t) for v, t in NICE_TICKS_S if low_s / 10 <= v <= high_s * 10]
+    return {"tickvals": [v for v, _ in inside], "ticktext": [t for _, t in inside]}
 
 
 def _thin(frame: pd.DataFrame, max_rows: int) -> pd.DataFrame:
@@ -68,6 +85,7 @@ def make_utilization(
     colors: Mapping[str, str],
     max_points: int = 2000,
     title: str = "GPUs busy over time, stacked by GPU type",
+    end_s: float | None = None,
 ) -> go.Figure:
     """Busy GPUs over time, stacked by worker type, as a step function.
 
@@ -76,8 +94,11 @@ def make_utilization(
         colors: worker type -> color (:func:`worker_type_colors`).
         max_points: the step function is sampled on a uniform grid of at most this many points.
         title: chart title.
+        end_s: end of the time axis (s); pass the same value to every policy's chart so they
+            line up. Defaults to the last row's time.
     """
-    end_s = float(utilization["time_s"].max()) if len(utilization) else 0.0
+    if end_s is None:
+        end_s = float(utilization["time_s"].max()) if len(utilization) else 0.0
     unit, scale = time_unit(end_s)
     grid = np.linspace(0.0, end_s, max(2, min(max_points, len(utilization) + 2)))
     fig = go.Figure()
@@ -88,16 +109,17 @@ def make_utilization(
         fig.add_trace(
             go.Scatter(
                 x=grid / scale, y=busy, name=str(worker_type), stackgroup="busy", mode="lines",
-                line={"shape": "hv", "width": 0.5, "color": colors.get(str(worker_type))},
+                line={"shape": "hv", "width": 0.5, "color": "#555"},
+                fillcolor=colors.get(str(worker_type)),
                 hovertemplate=f"{worker_type}: %{{y:.0f}} GPUs busy at %{{x:.3g}} {unit}"
                 "<extra></extra>",
             )
         )  # fmt: skip
     fig.add_hline(
         y=capacity, line={"dash": "dash", "color": "#444"},
-        annotation_text=f"cluster capacity: {capacity:.0f} GPUs", annotation_position="top left",
+        annotation_text=f"cluster capacity: {capacity:.0f} GPUs", annotation_position="top right",
     )  # fmt: skip
-    fig.update_xaxes(title=f"Simulated time ({unit})")
+    fig.update_xaxes(title=f"Simulated time ({unit})", range=[0, end_s / scale])
     fig.update_yaxes(title="GPUs busy", range=[0, capacity * 1.12 if capacity else 1])
     return style(fig, title, height=420)
 

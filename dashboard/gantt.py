@@ -17,8 +17,8 @@ from dashboard.formatting import time_unit
 
 LEVEL_COLORS = {"node": "#1B9E77", "rack": "#E6AB02", "network": "#D95F02"}
 END_MARKERS = {
-    "preempted": {"symbol": "x-thin", "size": 11, "line": {"width": 3, "color": "#C00000"}},
-    "migrated": {"symbol": "triangle-right", "color": "#222222", "size": 10},
+    "preempted": {"symbol": "x-thin", "size": 8, "line": {"width": 2, "color": "#C00000"}},
+    "migrated": {"symbol": "triangle-right", "color": "#222222", "size": 8},
 }  # fmt: skip
 ROW_PX = 22
 
@@ -29,7 +29,7 @@ def make_gantt(
     colors: Mapping[str, str],
     color_by: str = "worker_type",
     max_jobs: int = 300,
-    title: str = "Schedule",
+    title: str = "",
 ) -> go.Figure:
     """Horizontal bars per job (y = job, x = time) for one policy.
 
@@ -41,13 +41,17 @@ def make_gantt(
         colors: worker type -> color (:func:`dashboard.chart_style.worker_type_colors`); ignored
             when ``color_by="level"`` (node/rack/network consolidation).
         max_jobs: draw at most this many jobs (the earliest arrivals); filter first for others.
-        title: chart title.
+        title: chart title (none by default: pages put the policy name above the chart).
+
+    The initial time range covers 90% of the shown jobs' completions; longer jobs run off the
+    right edge (double-click the chart to see everything).
     """
     order = jobs.sort_values(["arrival_s", "job_id"])["job_id"].astype(str).head(max_jobs)
     jobs = jobs[jobs["job_id"].astype(str).isin(order)]
     segments = segments[segments["job_id"].astype(str).isin(order)]
     end_s = max(_max(segments["end_s"]), _max(jobs.get("completion_s", pd.Series(dtype=float))))
-    unit, scale = time_unit(end_s)
+    shown_end_s = _initial_end(jobs, end_s)
+    unit, scale = time_unit(shown_end_s)
     fig = go.Figure(_lifetime_bars(jobs, scale, unit))
     palette = LEVEL_COLORS if color_by == "level" else colors
     for key, rows in segments.groupby(color_by, sort=True):
@@ -57,7 +61,14 @@ def make_gantt(
         if len(ends):
             fig.add_trace(_end_markers(ends, reason, marker, scale))
     _layout_rows(fig, list(order), f"Simulated time ({unit})")
+    fig.update_xaxes(range=[0, shown_end_s / scale])
     return style(fig, title, height=min(1400, max(360, ROW_PX * len(order) + 170)))
+
+
+def _initial_end(jobs: pd.DataFrame, end_s: float) -> float:
+    """90th percentile of completion times (x 1.1), so a few very long jobs do not hide the rest."""
+    done = jobs["completion_s"].dropna() if "completion_s" in jobs else pd.Series(dtype=float)
+    return min(end_s, float(done.quantile(0.9)) * 1.1) if len(done) else end_s
 
 
 def _max(values: pd.Series) -> float:
@@ -73,7 +84,7 @@ def _lifetime_bars(jobs: pd.DataFrame, scale: float, unit: str) -> go.Bar:
     return go.Bar(
         y=jobs["job_id"].astype(str), base=jobs["arrival_s"] / scale,
         x=(end - jobs["arrival_s"]) / scale, orientation="h", width=0.25,
-        marker={"color": "#BBBBBB"}, name="in system (waiting in grey)",
+        marker={"color": "#BBBBBB"}, name="waiting (grey)",
         customdata=jobs[["job_type"]].astype(str) if "job_type" in jobs else None,
         hovertemplate=f"job %{{y}}<br>arrived %{{base:.3g}} {unit}, in system %{{x:.3g}} {unit}"
         "<extra></extra>",

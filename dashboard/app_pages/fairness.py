@@ -3,6 +3,7 @@
 import streamlit as st
 
 from dashboard.charts import make_ftf_distribution, make_jain_bar
+from dashboard.components.chart import render_chart
 from dashboard.components.results_common import colors_of, render_run_caption, require_result
 
 result = require_result()
@@ -16,6 +17,7 @@ st.markdown(
 )
 colors = colors_of(result)
 left, right = st.columns([3, 2])
-left.plotly_chart(make_ftf_distribution(result.combined("jobs"), colors), key="ftf")
-jain = result.kpi_table()["jain_index"].to_dict()
-right.plotly_chart(make_jain_bar(jain, colors), key="jain")
+with left:
+    render_chart(make_ftf_distribution(result.combined("jobs"), colors), key="ftf")
+with right:
+    render_chart(make_jain_bar(result.kpi_table()["jain_index"].to_dict(), colors), key="jain")

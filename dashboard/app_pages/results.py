@@ -3,6 +3,7 @@
 import streamlit as st
 
 from dashboard.charts import make_jct_cdf
+from dashboard.components.chart import render_chart
 from dashboard.components.kpi_table import render_downloads, render_kpi_table
 from dashboard.components.results_common import colors_of, render_run_caption, require_result
 
@@ -13,5 +14,5 @@ render_kpi_table(result.kpi_table())
 for note in result.trace_notes:
     st.info(note)
 log_x = st.toggle("Logarithmic time axis", key="log_x", help="JCTs span minutes to days.")
-st.plotly_chart(make_jct_cdf(result.combined("jobs"), colors_of(result), log_x), key="jct_cdf")
+render_chart(make_jct_cdf(result.combined("jobs"), colors_of(result), log_x), key="jct_cdf")
 render_downloads(result)

@@ -4,6 +4,7 @@ import streamlit as st
 
 from dashboard.chart_style import worker_type_colors
 from dashboard.charts import make_gantt
+from dashboard.components.chart import render_chart
 from dashboard.components.gantt_filters import render_gantt_filter, select_jobs
 from dashboard.components.results_common import render_run_caption, require_result
 
@@ -26,10 +27,11 @@ for column, policy in zip(st.columns(max(len(chosen), 1)), chosen, strict=False)
     sim = by_name[policy]
     ids = select_jobs(sim.jobs, sim.segments, spec)
     jobs, segments = sim.jobs[sim.jobs["job_id"].isin(ids)], sim.segments
-    figure = make_gantt(segments, jobs, colors, color_by=color_by, title=f"{policy}: schedule")
-    column.plotly_chart(figure, key=f"gantt_{policy}")
-    with column.expander(f"{policy}: per-job table ({len(jobs):,} jobs shown)"):
-        st.dataframe(jobs, hide_index=True)
+    with column:
+        st.subheader(policy)
+        render_chart(make_gantt(segments, jobs, colors, color_by=color_by), key=f"gantt_{policy}")
+        with st.expander(f"{policy}: per-job table ({len(jobs):,} jobs shown)"):
+            st.dataframe(jobs, hide_index=True)
 st.caption(
     "Grey: the job is in the system (waiting where no colored bar covers it). ✕ preempted, "
     "▶ migrated. Drag to zoom, double-click to reset."

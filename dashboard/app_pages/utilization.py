@@ -4,6 +4,7 @@ import streamlit as st
 
 from dashboard.chart_style import worker_type_colors
 from dashboard.charts import make_utilization
+from dashboard.components.chart import render_chart
 from dashboard.components.results_common import render_run_caption, require_result
 from dashboard.components.utilization_table import render_utilization_table
 
@@ -13,6 +14,8 @@ render_run_caption(result)
 combined = result.combined("utilization")
 colors = worker_type_colors(combined["worker_type"].unique())
 render_utilization_table(result)
+end_s = float(combined["time_s"].max())  # one time axis for every policy
 for sim in result.results:
-    figure = make_utilization(sim.utilization, colors, title=f"{sim.policy}: GPUs busy over time")
-    st.plotly_chart(figure, key=f"utilization_{sim.policy}")
+    title = f"{sim.policy}: GPUs busy over time"
+    figure = make_utilization(sim.utilization, colors, title=title, end_s=end_s)
+    render_chart(figure, key=f"utilization_{sim.policy}")

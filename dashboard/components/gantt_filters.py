@@ -20,13 +20,15 @@ class GanttFilter:
     mode: str = MODES[0]
     window_s: tuple[float, float] = (0.0, float("inf"))
     ranks: tuple[int, int] = (1, MAX_BARS)
-    top_n: int = 50
+    top_n: int = MAX_BARS
 
 
 def select_jobs(jobs: pd.DataFrame, segments: pd.DataFrame, spec: GanttFilter) -> pd.Series:
     """Ids of the jobs ``spec`` selects (at most MAX_BARS), ordered by arrival."""
     jobs = jobs.sort_values(["arrival_s", "job_id"]).reset_index(drop=True)
-    if spec.mode == "Time window":
+    if spec.mode == "Earliest jobs":
+        jobs = jobs.head(spec.top_n)
+    elif spec.mode == "Time window":
         lo, hi = spec.window_s
         end = jobs["completion_s"].fillna(float("inf"))
         jobs = jobs[(jobs["arrival_s"] <= hi) & (end >= lo)]
@@ -55,7 +57,7 @@ def render_gantt_filter(jobs: pd.DataFrame) -> GanttFilter:
     if mode == "Job range":
         lo, hi = st.slider("Jobs by arrival (#)", 1, len(jobs), (1, 100), key="gantt_ranks")
         return GanttFilter(mode, ranks=(lo, hi))
-    if mode == "Longest N":
-        n = st.slider("How many", 10, MAX_BARS, 50, key="gantt_top_n")
+    if mode in ("Earliest jobs", "Longest N"):
+        n = st.slider("How many jobs", 10, MAX_BARS, 100, step=10, key="gantt_top_n")
         return GanttFilter(mode, top_n=n)
     return GanttFilter(mode)

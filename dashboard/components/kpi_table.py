@@ -2,22 +2,41 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-from dashboard.formatting import human_number
+from dashboard.formatting import human_number, time_unit
 from engine.metrics import METRICS
 from engine.results import ComparisonResult
 
 BEST_STYLE = "background-color: #d8f0dc; font-weight: 700"
 
 
-def header(metric: str) -> str:
-    """Column header of a metric: its label, its unit when cells do not show one, and an arrow."""
+def column_format(metric: str, values: pd.Series) -> tuple[str, Callable[[float], str]]:
+    """Header and cell formatter of a metric column.
+
+    Durations share one unit per column, chosen from the column's median (e.g. "Mean JCT (h) ↓"
+    over cells "35.9", "6.8"), so policies compare at a glance.
+    """
     spec = METRICS[metric]
-    unit = f" ({spec.unit})" if spec.unit in ("ratio", "0..1") else ""
-    return f"{spec.label}{unit} {'↓' if spec.lower_is_better else '↑'}"
+    arrow = "↓" if spec.lower_is_better else "↑"
+    if spec.unit == "s":
+        unit, scale = time_unit(float(values.median()) if values.notna().any() else 0.0)
+        return f"{spec.label} ({unit}) {arrow}", lambda v: _fixed(v / scale, 1)
+    if spec.unit == "ratio":
+        return f"{spec.label} {arrow}", lambda v: _fixed(
+            v, 2 if abs(v) < 10 else 1 if abs(v) < 1000 else 0
+        )
+    unit = " (0..1)" if spec.unit == "0..1" else ""
+    return f"{spec.label}{unit} {arrow}", lambda v, u=spec.unit: human_number(v, u)
+
+
+def _fixed(value: float, digits: int) -> str:
+    return "–" if not math.isfinite(value) else f"{value:,.{digits}f}"
 
 
 def best_mask(kpi: pd.DataFrame) -> pd.DataFrame:
@@ -33,19 +52,20 @@ def best_mask(kpi: pd.DataFrame) -> pd.DataFrame:
 
 
 def kpi_styler(kpi: pd.DataFrame) -> Styler:
-    """``ComparisonResult.kpi_table()`` with METRICS headers, humane cells, best values shaded."""
+    """``ComparisonResult.kpi_table()`` with METRICS headers, readable cells, best values shaded."""
     metrics = [m for m in METRICS if m in kpi.columns]
-    mask = best_mask(kpi[metrics]).rename(columns=header)
-    shown = kpi[metrics].rename(columns=header)
-    formats = {header(m): (lambda v, u=METRICS[m].unit: human_number(v, u)) for m in metrics}
-    return shown.style.format(formats).apply(
+    formats = {m: column_format(m, pd.to_numeric(kpi[m], errors="coerce")) for m in metrics}
+    headers = {m: header for m, (header, _) in formats.items()}
+    mask = best_mask(kpi[metrics]).rename(columns=headers)
+    shown = kpi[metrics].rename(columns=headers)
+    return shown.style.format({headers[m]: f for m, (_, f) in formats.items()}).apply(
         lambda col: [BEST_STYLE if flag else "" for flag in mask[col.name]], axis=0
     )
 
 
 def render_kpi_table(kpi: pd.DataFrame) -> None:
     """The styled KPI table with a legend line."""
-    st.dataframe(kpi_styler(kpi), key="kpi_table")
+    st.table(kpi_styler(kpi))
     st.caption(
         "↓ lower is better · ↑ higher is better · the best policy per column is shaded green."
     )

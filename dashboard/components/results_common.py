@@ -13,7 +13,9 @@ def require_result() -> ComparisonResult:
     result = st.session_state.get("result")
     if result is None:
         st.info("No results yet. Set up a scenario and press **Run** on the Scenario page.")
-        st.page_link("app_pages/scenario.py", label="Go to the Scenario page", icon="⚙️")
+        st.page_link(
+            "app_pages/scenario.py", label="Go to the Scenario page", icon=":material/tune:"
+        )
         st.stop()
     return result
 

@@ -21,9 +21,11 @@ def _request_cancel() -> None:
 
 def render_run_buttons(ready: bool) -> bool:
     """Run and Cancel buttons; returns whether Run was pressed."""
-    left, right, _ = st.columns([1, 1, 4])
-    pressed = left.button("▶ Run", type="primary", disabled=not ready, key="run")
-    right.button("Cancel", on_click=_request_cancel, key="cancel",
+    row = st.container(horizontal=True)
+    pressed = row.button(
+        "Run", type="primary", disabled=not ready, key="run", icon=":material/play_arrow:"
+    )
+    row.button("Cancel", on_click=_request_cancel, key="cancel",
                  help="Stops a running simulation at its next progress step.")  # fmt: skip
     return pressed
 
@@ -55,7 +57,7 @@ def execute_run(config: ScenarioConfig, upload: runner.Upload) -> None:
         f"Simulated {len(result.results)} policies on {jobs:,} jobs "
         f"in {time.perf_counter() - started:.1f} s."
     )
-    st.page_link("app_pages/results.py", label="See the results →", icon="📊")
+    st.page_link("app_pages/results.py", label="See the results", icon=":material/leaderboard:")
 
 
 def render_flash() -> None:

@@ -7,6 +7,7 @@ import streamlit as st
 
 from dashboard import runner
 from dashboard.charts import make_duration_histogram
+from dashboard.components.chart import render_chart
 from dashboard.components.column_mapping import needs_mapping, render_column_mapping
 from dashboard.formatting import human_duration
 from engine.config import ScenarioConfig
@@ -61,7 +62,7 @@ def render_trace_preview(load: TraceLoad) -> None:
         )
     with right:
         if jobs["duration_s"].notna().any():
-            st.plotly_chart(make_duration_histogram(jobs), key="duration_histogram")
+            render_chart(make_duration_histogram(jobs), key="duration_histogram")
         else:
             st.caption("The trace records no durations; the simulator uses its step counts.")
     st.markdown("**First rows**")

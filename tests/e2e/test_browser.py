@@ -1,0 +1,152 @@
+"""What a person does in a real browser: upload a trace, pick two policies, run, read the charts.
+
+Starts ``streamlit run dashboard/app.py`` on a free port and drives it with Playwright in Debian's
+Chromium (``PLAYWRIGHT_CHROMIUM_EXECUTABLE``, default ``/usr/bin/chromium``). Screenshots go to
+``artifacts/`` (gitignored) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts"
+TRACE = ROOT / "sample_traces" / "philly_2000.csv"
+CHROMIUM = os.environ.get("PLAYWRIGHT_CHROMIUM_EXECUTABLE", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+MIN_PNG_BYTES = 20_000
+WAIT_MS = 60_000
+
+pytestmark = pytest.mark.e2e
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _wait_healthy(url: str, process: subprocess.Popen, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"streamlit exited early with code {process.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise TimeoutError(f"streamlit did not become healthy at {url}")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """URL of a dashboard server started for these tests (always stopped afterwards)."""
+    port = _free_port()
+    command = [
+        sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port),
+        "--server.headless", "true", "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false",
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, process)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@pytest.fixture
+def page(server: str):
+    """A fresh Chromium page (1600 x 1000)."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1600, "height": 1000})
+            tab = context.new_page()
+            tab.set_default_timeout(WAIT_MS)
+            yield tab
+        finally:
+            browser.close()
+
+
+def _screenshot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.set_viewport_size({"width": 1600, "height": 2000})  # Streamlit scrolls inside the page
+    page.wait_for_timeout(1200)  # let plotly re-layout and finish its transitions
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size({"width": 1600, "height": 1000})
+    assert path.stat().st_size > MIN_PNG_BYTES, f"{path} looks empty"
+    return path
+
+
+def _open_page(page, title: str) -> None:
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    page.get_by_role("heading", name=title).first.wait_for()
+
+
+def _upload_trace_and_pick_policies(page) -> None:
+    page.get_by_text("Upload a file").click()
+    uploader = page.get_by_test_id("stFileUploader").filter(has_text="Trace file")
+    uploader.locator("input[type=file]").set_input_files(str(TRACE))
+    page.get_by_text("Using philly_2000.csv").wait_for()
+    page.get_by_text("Jobs", exact=True).first.wait_for()
+    page.get_by_role("tab", name="3 · Policies").click()
+    page.get_by_test_id("stMultiSelect").first.click()
+    page.get_by_role("option", name="las", exact=True).click()
+    page.keyboard.press("Escape")
+
+
+def test_upload_run_and_read_the_charts(server: str, page) -> None:
+    page.goto(f"{server}/?policies=fifo")
+    page.get_by_role("heading", name="Scheduling what-if").wait_for()
+    _upload_trace_and_pick_policies(page)
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_text("Simulated 2 policies").wait_for()
+    assert "policies=fifo%2Clas" in page.url or "policies=fifo,las" in page.url
+    page.get_by_role("tab", name="1 · Jobs").click()
+    _screenshot(page, "scenario")
+
+    _open_page(page, "Results")
+    page.locator(".js-plotly-plot").first.wait_for()
+    legend = page.locator(".js-plotly-plot .legend").first.text_content() or ""
+    assert "fifo" in legend and "las" in legend
+    _screenshot(page, "results")
+
+    _open_page(page, "Schedule")
+    page.get_by_test_id("stMultiSelect").first.click()
+    page.get_by_role("option", name="las", exact=True).click()
+    page.keyboard.press("Escape")
+    page.locator(".js-plotly-plot").nth(1).wait_for()
+    assert page.locator(".js-plotly-plot").count() == 2
+    _screenshot(page, "schedule")
+
+    for title in ("Utilization", "Fairness"):
+        _open_page(page, title)
+        page.locator(".js-plotly-plot").first.wait_for()
+        _screenshot(page, title.lower())
