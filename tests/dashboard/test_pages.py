@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from engine.config import PolicySpec, ScenarioConfig
 from engine.policies import list_policies
 from tests.dashboard.fakes import fake_comparison
 
@@ -125,3 +126,39 @@ def test_query_parameters_are_read_on_first_load() -> None:
     assert not at.exception
     assert at.session_state["policies"] == ["srtf", "fifo"]
     assert at.session_state["seed"] == 7
+
+
+def test_second_run_of_the_same_scenario_comes_from_the_cache() -> None:
+    at = make_app()
+    at.multiselect(key="policies").set_value(["fifo"]).run()
+    button(at, "run").click().run()
+    button(at, "run").click().run()  # cache hit: nothing recorded inside the cached call
+    assert not at.exception
+    assert len(at.success) == 1
+
+
+def test_preset_rewrites_the_round_settings() -> None:
+    at = make_app()
+    at.selectbox(key="preset").set_value("Gavel-compatible").run()
+    assert not at.exception
+    assert at.session_state["admit_mid_round"] is False
+    assert at.session_state["checkpoint_restore_s"] == 0.0
+    assert at.session_state["reallocation_interval_s"] == 1920.0
+    assert at.session_state["network_enabled"] is False
+    assert at.query_params["preset"] == "Gavel-compatible"
+
+
+def test_scenario_json_round_trip_and_bad_json() -> None:
+    at = make_app()
+    config = ScenarioConfig(policies=(PolicySpec("srtf"),), seed=5)
+    at.file_uploader(key="scenario_file").upload(
+        "s.json", config.to_json().encode(), "application/json"
+    )
+    at.run()
+    assert not at.exception
+    assert at.session_state["policies"] == ["srtf"]
+    assert at.session_state["seed"] == 5
+    assert any("Loaded scenario s.json" in s.value for s in at.success)
+    at.file_uploader(key="scenario_file").upload("bad.json", b'{"seed": "x"}', "application/json")
+    at.run()
+    assert any("bad.json" in e.value and "seed" in e.value for e in at.error)
