@@ -26,6 +26,7 @@ class Placement:
         counts: GPUs taken on each of those nodes.
         racks: rack names the placement touches, sorted.
         level: "node", "rack" or "network" (the consolidation level; bottleneck link).
+        num_gpus: total GPUs, ``sum(counts)``.
     """
 
     worker_type: str
@@ -33,10 +34,7 @@ class Placement:
     counts: tuple[int, ...]
     racks: tuple[str, ...]
     level: str
-
-    @property
-    def num_gpus(self) -> int:
-        return sum(self.counts)
+    num_gpus: int
 
 
 class ClusterState:
@@ -80,6 +78,7 @@ class ClusterState:
             tuple(int(c) for c in take[used]),
             tuple(self.rack_names[r] for r in rack_ids),
             level,
+            num_gpus,
         )
 
     def release(self, placement: Placement) -> None:

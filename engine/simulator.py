@@ -179,10 +179,11 @@ class Simulation:
                 return
         elif not (changed and self.config.rounds.admit_mid_round):
             return
-        if not self.waiting and not self.policy.preemptive:
-            return
         full = tick or not self.policy.uses_rounds
-        allocation = self._ask_policy()
+        admission_only = not full or not self.policy.preemptive
+        if admission_only and not (self.waiting and any(self.cluster.free_gpus.values())):
+            return  # nothing could start and nothing may be preempted
+        allocation = self._ask_policy(sync_running=full and self.policy.preemptive)
         if not self.policy.preemptive:
             self._start_all(allocation, strict=True)
         elif full:
@@ -194,8 +195,8 @@ class Simulation:
         if full:
             self._check_progress_possible()
 
-    def _ask_policy(self) -> Allocation:
-        if self.policy.preemptive:
+    def _ask_policy(self, sync_running: bool) -> Allocation:
+        if sync_running:
             for job in self.running.values():
                 job.sync(self.now_s)
         state = SchedulerState(
@@ -295,6 +296,10 @@ class Simulation:
     def _release(self, job: JobState, reason: str) -> None:
         placement = job.placement
         assert placement is not None
+        job.sync(self.now_s)
+        held_gpu_s = (self.now_s - job.segment_start_s) * placement.num_gpus
+        per_type = job.service_by_type_gpu_s
+        per_type[placement.worker_type] = per_type.get(placement.worker_type, 0.0) + held_gpu_s
         self.cluster.release(placement)
         self.recorder.close_segment(job, placement, self.now_s, reason)
         self.recorder.utilization(self.now_s, self.cluster.free_gpus)

@@ -81,21 +81,25 @@ class JobState:
         return max(0.0, self.total_steps - self.steps_done)
 
     def sync(self, now_s: float) -> None:
-        """Brings progress and service counters up to ``now_s``."""
-        held = now_s - self.last_update_s
-        if self.placement is not None and held > 0:
-            productive = max(0.0, now_s - max(self.last_update_s, self.restore_until_s))
-            self.steps_done = min(self.total_steps, self.steps_done + self.rate * productive)
-            service = held * self.placement.num_gpus
-            self.attained_service_gpu_s += service
-            per_type = self.service_by_type_gpu_s
-            per_type[self.placement.worker_type] = (
-                per_type.get(self.placement.worker_type, 0.0) + service
-            )
-            self.comm_s += self.comm_share * productive
-            self.productive_s += productive
+        """Brings progress and service counters up to ``now_s``.
+
+        ``service_by_type_gpu_s`` is updated by the engine when a segment ends, not here.
+        """
+        last = self.last_update_s
+        held = now_s - last
+        placement = self.placement
+        if placement is not None and held > 0:
+            restore_until = self.restore_until_s
+            productive = now_s - restore_until if restore_until > last else held
+            if productive > 0:
+                steps = self.steps_done + self.rate * productive
+                self.steps_done = steps if steps < self.total_steps else self.total_steps
+                self.comm_s += self.comm_share * productive
+                self.productive_s += productive
+            self.attained_service_gpu_s += held * placement.num_gpus
             self.held_s += held
-        self.last_update_s = max(self.last_update_s, now_s)
+        if now_s > last:
+            self.last_update_s = now_s
 
     def finish_time_s(self, now_s: float) -> float:
         """When the job completes if nothing changes (call right after :meth:`sync`)."""
