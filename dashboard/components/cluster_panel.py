@@ -23,6 +23,7 @@ def render_gpu_mix() -> None:
         ),
         "rack": st.column_config.TextColumn("Rack", help="Groups sharing a rack share its switch"),
     }  # fmt: skip
+    st.markdown("**GPU mix**: one row per group of identical nodes (add or delete rows freely)")
     frame = render_table_editor("gpu_mix", config)
     try:
         cluster = cluster_from_frame(frame)
@@ -36,6 +37,7 @@ def render_gpu_mix() -> None:
 
 def render_network() -> None:
     """Bandwidths, the network-penalty switch and the congestion schedule."""
+    st.markdown("**Network** (ring all-reduce model)")
     cols = st.columns(3)
     cols[0].number_input("Intra-node (Gbps)", min_value=0.1, key="intra_node_gbps")
     cols[1].number_input("Node to node, same rack (Gbps)", min_value=0.1, key="intra_rack_gbps")

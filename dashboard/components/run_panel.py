@@ -36,10 +36,12 @@ def execute_run(config: ScenarioConfig, upload: runner.Upload) -> None:
     s["cancel_requested"] = False
     bar = st.progress(0.0, text="Starting…")
 
+    started, calls = time.perf_counter(), []
+
     def on_progress(fraction: float, label: str) -> None:
+        calls.append(fraction)
         bar.progress(min(max(fraction, 0.0), 1.0), text=f"Simulating **{label}** · {fraction:.0%}")
 
-    started = time.perf_counter()
     try:
         result = runner.run(config, upload, on_progress, lambda: bool(s["cancel_requested"]))
     except SimulationCancelled:
@@ -53,10 +55,8 @@ def execute_run(config: ScenarioConfig, upload: runner.Upload) -> None:
     bar.empty()
     s["result"], s["result_config"] = result, config.to_json()
     jobs = len(result.results[0].jobs) if result.results else 0
-    st.success(
-        f"Simulated {len(result.results)} policies on {jobs:,} jobs "
-        f"in {time.perf_counter() - started:.1f} s."
-    )
+    took = f"in {time.perf_counter() - started:.1f} s" if calls else "(same scenario: from cache)"
+    st.success(f"Simulated {len(result.results)} policies on {jobs:,} jobs {took}.")
     st.page_link("app_pages/results.py", label="See the results", icon=":material/leaderboard:")
 
 

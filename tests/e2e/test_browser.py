@@ -150,3 +150,28 @@ def test_upload_run_and_read_the_charts(server: str, page) -> None:
         _open_page(page, title)
         page.locator(".js-plotly-plot").first.wait_for()
         _screenshot(page, title.lower())
+
+
+def _edit_first_nodes_cell(page, value: str) -> None:
+    """Types ``value`` into the GPU mix's first "Nodes" cell (the grid is a canvas)."""
+    grid = page.locator("[data-testid=stDataFrame]:visible").first
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.55, box["y"] + 35 * 1.5 + 2)
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(400)
+    page.keyboard.press("Control+A")
+    page.keyboard.type(value, delay=30)
+    page.keyboard.press("Tab")
+
+
+def test_gpu_mix_edits_survive_a_page_switch(server: str, page) -> None:
+    page.goto(server)
+    page.get_by_role("heading", name="Scheduling what-if").wait_for()
+    page.get_by_role("tab", name="2 · GPU mix & network").click()
+    _edit_first_nodes_cell(page, "10")
+    page.get_by_text("208 GPUs").wait_for()
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Results").click()
+    page.get_by_text("No results yet").wait_for()
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Scenario").click()
+    page.get_by_role("tab", name="2 · GPU mix & network").click()
+    page.get_by_text("208 GPUs").wait_for()
