@@ -162,3 +162,25 @@ def test_scenario_json_round_trip_and_bad_json() -> None:
     at.file_uploader(key="scenario_file").upload("bad.json", b'{"seed": "x"}', "application/json")
     at.run()
     assert any("bad.json" in e.value and "seed" in e.value for e in at.error)
+
+
+def test_jobs_larger_than_the_cluster_can_be_dropped() -> None:
+    at = make_app()
+    small = at.session_state["gpu_mix"].assign(nodes=1, gpus_per_node=4)
+    at.session_state["gpu_mix"] = small
+    at.session_state["table_version"] = 7
+    at.run()
+    assert not at.exception
+    assert at.error, "oversized jobs should be reported"
+    drop = next(b for b in at.button if b.label.startswith("Drop them"))
+    drop.click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert any("dropped" in info.value for info in at.info)
+
+
+def test_synthetic_workload_is_previewed() -> None:
+    at = make_app()
+    at.radio(key="source_kind").set_value("Synthetic").run()
+    assert not at.exception
+    assert {m.label: m.value for m in at.metric}["Jobs"] == "200"
