@@ -66,6 +66,8 @@ PLAIN_DEFAULTS: dict[str, Any] = {
     "result_config": "",  # config JSON of the last run
     "cancel_requested": False,
     "flash": None,  # (kind, message) shown once on the Scenario page
+    "placement": ScenarioConfig().placement,  # no widget yet: kept from a loaded scenario
+    "throughputs": ScenarioConfig().throughputs,
 }
 
 
@@ -142,6 +144,8 @@ def build_config() -> ScenarioConfig:
         rounds=rounds,
         policies=policy_specs(s["policies"]),
         seed=int(s["seed"]),
+        placement=s["placement"],
+        throughputs=s["throughputs"],
     )
 
 
@@ -165,7 +169,7 @@ def apply_config(config: ScenarioConfig) -> None:
     s["network_enabled"] = config.network.enabled
     for key, value in dataclasses.asdict(config.rounds).items():
         s[key] = value
-    s["seed"] = config.seed
+    s["seed"], s["placement"], s["throughputs"] = config.seed, config.placement, config.throughputs
     s["policies"] = list(dict.fromkeys(p.name for p in config.policies))
     set_policy_params(config.policies)
     s["gpu_mix"] = cluster_to_frame(config.cluster)

@@ -150,7 +150,7 @@ def test_preset_rewrites_the_round_settings() -> None:
 
 def test_scenario_json_round_trip_and_bad_json() -> None:
     at = make_app()
-    config = ScenarioConfig(policies=(PolicySpec("srtf"),), seed=5)
+    config = ScenarioConfig(policies=(PolicySpec("srtf"),), seed=5, placement="first_fit")
     at.file_uploader(key="scenario_file").upload(
         "s.json", config.to_json().encode(), "application/json"
     )
@@ -158,6 +158,7 @@ def test_scenario_json_round_trip_and_bad_json() -> None:
     assert not at.exception
     assert at.session_state["policies"] == ["srtf"]
     assert at.session_state["seed"] == 5
+    assert at.session_state["placement"] == "first_fit"
     assert any("Loaded scenario s.json" in s.value for s in at.success)
     at.file_uploader(key="scenario_file").upload("bad.json", b'{"seed": "x"}', "application/json")
     at.run()
