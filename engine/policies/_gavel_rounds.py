@@ -80,22 +80,6 @@ class RoundBook:
         """Stores an LP solution for ``rows``."""
         self.shares[rows] = np.where(shares < _MIN_SHARE, 0.0, shares)
 
-    def count(
-        self, rows: np.ndarray, granted: np.ndarray, granted_cols: list[int], fraction: float
-    ) -> None:
-        """Adds ``fraction`` of a round on the granted types; a full round also counts presence.
-
-        Args:
-            rows: (n,) rows of the active jobs (as passed to :func:`priority_order`).
-            granted: positions into ``rows`` of the jobs granted GPUs.
-            granted_cols: their worker-type columns.
-            fraction: 1 at a round boundary, the rest of the round for a mid-round start.
-        """
-        if granted.size:
-            self.rounds[rows[granted], granted_cols] += fraction
-        if fraction >= 1.0:
-            self.in_system[rows] += 1.0
-
 
 def priority_order(
     book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool

@@ -75,25 +75,52 @@ class GavelMaxMin(Policy):
         self._solved_jobs: frozenset[int] | None = None
         self._last_solve_s = -math.inf
         self._round_index = -1
+        self._pending: list[tuple[JobState, int]] = []
+        self._last_index = -1
 
     def allocate(self, state: SchedulerState) -> Allocation:
         if state.round_index != self._round_index:
-            self._round_index = state.round_index
-            jobs = sorted([*state.waiting, *state.running], key=_by_index)
-            if not jobs:
-                return {}
-            rows = self.book.rows(jobs)
-            self._maybe_solve(state.now_s, jobs, rows)
-            return self._assign(jobs, rows, dict(state.capacity), 1.0)
+            return self._new_round(state)
+        return self._mid_round(state)
+
+    def _new_round(self, state: SchedulerState) -> Allocation:
+        """Round boundary: re-solve if due, then grant in priority order and count the round."""
+        self._round_index = state.round_index
+        self._pending = []
+        jobs = sorted([*state.waiting, *state.running], key=_by_index)
+        if not jobs:
+            return {}
+        rows = self.book.rows(jobs)
+        self._maybe_solve(state.now_s, jobs, rows)
+        pos, cols = priority_order(
+            self.book, rows, self.params.work_conserving, self.heterogeneity_aware
+        )
+        pairs = [(jobs[p], c) for p, c in zip(pos.tolist(), cols.tolist(), strict=True)]
+        allocation = self._greedy(pairs, dict(state.capacity), 1.0)
+        self.book.in_system[rows] += 1.0
+        self._pending = [(job, col) for job, col in pairs if job.index not in allocation]
+        self._last_index = jobs[-1].index
+        return allocation
+
+    def _mid_round(self, state: SchedulerState) -> Allocation:
+        """Free GPUs mid-round: waiting jobs in this round's priority order, then late arrivals.
+
+        Returns only the new starts; the engine keeps running jobs until the round ends.
+        """
         free = dict(state.free_gpus)
         if not any(free.values()):
             return {}
-        waiting = sorted(state.waiting, key=_by_index)
-        if not waiting:
-            return {}
+        pairs = [(j, c) for j, c in self._pending if j.placement is None and j.completion_s is None]
+        if self.params.work_conserving:
+            late = sorted((j for j in state.waiting if j.index > self._last_index), key=_by_index)
+            if late:
+                pos, cols = priority_order(
+                    self.book, self.book.rows(late), True, self.heterogeneity_aware
+                )
+                pairs += [(late[p], c) for p, c in zip(pos.tolist(), cols.tolist(), strict=True)]
         round_s = self.context.rounds.round_duration_s
         left = 1.0 - (state.now_s - state.round_index * round_s) / round_s
-        return self._assign(waiting, self.book.rows(waiting), free, left)
+        return self._greedy(pairs, free, left)
 
     def _maybe_solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> None:
         jobs = frozenset(job.index for job in active)
@@ -115,44 +142,29 @@ class GavelMaxMin(Policy):
         self._solved_jobs = jobs
         self._last_solve_s = now_s
 
-    def _assign(
-        self, jobs: list[JobState], rows: np.ndarray, free: dict[str, int], round_fraction: float
+    def _greedy(
+        self, pairs: list[tuple[JobState, int]], free: dict[str, int], round_fraction: float
     ) -> Allocation:
-        """Greedy pass over the priority-ordered (job, type) pairs; counts the rounds granted.
+        """Gavel's greedy pass: each (job, type column) pair in order; counts the rounds granted.
 
-        Args:
-            jobs: candidates in arrival order: every active job at a round boundary, the
-                waiting ones mid-round.
-            rows: their rows in the book.
-            free: GPUs per worker type to hand out.
-            round_fraction: 1 at a round boundary, else the part of the round left.
-
-        Returns:
-            Grants in priority order (mid-round: new starts only; the engine keeps running
-            jobs on their GPUs until the round ends).
+        A job is granted at most once, ``scale_factor`` GPUs of the pair's type if that many
+        are still free. A grant adds ``round_fraction`` (1 at a boundary, else the part of the
+        round left) to the job's rounds on that type.
         """
-        order_pos, order_cols = priority_order(
-            self.book, rows, self.params.work_conserving, self.heterogeneity_aware
-        )
         allocation: Allocation = {}
-        done = [False] * len(jobs)
-        granted_pos, granted_cols = [], []
         free_list = [free[wt] for wt in self.worker_types]
         total_free = sum(free_list)
-        smallest = int(self.book.scale_factors[rows].min())
-        for pos, col in zip(order_pos.tolist(), order_cols.tolist(), strict=True):
-            if total_free < smallest:
+        rounds = self.book.rounds
+        for job, col in pairs:
+            if total_free <= 0:
                 break
-            job = jobs[pos]
-            if done[pos] or free_list[col] < job.scale_factor:
+            scale_factor = job.scale_factor
+            if free_list[col] < scale_factor or job.index in allocation:
                 continue
-            done[pos] = True
-            allocation[job.index] = Grant(self.worker_types[col], job.scale_factor)
-            free_list[col] -= job.scale_factor
-            total_free -= job.scale_factor
-            granted_pos.append(pos)
-            granted_cols.append(col)
-        self.book.count(rows, np.array(granted_pos, dtype=int), granted_cols, round_fraction)
+            allocation[job.index] = Grant(self.worker_types[col], scale_factor)
+            free_list[col] -= scale_factor
+            total_free -= scale_factor
+            rounds[job.index, col] += round_fraction
         return allocation
 
 
