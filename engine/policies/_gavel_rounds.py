@@ -12,6 +12,7 @@ from engine.policies._gavel_lp import fit_mask
 from engine.state import JobState
 
 _MIN_SHARE = 1e-9  # LP shares below this count as zero
+_INITIAL_ROWS = 1024  # arrays double when a larger job index shows up
 
 
 class RoundBook:
@@ -40,7 +41,7 @@ class RoundBook:
         self.worker_types = worker_types
         self.capacity = capacity
         self.known = np.zeros(0, dtype=bool)
-        self._allocate(1024)
+        self._allocate(_INITIAL_ROWS)
 
     def _allocate(self, size: int) -> None:
         num_types = len(self.worker_types)

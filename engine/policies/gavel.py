@@ -21,16 +21,19 @@ Reconstructions [R]:
 - One LP solve serves until the active job set changes *and* ``reallocation_interval_s`` has
   passed. A job that arrives in between has ``X = 0``: like Gavel it gets no share until the
   next solve, but with ``work_conserving`` (default) it may use GPUs left after all shares.
-- Mid-round calls (admissions on free GPUs) fill free GPUs with waiting jobs in the same
-  priority order and return only those starts; a mid-round start counts as the remaining
-  fraction of the round.
+- Mid-round calls (admissions on free GPUs, when the scenario allows them) walk the round's
+  priority order over the jobs still waiting, then (with ``work_conserving``) jobs that arrived
+  since the boundary; they return only those starts. A mid-round start counts as the rest of
+  the round.
 - Exact LP over classes of identical jobs, plus a small efficiency term (see the LP module).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import ClassVar
 
 import numpy as np
@@ -46,6 +49,8 @@ from engine.policies.base import (
     register_policy,
 )
 from engine.state import JobState
+
+_BY_INDEX = attrgetter("index")  # the engine numbers jobs in arrival order
 
 
 class GavelMaxMin(Policy):
@@ -75,7 +80,8 @@ class GavelMaxMin(Policy):
         self._solved_jobs: frozenset[int] | None = None
         self._last_solve_s = -math.inf
         self._round_index = -1
-        self._pending: list[tuple[JobState, int]] = []
+        self._round_pairs: tuple[list[JobState], list[int]] = ([], [])
+        self._pending: list[tuple[JobState, int]] | None = None
         self._last_index = -1
 
     def allocate(self, state: SchedulerState) -> Allocation:
@@ -86,8 +92,9 @@ class GavelMaxMin(Policy):
     def _new_round(self, state: SchedulerState) -> Allocation:
         """Round boundary: re-solve if due, then grant in priority order and count the round."""
         self._round_index = state.round_index
-        self._pending = []
-        jobs = sorted([*state.waiting, *state.running], key=_by_index)
+        jobs = sorted([*state.waiting, *state.running], key=_BY_INDEX)
+        self._round_pairs = ([], [])
+        self._pending = None
         if not jobs:
             return {}
         rows = self.book.rows(jobs)
@@ -95,10 +102,11 @@ class GavelMaxMin(Policy):
         pos, cols = priority_order(
             self.book, rows, self.params.work_conserving, self.heterogeneity_aware
         )
-        pairs = [(jobs[p], c) for p, c in zip(pos.tolist(), cols.tolist(), strict=True)]
-        allocation = self._greedy(pairs, dict(state.capacity), 1.0)
+        pair_jobs = [jobs[p] for p in pos.tolist()]
+        pair_cols = cols.tolist()
+        allocation = self._greedy(zip(pair_jobs, pair_cols, strict=True), state.capacity, 1.0)
         self.book.in_system[rows] += 1.0
-        self._pending = [(job, col) for job, col in pairs if job.index not in allocation]
+        self._round_pairs = (pair_jobs, pair_cols)
         self._last_index = jobs[-1].index
         return allocation
 
@@ -107,20 +115,33 @@ class GavelMaxMin(Policy):
 
         Returns only the new starts; the engine keeps running jobs until the round ends.
         """
-        free = dict(state.free_gpus)
-        if not any(free.values()):
+        if not any(state.free_gpus.values()):
             return {}
-        pairs = [(j, c) for j, c in self._pending if j.placement is None and j.completion_s is None]
-        if self.params.work_conserving:
-            late = sorted((j for j in state.waiting if j.index > self._last_index), key=_by_index)
-            if late:
-                pos, cols = priority_order(
-                    self.book, self.book.rows(late), True, self.heterogeneity_aware
-                )
-                pairs += [(late[p], c) for p, c in zip(pos.tolist(), cols.tolist(), strict=True)]
+        if self._pending is None:  # pairs of the jobs the boundary left waiting
+            pair_jobs, pair_cols = self._round_pairs
+            self._pending = [
+                (job, col)
+                for job, col in zip(pair_jobs, pair_cols, strict=True)
+                if job.placement is None
+            ]
         round_s = self.context.rounds.round_duration_s
         left = 1.0 - (state.now_s - state.round_index * round_s) / round_s
-        return self._greedy(pairs, free, left)
+        return self._greedy(self._mid_round_pairs(state), state.free_gpus, left)
+
+    def _mid_round_pairs(self, state: SchedulerState) -> Iterator[tuple[JobState, int]]:
+        """Still-waiting pairs of the round's order, then (lazily) those of late arrivals."""
+        for job, col in self._pending or ():
+            if job.placement is None and job.completion_s is None:
+                yield job, col
+        if not self.params.work_conserving:
+            return
+        late = sorted((j for j in state.waiting if j.index > self._last_index), key=_BY_INDEX)
+        if late:
+            pos, cols = priority_order(
+                self.book, self.book.rows(late), True, self.heterogeneity_aware
+            )
+            for p, col in zip(pos.tolist(), cols.tolist(), strict=True):
+                yield late[p], col
 
     def _maybe_solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> None:
         jobs = frozenset(job.index for job in active)
@@ -143,7 +164,10 @@ class GavelMaxMin(Policy):
         self._last_solve_s = now_s
 
     def _greedy(
-        self, pairs: list[tuple[JobState, int]], free: dict[str, int], round_fraction: float
+        self,
+        pairs: Iterable[tuple[JobState, int]],
+        free: Mapping[str, int],
+        round_fraction: float,
     ) -> Allocation:
         """Gavel's greedy pass: each (job, type column) pair in order; counts the rounds granted.
 
@@ -154,7 +178,6 @@ class GavelMaxMin(Policy):
         allocation: Allocation = {}
         free_list = [free[wt] for wt in self.worker_types]
         total_free = sum(free_list)
-        rounds = self.book.rounds
         for job, col in pairs:
             if total_free <= 0:
                 break
@@ -164,13 +187,8 @@ class GavelMaxMin(Policy):
             allocation[job.index] = Grant(self.worker_types[col], scale_factor)
             free_list[col] -= scale_factor
             total_free -= scale_factor
-            rounds[job.index, col] += round_fraction
+            self.book.rounds[job.index, col] += round_fraction  # rows() may regrow arrays
         return allocation
-
-
-def _by_index(job: JobState) -> int:
-    """Sort key: the engine numbers jobs in arrival order."""
-    return job.index
 
 
 @register_policy("gavel_maxmin")

@@ -8,7 +8,7 @@ import pytest
 from scipy.optimize import linprog
 
 from engine.config import PolicySpec, RoundConfig, ScenarioConfig
-from engine.policies import _gavel_lp, gavel
+from engine.policies import _gavel_lp, _gavel_rounds, gavel
 from engine.policies._gavel_lp import max_min_coefficients, solve_max_min
 from engine.presets import gavel_compatible
 from engine.simulator import simulate
@@ -158,6 +158,14 @@ def test_gavel_completes_every_job_on_a_mixed_cluster(name: str, compatible: boo
     result = simulate(jobs, config, PolicySpec(name), MATRIX)
     assert result.jobs["completion_s"].notna().all()
     assert (result.jobs["completion_s"] >= result.jobs["arrival_s"]).all()
+
+
+def test_book_arrays_grow_mid_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Per-job arrays start tiny here, so late arrivals regrow them inside a mid-round pass."""
+    monkeypatch.setattr(_gavel_rounds, "_INITIAL_ROWS", 2)
+    config = ScenarioConfig(cluster=cluster(("v100", 1, 4, "r0"), ("k80", 1, 4, "r0")))
+    result = simulate(_mixed_jobs(30, seed=5), config, PolicySpec("gavel_maxmin"), MATRIX)
+    assert result.jobs["completion_s"].notna().all()
 
 
 def test_lp_is_resolved_only_after_the_reallocation_interval(
