@@ -97,6 +97,7 @@ def solve_max_min(
     scale_factors: np.ndarray,
     capacity: np.ndarray,
     epsilon: float = 1e-3,
+    class_ids: np.ndarray | None = None,
 ) -> np.ndarray:
     """Solves the max-min LP of the module docstring, over classes of identical jobs.
 
@@ -112,6 +113,8 @@ def solve_max_min(
         scale_factors: (n,) GPUs per job.
         capacity: (K,) GPUs per worker type.
         epsilon: weight of the efficiency tie-break term (0 disables it).
+        class_ids: (n,) optional precomputed class labels (equal label => equal coefficient
+            row and scale factor); found with ``np.unique`` over the rows when None.
 
     Returns:
         (n, K) time shares ``X``, clipped to [0, 1].
@@ -120,13 +123,18 @@ def solve_max_min(
         EngineError: if HiGHS fails (the LP is always feasible and bounded, so only on
             numerical trouble).
     """
-    n, num_types = coefficients.shape
-    keys = np.column_stack([coefficients, scale_factors])
-    classes, inverse, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
-    class_shares = _solve_classes(
-        classes[:, :num_types], classes[:, num_types], counts, capacity, epsilon
+    n = coefficients.shape[0]
+    if class_ids is None:
+        class_ids = np.unique(
+            np.column_stack([coefficients, scale_factors]), axis=0, return_inverse=True
+        )[1].reshape(n)
+    _, first, inverse, counts = np.unique(
+        class_ids, return_index=True, return_inverse=True, return_counts=True
     )
-    return class_shares[inverse.reshape(n)]
+    class_shares = _solve_classes(
+        coefficients[first], scale_factors[first], counts, capacity, epsilon
+    )
+    return class_shares[inverse]
 
 
 def _solve_classes(
@@ -147,17 +155,19 @@ def _solve_classes(
     rows, cols = np.nonzero(coefficients > 0)
     m = rows.size
     values = coefficients[rows, cols]
-    var = np.arange(m)
-    a_ub = sp.csc_matrix(
-        (
-            np.concatenate([-values, np.ones(nc), np.ones(m), (counts * scale_factors)[rows]]),
-            (
-                np.concatenate([rows, np.arange(nc), nc + rows, 2 * nc + cols]),
-                np.concatenate([var, np.full(nc, m), var, var]),
-            ),
-        ),
-        shape=(2 * nc + num_types, m + 1),
+    # CSC by hand: share column (i, k) has -c in fairness row i, 1 in time row nc + i and the
+    # class's GPUs in capacity row 2 nc + k; the last column (t) has 1 in every fairness row.
+    indices = np.concatenate(
+        [np.column_stack([rows, nc + rows, 2 * nc + cols]).ravel(), np.arange(nc)]
     )
+    data = np.concatenate(
+        [
+            np.column_stack([-values, np.ones(m), (counts * scale_factors)[rows]]).ravel(),
+            np.ones(nc),
+        ]
+    )
+    indptr = np.append(np.arange(0, 3 * m + 1, 3), 3 * m + nc)
+    a_ub = sp.csc_matrix((data, indices, indptr), shape=(2 * nc + num_types, m + 1))
     b_ub = np.concatenate([np.zeros(nc), np.ones(nc), capacity.astype(float)])
     weight = epsilon / counts.sum()
     objective = np.concatenate([-weight * counts[rows] * values, [-1.0]])

@@ -26,6 +26,8 @@ class RoundBook:
         rounds: (rows, K) rounds held per type (mid-round starts count fractionally).
         in_system: (rows,) round boundaries at which the job was active.
         known: (rows,) whether the row has been filled from a job.
+        class_ids: (rows,) label shared by jobs the LP cannot tell apart (same throughput row,
+            or same fit row when heterogeneity-agnostic, same scale factor and weight).
     """
 
     throughputs: np.ndarray
@@ -36,10 +38,15 @@ class RoundBook:
     rounds: np.ndarray
     in_system: np.ndarray
     known: np.ndarray
+    class_ids: np.ndarray
 
-    def __init__(self, worker_types: list[str], capacity: np.ndarray) -> None:
+    def __init__(
+        self, worker_types: list[str], capacity: np.ndarray, heterogeneity_aware: bool
+    ) -> None:
         self.worker_types = worker_types
         self.capacity = capacity
+        self.heterogeneity_aware = heterogeneity_aware
+        self._classes: dict[tuple[float, ...], int] = {}
         self.known = np.zeros(0, dtype=bool)
         self._allocate(_INITIAL_ROWS)
 
@@ -61,21 +68,30 @@ class RoundBook:
         grow("rounds", (size, num_types), float, 0.0)
         grow("in_system", (size,), float, 0.0)
         grow("known", (size,), bool, False)
+        grow("class_ids", (size,), int, 0)
 
     def rows(self, active: list[JobState]) -> np.ndarray:
         """(n,) row (= job index) of each active job; records jobs seen for the first time."""
         rows = np.fromiter((job.index for job in active), dtype=np.int64, count=len(active))
         if rows.size and rows.max() >= self.known.size:
             self._allocate(max(2 * self.known.size, int(rows.max()) + 1024))
-        for pos in np.flatnonzero(~self.known[rows]).tolist():
-            job = active[pos]
+        new_pos = np.flatnonzero(~self.known[rows])
+        if new_pos.size:
+            self._register([active[pos] for pos in new_pos.tolist()], rows[new_pos])
+        return rows
+
+    def _register(self, jobs: list[JobState], rows: np.ndarray) -> None:
+        """Fills the static rows of jobs seen for the first time and labels their class."""
+        for job in jobs:
             self.throughputs[job.index] = [job.steps_per_s.get(wt, 0.0) for wt in self.worker_types]
             self.scale_factors[job.index] = job.scale_factor
             self.priority_weights[job.index] = job.priority_weight
-            self.known[job.index] = True
-        new = rows[~self.fits[rows].any(axis=1)]
-        self.fits[new] = fit_mask(self.throughputs[new], self.scale_factors[new], self.capacity)
-        return rows
+        self.fits[rows] = fit_mask(self.throughputs[rows], self.scale_factors[rows], self.capacity)
+        basis = self.throughputs if self.heterogeneity_aware else self.fits
+        for row in rows.tolist():
+            key = (*basis[row].tolist(), self.scale_factors[row], self.priority_weights[row])
+            self.class_ids[row] = self._classes.setdefault(key, len(self._classes))
+        self.known[rows] = True
 
     def set_shares(self, rows: np.ndarray, shares: np.ndarray) -> None:
         """Stores an LP solution for ``rows``."""

@@ -76,7 +76,7 @@ class GavelMaxMin(Policy):
         capacity = context.cluster.capacity()
         self.worker_types = list(capacity)
         self.capacity = np.array([capacity[wt] for wt in self.worker_types], dtype=float)
-        self.book = RoundBook(self.worker_types, self.capacity)
+        self.book = RoundBook(self.worker_types, self.capacity, self.heterogeneity_aware)
         self._solved_jobs: frozenset[int] | None = None
         self._last_solve_s = -math.inf
         self._round_index = -1
@@ -157,7 +157,11 @@ class GavelMaxMin(Policy):
             self.heterogeneity_aware,
         )
         shares = solve_max_min(
-            coefficients, book.scale_factors[rows], self.capacity, self.params.efficiency_epsilon
+            coefficients,
+            book.scale_factors[rows],
+            self.capacity,
+            self.params.efficiency_epsilon,
+            book.class_ids[rows],
         )
         book.set_shares(rows, shares)
         self._solved_jobs = jobs

@@ -77,6 +77,9 @@ def test_class_lp_reaches_the_per_job_lp_optimum(aware: bool) -> None:
     shares = solve_max_min(coefficients, sfs, capacity, epsilon=0.0)
     value = (coefficients * shares).sum(axis=1)[coefficients.sum(axis=1) > 0].min()
     assert value == pytest.approx(_dense_max_min(coefficients, sfs, capacity), rel=1e-6)
+    one_per_job = solve_max_min(coefficients, sfs, capacity, epsilon=0.0, class_ids=np.arange(n))
+    live = coefficients.sum(axis=1) > 0
+    assert (coefficients * one_per_job).sum(axis=1)[live].min() == pytest.approx(value, rel=1e-6)
     assert np.all(shares.sum(axis=1) <= 1 + 1e-9)
     assert np.all((shares * sfs[:, None]).sum(axis=0) <= capacity + 1e-9)
     assert np.all(shares[coefficients == 0] == 0)
