@@ -16,6 +16,7 @@ import streamlit as st
 
 from engine.config import (
     NetworkConfig,
+    default_cluster,
     RoundConfig,
     ScenarioConfig,
     SyntheticSpec,
@@ -30,7 +31,7 @@ PARAM_PREFIX = "pp."  # widget keys of policy parameters: pp.<policy>.<field>
 GPU_MIX_COLUMNS = ["worker_type", "nodes", "gpus_per_node", "rack"]
 CONGESTION_COLUMNS = ["start_s", "end_s", "factor", "links"]
 DEFAULT_GPU_MIX = pd.DataFrame(
-    [("v100", 8, 8, "rack0"), ("p100", 8, 8, "rack1"), ("k80", 8, 8, "rack2")],
+    [dataclasses.astuple(group) for group in default_cluster().node_groups],
     columns=GPU_MIX_COLUMNS,
 )
 

@@ -83,6 +83,7 @@ class Simulation:
         self.now_s = 0.0
         self.next_tick_s = math.inf
         self.next_arrival = 0
+        self.arrived_from = 0  # jobs[arrived_from:next_arrival] arrived since the last decision
         self.area = 0.0
         self.area_at_end = np.zeros(len(self.jobs))
         self.seq = 0
@@ -183,7 +184,8 @@ class Simulation:
         admission_only = not full or not self.policy.preemptive
         if admission_only and not (self.waiting and any(self.cluster.free_gpus.values())):
             return  # nothing could start and nothing may be preempted
-        allocation = self._ask_policy(sync_running=full and self.policy.preemptive)
+        sync = full and self.policy.preemptive and self.policy.needs_sync
+        allocation = self._ask_policy(sync_running=sync)
         if not self.policy.preemptive:
             self._start_all(allocation, strict=True)
         elif full:
@@ -206,7 +208,9 @@ class Simulation:
             capacity=self.cluster.capacity,
             free_gpus=self.cluster.free_gpus,
             round_index=int(self.now_s // self.round_s),
+            arrived=self.jobs[self.arrived_from : self.next_arrival],
         )
+        self.arrived_from = self.next_arrival
         started = time.perf_counter()
         allocation = self.policy.allocate(state)
         self.decision_time_s += time.perf_counter() - started

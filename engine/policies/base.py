@@ -9,8 +9,9 @@ and placement).
   jobs keep their GPUs until they finish.
 - A *preemptive* policy returns the whole desired allocation; a running job missing from it (or
   granted another worker type) is preempted or migrated and pays the checkpoint-restore cost.
-  Mid-round the engine only admits new jobs onto free GPUs; it applies preemptions at round
-  boundaries, where leases end.
+  Mid-round the engine only admits new jobs onto free GPUs (running jobs keep theirs whatever
+  the allocation says, so a policy may return only the new starts); it applies preemptions at
+  round boundaries, where leases end.
 
 Register a policy with ``@register_policy("name")`` on a subclass with a frozen ``Params``
 dataclass whose fields carry ``metadata={"help": ...}``; the dashboard builds its forms from them.
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
@@ -70,6 +71,8 @@ class SchedulerState:
         capacity: GPUs per worker type.
         free_gpus: unallocated GPUs per worker type.
         round_index: index of the current round (``now_s // round_duration_s``).
+        arrived: jobs that arrived since the policy's previous call (all are in ``waiting``),
+            for policies that keep their own queues incrementally.
     """
 
     now_s: float
@@ -78,6 +81,7 @@ class SchedulerState:
     capacity: Mapping[str, int]
     free_gpus: Mapping[str, int]
     round_index: int
+    arrived: Sequence[JobState] = ()
 
     def active(self) -> list[JobState]:
         """Waiting and running jobs, sorted by arrival then job index."""
@@ -93,12 +97,15 @@ class Policy(ABC):
         name: registry name.
         preemptive: whether allocate() returns the whole allocation (see module docstring).
         uses_rounds: whether the policy re-decides at every round boundary.
+        needs_sync: whether running jobs' progress counters must be current before a full
+            decision (True unless the policy reads them itself from ``last_update_s``).
         Params: frozen dataclass of the policy's knobs.
     """
 
     name: ClassVar[str] = ""
     preemptive: ClassVar[bool] = False
     uses_rounds: ClassVar[bool] = False
+    needs_sync: ClassVar[bool] = True
 
     @dataclass(frozen=True)
     class Params:

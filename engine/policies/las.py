@@ -23,7 +23,9 @@ Reconstructions [R]:
 
 from __future__ import annotations
 
-from bisect import bisect_right
+import heapq
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
@@ -64,6 +66,7 @@ class TiresiasLas(Policy):
 
     preemptive = True
     uses_rounds = True
+    needs_sync = False  # reads service of running jobs through queue(job, now_s)
 
     @dataclass(frozen=True)
     class Params:
@@ -84,74 +87,107 @@ class TiresiasLas(Policy):
         self._round_index = -1
         self._run_start_s: dict[int, float] = {}
         self._last_run_s: dict[int, float] = {}
-        self._wait_since_s: dict[int, float] = {}
+        self._preempted: dict[int, tuple[float, JobState]] = {}  # index -> (since_s, job)
         self._service_offset: dict[int, float] = {}
+        # Waiting jobs sorted by key = queue << 40 | index (job indices follow arrival order).
+        # A waiting job's service is frozen, so its key changes only on promotion.
+        self._waiting_keys: list[int] = []
+        self._waiting: dict[int, tuple[int, JobState]] = {}
 
-    def queue(self, job: JobState) -> int:
-        """The job's queue: 0 = least attained service since its last promotion."""
+    def queue(self, job: JobState, now_s: float) -> int:
+        """The job's queue at ``now_s``: 0 = least attained service since its last promotion."""
         service = job.attained_service_gpu_s - self._service_offset.get(job.index, 0.0)
+        if job.placement is not None:
+            service += (now_s - job.last_update_s) * job.placement.num_gpus
         return bisect_right(self.thresholds, service)
 
     def allocate(self, state: SchedulerState) -> Allocation:
         """Round boundary: the whole allocation. Mid-round: new starts on free GPUs only."""
-        new_round = state.round_index != self._round_index
-        if new_round:
-            self._round_index = state.round_index
-            self._promote(state)
-            jobs = [*state.waiting, *state.running]
-            free = dict(state.capacity)
-        else:
-            free = dict(state.free_gpus)
-            if not any(free.values()):
-                return {}
-            jobs = list(state.waiting)
-        jobs.sort(key=lambda j: (self.queue(j), j.arrival_s, j.index))
-        allocation: Allocation = {}
-        self._fill(jobs, free, allocation)
-        self._track(state, allocation, new_round)
+        for job in state.arrived:
+            self._enqueue(job, state.now_s)
+        if state.round_index == self._round_index:
+            return self._admit(state)
+        self._round_index = state.round_index
+        self._promote(state.now_s)
+        return self._full_round(state)
+
+    def _enqueue(self, job: JobState, now_s: float) -> None:
+        key = (self.queue(job, now_s) << _KEY_BITS) | job.index
+        insort(self._waiting_keys, key)
+        self._waiting[job.index] = (key, job)
+
+    def _dequeue(self, index: int) -> None:
+        key, _ = self._waiting.pop(index)
+        del self._waiting_keys[bisect_left(self._waiting_keys, key)]
+
+    def _waiting_in_order(self) -> Iterator[tuple[int, JobState]]:
+        waiting = self._waiting
+        return ((key, waiting[key & _INDEX_MASK][1]) for key in self._waiting_keys)
+
+    def _admit(self, state: SchedulerState) -> Allocation:
+        """Mid-round: waiting jobs in queue order onto free GPUs."""
+        allocation = _fill(self._waiting_in_order(), dict(state.free_gpus))
+        self._started(allocation, state.now_s)
         return allocation
 
-    def _fill(self, jobs: list[JobState], free: dict[str, int], allocation: Allocation) -> None:
-        """Grants jobs in order while GPUs remain; skips jobs already granted or without room."""
-        total_free = sum(free.values())
-        for job in jobs:
-            if total_free <= 0:
-                return
-            if job.index in allocation:
-                continue
-            current = job.worker_type
-            if current is not None and free[current] >= job.scale_factor:
-                worker_type: str | None = current
-            else:
-                worker_type = most_free_type(job, free)
-            if worker_type is None:
-                continue
-            allocation[job.index] = Grant(worker_type, job.scale_factor)
-            free[worker_type] -= job.scale_factor
-            total_free -= job.scale_factor
-
-    def _track(self, state: SchedulerState, allocation: Allocation, new_round: bool) -> None:
-        """Records run starts, and at round boundaries the preemptions the allocation causes."""
+    def _full_round(self, state: SchedulerState) -> Allocation:
+        """Round boundary: running and waiting jobs merged in queue order onto every GPU."""
         now = state.now_s
-        if new_round:
-            for job in state.running:
-                if job.index not in allocation:
-                    start = self._run_start_s.pop(job.index, job.segment_start_s)
-                    self._last_run_s[job.index] = now - start
-                    self._wait_since_s[job.index] = now
-        for job in state.waiting:
-            if job.index in allocation:
-                self._run_start_s[job.index] = now
-                self._wait_since_s.pop(job.index, None)
+        running = sorted(((self.queue(j, now) << _KEY_BITS) | j.index, j) for j in state.running)
+        allocation = _fill(heapq.merge(running, self._waiting_in_order()), dict(state.capacity))
+        for job in state.running:
+            if job.index not in allocation:
+                start = self._run_start_s.pop(job.index, job.segment_start_s)
+                self._last_run_s[job.index] = now - start
+                self._preempted[job.index] = (now, job)
+                self._enqueue(job, now)
+        self._started(allocation, now)
+        return allocation
 
-    def _promote(self, state: SchedulerState) -> None:
-        """Sends starved waiting jobs back to queue 0 (Tiresias's STARVELIMIT)."""
+    def _started(self, allocation: Allocation, now_s: float) -> None:
+        for index in allocation:
+            if index in self._waiting:
+                self._dequeue(index)
+                self._run_start_s[index] = now_s
+                self._preempted.pop(index, None)
+
+    def _promote(self, now_s: float) -> None:
+        """Sends starved preempted jobs back to queue 0 (Tiresias's STARVELIMIT)."""
         knob = self.params.promote_knob
         if knob <= 0:
             return
-        for job in state.waiting:
-            since = self._wait_since_s.get(job.index)
-            last_run = self._last_run_s.get(job.index, 0.0)
-            if since is not None and last_run > 0 and state.now_s - since >= knob * last_run:
-                self._service_offset[job.index] = job.attained_service_gpu_s
-                del self._last_run_s[job.index]
+        for index, (since, job) in self._preempted.items():
+            last_run = self._last_run_s.get(index, 0.0)
+            if last_run > 0 and now_s - since >= knob * last_run:
+                self._service_offset[index] = job.attained_service_gpu_s
+                del self._last_run_s[index]
+                self._dequeue(index)
+                self._enqueue(job, now_s)
+
+
+_KEY_BITS = 40
+_INDEX_MASK = (1 << _KEY_BITS) - 1
+
+
+def _fill(ordered: Iterable[tuple[int, JobState]], free: dict[str, int]) -> Allocation:
+    """Grants jobs in order while GPUs remain; a job without room is skipped.
+
+    A running job keeps its worker type when it has room; others take the type with the most
+    free GPUs (heterogeneity-agnostic, as Tiresias).
+    """
+    allocation: Allocation = {}
+    total_free = sum(free.values())
+    for _, job in ordered:
+        if total_free <= 0:
+            break
+        current = job.worker_type
+        if current is not None and free[current] >= job.scale_factor:
+            worker_type: str | None = current
+        else:
+            worker_type = most_free_type(job, free)
+        if worker_type is None:
+            continue
+        allocation[job.index] = Grant(worker_type, job.scale_factor)
+        free[worker_type] -= job.scale_factor
+        total_free -= job.scale_factor
+    return allocation
