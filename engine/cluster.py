@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from engine.config import ClusterSpec
 from engine.errors import AllocationError
 from engine.network import LEVELS
@@ -43,45 +41,51 @@ class ClusterState:
     def __init__(self, spec: ClusterSpec, strategy: PlacementStrategy) -> None:
         self.strategy = strategy
         self.capacity = spec.capacity()
-        rack_names = sorted({g.rack for g in spec.node_groups})
-        self.rack_names = rack_names
-        self._nodes: dict[str, list[int]] = {wt: [] for wt in self.capacity}
-        racks: list[int] = []
-        free: list[int] = []
+        self.rack_names = sorted({g.rack for g in spec.node_groups})
+        self.free: list[int] = []  # free GPUs per node
+        self.node_rack: list[int] = []  # rack index per node
+        self._type_nodes: dict[str, list[int]] = {wt: [] for wt in self.capacity}
         for group in spec.node_groups:
             for _ in range(group.nodes):
-                self._nodes[group.worker_type].append(len(free))
-                free.append(group.gpus_per_node)
-                racks.append(rack_names.index(group.rack))
-        self.free = np.array(free, dtype=np.int64)
-        self.node_rack = np.array(racks, dtype=np.int64)
-        self._type_nodes = {wt: np.array(ids, dtype=np.int64) for wt, ids in self._nodes.items()}
+                self._type_nodes[group.worker_type].append(len(self.free))
+                self.free.append(group.gpus_per_node)
+                self.node_rack.append(self.rack_names.index(group.rack))
+        self._type_racks = {
+            wt: [self.node_rack[n] for n in nodes] for wt, nodes in self._type_nodes.items()
+        }
         self.free_gpus: dict[str, int] = dict(self.capacity)
 
     def place(self, worker_type: str, num_gpus: int) -> Placement | None:
-        """Takes ``num_gpus`` GPUs of ``worker_type``; None if too few are free."""
+        """Takes ``num_gpus`` GPUs of ``worker_type``; None if too few are free.
+
+        Raises:
+            AllocationError: if the placement strategy returns an invalid placement.
+        """
         if self.free_gpus.get(worker_type, 0) < num_gpus:
             return None
         nodes = self._type_nodes[worker_type]
-        take = self.strategy(self.free[nodes], self.node_rack[nodes], num_gpus)
-        if int(take.sum()) != num_gpus or np.any(take > self.free[nodes]):
-            raise AllocationError(f"placement strategy returned an invalid placement {take}")
-        used = np.flatnonzero(take)
-        chosen = nodes[used]
-        self.free[chosen] -= take[used]
-        self.free_gpus[worker_type] -= num_gpus
-        rack_ids = sorted({int(r) for r in self.node_rack[chosen]})
-        level = LEVELS[0] if len(chosen) == 1 else LEVELS[1] if len(rack_ids) == 1 else LEVELS[2]
-        return Placement(
-            worker_type,
-            tuple(int(n) for n in chosen),
-            tuple(int(c) for c in take[used]),
-            tuple(self.rack_names[r] for r in rack_ids),
-            level,
-            num_gpus,
+        free = self.free
+        taken = self.strategy([free[n] for n in nodes], self._type_racks[worker_type], num_gpus)
+        taken.sort()
+        chosen = [nodes[position] for position, _ in taken]
+        counts = [count for _, count in taken]
+        valid = (
+            sum(counts) == num_gpus
+            and len(set(chosen)) == len(chosen)
+            and all(1 <= c <= free[n] for n, c in zip(chosen, counts, strict=True))
         )
+        if not valid:
+            raise AllocationError(f"placement strategy returned an invalid placement {taken}")
+        for node, count in zip(chosen, counts, strict=True):
+            free[node] -= count
+        self.free_gpus[worker_type] -= num_gpus
+        rack_ids = sorted({self.node_rack[n] for n in chosen})
+        level = LEVELS[0] if len(chosen) == 1 else LEVELS[1] if len(rack_ids) == 1 else LEVELS[2]
+        racks = tuple(self.rack_names[r] for r in rack_ids)
+        return Placement(worker_type, tuple(chosen), tuple(counts), racks, level, num_gpus)
 
     def release(self, placement: Placement) -> None:
         """Returns a placement's GPUs to the free pool."""
-        self.free[list(placement.nodes)] += placement.counts
+        for node, count in zip(placement.nodes, placement.counts, strict=True):
+            self.free[node] += count
         self.free_gpus[placement.worker_type] += placement.num_gpus

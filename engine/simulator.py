@@ -238,7 +238,13 @@ class Simulation:
     def _preempt_ungranted(self, allocation: Allocation) -> None:
         for job in list(self.running.values()):
             grant = allocation.get(job.index)
-            if grant is not None and grant == (job.worker_type, job.num_gpus):
+            placement = job.placement
+            if (
+                grant is not None
+                and placement is not None
+                and grant[0] == placement.worker_type
+                and grant[1] == placement.num_gpus
+            ):
                 continue
             job.sync(self.now_s)
             self._release(job, "preempted" if grant is None else "migrated")

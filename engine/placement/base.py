@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-import numpy as np
-
 from engine.errors import ConfigError
 
 
@@ -14,15 +12,17 @@ class PlacementStrategy(Protocol):
     """Chooses GPUs for one job.
 
     Args:
-        free: free GPUs on each candidate node, shape (num_nodes,).
-        racks: rack index of each candidate node, shape (num_nodes,).
-        num_gpus: GPUs to place (<= free.sum(), checked by the caller).
+        free: free GPUs on each candidate node (all nodes of the granted worker type).
+        racks: rack index of each candidate node, same length.
+        num_gpus: GPUs to place (<= sum(free), checked by the caller).
 
     Returns:
-        GPUs to take per candidate node, shape (num_nodes,), summing to ``num_gpus``.
+        (candidate position, GPUs taken) pairs, positions distinct, GPUs summing to ``num_gpus``.
     """
 
-    def __call__(self, free: np.ndarray, racks: np.ndarray, num_gpus: int) -> np.ndarray: ...
+    def __call__(
+        self, free: list[int], racks: list[int], num_gpus: int
+    ) -> list[tuple[int, int]]: ...
 
 
 _REGISTRY: dict[str, PlacementStrategy] = {}

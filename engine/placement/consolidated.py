@@ -3,40 +3,41 @@
 1. One node with enough free GPUs, the one with the fewest (best fit, keeps big holes for big jobs).
 2. Otherwise one rack: the rack with the fewest sufficient free GPUs, fullest-free nodes first.
 3. Otherwise across racks, fullest-free nodes first.
-Ties go to the lower node index, so placement is deterministic.
+Ties go to the lower node position, so placement is deterministic. Plain lists: nodes of one
+type number in the tens, where Python loops beat numpy's per-call overhead.
 """
 
 from __future__ import annotations
-
-import numpy as np
 
 from engine.placement.base import register_placement
 
 
 @register_placement("consolidated")
-def consolidated(free: np.ndarray, racks: np.ndarray, num_gpus: int) -> np.ndarray:
-    take = np.zeros_like(free)
-    fits = np.flatnonzero(free >= num_gpus)
-    if fits.size:
-        best = fits[np.argmin(free[fits])]  # argmin returns the first (lowest index) minimum
-        take[best] = num_gpus
-        return take
-    rack_free = np.bincount(racks, weights=free)
-    ok_racks = np.flatnonzero(rack_free >= num_gpus)
-    if ok_racks.size:
-        rack = ok_racks[np.argmin(rack_free[ok_racks])]
-        return _fill(free, np.flatnonzero(racks == rack), num_gpus, take)
-    return _fill(free, np.arange(free.size), num_gpus, take)
+def consolidated(free: list[int], racks: list[int], num_gpus: int) -> list[tuple[int, int]]:
+    best, best_free = -1, 1 << 62
+    for position, node_free in enumerate(free):
+        if num_gpus <= node_free < best_free:
+            best, best_free = position, node_free
+    if best >= 0:
+        return [(best, num_gpus)]
+    rack_free: dict[int, int] = {}
+    for rack, node_free in zip(racks, free, strict=True):
+        rack_free[rack] = rack_free.get(rack, 0) + node_free
+    fitting = [(total, rack) for rack, total in rack_free.items() if total >= num_gpus]
+    if fitting:
+        rack = min(fitting)[1]
+        return fill_fullest(free, [i for i, r in enumerate(racks) if r == rack], num_gpus)
+    return fill_fullest(free, list(range(len(free))), num_gpus)
 
 
-def _fill(free: np.ndarray, nodes: np.ndarray, num_gpus: int, take: np.ndarray) -> np.ndarray:
-    """Takes GPUs from ``nodes`` with the most free GPUs first."""
-    order = nodes[np.argsort(-free[nodes], kind="stable")]
-    left = num_gpus
-    for node in order:
-        if left == 0:
+def fill_fullest(free: list[int], positions: list[int], num_gpus: int) -> list[tuple[int, int]]:
+    """Takes GPUs from the ``positions`` with the most free GPUs first (ties: lower position)."""
+    taken = []
+    for position in sorted(positions, key=lambda p: (-free[p], p)):
+        if num_gpus == 0:
             break
-        grab = min(left, int(free[node]))
-        take[node] = grab
-        left -= grab
-    return take
+        grab = min(num_gpus, free[position])
+        if grab:
+            taken.append((position, grab))
+            num_gpus -= grab
+    return taken
