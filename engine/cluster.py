@@ -42,13 +42,15 @@ class ClusterState:
         self.strategy = strategy
         self.capacity = spec.capacity()
         self.rack_names = sorted({g.rack for g in spec.node_groups})
-        self.free: list[int] = []  # free GPUs per node
         self.node_rack: list[int] = []  # rack index per node
         self._type_nodes: dict[str, list[int]] = {wt: [] for wt in self.capacity}
+        self._type_free: dict[str, list[int]] = {wt: [] for wt in self.capacity}
+        self._position: list[int] = []  # node -> position among its type's nodes
         for group in spec.node_groups:
             for _ in range(group.nodes):
-                self._type_nodes[group.worker_type].append(len(self.free))
-                self.free.append(group.gpus_per_node)
+                self._position.append(len(self._type_nodes[group.worker_type]))
+                self._type_nodes[group.worker_type].append(len(self.node_rack))
+                self._type_free[group.worker_type].append(group.gpus_per_node)
                 self.node_rack.append(self.rack_names.index(group.rack))
         self._type_racks = {
             wt: [self.node_rack[n] for n in nodes] for wt, nodes in self._type_nodes.items()
@@ -63,21 +65,21 @@ class ClusterState:
         """
         if self.free_gpus.get(worker_type, 0) < num_gpus:
             return None
-        nodes = self._type_nodes[worker_type]
-        free = self.free
-        taken = self.strategy([free[n] for n in nodes], self._type_racks[worker_type], num_gpus)
+        free = self._type_free[worker_type]
+        taken = self.strategy(free, self._type_racks[worker_type], num_gpus)
         taken.sort()
-        chosen = [nodes[position] for position, _ in taken]
-        counts = [count for _, count in taken]
         valid = (
-            sum(counts) == num_gpus
-            and len(set(chosen)) == len(chosen)
-            and all(1 <= c <= free[n] for n, c in zip(chosen, counts, strict=True))
+            sum(count for _, count in taken) == num_gpus
+            and len({position for position, _ in taken}) == len(taken)
+            and all(1 <= count <= free[position] for position, count in taken)
         )
         if not valid:
             raise AllocationError(f"placement strategy returned an invalid placement {taken}")
-        for node, count in zip(chosen, counts, strict=True):
-            free[node] -= count
+        for position, count in taken:
+            free[position] -= count
+        nodes = self._type_nodes[worker_type]
+        chosen = [nodes[position] for position, _ in taken]
+        counts = [count for _, count in taken]
         self.free_gpus[worker_type] -= num_gpus
         rack_ids = sorted({self.node_rack[n] for n in chosen})
         level = LEVELS[0] if len(chosen) == 1 else LEVELS[1] if len(rack_ids) == 1 else LEVELS[2]
@@ -86,6 +88,7 @@ class ClusterState:
 
     def release(self, placement: Placement) -> None:
         """Returns a placement's GPUs to the free pool."""
+        free = self._type_free[placement.worker_type]
         for node, count in zip(placement.nodes, placement.counts, strict=True):
-            self.free[node] += count
+            free[self._position[node]] += count
         self.free_gpus[placement.worker_type] += placement.num_gpus

@@ -101,6 +101,7 @@ class Simulation:
             arrived = self._admit_arrivals()
             self._apply_congestion()
             self._decide(changed=arrived or completed > 0)
+            self.recorder.utilization(self.now_s, self.cluster.free_gpus)
             done += completed
             iteration += 1
             if iteration % _CHECK_EVERY == 0:
@@ -193,7 +194,6 @@ class Simulation:
             self._start_all(allocation, strict=True)
         else:
             self._start_all(allocation, strict=False)
-        self.recorder.utilization(self.now_s, self.cluster.free_gpus)
         if full:
             self._check_progress_possible()
 
@@ -312,7 +312,6 @@ class Simulation:
         per_type[placement.worker_type] = per_type.get(placement.worker_type, 0.0) + held_gpu_s
         self.cluster.release(placement)
         self.recorder.close_segment(job, placement, self.now_s, reason)
-        self.recorder.utilization(self.now_s, self.cluster.free_gpus)
         job.placement = None
         job.rate = 0.0
         job.version += 1
