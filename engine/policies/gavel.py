@@ -58,6 +58,7 @@ class GavelMaxMin(Policy):
 
     preemptive = True
     uses_rounds = True
+    needs_sync = False  # the LP and round priorities read no progress counters
     heterogeneity_aware: ClassVar[bool] = True
 
     @dataclass(frozen=True)
