@@ -156,7 +156,7 @@ def make_ftf_distribution(jobs_all: pd.DataFrame, colors: Mapping[str, str]) -> 
 
 
 def make_jain_bar(jain: Mapping[str, float], colors: Mapping[str, str]) -> go.Figure:
-    """Jain's fairness index of ρ per policy (1 = every job slowed down equally)."""
+    """Jain's index of 1/ρ per policy (1 = every job got the same share of its fair speed)."""
     policies = [p for p in colors if p in jain]
     values = [float(jain[p]) for p in policies]
     fig = go.Figure(
@@ -166,7 +166,7 @@ def make_jain_bar(jain: Mapping[str, float], colors: Mapping[str, str]) -> go.Fi
             hovertemplate="%{x}: Jain's index %{y:.3f}<extra></extra>",
         )
     )  # fmt: skip
-    fig.update_yaxes(title="Jain's index of ρ (higher is fairer)", range=[0, 1.12])
+    fig.update_yaxes(title="Jain's index of 1/ρ (higher is fairer)", range=[0, 1.12])
     fig.update_layout(showlegend=False)
     return style(fig, "Jain's fairness index", height=380)
 

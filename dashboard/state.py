@@ -16,11 +16,11 @@ import streamlit as st
 
 from engine.config import (
     NetworkConfig,
-    default_cluster,
     RoundConfig,
     ScenarioConfig,
     SyntheticSpec,
     TraceSpec,
+    default_cluster,
 )
 
 DEFAULT_SAMPLE = "philly_2000.csv"

@@ -12,7 +12,9 @@ Definitions follow ``shared/docs/schedulers.md`` "Shared model":
   ``min(1, C/(N sf))`` fraction of the time [R: the share holds each worker type in proportion
   to its capacity, so the job's isolated speed is the capacity-weighted mean of its throughputs
   over the types with at least ``sf`` GPUs].
-- Jain's fairness index over ftf_rho (1 = every job slowed down equally; Jain et al., 1984).
+- Jain's fairness index (Jain, Chiu, Hawe, 1984) over each job's speed relative to its fair
+  share, ``1 / ftf_rho``: 1 when every job got the same fraction of its fair share. (Over ρ
+  itself a few starved jobs would dominate the index and invert rankings.)
 - communication overhead = share of a job's running time spent in ring all-reduce.
 """
 
@@ -42,7 +44,7 @@ METRICS: dict[str, Metric] = {
     "utilization_mean": Metric("GPU utilization", "fraction", False),
     "ftf_rho_mean": Metric("Mean finish-time fairness ρ", "ratio", True),
     "ftf_rho_max": Metric("Worst finish-time fairness ρ", "ratio", True),
-    "jain_index": Metric("Jain's index of ρ", "0..1", False),
+    "jain_index": Metric("Jain's index of 1/ρ", "0..1", False),
     "comm_overhead_mean": Metric("Communication overhead", "fraction", True),
     "preemptions_total": Metric("Preemptions", "count", True),
     "jobs_completed": Metric("Jobs completed", "count", False),
@@ -93,7 +95,7 @@ def summarize(jobs: pd.DataFrame, utilization: pd.DataFrame) -> dict[str, float]
         "utilization_mean": busy / (float(capacity.sum()) * span_s) if len(capacity) else 0.0,
         "ftf_rho_mean": float(done["ftf_rho"].mean()),
         "ftf_rho_max": float(done["ftf_rho"].max()),
-        "jain_index": jain_index(done["ftf_rho"].to_numpy(dtype=float)),
+        "jain_index": jain_index(1.0 / done["ftf_rho"].to_numpy(dtype=float)),
         "comm_overhead_mean": float(done["comm_overhead"].mean()),
         "preemptions_total": float(jobs["num_preemptions"].sum()),
         "jobs_completed": float(len(done)),

@@ -12,8 +12,8 @@ render_run_caption(result)
 st.markdown(
     "**Finish-time fairness ρ** (Themis) compares each job's completion time with the time it "
     "would have taken alone on a fair 1/N share of the cluster. ρ ≤ 1: the job did at least as "
-    "well as its fair share; ρ = 4: it took four times as long. **Jain's index** is 1 when every "
-    "job is slowed down equally."
+    "well as its fair share; ρ = 4: it took four times as long. **Jain's index** of 1/ρ is 1 "
+    "when every job got the same share of its fair speed, and falls as some jobs starve."
 )
 colors = colors_of(result)
 left, right = st.columns([3, 2])
