@@ -149,10 +149,27 @@ def make_ftf_distribution(jobs_all: pd.DataFrame, colors: Mapping[str, str]) -> 
         x=1.0, line={"dash": "dash", "color": "#444"},
         annotation_text="ρ = 1: as fast as on a fair share", annotation_position="top right",
     )  # fmt: skip
-    fig.update_xaxes(title="Finish-time fairness ρ (log scale, lower is better)", type="log")
+    ticks = _decade_ticks(jobs_all["ftf_rho"])
+    fig.update_xaxes(
+        title="Finish-time fairness ρ (log scale, lower is better)", type="log",
+        tickvals=ticks, ticktext=[f"{t:g}" for t in ticks],
+    )  # fmt: skip
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(showlegend=False)
     return style(fig, "How much slower than a fair share did each job finish?", height=380)
+
+
+def _decade_ticks(values: pd.Series) -> list[float]:
+    """1-2-5 ticks spanning ``values`` on a log axis, labelled in full (0.2, not "2")."""
+    positive = values[values > 0].dropna()
+    if positive.empty:
+        return [1.0]
+    low = int(np.floor(np.log10(positive.min())))
+    high = int(np.ceil(np.log10(positive.max())))
+    ticks = [m * 10.0**e for e in range(low, high + 1) for m in (1, 2, 5)]
+    if high - low > 3:  # a wide range: decades only, so labels do not collide
+        ticks = [10.0**e for e in range(low, high + 1)]
+    return ticks
 
 
 def make_jain_bar(jain: Mapping[str, float], colors: Mapping[str, str]) -> go.Figure:

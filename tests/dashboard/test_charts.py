@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from dashboard import charts
 from dashboard.formatting import human_duration, human_number, time_unit
@@ -100,3 +101,10 @@ def test_human_formatting() -> None:
     assert human_duration(4 * 3600) == "4.0 h"
     assert human_number(0.456, "fraction") == "45.6%"
     assert human_number(float("nan"), "s") == "–"
+
+
+def test_rho_axis_labels_say_what_they_mean() -> None:
+    """Minor ticks on the log ρ axis read "0.2", never a bare "2" beside "1"."""
+    narrow = charts._decade_ticks(pd.Series([0.25, 3.0]))
+    assert narrow == pytest.approx([0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50])
+    assert charts._decade_ticks(pd.Series([0.2, 150.0])) == pytest.approx([0.1, 1, 10, 100, 1000])
