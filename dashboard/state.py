@@ -49,6 +49,7 @@ WIDGET_DEFAULTS: dict[str, Any] = {
     "intra_rack_gbps": _NET.intra_rack_gbps,
     "cross_rack_gbps": _NET.cross_rack_gbps,
     "network_enabled": _NET.enabled,
+    "placement": ScenarioConfig().placement,
     "seed": 0,
     "round_duration_s": _ROUNDS.round_duration_s,
     "checkpoint_restore_s": _ROUNDS.checkpoint_restore_s,
@@ -67,7 +68,6 @@ PLAIN_DEFAULTS: dict[str, Any] = {
     "result_config": "",  # config JSON of the last run
     "cancel_requested": False,
     "flash": None,  # (kind, message) shown once on the Scenario page
-    "placement": ScenarioConfig().placement,  # no widget yet: kept from a loaded scenario
     "throughputs": ScenarioConfig().throughputs,
 }
 

@@ -8,6 +8,12 @@ from dashboard.components.table_editor import render_table_editor
 from dashboard.runner import worker_types
 from dashboard.tables import cluster_from_frame, congestion_from_frame
 from engine.errors import ConfigError
+from engine.placement import list_placements
+
+PLACEMENT_LABELS = {
+    "consolidated": "Consolidated (fewest nodes, then racks)",
+    "first_fit": "First fit (no consolidation)",
+}
 
 
 def render_gpu_mix() -> None:
@@ -42,9 +48,16 @@ def render_network() -> None:
     cols[0].number_input("Intra-node (Gbps)", min_value=0.1, key="intra_node_gbps")
     cols[1].number_input("Node to node, same rack (Gbps)", min_value=0.1, key="intra_rack_gbps")
     cols[2].number_input("Across racks (Gbps)", min_value=0.1, key="cross_rack_gbps")
-    st.toggle(
+    left, right = st.columns(2)
+    left.toggle(
         "Charge a network penalty for spread placements", key="network_enabled",
         help="Off: every job runs at its measured, consolidated speed.",
+    )  # fmt: skip
+    right.selectbox(
+        "Placement", list_placements(), key="placement",
+        format_func=lambda name: PLACEMENT_LABELS.get(name, name),
+        help="How a job's GPUs are chosen once a policy grants them: packed onto as few nodes "
+        "and racks as possible, or the first free GPUs anywhere.",
     )  # fmt: skip
     st.markdown("**Congestion episodes** (bandwidth divided by *factor* on the chosen links)")
     config = {

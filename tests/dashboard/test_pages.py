@@ -185,3 +185,12 @@ def test_synthetic_workload_is_previewed() -> None:
     at.radio(key="source_kind").set_value("Synthetic").run()
     assert not at.exception
     assert {m.label: m.value for m in at.metric}["Jobs"] == "200"
+
+
+def test_placement_choice_reaches_the_scenario() -> None:
+    at = make_app()
+    at.selectbox(key="placement").set_value("first_fit").run()
+    at.multiselect(key="policies").set_value(["fifo"]).run()
+    button(at, "run").click().run()
+    assert not at.exception
+    assert at.session_state["result"].config.placement == "first_fit"
