@@ -40,11 +40,10 @@ def worker_types() -> list[str]:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _load_trace(key_json: str, digest: str, _upload: Upload) -> TraceLoad:
-    from engine.scenario import load_scenario_trace
-    from engine.throughput import load_matrix
+    from engine.scenario import load_scenario_trace, scenario_matrix
 
     config = ScenarioConfig.from_json(key_json)
-    return load_scenario_trace(config, load_matrix(config.throughputs), _upload)
+    return load_scenario_trace(config, scenario_matrix(config), _upload)
 
 
 def load_trace(config: ScenarioConfig, upload: Upload) -> TraceLoad:
@@ -54,7 +53,11 @@ def load_trace(config: ScenarioConfig, upload: Upload) -> TraceLoad:
         TraceError, OversizedJobsError, ConfigError: with the engine's user-facing message.
     """
     key = ScenarioConfig(
-        trace=config.trace, cluster=config.cluster, seed=config.seed, throughputs=config.throughputs
+        trace=config.trace,
+        cluster=config.cluster,
+        seed=config.seed,
+        throughputs=config.throughputs,
+        extra_worker_types=config.extra_worker_types,
     )
     return _load_trace(key.to_json(), upload_digest(upload), upload)
 

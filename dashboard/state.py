@@ -62,6 +62,13 @@ WIDGET_DEFAULTS: dict[str, Any] = {
 PLAIN_DEFAULTS: dict[str, Any] = {
     "gpu_mix": DEFAULT_GPU_MIX,
     "congestion": pd.DataFrame(columns=CONGESTION_COLUMNS),
+    "extra_types": pd.DataFrame(
+        {
+            "name": pd.Series(dtype=str),
+            "base": pd.Series(dtype=str),
+            "speed_ratio": pd.Series(dtype=float),
+        }
+    ),  # fmt: skip
     "upload": None,  # (file name, bytes) of the uploaded trace
     "column_mapping": None,  # canonical -> file column, once the user mapped an unknown CSV
     "result": None,  # the last ComparisonResult
@@ -122,7 +129,7 @@ def build_config() -> ScenarioConfig:
         ConfigError: for a GPU mix or congestion table that cannot be read (row named).
     """
     from dashboard.components.policy_form import policy_specs
-    from dashboard.tables import cluster_from_frame, congestion_from_frame
+    from dashboard.tables import cluster_from_frame, congestion_from_frame, extra_types_from_frame
 
     s = st.session_state
     network = NetworkConfig(
@@ -147,13 +154,14 @@ def build_config() -> ScenarioConfig:
         seed=int(s["seed"]),
         placement=s["placement"],
         throughputs=s["throughputs"],
+        extra_worker_types=extra_types_from_frame(s["extra_types"]),
     )
 
 
 def apply_config(config: ScenarioConfig) -> None:
     """Writes a loaded or transformed config back into the widgets (call from a callback)."""
     from dashboard.components.policy_form import set_policy_params
-    from dashboard.tables import cluster_to_frame, congestion_to_frame
+    from dashboard.tables import cluster_to_frame, congestion_to_frame, extra_types_to_frame
 
     s = st.session_state
     trace = config.trace
@@ -175,4 +183,5 @@ def apply_config(config: ScenarioConfig) -> None:
     set_policy_params(config.policies)
     s["gpu_mix"] = cluster_to_frame(config.cluster)
     s["congestion"] = congestion_to_frame(config.network.congestion)
+    s["extra_types"] = extra_types_to_frame(config.extra_worker_types)
     s["table_version"] = s.get("table_version", 0) + 1

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from engine.config import ClusterSpec, CongestionEpisode, NodeGroup
+from engine.config import ClusterSpec, CongestionEpisode, NodeGroup, WorkerTypeSpec
 from engine.errors import ConfigError
 
 
@@ -90,3 +90,30 @@ def congestion_to_frame(episodes: tuple[CongestionEpisode, ...]) -> pd.DataFrame
     """The congestion table of a tuple of episodes."""
     rows = [(e.start_s, e.end_s, e.factor, e.links) for e in episodes]
     return pd.DataFrame(rows, columns=["start_s", "end_s", "factor", "links"])
+
+
+EXTRA_TYPE_COLUMNS = ["name", "base", "speed_ratio"]
+
+
+def extra_types_from_frame(frame: pd.DataFrame) -> tuple[WorkerTypeSpec, ...]:
+    """The extra GPU types table (name, base, speed_ratio) as WorkerTypeSpecs.
+
+    Raises:
+        ConfigError: for a blank name or base, or a speed ratio that is not a positive number.
+    """
+    specs = []
+    for i, row in enumerate(_rows(frame), start=1):
+        where = f"extra GPU type row {i}"
+        name, base = row.get("name"), row.get("base")
+        if _blank(name) or _blank(base):
+            raise ConfigError(f"{where}: give a name and the GPU type it is compared with")
+        ratio = _cell(row, "speed_ratio", float, where)
+        if not ratio > 0:
+            raise ConfigError(f"{where}: column 'speed_ratio' must be > 0")
+        specs.append(WorkerTypeSpec(str(name).strip(), str(base), ratio))
+    return tuple(specs)
+
+
+def extra_types_to_frame(specs: tuple[WorkerTypeSpec, ...]) -> pd.DataFrame:
+    rows = [(w.name, w.base, w.speed_ratio) for w in specs]
+    return pd.DataFrame(rows, columns=EXTRA_TYPE_COLUMNS)

@@ -35,6 +35,19 @@ class NodeGroup:
 
 
 @dataclass(frozen=True)
+class WorkerTypeSpec:
+    """A worker type missing from the throughput matrix, defined by a speed ratio to one in it.
+
+    Example: ``WorkerTypeSpec("a100", "v100", 2.0)`` runs every job type twice as fast as a V100
+    (shared/docs/schedulers.md: "add worker types by a speed ratio to an existing one").
+    """
+
+    name: str = field(metadata={"help": "New GPU type name, e.g. a100"})
+    base: str = field(metadata={"help": "Existing GPU type it is compared with"})
+    speed_ratio: float = field(metadata={"help": "Throughput relative to the base type"})
+
+
+@dataclass(frozen=True)
 class ClusterSpec:
     """The GPU mix: racks -> nodes -> GPUs, each GPU of one worker type."""
 
@@ -201,6 +214,7 @@ class ScenarioConfig:
     throughputs: str = field(
         default="gavel", metadata={"help": "'gavel' (built-in table) or a path to a CSV"}
     )
+    extra_worker_types: tuple[WorkerTypeSpec, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -39,7 +39,7 @@ def run_scenario(
         ConfigError, TraceError: bad configuration or trace (message names key / row / column).
         SimulationCancelled: the user cancelled.
     """
-    matrix = load_matrix(config.throughputs)
+    matrix = scenario_matrix(config)
     validate_config(config, matrix)
     trace = load_scenario_trace(config, matrix, upload)
     results = []
@@ -59,6 +59,25 @@ def run_scenario(
     if on_progress:
         on_progress(1.0, "done")
     return ComparisonResult(config, tuple(results), trace.notes, trace.dropped_job_ids)
+
+
+def scenario_matrix(config: ScenarioConfig) -> ThroughputMatrix:
+    """The throughput matrix with the scenario's extra worker types added by speed ratio.
+
+    Raises:
+        ConfigError: for an extra type whose base is unknown, a ratio <= 0, or a name taken.
+    """
+    matrix = load_matrix(config.throughputs)
+    for i, extra in enumerate(config.extra_worker_types, start=1):
+        where = f"extra GPU type {i} ({extra.name!r})"
+        if not extra.name or extra.name in matrix.worker_types:
+            raise ConfigError(f"{where}: the name is empty or already a GPU type")
+        if extra.base not in matrix.worker_types:
+            raise ConfigError(f"{where}: unknown base type {extra.base!r}")
+        if not extra.speed_ratio > 0:
+            raise ConfigError(f"{where}: speed ratio must be > 0")
+        matrix = matrix.with_worker_type(extra.name, extra.base, extra.speed_ratio)
+    return matrix
 
 
 def load_scenario_trace(

@@ -2,7 +2,11 @@
 
 import streamlit as st
 
-from dashboard.components.cluster_panel import render_gpu_mix, render_network
+from dashboard.components.cluster_panel import (
+    render_extra_types,
+    render_gpu_mix,
+    render_network,
+)
 from dashboard.components.policy_form import render_policy_params, render_policy_picker
 from dashboard.components.run_panel import (
     execute_run,
@@ -31,6 +35,7 @@ with jobs_tab:
     preview_area = st.container()
 with cluster_tab:
     render_gpu_mix()
+    render_extra_types()
     st.divider()
     render_network()
 with policy_tab:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from dashboard.components.table_editor import render_table_editor
 from dashboard.runner import worker_types
-from dashboard.tables import cluster_from_frame, congestion_from_frame
+from dashboard.tables import cluster_from_frame, congestion_from_frame, extra_types_from_frame
 from engine.errors import ConfigError
 from engine.placement import list_placements
 
@@ -16,11 +16,40 @@ PLACEMENT_LABELS = {
 }
 
 
+def extra_type_names() -> list[str]:
+    """Names of the valid extra GPU types in the session (options of the GPU mix)."""
+    try:
+        return [spec.name for spec in extra_types_from_frame(st.session_state["extra_types"])]
+    except ConfigError:
+        return []
+
+
+def render_extra_types() -> None:
+    """GPU types added by a speed ratio (e.g. a100 = 2 x v100), with the error if any."""
+    config = {
+        "name": st.column_config.TextColumn("New GPU type", help="e.g. a100", required=True),
+        "base": st.column_config.SelectboxColumn(
+            "Compared with", options=worker_types(), required=True,
+            help="A GPU type of the measured throughput matrix",
+        ),
+        "speed_ratio": st.column_config.NumberColumn(
+            "Speed ratio", min_value=0.01, required=True,
+            help="Throughput relative to the compared type, for every job type (2 = twice as fast)",
+        ),
+    }  # fmt: skip
+    st.markdown("**Extra GPU types** (optional): unmeasured types, by a speed ratio")
+    frame = render_table_editor("extra_types", config)
+    try:
+        extra_types_from_frame(frame)
+    except ConfigError as exc:
+        st.error(str(exc))
+
+
 def render_gpu_mix() -> None:
     """Rows of (worker type, nodes, GPUs per node, rack), with a capacity summary or the error."""
     config = {
         "worker_type": st.column_config.SelectboxColumn(
-            "GPU type", options=worker_types(), required=True,
+            "GPU type", options=[*worker_types(), *extra_type_names()], required=True,
             help="A worker type of the throughput matrix",
         ),
         "nodes": st.column_config.NumberColumn("Nodes", min_value=1, step=1, required=True),

@@ -194,3 +194,24 @@ def test_placement_choice_reaches_the_scenario() -> None:
     button(at, "run").click().run()
     assert not at.exception
     assert at.session_state["result"].config.placement == "first_fit"
+
+
+def test_an_extra_gpu_type_by_speed_ratio_can_join_the_mix() -> None:
+    """Add a100 = 2 x v100, put a 8 x 8 a100 rack in the mix, run: the a100s are used."""
+    import pandas as pd
+
+    at = make_app()
+    at.session_state["extra_types"] = pd.DataFrame(
+        {"name": ["a100"], "base": ["v100"], "speed_ratio": [2.0]}
+    )
+    mix = at.session_state["gpu_mix"]
+    at.session_state["gpu_mix"] = pd.concat(
+        [mix, pd.DataFrame([("a100", 8, 8, "rack4")], columns=mix.columns)], ignore_index=True
+    )
+    at.session_state["table_version"] = 1  # the editors re-read their tables
+    at.multiselect(key="policies").set_value(["fifo"]).run()
+    button(at, "run").click().run()
+    assert not at.exception
+    result = at.session_state["result"]
+    assert result.config.extra_worker_types[0].name == "a100"
+    assert "a100" in set(result.results[0].utilization["worker_type"])

@@ -105,3 +105,39 @@ def test_same_config_gives_identical_results() -> None:
     first, second = run_scenario(config), run_scenario(config)
     for table in ("jobs", "segments", "utilization"):
         pd.testing.assert_frame_equal(first.combined(table), second.combined(table))
+
+
+def test_extra_worker_type_by_speed_ratio_halves_the_jct() -> None:
+    """a100 = 2 x v100: the same single-GPU job finishes in half the time."""
+    from engine.config import ClusterSpec, NodeGroup, WorkerTypeSpec
+    from engine.scenario import scenario_matrix
+    from engine.simulator import simulate
+    from tests.engine.helpers import RESNET50, jobs_frame
+
+    jobs = jobs_frame(("a", 0, RESNET50, 1, 1000))
+    extra = (WorkerTypeSpec("a100", "v100", 2.0),)
+    jct = {}
+    for worker_type in ("v100", "a100"):
+        config = ScenarioConfig(
+            cluster=ClusterSpec((NodeGroup(worker_type, 1, 1, "r0"),)), extra_worker_types=extra
+        )
+        result = simulate(jobs, config, PolicySpec("fifo"), scenario_matrix(config))
+        jct[worker_type] = result.jobs.loc[0, "jct_s"]
+    assert jct["a100"] == pytest.approx(jct["v100"] / 2)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (("a100", "b200", 2.0), "unknown base type 'b200'"),
+        (("v100", "p100", 2.0), "already a GPU type"),
+        (("a100", "v100", 0.0), "speed ratio must be > 0"),
+    ],
+)
+def test_bad_extra_worker_type_is_named(extra: tuple[str, str, float], message: str) -> None:
+    from engine.config import WorkerTypeSpec
+
+    config = ScenarioConfig(extra_worker_types=(WorkerTypeSpec(*extra),))
+    with pytest.raises(ConfigError, match="extra GPU type 1") as err:
+        run_scenario(config)
+    assert message in str(err.value)
