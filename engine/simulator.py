@@ -287,7 +287,7 @@ class Simulation:
         placement = job.placement
         assert placement is not None
         model = step_model(
-            self.jobs_rate_base(job, placement.worker_type, placement.num_gpus),
+            self._measured_steps_per_s(job, placement.worker_type, placement.num_gpus),
             placement.num_gpus, job.gradient_bytes, placement.level, placement.racks,
             self.config.network, self.now_s,
         )  # fmt: skip
@@ -298,7 +298,8 @@ class Simulation:
             self.completions, (job.finish_time_s(self.now_s), self.seq, job.index, job.version)
         )
 
-    def jobs_rate_base(self, job: JobState, worker_type: str, num_gpus: int) -> float:
+    def _measured_steps_per_s(self, job: JobState, worker_type: str, num_gpus: int) -> float:
+        """Matrix throughput of ``job`` on ``num_gpus`` GPUs (precomputed at its scale factor)."""
         if num_gpus == job.scale_factor:
             return job.steps_per_s[worker_type]
         return self.matrix.steps_per_s(job.job_type, worker_type, num_gpus)
