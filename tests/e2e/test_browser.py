@@ -189,3 +189,4 @@ def test_gpu_mix_edits_survive_a_page_switch(server: str, page) -> None:
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Scenario").click()
     page.get_by_role("tab", name="2 · GPU mix & network").click()
     assert caption.inner_text() == after
+    _screenshot(page, "cluster_tab")
