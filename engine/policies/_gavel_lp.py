@@ -235,3 +235,27 @@ def _solve_direct(
     if solver.getModelStatus() != _highs.HighsModelStatus.kOptimal:
         return None
     return np.array(solver.getSolution().col_value)
+
+
+def solve_lp_if_feasible(
+    objective: np.ndarray, a_ub: sp.csc_matrix, b_ub: np.ndarray, upper: np.ndarray
+) -> np.ndarray | None:
+    """Like :func:`solve_lp`, but None when the LP is infeasible (for feasibility searches).
+
+    Raises:
+        EngineError: if HiGHS fails for another reason than infeasibility.
+    """
+    if _highs is not None:
+        try:
+            x = _solve_direct(objective, a_ub, b_ub, upper)
+        except (AttributeError, TypeError, ValueError):
+            x = None
+        if x is not None:
+            return x
+    bounds = np.column_stack([np.zeros_like(upper), upper])
+    result = linprog(objective, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method="highs")
+    if result.status == 2:  # infeasible
+        return None
+    if result.status != 0:
+        raise EngineError(f"Gavel LP failed: {result.message}")
+    return np.asarray(result.x)

@@ -33,7 +33,15 @@ def test_engine_never_imports_the_dashboard_or_ui_libraries(path: Path) -> None:
 
 
 def test_the_baselines_of_every_comparison_are_registered() -> None:
-    for name in ("fifo", "srtf", "las", "gavel_maxmin", "gavel_maxmin_agnostic"):
+    for name in (
+        "fifo",
+        "srtf",
+        "las",
+        "gavel_maxmin",
+        "gavel_maxmin_agnostic",
+        "gavel_ftf",
+        "gavel_ftf_agnostic",
+    ):
         assert name in list_policies()
     assert {"consolidated", "first_fit"} <= set(list_placements())
 

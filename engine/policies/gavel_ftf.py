@@ -1,0 +1,225 @@
+"""Gavel: finish-time fairness over time shares, applied round by round.
+
+Narayanan et al., OSDI 2020 (policies ``finish_time_fairness`` and ``finish_time_fairness_perf``
+of stanford-futuredata/gavel, MIT), after Themis (Mahajan et al., NSDI 2020). The allocation
+``X[job][worker_type]`` minimizes the worst finish-time fairness ratio over active jobs::
+
+    rho_j(X) = (elapsed_j + remaining_j / T_j(X)) / (elapsed_j + remaining_j / T_iso_j)
+
+with ``T_j(X) = sum_k X_jk tput_jk`` (steps/s) and ``T_iso_j`` the job's throughput on an equal
+1/N share of the cluster, subject to the max-min LP's constraints (``sum_k X_jk <= 1``,
+``sum_j sf_j X_jk <= cap_k``, ``X_jk = 0`` where the job does not fit). Gavel's round mechanism
+then grants GPUs exactly as for max-min (:class:`engine.policies.gavel.GavelMaxMin`).
+
+Reconstructions [R]:
+
+- Solved by bisection on ``rho`` instead of Gavel's cvxpy program with ``inv_pos``: for a fixed
+  ``rho`` the condition ``rho_j(X) <= rho`` is ``T_j(X) >= remaining_j / (rho I_j - elapsed_j)``
+  (``I_j`` = the isolated finish-time term, the denominator), linear in ``X``; a job with
+  ``rho I_j <= elapsed_j`` makes that ``rho`` infeasible. Feasibility is monotone in ``rho``, so
+  bisection reaches the same optimum as the quasi-convex program, to ``rho_tolerance``
+  (relative) or ``bisection_steps`` HiGHS feasibility checks, whichever comes first. A last
+  LP at the feasible ``rho`` found maximizes ``efficiency_epsilon`` times the normalized
+  throughput, so leftover capacity is used.
+- ``elapsed_j = now - arrival_s``; ``T_iso_j = min(1, C / (N sf_j)) tput_equal_j``, with C the
+  cluster's GPUs, N the active jobs and ``tput_equal`` the capacity-weighted mean throughput over
+  the fitting types: the isolated run of this project's ``ftf_rho`` metric (:mod:`engine.metrics`).
+- Heterogeneity-agnostic form: every fitting type runs the job at ``tput_equal_j`` (all types
+  equally fast, as in ``gavel_maxmin_agnostic``), so only total time share counts.
+- A job with no remaining steps or fitting nowhere gets no share and no fairness row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from engine.policies._gavel_lp import equal_share_throughput, fit_mask, solve_lp_if_feasible
+from engine.policies.base import register_policy
+from engine.policies.gavel import GavelMaxMin
+from engine.state import JobState
+
+
+class GavelFinishTimeFairness(GavelMaxMin):
+    """Gavel's finish-time fairness (minimize the worst rho), with Gavel's round mechanism."""
+
+    needs_sync = True  # reads remaining_steps
+
+    @dataclass(frozen=True)
+    class Params(GavelMaxMin.Params):
+        bisection_steps: int = field(
+            default=30, metadata={"help": "Most LP feasibility checks per solve (bisection on rho)"}
+        )
+        rho_tolerance: float = field(
+            default=1e-3, metadata={"help": "Relative width at which the rho bisection stops"}
+        )
+
+    def _maybe_solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> None:
+        jobs = frozenset(job.index for job in active)
+        interval = self.context.rounds.reallocation_interval_s
+        if jobs == self._solved_jobs or now_s - self._last_solve_s < interval:
+            return
+        book = self.book
+        elapsed_s = np.array([now_s - job.arrival_s for job in active])
+        remaining = np.array([job.remaining_steps for job in active])
+        shares, _ = solve_finish_time_fairness(
+            book.throughputs[rows],
+            book.scale_factors[rows],
+            self.capacity,
+            np.maximum(elapsed_s, 0.0),
+            remaining,
+            self.heterogeneity_aware,
+            self.params,
+        )
+        book.set_shares(rows, shares)
+        self._solved_jobs = jobs
+        self._last_solve_s = now_s
+
+
+def isolated_throughput(
+    throughputs: np.ndarray, scale_factors: np.ndarray, capacity: np.ndarray, num_jobs: int
+) -> np.ndarray:
+    """(n,) steps/s of each job alone on a 1/``num_jobs`` share of the cluster (see module)."""
+    fits = fit_mask(throughputs, scale_factors, capacity)
+    share = np.minimum(1.0, capacity.sum() / (num_jobs * scale_factors))
+    return share * equal_share_throughput(throughputs, fits, capacity)
+
+
+def solve_finish_time_fairness(
+    throughputs: np.ndarray,
+    scale_factors: np.ndarray,
+    capacity: np.ndarray,
+    elapsed_s: np.ndarray,
+    remaining_steps: np.ndarray,
+    heterogeneity_aware: bool,
+    params: GavelFinishTimeFairness.Params,
+) -> tuple[np.ndarray, float]:
+    """Minimizes the worst rho by bisection (module docstring).
+
+    Args:
+        throughputs: (n, K) steps/s at each job's scale factor; 0 = does not fit.
+        scale_factors: (n,) GPUs per job.
+        capacity: (K,) GPUs per worker type.
+        elapsed_s: (n,) time since arrival (s).
+        remaining_steps: (n,) steps left.
+        heterogeneity_aware: False treats every fitting type as equally fast.
+        params: bisection and efficiency settings.
+
+    Returns:
+        (n, K) time shares ``X`` and the worst rho they reach (NaN if no job takes part).
+    """
+    n, num_types = throughputs.shape
+    shares = np.zeros((n, num_types))
+    fits = fit_mask(throughputs, scale_factors, capacity)
+    equal = equal_share_throughput(throughputs, fits, capacity)
+    iso = isolated_throughput(throughputs, scale_factors, capacity, n)
+    live = fits.any(axis=1) & (remaining_steps > 0) & (iso > 0)
+    if not live.any():
+        return shares, float("nan")
+    tput = throughputs if heterogeneity_aware else fits * equal[:, None]
+    problem = _FeasibilityLP(
+        np.where(fits, tput, 0.0)[live], scale_factors[live], capacity, equal[live]
+    )
+    elapsed, remaining = elapsed_s[live], remaining_steps[live]
+    isolated_s = elapsed + remaining / iso[live]
+    start = _equal_split(fits[live], scale_factors[live], capacity)
+
+    def worst_rho(x: np.ndarray) -> float:
+        rate = (x * problem.tput).sum(axis=1)
+        return float(((elapsed + remaining / rate) / isolated_s).max())
+
+    best_x, hi = start, worst_rho(start)
+    lo = float(((elapsed + remaining / problem.tput.max(axis=1)) / isolated_s).max())
+    steps = 0
+    probe = lo
+    while steps < params.bisection_steps and hi - lo > params.rho_tolerance * hi:
+        steps += 1
+        x = problem.solve(_coefficient(probe, isolated_s, elapsed, remaining), 0.0)
+        if x is None:
+            lo = probe
+        else:
+            best_x, hi = x, probe
+        probe = 0.5 * (lo + hi)
+    if params.efficiency_epsilon > 0:
+        x = problem.solve(
+            _coefficient(hi, isolated_s, elapsed, remaining), params.efficiency_epsilon
+        )
+        best_x = best_x if x is None else x
+    shares[live] = np.clip(best_x, 0.0, 1.0)
+    return shares, worst_rho(shares[live])
+
+
+def _coefficient(
+    rho: float, isolated_s: np.ndarray, elapsed: np.ndarray, remaining: np.ndarray
+) -> np.ndarray | None:
+    """``a_j`` with ``rho_j <= rho`` iff ``a_j T_j(X) >= 1``; None if some job cannot reach rho."""
+    slack_s = rho * isolated_s - elapsed
+    if (slack_s <= 0).any():
+        return None
+    return np.asarray(slack_s / remaining)
+
+
+def _equal_split(fits: np.ndarray, scale_factors: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """A feasible start: each type split over the jobs fitting it by GPUs, rows capped at 1."""
+    demand = (fits * scale_factors[:, None]).sum(axis=0)
+    x = fits * np.divide(capacity, demand, out=np.zeros_like(capacity), where=demand > 0)
+    total = x.sum(axis=1, keepdims=True)
+    return np.asarray(x / np.maximum(total, 1.0))
+
+
+class _FeasibilityLP:
+    """Fixed structure of ``a_j T_j(X) >= 1``, the time rows and the capacity rows (CSC)."""
+
+    def __init__(
+        self, tput: np.ndarray, scale_factors: np.ndarray, capacity: np.ndarray, equal: np.ndarray
+    ) -> None:
+        n, num_types = tput.shape
+        self.tput = tput
+        self.rows, self.cols = np.nonzero(tput > 0)
+        m = self.rows.size
+        self.values = tput[self.rows, self.cols]
+        indices = np.column_stack([self.rows, n + self.rows, 2 * n + self.cols]).ravel()
+        self.data = np.column_stack([-self.values, np.ones(m), scale_factors[self.rows]]).ravel()
+        self.matrix = sp.csc_matrix(
+            (self.data, indices, np.arange(0, 3 * m + 1, 3)), shape=(2 * n + num_types, m)
+        )
+        self.b_ub = np.concatenate([-np.ones(n), np.ones(n), capacity.astype(float)])
+        self.upper = np.ones(m)
+        self.efficiency = self.values / equal[self.rows] / n
+        self.shape = (n, num_types)
+
+    def solve(self, coefficient: np.ndarray | None, epsilon: float) -> np.ndarray | None:
+        """(n, K) shares meeting every job's rate for ``coefficient``, or None if none do."""
+        if coefficient is None:
+            return None
+        self.matrix.data[0::3] = -coefficient[self.rows] * self.values
+        x = solve_lp_if_feasible(-epsilon * self.efficiency, self.matrix, self.b_ub, self.upper)
+        if x is None:
+            return None
+        shares = np.zeros(self.shape)
+        shares[self.rows, self.cols] = x
+        return shares
+
+
+@register_policy("gavel_ftf")
+class GavelFinishTimeFairnessAware(GavelFinishTimeFairness):
+    """Gavel finish-time fairness, heterogeneity-aware: minimizes the worst JCT / isolated JCT.
+
+    Narayanan et al., OSDI 2020 (``finish_time_fairness_perf``), after Themis (Mahajan et al.,
+    NSDI 2020); each job's rate counts its measured throughput on every worker type.
+    """
+
+    heterogeneity_aware = True
+
+
+@register_policy("gavel_ftf_agnostic")
+class GavelFinishTimeFairnessAgnostic(GavelFinishTimeFairness):
+    """Gavel finish-time fairness, heterogeneity-agnostic: every worker type counts as equally fast.
+
+    Narayanan et al., OSDI 2020 (``finish_time_fairness``), after Themis (Mahajan et al.,
+    NSDI 2020): the allocation sees only each job's total time share.
+    """
+
+    heterogeneity_aware = False
