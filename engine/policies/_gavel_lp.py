@@ -190,20 +190,12 @@ def solve_lp(
     if the bindings are missing, changed, or do not report an optimum.
 
     Raises:
-        EngineError: if ``linprog`` fails too.
+        EngineError: if the LP is infeasible or ``linprog`` fails too.
     """
-    if _highs is not None:
-        try:
-            x = _solve_direct(objective, a_ub, b_ub, upper)
-        except (AttributeError, TypeError, ValueError):
-            x = None
-        if x is not None:
-            return x
-    bounds = np.column_stack([np.zeros_like(upper), upper])
-    result = linprog(objective, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method="highs")
-    if result.status != 0:
-        raise EngineError(f"Gavel max-min LP failed: {result.message}")
-    return np.asarray(result.x)
+    x = solve_lp_if_feasible(objective, a_ub, b_ub, upper)
+    if x is None:
+        raise EngineError("Gavel LP is infeasible")
+    return x
 
 
 def _solve_direct(
