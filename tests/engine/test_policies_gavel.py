@@ -149,7 +149,9 @@ def _mixed_jobs(n: int, seed: int) -> pd.DataFrame:
     return frame
 
 
-@pytest.mark.parametrize("name", ["gavel_maxmin", "gavel_maxmin_agnostic"])
+@pytest.mark.parametrize(
+    "name", ["gavel_maxmin", "gavel_maxmin_agnostic", "gavel_ftf", "gavel_ftf_agnostic"]
+)
 @pytest.mark.parametrize("compatible", [False, True])
 def test_gavel_completes_every_job_on_a_mixed_cluster(name: str, compatible: bool) -> None:
     config = ScenarioConfig(

@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from engine.config import PolicySpec, ScenarioConfig
 from engine.policies.gavel_ftf import (
     GavelFinishTimeFairness,
     GavelFinishTimeFairnessAware,
     isolated_throughput,
     solve_finish_time_fairness,
 )
-from engine.presets import gavel_compatible
-from engine.simulator import simulate
 from engine.throughput import load_matrix
-from tests.engine.helpers import cluster, jobs_frame
 
 MATRIX = load_matrix()
 
@@ -111,32 +106,3 @@ def test_finished_or_unfit_jobs_get_no_share() -> None:
 
 def test_reads_progress_so_needs_sync() -> None:
     assert GavelFinishTimeFairnessAware.needs_sync
-
-
-def _mixed_jobs(n: int, seed: int) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    types = ["ResNet-50 (batch size 64)", "Transformer (batch size 64)", "LM (batch size 20)"]
-    rows = [
-        (f"j{i}", float(rng.uniform(0, 4000)), types[i % 3], int(rng.choice([1, 1, 2, 4])), 0.0)
-        for i in range(n)
-    ]
-    frame = jobs_frame(*rows)
-    durations = rng.uniform(200, 3000, n)
-    frame["total_steps"] = [
-        d * MATRIX.steps_per_s(t, "k80", sf)
-        for d, t, sf in zip(durations, frame["job_type"], frame["scale_factor"], strict=True)
-    ]
-    return frame
-
-
-@pytest.mark.parametrize("name", ["gavel_ftf", "gavel_ftf_agnostic"])
-@pytest.mark.parametrize("compatible", [False, True])
-def test_ftf_completes_every_job_on_a_mixed_cluster(name: str, compatible: bool) -> None:
-    config = ScenarioConfig(
-        cluster=cluster(("v100", 1, 4, "r0"), ("p100", 1, 4, "r0"), ("k80", 2, 4, "r1"))
-    )
-    if compatible:
-        config = gavel_compatible(config)
-    result = simulate(_mixed_jobs(30, seed=3), config, PolicySpec(name), MATRIX)
-    assert result.jobs["completion_s"].notna().all()
-    assert (result.jobs["completion_s"] >= result.jobs["arrival_s"]).all()
