@@ -145,10 +145,17 @@ class GavelMaxMin(Policy):
                 yield late[p], col
 
     def _maybe_solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> None:
+        """Re-solves the allocation when the job set changed and the interval has passed."""
         jobs = frozenset(job.index for job in active)
         interval = self.context.rounds.reallocation_interval_s
         if jobs == self._solved_jobs or now_s - self._last_solve_s < interval:
             return
+        self.book.set_shares(rows, self._solve(now_s, active, rows))
+        self._solved_jobs = jobs
+        self._last_solve_s = now_s
+
+    def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
+        """Time shares X, shape (len(rows), worker types): the max-min LP."""
         book = self.book
         coefficients = max_min_coefficients(
             book.throughputs[rows],
@@ -157,16 +164,13 @@ class GavelMaxMin(Policy):
             self.capacity,
             self.heterogeneity_aware,
         )
-        shares = solve_max_min(
+        return solve_max_min(
             coefficients,
             book.scale_factors[rows],
             self.capacity,
             self.params.efficiency_epsilon,
             book.class_ids[rows],
         )
-        book.set_shares(rows, shares)
-        self._solved_jobs = jobs
-        self._last_solve_s = now_s
 
     def _greedy(
         self,

@@ -56,11 +56,8 @@ class GavelFinishTimeFairness(GavelMaxMin):
             default=1e-3, metadata={"help": "Relative width at which the rho bisection stops"}
         )
 
-    def _maybe_solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> None:
-        jobs = frozenset(job.index for job in active)
-        interval = self.context.rounds.reallocation_interval_s
-        if jobs == self._solved_jobs or now_s - self._last_solve_s < interval:
-            return
+    def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
+        """Time shares X minimizing the worst rho (module docstring)."""
         book = self.book
         elapsed_s = np.array([now_s - job.arrival_s for job in active])
         remaining = np.array([job.remaining_steps for job in active])
@@ -73,9 +70,7 @@ class GavelFinishTimeFairness(GavelMaxMin):
             self.heterogeneity_aware,
             self.params,
         )
-        book.set_shares(rows, shares)
-        self._solved_jobs = jobs
-        self._last_solve_s = now_s
+        return shares
 
 
 def isolated_throughput(
