@@ -11,7 +11,8 @@ import dataclasses
 
 import streamlit as st
 
-from engine.config import NetworkConfig, RoundConfig, ScenarioConfig
+from dashboard.state import rounds_from_state
+from engine.config import NetworkConfig, ScenarioConfig
 from engine.presets import PRESETS
 
 NO_PRESET = "None"
@@ -22,14 +23,8 @@ def apply_preset(name: str) -> None:
     if name not in PRESETS:
         return
     s = st.session_state
-    rounds = RoundConfig(
-        round_duration_s=float(s["round_duration_s"]),
-        admit_mid_round=bool(s["admit_mid_round"]),
-        reallocation_interval_s=float(s["reallocation_interval_s"]),
-        checkpoint_restore_s=float(s["checkpoint_restore_s"]),
-    )
     network = NetworkConfig(enabled=bool(s["network_enabled"]))
-    changed = PRESETS[name](ScenarioConfig(rounds=rounds, network=network))
+    changed = PRESETS[name](ScenarioConfig(rounds=rounds_from_state(), network=network))
     for key, value in dataclasses.asdict(changed.rounds).items():
         s[key] = value
     s["network_enabled"] = changed.network.enabled

@@ -122,6 +122,17 @@ def trace_spec() -> TraceSpec:
     )
 
 
+def rounds_from_state() -> RoundConfig:
+    """The RoundConfig the round widgets describe."""
+    s = st.session_state
+    return RoundConfig(
+        round_duration_s=float(s["round_duration_s"]),
+        admit_mid_round=bool(s["admit_mid_round"]),
+        reallocation_interval_s=float(s["reallocation_interval_s"]),
+        checkpoint_restore_s=float(s["checkpoint_restore_s"]),
+    )
+
+
 def build_config() -> ScenarioConfig:
     """The ScenarioConfig the Scenario page's widgets describe.
 
@@ -139,17 +150,11 @@ def build_config() -> ScenarioConfig:
         enabled=bool(s["network_enabled"]),
         congestion=congestion_from_frame(s["congestion"]),
     )
-    rounds = RoundConfig(
-        round_duration_s=float(s["round_duration_s"]),
-        admit_mid_round=bool(s["admit_mid_round"]),
-        reallocation_interval_s=float(s["reallocation_interval_s"]),
-        checkpoint_restore_s=float(s["checkpoint_restore_s"]),
-    )
     return ScenarioConfig(
         trace=trace_spec(),
         cluster=cluster_from_frame(s["gpu_mix"]),
         network=network,
-        rounds=rounds,
+        rounds=rounds_from_state(),
         policies=policy_specs(s["policies"]),
         seed=int(s["seed"]),
         placement=s["placement"],

@@ -5,18 +5,14 @@ GPU count of every node of the granted worker type and returns how many GPUs to 
 nodes, or None when the type has too few free GPUs.
 """
 
-import importlib
-import pkgutil
-
 from engine.placement.base import (
     PlacementStrategy,
     get_placement,
     list_placements,
     register_placement,
 )
+from engine.registry import import_submodules
 
-for _module in pkgutil.iter_modules(__path__):
-    if _module.name != "base":
-        importlib.import_module(f"{__name__}.{_module.name}")
+import_submodules(__name__, __path__)
 
 __all__ = ["PlacementStrategy", "get_placement", "list_placements", "register_placement"]

@@ -3,9 +3,6 @@
 Import this package to fill the registry; see :mod:`engine.policies.base` for the contract.
 """
 
-import importlib
-import pkgutil
-
 from engine.policies.base import (
     Allocation,
     Grant,
@@ -16,10 +13,9 @@ from engine.policies.base import (
     list_policies,
     register_policy,
 )
+from engine.registry import import_submodules
 
-for _module in pkgutil.iter_modules(__path__):
-    if _module.name != "base":
-        importlib.import_module(f"{__name__}.{_module.name}")
+import_submodules(__name__, __path__)
 
 __all__ = [
     "Allocation",

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from engine.traces import rules
-from engine.traces.reading import number_column, read_csv_text, require_columns, text_column
+from engine.traces.reading import number_column, text_column
 from engine.traces.registry import LoadContext, Loaded, header_columns, register_format
 from engine.traces.validate import build_jobs
 
@@ -44,9 +44,9 @@ def load_itp_raw(text: str, ctx: LoadContext) -> Loaded:
     Raises:
         TraceError: naming the file, row and column of the first bad value.
     """
-    raw = read_csv_text(text, ctx.file)
-    require_columns(raw, RAW_REQUIRED, ctx.file, "itp_raw")
-    rules.check_worker_type(ctx.matrix, ctx.assumed_worker_type, ctx.file)
+    raw = rules.read_csv_for_assumed_type(
+        text, ctx.file, RAW_REQUIRED, "itp_raw", ctx.matrix, ctx.assumed_worker_type
+    )
     numbers = _numbers(raw, ctx)
     job_types = rules.draw_job_types(
         numbers[2], ctx.matrix, ctx.assumed_worker_type, ctx.rng, ctx.file
@@ -69,9 +69,9 @@ def load_itp_elasticflow(text: str, ctx: LoadContext) -> Loaded:
     Raises:
         TraceError: naming the file, row and column of the first bad value or unknown model.
     """
-    raw = read_csv_text(text, ctx.file)
-    require_columns(raw, ELASTICFLOW_REQUIRED, ctx.file, "itp_elasticflow")
-    rules.check_worker_type(ctx.matrix, ctx.assumed_worker_type, ctx.file)
+    raw = rules.read_csv_for_assumed_type(
+        text, ctx.file, ELASTICFLOW_REQUIRED, "itp_elasticflow", ctx.matrix, ctx.assumed_worker_type
+    )
     models = text_column(raw["model_name"], ctx.file, "model_name")
     job_types = rules.map_model_names(models, ctx.file, "model_name")
     notes = (

@@ -14,7 +14,7 @@ and 3 of `engine.traces.rules`. Arrivals are shifted so the first submit is at 0
 from __future__ import annotations
 
 from engine.traces import rules
-from engine.traces.reading import number_column, read_csv_text, require_columns, time_column
+from engine.traces.reading import number_column, time_column
 from engine.traces.registry import LoadContext, Loaded, header_columns, register_format
 from engine.traces.validate import build_jobs
 
@@ -35,9 +35,9 @@ def load_philly(text: str, ctx: LoadContext) -> Loaded:
     Raises:
         TraceError: naming the file, row and column of the first bad value.
     """
-    raw = read_csv_text(text, ctx.file)
-    require_columns(raw, REQUIRED, ctx.file, "philly")
-    rules.check_worker_type(ctx.matrix, ctx.assumed_worker_type, ctx.file)
+    raw = rules.read_csv_for_assumed_type(
+        text, ctx.file, REQUIRED, "philly", ctx.matrix, ctx.assumed_worker_type
+    )
     arrival_s = time_column(raw["timestamp"], ctx.file, "timestamp")
     duration_s = number_column(raw["duration"], ctx.file, "duration")
     scale_factor = number_column(raw["num_gpus"], ctx.file, "num_gpus", integer=True)

@@ -16,7 +16,7 @@ import numpy as np
 
 from engine.errors import TraceError
 from engine.traces import rules
-from engine.traces.reading import number_column, read_csv_text, require_columns, text_column
+from engine.traces.reading import number_column, text_column
 from engine.traces.registry import LoadContext, Loaded, header_columns, register_format
 from engine.traces.validate import build_jobs
 
@@ -34,9 +34,9 @@ def load_pollux(text: str, ctx: LoadContext) -> Loaded:
     Raises:
         TraceError: naming the file, row and column of the first bad value or unknown application.
     """
-    raw = read_csv_text(text, ctx.file)
-    require_columns(raw, REQUIRED, ctx.file, "pollux")
-    rules.check_worker_type(ctx.matrix, ctx.assumed_worker_type, ctx.file)
+    raw = rules.read_csv_for_assumed_type(
+        text, ctx.file, REQUIRED, "pollux", ctx.matrix, ctx.assumed_worker_type
+    )
     applications = text_column(raw["application"], ctx.file, "application")
     scale_factor = number_column(raw["num_replicas"], ctx.file, "num_replicas", integer=True)
     job_types = rules.map_model_names(applications, ctx.file, "application")

@@ -28,9 +28,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 from engine.errors import TraceError
 from engine.throughput import ThroughputMatrix
+from engine.traces.reading import read_csv_text, require_columns
 
 # model-name prefix (lower case) -> Gavel job type. Reason in the comment of each group.
 MODEL_TO_JOB_TYPE: dict[str, str] = {
@@ -66,6 +68,21 @@ POLLUX_GPU_HOURS: dict[str, float] = {
     "yolov3": 30.0,  # L
     "imagenet": 300.0,  # XL
 }
+
+
+def read_csv_for_assumed_type(
+    text: str, file: str, required: list[str], fmt: str, matrix: ThroughputMatrix, worker_type: str
+) -> pd.DataFrame:
+    """The prologue of every loader whose step counts come from rule 3: reads the CSV, checks
+    its columns, and checks the assumed worker type.
+
+    Raises:
+        TraceError: naming the file (and column) of the first problem.
+    """
+    raw = read_csv_text(text, file)
+    require_columns(raw, required, file, fmt)
+    check_worker_type(matrix, worker_type, file)
+    return raw
 
 
 def check_worker_type(matrix: ThroughputMatrix, worker_type: str, file: str) -> None:

@@ -10,7 +10,7 @@ inception3, ...) maps to a Gavel job type by rule 2 of `engine.traces.rules`, st
 from __future__ import annotations
 
 from engine.traces import rules
-from engine.traces.reading import number_column, read_csv_text, require_columns, text_column
+from engine.traces.reading import number_column, text_column
 from engine.traces.registry import LoadContext, Loaded, header_columns, register_format
 from engine.traces.validate import build_jobs
 
@@ -28,9 +28,9 @@ def load_tiresias(text: str, ctx: LoadContext) -> Loaded:
     Raises:
         TraceError: naming the file, row and column of the first bad value or unknown model.
     """
-    raw = read_csv_text(text, ctx.file)
-    require_columns(raw, REQUIRED, ctx.file, "tiresias")
-    rules.check_worker_type(ctx.matrix, ctx.assumed_worker_type, ctx.file)
+    raw = rules.read_csv_for_assumed_type(
+        text, ctx.file, REQUIRED, "tiresias", ctx.matrix, ctx.assumed_worker_type
+    )
     models = text_column(raw["model_name"], ctx.file, "model_name")
     job_types = rules.map_model_names(models, ctx.file, "model_name")
     duration_s = number_column(raw["duration"], ctx.file, "duration")
