@@ -86,6 +86,7 @@ def make_utilization(
     max_points: int = 2000,
     title: str = "GPUs busy over time, stacked by GPU type",
     end_s: float | None = None,
+    focus_end_s: float | None = None,
 ) -> go.Figure:
     """Busy GPUs over time, stacked by worker type, as a step function.
 
@@ -94,13 +95,17 @@ def make_utilization(
         colors: worker type -> color (:func:`worker_type_colors`).
         max_points: the step function is sampled on a uniform grid of at most this many points.
         title: chart title.
-        end_s: end of the time axis (s); pass the same value to every policy's chart so they
-            line up. Defaults to the last row's time.
+        end_s: end of the data (s); pass the same value to every policy's chart so they line
+            up. Defaults to the last row's time.
+        focus_end_s: end of the initially shown range (s), e.g. when most jobs have finished,
+            so a few very long jobs do not squeeze the busy period; the full range stays one
+            zoom-out away. Three quarters of the samples fall inside it. Defaults to ``end_s``.
     """
     if end_s is None:
         end_s = float(utilization["time_s"].max()) if len(utilization) else 0.0
-    unit, scale = time_unit(end_s)
-    grid = np.linspace(0.0, end_s, max(2, min(max_points, len(utilization) + 2)))
+    focus_end_s = end_s if focus_end_s is None else min(focus_end_s, end_s)
+    unit, scale = time_unit(focus_end_s)
+    grid = _focused_grid(focus_end_s, end_s, max(2, min(max_points, len(utilization) + 2)))
     fig = go.Figure()
     capacity = 0.0
     for worker_type, rows in utilization.sort_values("time_s").groupby("worker_type", sort=True):
@@ -119,9 +124,20 @@ def make_utilization(
         y=capacity, line={"dash": "dash", "color": "#444"},
         annotation_text=f"cluster capacity: {capacity:.0f} GPUs", annotation_position="top right",
     )  # fmt: skip
-    fig.update_xaxes(title=f"Simulated time ({unit})", range=[0, end_s / scale])
+    fig.update_xaxes(title=f"Simulated time ({unit})", range=[0, focus_end_s / scale])
     fig.update_yaxes(title="GPUs busy", range=[0, capacity * 1.12 if capacity else 1])
     return style(fig, title, height=420)
+
+
+def _focused_grid(focus_end_s: float, end_s: float, points: int) -> np.ndarray:
+    """Sample times: three quarters up to ``focus_end_s``, the rest beyond it to ``end_s``."""
+    if focus_end_s >= end_s:
+        return np.linspace(0.0, end_s, points)
+    inside = max(2, points * 3 // 4)
+    beyond = max(2, points - inside)
+    return np.concatenate(
+        [np.linspace(0.0, focus_end_s, inside), np.linspace(focus_end_s, end_s, beyond)[1:]]
+    )
 
 
 def step_values(times: np.ndarray, values: np.ndarray, grid: np.ndarray) -> np.ndarray:

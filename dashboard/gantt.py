@@ -50,7 +50,7 @@ def make_gantt(
     jobs = jobs[jobs["job_id"].astype(str).isin(order)]
     segments = segments[segments["job_id"].astype(str).isin(order)]
     end_s = max(_max(segments["end_s"]), _max(jobs.get("completion_s", pd.Series(dtype=float))))
-    shown_end_s = _initial_end(jobs, end_s)
+    shown_end_s = initial_end_s(jobs, end_s)
     unit, scale = time_unit(shown_end_s)
     fig = go.Figure(_lifetime_bars(jobs, scale, unit))
     palette = LEVEL_COLORS if color_by == "level" else colors
@@ -65,8 +65,9 @@ def make_gantt(
     return style(fig, title, height=min(1400, max(360, ROW_PX * len(order) + 170)))
 
 
-def _initial_end(jobs: pd.DataFrame, end_s: float) -> float:
-    """90th percentile of completion times (x 1.1), so a few very long jobs do not hide the rest."""
+def initial_end_s(jobs: pd.DataFrame, end_s: float) -> float:
+    """Where a time axis opens: the 90th percentile of completion times (x 1.1), capped at
+    ``end_s``, so a few very long jobs do not hide the rest (Gantt and utilization charts)."""
     done = jobs["completion_s"].dropna() if "completion_s" in jobs else pd.Series(dtype=float)
     return min(end_s, float(done.quantile(0.9)) * 1.1) if len(done) else end_s
 

@@ -108,3 +108,19 @@ def test_rho_axis_labels_say_what_they_mean() -> None:
     narrow = charts._decade_ticks(pd.Series([0.25, 3.0]))
     assert narrow == pytest.approx([0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50])
     assert charts._decade_ticks(pd.Series([0.2, 150.0])) == pytest.approx([0.1, 1, 10, 100, 1000])
+
+
+def test_utilization_opens_on_the_focus_but_keeps_the_whole_run() -> None:
+    """Busy 0..100 s, a straggler to 10,000 s: the axis opens on [0, 200 s]; data reach the end."""
+    steps = pd.DataFrame(
+        {"time_s": [0.0, 100.0, 10_000.0], "worker_type": ["v100"] * 3, "busy_gpus": [4, 1, 0],
+         "capacity_gpus": [4] * 3, "utilization": [1.0, 0.25, 0.0]}
+    )  # fmt: skip
+    fig = charts.make_utilization(steps, {"v100": "#f00"}, end_s=10_000.0, focus_end_s=200.0)
+    trace = fig.data[0]
+    unit, scale = charts.time_unit(200.0)
+    assert fig.layout.xaxis.range == (0, 200.0 / scale)
+    assert trace.x[-1] * scale == pytest.approx(10_000.0)
+    inside = np.asarray(trace.x) * scale <= 200.0
+    assert inside.mean() >= 0.7  # most samples where the action is
+    assert np.asarray(trace.y)[np.asarray(trace.x) * scale < 100.0].min() == 4
