@@ -6,12 +6,17 @@ numbered in GPU-mix order: group 0's nodes first. Node names are ``n<index>``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from engine.config import ClusterSpec
 from engine.errors import AllocationError
 from engine.network import LEVELS
 from engine.placement import PlacementStrategy
+
+if TYPE_CHECKING:
+    from engine.policies.base import Part
 
 
 @dataclass(frozen=True)
@@ -25,6 +30,9 @@ class Placement:
         racks: rack names the placement touches, sorted.
         level: "node", "rack" or "network" (the consolidation level; bottleneck link).
         num_gpus: total GPUs, ``sum(counts)``.
+        node_types: worker type of each node, when the placement mixes types (empty: all
+            ``worker_type``).
+        combine: how the GPUs make progress together (:data:`engine.policies.base.COMBINE_MODES`).
     """
 
     worker_type: str
@@ -33,6 +41,21 @@ class Placement:
     racks: tuple[str, ...]
     level: str
     num_gpus: int
+    node_types: tuple[str, ...] = ()
+    combine: str = "gang"
+
+    def types_of_nodes(self) -> tuple[str, ...]:
+        """Worker type per entry of ``nodes``."""
+        return self.node_types or (self.worker_type,) * len(self.nodes)
+
+    def gpus_by_type(self) -> dict[str, int]:
+        """GPUs held per worker type."""
+        if not self.node_types:
+            return {self.worker_type: self.num_gpus}
+        totals: dict[str, int] = {}
+        for worker_type, count in zip(self.node_types, self.counts, strict=True):
+            totals[worker_type] = totals.get(worker_type, 0) + count
+        return totals
 
 
 class ClusterState:
@@ -43,6 +66,7 @@ class ClusterState:
         self.capacity = spec.capacity()
         self.rack_names = sorted({g.rack for g in spec.node_groups})
         self.node_rack: list[int] = []  # rack index per node
+        self.node_type: list[str] = []  # worker type per node
         self._type_nodes: dict[str, list[int]] = {wt: [] for wt in self.capacity}
         self._type_free: dict[str, list[int]] = {wt: [] for wt in self.capacity}
         self._position: list[int] = []  # node -> position among its type's nodes
@@ -52,6 +76,7 @@ class ClusterState:
                 self._type_nodes[group.worker_type].append(len(self.node_rack))
                 self._type_free[group.worker_type].append(group.gpus_per_node)
                 self.node_rack.append(self.rack_names.index(group.rack))
+                self.node_type.append(group.worker_type)
         self._type_racks = {
             wt: [self.node_rack[n] for n in nodes] for wt, nodes in self._type_nodes.items()
         }
@@ -86,9 +111,76 @@ class ClusterState:
         racks = tuple(self.rack_names[r] for r in rack_ids)
         return Placement(worker_type, tuple(chosen), tuple(counts), racks, level, num_gpus)
 
+    def node_free_gpus(self) -> list[int]:
+        """Free GPUs per node, by node index."""
+        return [
+            self._type_free[wt][position]
+            for wt, position in zip(self.node_type, self._position, strict=True)
+        ]
+
+    def place_parts(self, parts: Sequence[Part], combine: str) -> Placement | None:
+        """Places every part of a grant, or none of them (None if some part does not fit).
+
+        A part pinned to a node takes its GPUs there; the others go through the placement
+        strategy. The result lists each node once per worker type with the GPUs taken there.
+
+        Raises:
+            AllocationError: a part pinned to a node of another worker type, or an invalid
+                placement from the strategy.
+        """
+        taken: list[Placement] = []
+        for part in parts:
+            piece = self._place_part(part)
+            if piece is None:
+                for done in taken:
+                    self.release(done)
+                return None
+            taken.append(piece)
+        return self._merge(taken, combine)
+
+    def _place_part(self, part: Part) -> Placement | None:
+        if part.node < 0:
+            return self.place(part.worker_type, part.num_gpus)
+        if (
+            not 0 <= part.node < len(self.node_type)
+            or self.node_type[part.node] != part.worker_type
+        ):
+            raise AllocationError(
+                f"part {part} is pinned to a node without {part.worker_type} GPUs"
+            )
+        free = self._type_free[part.worker_type]
+        position = self._position[part.node]
+        if free[position] < part.num_gpus:
+            return None
+        free[position] -= part.num_gpus
+        self.free_gpus[part.worker_type] -= part.num_gpus
+        rack = self.rack_names[self.node_rack[part.node]]
+        return Placement(part.worker_type, (part.node,), (part.num_gpus,), (rack,), LEVELS[0],
+                         part.num_gpus)  # fmt: skip
+
+    def _merge(self, pieces: list[Placement], combine: str) -> Placement:
+        if len(pieces) == 1 and combine == "gang":
+            return pieces[0]
+        counts: dict[int, int] = {}
+        for piece in pieces:
+            for node, count in zip(piece.nodes, piece.counts, strict=True):
+                counts[node] = counts.get(node, 0) + count
+        nodes = sorted(counts)
+        rack_ids = sorted({self.node_rack[n] for n in nodes})
+        level = LEVELS[0] if len(nodes) == 1 else LEVELS[1] if len(rack_ids) == 1 else LEVELS[2]
+        by_type: dict[str, int] = {}
+        for node in nodes:
+            by_type[self.node_type[node]] = by_type.get(self.node_type[node], 0) + counts[node]
+        main = max(by_type, key=lambda wt: (by_type[wt], wt))
+        return Placement(
+            main, tuple(nodes), tuple(counts[n] for n in nodes),
+            tuple(self.rack_names[r] for r in rack_ids), level, sum(counts.values()),
+            tuple(self.node_type[n] for n in nodes), combine,
+        )  # fmt: skip
+
     def release(self, placement: Placement) -> None:
         """Returns a placement's GPUs to the free pool."""
-        free = self._type_free[placement.worker_type]
         for node, count in zip(placement.nodes, placement.counts, strict=True):
-            free[self._position[node]] += count
-        self.free_gpus[placement.worker_type] += placement.num_gpus
+            worker_type = self.node_type[node]
+            self._type_free[worker_type][self._position[node]] += count
+            self.free_gpus[worker_type] += count

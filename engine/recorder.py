@@ -20,21 +20,16 @@ class Recorder:
         self._last_busy: dict[str, int] = {}
 
     def close_segment(self, job: JobState, placement: Placement, now_s: float, reason: str) -> None:
+        """One row per lane of the placement (:func:`lanes`)."""
         restore_s = max(0.0, min(job.restore_until_s, now_s) - job.segment_start_s)
-        self.segments.append(
-            (
-                job.job_id,
-                job.segment_start_s,
-                now_s,
-                restore_s,
-                placement.worker_type,
-                placement.num_gpus,
-                ",".join(f"n{n}" for n in placement.nodes),
-                ",".join(placement.racks),
-                placement.level,
-                reason,
-            )
-        )
+        for lane, (worker_type, nodes, counts) in enumerate(lanes(placement)):
+            self.segments.append(
+                (
+                    job.job_id, job.segment_start_s, now_s, restore_s, worker_type, sum(counts),
+                    ",".join(f"n{n}" for n in nodes), ",".join(placement.racks), placement.level,
+                    reason, lane, placement.combine,
+                )
+            )  # fmt: skip
 
     def utilization(self, now_s: float, free_gpus: dict[str, int]) -> None:
         """Records busy GPUs per worker type if they changed since the last record."""
@@ -81,7 +76,8 @@ def jobs_table(
                 job.priority_weight, first, completion if completion is not None else np.nan,
                 jct, first - job.arrival_s, job.held_s, job.num_preemptions,
                 job.comm_s / job.productive_s if job.productive_s > 0 else 0.0,
-                job.attained_service_gpu_s, isolated, jct / isolated,
+                job.attained_service_gpu_s, job.attained_service_ref_gpu_s, isolated,
+                jct / isolated,
                 _last_type(job),
             )
         )  # fmt: skip
@@ -92,3 +88,19 @@ def _last_type(job: JobState) -> str:
     if not job.service_by_type_gpu_s:
         return ""
     return max(job.service_by_type_gpu_s.items(), key=lambda kv: kv[1])[0]
+
+
+def lanes(placement: Placement) -> list[tuple[str, list[int], list[int]]]:
+    """Gantt lanes of a placement as (worker type, nodes, GPUs per node): one per copy for
+    ``copies`` (each node entry is a copy), one per worker type for a mixed placement, else one."""
+    entries = zip(placement.types_of_nodes(), placement.nodes, placement.counts, strict=True)
+    if placement.combine == "copies":
+        return [(wt, [node], [count]) for wt, node, count in entries]
+    if not placement.node_types:
+        return [(placement.worker_type, list(placement.nodes), list(placement.counts))]
+    by_type: dict[str, tuple[list[int], list[int]]] = {}
+    for wt, node, count in entries:
+        nodes, counts = by_type.setdefault(wt, ([], []))
+        nodes.append(node)
+        counts.append(count)
+    return [(wt, nodes, counts) for wt, (nodes, counts) in by_type.items()]

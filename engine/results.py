@@ -5,11 +5,16 @@ Tables of one :class:`SimulationResult` (one policy):
 - ``jobs``: one row per job. Columns: job_id, arrival_s, job_type, scale_factor, total_steps,
   priority_weight, first_start_s, completion_s, jct_s, queueing_delay_s, run_time_s,
   num_preemptions, comm_overhead (share of step time spent communicating, 0..1),
-  attained_service_gpu_s, isolated_jct_s, ftf_rho, main_worker_type (where it got most GPU-seconds).
+  attained_service_gpu_s, attained_service_ref_gpu_s (GPU-seconds weighted by each type's
+  one-GPU speed relative to the slowest type that fits the job), isolated_jct_s, ftf_rho,
+  main_worker_type (where it got most GPU-seconds).
 - ``segments``: one row per contiguous stretch a job held the same GPUs (the Gantt bars).
   Columns: job_id, start_s, end_s, worker_type, num_gpus, nodes (e.g. "n3,n4"), racks,
-  level ("node" | "rack" | "network"), end_reason ("completed" | "preempted" | "migrated").
-  The first ``restore_s`` seconds of a segment are checkpoint-restore time (no progress).
+  level ("node" | "rack" | "network"), end_reason ("completed" | "preempted" | "migrated"),
+  lane, combine. The first ``restore_s`` seconds of a segment are checkpoint-restore time (no
+  progress). A job holding several copies (HadarE) or several worker types at once has one row
+  per lane (copy or type) for the same stretch, numbered from 0; ``combine`` says how the
+  lanes work together (see :mod:`engine.progress`).
 - ``utilization``: a step function per worker type: from ``time_s`` until the next row of the
   same worker type, ``busy_gpus`` of ``capacity_gpus`` GPUs were allocated. Columns: time_s,
   worker_type, busy_gpus, capacity_gpus, utilization.
@@ -27,12 +32,13 @@ from engine.config import ScenarioConfig
 JOB_RESULT_COLUMNS = (
     "job_id", "arrival_s", "job_type", "scale_factor", "total_steps", "priority_weight",
     "first_start_s", "completion_s", "jct_s", "queueing_delay_s", "run_time_s",
-    "num_preemptions", "comm_overhead", "attained_service_gpu_s", "isolated_jct_s", "ftf_rho",
+    "num_preemptions", "comm_overhead", "attained_service_gpu_s", "attained_service_ref_gpu_s",
+    "isolated_jct_s", "ftf_rho",
     "main_worker_type",
 )  # fmt: skip
 SEGMENT_COLUMNS = (
     "job_id", "start_s", "end_s", "restore_s", "worker_type", "num_gpus", "nodes", "racks",
-    "level", "end_reason",
+    "level", "end_reason", "lane", "combine",
 )  # fmt: skip
 UTILIZATION_COLUMNS = ("time_s", "worker_type", "busy_gpus", "capacity_gpus", "utilization")
 

@@ -24,7 +24,15 @@ from engine.errors import AllocationError, EngineError, SimulationCancelled
 from engine.metrics import summarize
 from engine.network import change_times, step_model
 from engine.placement import get_placement
-from engine.policies.base import Allocation, PolicyContext, SchedulerState, build_params, get_policy
+from engine.policies.base import (
+    Allocation,
+    Grant,
+    PolicyContext,
+    SchedulerState,
+    build_params,
+    get_policy,
+)
+from engine.progress import JobModel, progress_rate
 from engine.recorder import Recorder, jobs_table
 from engine.results import SimulationResult
 from engine.state import JobState
@@ -70,9 +78,15 @@ class Simulation:
         cls = get_policy(spec.name)
         rng = np.random.default_rng(config.seed)
         self.policy = cls(
-            build_params(cls, spec.params), PolicyContext(config.cluster, config.rounds, rng)
+            build_params(cls, spec.params),
+            PolicyContext(config.cluster, config.rounds, rng, config.network),
+        )
+        switch_cost_s = self.policy.switch_cost_s
+        self.restore_s = (
+            config.rounds.checkpoint_restore_s if switch_cost_s is None else switch_cost_s
         )
         self.jobs = _job_states(jobs, matrix, list(self.cluster.capacity))
+        self.node_sizes = [node.num_gpus for node in self.policy.context.nodes]
         self.waiting: dict[int, JobState] = {}
         self.running: dict[int, JobState] = {}
         self.completions: list[tuple[float, int, int, int]] = []
@@ -167,7 +181,9 @@ class Simulation:
         while self.congestion_times and self.congestion_times[0] <= self.now_s:
             self.congestion_times.pop(0)
         for job in self.running.values():
-            if job.placement is not None and job.placement.level != "node":
+            if job.placement is not None and (
+                job.placement.level != "node" or job.placement.combine == "copies"
+            ):
                 job.sync(self.now_s)
                 self._set_rate(job)
 
@@ -209,6 +225,7 @@ class Simulation:
             free_gpus=self.cluster.free_gpus,
             round_index=int(self.now_s // self.round_s),
             arrived=self.jobs[self.arrived_from : self.next_arrival],
+            node_free_gpus=self.cluster.node_free_gpus(),
         )
         self.arrived_from = self.next_arrival
         started = time.perf_counter()
@@ -220,31 +237,44 @@ class Simulation:
 
     def _validate(self, allocation: Allocation) -> None:
         granted: dict[str, int] = {}
-        for index, (worker_type, num_gpus) in allocation.items():
+        pinned: dict[int, int] = {}
+        for index, grant in allocation.items():
             job = self.jobs[index]
-            if num_gpus < 1 or job.steps_per_s.get(worker_type, 0.0) <= 0:
-                raise AllocationError(
-                    f"{self.spec.name}: job {job.job_id} granted {num_gpus} x {worker_type}, "
-                    "which it cannot use"
-                )
-            granted[worker_type] = granted.get(worker_type, 0) + num_gpus
+            for part in grant.pieces():
+                if part.num_gpus < 1 or not self._can_use(job, grant, part.worker_type):
+                    raise AllocationError(
+                        f"{self.spec.name}: job {job.job_id} granted {part.num_gpus} x "
+                        f"{part.worker_type}, which it cannot use"
+                    )
+                granted[part.worker_type] = granted.get(part.worker_type, 0) + part.num_gpus
+                if part.node >= 0:
+                    pinned[part.node] = pinned.get(part.node, 0) + part.num_gpus
         for worker_type, total in granted.items():
             if total > self.cluster.capacity.get(worker_type, 0):
                 raise AllocationError(
                     f"{self.spec.name}: granted {total} {worker_type} GPUs at t={self.now_s:.0f}s; "
                     f"the cluster has {self.cluster.capacity.get(worker_type, 0)}"
                 )
+        for node, total in pinned.items():
+            if not 0 <= node < len(self.node_sizes) or total > self.node_sizes[node]:
+                raise AllocationError(
+                    f"{self.spec.name}: granted {total} GPUs on node n{node} at "
+                    f"t={self.now_s:.0f}s, which does not have that many"
+                )
+
+    def _can_use(self, job: JobState, grant: Grant, worker_type: str) -> bool:
+        """A gang of one type needs a measured fit at its size; other modes need one GPU's."""
+        if not grant.parts and grant.combine == "gang":
+            return job.steps_per_s.get(worker_type, 0.0) > 0 or (
+                grant.num_gpus != job.scale_factor
+                and self._measured_steps_per_s(job, worker_type, grant.num_gpus) > 0
+            )
+        return self.matrix.steps_per_s(job.job_type, worker_type, 1) > 0
 
     def _preempt_ungranted(self, allocation: Allocation) -> None:
         for job in list(self.running.values()):
             grant = allocation.get(job.index)
-            placement = job.placement
-            if (
-                grant is not None
-                and placement is not None
-                and grant[0] == placement.worker_type
-                and grant[1] == placement.num_gpus
-            ):
+            if grant is not None and grant == job.grant:
                 continue
             job.sync(self.now_s)
             self._release(job, "preempted" if grant is None else "migrated")
@@ -253,7 +283,7 @@ class Simulation:
             self.waiting[job.index] = job
 
     def _start_all(self, allocation: Allocation, strict: bool) -> None:
-        for index, (worker_type, num_gpus) in allocation.items():
+        for index, grant in allocation.items():
             job = self.jobs[index]
             if index in self.running:
                 if strict and not self.policy.preemptive:
@@ -261,36 +291,55 @@ class Simulation:
                 continue
             if index not in self.waiting:
                 raise AllocationError(f"{self.spec.name}: job {job.job_id} is not in the system")
-            placement = self.cluster.place(worker_type, num_gpus)
+            if grant.parts or grant.combine != "gang":
+                placement = self.cluster.place_parts(grant.pieces(), grant.combine)
+            else:
+                placement = self.cluster.place(grant.worker_type, grant.num_gpus)
             if placement is None:
                 if strict:
                     raise AllocationError(
-                        f"{self.spec.name}: job {job.job_id} granted {num_gpus} x {worker_type} "
-                        f"but only {self.cluster.free_gpus[worker_type]} are free"
+                        f"{self.spec.name}: job {job.job_id} granted {grant.pieces()} at "
+                        f"t={self.now_s:.0f}s but the GPUs are not free"
                     )
                 continue
-            self._start(job, placement)
+            self._start(job, placement, grant)
 
-    def _start(self, job: JobState, placement: Placement) -> None:
+    def _start(self, job: JobState, placement: Placement, grant: Grant) -> None:
         del self.waiting[job.index]
         self.running[job.index] = job
         job.sync(self.now_s)
         if job.first_start_s is None:
             job.first_start_s = self.now_s
         else:
-            job.restore_until_s = self.now_s + self.config.rounds.checkpoint_restore_s
+            job.restore_until_s = self.now_s + self.restore_s
         job.placement = placement
+        job.grant = grant
         job.segment_start_s = self.now_s
+        job.ref_gpus = sum(
+            count * job.ref_speed.get(worker_type, 1.0)
+            for worker_type, count in placement.gpus_by_type().items()
+        )
         self._set_rate(job)
 
     def _set_rate(self, job: JobState) -> None:
         placement = job.placement
         assert placement is not None
-        model = step_model(
-            self._measured_steps_per_s(job, placement.worker_type, placement.num_gpus),
-            placement.num_gpus, job.gradient_bytes, placement.level, placement.racks,
-            self.config.network, self.now_s,
-        )  # fmt: skip
+        if placement.combine == "gang" and not placement.node_types:
+            model = step_model(
+                self._measured_steps_per_s(job, placement.worker_type, placement.num_gpus),
+                placement.num_gpus, job.gradient_bytes, placement.level, placement.racks,
+                self.config.network, self.now_s,
+            )  # fmt: skip
+        else:
+            model = progress_rate(
+                JobModel(job.job_type, job.scale_factor, job.gradient_bytes), placement,
+                self.matrix, self.config.network, self.now_s, self.round_s,
+                self.policy.consolidation_fixed_s,
+            )  # fmt: skip
+        if model.steps_per_s <= 0:
+            raise AllocationError(
+                f"{self.spec.name}: job {job.job_id} makes no progress on {placement}"
+            )
         job.rate, job.comm_share = model
         job.version += 1
         self.seq += 1
@@ -308,12 +357,15 @@ class Simulation:
         placement = job.placement
         assert placement is not None
         job.sync(self.now_s)
-        held_gpu_s = (self.now_s - job.segment_start_s) * placement.num_gpus
+        held_s = self.now_s - job.segment_start_s
         per_type = job.service_by_type_gpu_s
-        per_type[placement.worker_type] = per_type.get(placement.worker_type, 0.0) + held_gpu_s
+        for worker_type, count in placement.gpus_by_type().items():
+            per_type[worker_type] = per_type.get(worker_type, 0.0) + held_s * count
         self.cluster.release(placement)
         self.recorder.close_segment(job, placement, self.now_s, reason)
         job.placement = None
+        job.grant = None
+        job.ref_gpus = 0.0
         job.rate = 0.0
         job.version += 1
 
@@ -360,13 +412,29 @@ def _job_states(
         strict=True,
     )
     states = []
+    ref_speeds: dict[str, dict[str, float]] = {}
     for i, (job_id, arrival_s, job_type, scale_factor, steps, weight) in enumerate(columns):
         rates = {wt: matrix.steps_per_s(job_type, wt, scale_factor) for wt in worker_types}
         grad = gradient_bytes(job_type)
+        if job_type not in ref_speeds:
+            ref_speeds[job_type] = reference_speeds(matrix, job_type, worker_types)
         states.append(
-            JobState(i, job_id, arrival_s, job_type, scale_factor, steps, weight, rates, grad)
-        )
+            JobState(
+                i, job_id, arrival_s, job_type, scale_factor, steps, weight, rates, grad,
+                ref_speeds[job_type],
+            )
+        )  # fmt: skip
     return states
+
+
+def reference_speeds(
+    matrix: ThroughputMatrix, job_type: str, worker_types: list[str]
+) -> dict[str, float]:
+    """One-GPU speed of ``job_type`` on each worker type relative to the slowest that fits it
+    (Hare's reference-GPU-seconds, Chen et al., TCC 2024); 0 where it does not fit."""
+    one_gpu = {wt: matrix.steps_per_s(job_type, wt, 1) for wt in worker_types}
+    slowest = min((v for v in one_gpu.values() if v > 0), default=0.0)
+    return {wt: v / slowest if slowest > 0 else 0.0 for wt, v in one_gpu.items()}
 
 
 def _isolated_run_s(jobs: list[JobState], capacity: dict[str, int]) -> np.ndarray:

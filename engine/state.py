@@ -8,7 +8,12 @@ engine syncs every running job, so ``remaining_steps`` and ``attained_service_gp
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from engine.cluster import Placement
+
+if TYPE_CHECKING:
+    from engine.policies.base import Grant
 
 
 class JobState:
@@ -16,7 +21,13 @@ class JobState:
 
     Static: index (position in the arrival-sorted jobs table), job_id, arrival_s, job_type,
     scale_factor, total_steps, priority_weight, steps_per_s (worker type -> measured steps/s at
-    the job's scale factor; 0 = does not fit), gradient_bytes.
+    the job's scale factor; 0 = does not fit), gradient_bytes, ref_speed (worker type -> one-GPU
+    speed relative to the slowest type in the cluster that fits the job, for attained service in
+    reference-GPU-seconds as in Hare's HLAS).
+
+    Dynamic: ``grant`` is the grant the job runs under (None when waiting); ``ref_gpus`` is the
+    reference-speed-weighted GPU count of its placement; ``attained_service_ref_gpu_s``
+    accumulates held time x ``ref_gpus``.
     """
 
     __slots__ = (
@@ -25,7 +36,8 @@ class JobState:
         "placement", "rate", "comm_share", "steps_done", "attained_service_gpu_s",
         "last_update_s", "restore_until_s", "first_start_s", "completion_s", "num_preemptions",
         "comm_s", "productive_s", "held_s", "service_by_type_gpu_s", "version",
-        "area_at_arrival", "segment_start_s",
+        "area_at_arrival", "segment_start_s", "grant", "ref_speed", "ref_gpus",
+        "attained_service_ref_gpu_s",
     )  # fmt: skip
 
     def __init__(
@@ -39,6 +51,7 @@ class JobState:
         priority_weight: float,
         steps_per_s: dict[str, float],
         gradient_bytes: float,
+        ref_speed: dict[str, float] | None = None,
     ) -> None:
         self.index = index
         self.job_id = job_id
@@ -66,6 +79,10 @@ class JobState:
         self.version = 0
         self.area_at_arrival = 0.0
         self.segment_start_s = 0.0
+        self.grant: Grant | None = None
+        self.ref_speed = ref_speed or {}
+        self.ref_gpus = 0.0
+        self.attained_service_ref_gpu_s = 0.0
 
     @property
     def worker_type(self) -> str | None:
@@ -97,6 +114,7 @@ class JobState:
                 self.comm_s += self.comm_share * productive
                 self.productive_s += productive
             self.attained_service_gpu_s += held * placement.num_gpus
+            self.attained_service_ref_gpu_s += held * self.ref_gpus
             self.held_s += held
         if now_s > last:
             self.last_update_s = now_s

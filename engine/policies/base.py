@@ -30,19 +30,85 @@ import numpy as np
 from engine.errors import ConfigError
 
 if TYPE_CHECKING:
-    from engine.config import ClusterSpec, RoundConfig
+    from engine.config import ClusterSpec, NetworkConfig, RoundConfig
     from engine.state import JobState
 
 
-class Grant(NamedTuple):
-    """GPUs granted to one job for the coming lease: ``num_gpus`` GPUs of ``worker_type``."""
+COMBINE_MODES = ("gang", "proportional", "relaxed", "copies")
+"""How the workers of a grant make progress together (see :mod:`engine.progress`):
+
+- ``gang``: synchronous data parallelism in lockstep; mixed types run at the slowest worker's pace.
+- ``proportional``: each worker's share of the global batch is proportional to its throughput,
+  so all finish a step together (Liu et al., TPDS 2024).
+- ``relaxed``: Hare's relaxed fixed-scale synchronization: ``scale_factor`` tasks per training
+  round run on the held GPUs in any order; the round ends when all are done (Chen et al., TCC 2024).
+- ``copies``: one copy of the job per part, each confined to one node, all advancing one shared
+  step counter, with a model consolidation at every round end (HadarE, Sultana et al., 2025).
+"""
+
+
+class Part(NamedTuple):
+    """Some GPUs of one worker type within a grant.
+
+    Attributes:
+        worker_type: the GPUs' type.
+        num_gpus: how many.
+        node: a node index (GPU-mix order, see :attr:`PolicyContext.nodes`) the GPUs must sit on,
+            or -1 to let the placement strategy choose.
+    """
 
     worker_type: str
     num_gpus: int
+    node: int = -1
+
+
+class Grant(NamedTuple):
+    """GPUs granted to one job for the coming lease.
+
+    The common case is ``Grant(worker_type, num_gpus)``: a gang of ``num_gpus`` GPUs of one type,
+    placed by the scenario's placement strategy. :meth:`of_parts` builds a grant of several parts
+    (mixed worker types, or GPUs pinned to nodes) with a ``combine`` mode from
+    :data:`COMBINE_MODES`; ``worker_type`` is then the type of the largest part and ``num_gpus``
+    the total.
+    """
+
+    worker_type: str
+    num_gpus: int
+    parts: tuple[Part, ...] = ()
+    combine: str = "gang"
+
+    @classmethod
+    def of_parts(cls, parts: Iterable[Part], combine: str = "gang") -> Grant:
+        """A grant of several parts (kept in the given order)."""
+        parts = tuple(parts)
+        main = max(parts, key=lambda p: p.num_gpus)
+        return cls(main.worker_type, sum(p.num_gpus for p in parts), parts, combine)
+
+    def pieces(self) -> tuple[Part, ...]:
+        """The grant's parts; a plain grant is one unpinned part."""
+        return self.parts or (Part(self.worker_type, self.num_gpus),)
 
 
 Allocation = dict[int, Grant]
 """Job index -> grant, in priority order (the engine places jobs in this order)."""
+
+
+class NodeInfo(NamedTuple):
+    """One node of the cluster, in GPU-mix order (group 0's nodes first; name ``n<index>``)."""
+
+    node: int
+    worker_type: str
+    rack: str
+    num_gpus: int
+
+
+def cluster_nodes(cluster: ClusterSpec) -> tuple[NodeInfo, ...]:
+    """The cluster's nodes in GPU-mix order (the numbering of placements and segments)."""
+    nodes: list[NodeInfo] = []
+    for group in cluster.node_groups:
+        for _ in range(group.nodes):
+            nodes.append(NodeInfo(len(nodes), group.worker_type, group.rack, group.gpus_per_node))
+    return tuple(nodes)
 
 
 @dataclass(frozen=True)
@@ -53,11 +119,17 @@ class PolicyContext:
         cluster: the GPU mix.
         rounds: round, lease and reallocation settings.
         rng: the run's only random generator (seeded from the scenario's seed).
+        network: bandwidths and congestion (None: the default network).
     """
 
     cluster: ClusterSpec
     rounds: RoundConfig
     rng: np.random.Generator
+    network: NetworkConfig | None = None
+
+    @property
+    def nodes(self) -> tuple[NodeInfo, ...]:
+        return cluster_nodes(self.cluster)
 
 
 @dataclass(frozen=True)
@@ -73,6 +145,7 @@ class SchedulerState:
         round_index: index of the current round (``now_s // round_duration_s``).
         arrived: jobs that arrived since the policy's previous call (all are in ``waiting``),
             for policies that keep their own queues incrementally.
+        node_free_gpus: free GPUs per node, indexed like :attr:`PolicyContext.nodes`.
     """
 
     now_s: float
@@ -82,6 +155,7 @@ class SchedulerState:
     free_gpus: Mapping[str, int]
     round_index: int
     arrived: Sequence[JobState] = ()
+    node_free_gpus: Sequence[int] = ()
 
     def active(self) -> list[JobState]:
         """Waiting and running jobs, sorted by arrival then job index."""
@@ -100,6 +174,11 @@ class Policy(ABC):
         needs_sync: whether running jobs' progress counters must be current before a full
             decision (True unless the policy reads them itself from ``last_update_s``).
         Params: frozen dataclass of the policy's knobs.
+        switch_cost_s: seconds of lost progress when a job starts again or its GPUs change;
+            None means the scenario's checkpoint-restore cost. A policy whose paper models a
+            cheaper switch (e.g. Hare's task switch) sets it in ``__init__``.
+        consolidation_fixed_s: fixed part of the model consolidation that ``copies`` grants
+            pay at every round end (the rest is gradient transfer; see :mod:`engine.progress`).
     """
 
     name: ClassVar[str] = ""
@@ -114,6 +193,8 @@ class Policy(ABC):
     def __init__(self, params: Any, context: PolicyContext) -> None:
         self.params = params
         self.context = context
+        self.switch_cost_s: float | None = None
+        self.consolidation_fixed_s = 0.0
 
     @abstractmethod
     def allocate(self, state: SchedulerState) -> Allocation:

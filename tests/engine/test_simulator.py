@@ -142,13 +142,12 @@ def test_network_penalty_off_gives_measured_speed_anywhere() -> None:
 
 
 def test_a_policy_that_over_allocates_is_rejected() -> None:
+    from engine.policies import base
     from engine.policies.fifo import Fifo
 
     class Greedy(Fifo):
         def allocate(self, state):  # type: ignore[no-untyped-def]
-            return {j.index: ("v100", 2) for j in state.waiting}
-
-    from engine.policies import base
+            return {j.index: base.Grant("v100", 2) for j in state.waiting}
 
     base._REGISTRY["test_greedy"] = Greedy
     try:
