@@ -13,6 +13,13 @@ and placement).
   the allocation says, so a policy may return only the new starts); it applies preemptions at
   round boundaries, where leases end.
 
+A grant is usually ``Grant(worker_type, num_gpus)``: a gang of one type that the placement
+strategy puts on nodes. ``Grant.of_parts`` expresses what heterogeneity-aware policies need: parts
+of several worker types, parts pinned to a node (``Part.node``), and how the parts make progress
+together (``combine``: lockstep gang, proportional batch shares, Hare's relaxed tasks, or
+HadarE's copies with a shared step counter; see :mod:`engine.progress`). A running job keeps its
+GPUs only when the new grant equals the one it runs under.
+
 Register a policy with ``@register_policy("name")`` on a subclass with a frozen ``Params``
 dataclass whose fields carry ``metadata={"help": ...}``; the dashboard builds its forms from them.
 """

@@ -1,0 +1,135 @@
+"""The paper-preset contract: a scenario builder plus the paper's claims, stated as ratios.
+
+A :class:`Claim` says "on ``metric``, ``policy`` beats ``baseline`` by ``claimed_ratio``", with
+the ratio oriented so that > 1 means the paper's policy is better (baseline / policy for
+lower-is-better metrics such as JCT, policy / baseline for utilization). :func:`claims_table`
+puts the claim beside what a simulation shows. A preset whose simulation does not show a claim
+says so in ``not_shown``; it is never tuned until the claim appears.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+
+from engine.config import ScenarioConfig
+from engine.errors import ConfigError
+from engine.metrics import METRICS
+from engine.results import ComparisonResult, SimulationResult
+
+DECISION_TIME = "decision_time_mean_s"
+"""Pseudo-metric: wall time per policy call (s); not in the summary because it is not
+deterministic."""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper, as a ratio between two policies of the preset's scenario.
+
+    Attributes:
+        text: the claim in the paper's words, e.g. "1.20x shorter makespan than Gavel".
+        metric: a key of :data:`engine.metrics.METRICS` or :data:`DECISION_TIME`.
+        policy: display name of the paper's policy in the scenario.
+        baseline: display name of the baseline it is compared with.
+        claimed_ratio: the paper's figure, oriented so that > 1 favours ``policy``.
+        tolerance: for "within x%" claims (e.g. sampled vs exact JCT), the largest
+            shortfall that still counts as shown: the claim holds when the simulated ratio is
+            >= 1 - tolerance. 0 means the direction must hold (ratio > 1).
+    """
+
+    text: str
+    metric: str
+    policy: str
+    baseline: str
+    claimed_ratio: float
+    tolerance: float = 0.0
+
+    def holds(self, ratio: float) -> bool:
+        """Whether a simulated ratio shows the claim's direction."""
+        if math.isnan(ratio):
+            return False
+        return ratio >= 1 - self.tolerance if self.tolerance else ratio > 1
+
+
+@dataclass(frozen=True)
+class PaperPreset:
+    """A paper's setup as a scenario, with its claims.
+
+    Attributes:
+        name: shown in the dashboard, e.g. "Hadar (IPDPS 2024)".
+        citation: authors, venue, year, DOI.
+        setup: what the scenario is, and where it departs from the paper's setup.
+        build: seed -> the scenario (trace, GPU mix, network, policies with labels).
+        claims: the paper's claims, naming policies by their labels in the scenario.
+        not_shown: plain statement of which claims the simulation does not show, and why
+            (empty when all are shown).
+    """
+
+    name: str
+    citation: str
+    setup: str
+    build: Callable[[int], ScenarioConfig]
+    claims: tuple[Claim, ...]
+    not_shown: str = ""
+
+
+_REGISTRY: dict[str, PaperPreset] = {}
+
+
+def register_paper_preset(preset: PaperPreset) -> PaperPreset:
+    """Adds ``preset`` to the registry under its name."""
+    if preset.name in _REGISTRY:
+        raise ValueError(f"paper preset {preset.name!r} registered twice")
+    _REGISTRY[preset.name] = preset
+    return preset
+
+
+def list_paper_presets() -> list[str]:
+    """Registered paper preset names, sorted."""
+    import engine.papers  # noqa: F401  (imports every preset module)
+
+    return sorted(_REGISTRY)
+
+
+def get_paper_preset(name: str) -> PaperPreset:
+    """Raises ConfigError for an unknown name."""
+    if name not in list_paper_presets():
+        raise ConfigError(f"unknown paper preset {name!r}; known: {list_paper_presets()}")
+    return _REGISTRY[name]
+
+
+def metric_value(result: SimulationResult, metric: str) -> float:
+    """A summary metric of one policy's result, or the mean decision time for DECISION_TIME."""
+    if metric == DECISION_TIME:
+        return result.decision_time_s / max(1, result.num_decisions)
+    return float(result.summary.get(metric, math.nan))
+
+
+def simulated_ratio(claim: Claim, comparison: ComparisonResult) -> float:
+    """The claim's ratio as simulated (> 1 favours the paper's policy); NaN if a policy is
+    missing from the comparison."""
+    by_name = {r.policy: r for r in comparison.results}
+    if claim.policy not in by_name or claim.baseline not in by_name:
+        return math.nan
+    ours = metric_value(by_name[claim.policy], claim.metric)
+    theirs = metric_value(by_name[claim.baseline], claim.metric)
+    lower_is_better = claim.metric == DECISION_TIME or METRICS[claim.metric].lower_is_better
+    numerator, denominator = (theirs, ours) if lower_is_better else (ours, theirs)
+    return numerator / denominator if denominator > 0 else math.nan
+
+
+def claims_table(preset: PaperPreset, comparison: ComparisonResult) -> pd.DataFrame:
+    """One row per claim: claim, metric, policy, baseline, claimed_ratio, simulated_ratio,
+    shown (whether the simulation shows the claim's direction)."""
+    rows = []
+    for claim in preset.claims:
+        ratio = simulated_ratio(claim, comparison)
+        rows.append(
+            (claim.text, claim.metric, claim.policy, claim.baseline, claim.claimed_ratio, ratio,
+             claim.holds(ratio))
+        )  # fmt: skip
+    columns = ["claim", "metric", "policy", "baseline", "claimed_ratio", "simulated_ratio", "shown"]
+    return pd.DataFrame(rows, columns=columns)
