@@ -109,9 +109,11 @@ def test_invariants_hold_for_every_policy(
     arrival = jobs.set_index("job_id")["arrival_s"]
     assert (result.segments["start_s"] >= result.segments["job_id"].map(arrival) - 1e-9).all()
     assert (result.segments["end_s"] >= result.segments["start_s"]).all()
-    # each job completes exactly once
+    # each job completes exactly once (a job with several lanes ends them all at once)
     completed = result.segments[result.segments["end_reason"] == "completed"]
-    assert sorted(completed["job_id"]) == sorted(jobs["job_id"])
+    assert sorted(completed.drop_duplicates("job_id")["job_id"]) == sorted(jobs["job_id"])
+    assert (completed.groupby("job_id")["end_s"].nunique() == 1).all()
+    assert (completed.groupby("job_id")["lane"].agg(lambda s: s.is_unique)).all()
     assert result.jobs["completion_s"].notna().all()
     assert (result.jobs["jct_s"] > 0).all()
     # utilization within [0, 1]
