@@ -2,7 +2,8 @@
 
 A thin grey bar spans each job's life (arrival to completion), so waiting shows as grey before
 the first colored bar and between bars. Segment ends caused by a preemption or a migration get
-a marker, so a teacher can point at them.
+a marker, so a teacher can point at them. A job that holds several lanes at once (HadarE's
+copies, one per node, or a mix of worker types) stays one row, split into thinner lanes.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ END_MARKERS = {
     "migrated": {"symbol": "triangle-right", "color": "#222222", "size": 8},
 }  # fmt: skip
 ROW_PX = 22
+BAR_WIDTH = 0.7  # of a row; lanes share it
 
 
 def make_gantt(
@@ -48,7 +50,7 @@ def make_gantt(
     """
     order = jobs.sort_values(["arrival_s", "job_id"])["job_id"].astype(str).head(max_jobs)
     jobs = jobs[jobs["job_id"].astype(str).isin(order)]
-    segments = segments[segments["job_id"].astype(str).isin(order)]
+    segments = with_lane_counts(segments[segments["job_id"].astype(str).isin(order)])
     end_s = max(_max(segments["end_s"]), _max(jobs.get("completion_s", pd.Series(dtype=float))))
     shown_end_s = initial_end_s(jobs, end_s)
     unit, scale = time_unit(shown_end_s)
@@ -72,6 +74,15 @@ def initial_end_s(jobs: pd.DataFrame, end_s: float) -> float:
     return min(end_s, float(done.quantile(0.9)) * 1.1) if len(done) else end_s
 
 
+def with_lane_counts(segments: pd.DataFrame) -> pd.DataFrame:
+    """Adds ``lane`` (0 when absent) and ``lane_count``: lanes the job holds in that stretch."""
+    segments = segments.copy()
+    if "lane" not in segments:
+        segments["lane"] = 0
+    segments["lane_count"] = segments.groupby(["job_id", "start_s"])["lane"].transform("count")
+    return segments
+
+
 def _max(values: pd.Series) -> float:
     values = values.dropna()
     return float(values.max()) if len(values) else 0.0
@@ -93,19 +104,30 @@ def _lifetime_bars(jobs: pd.DataFrame, scale: float, unit: str) -> go.Bar:
 
 
 def _segment_bars(rows: pd.DataFrame, name: str, color: str, scale: float, unit: str) -> go.Bar:
-    custom = rows[["worker_type", "num_gpus", "nodes", "level", "end_reason", "restore_s"]]
+    custom = rows[["worker_type", "num_gpus", "nodes", "level", "end_reason", "restore_s"]].copy()
+    custom["lane"] = _lane_label(rows)
+    width = BAR_WIDTH / rows["lane_count"]
     return go.Bar(
         y=rows["job_id"].astype(str), base=rows["start_s"] / scale,
-        x=(rows["end_s"] - rows["start_s"]) / scale, orientation="h", width=0.7, name=name,
+        x=(rows["end_s"] - rows["start_s"]) / scale, orientation="h", name=name,
+        width=width.to_numpy(), offset=(-BAR_WIDTH / 2 + rows["lane"] * width).to_numpy(),
         marker={"color": color, "line": {"color": "#333333", "width": 0.6}},
         customdata=custom.to_numpy(),
         hovertemplate=(
-            "job %{y}<br>%{customdata[1]} × %{customdata[0]} on %{customdata[2]}"
+            "job %{y}%{customdata[6]}<br>%{customdata[1]} × %{customdata[0]} on %{customdata[2]}"
             " (%{customdata[3]}-local)<br>"
             f"from %{{base:.3g}} {unit} for %{{x:.3g}} {unit}"
             "<br>restore %{customdata[5]:.0f} s · ended: %{customdata[4]}<extra></extra>"
         ),
     )  # fmt: skip
+
+
+def _lane_label(rows: pd.DataFrame) -> pd.Series:
+    """ " · copy 2 of 3" for a lane of a several-lane stretch, else empty."""
+    kind = rows["combine"].map({"copies": "copy"}).fillna("lane") if "combine" in rows else "lane"
+    label = " · " + kind + " " + (rows["lane"] + 1).astype(str) + " of "
+    label = label + rows["lane_count"].astype(str)
+    return label.where(rows["lane_count"] > 1, "")
 
 
 def _end_markers(ends: pd.DataFrame, reason: str, marker: dict, scale: float) -> go.Scatter:

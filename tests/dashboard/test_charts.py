@@ -43,6 +43,33 @@ def test_gantt_bars_equal_segments(comparison: ComparisonResult) -> None:
     assert len(preempted[0].x) == (result.segments["end_reason"] == "preempted").sum()
 
 
+def test_gantt_draws_a_jobs_copies_as_lanes_of_one_row() -> None:
+    """A HadarE job with three copies from 0 to 100 s: one row, three lanes of a third of the
+    bar width each, stacked without overlap; hover names the copy."""
+    segments = pd.DataFrame(
+        {
+            "job_id": ["a"] * 3, "start_s": [0.0] * 3, "end_s": [100.0] * 3,
+            "restore_s": [0.0] * 3, "worker_type": ["v100", "v100", "k80"],
+            "num_gpus": [4, 2, 1], "nodes": ["n0", "n1", "n5"], "racks": ["r0"] * 3,
+            "level": ["rack"] * 3, "end_reason": ["completed"] * 3, "lane": [0, 1, 2],
+            "combine": ["copies"] * 3,
+        }
+    )  # fmt: skip
+    jobs = pd.DataFrame(
+        {"job_id": ["a"], "arrival_s": [0.0], "completion_s": [100.0], "job_type": ["x"]}
+    )
+    fig = charts.make_gantt(segments, jobs, charts.worker_type_colors(["k80", "v100"]))
+    bars = [t for t in fig.data if t.name in ("k80", "v100")]
+    edges = sorted(
+        x for t in bars for o, w in zip(t.offset, t.width, strict=True) for x in (o, o + w)
+    )
+    third = 0.7 / 3
+    assert edges == pytest.approx([-0.35, -0.35 + third, -0.35 + third, 0.35 - third,
+                                   0.35 - third, 0.35])  # fmt: skip
+    labels = {row[6] for t in bars for row in t.customdata}
+    assert labels == {" · copy 1 of 3", " · copy 2 of 3", " · copy 3 of 3"}
+
+
 def test_gantt_caps_the_number_of_jobs(comparison: ComparisonResult) -> None:
     result = comparison.results[0]
     fig = charts.make_gantt(result.segments, result.jobs, {}, max_jobs=5)
