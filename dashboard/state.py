@@ -56,6 +56,7 @@ WIDGET_DEFAULTS: dict[str, Any] = {
     "admit_mid_round": _ROUNDS.admit_mid_round,
     "reallocation_interval_s": _ROUNDS.reallocation_interval_s,
     "preset": "None",
+    "paper_preset": "None",
     "policies": [],
     "log_x": True,
 }

@@ -7,6 +7,7 @@ from dashboard.components.cluster_panel import (
     render_gpu_mix,
     render_network,
 )
+from dashboard.components.paper_presets import render_paper_picker
 from dashboard.components.policy_form import render_policy_params, render_policy_picker
 from dashboard.components.run_panel import (
     execute_run,
@@ -25,6 +26,7 @@ st.caption(
     "Replay a trace of deep-learning training jobs on a GPU cluster you describe, under several "
     "scheduling policies, and compare job completion times, utilization and fairness."
 )
+render_paper_picker()
 render_flash()
 run_area = st.container(border=True)
 jobs_tab, cluster_tab, policy_tab, rules_tab, file_tab = st.tabs(

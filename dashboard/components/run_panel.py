@@ -54,6 +54,7 @@ def execute_run(config: ScenarioConfig, upload: runner.Upload) -> None:
         return
     bar.empty()
     s["result"], s["result_config"] = result, config.to_json()
+    s["result_paper_preset"] = s.get("paper_preset")
     jobs = len(result.results[0].jobs) if result.results else 0
     took = f"in {time.perf_counter() - started:.1f} s" if calls else "(same scenario: from cache)"
     st.success(f"Simulated {len(result.results)} policies on {jobs:,} jobs {took}.")

@@ -8,6 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.config import PolicySpec, ScenarioConfig
+from engine.papers import get_paper_preset, list_paper_presets
 from engine.policies import list_policies
 from tests.dashboard.fakes import fake_comparison
 
@@ -215,3 +216,24 @@ def test_an_extra_gpu_type_by_speed_ratio_can_join_the_mix() -> None:
     result = at.session_state["result"]
     assert result.config.extra_worker_types[0].name == "a100"
     assert "a100" in set(result.results[0].utilization["worker_type"])
+
+
+@pytest.mark.parametrize("name", list_paper_presets())
+def test_a_paper_preset_loads_runs_and_sets_claims_beside_the_simulation(name: str) -> None:
+    """Choosing a paper preset loads exactly its scenario into the widgets (policies, GPU mix,
+    trace), Run simulates it, and the Results page shows one row per claim."""
+    at = make_app()
+    at.selectbox(key="paper_preset").set_value(name).run()
+    assert not at.exception
+    preset = get_paper_preset(name)
+    expected = preset.build(int(at.session_state["seed"]))
+    assert at.session_state["policies"] == [p.name for p in expected.policies]
+    button(at, "run").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert ScenarioConfig.from_json(at.session_state["result_config"]) == expected
+    at.switch_page("app_pages/results.py").run()
+    assert not at.exception
+    claims = at.dataframe[0].value
+    assert list(claims["Claim"]) == [c.text for c in preset.claims]
+    assert claims["Simulated"].str.endswith("×").all()
