@@ -6,6 +6,9 @@ Cases (issue "The what-if dashboard, end to end"):
       Targets: < 30 s for FIFO and LAS, < 120 s for Gavel max-min, peak memory < 2 GiB.
   (b) the dashboard path from Run to charts: the 2,000-job Philly sample, four policies,
       run_scenario + every chart builder of the results pages. Target: < 5 s.
+  (c) the seed schedulers (issue "Seed schedulers I"): the 2,000-job Philly sample on the default
+      three-type cluster of 512 GPUs, one policy at a time, with the mean decision time per
+      scheduling event. Target: < 60 s each. Cases ``sample-<policy>``.
 
 Each case runs in a fresh subprocess so its peak RSS (ru_maxrss) is its own.
 
@@ -32,6 +35,8 @@ sys.path.insert(0, str(ROOT))
 FULL_PHILLY = ROOT.parent / "shared" / "traces" / "philly" / "philly_pollux_jobs_full_82247.csv"
 FULL_CASES = {"fifo": "fifo", "las": "las", "gavel_maxmin": "gavel_maxmin"}
 DASHBOARD_POLICIES = ("fifo", "srtf", "las", "gavel_maxmin")
+SAMPLE_POLICIES = ("hadar", "hadare", "hare_hlas", "hare_offline", "sampling_placement")
+SAMPLE_CASES = {f"sample-{p}": p for p in SAMPLE_POLICIES}
 
 
 def run_full(policy: str, max_jobs: int | None) -> dict[str, object]:
@@ -58,6 +63,30 @@ def run_full(policy: str, max_jobs: int | None) -> dict[str, object]:
         "decision_ms_mean": 1e3 * result.decision_time_s / max(1, result.num_decisions),
         "jct_mean_h": result.summary["jct_mean_s"] / 3600,
         "makespan_d": result.summary["makespan_s"] / 86400,
+    }
+
+
+def run_sample(policy: str) -> dict[str, object]:
+    """Case (c): one policy on the 2,000-job Philly sample and the default 512-GPU cluster."""
+    from engine.config import PolicySpec, ScenarioConfig
+    from engine.scenario import load_scenario_trace
+    from engine.simulator import simulate
+    from engine.throughput import load_matrix
+
+    config = ScenarioConfig(policies=(PolicySpec(policy),))
+    matrix = load_matrix()
+    jobs = load_scenario_trace(config, matrix).jobs
+    started = time.perf_counter()
+    result = simulate(jobs, config, config.policies[0], matrix)
+    done = time.perf_counter()
+    return {
+        "case": f"(c) Philly 2,000 jobs, {policy}",
+        "simulate_s": done - started,
+        "decisions": result.num_decisions,
+        "decision_ms_mean": 1e3 * result.decision_time_s / max(1, result.num_decisions),
+        "jct_mean_h": result.summary["jct_mean_s"] / 3600,
+        "makespan_d": result.summary["makespan_s"] / 86400,
+        "utilization": result.summary["utilization_mean"],
     }
 
 
@@ -121,7 +150,12 @@ def run_dashboard_path() -> dict[str, object]:
 
 def child(case: str, max_jobs: int | None) -> None:
     started = time.perf_counter()
-    out = run_dashboard_path() if case == "dashboard" else run_full(FULL_CASES[case], max_jobs)
+    if case == "dashboard":
+        out = run_dashboard_path()
+    elif case in SAMPLE_CASES:
+        out = run_sample(SAMPLE_CASES[case])
+    else:
+        out = run_full(FULL_CASES[case], max_jobs)
     out["wall_s"] = time.perf_counter() - started
     out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps(out))
@@ -129,11 +163,13 @@ def child(case: str, max_jobs: int | None) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--case", choices=[*FULL_CASES, "dashboard"], action="append")
+    parser.add_argument(
+        "--case", choices=[*FULL_CASES, "dashboard", *SAMPLE_CASES], action="append"
+    )
     parser.add_argument("--jobs", type=int, help="cut the full trace to its first N jobs")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    cases = args.case or [*FULL_CASES, "dashboard"]
+    cases = args.case or [*FULL_CASES, "dashboard", *SAMPLE_CASES]
     if args.child:
         child(cases[0], args.jobs)
         return
