@@ -1,0 +1,270 @@
+"""Doubling heuristic: elastic re-sizing of ring all-reduce jobs at every arrival and completion.
+
+Capes, Raheja, Kemertas, Mohomed, "Dynamic Scheduling of MPI-based Distributed Deep Learning
+Training Jobs", arXiv:1908.08082, 2019. [P] Horovod (ring all-reduce) jobs can be stopped and
+restarted cheaply; re-sizing the running jobs is an NP-hard, non-convex integer program, solved
+by a doubling heuristic that more than halved the average job time in simulation on some
+workloads. Everything below the abstract is a reconstruction [R] (shared/docs/schedulers.md, C):
+
+- Speed on n GPUs (weak scaling: fixed per-GPU batch, so ``total_steps`` is the same at every
+  size): Gavel's consolidated measurement at n (linear beyond the largest measured n, as
+  :meth:`ThroughputMatrix.steps_per_s`), plus the ring all-reduce time the network adds over a
+  node-local ring when n exceeds one node (level "rack") or one rack (level "network") of the
+  type; see :class:`RingSpeed`. This is the engine's own model for a consolidated placement.
+- At every arrival and completion, every job in the system (running or waiting) is taken in
+  arrival order and gets 1 GPU while GPUs remain. Then the heuristic repeatedly doubles the job
+  whose doubling m -> 2m saves the most remaining time per extra GPU,
+  ``(T(m) - T(2m)) / m`` with ``T(n) = restart(n) + remaining_steps / speed(n)``, where
+  ``restart(n)`` is the restart cost when a grant of n GPUs differs from the one the job runs
+  under (or when a preempted job starts again); it stops when no doubling saves time or no
+  doubling fits the free GPUs. Greedy and myopic as in the paper: a job whose first doubling
+  does not pay for the restart is not doubled twice.
+- Sizes are powers of two. A job's largest useful size on a worker type is the largest power
+  of two within the type's GPUs and ``max_gpus_per_job``; a job type Gavel measured only on one
+  GPU (not data-parallel there: A3C, CycleGAN, Recommendation) is not grown past its own
+  ``scale_factor``; a size at which the matrix gives 0 steps/s is never granted.
+- Worker type (the paper's cluster is homogeneous): a running job keeps its type while it has a
+  free GPU; otherwise a job takes the type with a free GPU where one GPU runs it fastest.
+- Placement: the grants are returned largest first and the scenario's placement strategy puts
+  them on nodes; the "consolidated" strategy packs each job onto as few nodes as possible, as
+  the paper does. Departures: no look-ahead past one doubling, one worker type per job, no
+  per-job-type restart costs (the scenario's checkpoint-restore cost applies to every job).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+
+from engine.config import ClusterSpec, NetworkConfig
+from engine.network import congestion_factor, step_model
+from engine.policies.base import (
+    Allocation,
+    Grant,
+    Policy,
+    PolicyContext,
+    SchedulerState,
+    register_policy,
+)
+from engine.state import JobState
+from engine.throughput import ThroughputMatrix, load_matrix
+
+
+def largest_power_of_two(n: int) -> int:
+    """Largest power of two <= ``n`` (0 when ``n < 1``)."""
+    return 1 << (n.bit_length() - 1) if n >= 1 else 0
+
+
+def rack_gpus_by_type(cluster: ClusterSpec) -> dict[str, int]:
+    """GPUs of each worker type in the rack that holds the most of them."""
+    per_rack: dict[tuple[str, str], int] = {}
+    for g in cluster.node_groups:
+        key = (g.worker_type, g.rack)
+        per_rack[key] = per_rack.get(key, 0) + g.nodes * g.gpus_per_node
+    sizes: dict[str, int] = {}
+    for (worker_type, _), gpus in per_rack.items():
+        sizes[worker_type] = max(sizes.get(worker_type, 0), gpus)
+    return sizes
+
+
+class RingSpeed:
+    """Steps/s of a job on n consolidated GPUs of one type, as the engine will compute them.
+
+    Uses Gavel's built-in matrix (:func:`engine.throughput.load_matrix`): the policy contract
+    gives no handle on the scenario's matrix, so with an uploaded throughput CSV the estimate is
+    still Gavel's. For a worker type Gavel's matrix lacks (a type added by speed ratio), the
+    estimate is linear in n from the job's rate at its scale factor (the scenario's matrix,
+    through :attr:`JobState.steps_per_s`), and the job is not grown past that scale factor.
+    The level is "node" while n fits the type's largest node, "rack" while it fits the type's
+    largest rack, "network" beyond; rack-specific congestion episodes are not counted.
+    """
+
+    def __init__(self, cluster: ClusterSpec, network: NetworkConfig | None) -> None:
+        self.matrix: ThroughputMatrix = load_matrix()
+        self.node_gpus = cluster.max_gpus_per_node()
+        self.rack_gpus = rack_gpus_by_type(cluster)
+        self.net = network or NetworkConfig()
+        self._cache: dict[tuple[str, str, int, float, float], float] = {}
+
+    def knows(self, job_type: str, worker_type: str) -> bool:
+        """Whether Gavel's matrix has the job type on the worker type."""
+        return worker_type in self.matrix.table.get(job_type, {})
+
+    def measured_sizes(self, job_type: str, worker_type: str) -> list[int]:
+        """Scale factors Gavel measured for the job type on the worker type."""
+        return sorted(self.matrix.table.get(job_type, {}).get(worker_type, {}))
+
+    def steps_per_s(self, job: JobState, worker_type: str, num_gpus: int, now_s: float) -> float:
+        """Estimated steps/s (0 if the job cannot run on ``num_gpus`` GPUs of the type)."""
+        factors = (
+            congestion_factor(self.net.congestion, now_s, "rack", ()),
+            congestion_factor(self.net.congestion, now_s, "cross_rack", ()),
+        )
+        key = (job.job_type, worker_type, num_gpus, *factors)
+        speed = self._cache.get(key)
+        if speed is None:
+            speed = self._estimate(job, worker_type, num_gpus, now_s)
+            self._cache[key] = speed
+        return speed
+
+    def _estimate(self, job: JobState, worker_type: str, num_gpus: int, now_s: float) -> float:
+        if self.knows(job.job_type, worker_type):
+            measured = self.matrix.steps_per_s(job.job_type, worker_type, num_gpus)
+        else:
+            measured = job.steps_per_s.get(worker_type, 0.0) / job.scale_factor * num_gpus
+        if measured <= 0:
+            return 0.0
+        if num_gpus <= self.node_gpus.get(worker_type, 0):
+            level = "node"
+        elif num_gpus <= self.rack_gpus.get(worker_type, 0):
+            level = "rack"
+        else:
+            level = "network"
+        model = step_model(measured, num_gpus, job.gradient_bytes, level, (), self.net, now_s)
+        return model.steps_per_s
+
+
+def fastest_types(job: JobState, capacity: dict[str, int]) -> list[str]:
+    """Worker types of the cluster that run the job on one GPU, fastest first (ties: GPU-mix
+    order), by its one-GPU speed relative to the slowest type (:attr:`JobState.ref_speed`)."""
+    types = [wt for wt in capacity if job.ref_speed.get(wt, 0.0) > 0]
+    return sorted(types, key=lambda wt: -job.ref_speed[wt])
+
+
+@register_policy("doubling")
+class Doubling(Policy):
+    """Doubling heuristic: every job gets 1 GPU in arrival order, then the job whose doubling
+    saves the most remaining time per extra GPU (net of restart cost) doubles, until none helps.
+
+    Capes, Raheja, Kemertas, Mohomed, arXiv:1908.08082, 2019: elastic ring all-reduce jobs,
+    re-sized at every arrival and completion; sizes are powers of two.
+    """
+
+    preemptive = True
+    uses_rounds = False
+
+    @dataclass(frozen=True)
+    class Params:
+        restart_cost_s: float = field(
+            default=-1.0,
+            metadata={
+                "help": "Restart cost (s) the heuristic weighs against a re-size; -1 uses the "
+                "scenario's checkpoint-restore cost, which the engine charges in any case"
+            },
+        )
+        max_gpus_per_job: int = field(
+            default=0,
+            metadata={"help": "Largest size of a job in GPUs (0 = only the cluster limits it)"},
+        )
+
+    def __init__(self, params: Params, context: PolicyContext) -> None:
+        super().__init__(params, context)
+        self.capacity = context.cluster.capacity()
+        cost = params.restart_cost_s
+        self.restart_cost_s = context.rounds.checkpoint_restore_s if cost < 0 else cost
+        self.speed = RingSpeed(context.cluster, context.network)
+        self._limits: dict[tuple[int, str], int] = {}
+
+    def allocate(self, state: SchedulerState) -> Allocation:
+        jobs = state.active()
+        free = dict(state.capacity)
+        sizes: dict[int, tuple[str, int]] = {}
+        remaining = sum(free.values())
+        for job in jobs:
+            if remaining <= 0:
+                break
+            worker_type = self._one_gpu_type(job, free)
+            if worker_type is not None:
+                sizes[job.index] = (worker_type, 1)
+                free[worker_type] -= 1
+                remaining -= 1
+        self._double(jobs, sizes, free, state.now_s)
+        order = sorted(sizes, key=lambda i: -sizes[i][1])  # largest first packs best
+        return {i: Grant(*sizes[i]) for i in order}
+
+    def _one_gpu_type(self, job: JobState, free: dict[str, int]) -> str | None:
+        """The job's current type if it has a free GPU, else its fastest type with one."""
+        current = job.worker_type
+        if current is not None and free.get(current, 0) > 0 and self.max_gpus(job, current):
+            return current
+        for worker_type in fastest_types(job, self.capacity):
+            if free[worker_type] > 0 and self.max_gpus(job, worker_type):
+                return worker_type
+        return None
+
+    def _double(
+        self, jobs: list[JobState], sizes: dict[int, tuple[str, int]], free: dict[str, int],
+        now_s: float,
+    ) -> None:  # fmt: skip
+        """Greedy doubling (see the module docstring); updates ``sizes`` and ``free``."""
+        by_index = {job.index: job for job in jobs}
+        heap: list[tuple[float, int]] = []
+        for index, (worker_type, num_gpus) in sizes.items():
+            self._push(heap, by_index[index], worker_type, num_gpus, now_s)
+        while heap:
+            _, index = heapq.heappop(heap)
+            worker_type, num_gpus = sizes[index]
+            if free[worker_type] < num_gpus:
+                continue  # free GPUs only shrink: this job cannot double any more
+            free[worker_type] -= num_gpus
+            sizes[index] = (worker_type, 2 * num_gpus)
+            self._push(heap, by_index[index], worker_type, 2 * num_gpus, now_s)
+
+    def _push(
+        self, heap: list[tuple[float, int]], job: JobState, worker_type: str, num_gpus: int,
+        now_s: float,
+    ) -> None:  # fmt: skip
+        """Queues the job's next doubling if it is allowed and saves time."""
+        if 2 * num_gpus > self.max_gpus(job, worker_type):
+            return
+        gain = self.saving_per_gpu_s(job, worker_type, num_gpus, now_s)
+        if gain > 0:
+            heapq.heappush(heap, (-gain, job.index))
+
+    def saving_per_gpu_s(
+        self, job: JobState, worker_type: str, num_gpus: int, now_s: float
+    ) -> float:
+        """Seconds of the job's remaining time saved per extra GPU by doubling ``num_gpus``
+        (restart costs included); <= 0 when the doubling does not help or cannot run."""
+        bigger = self.speed.steps_per_s(job, worker_type, 2 * num_gpus, now_s)
+        if bigger <= 0:
+            return 0.0
+        current = self.speed.steps_per_s(job, worker_type, num_gpus, now_s)
+        if current <= 0:
+            return 0.0
+        remaining = job.remaining_steps
+        time_now_s = self._restart_s(job, worker_type, num_gpus, now_s) + remaining / current
+        time_doubled_s = self._restart_s(job, worker_type, 2 * num_gpus, now_s) + remaining / bigger
+        return (time_now_s - time_doubled_s) / num_gpus
+
+    def _restart_s(self, job: JobState, worker_type: str, num_gpus: int, now_s: float) -> float:
+        """Seconds lost before the job progresses under a grant of ``num_gpus`` GPUs."""
+        if job.grant is not None and job.grant == Grant(worker_type, num_gpus):
+            return max(0.0, job.restore_until_s - now_s)  # keeps its GPUs
+        if job.grant is None and job.first_start_s is None:
+            return 0.0  # a first start costs nothing
+        return self.restart_cost_s
+
+    def max_gpus(self, job: JobState, worker_type: str) -> int:
+        """The job's largest useful size on the type (0 if it cannot run there; cached)."""
+        key = (job.index, worker_type)
+        limit = self._limits.get(key)
+        if limit is None:
+            limit = self._max_gpus(job, worker_type)
+            self._limits[key] = limit
+        return limit
+
+    def _max_gpus(self, job: JobState, worker_type: str) -> int:
+        if job.ref_speed.get(worker_type, 0.0) <= 0:
+            return 0
+        limit = self.capacity.get(worker_type, 0)
+        if self.params.max_gpus_per_job > 0:
+            limit = min(limit, self.params.max_gpus_per_job)
+        if self.speed.knows(job.job_type, worker_type):
+            if self.speed.measured_sizes(job.job_type, worker_type) == [1]:
+                limit = min(limit, job.scale_factor)  # not data-parallel in Gavel's table
+        elif job.steps_per_s.get(worker_type, 0.0) > 0:
+            limit = min(limit, job.scale_factor)  # sizes the scenario's matrix vouches for
+        else:
+            limit = 1
+        return largest_power_of_two(limit)
