@@ -38,6 +38,7 @@ from engine.errors import ConfigError
 
 if TYPE_CHECKING:
     from engine.config import ClusterSpec, NetworkConfig, RoundConfig
+    from engine.throughput import ThroughputMatrix
     from engine.state import JobState
 
 
@@ -127,12 +128,15 @@ class PolicyContext:
         rounds: round, lease and reallocation settings.
         rng: the run's only random generator (seeded from the scenario's seed).
         network: bandwidths and congestion (None: the default network).
+        matrix: the scenario's throughput matrix, extra worker types and uploaded tables
+            included (None: Gavel's, :func:`engine.throughput.load_matrix`).
     """
 
     cluster: ClusterSpec
     rounds: RoundConfig
     rng: np.random.Generator
     network: NetworkConfig | None = None
+    matrix: ThroughputMatrix | None = None
 
     @property
     def nodes(self) -> tuple[NodeInfo, ...]:
