@@ -70,28 +70,32 @@ def rack_gpus_by_type(cluster: ClusterSpec) -> dict[str, int]:
 class RingSpeed:
     """Steps/s of a job on n consolidated GPUs of one type, as the engine will compute them.
 
-    Uses Gavel's built-in matrix (:func:`engine.throughput.load_matrix`): the policy contract
-    gives no handle on the scenario's matrix, so with an uploaded throughput CSV the estimate is
-    still Gavel's. For a worker type Gavel's matrix lacks (a type added by speed ratio), the
-    estimate is linear in n from the job's rate at its scale factor (the scenario's matrix,
-    through :attr:`JobState.steps_per_s`), and the job is not grown past that scale factor.
+    Uses the scenario's throughput matrix (:attr:`PolicyContext.matrix`; Gavel's when absent),
+    extra worker types included. For a job type the matrix lacks on a worker type, the estimate
+    is linear in n from the job's rate at its scale factor (:attr:`JobState.steps_per_s`), and
+    the job is not grown past that scale factor.
     The level is "node" while n fits the type's largest node, "rack" while it fits the type's
     largest rack, "network" beyond; rack-specific congestion episodes are not counted.
     """
 
-    def __init__(self, cluster: ClusterSpec, network: NetworkConfig | None) -> None:
-        self.matrix: ThroughputMatrix = load_matrix()
+    def __init__(
+        self,
+        cluster: ClusterSpec,
+        network: NetworkConfig | None,
+        matrix: ThroughputMatrix | None = None,
+    ) -> None:
+        self.matrix: ThroughputMatrix = matrix or load_matrix()
         self.node_gpus = cluster.max_gpus_per_node()
         self.rack_gpus = rack_gpus_by_type(cluster)
         self.net = network or NetworkConfig()
         self._cache: dict[tuple[str, str, int, float, float], float] = {}
 
     def knows(self, job_type: str, worker_type: str) -> bool:
-        """Whether Gavel's matrix has the job type on the worker type."""
+        """Whether the matrix has the job type on the worker type."""
         return worker_type in self.matrix.table.get(job_type, {})
 
     def measured_sizes(self, job_type: str, worker_type: str) -> list[int]:
-        """Scale factors Gavel measured for the job type on the worker type."""
+        """Scale factors the matrix has for the job type on the worker type."""
         return sorted(self.matrix.table.get(job_type, {}).get(worker_type, {}))
 
     def steps_per_s(self, job: JobState, worker_type: str, num_gpus: int, now_s: float) -> float:
@@ -162,7 +166,7 @@ class Doubling(Policy):
         self.capacity = context.cluster.capacity()
         cost = params.restart_cost_s
         self.restart_cost_s = context.rounds.checkpoint_restore_s if cost < 0 else cost
-        self.speed = RingSpeed(context.cluster, context.network)
+        self.speed = RingSpeed(context.cluster, context.network, context.matrix)
         self._limits: dict[tuple[int, str], int] = {}
 
     def allocate(self, state: SchedulerState) -> Allocation:
