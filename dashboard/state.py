@@ -71,6 +71,7 @@ PLAIN_DEFAULTS: dict[str, Any] = {
         }
     ),  # fmt: skip
     "upload": None,  # (file name, bytes) of the uploaded trace
+    "policy_labels": {},  # policy -> display label, from a loaded scenario or paper preset
     "column_mapping": None,  # canonical -> file column, once the user mapped an unknown CSV
     "result": None,  # the last ComparisonResult
     "result_config": "",  # config JSON of the last run
@@ -156,7 +157,7 @@ def build_config() -> ScenarioConfig:
         cluster=cluster_from_frame(s["gpu_mix"]),
         network=network,
         rounds=rounds_from_state(),
-        policies=policy_specs(s["policies"]),
+        policies=policy_specs(s["policies"], s["policy_labels"]),
         seed=int(s["seed"]),
         placement=s["placement"],
         throughputs=s["throughputs"],
@@ -186,6 +187,7 @@ def apply_config(config: ScenarioConfig) -> None:
         s[key] = value
     s["seed"], s["placement"], s["throughputs"] = config.seed, config.placement, config.throughputs
     s["policies"] = list(dict.fromkeys(p.name for p in config.policies))
+    s["policy_labels"] = {p.name: p.label for p in config.policies if p.label}
     set_policy_params(config.policies)
     s["gpu_mix"] = cluster_to_frame(config.cluster)
     s["congestion"] = congestion_to_frame(config.network.congestion)

@@ -8,6 +8,7 @@ float a number input, a str a text input (a selectbox when the field's metadata 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
@@ -69,8 +70,12 @@ def _render_field(policy: str, field: dataclasses.Field, default: Any) -> None:
         st.text_input(label, value=repr(default), disabled=True, help=help_text)
 
 
-def policy_specs(policies: list[str]) -> tuple[PolicySpec, ...]:
-    """PolicySpecs of the chosen policies, with the parameters changed from their defaults."""
+def policy_specs(
+    policies: list[str], labels: Mapping[str, str] | None = None
+) -> tuple[PolicySpec, ...]:
+    """PolicySpecs of the chosen policies, with the parameters changed from their defaults and
+    the display labels a loaded scenario gave them."""
+    labels = labels or {}
     specs = []
     for policy in policies:
         overrides = {}
@@ -78,7 +83,7 @@ def policy_specs(policies: list[str]) -> tuple[PolicySpec, ...]:
             value = st.session_state.get(param_key(policy, field.name), default)
             if isinstance(default, EDITABLE) and value != default:
                 overrides[field.name] = type(default)(value)
-        specs.append(PolicySpec(policy, overrides))
+        specs.append(PolicySpec(policy, overrides, labels.get(policy, "")))
     return tuple(specs)
 
 
