@@ -1,0 +1,137 @@
+"""Hare HLAS: heterogeneity-aware least attained service over relaxed-synchronization jobs.
+
+Chen, Li, Wu, Guo, "Hare: Exploiting Inter-job and Intra-job Parallelism of Distributed Machine
+Learning on Heterogeneous GPUs", IEEE TCC 12(4), 2024, doi 10.1109/TCC.2024.3414440 (HPDC 2022).
+[P] Online and non-clairvoyant; jobs use relaxed fixed-scale synchronization: ``scale_factor``
+tasks per training round that may run on any GPUs, at different times, on different types.
+
+Reconstructions [R] (shared/docs/schedulers.md, section B):
+
+- Priority: least attained service in reference-GPU-seconds
+  (:attr:`~engine.state.JobState.attained_service_ref_gpu_s`: held time x one-GPU speed relative
+  to the slowest type the job fits), ties by arrival. With queue thresholds (Tiresias-style,
+  in reference-GPU-seconds) a job's queue replaces its service and jobs are FIFO inside a
+  queue; no starvation promotion.
+- Dispatch: jobs in priority order each take up to ``scale_factor`` GPUs, the fastest free ones
+  for that job first, keeping only GPUs that get a task of the round (see
+  :mod:`engine.policies._hare_tasks`). A job may hold fewer GPUs than tasks (they run in
+  sequence); a job with no fitting free GPU waits while later jobs pass it.
+- Stability: a running job keeps its grant when those GPUs are still free in the pass and its
+  round would not be faster on the fresh pick, so unchanged jobs pay no switch cost.
+- When: the paper dispatches at every idle-GPU event (task granularity). Here the whole
+  allocation is recomputed at round boundaries (``round_duration_s``, preempting and moving
+  jobs), and arrivals and completions only start waiting jobs on free GPUs: a running job cannot
+  grow onto GPUs freed mid-round, and a newly arrived job preempts no one before the next round.
+- Switch cost: a job whose GPUs change loses ``switch_cost_s`` (default 0.5 s) instead of the
+  scenario's checkpoint-restore cost (Hare switches tasks, not checkpoints).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from engine.errors import ConfigError
+from engine.policies._hare_tasks import TaskTimes, choose, relaxed_grant, task_times
+from engine.policies.base import (
+    Allocation,
+    Grant,
+    Policy,
+    PolicyContext,
+    SchedulerState,
+    register_policy,
+)
+from engine.policies.las import parse_thresholds
+from engine.state import JobState
+from engine.throughput import load_matrix
+
+
+@register_policy("hare_hlas")
+class HareHlas(Policy):
+    """Hare HLAS: least attained reference-GPU-seconds first, fastest GPUs to the neediest jobs.
+
+    Chen et al., IEEE TCC 2024 (HPDC 2022). Online, non-clairvoyant, heterogeneity-aware; jobs
+    hold relaxed-synchronization grants of up to scale_factor GPUs of any types.
+    """
+
+    preemptive = True
+    uses_rounds = True
+    needs_sync = False  # service of running jobs is read through service_ref_gpu_s()
+
+    @dataclass(frozen=True)
+    class Params:
+        queue_thresholds_ref_gpu_s: str = field(
+            default="",
+            metadata={
+                "help": "Comma-separated queue thresholds in reference-GPU-seconds, increasing "
+                "(empty = plain least attained service)"
+            },
+        )
+        switch_cost_s: float = field(
+            default=0.5, metadata={"help": "Seconds lost when a job's GPUs change (task switch)"}
+        )
+
+    def __init__(self, params: Params, context: PolicyContext) -> None:
+        super().__init__(params, context)
+        try:
+            self.thresholds = parse_thresholds(params.queue_thresholds_ref_gpu_s)
+        except ConfigError as exc:
+            raise ConfigError(
+                f"hare_hlas: queue_thresholds_ref_gpu_s {params.queue_thresholds_ref_gpu_s!r} "
+                "must be positive numbers, increasing, separated by commas"
+            ) from exc
+        if params.switch_cost_s < 0:
+            raise ConfigError("hare_hlas: switch_cost_s must be >= 0")
+        self.switch_cost_s = params.switch_cost_s
+        self._round_index = -1
+        self.matrix = context.matrix or load_matrix()
+        self._times: dict[int, TaskTimes] = {}
+
+    def service_ref_gpu_s(self, job: JobState, now_s: float) -> float:
+        """Attained service (reference-GPU-seconds) at ``now_s``, unsynced time included."""
+        held = now_s - job.last_update_s if job.placement is not None else 0.0
+        return job.attained_service_ref_gpu_s + max(0.0, held) * job.ref_gpus
+
+    def priority(self, job: JobState, now_s: float) -> tuple[float, float, int]:
+        """Sort key, smallest first: (service or queue, arrival, index)."""
+        service = self.service_ref_gpu_s(job, now_s)
+        if self.thresholds:
+            service = float(bisect_right(self.thresholds, service))
+        return (service, job.arrival_s, job.index)
+
+    def allocate(self, state: SchedulerState) -> Allocation:
+        """Round boundary: the whole allocation. Mid-round: starts on free GPUs only."""
+        if state.round_index == self._round_index:
+            jobs, free = list(state.waiting), dict(state.free_gpus)
+        else:
+            self._round_index = state.round_index
+            jobs, free = [*state.waiting, *state.running], dict(state.capacity)
+        jobs.sort(key=lambda j: self.priority(j, state.now_s))
+        return self._dispatch(jobs, free)
+
+    def _dispatch(self, jobs: Iterable[JobState], free: dict[str, int]) -> Allocation:
+        """Grants jobs in order from ``free`` (decremented) until no GPU is left."""
+        allocation: Allocation = {}
+        left = sum(free.values())
+        for job in jobs:
+            if left <= 0:
+                break
+            grant = self._grant(job, free)
+            if grant is None:
+                continue
+            allocation[job.index] = grant
+            for part in grant.pieces():
+                free[part.worker_type] -= part.num_gpus
+            left -= grant.num_gpus
+        return allocation
+
+    def _grant(self, job: JobState, free: dict[str, int]) -> Grant | None:
+        """The job's current grant if it still fits and is as fast, else the fastest pick."""
+        times = self._times.get(job.index)
+        if times is None:
+            times = self._times[job.index] = task_times(job, self.matrix)
+        counts, kept = choose(job, times, free)
+        if kept:
+            return job.grant
+        return relaxed_grant(counts, times) if counts else None
