@@ -197,7 +197,7 @@ class Simulation:
                 return
         elif not (changed and self.config.rounds.admit_mid_round):
             return
-        full = tick or not self.policy.uses_rounds
+        full = tick or not self.policy.uses_rounds or self.policy.replans_on_events
         admission_only = not full or not self.policy.preemptive
         if admission_only and not (self.waiting and any(self.cluster.free_gpus.values())):
             return  # nothing could start and nothing may be preempted

@@ -91,12 +91,12 @@ HARE = register_paper_preset(
         not_shown=(
             "The 2.94x figure is not reached. On seeds 0-2 both Hare policies beat Tiresias LAS "
             "by about 1.8-2.5x, and Hare offline beats Gavel, but only by about 1.02-1.15x. "
-            "Hare HLAS vs Gavel is not shown: the ratio stays near 1 (about 0.92-1.09) and its "
+            "Hare HLAS vs Gavel is not shown: the ratio stays near 1 (about 0.92-1.10) and its "
             "direction changes with the seed (HLAS is worse on seed 2). Likely reasons: Gavel "
             "here is already heterogeneity-aware (its LP gives each job time on the types where "
             "it runs fast), which leaves Hare only relaxed synchronization and cheap task "
-            "switches as advantages; HLAS re-decides at 360 s rounds, not at every idle GPU, so "
-            "a running job cannot take GPUs freed mid-round; and the paper's workload and "
+            "switches as advantages; HLAS re-plans at arrivals, completions and rounds, not at "
+            "every task (the engine is fluid between events); and the paper's workload and "
             "baseline settings are not known."
         ),
     )

@@ -182,6 +182,9 @@ class Policy(ABC):
         name: registry name.
         preemptive: whether allocate() returns the whole allocation (see module docstring).
         uses_rounds: whether the policy re-decides at every round boundary.
+        replans_on_events: whether a round-based policy also re-decides in full (preemptions
+            included) at every arrival and completion, not only at round boundaries (a
+            policy that dispatches whenever a GPU falls idle, like Hare's HLAS).
         needs_sync: whether running jobs' progress counters must be current before a full
             decision (True unless the policy reads them itself from ``last_update_s``).
         Params: frozen dataclass of the policy's knobs.
@@ -195,6 +198,7 @@ class Policy(ABC):
     name: ClassVar[str] = ""
     preemptive: ClassVar[bool] = False
     uses_rounds: ClassVar[bool] = False
+    replans_on_events: ClassVar[bool] = False
     needs_sync: ClassVar[bool] = True
 
     @dataclass(frozen=True)

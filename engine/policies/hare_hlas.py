@@ -19,9 +19,9 @@ Reconstructions [R] (shared/docs/schedulers.md, section B):
 - Stability: a running job keeps its grant when those GPUs are still free in the pass and its
   round would not be faster on the fresh pick, so unchanged jobs pay no switch cost.
 - When: the paper dispatches at every idle-GPU event (task granularity). Here the whole
-  allocation is recomputed at round boundaries (``round_duration_s``, preempting and moving
-  jobs), and arrivals and completions only start waiting jobs on free GPUs: a running job cannot
-  grow onto GPUs freed mid-round, and a newly arrived job preempts no one before the next round.
+  allocation is recomputed at every arrival and completion (``replans_on_events``) and at every
+  round boundary (``round_duration_s``), preempting and moving jobs; between those events a
+  job's GPUs stay fixed (the engine's fluid model has no per-task events).
 - Switch cost: a job whose GPUs change loses ``switch_cost_s`` (default 0.5 s) instead of the
   scenario's checkpoint-restore cost (Hare switches tasks, not checkpoints).
 """
@@ -57,6 +57,7 @@ class HareHlas(Policy):
 
     preemptive = True
     uses_rounds = True
+    replans_on_events = True
     needs_sync = False  # service of running jobs is read through service_ref_gpu_s()
 
     @dataclass(frozen=True)
@@ -84,7 +85,6 @@ class HareHlas(Policy):
         if params.switch_cost_s < 0:
             raise ConfigError("hare_hlas: switch_cost_s must be >= 0")
         self.switch_cost_s = params.switch_cost_s
-        self._round_index = -1
         self.matrix = context.matrix or load_matrix()
         self._times: dict[int, TaskTimes] = {}
 
@@ -101,12 +101,8 @@ class HareHlas(Policy):
         return (service, job.arrival_s, job.index)
 
     def allocate(self, state: SchedulerState) -> Allocation:
-        """Round boundary: the whole allocation. Mid-round: starts on free GPUs only."""
-        if state.round_index == self._round_index:
-            jobs, free = list(state.waiting), dict(state.free_gpus)
-        else:
-            self._round_index = state.round_index
-            jobs, free = [*state.waiting, *state.running], dict(state.capacity)
+        """The whole allocation (every call is a full decision: ``replans_on_events``)."""
+        jobs, free = [*state.waiting, *state.running], dict(state.capacity)
         jobs.sort(key=lambda j: self.priority(j, state.now_s))
         return self._dispatch(jobs, free)
 

@@ -44,44 +44,41 @@ def assert_bars(result: SimulationResult, expected: list[tuple[str, str, float, 
 
 def test_hlas_serves_least_reference_service_first_on_the_fastest_gpu() -> None:
     """V100 + K80, 100 s rounds, plain LAS, default switch cost c = 0.5 s (the scenario's 30 s
-    checkpoint-restore cost is not charged).
+    checkpoint-restore cost is not charged). HLAS re-plans at arrivals, completions and rounds.
 
-    a (150 V100-s, t=0) is alone: fastest GPU, V100. b (120 V100-s) arrives at 50 mid-round and
-    takes the free K80. At 100 a has 100 R ref-GPU-s (about 710), b 50: b gets the V100 and a the
-    K80, both pay c. At 200 b has 50 + 100 R < a's 100 R + 100: both keep their GPUs (no cost).
-    b has 120 - 50/R - (100 - c) left and ends at 200 + 20 + c - 50/R (JCT 170 + c - 50/R). The
-    freed V100 idles until the round ends (running jobs do not move mid-round). a, on the K80
-    from 100 to 300 (200 - c productive seconds), has 50 - (200 - c)/R left at 300, when it
-    moves to the V100 and ends at 300 + c + 50 - (200 - c)/R.
+    a (150 V100-s of work, t=0) is alone: fastest GPU, V100. b (120 V100-s) arrives at 50 with
+    no service while a has 50 R ref-GPU-s (R = r_v / r_k, about 7.1): b takes the V100 and a
+    moves to the K80, paying c (b's first start is free). At the round at 100, b (50 R) is still
+    below a (50 R + 50): nothing moves. b ends at 50 + 120 = 170. At that completion a, alone,
+    moves back to the V100 (paying c) with 100 - (120 - c)/R V100-s left, and ends at
+    170 + c + 100 - (120 - c)/R.
     """
     jobs = jobs_frame(("a", 0, RESNET50, 1, 150 * R_V), ("b", 50, RESNET50, 1, 120 * R_V))
     config = ScenarioConfig(cluster=V100_K80, rounds=RoundConfig(round_duration_s=100.0))
     result = simulate(jobs, config, PolicySpec("hare_hlas"), MATRIX)
     c = 0.5
-    end_b = 200 + 20 + c - 50 / R
-    end_a = 300 + c + 50 - (200 - c) / R
-    assert by_job(result, "jct_s") == pytest.approx({"a": end_a, "b": end_b - 50})
+    end_a = 170 + c + 100 - (120 - c) / R
+    assert by_job(result, "jct_s") == pytest.approx({"a": end_a, "b": 120.0})
     assert_bars(result, [
-        ("a", "v100", 0, 100), ("b", "k80", 50, 100), ("a", "k80", 100, 300),
-        ("b", "v100", 100, end_b), ("a", "v100", 300, end_a),
+        ("a", "v100", 0, 50), ("a", "k80", 50, 170), ("b", "v100", 50, 170),
+        ("a", "v100", 170, end_a),
     ])  # fmt: skip
     service = by_job(result, "attained_service_ref_gpu_s")
-    assert service == pytest.approx({"a": 100 * R + 200 + (end_a - 300) * R,
-                                     "b": 50 + (end_b - 100) * R})  # fmt: skip
+    assert service == pytest.approx({"a": 50 * R + 120 + (end_a - 170) * R, "b": 120 * R})
 
 
 def test_hlas_queue_thresholds_keep_fifo_inside_a_queue() -> None:
     """Same jobs, one threshold at 10,000 ref-GPU-s (neither job reaches it): one queue, FIFO.
 
-    a keeps the V100 throughout and ends at 150; b runs on the K80 from 50 (50/R V100-s by
-    100, 100/R more by 200, ...) and moves to the V100 at the round after a ends (200), with
-    120 - 150/R left: it ends at 200 + c + 120 - 150/R.
+    a keeps the V100 throughout and ends at 150; b runs on the K80 from 50 (first start, no
+    switch cost), doing 100/R V100-s by 150, when a's completion moves it to the V100 (paying
+    c = 0.5 s) with 120 - 100/R left: it ends at 150 + c + 120 - 100/R.
     """
     jobs = jobs_frame(("a", 0, RESNET50, 1, 150 * R_V), ("b", 50, RESNET50, 1, 120 * R_V))
     config = ScenarioConfig(cluster=V100_K80, rounds=RoundConfig(round_duration_s=100.0))
     spec = PolicySpec("hare_hlas", {"queue_thresholds_ref_gpu_s": "10000"})
     result = simulate(jobs, config, spec, MATRIX)
-    end_b = 200 + 0.5 + 120 - 150 / R
+    end_b = 150 + 0.5 + 120 - 100 / R
     assert by_job(result, "jct_s") == pytest.approx({"a": 150.0, "b": end_b - 50})
 
 
@@ -125,17 +122,18 @@ def test_hlas_relaxed_grant_drops_a_gpu_too_slow_to_take_a_task() -> None:
 
 
 def test_attained_service_is_counted_in_reference_gpu_seconds() -> None:
-    """Two one-GPU jobs at t=0 (rounds of 10,000 s, so no reshuffle): a on the V100 for 100 s,
-    b on the K80 for 100 R s. Service per held second is R on the V100 and 1 on the K80:
-    a gains 100 R ref-GPU-s, b 100 R too; in plain GPU-seconds a has 100 and b 100 R."""
+    """Two one-GPU jobs at t=0: a on the V100 ends at 100; b does 100/R V100-s on the K80 by
+    then, moves to the V100 (c = 0.5 s) and ends at 100 + c + 100 - 100/R. Service per held
+    second is R on the V100 and 1 on the K80: a gains 100 R ref-GPU-s, b 100 + (JCT - 100) R,
+    while both gain one plain GPU-second per second held."""
     jobs = jobs_frame(("a", 0, RESNET50, 1, 100 * R_V), ("b", 0, RESNET50, 1, 100 * R_V))
     config = ScenarioConfig(cluster=V100_K80, rounds=RoundConfig(round_duration_s=10_000.0))
     result = simulate(jobs, config, PolicySpec("hare_hlas"), MATRIX)
-    assert by_job(result, "jct_s") == pytest.approx({"a": 100.0, "b": 100 * R})
-    assert by_job(result, "attained_service_gpu_s") == pytest.approx({"a": 100.0, "b": 100 * R})
+    jct_b = 100 + 0.5 + 100 - 100 / R
+    assert by_job(result, "jct_s") == pytest.approx({"a": 100.0, "b": jct_b})
+    assert by_job(result, "attained_service_gpu_s") == pytest.approx({"a": 100.0, "b": jct_b})
     ref = by_job(result, "attained_service_ref_gpu_s")
-    assert ref == pytest.approx({"a": 100 * R, "b": 100 * R})
-    assert ref["a"] / 100.0 / (ref["b"] / (100 * R)) == pytest.approx(R)
+    assert ref == pytest.approx({"a": 100 * R, "b": 100 + (jct_b - 100) * R})
 
 
 def with_weights(jobs: pd.DataFrame, weights: dict[str, float]) -> pd.DataFrame:
