@@ -1,0 +1,191 @@
+"""HadarE: Hadar with job forking; each job trains as copies on separate nodes at once.
+
+Sultana, Pakka, Xu, Yuan, Chen, Tzeng, "Resource Heterogeneity-Aware and Utilization-Enhanced
+Scheduling for Deep Learning Clusters", arXiv 2503.10918, 2025 (extends Hadar, IPDPS 2024, doi
+10.1109/IPDPS57955.2024.00066; see :mod:`engine.policies.hadar`).
+
+[P] HadarE forks each job into copies that train at once on GPUs of separate nodes; a job tracker
+aggregates their progress and consolidates the models. The engine models a ``copies`` grant
+(:mod:`engine.progress`): every copy trains alone at the measured node-local throughput, all
+copies advance one shared step counter, and every round ends with a consolidation of
+``gradient_bytes / bandwidth + consolidation_fixed_s`` seconds. Reconstructions [R]:
+
+- [R] Hadar's utility, prices and density order (:mod:`engine.policies.hadar`), at node
+  granularity: a copy takes ``min(free GPUs, max_gpus_per_copy)`` GPUs of one node whose type
+  fits the job (``max_gpus_per_copy = 0``: the job's scale factor); its rate is estimated as
+  ``g_k * m / scale_factor`` (per-GPU rate at the job's scale factor; the policy sees no
+  one-GPU throughputs). ``L``, ``U`` and a job's density are utilities per GPU of one copy on
+  an empty node.
+- [R] The job's first copy goes where utility minus price is greatest (ties: more GPUs, faster
+  type, lower node), admitted if its utility covers the price, as in Hadar.
+- [R] Extra copies fill what the first copies leave: in passes, each admitted job (in density
+  order) may add one copy per pass on a node it does not use yet, up to ``max_copies`` (0: the
+  number of nodes). A copy is admitted, like a job of its own, if its utility covers the node's
+  price, and only if the estimated job rate, net of the consolidation share of the round, rises.
+  Growing an unchanged running job changes its grant, so the copy must also pay the utility the
+  job's other copies lose to the restore.
+- [R] A running job keeps all its copies while they still cover their price (it grows rather
+  than moves).
+- [R] ``consolidation_fixed_s`` defaults to 10 s (saving, gathering, averaging and reloading the
+  copies' models); the abstract gives no figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from engine.config import NetworkConfig
+from engine.errors import ConfigError
+from engine.network import bottleneck_gbps
+from engine.policies.base import Allocation, Grant, Part, PolicyContext, register_policy
+from engine.policies.hadar import TOLERANCE, Offer, PriceBook, PricedRounds
+from engine.state import JobState
+
+
+@register_policy("hadare")
+class HadarE(PricedRounds):
+    """HadarE: Hadar's prices at node granularity, with each job forked into copies on separate
+    nodes that share one step counter and consolidate the model every round.
+
+    Sultana, Pakka et al., arXiv 2503.10918, 2025. Clairvoyant, preemptive at round boundaries;
+    the copy rules are reconstructions (module docstring).
+    """
+
+    combine = "copies"
+
+    @dataclass(frozen=True)
+    class Params:
+        max_copies: int = field(
+            default=0, metadata={"help": "Most copies of a job, one per node (0 = number of nodes)"}
+        )
+        max_gpus_per_copy: int = field(
+            default=0,
+            metadata={"help": "GPUs a copy may take on its node (0 = the job's scale factor)"},
+        )
+        consolidation_fixed_s: float = field(
+            default=10.0,
+            metadata={"help": "Fixed part of the model consolidation at every round end (s)"},
+        )
+        remaining_work_utility: bool = field(
+            default=True,
+            metadata={"help": "A round earns the share of the remaining (else total) work it does"},
+        )
+        keep_running: bool = field(
+            default=True,
+            metadata={"help": "Keep a running job's copies while they cover their price"},
+        )
+
+    def __init__(self, params: Params, context: PolicyContext) -> None:
+        super().__init__(params, context)
+        if min(params.max_copies, params.max_gpus_per_copy, params.consolidation_fixed_s) < 0:
+            raise ConfigError(
+                "hadare: max_copies, max_gpus_per_copy and consolidation_fixed_s must be >= 0"
+            )
+        self.consolidation_fixed_s = params.consolidation_fixed_s
+        self.max_copies = params.max_copies or len(self.nodes)
+        self.network = context.network or NetworkConfig()
+        self.node_size = context.cluster.max_gpus_per_node()
+
+    def _copy_gpus(self, job: JobState, free: int) -> int:
+        return min(free, self.params.max_gpus_per_copy or job.scale_factor)
+
+    def _rate(self, job: JobState, parts: Sequence[Part]) -> float:
+        """Summed copy rates, less the share of the round spent consolidating."""
+        speeds = self.speeds(job)
+        total = sum(speeds[p.worker_type] * p.num_gpus for p in parts) / job.scale_factor
+        return total * (1 - self._consolidation_share(job, parts))
+
+    def _consolidation_share(self, job: JobState, parts: Sequence[Part]) -> float:
+        if len(parts) <= 1:
+            return 0.0
+        racks = tuple(sorted({self.nodes[p.node].rack for p in parts}))
+        level = "rack" if len(racks) == 1 else "network"
+        bandwidth = bottleneck_gbps(self.network, level, racks, self.now_s)
+        seconds = job.gradient_bytes * 8 / (bandwidth * 1e9) + self.consolidation_fixed_s
+        return min(1.0, seconds / self.round_s)
+
+    def _utility_per_gpu(self, job: JobState, seconds: float) -> dict[str, float]:
+        """Utility per GPU of one copy on an empty node of each type the job fits."""
+        per_gpu = {}
+        for worker_type, g in self.speeds(job).items():
+            gpus = self._copy_gpus(job, self.node_size[worker_type])
+            per_gpu[worker_type] = self._utility(job, g * gpus / job.scale_factor, seconds) / gpus
+        return per_gpu
+
+    def _density(self, job: JobState) -> float:
+        """Utility per GPU of the job's best single copy on an empty node."""
+        seconds = self._seconds(job, keep=job.placement is not None)
+        return max(self._utility_per_gpu(job, seconds).values(), default=0.0)
+
+    def _out_of_reach(self, density: float, book: PriceBook) -> bool:
+        return False  # a kept grant of several copies may earn more than the density bound
+
+    def _prefer_kept(self, kept: Offer, move: Offer) -> bool:
+        return True  # a running job keeps its copies while they cover their price
+
+    def _best_offer(self, job: JobState, book: PriceBook, seconds: float) -> Offer | None:
+        """The single copy of greatest utility minus price."""
+        speeds = self.speeds(job)
+        best, best_key = None, None
+        for worker_type, free, price, members in book.levels():
+            if worker_type not in speeds:
+                continue
+            gpus = self._copy_gpus(job, free)
+            rate = speeds[worker_type] * gpus / job.scale_factor
+            offer = Offer(
+                (Part(worker_type, gpus, members[0]),),
+                self._utility(job, rate, seconds),
+                gpus * price,
+            )
+            key = (offer.net, gpus, speeds[worker_type], -members[0])
+            if best_key is None or key > best_key:
+                best, best_key = offer, key
+        return best
+
+    def _extend(
+        self, allocation: Allocation, ordered: list[JobState], book: PriceBook, full: bool
+    ) -> None:
+        """Extra copies, one per job per pass in density order, while some job gains one."""
+        growing = [job for job in ordered if job.index in allocation]
+        while growing and book.total_free > 0:
+            grown = []
+            for job in growing:
+                grant = allocation[job.index]
+                if book.total_free <= 0 or len(grant.pieces()) >= self.max_copies:
+                    continue
+                part = self._extra_copy(job, grant, book, kept=full and grant == job.grant)
+                if part is None:
+                    continue
+                book.take((part,))
+                parts = sorted((*grant.pieces(), part), key=lambda p: p.node)
+                allocation[job.index] = Grant.of_parts(parts, self.combine)
+                grown.append(job)
+            growing = grown
+
+    def _extra_copy(self, job: JobState, grant: Grant, book: PriceBook, kept: bool) -> Part | None:
+        """The best admissible new copy of ``job`` on a node it does not use yet, or None."""
+        parts = grant.pieces()
+        used = {p.node for p in parts}
+        speeds = self.speeds(job)
+        seconds = self._seconds(job, keep=False)
+        rate_now = self._rate(job, parts)
+        loss = 0.0
+        if kept:  # growing changes the grant: the running copies pay a restore
+            loss = self._utility(job, rate_now, self.round_s) - self._utility(
+                job, rate_now, seconds
+            )
+        best, best_key = None, None
+        for worker_type, free, price, members in book.levels():
+            node = next((n for n in members if n not in used), None)
+            if worker_type not in speeds or node is None:
+                continue
+            part = Part(worker_type, self._copy_gpus(job, free), node)
+            if self._rate(job, (*parts, part)) <= rate_now:
+                continue
+            rate = speeds[worker_type] * part.num_gpus / job.scale_factor
+            utility, cost = self._utility(job, rate, seconds), part.num_gpus * price + loss
+            key = (utility - cost, part.num_gpus, speeds[worker_type], -node)
+            if utility >= cost * (1 - TOLERANCE) and (best_key is None or key > best_key):
+                best, best_key = part, key
+        return best
