@@ -38,8 +38,8 @@ from dataclasses import dataclass, field
 from engine.config import NetworkConfig
 from engine.errors import ConfigError
 from engine.network import bottleneck_gbps
+from engine.policies._hadar_rounds import TOLERANCE, Offer, PriceBook, PricedRounds
 from engine.policies.base import Allocation, Grant, Part, PolicyContext, register_policy
-from engine.policies.hadar import TOLERANCE, Offer, PriceBook, PricedRounds
 from engine.state import JobState
 
 

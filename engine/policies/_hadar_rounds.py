@@ -1,0 +1,252 @@
+"""Shared machinery of Hadar and HadarE: per-node dual prices and the priced round loop.
+
+Sultana, Xu, Yuan, Chen, Tzeng, IPDPS 2024 (Hadar) and Sultana, Pakka et al., arXiv 2503.10918,
+2025 (HadarE). The rules and their reconstructions are listed in :mod:`engine.policies.hadar`
+and :mod:`engine.policies.hadare`.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
+
+from engine.policies.base import (
+    Allocation,
+    Grant,
+    NodeInfo,
+    Part,
+    Policy,
+    PolicyContext,
+    SchedulerState,
+)
+from engine.state import JobState
+
+TOLERANCE = 1e-9
+"""Relative slack of price comparisons (utilities and prices are sums of floats)."""
+
+Rank = Callable[[str, float, int], tuple[float, ...] | None]
+"""(worker type, price per GPU, free GPUs of a node) -> sort key, or None to skip the node."""
+
+
+class Offer(NamedTuple):
+    """A candidate grant: its parts, the utility it earns this round and its summed price."""
+
+    parts: tuple[Part, ...]
+    utility: float
+    price: float
+
+    @property
+    def net(self) -> float:
+        return self.utility - self.price
+
+
+class PriceBook:
+    """GPUs granted per node during one decision, and each node's dual price per GPU.
+
+    Nodes are grouped by (worker type, capacity, GPUs used): the nodes of a group cost the same
+    and have the same free GPUs, so choosing slots scans groups rather than nodes.
+    """
+
+    def __init__(self, nodes: Sequence[NodeInfo], free: Sequence[int], low: float, high: float):
+        self.nodes = nodes
+        self.used = [node.num_gpus - f for node, f in zip(nodes, free, strict=True)]
+        self.low = low
+        self.ratio = high / low
+        self.total_free = sum(free)
+        self._groups: dict[tuple[str, int, int], list[int]] = {}
+        for node, used in zip(nodes, self.used, strict=True):
+            if used < node.num_gpus:
+                self._groups.setdefault((node.worker_type, node.num_gpus, used), []).append(
+                    node.node
+                )
+
+    def price(self, node: int) -> float:
+        """Price per GPU of ``node`` at its use so far (``L (U/L)^(used/capacity)``)."""
+        return self.low * self.ratio ** (self.used[node] / self.nodes[node].num_gpus)
+
+    def free(self, node: int) -> int:
+        return self.nodes[node].num_gpus - self.used[node]
+
+    def levels(self) -> Iterator[tuple[str, int, float, list[int]]]:
+        """(worker type, free GPUs per node, price per GPU, nodes) of every group with room."""
+        for (worker_type, capacity, used), members in self._groups.items():
+            yield worker_type, capacity - used, self.low * self.ratio ** (used / capacity), members
+
+    def min_price(self) -> float:
+        """The lowest price per GPU among nodes with room (inf when none has)."""
+        return min((price for _, _, price, _ in self.levels()), default=float("inf"))
+
+    def fits(self, parts: Sequence[Part]) -> bool:
+        """Whether every part's node still has its GPUs free."""
+        need: dict[int, int] = {}
+        for part in parts:
+            if part.node < 0:
+                return False
+            need[part.node] = need.get(part.node, 0) + part.num_gpus
+        return all(self.free(node) >= count for node, count in need.items())
+
+    def cost(self, parts: Sequence[Part]) -> float:
+        """Summed price of ``parts`` at the nodes' use before them."""
+        return sum(part.num_gpus * self.price(part.node) for part in parts)
+
+    def cheapest(self, need: int, rank: Rank) -> tuple[tuple[Part, ...], float] | None:
+        """The ``need`` GPUs first in ``rank`` order (whole groups in node order), with their
+        summed price; None if the ranked nodes have fewer free GPUs."""
+        ranked = []
+        for worker_type, free, price, members in self.levels():
+            key = rank(worker_type, price, free)
+            if key is not None:
+                ranked.append((key, worker_type, free, price, members))
+        ranked.sort(key=lambda row: (row[0], row[1], row[4][0]))
+        parts: list[Part] = []
+        cost, left = 0.0, need
+        for _, worker_type, free, price, members in ranked:
+            for node in members:
+                take = min(free, left)
+                parts.append(Part(worker_type, take, node))
+                cost += take * price
+                left -= take
+                if left == 0:
+                    return tuple(sorted(parts, key=lambda p: p.node)), cost
+        return None
+
+    def take(self, parts: Sequence[Part]) -> None:
+        """Marks the parts' GPUs as granted (prices of their nodes rise)."""
+        for part in parts:
+            node, capacity = part.node, self.nodes[part.node].num_gpus
+            worker_type, used = self.nodes[node].worker_type, self.used[node]
+            group = self._groups[(worker_type, capacity, used)]
+            group.remove(node)
+            if not group:
+                del self._groups[(worker_type, capacity, used)]
+            self.used[node] = used = used + part.num_gpus
+            if used < capacity:
+                bisect.insort(self._groups.setdefault((worker_type, capacity, used), []), node)
+            self.total_free -= part.num_gpus
+
+
+class PricedRounds(Policy):
+    """Shared machinery of Hadar and HadarE: utilities, prices, density order, stability.
+
+    Subclasses define the rate of a set of parts, a job's best offer and its density bound.
+    """
+
+    preemptive = True
+    uses_rounds = True
+    combine = "gang"
+
+    def __init__(self, params: Any, context: PolicyContext) -> None:
+        super().__init__(params, context)
+        self.nodes = context.nodes
+        self.capacity = context.cluster.capacity()
+        self.round_s = context.rounds.round_duration_s
+        self.restore_s = context.rounds.checkpoint_restore_s
+        self.now_s = 0.0
+        self._round_index = -1
+        self._speeds: dict[int, dict[str, float]] = {}
+
+    def allocate(self, state: SchedulerState) -> Allocation:
+        """Round boundary: the whole allocation. Mid-round: starts of waiting jobs on free GPUs."""
+        full = state.round_index != self._round_index
+        self._round_index = state.round_index
+        self.now_s = state.now_s
+        active = [*state.waiting, *state.running]
+        per_gpu = [
+            u
+            for job in active
+            for u in self._utility_per_gpu(job, self._seconds(job, keep=False)).values()
+            if u > 0
+        ]
+        if not per_gpu:
+            return {}
+        free = [n.num_gpus for n in self.nodes] if full else list(state.node_free_gpus)
+        book = PriceBook(self.nodes, free, min(per_gpu), max(per_gpu))
+        candidates = active if full else list(state.waiting)
+        density = {job.index: self._density(job) for job in candidates}
+        ordered = sorted(
+            (job for job in candidates if density[job.index] > 0),
+            key=lambda job: (-density[job.index], job.index),
+        )
+        allocation: Allocation = {}
+        for job in ordered:
+            if book.total_free <= 0 or self._out_of_reach(density[job.index], book):
+                break
+            grant = self._grant(job, book, full)
+            if grant is not None:
+                allocation[job.index] = grant
+        self._extend(allocation, ordered, book, full)
+        return allocation
+
+    def _grant(self, job: JobState, book: PriceBook, full: bool) -> Grant | None:
+        """The job's best offer, or its current grant when keeping it is at least as good;
+        None when the utility does not cover the price."""
+        offer = self._best_offer(job, book, self._seconds(job, keep=False))
+        current = job.grant if full and self.params.keep_running else None
+        grant = None
+        if current is not None and book.fits(current.pieces()):
+            parts = current.pieces()
+            kept = Offer(parts, self._utility(job, self._rate(job, parts), self.round_s),
+                         book.cost(parts))  # fmt: skip
+            if _admitted(kept) and (offer is None or self._prefer_kept(kept, offer)):
+                offer, grant = kept, current
+        if offer is None or not _admitted(offer):
+            return None
+        book.take(offer.parts)
+        return grant or Grant.of_parts(offer.parts, self.combine)
+
+    def _prefer_kept(self, kept: Offer, move: Offer) -> bool:
+        return kept.net >= move.net - TOLERANCE * abs(move.net)
+
+    def _extend(
+        self, allocation: Allocation, ordered: list[JobState], book: PriceBook, full: bool
+    ) -> None:
+        """Hook after every job had its turn (HadarE adds copies here)."""
+
+    def _out_of_reach(self, density: float, book: PriceBook) -> bool:
+        """Whether no job of this density or less can cover the cheapest free GPU's price."""
+        return density < book.min_price() * (1 - TOLERANCE)
+
+    def speeds(self, job: JobState) -> dict[str, float]:
+        """``g_k``: the job's measured steps/s at its scale factor per worker type it fits."""
+        speeds = self._speeds.get(job.index)
+        if speeds is None:
+            speeds = {
+                wt: rate for wt, rate in job.steps_per_s.items() if rate > 0 and wt in self.capacity
+            }
+            self._speeds[job.index] = speeds
+        return speeds
+
+    def _seconds(self, job: JobState, keep: bool) -> float:
+        """Productive seconds of the round: all of it, unless a job that ran before moves."""
+        if keep or job.first_start_s is None:
+            return self.round_s
+        return self.round_s**2 / (self.round_s + self.restore_s)
+
+    def _utility(self, job: JobState, rate: float, seconds: float) -> float:
+        """What a round at ``rate`` steps/s for ``seconds`` earns (see module docstring)."""
+        remaining = job.remaining_steps
+        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        if basis <= 0:
+            return 0.0
+        return job.priority_weight * min(remaining, rate * seconds) / basis
+
+    def _utility_per_gpu(self, job: JobState, seconds: float) -> dict[str, float]:
+        """Utility per GPU of a whole-job gang on each type the job fits (sets L and U)."""
+        sf = job.scale_factor
+        return {wt: self._utility(job, g, seconds) / sf for wt, g in self.speeds(job).items()}
+
+    def _density(self, job: JobState) -> float:
+        """Utility per GPU on the best GPUs an empty cluster offers the job."""
+        raise NotImplementedError
+
+    def _rate(self, job: JobState, parts: Sequence[Part]) -> float:
+        raise NotImplementedError
+
+    def _best_offer(self, job: JobState, book: PriceBook, seconds: float) -> Offer | None:
+        raise NotImplementedError
+
+
+def _admitted(offer: Offer) -> bool:
+    """Whether the offer's utility covers its summed price (a tie admits)."""
+    return offer.utility >= offer.price * (1 - TOLERANCE)
