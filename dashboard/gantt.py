@@ -59,7 +59,7 @@ def make_gantt(
     for key, rows in segments.groupby(color_by, sort=True):
         fig.add_trace(_segment_bars(rows, str(key), palette.get(str(key), "#888"), scale, unit))
     for reason, marker in END_MARKERS.items():
-        ends = segments[segments["end_reason"] == reason]
+        ends = segments[segments["end_reason"] == reason].drop_duplicates(["job_id", "end_s"])
         if len(ends):
             fig.add_trace(_end_markers(ends, reason, marker, scale))
     _layout_rows(fig, list(order), f"Simulated time ({unit})")
@@ -111,7 +111,10 @@ def _segment_bars(rows: pd.DataFrame, name: str, color: str, scale: float, unit:
         y=rows["job_id"].astype(str), base=rows["start_s"] / scale,
         x=(rows["end_s"] - rows["start_s"]) / scale, orientation="h", name=name,
         width=width.to_numpy(), offset=(-BAR_WIDTH / 2 + rows["lane"] * width).to_numpy(),
-        marker={"color": color, "line": {"color": "#333333", "width": 0.6}},
+        marker={
+            "color": color,
+            "line": {"color": "#333333", "width": (0.6 / rows["lane_count"]).to_numpy()},
+        },
         customdata=custom.to_numpy(),
         hovertemplate=(
             "job %{y}%{customdata[6]}<br>%{customdata[1]} × %{customdata[0]} on %{customdata[2]}"

@@ -53,7 +53,7 @@ def render_claims(result: ComparisonResult, name: str | None) -> None:
             "Compared": table["policy"] + " vs " + table["baseline"],
             "Paper": table["claimed_ratio"].map(_ratio),
             "Simulated": table["simulated_ratio"].map(_ratio),
-            "Shown": table["shown"].map({True: "yes", False: "no"}),
+            "Direction holds": table["shown"].map({True: "yes", False: "no"}),
         }
     )
     st.dataframe(shown, hide_index=True, width="stretch")

@@ -190,3 +190,28 @@ def test_gpu_mix_edits_survive_a_page_switch(server: str, page) -> None:
     page.get_by_role("tab", name="2 · GPU mix & network").click()
     assert caption.inner_text() == after
     _screenshot(page, "cluster_tab")
+
+
+def test_a_paper_preset_runs_and_shows_its_claims_and_copies(server: str, page) -> None:
+    """Pick the Hadar paper preset, run it, read the claims beside the simulation, and see
+    HadarE's copies as lanes of one Gantt row."""
+    page.goto(server)
+    page.get_by_role("heading", name="Scheduling what-if").wait_for()
+    page.get_by_test_id("stSelectbox").filter(has_text="Paper preset").click()
+    page.get_by_role("option", name=re.compile("^Hadar")).click()
+    page.get_by_text("Loaded the Hadar").wait_for()
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_text("Simulated 4 policies").wait_for()
+
+    _open_page(page, "Results")
+    page.get_by_text("claim vs simulation").wait_for()
+    claims = page.get_by_test_id("stDataFrame").filter(has_text="Claim")
+    claims.wait_for()
+    _screenshot(page, "paper_preset_results")
+
+    _open_page(page, "Schedule")
+    page.get_by_test_id("stMultiSelect").first.click()
+    page.get_by_role("option", name="HadarE", exact=True).click()
+    page.keyboard.press("Escape")
+    page.locator(".js-plotly-plot").nth(1).wait_for()
+    _screenshot(page, "paper_preset_schedule")
