@@ -1,0 +1,265 @@
+"""Matching markets of the sampling-based placement policy: job slots to workers.
+
+Liu, Wang, Huang, Pan, "Sampling-Based Multi-Job Placement for Heterogeneous Deep Learning
+Clusters", IEEE TPDS 35(6), 2024, doi 10.1109/TPDS.2024.3390109. For one category (a worker
+count per job) every job becomes that many slots, and the slots are matched to workers by a
+maximum-weight bipartite assignment whose weight is the job's throughput on the worker: the
+outcome of the paper's ascending-price auction [R, shared/docs/schedulers.md, section A].
+
+A worker's value depends only on its type, and jobs with the same valuation row (a *class*) are
+interchangeable, so each market is a transportation problem between classes and worker types.
+Two exact solvers give the same maximum total value (the tests compare them with brute force):
+
+- :func:`lsa_market`: ``scipy.optimize.linear_sum_assignment`` on the slot x worker matrix, one
+  category at a time; fast for the small markets of the paper's testbed.
+- :func:`ssp_market`: successive shortest paths between classes and types, vectorized over the
+  categories and warm-started from the slots all categories share; for 512-GPU clusters, where
+  a 500 x 500 assignment per category would cost seconds per decision.
+
+:func:`fill_jobs` then hands each class's workers to its jobs (any split is optimal for the
+market): running jobs first keep their current types where the class's share allows, and the
+rest take contiguous runs of a per-class line of types, so few jobs mix worker types.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+LSA_MAX_CELLS = 1 << 18
+""":func:`market` uses :func:`lsa_market` while categories x slots x workers stays below this."""
+_EPS = 1e-7  # improvement a shortest-path update must make (guards float noise)
+
+
+def market(
+    values: np.ndarray, usable: np.ndarray, supply: np.ndarray, capacity: np.ndarray
+) -> np.ndarray:
+    """Workers of each type matched to each class, per category (maximum total value).
+
+    Args:
+        values: (C, T) value of one worker of type t to a slot of class c (its throughput).
+        usable: (C, T) bool, whether class c can run on type t at all.
+        supply: (N, C) slots of each class in each of N >= 1 categories; every row sums to at
+            most ``capacity.sum()``.
+        capacity: (T,) workers of each type.
+
+    Returns:
+        (N, C, T) int counts. A slot that only an unusable type could take stays unmatched
+        (the market first avoids such slots, then maximizes value).
+    """
+    big = (capacity.sum() + 1) * (np.abs(values).max(initial=0.0) + 1.0)
+    priced = np.where(usable, values, -big)
+    cells = supply.shape[0] * int(supply.sum(axis=1).max(initial=0)) * int(capacity.sum())
+    solve = lsa_market if cells <= LSA_MAX_CELLS else ssp_market
+    counts = solve(priced, supply, capacity)
+    counts[:, ~usable] = 0
+    return counts
+
+
+def lsa_market(values: np.ndarray, supply: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """:func:`market` by ``linear_sum_assignment`` on each category's slot x worker matrix.
+
+    Workers of one type are identical, so a type needs at most as many columns as there are slots.
+    """
+    n_cat, n_cls = supply.shape
+    n_types = len(capacity)
+    counts = np.zeros((n_cat, n_cls, n_types), dtype=np.int64)
+    for k in range(n_cat):
+        rows = np.repeat(np.arange(n_cls), supply[k])
+        if rows.size == 0:
+            continue
+        cols = np.repeat(np.arange(n_types), np.minimum(capacity, rows.size))
+        slot, worker = linear_sum_assignment(values[rows][:, cols], maximize=True)
+        flat = rows[slot] * n_types + cols[worker]
+        counts[k] = np.bincount(flat, minlength=n_cls * n_types).reshape(n_cls, n_types)
+    return counts
+
+
+def ssp_market(values: np.ndarray, supply: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """:func:`market` by successive shortest paths, all categories at once.
+
+    Adding a class's slots to an optimal transport along shortest augmenting paths keeps it
+    optimal (no negative cycle in the residual graph). Types are few, so a path is a chain of
+    moves "a unit of some class leaves type t for type t'" costing the class's value
+    difference; the cheapest such move per (t, t') is all a shortest path needs.
+    """
+    base = supply.min(axis=0)  # slots every category has: matched once, then copied
+    counts = np.zeros((1, supply.shape[1], len(capacity)), dtype=np.int64)
+    free = capacity[None, :].astype(np.int64)
+    _add_supply(values, base[None, :], counts, free)
+    counts = np.repeat(counts, supply.shape[0], axis=0)
+    free = np.repeat(free, supply.shape[0], axis=0)
+    _add_supply(values, supply - base, counts, free)
+    return counts
+
+
+def _add_supply(
+    values: np.ndarray, supply: np.ndarray, counts: np.ndarray, free: np.ndarray
+) -> None:
+    """Augments ``counts`` / ``free`` in place with ``supply`` (N, C) more slots.
+
+    A class whose most valued type has a free worker takes it directly: making room anywhere
+    costs >= 0 in an optimal transport (else a unit could move to the free worker and gain), so
+    that is a shortest path.
+    """
+    move = values[:, :, None] - values[:, None, :]  # (C, T, T): value lost moving c from t to t'
+    favourite = values.argmax(axis=1)
+    for cls in np.nonzero(supply.any(axis=0))[0].tolist():
+        need = supply[:, cls].astype(np.int64)
+        best = favourite[cls]
+        direct = np.minimum(need, free[:, best])
+        counts[:, cls, best] += direct
+        free[:, best] -= direct
+        need -= direct
+        while (rows := np.nonzero(need > 0)[0]).size:
+            need[rows] -= _augment(values[cls], move, counts, free, rows, cls, need[rows])
+
+
+def _augment(
+    value: np.ndarray,
+    move: np.ndarray,
+    counts: np.ndarray,
+    free: np.ndarray,
+    rows: np.ndarray,
+    cls: int,
+    need: np.ndarray,
+) -> np.ndarray:
+    """One shortest augmenting path for class ``cls`` in each category of ``rows``.
+
+    Returns:
+        Units placed per row (>= 1).
+    """
+    held = counts[rows]  # (n, C, T)
+    n, _, n_types = held.shape
+    cost = np.where(held[..., None] > 0, move[None], np.inf)  # (n, C, T, T)
+    step, via = cost.min(axis=1), cost.argmin(axis=1)  # (n, T, T): cheapest move t -> t'
+    step[:, np.arange(n_types), np.arange(n_types)] = np.inf
+    dist, nxt = _distance_to_free(step, free[rows])
+    entry = (value[None, :] - dist).argmax(axis=1)
+    if not np.isfinite(dist[np.arange(n), entry]).all():
+        raise RuntimeError("matching market: more slots than workers")
+    delta, hops, end = _walk(nxt, via, held, entry, need)
+    delta = np.minimum(delta, free[rows, end])
+    counts[rows, cls, entry] += delta
+    for src, dst, mover, going in hops:
+        moved = np.where(going, delta, 0)
+        counts[rows, mover, src] -= moved
+        counts[rows, mover, dst] += moved
+    free[rows, end] -= delta
+    return delta
+
+
+def _distance_to_free(step: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bellman-Ford from every type to the nearest type with a free worker.
+
+    Returns:
+        dist (n, T) cost of making room on each type, and the next type on that path (-1: none).
+    """
+    n_types = free.shape[1]
+    dist = np.where(free > 0, 0.0, np.inf)
+    nxt = np.full(dist.shape, -1)
+    for _ in range(n_types - 1):
+        through = step + dist[:, None, :]
+        best, arg = through.min(axis=2), through.argmin(axis=2)
+        better = best < dist - _EPS
+        dist = np.where(better, best, dist)
+        nxt = np.where(better, arg, nxt)
+    return dist, nxt
+
+
+Hop = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _walk(
+    nxt: np.ndarray, via: np.ndarray, held: np.ndarray, entry: np.ndarray, need: np.ndarray
+) -> tuple[np.ndarray, list[Hop], np.ndarray]:
+    """Follows each row's path from ``entry``; returns the bottleneck, the hops and end types."""
+    rows = np.arange(len(entry))
+    delta = need.copy()
+    here = entry.copy()
+    hops: list[Hop] = []
+    for _ in range(nxt.shape[1] - 1):
+        there = nxt[rows, here]
+        going = there >= 0
+        if not going.any():
+            break
+        there = np.where(going, there, here)
+        mover = via[rows, here, there]
+        delta = np.where(going, np.minimum(delta, held[rows, mover, here]), delta)
+        hops.append((here, there, mover, going))
+        here = there
+    return delta, hops, here
+
+
+def fill_jobs(
+    class_counts: np.ndarray,
+    sizes: np.ndarray,
+    job_class: np.ndarray,
+    current: np.ndarray,
+    keep_order: np.ndarray,
+    line_order: np.ndarray,
+    type_order: np.ndarray,
+) -> np.ndarray:
+    """Hands each class's matched workers to its jobs.
+
+    Args:
+        class_counts: (N, C, T) workers per class and type, from :func:`market`.
+        sizes: (N, J) workers each job asked for in each category.
+        job_class: (J,) class of each job.
+        current: (J, T) GPUs each job holds now (zeros for waiting jobs).
+        keep_order: running jobs, those of a class contiguous, in the order they may keep
+            their GPUs.
+        line_order: (J,) job order along each class's line of types (jobs of a class
+            contiguous).
+        type_order: (C, T) each class's line of types.
+
+    Returns:
+        (N, J, T) workers of each type per job. A running job keeps exactly its current GPUs when
+        its size is unchanged and, together with the jobs of its class before it in
+        ``keep_order`` that ask to keep theirs, it fits the class's share; the others take
+        contiguous runs of the class's remaining workers along its line of types.
+    """
+    out = np.zeros(sizes.shape + (class_counts.shape[2],), dtype=np.int64)
+    pool = class_counts - _keep(class_counts, sizes, job_class, current, keep_order, out)
+    need = (sizes - out.sum(axis=2))[:, line_order]
+    cls = job_class[line_order]
+    lo = _segment_cumsum(need, cls) - need
+    hi = lo + need
+    types = type_order[cls]  # (J, T): each job's class line
+    along = pool[:, cls[:, None], types]  # (N, J, T)
+    type_hi = np.cumsum(along, axis=2)
+    share = np.minimum(hi[..., None], type_hi) - np.maximum(lo[..., None], type_hi - along)
+    out[:, line_order[:, None], types] += np.clip(share, 0, None)
+    return out
+
+
+def _keep(
+    class_counts: np.ndarray,
+    sizes: np.ndarray,
+    job_class: np.ndarray,
+    current: np.ndarray,
+    keep_order: np.ndarray,
+    out: np.ndarray,
+) -> np.ndarray:
+    """Writes kept GPUs into ``out``; returns the (N, C, T) GPUs they take from each class."""
+    if not keep_order.size:
+        return np.zeros_like(class_counts)
+    cls = job_class[keep_order]
+    want = current[keep_order]
+    asks = sizes[:, keep_order] == want.sum(axis=1)
+    demand = asks[..., None] * want  # (N, R, T)
+    fits = (_segment_cumsum(demand, cls) <= class_counts[:, cls, :]).all(axis=2)
+    kept = (asks & fits)[..., None] * want
+    out[:, keep_order] = kept
+    start = np.r_[0, np.nonzero(np.diff(cls))[0] + 1]
+    taken = np.zeros_like(class_counts)
+    taken[:, cls[start]] = np.add.reduceat(kept, start, axis=1)
+    return taken
+
+
+def _segment_cumsum(values: np.ndarray, segments: np.ndarray) -> np.ndarray:
+    """Cumulative sum along axis 1, restarting where ``segments`` (sorted runs) changes."""
+    total = np.cumsum(values, axis=1)
+    start = np.r_[0, np.nonzero(np.diff(segments))[0] + 1]
+    first = np.repeat(start, np.diff(np.r_[start, len(segments)]))
+    return total - total[:, first] + values[:, first]

@@ -1,0 +1,178 @@
+"""One decision of the sampling-based placement policy: the jobs' arrays, and category scoring.
+
+:func:`build_plan` selects the jobs that get workers and gathers what every category's market
+and evaluation need; :func:`score_categories` runs the matching market of each category, hands
+the workers to jobs and scores the result (see :mod:`engine.policies.sampling` for the rules
+and their sources).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from engine.config import NetworkConfig
+from engine.policies._matching import fill_jobs, market
+from engine.policies._sampling_model import JobInputs, JobRow, LinkModel, stack_rows, step_rates
+from engine.state import JobState
+
+
+class Plan(NamedTuple):
+    """The selected jobs of one decision, as arrays (J jobs, T worker types, C classes).
+
+    Attributes:
+        jobs: the selected jobs, shortest ideal remaining time first.
+        inputs: their step-time inputs.
+        upper: (J,) most workers each may get.
+        work: (J,) remaining work (seconds on one GPU of its fastest type).
+        ideal: (J,) remaining seconds on ``scale_factor`` GPUs of the fastest type, no sync.
+        remaining: (J,) remaining steps.
+        current: (J, T) GPUs held now. held: (J,) their total (0 while waiting).
+        lost_moved, lost_kept: (J,) seconds lost to restarts if the job's GPUs change / stay.
+        job_class: (J,) class index; class_values, class_usable: (C, T) the market's valuation.
+        capacity: (T,) GPUs per type.
+        keep_order, line_order, type_order: arguments of
+            :func:`engine.policies._matching.fill_jobs`.
+    """
+
+    jobs: list[JobState]
+    inputs: JobInputs
+    upper: np.ndarray
+    work: np.ndarray
+    ideal: np.ndarray
+    remaining: np.ndarray
+    current: np.ndarray
+    held: np.ndarray
+    lost_moved: np.ndarray
+    lost_kept: np.ndarray
+    job_class: np.ndarray
+    class_values: np.ndarray
+    class_usable: np.ndarray
+    capacity: np.ndarray
+    keep_order: np.ndarray
+    line_order: np.ndarray
+    type_order: np.ndarray
+
+
+def build_plan(
+    active: Sequence[JobState],
+    rows: Mapping[int, JobRow],
+    types: list[str],
+    capacity: np.ndarray,
+    now_s: float,
+    restore_s: float,
+) -> Plan:
+    """Selects at most ``K`` jobs (shortest ideal remaining time first) and builds their arrays."""
+    jobs = _select(active, rows, int(capacity.sum()))
+    inputs = stack_rows([rows[j.index] for j in jobs], jobs)
+    remaining = np.array([j.remaining_steps for j in jobs])
+    work = remaining / inputs.one_gpu.max(axis=1)
+    usable = inputs.one_gpu > 0
+    upper = np.minimum(inputs.scale_factor, (usable * capacity).sum(axis=1))
+    current = _current(jobs, types)
+    held = current.sum(axis=1)
+    first = np.array([j.first_start_s is None for j in jobs])
+    restore_left = np.array([max(0.0, j.restore_until_s - now_s) for j in jobs])
+    values, job_class = _classes(inputs.one_gpu)
+    return Plan(
+        jobs=jobs,
+        inputs=inputs,
+        upper=np.minimum(upper, capacity.sum() - len(jobs) + 1),
+        work=work,
+        ideal=work / inputs.scale_factor,
+        remaining=remaining,
+        current=current,
+        held=held,
+        lost_moved=np.where(first, 0.0, restore_s),
+        lost_kept=np.where(held > 0, restore_left, np.where(first, 0.0, restore_s)),
+        job_class=job_class,
+        class_values=values,
+        class_usable=values > 0,
+        capacity=capacity,
+        keep_order=_keep_order(job_class, held),
+        line_order=np.lexsort((np.arange(len(jobs)), -work, job_class)),
+        type_order=np.argsort(-values, axis=1, kind="stable"),
+    )
+
+
+def _select(active: Sequence[JobState], rows: Mapping[int, JobRow], budget: int) -> list[JobState]:
+    """The ``budget`` jobs of shortest ideal remaining time (ties: arrival, index)."""
+    best = np.array([rows[j.index].one_gpu for j in active]).max(axis=1)
+    scale = np.array([j.scale_factor for j in active])
+    ideal = (np.array([j.remaining_steps for j in active]) / (scale * best)).tolist()
+    order = sorted(
+        range(len(active)), key=lambda i: (ideal[i], active[i].arrival_s, active[i].index)
+    )
+    return [active[i] for i in order[:budget]]
+
+
+def _classes(one_gpu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct valuation rows (C, T) in order of first appearance, and each job's row index."""
+    index: dict[bytes, int] = {}
+    job_class = np.array([index.setdefault(row.tobytes(), len(index)) for row in one_gpu])
+    firsts = np.unique(job_class, return_index=True)[1]
+    return one_gpu[firsts], job_class
+
+
+def _current(jobs: list[JobState], types: list[str]) -> np.ndarray:
+    """(J, T) GPUs each job holds now."""
+    current = np.zeros((len(jobs), len(types)), dtype=np.int64)
+    for j, job in enumerate(jobs):
+        if job.placement is not None:
+            for worker_type, count in job.placement.gpus_by_type().items():
+                current[j, types.index(worker_type)] = count
+    return current
+
+
+def _keep_order(job_class: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """Running jobs by class, then selection order."""
+    running = np.nonzero(held > 0)[0]
+    return running[np.argsort(job_class[running], kind="stable")]
+
+
+def score_categories(
+    plan: Plan,
+    categories: np.ndarray,
+    links: LinkModel,
+    bw: np.ndarray,
+    net: NetworkConfig,
+    beta: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Matches, fills and scores (N, J) categories.
+
+    Returns:
+        (N, J, T) GPUs of each type per job, and (N,) scores (lower is better).
+    """
+    onehot = np.zeros((len(plan.jobs), len(plan.class_values)), dtype=np.int64)
+    onehot[np.arange(len(plan.jobs)), plan.job_class] = 1
+    class_counts = market(plan.class_values, plan.class_usable, categories @ onehot, plan.capacity)
+    counts = fill_jobs(
+        class_counts,
+        categories,
+        plan.job_class,
+        plan.current,
+        plan.keep_order,
+        plan.line_order,
+        plan.type_order,
+    )
+    rate = step_rates(counts, plan.inputs, links, bw, net)
+    moved = (counts != plan.current[None]).any(axis=2)
+    with np.errstate(divide="ignore"):
+        jct = np.where(moved, plan.lost_moved, plan.lost_kept) + plan.remaining / rate
+    placed = rate > 0
+    slowest = np.where(placed, jct, 0.0).max(axis=1, keepdims=True)
+    jct = np.where(placed, jct, slowest + plan.ideal)
+    return counts, _score(jct, plan.ideal, beta)
+
+
+def _score(jct: np.ndarray, ideal: np.ndarray, beta: float) -> np.ndarray:
+    """``beta * mean + (1 - beta) * (1 - Jain) * mean`` per row; Jain over ideal / jct (1 for a
+    job with nothing left)."""
+    mean = jct.mean(axis=1)
+    if beta >= 1.0:
+        return mean
+    speed = np.where(jct > 0, ideal / np.maximum(jct, 1e-12), 1.0)
+    jain = speed.sum(axis=1) ** 2 / (speed.shape[1] * np.square(speed).sum(axis=1))
+    return beta * mean + (1 - beta) * (1 - jain) * mean
