@@ -38,8 +38,8 @@ from engine.errors import ConfigError
 
 if TYPE_CHECKING:
     from engine.config import ClusterSpec, NetworkConfig, RoundConfig
-    from engine.throughput import ThroughputMatrix
     from engine.state import JobState
+    from engine.throughput import ThroughputMatrix
 
 
 COMBINE_MODES = ("gang", "proportional", "relaxed", "copies")

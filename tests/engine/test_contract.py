@@ -43,6 +43,12 @@ def test_the_baselines_of_every_comparison_are_registered() -> None:
         "gavel_ftf_agnostic",
     ):
         assert name in list_policies()
+
+
+def test_the_seed_schedulers_are_registered() -> None:
+    """Seed schedulers I: Hadar, HadarE, Hare (HLAS and offline), sampling-based placement."""
+    for name in ("hadar", "hadare", "hare_hlas", "hare_offline", "sampling_placement"):
+        assert name in list_policies()
     assert {"consolidated", "first_fit"} <= set(list_placements())
 
 
