@@ -82,7 +82,9 @@ class CongestionEpisode:
         start_s, end_s: the episode's time window in simulated seconds (start < end).
         factor: bandwidth divisor (>= 1); 4 means the links run at a quarter of their bandwidth.
         links: which links: ``"inter_node"`` (every link between nodes), ``"cross_rack"``
-            (only links between racks), or ``"rack:<name>"`` (the links of one rack).
+            (every rack uplink), ``"rack:<name>"`` (the node links and the uplink of one rack),
+            ``"uplink:<rack>"`` (one rack's uplink) or ``"node:<node>"`` (one node's link to
+            its rack switch, e.g. ``"node:n3"``). See :mod:`engine.topology`.
     """
 
     start_s: float = field(metadata={"help": "Episode start (s)"})
@@ -90,7 +92,7 @@ class CongestionEpisode:
     factor: float = field(metadata={"help": "Bandwidth divisor, >= 1"})
     links: str = field(
         default="inter_node",
-        metadata={"help": "inter_node, cross_rack, or rack:<name>"},
+        metadata={"help": "inter_node, cross_rack, rack:<name>, uplink:<rack> or node:<node>"},
     )
 
 
@@ -109,6 +111,22 @@ class NetworkConfig:
     latency_s: float = field(default=5e-6, metadata={"help": "Per-hop latency (s)"})
     enabled: bool = field(
         default=True, metadata={"help": "Charge communication beyond the measured baseline"}
+    )
+    uplink_oversubscription: float = field(
+        default=1.0,
+        metadata={
+            "help": "A rack's node bandwidth over its uplink's (>= 1); uplink capacity = "
+            "nodes x intra-rack bandwidth / oversubscription"
+        },
+    )
+    background_load: float = field(
+        default=0.0,
+        metadata={
+            "help": "Share of every inter-node link used by traffic outside the trace, 0-0.9"
+        },
+    )
+    share_links: bool = field(
+        default=True, metadata={"help": "Jobs crossing the same link split its bandwidth"}
     )
     congestion: tuple[CongestionEpisode, ...] = ()
 

@@ -104,3 +104,19 @@ def step_model(
 def change_times(net: NetworkConfig) -> list[float]:
     """Sorted times at which some link's bandwidth changes (episode starts and ends)."""
     return sorted({t for ep in net.congestion for t in (ep.start_s, ep.end_s)})
+
+
+def network_sensitivity(
+    measured_steps_per_s: float, num_gpus: int, gradient_bytes: float, net: NetworkConfig
+) -> float:
+    """``t_step(cross-rack) / t_step(node-local)`` of a job (shared/docs/schedulers.md; Dally,
+    Sharma et al. 2024): how much slower an iteration gets when its ring crosses racks, with no
+    congestion. 1.0 for a one-GPU job or a job that does not fit (``measured_steps_per_s`` 0).
+    """
+    if num_gpus <= 1 or measured_steps_per_s <= 0:
+        return 1.0
+    node_s = num_gpus / measured_steps_per_s
+    extra_s = ring_comm_s(
+        num_gpus, gradient_bytes, min(net.intra_rack_gbps, net.cross_rack_gbps), net.latency_s
+    ) - ring_comm_s(num_gpus, gradient_bytes, net.intra_node_gbps, net.latency_s)
+    return (node_s + max(0.0, extra_s)) / node_s

@@ -7,7 +7,8 @@ Tables of one :class:`SimulationResult` (one policy):
   num_preemptions, comm_overhead (share of step time spent communicating, 0..1),
   attained_service_gpu_s, attained_service_ref_gpu_s (GPU-seconds weighted by each type's
   one-GPU speed relative to the slowest type that fits the job), isolated_jct_s, ftf_rho,
-  main_worker_type (where it got most GPU-seconds).
+  network_sensitivity (iteration time across racks over node-local, see
+  :func:`engine.network.network_sensitivity`), main_worker_type (where it got most GPU-seconds).
 - ``segments``: one row per contiguous stretch a job held the same GPUs (the Gantt bars).
   Columns: job_id, start_s, end_s, worker_type, num_gpus, nodes (e.g. "n3,n4"), racks,
   level ("node" | "rack" | "network"), end_reason ("completed" | "preempted" | "migrated"),
@@ -33,7 +34,7 @@ JOB_RESULT_COLUMNS = (
     "job_id", "arrival_s", "job_type", "scale_factor", "total_steps", "priority_weight",
     "first_start_s", "completion_s", "jct_s", "queueing_delay_s", "run_time_s",
     "num_preemptions", "comm_overhead", "attained_service_gpu_s", "attained_service_ref_gpu_s",
-    "isolated_jct_s", "ftf_rho",
+    "isolated_jct_s", "ftf_rho", "network_sensitivity",
     "main_worker_type",
 )  # fmt: skip
 SEGMENT_COLUMNS = (

@@ -131,18 +131,28 @@ def _validate_network(config: ScenarioConfig) -> None:
         raise ConfigError("network: bandwidths must be > 0")
     if net.latency_s < 0:
         raise ConfigError("network: latency must be >= 0")
+    if net.uplink_oversubscription < 1:
+        raise ConfigError("network: uplink_oversubscription must be >= 1")
+    if not 0 <= net.background_load <= 0.9:
+        raise ConfigError("network: background_load must be between 0 and 0.9")
     racks = {g.rack for g in config.cluster.node_groups}
+    num_nodes = sum(g.nodes for g in config.cluster.node_groups)
     for i, ep in enumerate(net.congestion, start=1):
         where = f"congestion episode {i}"
         if not ep.start_s < ep.end_s:
             raise ConfigError(f"{where}: start_s must be before end_s")
         if ep.factor < 1:
             raise ConfigError(f"{where}: factor must be >= 1 (it divides bandwidth)")
-        valid = ep.links in ("inter_node", "cross_rack") or (
-            ep.links.startswith("rack:") and ep.links[5:] in racks
-        )
+        kind, _, name = ep.links.partition(":")
+        valid = (
+            ep.links in ("inter_node", "cross_rack")
+            or (kind in ("rack", "uplink") and name in racks)
+            or (kind == "node" and name.startswith("n") and name[1:].isdigit()
+                and int(name[1:]) < num_nodes)
+        )  # fmt: skip
         if not valid:
             raise ConfigError(
-                f"{where}: links must be inter_node, cross_rack or rack:<name> with a rack of "
-                f"the GPU mix ({sorted(racks)}); got {ep.links!r}"
+                f"{where}: links must be inter_node, cross_rack, rack:<rack>, uplink:<rack> "
+                f"(racks: {sorted(racks)}) or node:n<i> (n0 to n{num_nodes - 1}); "
+                f"got {ep.links!r}"
             )

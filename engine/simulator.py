@@ -19,10 +19,10 @@ import numpy as np
 import pandas as pd
 
 from engine.cluster import ClusterState, Placement
-from engine.config import PolicySpec, ScenarioConfig
+from engine.config import NetworkConfig, PolicySpec, ScenarioConfig
 from engine.errors import AllocationError, EngineError, SimulationCancelled
 from engine.metrics import summarize
-from engine.network import change_times, step_model
+from engine.network import change_times, network_sensitivity, step_model
 from engine.placement import get_placement
 from engine.policies.base import (
     Allocation,
@@ -85,7 +85,7 @@ class Simulation:
         self.restore_s = (
             config.rounds.checkpoint_restore_s if switch_cost_s is None else switch_cost_s
         )
-        self.jobs = _job_states(jobs, matrix, list(self.cluster.capacity))
+        self.jobs = _job_states(jobs, matrix, list(self.cluster.capacity), config.network)
         self.node_sizes = [node.num_gpus for node in self.policy.context.nodes]
         self.waiting: dict[int, JobState] = {}
         self.running: dict[int, JobState] = {}
@@ -399,7 +399,7 @@ class Simulation:
 
 
 def _job_states(
-    jobs: pd.DataFrame, matrix: ThroughputMatrix, worker_types: list[str]
+    jobs: pd.DataFrame, matrix: ThroughputMatrix, worker_types: list[str], net: NetworkConfig
 ) -> list[JobState]:
     ordered = jobs.sort_values(["arrival_s", "job_id"], kind="stable")
     columns = zip(
@@ -418,10 +418,11 @@ def _job_states(
         grad = gradient_bytes(job_type)
         if job_type not in ref_speeds:
             ref_speeds[job_type] = reference_speeds(matrix, job_type, worker_types)
+        sensitivity = network_sensitivity(max(rates.values(), default=0.0), scale_factor, grad, net)
         states.append(
             JobState(
                 i, job_id, arrival_s, job_type, scale_factor, steps, weight, rates, grad,
-                ref_speeds[job_type],
+                ref_speeds[job_type], sensitivity,
             )
         )  # fmt: skip
     return states

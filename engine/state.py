@@ -23,7 +23,9 @@ class JobState:
     scale_factor, total_steps, priority_weight, steps_per_s (worker type -> measured steps/s at
     the job's scale factor; 0 = does not fit), gradient_bytes, ref_speed (worker type -> one-GPU
     speed relative to the slowest type in the cluster that fits the job, for attained service in
-    reference-GPU-seconds as in Hare's HLAS).
+    reference-GPU-seconds as in Hare's HLAS), network_sensitivity (``t_step(cross-rack) /
+    t_step(node-local)`` on the worker type where the job runs fastest, no congestion; see
+    :func:`engine.network.network_sensitivity`).
 
     Dynamic: ``grant`` is the grant the job runs under (None when waiting); ``ref_gpus`` is the
     reference-speed-weighted GPU count of its placement; ``attained_service_ref_gpu_s``
@@ -37,7 +39,7 @@ class JobState:
         "last_update_s", "restore_until_s", "first_start_s", "completion_s", "num_preemptions",
         "comm_s", "productive_s", "held_s", "service_by_type_gpu_s", "version",
         "area_at_arrival", "segment_start_s", "grant", "ref_speed", "ref_gpus",
-        "attained_service_ref_gpu_s",
+        "attained_service_ref_gpu_s", "network_sensitivity",
     )  # fmt: skip
 
     def __init__(
@@ -52,6 +54,7 @@ class JobState:
         steps_per_s: dict[str, float],
         gradient_bytes: float,
         ref_speed: dict[str, float] | None = None,
+        network_sensitivity: float = 1.0,
     ) -> None:
         self.index = index
         self.job_id = job_id
@@ -83,6 +86,7 @@ class JobState:
         self.ref_speed = ref_speed or {}
         self.ref_gpus = 0.0
         self.attained_service_ref_gpu_s = 0.0
+        self.network_sensitivity = network_sensitivity
 
     @property
     def worker_type(self) -> str | None:
