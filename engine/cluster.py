@@ -172,10 +172,11 @@ class ClusterState:
         for node in nodes:
             by_type[self.node_type[node]] = by_type.get(self.node_type[node], 0) + counts[node]
         main = max(by_type, key=lambda wt: (by_type[wt], wt))
+        mixed = len(by_type) > 1
         return Placement(
             main, tuple(nodes), tuple(counts[n] for n in nodes),
             tuple(self.rack_names[r] for r in rack_ids), level, sum(counts.values()),
-            tuple(self.node_type[n] for n in nodes), combine,
+            tuple(self.node_type[n] for n in nodes) if mixed else (), combine,
         )  # fmt: skip
 
     def release(self, placement: Placement) -> None:

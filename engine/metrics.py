@@ -16,6 +16,8 @@ Definitions follow ``shared/docs/schedulers.md`` "Shared model":
   share, ``1 / ftf_rho``: 1 when every job got the same fraction of its fair share. (Over ρ
   itself a few starved jobs would dominate the index and invert rankings.)
 - communication overhead = share of a job's running time spent in ring all-reduce.
+- consolidation wait = time a job waited while its policy held it back for a better
+  consolidated placement (delay scheduling, e.g. Dally); 0 for policies that never do.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ METRICS: dict[str, Metric] = {
     "ftf_rho_max": Metric("Worst finish-time fairness ρ", "ratio", True),
     "jain_index": Metric("Jain's index of 1/ρ", "0..1", False),
     "comm_overhead_mean": Metric("Communication overhead", "fraction", True),
+    "consolidation_wait_mean_s": Metric("Mean consolidation wait", "s", True),
     "preemptions_total": Metric("Preemptions", "count", True),
     "jobs_completed": Metric("Jobs completed", "count", False),
 }
@@ -97,6 +100,9 @@ def summarize(jobs: pd.DataFrame, utilization: pd.DataFrame) -> dict[str, float]
         "ftf_rho_max": float(done["ftf_rho"].max()),
         "jain_index": jain_index(1.0 / done["ftf_rho"].to_numpy(dtype=float)),
         "comm_overhead_mean": float(done["comm_overhead"].mean()),
+        "consolidation_wait_mean_s": float(
+            done.get("consolidation_wait_s", pd.Series([0.0])).mean()
+        ),
         "preemptions_total": float(jobs["num_preemptions"].sum()),
         "jobs_completed": float(len(done)),
     }

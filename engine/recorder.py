@@ -77,7 +77,7 @@ def jobs_table(
                 jct, first - job.arrival_s, job.held_s, job.num_preemptions,
                 job.comm_s / job.productive_s if job.productive_s > 0 else 0.0,
                 job.attained_service_gpu_s, job.attained_service_ref_gpu_s, isolated,
-                jct / isolated, job.network_sensitivity,
+                jct / isolated, job.network_sensitivity, job.consolidation_wait_s,
                 _last_type(job),
             )
         )  # fmt: skip

@@ -8,7 +8,9 @@ Tables of one :class:`SimulationResult` (one policy):
   attained_service_gpu_s, attained_service_ref_gpu_s (GPU-seconds weighted by each type's
   one-GPU speed relative to the slowest type that fits the job), isolated_jct_s, ftf_rho,
   network_sensitivity (iteration time across racks over node-local, see
-  :func:`engine.network.network_sensitivity`), main_worker_type (where it got most GPU-seconds).
+  :func:`engine.network.network_sensitivity`), consolidation_wait_s (time waiting while the policy
+  held the job back for a better consolidated placement), main_worker_type (where it got most
+  GPU-seconds).
 - ``segments``: one row per contiguous stretch a job held the same GPUs (the Gantt bars).
   Columns: job_id, start_s, end_s, worker_type, num_gpus, nodes (e.g. "n3,n4"), racks,
   level ("node" | "rack" | "network"), end_reason ("completed" | "preempted" | "migrated"),
@@ -34,7 +36,7 @@ JOB_RESULT_COLUMNS = (
     "job_id", "arrival_s", "job_type", "scale_factor", "total_steps", "priority_weight",
     "first_start_s", "completion_s", "jct_s", "queueing_delay_s", "run_time_s",
     "num_preemptions", "comm_overhead", "attained_service_gpu_s", "attained_service_ref_gpu_s",
-    "isolated_jct_s", "ftf_rho", "network_sensitivity",
+    "isolated_jct_s", "ftf_rho", "network_sensitivity", "consolidation_wait_s",
     "main_worker_type",
 )  # fmt: skip
 SEGMENT_COLUMNS = (

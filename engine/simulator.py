@@ -143,6 +143,9 @@ class Simulation:
 
     def _advance(self, t: float) -> None:
         self.area += (len(self.waiting) + len(self.running)) * (t - self.now_s)
+        for index in self.policy.waiting_for_consolidation:
+            if index in self.waiting:
+                self.jobs[index].consolidation_wait_s += t - self.now_s
         self.now_s = t
 
     def _complete_jobs(self) -> int:

@@ -29,7 +29,8 @@ class JobState:
 
     Dynamic: ``grant`` is the grant the job runs under (None when waiting); ``ref_gpus`` is the
     reference-speed-weighted GPU count of its placement; ``attained_service_ref_gpu_s``
-    accumulates held time x ``ref_gpus``.
+    accumulates held time x ``ref_gpus``. ``consolidation_wait_s`` is time spent waiting while
+    the policy held the job back for a better consolidated placement.
     """
 
     __slots__ = (
@@ -39,7 +40,7 @@ class JobState:
         "last_update_s", "restore_until_s", "first_start_s", "completion_s", "num_preemptions",
         "comm_s", "productive_s", "held_s", "service_by_type_gpu_s", "version",
         "area_at_arrival", "segment_start_s", "grant", "ref_speed", "ref_gpus",
-        "attained_service_ref_gpu_s", "network_sensitivity",
+        "attained_service_ref_gpu_s", "network_sensitivity", "consolidation_wait_s",
     )  # fmt: skip
 
     def __init__(
@@ -87,6 +88,7 @@ class JobState:
         self.ref_gpus = 0.0
         self.attained_service_ref_gpu_s = 0.0
         self.network_sensitivity = network_sensitivity
+        self.consolidation_wait_s = 0.0
 
     @property
     def worker_type(self) -> str | None:

@@ -193,6 +193,9 @@ class Policy(ABC):
             cheaper switch (e.g. Hare's task switch) sets it in ``__init__``.
         consolidation_fixed_s: fixed part of the model consolidation that ``copies`` grants
             pay at every round end (the rest is gradient transfer; see :mod:`engine.progress`).
+        waiting_for_consolidation: indices of waiting jobs the policy holds back for a better
+            consolidated placement (delay scheduling); the engine adds the time they spend
+            waiting so to each job's ``consolidation_wait_s``.
     """
 
     name: ClassVar[str] = ""
@@ -210,6 +213,7 @@ class Policy(ABC):
         self.context = context
         self.switch_cost_s: float | None = None
         self.consolidation_fixed_s = 0.0
+        self.waiting_for_consolidation: set[int] = set()
 
     @abstractmethod
     def allocate(self, state: SchedulerState) -> Allocation:
