@@ -85,16 +85,30 @@ def step_model(
     net: NetworkConfig,
     now_s: float,
 ) -> StepModel:
-    """Progress rate of a job placed at ``level`` (see module docstring).
+    """Progress rate of a job placed at ``level``, with the level's nominal bottleneck (see
+    module docstring); policies use it as an estimate, the engine uses :func:`step_model_at`.
 
     One iteration takes ``num_gpus / measured_steps_per_s`` seconds when consolidated (Gavel counts
     steps summed over workers), plus the extra all-reduce time of the actual bottleneck over the
     node-local one when ``net.enabled``.
     """
+    return step_model_at(
+        measured_steps_per_s, num_gpus, gradient_bytes, bottleneck_gbps(net, level, racks, now_s),
+        net,
+    )  # fmt: skip
+
+
+def step_model_at(
+    measured_steps_per_s: float,
+    num_gpus: int,
+    gradient_bytes: float,
+    bandwidth_gbps: float,
+    net: NetworkConfig,
+) -> StepModel:
+    """:func:`step_model` for a known bottleneck bandwidth (Gb/s), e.g. a job's share of its
+    links in :class:`engine.topology.LinkLoad`."""
     iteration_s = num_gpus / measured_steps_per_s
-    comm_s = ring_comm_s(
-        num_gpus, gradient_bytes, bottleneck_gbps(net, level, racks, now_s), net.latency_s
-    )
+    comm_s = ring_comm_s(num_gpus, gradient_bytes, bandwidth_gbps, net.latency_s)
     if net.enabled:
         baseline_s = ring_comm_s(num_gpus, gradient_bytes, net.intra_node_gbps, net.latency_s)
         iteration_s += max(0.0, comm_s - baseline_s)

@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 from engine.cluster import Placement
 from engine.config import NetworkConfig
-from engine.network import StepModel, bottleneck_gbps, ring_comm_s, step_model
+from engine.network import StepModel, bottleneck_gbps, ring_comm_s, step_model_at
 from engine.throughput import ThroughputMatrix
 
 
@@ -94,21 +94,24 @@ def progress_rate(
     now_s: float,
     round_s: float,
     consolidation_fixed_s: float = 0.0,
+    bandwidth_gbps: float | None = None,
 ) -> StepModel:
     """Steps/s (summed over workers) and communication share of ``job`` on ``placement``.
 
     Args:
         round_s: round length; ``copies`` placements consolidate once per round.
         consolidation_fixed_s: fixed part of a consolidation (s), on top of the transfer.
+        bandwidth_gbps: the placement's bottleneck bandwidth, as the engine's link model gives
+            it; None uses the nominal bandwidth of the placement's level (an estimate).
     """
+    if bandwidth_gbps is None:
+        bandwidth_gbps = bottleneck_gbps(net, placement.level, placement.racks, now_s)
     if placement.combine == "copies":
-        return _copies_rate(job, placement, matrix, net, now_s, round_s, consolidation_fixed_s)
+        return _copies_rate(job, placement, matrix, net, round_s, consolidation_fixed_s,
+                            bandwidth_gbps)  # fmt: skip
     if placement.combine == "gang" and not placement.node_types:
         measured = matrix.steps_per_s(job.job_type, placement.worker_type, placement.num_gpus)
-        return step_model(
-            measured, placement.num_gpus, job.gradient_bytes, placement.level, placement.racks,
-            net, now_s,
-        )  # fmt: skip
+        return step_model_at(measured, placement.num_gpus, job.gradient_bytes, bandwidth_gbps, net)
     by_type = placement.gpus_by_type()
     one_gpu = {wt: matrix.steps_per_s(job.job_type, wt, 1) for wt in by_type}
     n = placement.num_gpus
@@ -123,7 +126,7 @@ def progress_rate(
     else:  # gang of mixed types: lockstep at the slowest worker
         compute_s = max(1 / one_gpu[wt] for wt in by_type)
         workers, batch = n, n
-    sync_s = _sync_s(job, matrix, by_type, workers, placement, net, now_s)
+    sync_s = _sync_s(job, matrix, by_type, workers, bandwidth_gbps, net)
     iteration_s = compute_s + sync_s
     return StepModel(batch / iteration_s, min(1.0, sync_s / iteration_s))
 
@@ -133,9 +136,8 @@ def _sync_s(
     matrix: ThroughputMatrix,
     types: dict[str, int],
     workers: int,
-    placement: Placement,
+    bandwidth_gbps: float,
     net: NetworkConfig,
-    now_s: float,
 ) -> float:
     """Measured consolidated sync of the slowest type, plus the placement's network extra."""
     if workers <= 1:
@@ -153,23 +155,19 @@ def _sync_s(
             )
     if not net.enabled:
         return measured
-    actual = ring_comm_s(
-        workers, job.gradient_bytes,
-        bottleneck_gbps(net, placement.level, placement.racks, now_s), net.latency_s,
-    )  # fmt: skip
+    actual = ring_comm_s(workers, job.gradient_bytes, bandwidth_gbps, net.latency_s)
     baseline = ring_comm_s(workers, job.gradient_bytes, net.intra_node_gbps, net.latency_s)
     return measured + max(0.0, actual - baseline)
 
 
 def consolidation_s(
-    job: JobModel, placement: Placement, net: NetworkConfig, now_s: float, fixed_s: float
+    job: JobModel, placement: Placement, bandwidth_gbps: float, fixed_s: float
 ) -> float:
     """Seconds of one model consolidation of a ``copies`` placement (0 with a single copy):
     ``gradient_bytes / bandwidth`` over the copies' bottleneck link, plus ``fixed_s``."""
     if len(placement.nodes) <= 1:
         return 0.0
-    bandwidth = bottleneck_gbps(net, placement.level, placement.racks, now_s)
-    return job.gradient_bytes * 8 / (bandwidth * 1e9) + fixed_s
+    return job.gradient_bytes * 8 / (bandwidth_gbps * 1e9) + fixed_s
 
 
 def _copies_rate(
@@ -177,13 +175,13 @@ def _copies_rate(
     placement: Placement,
     matrix: ThroughputMatrix,
     net: NetworkConfig,
-    now_s: float,
     round_s: float,
     fixed_s: float,
+    bandwidth_gbps: float,
 ) -> StepModel:
     total = sum(
         matrix.steps_per_s(job.job_type, worker_type, count)
         for worker_type, count in zip(placement.types_of_nodes(), placement.counts, strict=True)
     )
-    share = min(1.0, consolidation_s(job, placement, net, now_s, fixed_s) / round_s)
+    share = min(1.0, consolidation_s(job, placement, bandwidth_gbps, fixed_s) / round_s)
     return StepModel(total * (1 - share), share)

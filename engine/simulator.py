@@ -22,7 +22,7 @@ from engine.cluster import ClusterState, Placement
 from engine.config import NetworkConfig, PolicySpec, ScenarioConfig
 from engine.errors import AllocationError, EngineError, SimulationCancelled
 from engine.metrics import summarize
-from engine.network import change_times, network_sensitivity, step_model
+from engine.network import change_times, network_sensitivity, step_model_at
 from engine.placement import get_placement
 from engine.policies.base import (
     Allocation,
@@ -37,6 +37,7 @@ from engine.recorder import Recorder, jobs_table
 from engine.results import SimulationResult
 from engine.state import JobState
 from engine.throughput import ThroughputMatrix, gradient_bytes
+from engine.topology import LinkLoad, Topology
 
 ProgressFn = Callable[[float], None]
 CancelFn = Callable[[], bool]
@@ -87,6 +88,8 @@ class Simulation:
         )
         self.jobs = _job_states(jobs, matrix, list(self.cluster.capacity), config.network)
         self.node_sizes = [node.num_gpus for node in self.policy.context.nodes]
+        self.topology = Topology(config.cluster, config.network)
+        self.links = LinkLoad(self.topology)
         self.waiting: dict[int, JobState] = {}
         self.running: dict[int, JobState] = {}
         self.completions: list[tuple[float, int, int, int]] = []
@@ -184,9 +187,7 @@ class Simulation:
         while self.congestion_times and self.congestion_times[0] <= self.now_s:
             self.congestion_times.pop(0)
         for job in self.running.values():
-            if job.placement is not None and (
-                job.placement.level != "node" or job.placement.combine == "copies"
-            ):
+            if job.placement is not None and len(job.placement.nodes) > 1:
                 job.sync(self.now_s)
                 self._set_rate(job)
 
@@ -322,22 +323,37 @@ class Simulation:
             count * job.ref_speed.get(worker_type, 1.0)
             for worker_type, count in placement.gpus_by_type().items()
         )
+        neighbours = set()
+        if len(placement.nodes) > 1:
+            neighbours = self.links.attach(job.index, self.topology.links_of(placement.nodes))
         self._set_rate(job)
+        self._refresh_rates(neighbours)
+
+    def _refresh_rates(self, indices: set[int]) -> None:
+        """Re-rates running jobs whose share of a link changed (another job came or went)."""
+        for index in sorted(indices):
+            job = self.jobs[index]
+            if job.placement is None:
+                continue
+            if self.links.bandwidth_gbps(index, self.now_s) != job.bandwidth_gbps:
+                job.sync(self.now_s)
+                self._set_rate(job)
 
     def _set_rate(self, job: JobState) -> None:
         placement = job.placement
         assert placement is not None
+        bandwidth = self.links.bandwidth_gbps(job.index, self.now_s)
+        job.bandwidth_gbps = bandwidth
         if placement.combine == "gang" and not placement.node_types:
-            model = step_model(
+            model = step_model_at(
                 self._measured_steps_per_s(job, placement.worker_type, placement.num_gpus),
-                placement.num_gpus, job.gradient_bytes, placement.level, placement.racks,
-                self.config.network, self.now_s,
+                placement.num_gpus, job.gradient_bytes, bandwidth, self.config.network,
             )  # fmt: skip
         else:
             model = progress_rate(
                 JobModel(job.job_type, job.scale_factor, job.gradient_bytes), placement,
                 self.matrix, self.config.network, self.now_s, self.round_s,
-                self.policy.consolidation_fixed_s,
+                self.policy.consolidation_fixed_s, bandwidth,
             )  # fmt: skip
         if model.steps_per_s <= 0:
             raise AllocationError(
@@ -371,6 +387,7 @@ class Simulation:
         job.ref_gpus = 0.0
         job.rate = 0.0
         job.version += 1
+        self._refresh_rates(self.links.detach(job.index))
 
     def _check_progress_possible(self) -> None:
         if self.waiting and not self.running and self.next_arrival >= len(self.jobs):

@@ -41,6 +41,7 @@ class JobState:
         "comm_s", "productive_s", "held_s", "service_by_type_gpu_s", "version",
         "area_at_arrival", "segment_start_s", "grant", "ref_speed", "ref_gpus",
         "attained_service_ref_gpu_s", "network_sensitivity", "consolidation_wait_s",
+        "bandwidth_gbps",
     )  # fmt: skip
 
     def __init__(
@@ -89,6 +90,7 @@ class JobState:
         self.attained_service_ref_gpu_s = 0.0
         self.network_sensitivity = network_sensitivity
         self.consolidation_wait_s = 0.0
+        self.bandwidth_gbps = 0.0  # bottleneck share of its links while running (Gb/s)
 
     @property
     def worker_type(self) -> str | None:

@@ -52,12 +52,13 @@ def test_the_preset_sets_hadar_beside_gavel_and_yarn_cs() -> None:
 
 
 def test_hadar_does_not_show_its_gains_over_gavel(tables: dict[int, pd.DataFrame]) -> None:
-    """Longer makespan than Gavel on every seed; mean JCT about equal, far from 2.5x."""
+    """Longer makespan than Gavel on every seed; mean JCT about equal (the direction changes
+    with the seed), far from 2.5x."""
     makespan = _rows(tables, "Hadar", "Gavel", "makespan_s")
     assert not makespan["shown"].any()
     assert (makespan["simulated_ratio"] < 1.0).all()
     jct = _rows(tables, "Hadar", "Gavel", "jct_mean_s")
-    assert jct["shown"].sum() <= 1
+    assert not jct["shown"].all()
     assert (jct["simulated_ratio"] < 1.25).all()
 
 

@@ -1,0 +1,181 @@
+"""The cluster's network as a graph: GPUs, nodes, rack switches, the core, and their links.
+
+Built with networkx from the GPU mix and the network settings. Vertices are ``"core"``,
+``"tor:<rack>"`` (a rack's top-of-rack switch), ``"n<i>"`` (a node, numbered in GPU-mix order) and
+``"n<i>/g<j>"`` (its GPUs). Every edge carries ``link`` (an id), ``kind`` and ``capacity_gbps``:
+
+- GPU - node, kind ``"gpu"``: ``intra_node_gbps`` (NVLink/PCIe class; never shared).
+- node - rack switch, kind ``"node"``, id ``"node:n<i>"``: the node's NIC, ``intra_rack_gbps``.
+- rack switch - core, kind ``"uplink"``, id ``"uplink:<rack>"``: the rack's uplink, of capacity
+  ``nodes in the rack x intra_rack_gbps / uplink_oversubscription``. A single flow across the
+  core is further capped at ``cross_rack_gbps`` [R: the per-flow limit of a routed fabric].
+
+A ring all-reduce over several nodes crosses the links on the shortest paths between
+consecutive ring members (nodes ordered by rack): each node's NIC, and the uplink of every rack
+it touches when it spans racks. The bandwidth one job gets on a link is the link's capacity,
+less the background load, divided by the congestion factor in force and, when links are
+shared, by the number of jobs crossing it [R: equal shares, as TCP flows converge to]. A job's
+bottleneck is its worst link (shared/docs/schedulers.md, "Communication").
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+
+import networkx as nx
+
+from engine.config import ClusterSpec, CongestionEpisode, NetworkConfig
+
+CORE = "core"
+
+
+def tor(rack: str) -> str:
+    return f"tor:{rack}"
+
+
+def node_link(node: int) -> str:
+    return f"node:n{node}"
+
+
+def uplink(rack: str) -> str:
+    return f"uplink:{rack}"
+
+
+class Topology:
+    """The graph of one scenario's cluster, with the links each placement's ring crosses.
+
+    Attributes:
+        graph: the networkx graph described in the module docstring.
+        node_rack: rack name of each node, by node index.
+        capacity_gbps: link id -> capacity (Gb/s) of every inter-node link.
+    """
+
+    def __init__(self, cluster: ClusterSpec, net: NetworkConfig) -> None:
+        self.net = net
+        self.graph = nx.Graph()
+        self.node_rack: list[str] = []
+        self.capacity_gbps: dict[str, float] = {}
+        self._links_cache: dict[tuple[int, ...], tuple[str, ...]] = {}
+        self.graph.add_node(CORE, kind="core")
+        for group in cluster.node_groups:
+            for _ in range(group.nodes):
+                self._add_node(len(self.node_rack), group.worker_type, group.gpus_per_node,
+                               group.rack)  # fmt: skip
+        for rack in sorted(set(self.node_rack)):
+            nodes_in_rack = self.node_rack.count(rack)
+            capacity = nodes_in_rack * net.intra_rack_gbps / net.uplink_oversubscription
+            self._add_link(tor(rack), CORE, uplink(rack), "uplink", capacity)
+
+    def _add_node(self, index: int, worker_type: str, gpus: int, rack: str) -> None:
+        name = f"n{index}"
+        self.node_rack.append(rack)
+        self.graph.add_node(name, kind="node", worker_type=worker_type, rack=rack)
+        self.graph.add_node(tor(rack), kind="rack", rack=rack)
+        self._add_link(name, tor(rack), node_link(index), "node", self.net.intra_rack_gbps)
+        for gpu in range(gpus):
+            self.graph.add_node(f"{name}/g{gpu}", kind="gpu", worker_type=worker_type)
+            self.graph.add_edge(
+                f"{name}/g{gpu}", name, link=f"gpu:{name}/g{gpu}", kind="gpu",
+                capacity_gbps=self.net.intra_node_gbps,
+            )  # fmt: skip
+
+    def _add_link(self, a: str, b: str, link: str, kind: str, capacity_gbps: float) -> None:
+        self.graph.add_edge(a, b, link=link, kind=kind, capacity_gbps=capacity_gbps)
+        self.capacity_gbps[link] = capacity_gbps
+
+    def links_of(self, nodes: Iterable[int]) -> tuple[str, ...]:
+        """Inter-node link ids a ring over ``nodes`` crosses (empty for one node), sorted."""
+        key = tuple(sorted(set(nodes)))
+        cached = self._links_cache.get(key)
+        if cached is None:
+            cached = self._links_cache[key] = self._ring_links(key)
+        return cached
+
+    def _ring_links(self, nodes: tuple[int, ...]) -> tuple[str, ...]:
+        if len(nodes) <= 1:
+            return ()
+        ring = sorted(nodes, key=lambda n: (self.node_rack[n], n))
+        links: set[str] = set()
+        for a, b in itertools.pairwise([*ring, ring[0]]):
+            path = nx.shortest_path(self.graph, f"n{a}", f"n{b}")
+            links.update(self.graph.edges[u, v]["link"] for u, v in itertools.pairwise(path))
+        return tuple(sorted(links))
+
+    def congestion_factor(self, link: str, now_s: float) -> float:
+        """Largest bandwidth divisor in force on ``link`` at ``now_s`` (1 when none)."""
+        factor = 1.0
+        for episode in self.net.congestion:
+            if episode.start_s <= now_s < episode.end_s and self.hits(episode, link):
+                factor = max(factor, episode.factor)
+        return factor
+
+    def hits(self, episode: CongestionEpisode, link: str) -> bool:
+        """Whether a congestion episode affects inter-node ``link``."""
+        kind, _, name = link.partition(":")
+        target = episode.links
+        if target == "inter_node" or target == link:
+            return True
+        if target == "cross_rack":
+            return kind == "uplink"
+        if target.startswith("rack:"):
+            rack = target[5:]
+            return name == rack if kind == "uplink" else self.node_rack[int(name[1:])] == rack
+        return False
+
+    def link_share_gbps(self, link: str, sharers: int, now_s: float) -> float:
+        """Bandwidth one of ``sharers`` jobs gets on ``link`` at ``now_s`` (Gb/s)."""
+        free = self.capacity_gbps[link] * (1 - self.net.background_load)
+        share = free / max(1, sharers)
+        if link.startswith("uplink:"):
+            share = min(share, self.net.cross_rack_gbps)
+        return share / self.congestion_factor(link, now_s)
+
+
+class LinkLoad:
+    """Which running jobs cross which inter-node links, and the bandwidth each one gets.
+
+    The simulator attaches a job when it is placed on several nodes and detaches it when it
+    releases them; both return the other jobs on the same links, whose share just changed.
+    """
+
+    def __init__(self, topology: Topology) -> None:
+        self.topology = topology
+        self.share = topology.net.share_links
+        self.jobs_on: dict[str, set[int]] = {}
+        self.links: dict[int, tuple[str, ...]] = {}
+
+    def attach(self, job: int, links: tuple[str, ...]) -> set[int]:
+        """Records ``job`` on ``links``; returns the other jobs on them."""
+        self.links[job] = links
+        neighbours: set[int] = set()
+        for link in links:
+            on = self.jobs_on.setdefault(link, set())
+            neighbours |= on
+            on.add(job)
+        return neighbours if self.share else set()
+
+    def detach(self, job: int) -> set[int]:
+        """Forgets ``job``; returns the jobs left on its links."""
+        neighbours: set[int] = set()
+        for link in self.links.pop(job, ()):
+            on = self.jobs_on[link]
+            on.discard(job)
+            neighbours |= on
+        return neighbours if self.share else set()
+
+    def bandwidth_gbps(self, job: int, now_s: float) -> float:
+        """The job's bottleneck bandwidth (Gb/s): its worst share over the links it crosses."""
+        return min(
+            (
+                self.topology.link_share_gbps(
+                    link, len(self.jobs_on[link]) if self.share else 1, now_s
+                )
+                for link in self.links.get(job, ())
+            ),
+            default=self.topology.net.intra_node_gbps,
+        )
+
+    def busy_links(self) -> dict[str, int]:
+        """Link id -> number of jobs crossing it now (links with none are left out)."""
+        return {link: len(jobs) for link, jobs in self.jobs_on.items() if jobs}
