@@ -126,7 +126,11 @@ class NetworkConfig:
         },
     )
     share_links: bool = field(
-        default=True, metadata={"help": "Jobs crossing the same link split its bandwidth"}
+        default=False,
+        metadata={
+            "help": "Jobs crossing the same link split its bandwidth (off: each job sees the "
+            "link's whole bandwidth, as in Gavel's and Tiresias's simulators)"
+        },
     )
     congestion: tuple[CongestionEpisode, ...] = ()
 

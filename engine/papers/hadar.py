@@ -97,7 +97,7 @@ HADAR_PRESET = register_paper_preset(
         not_shown=(
             "Hadar does not beat Gavel here. On seeds 0-4 its total duration is longer, not "
             "1.20x shorter (Gavel/Hadar makespan 0.64-0.87), and its mean JCT is about equal, "
-            "not 2.5x better (ratio 0.82-1.13: at most 1.13x, on seed 3). Likely reasons: the "
+            "not 2.5x better (ratio 0.81-1.13: better only on seed 3). Likely reasons: the "
             "reconstructed exponential prices make Hadar leave GPUs idle. With the "
             "remaining-work utility, U/L is about 10^2.4 (median), so a partly used node "
             "costs many times L, and long, low-density jobs wait for empty nodes. In 37% of its "
@@ -108,9 +108,9 @@ HADAR_PRESET = register_paper_preset(
             "better mean JCT than Gavel, but still a longer makespan. The paper's trace, "
             "cluster and utility function are not known. The other claims show their "
             "direction on every seed, though not their size: Hadar beats YARN-CS on mean JCT "
-            "by 2.7-4.9x (claimed 3x). HadarE raises utilization 1.28-1.87x over Hadar and "
-            "1.07-1.36x over Gavel (claimed 1.45x). It shortens the total duration 1.48-1.76x "
-            "against Hadar and 1.08-1.46x against Gavel. That is short of the claimed 2x "
+            "by 2.7-4.9x (claimed 3x). HadarE raises utilization 1.22-1.80x over Hadar and "
+            "1.03-1.35x over Gavel (claimed 1.45x). It shortens the total duration 1.42-1.76x "
+            "against Hadar and 1.05-1.48x against Gavel. That is short of the claimed 2x "
             "(50%, AWS) and far from 5x (80%, lab), figures measured on physical testbeds that "
             "this scenario does not model."
         ),

@@ -64,7 +64,7 @@ def test_congestion_episodes_hit_the_links_they_name(target: str, hit: set[str])
 
 
 def test_jobs_on_one_link_split_it_and_background_load_takes_its_share() -> None:
-    net = NetworkConfig(background_load=0.2)
+    net = NetworkConfig(background_load=0.2, share_links=True)
     load = LinkLoad(Topology(TWO_RACKS, net))
     assert load.attach(0, ("node:n0", "node:n1")) == set()
     assert load.bandwidth_gbps(0, 0.0) == pytest.approx(25 * 0.8)
@@ -114,7 +114,7 @@ def test_jobs_sharing_node_links_slow_down_together_until_one_leaves(
     split = [base.Part("v100", 1, 0), base.Part("v100", 1, 1)]
     pinned["a"] = pinned["b"] = base.Grant.of_parts(split)
     jobs = jobs_frame(("a", 0, RESNET50, 2, 2000.0), ("b", 0, RESNET50, 2, 1000.0))
-    config = ScenarioConfig(cluster=TWO_RACKS)
+    config = ScenarioConfig(cluster=TWO_RACKS, network=NetworkConfig(share_links=True))
     result = simulate(jobs, config, PolicySpec("pinned"), MATRIX).jobs.set_index("job_id")
     t1 = 1000 / _rate(12.5)
     assert result.loc["b", "jct_s"] == pytest.approx(t1)
@@ -135,7 +135,9 @@ def test_congestion_on_one_uplink_slows_only_the_jobs_that_cross_it(
     pinned["a"] = base.Grant.of_parts([base.Part("v100", 1, 1), base.Part("v100", 1, 2)])
     pinned["b"] = base.Grant.of_parts([base.Part("v100", 1, 0), base.Part("v100", 1, 1)])
     jobs = jobs_frame(("a", 0, RESNET50, 2, 1000.0), ("b", 0, RESNET50, 2, 1000.0))
-    net = NetworkConfig(congestion=(CongestionEpisode(0.0, 1e9, 4.0, "uplink:r1"),))
+    net = NetworkConfig(
+        congestion=(CongestionEpisode(0.0, 1e9, 4.0, "uplink:r1"),), share_links=True
+    )
     config = ScenarioConfig(cluster=TWO_RACKS, network=net)
     result = simulate(jobs, config, PolicySpec("pinned"), MATRIX).jobs.set_index("job_id")
     assert result.loc["b", "jct_s"] == pytest.approx(1000 / _rate(12.5))
