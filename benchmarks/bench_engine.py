@@ -9,6 +9,10 @@ Cases (issue "The what-if dashboard, end to end"):
   (c) the seed schedulers (issue "Seed schedulers I"): the 2,000-job Philly sample on the default
       three-type cluster of 512 GPUs, one policy at a time, with the mean decision time per
       scheduling event. Target: < 60 s each. Cases ``sample-<policy>``.
+  (d) the network-aware and elastic schedulers (issue "Seed schedulers II"): the same sample on
+      the default 4-rack cluster of 512 GPUs under congestion (cross-rack links at a quarter of
+      their bandwidth for the first week, every inter-node link at half on day 2). Target:
+      < 60 s each. Cases ``congested-<policy>``.
 
 Each case runs in a fresh subprocess so its peak RSS (ru_maxrss) is its own.
 
@@ -37,6 +41,12 @@ FULL_CASES = {"fifo": "fifo", "las": "las", "gavel_maxmin": "gavel_maxmin"}
 DASHBOARD_POLICIES = ("fifo", "srtf", "las", "gavel_maxmin")
 SAMPLE_POLICIES = ("hadar", "hadare", "hare_hlas", "hare_offline", "sampling_placement")
 SAMPLE_CASES = {f"sample-{p}": p for p in SAMPLE_POLICIES}
+NETWORK_POLICIES = (
+    "dally", "consolidation_strict", "consolidation_none", "consolidation_tiresias", "doubling",
+    "one_gpu_per_job",
+)  # fmt: skip
+CONGESTED_CASES = {f"congested-{p}": p for p in NETWORK_POLICIES}
+DAY_S = 86400.0
 
 
 def run_full(policy: str, max_jobs: int | None) -> dict[str, object]:
@@ -66,27 +76,34 @@ def run_full(policy: str, max_jobs: int | None) -> dict[str, object]:
     }
 
 
-def run_sample(policy: str) -> dict[str, object]:
-    """Case (c): one policy on the 2,000-job Philly sample and the default 512-GPU cluster."""
-    from engine.config import PolicySpec, ScenarioConfig
+def run_sample(policy: str, congested: bool = False) -> dict[str, object]:
+    """Cases (c) and (d): one policy on the 2,000-job Philly sample and the default 512-GPU
+    cluster, with the congestion schedule of (d) when ``congested``."""
+    from engine.config import CongestionEpisode, NetworkConfig, PolicySpec, ScenarioConfig
     from engine.scenario import load_scenario_trace
     from engine.simulator import simulate
     from engine.throughput import load_matrix
 
-    config = ScenarioConfig(policies=(PolicySpec(policy),))
+    episodes = (
+        CongestionEpisode(0.0, 7 * DAY_S, 4.0, "cross_rack"),
+        CongestionEpisode(DAY_S, 2 * DAY_S, 2.0, "inter_node"),
+    )
+    network = NetworkConfig(congestion=episodes if congested else ())
+    config = ScenarioConfig(policies=(PolicySpec(policy),), network=network)
     matrix = load_matrix()
     jobs = load_scenario_trace(config, matrix).jobs
     started = time.perf_counter()
     result = simulate(jobs, config, config.policies[0], matrix)
     done = time.perf_counter()
     return {
-        "case": f"(c) Philly 2,000 jobs, {policy}",
+        "case": f"({'d' if congested else 'c'}) Philly 2,000 jobs, {policy}",
         "simulate_s": done - started,
         "decisions": result.num_decisions,
         "decision_ms_mean": 1e3 * result.decision_time_s / max(1, result.num_decisions),
         "jct_mean_h": result.summary["jct_mean_s"] / 3600,
         "makespan_d": result.summary["makespan_s"] / 86400,
         "utilization": result.summary["utilization_mean"],
+        "comm_overhead": result.summary["comm_overhead_mean"],
     }
 
 
@@ -154,6 +171,8 @@ def child(case: str, max_jobs: int | None) -> None:
         out = run_dashboard_path()
     elif case in SAMPLE_CASES:
         out = run_sample(SAMPLE_CASES[case])
+    elif case in CONGESTED_CASES:
+        out = run_sample(CONGESTED_CASES[case], congested=True)
     else:
         out = run_full(FULL_CASES[case], max_jobs)
     out["wall_s"] = time.perf_counter() - started
@@ -164,12 +183,14 @@ def child(case: str, max_jobs: int | None) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--case", choices=[*FULL_CASES, "dashboard", *SAMPLE_CASES], action="append"
+        "--case",
+        choices=[*FULL_CASES, "dashboard", *SAMPLE_CASES, *CONGESTED_CASES],
+        action="append",
     )
     parser.add_argument("--jobs", type=int, help="cut the full trace to its first N jobs")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    cases = args.case or [*FULL_CASES, "dashboard", *SAMPLE_CASES]
+    cases = args.case or [*FULL_CASES, "dashboard", *SAMPLE_CASES, *CONGESTED_CASES]
     if args.child:
         child(cases[0], args.jobs)
         return
