@@ -30,6 +30,7 @@ pages = [
     st.Page("app_pages/schedule.py", title="Schedule", icon=":material/view_timeline:"),
     st.Page("app_pages/utilization.py", title="Utilization", icon=":material/stacked_line_chart:"),
     st.Page("app_pages/fairness.py", title="Fairness", icon=":material/balance:"),
+    st.Page("app_pages/network.py", title="Network", icon=":material/lan:"),
 ]
 sync_query_params()
 st.navigation(pages).run()

@@ -105,7 +105,7 @@ def make_utilization(
         end_s = float(utilization["time_s"].max()) if len(utilization) else 0.0
     focus_end_s = end_s if focus_end_s is None else min(focus_end_s, end_s)
     unit, scale = time_unit(focus_end_s)
-    grid = _focused_grid(focus_end_s, end_s, max(2, min(max_points, len(utilization) + 2)))
+    grid = focused_grid(focus_end_s, end_s, max(2, min(max_points, len(utilization) + 2)))
     fig = go.Figure()
     capacity = 0.0
     for worker_type, rows in utilization.sort_values("time_s").groupby("worker_type", sort=True):
@@ -129,8 +129,9 @@ def make_utilization(
     return style(fig, title, height=420)
 
 
-def _focused_grid(focus_end_s: float, end_s: float, points: int) -> np.ndarray:
-    """Sample times: three quarters up to ``focus_end_s``, the rest beyond it to ``end_s``."""
+def focused_grid(focus_end_s: float, end_s: float, points: int) -> np.ndarray:
+    """Sample times (s): three quarters up to ``focus_end_s``, the rest beyond it to ``end_s``
+    (a time axis that opens on the busy part of a run but reaches its end)."""
     if focus_end_s >= end_s:
         return np.linspace(0.0, end_s, points)
     inside = max(2, points * 3 // 4)
@@ -242,5 +243,6 @@ def make_duration_histogram(jobs: pd.DataFrame) -> go.Figure:
 
 __all__ = [
     "make_duration_histogram", "make_ftf_distribution", "make_gantt", "make_jain_bar",
-    "make_jct_cdf", "make_utilization", "policy_colors", "step_values", "worker_type_colors",
+    "focused_grid", "make_jct_cdf", "make_utilization", "policy_colors", "step_values",
+    "worker_type_colors",
 ]  # fmt: skip

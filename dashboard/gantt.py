@@ -21,6 +21,12 @@ END_MARKERS = {
     "preempted": {"symbol": "x-thin", "size": 8, "line": {"width": 2, "color": "#C00000"}},
     "migrated": {"symbol": "triangle-right", "color": "#222222", "size": 8},
 }  # fmt: skip
+CONTINUOUS = {  # color_by -> (colorbar title, colorscale): a jobs-table column, per job
+    "network_sensitivity": (
+        "Network sensitivity (× slower across racks)",
+        [[0.0, "#FFE8A3"], [0.35, "#FDAE61"], [0.7, "#E34A33"], [1.0, "#7F0000"]],
+    ),
+}
 ROW_PX = 22
 BAR_WIDTH = 0.7  # of a row; lanes share it
 
@@ -40,8 +46,11 @@ def make_gantt(
             num_gpus, nodes, racks, level, end_reason).
         jobs: that policy's jobs table (job_id, arrival_s, completion_s, job_type, ...); sets the
             row order (by arrival) and the grey lifetime bars.
-        colors: worker type -> color (:func:`dashboard.chart_style.worker_type_colors`); ignored
-            when ``color_by="level"`` (node/rack/network consolidation).
+        colors: worker type -> color (:func:`dashboard.chart_style.worker_type_colors`); used
+            when ``color_by="worker_type"``.
+        color_by: ``"worker_type"``, ``"level"`` (node/rack/network consolidation) or a numeric
+            column of ``jobs`` in :data:`CONTINUOUS` (``"network_sensitivity"``: iteration time
+            across racks over node-local), drawn on a continuous color scale with a colorbar.
         max_jobs: draw at most this many jobs (the earliest arrivals); filter first for others.
         title: chart title (none by default: pages put the policy name above the chart).
 
@@ -55,9 +64,13 @@ def make_gantt(
     shown_end_s = initial_end_s(jobs, end_s)
     unit, scale = time_unit(shown_end_s)
     fig = go.Figure(_lifetime_bars(jobs, scale, unit))
-    palette = LEVEL_COLORS if color_by == "level" else colors
-    for key, rows in segments.groupby(color_by, sort=True):
-        fig.add_trace(_segment_bars(rows, str(key), palette.get(str(key), "#888"), scale, unit))
+    if color_by in CONTINUOUS:
+        fig.add_trace(_continuous_bars(segments, jobs, color_by, scale, unit))
+    else:
+        palette = LEVEL_COLORS if color_by == "level" else colors
+        for key, rows in segments.groupby(color_by, sort=True):
+            color = palette.get(str(key), "#888")
+            fig.add_trace(_segment_bars(rows, str(key), {"color": color}, scale, unit))
     for reason, marker in END_MARKERS.items():
         ends = segments[segments["end_reason"] == reason].drop_duplicates(["job_id", "end_s"])
         if len(ends):
@@ -103,16 +116,44 @@ def _lifetime_bars(jobs: pd.DataFrame, scale: float, unit: str) -> go.Bar:
     )  # fmt: skip
 
 
-def _segment_bars(rows: pd.DataFrame, name: str, color: str, scale: float, unit: str) -> go.Bar:
+def _continuous_bars(
+    segments: pd.DataFrame, jobs: pd.DataFrame, column: str, scale: float, unit: str
+) -> go.Bar:
+    """All segments as one trace colored by the job's ``column`` value."""
+    title, colorscale = CONTINUOUS[column]
+    values = segments["job_id"].astype(str).map(jobs.set_index(jobs["job_id"].astype(str))[column])
+    low, high = float(values.min()), float(values.max())
+    marker = {
+        "color": values.to_numpy(float), "colorscale": colorscale, "cmin": low,
+        "cmax": max(high, low + 0.01),
+        "colorbar": {"title": {"text": title, "side": "right"}, "thickness": 14,
+                     "lenmode": "pixels", "len": 320, "y": 1, "yanchor": "top"},
+    }  # fmt: skip
+    bars = _segment_bars(segments, column.replace("_", " "), marker, scale, unit, values)
+    bars.hovertemplate = bars.hovertemplate.replace(
+        "<extra>", f"<br>{column.replace('_', ' ')}: %{{customdata[7]:.2f}}<extra>"
+    )
+    return bars
+
+
+def _segment_bars(
+    rows: pd.DataFrame,
+    name: str,
+    marker: dict,
+    scale: float,
+    unit: str,
+    value: pd.Series | None = None,
+) -> go.Bar:
     custom = rows[["worker_type", "num_gpus", "nodes", "level", "end_reason", "restore_s"]].copy()
     custom["lane"] = _lane_label(rows)
+    custom["value"] = 0.0 if value is None else value
     width = BAR_WIDTH / rows["lane_count"]
     return go.Bar(
         y=rows["job_id"].astype(str), base=rows["start_s"] / scale,
         x=(rows["end_s"] - rows["start_s"]) / scale, orientation="h", name=name,
         width=width.to_numpy(), offset=(-BAR_WIDTH / 2 + rows["lane"] * width).to_numpy(),
         marker={
-            "color": color,
+            **marker,
             "line": {"color": "#333333", "width": (0.6 / rows["lane_count"]).to_numpy()},
         },
         customdata=custom.to_numpy(),

@@ -29,6 +29,10 @@ SOURCE_KINDS = ("Sample trace", "Upload a file", "Synthetic")
 PARAM_PREFIX = "pp."  # widget keys of policy parameters: pp.<policy>.<field>
 
 GPU_MIX_COLUMNS = ["worker_type", "nodes", "gpus_per_node", "rack"]
+NETWORK_KEYS = (  # NetworkConfig fields stored under their own name
+    "intra_node_gbps", "intra_rack_gbps", "cross_rack_gbps", "latency_s",
+    "uplink_oversubscription", "background_load", "share_links",
+)  # fmt: skip
 CONGESTION_COLUMNS = ["start_s", "end_s", "factor", "links"]
 DEFAULT_GPU_MIX = pd.DataFrame(
     [dataclasses.astuple(group) for group in default_cluster().node_groups],
@@ -49,6 +53,9 @@ WIDGET_DEFAULTS: dict[str, Any] = {
     "intra_rack_gbps": _NET.intra_rack_gbps,
     "cross_rack_gbps": _NET.cross_rack_gbps,
     "network_enabled": _NET.enabled,
+    "uplink_oversubscription": _NET.uplink_oversubscription,
+    "background_load": _NET.background_load,
+    "share_links": _NET.share_links,
     "placement": ScenarioConfig().placement,
     "seed": 0,
     "round_duration_s": _ROUNDS.round_duration_s,
@@ -59,6 +66,8 @@ WIDGET_DEFAULTS: dict[str, Any] = {
     "paper_preset": "None",
     "policies": [],
     "log_x": True,
+    "network_policy": None,  # Network page: set from the result shown
+    "network_time_s": None,
 }
 PLAIN_DEFAULTS: dict[str, Any] = {
     "gpu_mix": DEFAULT_GPU_MIX,
@@ -78,6 +87,7 @@ PLAIN_DEFAULTS: dict[str, Any] = {
     "cancel_requested": False,
     "flash": None,  # (kind, message) shown once on the Scenario page
     "throughputs": ScenarioConfig().throughputs,
+    "latency_s": _NET.latency_s,  # no widget; kept so a loaded scenario round-trips
 }
 
 
@@ -149,7 +159,11 @@ def build_config() -> ScenarioConfig:
         intra_node_gbps=float(s["intra_node_gbps"]),
         intra_rack_gbps=float(s["intra_rack_gbps"]),
         cross_rack_gbps=float(s["cross_rack_gbps"]),
+        latency_s=float(s["latency_s"]),
         enabled=bool(s["network_enabled"]),
+        uplink_oversubscription=float(s["uplink_oversubscription"]),
+        background_load=float(s["background_load"]),
+        share_links=bool(s["share_links"]),
         congestion=congestion_from_frame(s["congestion"]),
     )
     return ScenarioConfig(
@@ -180,7 +194,7 @@ def apply_config(config: ScenarioConfig) -> None:
     s["max_jobs"], s["drop_oversized"] = trace.max_jobs or 0, trace.drop_oversized
     s["num_jobs"], s["jobs_per_hour"] = trace.synthetic.num_jobs, trace.synthetic.jobs_per_hour
     net = dataclasses.asdict(config.network)
-    for key in ("intra_node_gbps", "intra_rack_gbps", "cross_rack_gbps"):
+    for key in NETWORK_KEYS:
         s[key] = net[key]
     s["network_enabled"] = config.network.enabled
     for key, value in dataclasses.asdict(config.rounds).items():

@@ -1,14 +1,23 @@
-"""The GPU mix and network editors."""
+"""The GPU mix and network editors.
+
+Racks come from the GPU mix's rack column (rows sharing a rack name share its switch); the
+network inputs set the links between them (see :mod:`engine.topology`).
+"""
 
 from __future__ import annotations
+
+import dataclasses
 
 import streamlit as st
 
 from dashboard.components.table_editor import render_table_editor
+from dashboard.network_data import rack_summary
 from dashboard.runner import worker_types
 from dashboard.tables import cluster_from_frame, congestion_from_frame, extra_types_from_frame
+from engine.config import NetworkConfig
 from engine.errors import ConfigError
 from engine.placement import list_placements
+from engine.topology import Topology
 
 PLACEMENT_LABELS = {
     "consolidated": "Consolidated (fewest nodes, then racks)",
@@ -70,13 +79,36 @@ def render_gpu_mix() -> None:
     st.caption(f"**{cluster.total_gpus} GPUs** in {racks} rack(s): {parts}.")
 
 
+LINK_HELP = (
+    "Which links slow down: inter_node (every link between nodes), cross_rack (every rack "
+    "uplink), rack:<rack> (a rack's node links and its uplink, e.g. rack:rack1), uplink:<rack> "
+    "(one rack's uplink, e.g. uplink:rack1) or node:n<i> (one node's link to its rack switch, "
+    "e.g. node:n3; nodes are numbered from n0 in GPU-mix order)"
+)
+
+
 def render_network() -> None:
-    """Bandwidths, the network-penalty switch and the congestion schedule."""
-    st.markdown("**Network** (ring all-reduce model)")
+    """Bandwidths, rack uplinks, background load, link sharing, the network-penalty switch,
+    the placement and the congestion schedule."""
+    st.markdown("**Network** (ring all-reduce over the links between the job's nodes)")
     cols = st.columns(3)
     cols[0].number_input("Intra-node (Gbps)", min_value=0.1, key="intra_node_gbps")
     cols[1].number_input("Node to node, same rack (Gbps)", min_value=0.1, key="intra_rack_gbps")
-    cols[2].number_input("Across racks (Gbps)", min_value=0.1, key="cross_rack_gbps")
+    cols[2].number_input(
+        "Across racks, per flow (Gbps)", min_value=0.1, key="cross_rack_gbps",
+        help="The most one job's ring gets through the core, however idle the uplinks are.",
+    )  # fmt: skip
+    cols = st.columns(3)
+    cols[0].number_input(
+        "Rack uplink oversubscription (x:1)", min_value=1.0, step=0.5,
+        key="uplink_oversubscription", help=_field_help("uplink_oversubscription"),
+    )  # fmt: skip
+    cols[1].number_input(
+        "Background load (share of each link)", min_value=0.0, max_value=0.9, step=0.05,
+        key="background_load", help=_field_help("background_load"),
+    )  # fmt: skip
+    cols[2].toggle("Jobs on a link share it", key="share_links", help=_field_help("share_links"))
+    _render_rack_summary()
     left, right = st.columns(2)
     left.toggle(
         "Charge a network penalty for spread placements", key="network_enabled",
@@ -88,16 +120,62 @@ def render_network() -> None:
         help="How a job's GPUs are chosen once a policy grants them: packed onto as few nodes "
         "and racks as possible, or the first free GPUs anywhere.",
     )  # fmt: skip
+    _render_congestion()
+
+
+def _field_help(name: str) -> str:
+    return next(f.metadata["help"] for f in dataclasses.fields(NetworkConfig) if f.name == name)
+
+
+def _network_from_state() -> NetworkConfig:
+    s = st.session_state
+    return NetworkConfig(
+        intra_rack_gbps=float(s["intra_rack_gbps"]),
+        uplink_oversubscription=max(1.0, float(s["uplink_oversubscription"])),
+    )
+
+
+def _render_rack_summary() -> None:
+    """Racks, their nodes and their links, from the GPU mix (its rack column) and the inputs."""
+    try:
+        cluster = cluster_from_frame(st.session_state["gpu_mix"])
+    except ConfigError:
+        return
+    table = rack_summary(Topology(cluster, _network_from_state()), cluster)
+    st.caption(
+        "Racks, from the GPU mix's rack column: each has a switch, one link per node to it "
+        "and one uplink to the core."
+    )
+    st.dataframe(
+        table, hide_index=True,
+        column_config={
+            "rack": "Rack", "nodes": "Nodes", "gpus": "GPUs", "mix": "GPU types",
+            "node_names": st.column_config.TextColumn(
+                "Node names", help="For congestion on one node's link: node:n3"
+            ),
+            "node_link_gbps": st.column_config.NumberColumn("Node link (Gbps)", format="%g"),
+            "uplink_gbps": st.column_config.NumberColumn(
+                "Uplink (Gbps)", format="%.0f",
+                help="Nodes in the rack x node link / oversubscription, shared by the jobs "
+                "leaving the rack when links are shared",
+            ),
+        },
+    )  # fmt: skip
+
+
+def _render_congestion() -> None:
     st.markdown("**Congestion episodes** (bandwidth divided by *factor* on the chosen links)")
     config = {
         "start_s": st.column_config.NumberColumn("Start (s)", min_value=0.0, required=True),
         "end_s": st.column_config.NumberColumn("End (s)", min_value=0.0, required=True),
         "factor": st.column_config.NumberColumn("Factor", min_value=1.0, required=True),
-        "links": st.column_config.TextColumn(
-            "Links", help="inter_node, cross_rack, or rack:<name>", default="inter_node"
-        ),
+        "links": st.column_config.TextColumn("Links", help=LINK_HELP, default="inter_node"),
     }
     frame = render_table_editor("congestion", config)
+    st.caption(
+        "Links: `inter_node`, `cross_rack`, `rack:<rack>`, `uplink:<rack>` or `node:n<i>` "
+        "(see the Links column's help)."
+    )
     try:
         congestion_from_frame(frame)
     except ConfigError as exc:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from engine.config import PolicySpec, ScenarioConfig
+from engine.config import CongestionEpisode, NetworkConfig, PolicySpec, ScenarioConfig
 from engine.metrics import summarize
 from engine.results import ComparisonResult, SimulationResult
 
@@ -41,10 +41,15 @@ def fake_simulation(policy: str, n_jobs: int, seed: int) -> SimulationResult:
 
 
 def _segment(i: int, start: float, end: float, worker_type: str, reason: str) -> dict:
+    """Nodes of the default cluster: n0-n3 in rack0; every tenth job (2 GPUs) spans n11 (rack0)
+    and n12 (rack1)."""
+    spread = i % 10 == 9
     return {
         "job_id": f"j{i}", "start_s": start, "end_s": end, "restore_s": 0.0,
-        "worker_type": worker_type, "num_gpus": 1 + i % 2, "nodes": f"n{i % 4}",
-        "racks": "rack0", "level": "node", "end_reason": reason,
+        "worker_type": worker_type, "num_gpus": 1 + i % 2,
+        "nodes": "n11,n12" if spread else f"n{i % 4}",
+        "racks": "rack0,rack1" if spread else "rack0", "level": "network" if spread else "node",
+        "end_reason": reason, "lane": 0, "combine": "gang",
     }  # fmt: skip
 
 
@@ -59,7 +64,8 @@ def _job(
         "queueing_delay_s": start - arrival,
         "run_time_s": run, "num_preemptions": preempt, "comm_overhead": 0.05,
         "attained_service_gpu_s": run, "isolated_jct_s": run, "ftf_rho": jct / run,
-        "last_worker_type": wt,
+        "network_sensitivity": 1.0 + (i % 2) * (i % 5) * 0.4,
+        "consolidation_wait_s": 120.0 if i % 7 == 3 else 0.0, "last_worker_type": wt,
     }  # fmt: skip
 
 
@@ -83,9 +89,15 @@ def _utilization(segments: pd.DataFrame) -> pd.DataFrame:
 
 
 def fake_comparison(
-    policies: tuple[str, ...] = ("fifo", "las"), n_jobs: int = 30
+    policies: tuple[str, ...] = ("fifo", "las"),
+    n_jobs: int = 30,
+    congestion: tuple[CongestionEpisode, ...] = (),
 ) -> ComparisonResult:
-    """A ComparisonResult over ``policies`` with ``n_jobs`` jobs each."""
-    config = ScenarioConfig(policies=tuple(PolicySpec(p) for p in policies))
+    """A ComparisonResult over ``policies`` with ``n_jobs`` jobs each, on the default cluster,
+    with the given congestion episodes in its network config."""
+    config = ScenarioConfig(
+        policies=tuple(PolicySpec(p) for p in policies),
+        network=NetworkConfig(congestion=congestion),
+    )
     results = tuple(fake_simulation(p, n_jobs, seed) for seed, p in enumerate(policies))
     return ComparisonResult(config, results, trace_notes=("fake trace",))

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from engine.config import PolicySpec, ScenarioConfig
+from engine.config import (
+    ClusterSpec,
+    CongestionEpisode,
+    NetworkConfig,
+    NodeGroup,
+    PolicySpec,
+    ScenarioConfig,
+    SyntheticSpec,
+    TraceSpec,
+)
 from engine.papers import get_paper_preset, list_paper_presets
 from engine.policies import list_policies
 from tests.dashboard.fakes import fake_comparison
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
-RESULT_PAGES = ["results", "schedule", "utilization", "fairness"]
+RESULT_PAGES = ["results", "schedule", "utilization", "fairness", "network"]
 TIMEOUT_S = 120
 
 
@@ -237,3 +247,83 @@ def test_a_paper_preset_loads_runs_and_sets_claims_beside_the_simulation(name: s
     claims = at.dataframe[0].value
     assert list(claims["Claim"]) == [c.text for c in preset.claims]
     assert claims["Simulated"].str.endswith("×").all()
+
+
+def chart_titles(at: AppTest) -> list[str]:
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    return [spec["layout"]["title"]["text"] for spec in specs]
+
+
+NETWORK_SCENARIO = ScenarioConfig(
+    trace=TraceSpec(source="synthetic", synthetic=SyntheticSpec(60, 30.0)),
+    cluster=ClusterSpec((NodeGroup("v100", 2, 8, "rack0"), NodeGroup("k80", 3, 4, "rack1"))),
+    network=NetworkConfig(
+        latency_s=1e-5, uplink_oversubscription=2.0, background_load=0.2, share_links=True,
+        congestion=(CongestionEpisode(600.0, 1800.0, 4.0, "uplink:rack1"),),
+    ),
+    policies=(PolicySpec("fifo"), PolicySpec("las")),
+)  # fmt: skip
+
+
+def test_network_settings_round_trip_through_scenario_json_and_a_run() -> None:
+    """Load a scenario whose network sets every field; the widgets show them, and Run
+    simulates exactly that scenario."""
+    at = make_app()
+    at.file_uploader(key="scenario_file").upload(
+        "net.json", NETWORK_SCENARIO.to_json().encode(), "application/json"
+    )
+    at.run()
+    assert not at.exception
+    assert at.number_input(key="uplink_oversubscription").value == 2.0
+    assert at.number_input(key="background_load").value == 0.2
+    assert at.toggle(key="share_links").value is True
+    button(at, "run").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert ScenarioConfig.from_json(at.session_state["result_config"]) == NETWORK_SCENARIO
+
+
+def test_network_page_after_a_real_run_shows_the_congested_uplink_at_its_time() -> None:
+    at = make_app()
+    at.file_uploader(key="scenario_file").upload(
+        "net.json", NETWORK_SCENARIO.to_json().encode(), "application/json"
+    )
+    at.run()
+    button(at, "run").click().run()
+    at.switch_page("app_pages/network.py").run()
+    assert not at.exception
+    assert at.session_state["network_time_s"] == 1200.0  # inside the episode
+    topology_title, racks_title, congestion_title = chart_titles(at)
+    assert "1 link(s) congested" in topology_title
+    assert racks_title.endswith("over time") and congestion_title == "Congested links over time"
+    at.select_slider(key="network_time_s").set_value(0.0).run()
+    assert not at.exception
+    assert "no congested link" in chart_titles(at)[0]
+    at.selectbox(key="network_policy").set_value("las").run()
+    assert not at.exception
+    assert at.session_state["network_policy"] == "las"
+
+
+def test_network_page_with_the_fake_result_lists_the_jobs_running() -> None:
+    at = make_app()
+    episode = CongestionEpisode(3000.0, 6000.0, 4.0, "uplink:rack1")
+    at.session_state["result"] = fake_comparison(("fifo", "las"), n_jobs=40, congestion=(episode,))
+    at.switch_page("app_pages/network.py").run()
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 3
+    assert at.session_state["network_time_s"] == 4500.0
+    running = at.dataframe[0].value
+    assert {"job_id", "nodes", "network_sensitivity"} <= set(running.columns)
+    assert any("counts jobs per rack" in c.value for c in at.caption)  # j9 spans racks
+
+
+def test_schedule_colors_by_network_sensitivity_and_lists_it_per_job() -> None:
+    at = make_app()
+    at.session_state["result"] = fake_comparison(n_jobs=20)
+    at.switch_page("app_pages/schedule.py").run()
+    at.radio(key="gantt_color_by").set_value("network_sensitivity").run()
+    assert not at.exception
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert any(t.get("name") == "network sensitivity" for t in spec["data"])
+    table = at.dataframe[0].value
+    assert {"network_sensitivity", "consolidation_wait_s"} <= set(table.columns)

@@ -19,6 +19,17 @@ from pathlib import Path
 
 import pytest
 
+from engine.config import (
+    ClusterSpec,
+    CongestionEpisode,
+    NetworkConfig,
+    NodeGroup,
+    PolicySpec,
+    ScenarioConfig,
+    SyntheticSpec,
+    TraceSpec,
+)
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
 TRACE = ROOT / "sample_traces" / "philly_2000.csv"
@@ -215,3 +226,47 @@ def test_a_paper_preset_runs_and_shows_its_claims_and_copies(server: str, page) 
     page.keyboard.press("Escape")
     page.locator(".js-plotly-plot").nth(1).wait_for()
     _screenshot(page, "paper_preset_schedule")
+
+
+def _network_scenario_json() -> str:
+    """A small what-if with two congestion episodes: 4 racks (120 GPUs of three types), a busy
+    synthetic workload, shared links and 2:1 oversubscribed uplinks."""
+    cluster = ClusterSpec(
+        (
+            NodeGroup("v100", 4, 8, "rack0"), NodeGroup("v100", 4, 8, "rack1"),
+            NodeGroup("p100", 6, 4, "rack2"), NodeGroup("k80", 4, 8, "rack3"),
+        )
+    )  # fmt: skip
+    network = NetworkConfig(
+        uplink_oversubscription=2.0, share_links=True,
+        congestion=(
+            CongestionEpisode(20_000, 60_000, 4.0, "uplink:rack1"),
+            CongestionEpisode(30_000, 50_000, 2.0, "node:n2"),
+        ),
+    )  # fmt: skip
+    return ScenarioConfig(
+        trace=TraceSpec(source="synthetic", synthetic=SyntheticSpec(150, 12.0)),
+        cluster=cluster, network=network, policies=(PolicySpec("fifo"), PolicySpec("las")),
+    ).to_json()  # fmt: skip
+
+
+def test_the_network_page_shows_congested_links_and_racks(server: str, page, tmp_path) -> None:
+    """Load a scenario with congestion episodes, run it, and read the Network page: the
+    topology at a moment inside an episode (red links), load per rack, the episodes over time."""
+    scenario = tmp_path / "network.json"
+    scenario.write_text(_network_scenario_json(), encoding="utf-8")
+    page.goto(server)
+    page.get_by_role("heading", name="Scheduling what-if").wait_for()
+    page.get_by_role("tab", name="Save / load").click()
+    uploader = page.get_by_test_id("stFileUploader").filter(has_text="Load a scenario JSON")
+    uploader.locator("input[type=file]").set_input_files(str(scenario))
+    page.get_by_text("Loaded scenario network.json").wait_for()
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_text("Simulated 2 policies").wait_for()
+
+    _open_page(page, "Network")
+    page.locator(".js-plotly-plot").nth(2).wait_for()
+    assert page.locator(".js-plotly-plot").count() == 3
+    title = page.locator(".js-plotly-plot .gtitle").first.text_content() or ""
+    assert "congested" in title and "no congested" not in title, title
+    _screenshot(page, "network")

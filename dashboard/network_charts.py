@@ -1,0 +1,352 @@
+"""Pure chart builders of the Network page: the topology at a moment, rack load, congestion.
+
+The topology is drawn from :class:`engine.topology.Topology`: the core switch on top, one switch
+per rack below it, the rack's nodes in a row under their switch. GPUs are not drawn one by one
+(512 of them would be unreadable): a node is one square whose fill is the share of its GPUs
+busy, with its GPUs ("n3: 8 × v100") and its jobs in the hover. Link width grows with capacity;
+links congested at the chosen moment are red. Tables come from :mod:`dashboard.network_data`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from dashboard.chart_style import style
+from dashboard.charts import focused_grid, step_values
+from dashboard.formatting import human_duration, time_unit
+from dashboard.network_data import active_at, links_hit, node_occupancy
+from engine.config import CongestionEpisode
+from engine.topology import Topology
+
+LINK_COLOR, CONGESTED_COLOR = "#9A9A9A", "#D62728"
+BUSY_SCALE = [[0.0, "#F4F4F4"], [0.5, "#6BAED6"], [1.0, "#08306B"]]
+CONGESTION_SCALE = [[0.0, "#FCBBA1"], [1.0, "#99000D"]]
+RACK_GAP = 1.6  # empty node slots between racks
+
+
+def layout_positions(topology: Topology) -> dict[str, tuple[float, float]]:
+    """x, y of every drawn vertex: nodes in a row at y = 0, grouped by rack (racks sorted),
+    each rack switch at y = 1 above its nodes' middle, the core at y = 2 above the switches."""
+    positions: dict[str, tuple[float, float]] = {}
+    x = 0.0
+    for rack in sorted(set(topology.node_rack)):
+        members = [i for i, r in enumerate(topology.node_rack) if r == rack]
+        for offset, node in enumerate(members):
+            positions[f"n{node}"] = (x + offset, 0.0)
+        positions[f"tor:{rack}"] = (x + (len(members) - 1) / 2, 1.0)
+        x += len(members) + RACK_GAP
+    switches = [p[0] for v, p in positions.items() if v.startswith("tor:")]
+    positions["core"] = (float(np.mean(switches)), 2.0)
+    return positions
+
+
+def node_gpus(topology: Topology, node: str) -> int:
+    """GPUs of a node in the topology graph."""
+    return sum(1 for v in topology.graph[node] if topology.graph.nodes[v]["kind"] == "gpu")
+
+
+def make_topology(
+    topology: Topology, segments: pd.DataFrame, time_s: float, title: str = ""
+) -> go.Figure:
+    """The cluster's network at ``time_s`` for one policy.
+
+    Args:
+        topology: the scenario's :class:`Topology` (cluster and network config).
+        segments: that policy's segments table (job_id, start_s, end_s, num_gpus, nodes, ...).
+        time_s: the moment shown (s): jobs running then, links congested then.
+        title: chart title; by default it names the moment, busy GPUs and congested links.
+    """
+    positions = layout_positions(topology)
+    occupancy = node_occupancy(segments, topology.node_rack, time_s)
+    fig = go.Figure()
+    congested = _add_links(fig, topology, positions, time_s)
+    _add_nodes(fig, topology, positions, occupancy)
+    _add_switches(fig, topology, positions)
+    busy = int(active_at(segments, time_s)["num_gpus"].sum())
+    total = sum(node_gpus(topology, f"n{i}") for i in range(len(topology.node_rack)))
+    title = title or (
+        f"At {human_duration(time_s)}: {busy} of {total} GPUs busy"
+        + (f", {congested} link(s) congested" if congested else ", no congested link")
+    )
+    fig.update_xaxes(visible=False, range=_x_range(positions))
+    fig.update_yaxes(visible=False, range=[-0.6, 2.3])
+    fig.update_layout(plot_bgcolor="white")
+    return style(fig, title, height=440)
+
+
+def _x_range(positions: dict[str, tuple[float, float]]) -> list[float]:
+    xs = [p[0] for p in positions.values()]
+    return [min(xs) - 1.0, max(xs) + 1.0]
+
+
+def _add_links(
+    fig: go.Figure, topology: Topology, positions: dict[str, tuple[float, float]], time_s: float
+) -> int:
+    """Node links and rack uplinks as lines, width by capacity, red where congested; returns
+    how many are congested at ``time_s``."""
+    top = max(topology.capacity_gbps.values())
+    lines: dict[tuple[bool, float], tuple[list, list]] = {}
+    hover: dict[str, list] = {"x": [], "y": [], "text": [], "color": []}
+    for a, b, data in topology.graph.edges(data=True):
+        if data["kind"] not in ("node", "uplink"):
+            continue
+        (xa, ya), (xb, yb) = positions[a], positions[b]
+        factor = topology.congestion_factor(data["link"], time_s)
+        width = round(1.0 + 5.0 * data["capacity_gbps"] / top, 1)
+        width = max(width, 3.0) if factor > 1 else width  # a congested node link stands out
+        xs, ys = lines.setdefault((factor > 1, width), ([], []))
+        xs += [xa, xb, None]
+        ys += [ya, yb, None]
+        hover["x"].append((xa + xb) / 2)
+        hover["y"].append((ya + yb) / 2)
+        hover["text"].append(_link_text(data["link"], data["capacity_gbps"], factor))
+        hover["color"].append(CONGESTED_COLOR if factor > 1 else LINK_COLOR)
+    for (is_congested, width), (xs, ys) in sorted(lines.items()):
+        name = "congested link" if is_congested else "link (width ∝ capacity)"
+        fig.add_trace(
+            go.Scatter(
+                x=xs, y=ys, mode="lines", name=name, legendgroup=name, hoverinfo="skip",
+                line={"color": CONGESTED_COLOR if is_congested else LINK_COLOR, "width": width},
+                showlegend=not any(t.name == name for t in fig.data),
+            )
+        )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=hover["x"], y=hover["y"], mode="markers", showlegend=False, name="links",
+            marker={"size": 12, "color": "rgba(0,0,0,0)"},  # invisible, hoverable
+            text=hover["text"], hovertemplate="%{text}<extra></extra>",
+        )
+    )  # fmt: skip
+    return sum(1 for c in hover["color"] if c == CONGESTED_COLOR)
+
+
+def _link_text(link: str, capacity_gbps: float, factor: float) -> str:
+    text = f"{link}: {capacity_gbps:,.0f} Gb/s"
+    if factor > 1:
+        text += f"<br><b>congested: bandwidth ÷{factor:g}</b> ({capacity_gbps / factor:,.1f} Gb/s)"
+    return text
+
+
+def _add_nodes(
+    fig: go.Figure,
+    topology: Topology,
+    positions: dict[str, tuple[float, float]],
+    occupancy: pd.DataFrame,
+) -> None:
+    """Nodes as squares filled by the share of their GPUs busy (the known ones)."""
+    names = [f"n{i}" for i in range(len(topology.node_rack))]
+    sizes = np.array([node_gpus(topology, n) for n in names])
+    occ = occupancy.reindex(names)
+    busy = occ["busy_gpus"].fillna(0).to_numpy()
+    unknown = occ["unknown"].fillna(0).to_numpy() > 0
+    share = np.minimum(busy / sizes, 1.0)
+    label = [f"{b:.0f}+" if u else f"{b:.0f}" for b, u in zip(busy, unknown, strict=True)]
+    span = _x_range(positions)
+    marker_px = float(np.clip(800 / (span[1] - span[0]), 6, 30))  # about 3/4 of a node's slot
+    hover = [
+        _node_text(n, topology, int(s), busy_label, jobs)
+        for n, s, busy_label, jobs in zip(names, sizes, label, occ["jobs"], strict=True)
+    ]
+    fig.add_trace(
+        go.Scatter(
+            x=[positions[n][0] for n in names], y=[0.0] * len(names), name="node (fill: GPUs busy)",
+            mode="markers+text" if marker_px >= 20 else "markers", text=label,
+            textfont={"size": 11, "color": ["white" if s > 0.55 else "#222" for s in share]},
+            marker={
+                "symbol": "square", "size": marker_px, "color": share, "cmin": 0, "cmax": 1,
+                "colorscale": BUSY_SCALE, "line": {"color": "#555", "width": 1},
+                "colorbar": {"title": {"text": "GPUs busy"}, "tickformat": ".0%", "len": 0.6,
+                             "thickness": 14},
+            },
+            hovertext=hover, hovertemplate="%{hovertext}<extra></extra>",
+        )
+    )  # fmt: skip
+
+
+def _node_text(name: str, topology: Topology, gpus: int, busy: str, jobs: object) -> str:
+    """Hover of a node: "n3: 8 × v100 (rack0) · 6 busy" and its jobs (at most 10)."""
+    worker_type = topology.graph.nodes[name]["worker_type"]
+    rack = topology.graph.nodes[name]["rack"]
+    head = f"<b>{name}: {gpus} × {worker_type}</b> ({rack}) · {busy} busy"
+    jobs = jobs if isinstance(jobs, list) else []  # NaN for a node without jobs
+    shown = "<br>".join(jobs[:10]) + (f"<br>… and {len(jobs) - 10} more" if len(jobs) > 10 else "")
+    return head + ("<br>" + shown if jobs else "<br>idle")
+
+
+def _add_switches(
+    fig: go.Figure, topology: Topology, positions: dict[str, tuple[float, float]]
+) -> None:
+    racks = sorted(set(topology.node_rack))
+    tors = [f"tor:{r}" for r in racks]
+    fig.add_trace(
+        go.Scatter(
+            x=[positions[t][0] for t in tors], y=[1.0] * len(tors), mode="markers+text",
+            name="rack switch", text=racks, textposition="middle right",
+            marker={"symbol": "diamond", "size": 18, "color": "#4D4D4D"},
+            hovertemplate="switch of %{text}<extra></extra>",
+        )
+    )  # fmt: skip
+    core = positions["core"]
+    fig.add_trace(
+        go.Scatter(
+            x=[core[0]], y=[core[1]], mode="markers+text", name="core switch", text=["core"],
+            textposition="middle right", marker={"symbol": "circle", "size": 22, "color": "#222"},
+            hovertemplate="core switch<extra></extra>",
+        )
+    )  # fmt: skip
+    for rack in racks:
+        members = [i for i, r in enumerate(topology.node_rack) if r == rack]
+        fig.add_annotation(
+            x=positions[f"tor:{rack}"][0], y=-0.42, showarrow=False,
+            text=f"<b>{rack}</b>: {_rack_mix(topology, members)}", font={"size": 13},
+        )  # fmt: skip
+
+
+def _rack_mix(topology: Topology, members: list[int]) -> str:
+    counts: dict[str, int] = {}
+    for node in members:
+        key = f"{node_gpus(topology, f'n{node}')} {topology.graph.nodes[f'n{node}']['worker_type']}"
+        counts[key] = counts.get(key, 0) + 1
+    return ", ".join(f"{n} × {k}" for k, n in counts.items())
+
+
+def make_rack_load(
+    steps: pd.DataFrame,
+    measure: str,
+    capacity: dict[str, int],
+    end_s: float,
+    time_s: float | None = None,
+    focus_end_s: float | None = None,
+    points: int = 600,
+    title: str = "",
+) -> go.Figure:
+    """A heatmap of load per rack (rows) over time (columns).
+
+    Args:
+        steps: :func:`dashboard.network_data.rack_load` steps (time_s, rack, value).
+        measure: ``"gpus"`` (color = share of the rack's GPUs busy) or ``"jobs"`` (color = jobs
+            holding GPUs in the rack).
+        capacity: GPUs per rack (:func:`dashboard.network_data.rack_capacity`); sets the rows.
+        end_s: end of the data (s); the step functions are sampled at ``points`` times.
+        time_s: a moment to mark with a vertical line (the topology's moment).
+        focus_end_s: end of the initially shown range (s), as in
+            :func:`dashboard.charts.make_utilization`; three quarters of the samples fall in it.
+    """
+    focus_end_s = end_s if focus_end_s is None else min(focus_end_s, end_s)
+    unit, scale = time_unit(focus_end_s)
+    grid = focused_grid(focus_end_s, end_s, points)
+    racks = list(capacity)
+    values = np.array([_sample(steps, rack, grid) for rack in racks]).reshape(len(racks), -1)
+    if measure == "gpus":
+        z = values / np.array([max(capacity[r], 1) for r in racks])[:, None]
+        text = [
+            [f"{v:.0f} of {capacity[r]} GPUs busy" for v in row]
+            for r, row in zip(racks, values, strict=True)
+        ]
+        bar = {"title": {"text": "GPUs busy"}, "tickformat": ".0%"}
+    else:
+        z = values
+        text = [[f"{v:.0f} job(s) with GPUs here" for v in row] for row in values]
+        bar = {"title": {"text": "jobs"}}
+    fig = go.Figure(
+        go.Heatmap(
+            x=grid / scale, y=racks, z=z, text=text, zmin=0,
+            zmax=1 if measure == "gpus" else max(1.0, float(values.max(initial=0))),
+            colorscale=BUSY_SCALE, colorbar={**bar, "thickness": 14},
+            hovertemplate=f"%{{y}} at %{{x:.3g}} {unit}: %{{text}}<extra></extra>",
+        )
+    )  # fmt: skip
+    _mark_time(fig, time_s, scale)
+    fig.update_xaxes(title=f"Simulated time ({unit})", range=[0, focus_end_s / scale])
+    fig.update_yaxes(title="Rack", type="category", autorange="reversed")
+    what = "Share of each rack's GPUs busy" if measure == "gpus" else "Jobs on each rack"
+    return _time_margins(style(fig, title or f"{what} over time", height=170 + 42 * len(racks)))
+
+
+def _sample(steps: pd.DataFrame, rack: str, grid: np.ndarray) -> np.ndarray:
+    rows = steps[steps["rack"] == rack].sort_values("time_s")
+    if rows.empty:
+        return np.zeros(len(grid))
+    return step_values(rows["time_s"].to_numpy(float), rows["value"].to_numpy(float), grid)
+
+
+def _mark_time(fig: go.Figure, time_s: float | None, scale: float, layer: str = "above") -> None:
+    """A dotted vertical line at the topology's moment, labelled just above the plot."""
+    if time_s is None:
+        return
+    fig.add_vline(x=time_s / scale, line={"color": "#222", "width": 2, "dash": "dot"}, layer=layer)
+    fig.add_annotation(
+        x=time_s / scale, y=1.0, yref="paper", yanchor="bottom", showarrow=False,
+        text=f"moment shown: {human_duration(time_s)}", font={"size": 13, "color": "#222"},
+    )  # fmt: skip
+
+
+def make_congestion_timeline(
+    episodes: Sequence[CongestionEpisode],
+    topology: Topology,
+    end_s: float,
+    time_s: float | None = None,
+) -> go.Figure:
+    """Congestion episodes as bars on one row per link target (``uplink:rack1``, ...), colored
+    by the bandwidth divisor; hover lists the links each slows.
+
+    Args:
+        episodes: the scenario's ``network.congestion``.
+        topology: the scenario's topology (which links each target hits).
+        end_s: end of the initially shown time range (s); zoom out to see episodes beyond it.
+        time_s: a moment to mark with a vertical line.
+    """
+    unit, scale = time_unit(end_s)
+    targets = list(dict.fromkeys(e.links for e in episodes))
+    top = max((e.factor for e in episodes), default=1.0)
+    fig = go.Figure()
+    if episodes:
+        fig.add_trace(
+            go.Bar(
+                y=[e.links for e in episodes], base=[e.start_s / scale for e in episodes],
+                x=[(e.end_s - e.start_s) / scale for e in episodes], orientation="h",
+                marker={"color": [e.factor for e in episodes], "colorscale": CONGESTION_SCALE,
+                        "cmin": 1, "cmax": max(top, 1.01), "line": {"color": "#333", "width": 1},
+                        "colorbar": {"title": {"text": "÷ factor"}, "thickness": 14}},
+                text=[f"÷{e.factor:g}" for e in episodes], textposition="inside",
+                insidetextanchor="middle", textangle=0, constraintext="none", width=0.6,
+                name="congestion",
+                hovertext=[_episode_text(e, topology) for e in episodes],
+                hovertemplate="%{hovertext}<extra></extra>",
+            )
+        )  # fmt: skip
+    else:
+        fig.add_annotation(
+            text="No congestion episodes in this scenario", showarrow=False, x=0.5, y=0.5,
+            xref="paper", yref="paper", font={"size": 15, "color": "#555"},
+        )  # fmt: skip
+    _mark_time(fig, time_s, scale, layer="below")  # behind the bars, so "÷4" stays readable
+    fig.update_xaxes(title=f"Simulated time ({unit})", range=[0, end_s / scale])
+    fig.update_yaxes(
+        title="Links", type="category", categoryorder="array", categoryarray=targets,
+        autorange="reversed", visible=bool(episodes),
+    )  # fmt: skip
+    fig.update_layout(showlegend=False)
+    fig = style(fig, "Congested links over time", height=190 + 44 * max(len(targets), 1))
+    return _time_margins(fig)
+
+
+def _time_margins(fig: go.Figure) -> go.Figure:
+    """Fixed side margins, so the rack and congestion charts' time axes line up."""
+    fig.update_layout(margin={"l": 150, "r": 150})
+    fig.update_yaxes(automargin=False)
+    return fig
+
+
+def _episode_text(episode: CongestionEpisode, topology: Topology) -> str:
+    hit = links_hit(topology, episode)
+    listed = ", ".join(hit[:6]) + (f", … ({len(hit)} in all)" if len(hit) > 6 else "")
+    return (
+        f"<b>{episode.links}</b>: bandwidth ÷{episode.factor:g} from "
+        f"{human_duration(episode.start_s)} to {human_duration(episode.end_s)}"
+        f"<br>slows {len(hit)} link(s): {listed or 'none (check the name)'}"
+    )
