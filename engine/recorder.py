@@ -27,7 +27,7 @@ class Recorder:
                 (
                     job.job_id, job.segment_start_s, now_s, restore_s, worker_type, sum(counts),
                     ",".join(f"n{n}" for n in nodes), ",".join(placement.racks), placement.level,
-                    reason, lane, placement.combine,
+                    reason, lane, placement.combine, ",".join(str(c) for c in counts),
                 )
             )  # fmt: skip
 

@@ -14,10 +14,11 @@ Tables of one :class:`SimulationResult` (one policy):
 - ``segments``: one row per contiguous stretch a job held the same GPUs (the Gantt bars).
   Columns: job_id, start_s, end_s, worker_type, num_gpus, nodes (e.g. "n3,n4"), racks,
   level ("node" | "rack" | "network"), end_reason ("completed" | "preempted" | "migrated"),
-  lane, combine. The first ``restore_s`` seconds of a segment are checkpoint-restore time (no
-  progress). A job holding several copies (HadarE) or several worker types at once has one row
-  per lane (copy or type) for the same stretch, numbered from 0; ``combine`` says how the
-  lanes work together (see :mod:`engine.progress`).
+  lane, combine, node_gpus (GPUs on each of ``nodes``, e.g. "8,4"). The first ``restore_s``
+  seconds of a segment are checkpoint-restore time (no progress). A job holding several copies
+  (HadarE) or several worker types at once has one row per lane (copy or type) for the same
+  stretch, numbered from 0; ``combine`` says how the lanes work together (see
+  :mod:`engine.progress`).
 - ``utilization``: a step function per worker type: from ``time_s`` until the next row of the
   same worker type, ``busy_gpus`` of ``capacity_gpus`` GPUs were allocated. Columns: time_s,
   worker_type, busy_gpus, capacity_gpus, utilization.
@@ -41,7 +42,7 @@ JOB_RESULT_COLUMNS = (
 )  # fmt: skip
 SEGMENT_COLUMNS = (
     "job_id", "start_s", "end_s", "restore_s", "worker_type", "num_gpus", "nodes", "racks",
-    "level", "end_reason", "lane", "combine",
+    "level", "end_reason", "lane", "combine", "node_gpus",
 )  # fmt: skip
 UTILIZATION_COLUMNS = ("time_s", "worker_type", "busy_gpus", "capacity_gpus", "utilization")
 
