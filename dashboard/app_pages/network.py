@@ -23,8 +23,7 @@ render_chart(make_topology(topology, sim.segments, time_s), key="network_topolog
 st.caption(
     "Squares are nodes (the number: GPUs busy; hover for the jobs), diamonds rack switches, "
     "the circle the core. Lines are links, thicker for more capacity; red ones are congested "
-    "at this moment. A “+” marks a node shared with a job spread over several nodes, whose "
-    "GPUs per node the results do not record."
+    "at this moment."
 )
 render_jobs_at(sim, time_s)
 steps, measure = rack_load(sim.segments, topology.node_rack)
