@@ -117,7 +117,10 @@ class Simulation:
             completed = self._complete_jobs()
             arrived = self._admit_arrivals()
             self._apply_congestion()
-            self._decide(changed=arrived or completed > 0)
+            woke = self.policy.wake_at_s <= self.now_s
+            if woke:
+                self.policy.wake_at_s = math.inf
+            self._decide(changed=arrived or completed > 0 or woke)
             self.recorder.utilization(self.now_s, self.cluster.free_gpus)
             done += completed
             iteration += 1
@@ -138,6 +141,8 @@ class Simulation:
             candidates.append(self.jobs[self.next_arrival].arrival_s)
         if self.congestion_times and (self.running or self.waiting):
             candidates.append(self.congestion_times[0])
+        if self.now_s < self.policy.wake_at_s < math.inf and self.waiting:
+            candidates.append(self.policy.wake_at_s)
         return min(candidates)
 
     def _stale(self, entry: tuple[float, int, int, int]) -> bool:

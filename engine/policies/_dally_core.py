@@ -85,7 +85,19 @@ class ConsolidationScheduler(Policy):
         self.waiting_for_consolidation = self._serve(
             deque(waiting), board, evictor, allocation, now
         )
+        self.wake_at_s = min(
+            (
+                self.next_timer_s(j, now)
+                for j in waiting
+                if j.index in self.waiting_for_consolidation
+            ),
+            default=math.inf,
+        )
         return allocation
+
+    def next_timer_s(self, job: JobState, now_s: float) -> float:
+        """When a held-back job's allowed level next widens (hook; default: never)."""
+        return math.inf
 
     def _serve(
         self,

@@ -10,6 +10,7 @@ slowdown over node-local from the engine's step model, so the policy never assum
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -22,6 +23,9 @@ from engine.policies.base import Grant, NodeInfo, Part
 from engine.state import JobState
 
 NODE, RACK, NETWORK = 0, 1, 2
+TIMER_SLACK_S = 1e-6
+"""A timer counts as expired this close to its expiry, so a wake-up at the expiry time
+(floating-point sums) releases the job."""
 """Level indices into :data:`engine.network.LEVELS`."""
 
 
@@ -229,8 +233,26 @@ def allowed_level(
     if best == NETWORK:
         return NETWORK
     t_node, t_rack = model.timers_s(job, now_s, gamma)
-    waited = now_s - job.arrival_s
+    waited = now_s - job.arrival_s + TIMER_SLACK_S
     rack_after = t_node if best == NODE else 0.0
     if waited >= rack_after + t_rack:
         return NETWORK
     return RACK if waited >= rack_after else NODE
+
+
+def next_timer_s(
+    topology: Topology, model: LevelModel, job: JobState, now_s: float, gamma: float
+) -> float:
+    """When the job's next delay timer expires, as timed at ``now_s`` (infinity when it already
+    accepts any level); Dally asks the engine to decide again then."""
+    best = topology.job_best_level(job)
+    if best == NETWORK:
+        return math.inf
+    t_node, t_rack = model.timers_s(job, now_s, gamma)
+    rack_after = t_node if best == NODE else 0.0
+    waited = now_s - job.arrival_s + TIMER_SLACK_S
+    if waited < rack_after:
+        return job.arrival_s + rack_after
+    if waited < rack_after + t_rack:
+        return job.arrival_s + rack_after + t_rack
+    return math.inf

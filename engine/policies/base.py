@@ -27,6 +27,7 @@ dataclass whose fields carry ``metadata={"help": ...}``; the dashboard builds it
 from __future__ import annotations
 
 import dataclasses
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -196,6 +197,9 @@ class Policy(ABC):
         waiting_for_consolidation: indices of waiting jobs the policy holds back for a better
             consolidated placement (delay scheduling); the engine adds the time they spend
             waiting so to each job's ``consolidation_wait_s``.
+        wake_at_s: a time at which the policy asks to decide again though nothing arrives or
+            completes (e.g. when a delay timer expires); infinity for none. The engine treats
+            it like an arrival: a decision if jobs may start mid-round.
     """
 
     name: ClassVar[str] = ""
@@ -214,6 +218,7 @@ class Policy(ABC):
         self.switch_cost_s: float | None = None
         self.consolidation_fixed_s = 0.0
         self.waiting_for_consolidation: set[int] = set()
+        self.wake_at_s = math.inf
 
     @abstractmethod
     def allocate(self, state: SchedulerState) -> Allocation:

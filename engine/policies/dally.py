@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
 from engine.policies._dally_core import ConsolidationScheduler
-from engine.policies._dally_levels import NETWORK, allowed_level
+from engine.policies._dally_levels import NETWORK, allowed_level, next_timer_s
 from engine.policies._dally_tuner import AutoTuner
 from engine.policies.base import PolicyContext, register_policy
 from engine.state import JobState
@@ -126,6 +126,9 @@ class Dally(ConsolidationScheduler):
         if not self.params.delay_scheduling:
             return NETWORK
         return allowed_level(self.topology, self.model, job, now_s, self.gamma)
+
+    def next_timer_s(self, job: JobState, now_s: float) -> float:
+        return next_timer_s(self.topology, self.model, job, now_s, self.gamma)
 
 
 @register_policy("consolidation_strict")
