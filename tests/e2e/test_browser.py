@@ -130,6 +130,7 @@ def _upload_trace_and_pick_policies(page) -> None:
     page.get_by_text("Jobs", exact=True).first.wait_for()
     page.get_by_role("tab", name="3 · Policies").click()
     page.get_by_test_id("stMultiSelect").first.click()
+    page.keyboard.type("las")  # the list is long and scrolls; typing filters it, as a person would
     page.get_by_role("option", name="las", exact=True).click()
     page.keyboard.press("Escape")
 
