@@ -35,9 +35,9 @@ from engine.config import (  # noqa: E402
     RoundConfig,
     ScenarioConfig,
 )
+from engine.jobs import reference_speeds  # noqa: E402
 from engine.policies.base import PolicyContext, SchedulerState  # noqa: E402
 from engine.policies.sampling import SamplingPlacement  # noqa: E402
-from engine.simulator import reference_speeds  # noqa: E402
 from engine.state import JobState  # noqa: E402
 from engine.throughput import gradient_bytes, load_matrix  # noqa: E402
 

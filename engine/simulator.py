@@ -19,10 +19,11 @@ import numpy as np
 import pandas as pd
 
 from engine.cluster import ClusterState, Placement
-from engine.config import NetworkConfig, PolicySpec, ScenarioConfig
+from engine.config import PolicySpec, ScenarioConfig
 from engine.errors import AllocationError, EngineError, SimulationCancelled
+from engine.jobs import isolated_run_s, job_states
 from engine.metrics import summarize
-from engine.network import change_times, network_sensitivity, step_model_at
+from engine.network import change_times, step_model_at
 from engine.placement import get_placement
 from engine.policies.base import (
     Allocation,
@@ -36,7 +37,7 @@ from engine.progress import JobModel, progress_rate
 from engine.recorder import Recorder, jobs_table
 from engine.results import SimulationResult
 from engine.state import JobState
-from engine.throughput import ThroughputMatrix, gradient_bytes
+from engine.throughput import ThroughputMatrix
 from engine.topology import LinkLoad, Topology
 
 ProgressFn = Callable[[float], None]
@@ -86,7 +87,7 @@ class Simulation:
         self.restore_s = (
             config.rounds.checkpoint_restore_s if switch_cost_s is None else switch_cost_s
         )
-        self.jobs = _job_states(jobs, matrix, list(self.cluster.capacity), config.network)
+        self.jobs = job_states(jobs, matrix, self.cluster.capacity, config.network)
         self.node_sizes = [node.num_gpus for node in self.policy.context.nodes]
         self.topology = Topology(config.cluster, config.network)
         self.links = LinkLoad(self.topology)
@@ -408,7 +409,7 @@ class Simulation:
                 f"{self.spec.display_name}: {len(unfinished)} job(s) never completed, "
                 f"e.g. {unfinished[:3]}"
             )
-        isolated_s = _isolated_run_s(self.jobs, self.cluster.capacity)
+        isolated_s = isolated_run_s(self.jobs, self.cluster.capacity)
         total_gpus = sum(self.cluster.capacity.values())
         jobs = jobs_table(self.jobs, isolated_s, self.area_at_end, total_gpus)
         utilization = self.recorder.utilization_table()
@@ -421,57 +422,3 @@ class Simulation:
             num_decisions=self.num_decisions,
             decision_time_s=self.decision_time_s,
         )
-
-
-def _job_states(
-    jobs: pd.DataFrame, matrix: ThroughputMatrix, worker_types: list[str], net: NetworkConfig
-) -> list[JobState]:
-    ordered = jobs.sort_values(["arrival_s", "job_id"], kind="stable")
-    columns = zip(
-        ordered["job_id"].astype(str).tolist(),
-        ordered["arrival_s"].astype(float).tolist(),
-        ordered["job_type"].astype(str).tolist(),
-        ordered["scale_factor"].astype(int).tolist(),
-        ordered["total_steps"].astype(float).tolist(),
-        ordered["priority_weight"].astype(float).tolist(),
-        strict=True,
-    )
-    states = []
-    ref_speeds: dict[str, dict[str, float]] = {}
-    for i, (job_id, arrival_s, job_type, scale_factor, steps, weight) in enumerate(columns):
-        rates = {wt: matrix.steps_per_s(job_type, wt, scale_factor) for wt in worker_types}
-        grad = gradient_bytes(job_type)
-        if job_type not in ref_speeds:
-            ref_speeds[job_type] = reference_speeds(matrix, job_type, worker_types)
-        sensitivity = network_sensitivity(max(rates.values(), default=0.0), scale_factor, grad, net)
-        states.append(
-            JobState(
-                i, job_id, arrival_s, job_type, scale_factor, steps, weight, rates, grad,
-                ref_speeds[job_type], sensitivity,
-            )
-        )  # fmt: skip
-    return states
-
-
-def reference_speeds(
-    matrix: ThroughputMatrix, job_type: str, worker_types: list[str]
-) -> dict[str, float]:
-    """One-GPU speed of ``job_type`` on each worker type relative to the slowest that fits it
-    (Hare's reference-GPU-seconds, Chen et al., TCC 2024); 0 where it does not fit."""
-    one_gpu = {wt: matrix.steps_per_s(job_type, wt, 1) for wt in worker_types}
-    slowest = min((v for v in one_gpu.values() if v > 0), default=0.0)
-    return {wt: v / slowest if slowest > 0 else 0.0 for wt, v in one_gpu.items()}
-
-
-def _isolated_run_s(jobs: list[JobState], capacity: dict[str, int]) -> np.ndarray:
-    """Run time on a capacity-weighted mix of the cluster (see :mod:`engine.metrics`)."""
-    total = sum(capacity.values())
-    out = np.empty(len(jobs))
-    for job in jobs:
-        rate = sum(
-            capacity[wt] / total * job.steps_per_s[wt]
-            for wt in capacity
-            if capacity[wt] >= job.scale_factor
-        )
-        out[job.index] = job.total_steps / rate if rate > 0 else math.nan
-    return out

@@ -22,6 +22,7 @@ from engine.config import (
     WorkerTypeSpec,
 )
 from engine.errors import ConfigError
+from engine.jobs import reference_speeds
 from engine.network import step_model
 from engine.policies._categories import equal_split, fit_budget, sample_categories
 from engine.policies._matching import lsa_market, market, ssp_market
@@ -36,7 +37,7 @@ from engine.policies.base import PolicyContext, SchedulerState, get_policy
 from engine.policies.sampling import SamplingPlacement
 from engine.progress import JobModel, progress_rate
 from engine.scenario import run_scenario
-from engine.simulator import reference_speeds, simulate
+from engine.simulator import simulate
 from engine.state import JobState
 from engine.throughput import gradient_bytes, load_matrix
 from tests.engine.helpers import cluster, jobs_frame

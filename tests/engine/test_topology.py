@@ -142,3 +142,21 @@ def test_congestion_on_one_uplink_slows_only_the_jobs_that_cross_it(
     result = simulate(jobs, config, PolicySpec("pinned"), MATRIX).jobs.set_index("job_id")
     assert result.loc["b", "jct_s"] == pytest.approx(1000 / _rate(12.5))
     assert result.loc["a", "jct_s"] == pytest.approx(1000 / _rate(2.5))
+
+
+def test_network_sensitivity_is_cross_rack_over_node_local_step_time() -> None:
+    """2-GPU ResNet-50: node-local iteration 2/r(2) on a V100; across racks it adds the ring
+    time at min(25, 10) Gb/s over the node-local ring at 100 Gb/s. A 4-GPU job on a cluster
+    whose V100s are too few for it is rated on the K80s that can hold it."""
+    node_s = 2 / MATRIX.steps_per_s(RESNET50, "v100", 2)
+    extra_s = ring_comm_s(2, GRAD, 10.0, NET.latency_s) - ring_comm_s(2, GRAD, 100.0, NET.latency_s)
+    mixed = cluster(("v100", 1, 2, "r0"), ("k80", 2, 2, "r1"))
+    jobs = jobs_frame(("a", 0, RESNET50, 2, 100.0), ("b", 0, RESNET50, 4, 100.0))
+    result = simulate(jobs, ScenarioConfig(cluster=mixed), PolicySpec("fifo"), MATRIX)
+    sensitivity = result.jobs.set_index("job_id")["network_sensitivity"]
+    assert sensitivity["a"] == pytest.approx((node_s + extra_s) / node_s)
+    k80_s = 4 / MATRIX.steps_per_s(RESNET50, "k80", 4)
+    k80_extra_s = ring_comm_s(4, GRAD, 10.0, NET.latency_s) - ring_comm_s(
+        4, GRAD, 100.0, NET.latency_s
+    )
+    assert sensitivity["b"] == pytest.approx((k80_s + k80_extra_s) / k80_s)
