@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from engine.config import ScenarioConfig
+from engine.config import ClusterSpec, NodeGroup, ScenarioConfig, SyntheticSpec, TraceSpec
 from engine.errors import ConfigError
 from engine.metrics import METRICS
 from engine.results import ComparisonResult, SimulationResult
@@ -133,3 +133,23 @@ def claims_table(preset: PaperPreset, comparison: ComparisonResult) -> pd.DataFr
         )  # fmt: skip
     columns = ["claim", "metric", "policy", "baseline", "claimed_ratio", "simulated_ratio", "shown"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def synthetic_trace(num_jobs: int, jobs_per_hour: float) -> TraceSpec:
+    """Gavel's Philly-derived synthetic job mix with Poisson arrivals (engine.traces.synthetic)."""
+    return TraceSpec(
+        source="synthetic",
+        synthetic=SyntheticSpec(num_jobs=num_jobs, jobs_per_hour=jobs_per_hour),
+    )
+
+
+def three_type_cluster() -> ClusterSpec:
+    """24 GPUs in 4-GPU nodes: 8 V100 and 8 P100 in rack0, 8 K80 in rack1 (the heterogeneous
+    testbeds of the Hadar, Hare and sampling papers, scaled down)."""
+    return ClusterSpec(
+        (
+            NodeGroup("v100", 2, 4, "rack0"),
+            NodeGroup("p100", 2, 4, "rack0"),
+            NodeGroup("k80", 2, 4, "rack1"),
+        )
+    )

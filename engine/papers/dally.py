@@ -17,10 +17,8 @@ from engine.config import (
     NodeGroup,
     PolicySpec,
     ScenarioConfig,
-    SyntheticSpec,
-    TraceSpec,
 )
-from engine.papers.base import Claim, PaperPreset, register_paper_preset
+from engine.papers.base import Claim, PaperPreset, register_paper_preset, synthetic_trace
 
 DALLY = "Dally"
 STRICT = "Strict consolidation"
@@ -59,9 +57,7 @@ def build(seed: int) -> ScenarioConfig:
     one rack at best.
     """
     return ScenarioConfig(
-        trace=TraceSpec(
-            source="synthetic", synthetic=SyntheticSpec(num_jobs=120, jobs_per_hour=2.0)
-        ),
+        trace=synthetic_trace(120, 2.0),
         cluster=ClusterSpec(tuple(NodeGroup("v100", 2, 4, f"rack{r}") for r in range(NUM_RACKS))),
         network=NetworkConfig(congestion=congestion()),
         policies=(

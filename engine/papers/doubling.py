@@ -13,10 +13,8 @@ from engine.config import (
     NodeGroup,
     PolicySpec,
     ScenarioConfig,
-    SyntheticSpec,
-    TraceSpec,
 )
-from engine.papers.base import Claim, PaperPreset, register_paper_preset
+from engine.papers.base import Claim, PaperPreset, register_paper_preset, synthetic_trace
 
 NUM_JOBS = 100
 JOBS_PER_HOUR = 0.5  # about half the cluster's capacity at the jobs' requested sizes
@@ -25,9 +23,7 @@ JOBS_PER_HOUR = 0.5  # about half the cluster's capacity at the jobs' requested 
 def build(seed: int) -> ScenarioConfig:
     """32 V100s (8 nodes of 4 in 2 racks), 100 synthetic jobs, the heuristic and two baselines."""
     cluster = ClusterSpec((NodeGroup("v100", 4, 4, "rack0"), NodeGroup("v100", 4, 4, "rack1")))
-    trace = TraceSpec(
-        source="synthetic", synthetic=SyntheticSpec(num_jobs=NUM_JOBS, jobs_per_hour=JOBS_PER_HOUR)
-    )
+    trace = synthetic_trace(NUM_JOBS, JOBS_PER_HOUR)
     policies = (PolicySpec("doubling"), PolicySpec("fifo"), PolicySpec("one_gpu_per_job"))
     return ScenarioConfig(trace=trace, cluster=cluster, policies=policies, seed=seed)
 

@@ -12,14 +12,16 @@ here. A cut of 50% (80%) is a ratio of 2 (5) on makespan.
 from __future__ import annotations
 
 from engine.config import (
-    ClusterSpec,
-    NodeGroup,
     PolicySpec,
     ScenarioConfig,
-    SyntheticSpec,
-    TraceSpec,
 )
-from engine.papers.base import Claim, PaperPreset, register_paper_preset
+from engine.papers.base import (
+    Claim,
+    PaperPreset,
+    register_paper_preset,
+    synthetic_trace,
+    three_type_cluster,
+)
 
 HADAR = "Hadar"
 HADARE = "HadarE"
@@ -34,16 +36,8 @@ def build(seed: int) -> ScenarioConfig:
     forms and both JCT and makespan depend on the scheduler.
     """
     return ScenarioConfig(
-        trace=TraceSpec(
-            source="synthetic", synthetic=SyntheticSpec(num_jobs=100, jobs_per_hour=1.0)
-        ),
-        cluster=ClusterSpec(
-            (
-                NodeGroup("v100", 2, 4, "rack0"),
-                NodeGroup("p100", 2, 4, "rack0"),
-                NodeGroup("k80", 2, 4, "rack1"),
-            )
-        ),
+        trace=synthetic_trace(100, 1.0),
+        cluster=three_type_cluster(),
         policies=(
             PolicySpec("hadar", label=HADAR),
             PolicySpec("hadare", label=HADARE),

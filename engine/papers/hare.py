@@ -9,14 +9,16 @@ project has, on the house synthetic workload. See ``not_shown`` for what the sim
 from __future__ import annotations
 
 from engine.config import (
-    ClusterSpec,
-    NodeGroup,
     PolicySpec,
     ScenarioConfig,
-    SyntheticSpec,
-    TraceSpec,
 )
-from engine.papers.base import Claim, PaperPreset, register_paper_preset
+from engine.papers.base import (
+    Claim,
+    PaperPreset,
+    register_paper_preset,
+    synthetic_trace,
+    three_type_cluster,
+)
 
 HLAS = "Hare HLAS"
 OFFLINE = "Hare offline"
@@ -33,16 +35,8 @@ def build(seed: int) -> ScenarioConfig:
     about 1.9 GPUs for about 17 V100-hours), so a backlog forms and scheduling matters.
     """
     return ScenarioConfig(
-        trace=TraceSpec(
-            source="synthetic", synthetic=SyntheticSpec(num_jobs=100, jobs_per_hour=1.0)
-        ),
-        cluster=ClusterSpec(
-            (
-                NodeGroup("v100", 2, 4, "rack0"),
-                NodeGroup("p100", 2, 4, "rack0"),
-                NodeGroup("k80", 2, 4, "rack1"),
-            )
-        ),
+        trace=synthetic_trace(100, 1.0),
+        cluster=three_type_cluster(),
         policies=(
             PolicySpec("hare_hlas", label=HLAS),
             PolicySpec("hare_offline", label=OFFLINE),

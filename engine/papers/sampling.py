@@ -9,14 +9,17 @@ paper's (shared/docs/schedulers.md, section A); the abstract gives no figure aga
 from __future__ import annotations
 
 from engine.config import (
-    ClusterSpec,
-    NodeGroup,
     PolicySpec,
     ScenarioConfig,
-    SyntheticSpec,
-    TraceSpec,
 )
-from engine.papers.base import DECISION_TIME, Claim, PaperPreset, register_paper_preset
+from engine.papers.base import (
+    DECISION_TIME,
+    Claim,
+    PaperPreset,
+    register_paper_preset,
+    synthetic_trace,
+    three_type_cluster,
+)
 
 SAMPLED = "Sampled"
 EXACT = "Exact"
@@ -32,16 +35,8 @@ def build(seed: int) -> ScenarioConfig:
     tens of thousands here, under the policy's 100,000 limit).
     """
     return ScenarioConfig(
-        trace=TraceSpec(
-            source="synthetic", synthetic=SyntheticSpec(num_jobs=60, jobs_per_hour=1.0)
-        ),
-        cluster=ClusterSpec(
-            (
-                NodeGroup("v100", 2, 4, "rack0"),
-                NodeGroup("p100", 2, 4, "rack0"),
-                NodeGroup("k80", 2, 4, "rack1"),
-            )
-        ),
+        trace=synthetic_trace(60, 1.0),
+        cluster=three_type_cluster(),
         policies=(
             PolicySpec("sampling_placement", {"mode": "sampled"}, label=SAMPLED),
             PolicySpec("sampling_placement_exact", label=EXACT),
