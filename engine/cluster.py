@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from engine.config import ClusterSpec
 from engine.errors import AllocationError
@@ -81,6 +81,7 @@ class ClusterState:
             wt: [self.node_rack[n] for n in nodes] for wt, nodes in self._type_nodes.items()
         }
         self.free_gpus: dict[str, int] = dict(self.capacity)
+        self.node_free_view = NodeFreeView(self)
 
     def place(self, worker_type: str, num_gpus: int) -> Placement | None:
         """Takes ``num_gpus`` GPUs of ``worker_type``; None if too few are free.
@@ -117,6 +118,10 @@ class ClusterState:
             self._type_free[wt][position]
             for wt, position in zip(self.node_type, self._position, strict=True)
         ]
+
+    def free_on(self, node: int) -> int:
+        """Free GPUs on one node."""
+        return self._type_free[self.node_type[node]][self._position[node]]
 
     def place_parts(self, parts: Sequence[Part], combine: str) -> Placement | None:
         """Places every part of a grant, or none of them (None if some part does not fit).
@@ -185,3 +190,26 @@ class ClusterState:
             worker_type = self.node_type[node]
             self._type_free[worker_type][self._position[node]] += count
             self.free_gpus[worker_type] += count
+
+
+class NodeFreeView(Sequence[int]):
+    """Free GPUs per node, read live from a :class:`ClusterState` (no copy per decision)."""
+
+    def __init__(self, cluster: ClusterState) -> None:
+        self._cluster = cluster
+
+    def __len__(self) -> int:
+        return len(self._cluster.node_type)
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[int]: ...
+
+    def __getitem__(self, index: int | slice) -> int | list[int]:
+        if isinstance(index, slice):
+            return [self._cluster.free_on(n) for n in range(len(self))[index]]
+        if not -len(self) <= index < len(self):
+            raise IndexError(index)
+        return self._cluster.free_on(index % len(self))

@@ -22,6 +22,15 @@ class Recorder:
     def close_segment(self, job: JobState, placement: Placement, now_s: float, reason: str) -> None:
         """One row per lane of the placement (:func:`lanes`)."""
         restore_s = max(0.0, min(job.restore_until_s, now_s) - job.segment_start_s)
+        if len(placement.nodes) == 1:  # the common case, without building lanes
+            self.segments.append(
+                (
+                    job.job_id, job.segment_start_s, now_s, restore_s, placement.worker_type,
+                    placement.num_gpus, f"n{placement.nodes[0]}", placement.racks[0],
+                    placement.level, reason, 0, placement.combine, str(placement.counts[0]),
+                )
+            )  # fmt: skip
+            return
         for lane, (worker_type, nodes, counts) in enumerate(lanes(placement)):
             self.segments.append(
                 (

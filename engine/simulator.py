@@ -235,7 +235,7 @@ class Simulation:
             free_gpus=self.cluster.free_gpus,
             round_index=int(self.now_s // self.round_s),
             arrived=self.jobs[self.arrived_from : self.next_arrival],
-            node_free_gpus=self.cluster.node_free_gpus(),
+            node_free_gpus=self.cluster.node_free_view,
         )
         self.arrived_from = self.next_arrival
         started = time.perf_counter()
@@ -250,15 +250,15 @@ class Simulation:
         pinned: dict[int, int] = {}
         for index, grant in allocation.items():
             job = self.jobs[index]
-            for part in grant.pieces():
-                if part.num_gpus < 1 or not self._can_use(job, grant, part.worker_type):
-                    raise AllocationError(
-                        f"{self.spec.name}: job {job.job_id} granted {part.num_gpus} x "
-                        f"{part.worker_type}, which it cannot use"
-                    )
-                granted[part.worker_type] = granted.get(part.worker_type, 0) + part.num_gpus
-                if part.node >= 0:
-                    pinned[part.node] = pinned.get(part.node, 0) + part.num_gpus
+            if grant.parts or grant.combine != "gang":
+                self._validate_parts(job, grant, granted, pinned)
+                continue
+            worker_type, num_gpus = grant.worker_type, grant.num_gpus
+            if grant is not job.grant and (
+                num_gpus < 1 or not self._gang_fits(job, worker_type, num_gpus)
+            ):
+                self._unusable(job, worker_type, num_gpus)
+            granted[worker_type] = granted.get(worker_type, 0) + num_gpus
         for worker_type, total in granted.items():
             if total > self.cluster.capacity.get(worker_type, 0):
                 raise AllocationError(
@@ -272,14 +272,30 @@ class Simulation:
                     f"t={self.now_s:.0f}s, which does not have that many"
                 )
 
-    def _can_use(self, job: JobState, grant: Grant, worker_type: str) -> bool:
-        """A gang of one type needs a measured fit at its size; other modes need one GPU's."""
-        if not grant.parts and grant.combine == "gang":
-            return job.steps_per_s.get(worker_type, 0.0) > 0 or (
-                grant.num_gpus != job.scale_factor
-                and self._measured_steps_per_s(job, worker_type, grant.num_gpus) > 0
-            )
-        return self.matrix.steps_per_s(job.job_type, worker_type, 1) > 0
+    def _validate_parts(
+        self, job: JobState, grant: Grant, granted: dict[str, int], pinned: dict[int, int]
+    ) -> None:
+        """Checks a grant of several parts: each part's type runs the job (one GPU's fit)."""
+        for part in grant.pieces():
+            usable = self.matrix.steps_per_s(job.job_type, part.worker_type, 1) > 0
+            if part.num_gpus < 1 or not usable:
+                self._unusable(job, part.worker_type, part.num_gpus)
+            granted[part.worker_type] = granted.get(part.worker_type, 0) + part.num_gpus
+            if part.node >= 0:
+                pinned[part.node] = pinned.get(part.node, 0) + part.num_gpus
+
+    def _gang_fits(self, job: JobState, worker_type: str, num_gpus: int) -> bool:
+        """A one-type gang needs a measured fit at its size."""
+        return job.steps_per_s.get(worker_type, 0.0) > 0 or (
+            num_gpus != job.scale_factor
+            and self._measured_steps_per_s(job, worker_type, num_gpus) > 0
+        )
+
+    def _unusable(self, job: JobState, worker_type: str, num_gpus: int) -> None:
+        raise AllocationError(
+            f"{self.spec.name}: job {job.job_id} granted {num_gpus} x {worker_type}, "
+            "which it cannot use"
+        )
 
     def _preempt_ungranted(self, allocation: Allocation) -> None:
         for job in list(self.running.values()):
@@ -329,9 +345,10 @@ class Simulation:
             count * job.ref_speed.get(worker_type, 1.0)
             for worker_type, count in placement.gpus_by_type().items()
         )
-        neighbours = set()
-        if len(placement.nodes) > 1:
-            neighbours = self.links.attach(job.index, self.topology.links_of(placement.nodes))
+        if len(placement.nodes) == 1:
+            self._set_rate(job)
+            return
+        neighbours = self.links.attach(job.index, self.topology.links_of(placement.nodes))
         self._set_rate(job)
         self._refresh_rates(neighbours)
 
@@ -348,7 +365,10 @@ class Simulation:
     def _set_rate(self, job: JobState) -> None:
         placement = job.placement
         assert placement is not None
-        bandwidth = self.links.bandwidth_gbps(job.index, self.now_s)
+        if len(placement.nodes) == 1:
+            bandwidth = self.config.network.intra_node_gbps
+        else:
+            bandwidth = self.links.bandwidth_gbps(job.index, self.now_s)
         job.bandwidth_gbps = bandwidth
         if placement.combine == "gang" and not placement.node_types:
             model = step_model_at(
@@ -393,7 +413,8 @@ class Simulation:
         job.ref_gpus = 0.0
         job.rate = 0.0
         job.version += 1
-        self._refresh_rates(self.links.detach(job.index))
+        if len(placement.nodes) > 1:
+            self._refresh_rates(self.links.detach(job.index))
 
     def _check_progress_possible(self) -> None:
         if self.waiting and not self.running and self.next_arrival >= len(self.jobs):
