@@ -271,3 +271,8 @@ def test_the_network_page_shows_congested_links_and_racks(server: str, page, tmp
     title = page.locator(".js-plotly-plot .gtitle").first.text_content() or ""
     assert "congested" in title and "no congested" not in title, title
     _screenshot(page, "network")
+
+    _open_page(page, "Schedule")
+    page.get_by_text("network sensitivity", exact=True).click()
+    page.locator(".js-plotly-plot .colorbar").first.wait_for()
+    _screenshot(page, "schedule_sensitivity")
