@@ -12,10 +12,9 @@ copies advance one shared step counter, and every round ends with a consolidatio
 
 - [R] Hadar's utility, prices and density order (:mod:`engine.policies.hadar`), at node
   granularity: a copy takes ``min(free GPUs, max_gpus_per_copy)`` GPUs of one node whose type
-  fits the job (``max_gpus_per_copy = 0``: the job's scale factor); its rate is estimated as
-  ``g_k * m / scale_factor`` (per-GPU rate at the job's scale factor; the policy sees no
-  one-GPU throughputs). ``L``, ``U`` and a job's density are utilities per GPU of one copy on
-  an empty node.
+  fits the job (``max_gpus_per_copy = 0``: the job's scale factor); its rate is the scenario
+  matrix's throughput at ``m`` GPUs of that type, as the engine runs a copy. ``L``, ``U`` and a
+  job's density are utilities per GPU of one copy on an empty node.
 - [R] The job's first copy goes where utility minus price is greatest (ties: more GPUs, faster
   type, lower node), admitted if its utility covers the price, as in Hadar.
 - [R] Extra copies fill what the first copies leave: in passes, each admitted job (in density
@@ -41,6 +40,7 @@ from engine.network import bottleneck_gbps
 from engine.policies._hadar_rounds import TOLERANCE, Offer, PriceBook, PricedRounds
 from engine.policies.base import Allocation, Grant, Part, PolicyContext, register_policy
 from engine.state import JobState
+from engine.throughput import load_matrix
 
 
 @register_policy("hadare")
@@ -86,14 +86,18 @@ class HadarE(PricedRounds):
         self.max_copies = params.max_copies or len(self.nodes)
         self.network = context.network or NetworkConfig()
         self.node_size = context.cluster.max_gpus_per_node()
+        self.matrix = context.matrix or load_matrix()
 
     def _copy_gpus(self, job: JobState, free: int) -> int:
         return min(free, self.params.max_gpus_per_copy or job.scale_factor)
 
+    def _copy_rate(self, job: JobState, worker_type: str, gpus: int) -> float:
+        """Measured steps/s of one copy on ``gpus`` GPUs of a node (the engine's copy rate)."""
+        return self.matrix.steps_per_s(job.job_type, worker_type, gpus)
+
     def _rate(self, job: JobState, parts: Sequence[Part]) -> float:
         """Summed copy rates, less the share of the round spent consolidating."""
-        speeds = self.speeds(job)
-        total = sum(speeds[p.worker_type] * p.num_gpus for p in parts) / job.scale_factor
+        total = sum(self._copy_rate(job, p.worker_type, p.num_gpus) for p in parts)
         return total * (1 - self._consolidation_share(job, parts))
 
     def _consolidation_share(self, job: JobState, parts: Sequence[Part]) -> float:
@@ -108,9 +112,10 @@ class HadarE(PricedRounds):
     def _utility_per_gpu(self, job: JobState, seconds: float) -> dict[str, float]:
         """Utility per GPU of one copy on an empty node of each type the job fits."""
         per_gpu = {}
-        for worker_type, g in self.speeds(job).items():
+        for worker_type in self.speeds(job):
             gpus = self._copy_gpus(job, self.node_size[worker_type])
-            per_gpu[worker_type] = self._utility(job, g * gpus / job.scale_factor, seconds) / gpus
+            rate = self._copy_rate(job, worker_type, gpus)
+            per_gpu[worker_type] = self._utility(job, rate, seconds) / gpus
         return per_gpu
 
     def _density(self, job: JobState) -> float:
