@@ -263,7 +263,7 @@ def get_policy(name: str) -> type[Policy]:
 def describe(cls: type[Policy]) -> str:
     """First paragraph of the policy's docstring, for pickers and help text."""
     doc = (cls.__doc__ or cls.name).strip()
-    return doc.split("\n\n")[0].replace("\n", " ")
+    return " ".join(doc.split("\n\n")[0].split())
 
 
 def build_params(cls: type[Policy], overrides: Mapping[str, Any]) -> Any:

@@ -64,3 +64,4 @@ def test_policy_params_are_frozen_with_help_text(name: str) -> None:
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(params, fields[0].name, getattr(params, fields[0].name))
     assert describe(cls) and describe(cls) != name
+    assert "  " not in describe(cls), "docstring indentation leaked into the description"
