@@ -102,9 +102,9 @@ HADAR_PRESET = register_paper_preset(
             "better mean JCT than Gavel, but still a longer makespan. The paper's trace, "
             "cluster and utility function are not known. The other claims show their "
             "direction on every seed, though not their size: Hadar beats YARN-CS on mean JCT "
-            "by 2.7-4.9x (claimed 3x). HadarE raises utilization 1.22-1.85x over Hadar and "
-            "1.03-1.35x over Gavel (claimed 1.45x). It shortens the total duration 1.44-1.76x "
-            "against Hadar and 1.06-1.45x against Gavel. That is short of the claimed 2x "
+            "by 2.7-4.9x (claimed 3x). HadarE raises utilization 1.25-1.93x over Hadar and "
+            "1.04-1.44x over Gavel (claimed 1.45x). It shortens the total duration 1.47-1.86x "
+            "against Hadar and 1.14-1.50x against Gavel. That is short of the claimed 2x "
             "(50%, AWS) and far from 5x (80%, lab), figures measured on physical testbeds that "
             "this scenario does not model."
         ),

@@ -40,7 +40,6 @@ from engine.network import bottleneck_gbps
 from engine.policies._hadar_rounds import TOLERANCE, Offer, PriceBook, PricedRounds
 from engine.policies.base import Allocation, Grant, Part, PolicyContext, register_policy
 from engine.state import JobState
-from engine.throughput import load_matrix
 
 
 @register_policy("hadare")
@@ -86,7 +85,7 @@ class HadarE(PricedRounds):
         self.max_copies = params.max_copies or len(self.nodes)
         self.network = context.network or NetworkConfig()
         self.node_size = context.cluster.max_gpus_per_node()
-        self.matrix = context.matrix or load_matrix()
+        self.matrix = context.matrix
 
     def _copy_gpus(self, job: JobState, free: int) -> int:
         return min(free, self.params.max_gpus_per_copy or job.scale_factor)
@@ -137,7 +136,7 @@ class HadarE(PricedRounds):
             if worker_type not in speeds:
                 continue
             gpus = self._copy_gpus(job, free)
-            rate = speeds[worker_type] * gpus / job.scale_factor
+            rate = self._copy_rate(job, worker_type, gpus)
             offer = Offer(
                 (Part(worker_type, gpus, members[0]),),
                 self._utility(job, rate, seconds),
@@ -188,7 +187,7 @@ class HadarE(PricedRounds):
             part = Part(worker_type, self._copy_gpus(job, free), node)
             if self._rate(job, (*parts, part)) <= rate_now:
                 continue
-            rate = speeds[worker_type] * part.num_gpus / job.scale_factor
+            rate = self._copy_rate(job, worker_type, part.num_gpus)
             utility, cost = self._utility(job, rate, seconds), part.num_gpus * price + loss
             key = (utility - cost, part.num_gpus, speeds[worker_type], -node)
             if utility >= cost * (1 - TOLERANCE) and (best_key is None or key > best_key):
