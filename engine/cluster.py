@@ -112,13 +112,6 @@ class ClusterState:
         racks = tuple(self.rack_names[r] for r in rack_ids)
         return Placement(worker_type, tuple(chosen), tuple(counts), racks, level, num_gpus)
 
-    def node_free_gpus(self) -> list[int]:
-        """Free GPUs per node, by node index."""
-        return [
-            self._type_free[wt][position]
-            for wt, position in zip(self.node_type, self._position, strict=True)
-        ]
-
     def free_on(self, node: int) -> int:
         """Free GPUs on one node."""
         return self._type_free[self.node_type[node]][self._position[node]]

@@ -42,24 +42,44 @@ def ring_comm_s(
     return 2 * (n - 1) / n * gradient_bytes * 8 / (bandwidth_gbps * 1e9) + 2 * (n - 1) * latency_s
 
 
+def episode_hits(episode: CongestionEpisode, kind: str, rack: str | None, link: str = "") -> bool:
+    """Whether a congestion episode covers an inter-node link (the one rule for every caller).
+
+    Args:
+        kind: ``"node"`` (a node's link to its rack switch) or ``"uplink"`` (a rack's uplink).
+        rack: the rack the link belongs to (None: unknown).
+        link: the link's id (``"node:n3"``, ``"uplink:rack0"``), for episodes naming one link.
+    """
+    target = episode.links
+    if target == "inter_node" or (link and target == link):
+        return True
+    if target == "cross_rack":
+        return kind == "uplink"
+    return rack is not None and target == f"rack:{rack}"
+
+
 def congestion_factor(
     episodes: tuple[CongestionEpisode, ...], now_s: float, link: str, racks: tuple[str, ...]
 ) -> float:
     """Largest bandwidth divisor in force at ``now_s`` on an inter-node ``link`` class.
 
     Args:
-        link: ``"rack"`` (node to node within a rack) or ``"cross_rack"``.
-        racks: the racks the job's placement touches.
+        link: ``"rack"`` (node to node within a rack) or ``"cross_rack"`` (the rack uplinks).
+        racks: the racks the job's placement touches. An episode on one node's link is not
+            seen at this granularity (:class:`engine.topology.Topology` sees it).
     """
+    kind = "uplink" if link == "cross_rack" else "node"
     factor = 1.0
     for ep in episodes:
         if not ep.start_s <= now_s < ep.end_s:
             continue
-        hits = (
-            ep.links == "inter_node"
-            or (ep.links == "cross_rack" and link == "cross_rack")
-            or (ep.links.startswith("rack:") and ep.links[5:] in racks)
-        )
+        if racks:
+            hits = any(
+                episode_hits(ep, kind, rack, f"uplink:{rack}" if kind == "uplink" else "")
+                for rack in racks
+            )
+        else:
+            hits = episode_hits(ep, kind, None)
         if hits:
             factor = max(factor, ep.factor)
     return factor

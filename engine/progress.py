@@ -60,7 +60,9 @@ class RoundPlan(NamedTuple):
     compute_s: float
 
 
-def relaxed_round(task_s: Sequence[float], num_tasks: int) -> RoundPlan:
+def relaxed_round(
+    task_s: Sequence[float], num_tasks: int, ready_s: Sequence[float] | None = None
+) -> RoundPlan:
     """Schedules ``num_tasks`` identical tasks on GPUs taking ``task_s[g]`` seconds each.
 
     Each task goes to the GPU where it would finish earliest (ties: lower GPU index), which is
@@ -70,13 +72,19 @@ def relaxed_round(task_s: Sequence[float], num_tasks: int) -> RoundPlan:
     Args:
         task_s: seconds per task on each GPU (> 0), one entry per GPU held.
         num_tasks: tasks in the round (the job's scale factor).
+        ready_s: when each GPU is free to start (default: all at 0), e.g. a busy GPU that
+            another job still holds.
 
     Raises:
-        ValueError: no GPUs, or a non-positive task time.
+        ValueError: no GPUs, a non-positive task time, or ``ready_s`` of another length.
     """
     if not task_s or min(task_s) <= 0:
         raise ValueError(f"relaxed_round needs GPUs with positive task times, got {task_s}")
-    heap = [(t, gpu) for gpu, t in enumerate(task_s)]  # (finish time of its next task, gpu)
+    ready = ready_s if ready_s is not None else [0.0] * len(task_s)
+    if len(ready) != len(task_s):
+        raise ValueError("relaxed_round needs one ready time per GPU")
+    # (finish time of its next task, gpu)
+    heap = [(start + t, gpu) for gpu, (start, t) in enumerate(zip(ready, task_s, strict=True))]
     heapq.heapify(heap)
     tasks = []
     for _ in range(num_tasks):

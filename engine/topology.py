@@ -26,6 +26,7 @@ from collections.abc import Iterable
 import networkx as nx
 
 from engine.config import ClusterSpec, CongestionEpisode, NetworkConfig
+from engine.network import episode_hits
 
 CORE = "core"
 
@@ -111,17 +112,11 @@ class Topology:
         return factor
 
     def hits(self, episode: CongestionEpisode, link: str) -> bool:
-        """Whether a congestion episode affects inter-node ``link``."""
+        """Whether a congestion episode affects inter-node ``link``
+        (:func:`engine.network.episode_hits`)."""
         kind, _, name = link.partition(":")
-        target = episode.links
-        if target == "inter_node" or target == link:
-            return True
-        if target == "cross_rack":
-            return kind == "uplink"
-        if target.startswith("rack:"):
-            rack = target[5:]
-            return name == rack if kind == "uplink" else self.node_rack[int(name[1:])] == rack
-        return False
+        rack = name if kind == "uplink" else self.node_rack[int(name[1:])]
+        return episode_hits(episode, kind, rack, link)
 
     def link_share_gbps(self, link: str, sharers: int, now_s: float) -> float:
         """Bandwidth one of ``sharers`` jobs gets on ``link`` at ``now_s`` (Gb/s)."""

@@ -13,21 +13,25 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections import deque
+from dataclasses import dataclass, field
 from typing import Any
 
-from engine.policies._dally_levels import NETWORK, Board, LevelModel, Option, Topology
+from engine.policies._dally_levels import NETWORK, Board, LevelModel, NodeLayout, Option
 from engine.policies._dally_preempt import Evictor
 from engine.policies._dally_tuner import AutoTuner
 from engine.policies.base import Allocation, Policy, PolicyContext, SchedulerState
 from engine.policies.las import parse_thresholds
 from engine.state import JobState
 
+QUEUES_HELP = "Comma-separated LAS queue thresholds in GPU-seconds, increasing"
+
 
 class ConsolidationScheduler(Policy):
     """LAS-ordered gang scheduling with a per-job consolidation level (module docstring).
 
     Subclasses set the hooks :meth:`allowed_level` and :meth:`locality_blind`, and may switch
-    on preemption (``theta`` < inf) and the auto-tuner (``tuner``).
+    on preemption (``theta`` < inf) and the auto-tuner (``tuner``). Their ``Params`` carry at
+    least ``queue_thresholds_gpu_s``.
 
     Attributes:
         gamma: the delay timers' scale factor in force.
@@ -39,10 +43,14 @@ class ConsolidationScheduler(Policy):
     uses_rounds = True
     replans_on_events = True
 
-    def __init__(self, params: Any, context: PolicyContext, queue_thresholds_gpu_s: str) -> None:
+    @dataclass(frozen=True)
+    class Params:
+        queue_thresholds_gpu_s: str = field(default="3600", metadata={"help": QUEUES_HELP})
+
+    def __init__(self, params: Any, context: PolicyContext) -> None:
         super().__init__(params, context)
-        self.thresholds = parse_thresholds(queue_thresholds_gpu_s)
-        self.topology = Topology(context.nodes)
+        self.thresholds = parse_thresholds(params.queue_thresholds_gpu_s)
+        self.topology = NodeLayout(context.nodes)
         self.model = LevelModel(context.network, self.topology.racks)
         self.restore_s = context.rounds.checkpoint_restore_s
         self.gamma = 1.0

@@ -1,9 +1,9 @@
 """Consolidation levels for Dally-style delay scheduling: where a one-type gang fits right now.
 
 A gang of ``n`` GPUs of one worker type sits at one of three levels (:data:`engine.network.LEVELS`,
-best first): one node, the nodes of one rack, or nodes in several racks. :class:`Topology` knows
+best first): one node, the nodes of one rack, or nodes in several racks. :class:`NodeLayout` knows
 the best level each gang could ever reach on the cluster; :class:`Board` tracks free GPUs per node
-during one decision and finds the best placement at or above a level (best fit, as
+during one decision and finds the best placement at or above a level (the placement strategy of
 :mod:`engine.placement.consolidated`). :class:`LevelModel` reads each level's iteration-time
 slowdown over node-local from the engine's step model, so the policy never assumes bandwidths.
 """
@@ -17,16 +17,16 @@ from typing import NamedTuple
 
 from engine.config import NetworkConfig
 from engine.network import LEVELS, change_times, step_model
-from engine.placement.consolidated import fill_fullest
+from engine.placement.consolidated import consolidated
 from engine.placement.first_fit import first_fit
 from engine.policies.base import Grant, NodeInfo, Part
 from engine.state import JobState
 
 NODE, RACK, NETWORK = 0, 1, 2
+"""Level indices into :data:`engine.network.LEVELS`."""
 TIMER_SLACK_S = 1e-6
 """A timer counts as expired this close to its expiry, so a wake-up at the expiry time
 (floating-point sums) releases the job."""
-"""Level indices into :data:`engine.network.LEVELS`."""
 
 
 class Option(NamedTuple):
@@ -41,7 +41,7 @@ class Option(NamedTuple):
         return Grant.of_parts(Part(self.worker_type, count, node) for node, count in self.parts)
 
 
-class Topology:
+class NodeLayout:
     """The cluster's nodes grouped by worker type and rack (static for a run)."""
 
     def __init__(self, nodes: Sequence[NodeInfo]) -> None:
@@ -62,6 +62,10 @@ class Topology:
         for (worker_type, _), size in rack_size.items():
             self.max_rack[worker_type] = max(self.max_rack.get(worker_type, 0), size)
         self.racks = tuple(sorted(set(self.rack_of)))
+        self.type_racks = {  # rack index of each node of a type, as placement strategies take
+            wt: [self.racks.index(self.rack_of[n]) for n in members]
+            for wt, members in self.type_nodes.items()
+        }
         self._fitting: dict[tuple[str, int], list[str]] = {}
 
     def best_level(self, worker_type: str, num_gpus: int) -> int:
@@ -100,7 +104,7 @@ class Board:
     waiting jobs of the same size cost one search.
     """
 
-    def __init__(self, topology: Topology, node_free_gpus: Sequence[int]) -> None:
+    def __init__(self, topology: NodeLayout, node_free_gpus: Sequence[int]) -> None:
         self.topology = topology
         self.free = list(node_free_gpus)
         self.type_free = {
@@ -119,27 +123,12 @@ class Board:
         return cache[key]
 
     def _search(self, worker_type: str, num_gpus: int, max_level: int) -> Option | None:
-        nodes, free = self.topology.type_nodes[worker_type], self.free
-        best, best_free = -1, 1 << 62
-        for node in nodes:
-            if num_gpus <= free[node] < best_free:
-                best, best_free = node, free[node]
-        if best >= 0:
-            return Option(worker_type, NODE, ((best, num_gpus),))
-        if max_level == NODE:
-            return None
-        rack_free: dict[str, int] = {}
-        for node in nodes:
-            rack = self.topology.rack_of[node]
-            rack_free[rack] = rack_free.get(rack, 0) + free[node]
-        fitting = [(total, rack) for rack, total in rack_free.items() if total >= num_gpus]
-        if fitting:
-            rack = min(fitting)[1]
-            members = [n for n in nodes if self.topology.rack_of[n] == rack]
-            return self._option(worker_type, fill_fullest(free, members, num_gpus))
-        if max_level == RACK:
-            return None
-        return self._option(worker_type, fill_fullest(free, list(nodes), num_gpus))
+        """The consolidated strategy's placement, if it is at ``max_level`` or better."""
+        nodes = self.topology.type_nodes[worker_type]
+        free = [self.free[n] for n in nodes]
+        taken = consolidated(free, self.topology.type_racks[worker_type], num_gpus)
+        option = self._option(worker_type, [(nodes[p], c) for p, c in taken])
+        return option if option.level <= max_level else None
 
     def first_fit(self, worker_type: str, num_gpus: int) -> Option | None:
         """Lowest-numbered nodes with free GPUs first, ignoring locality (no consolidation)."""
@@ -222,7 +211,7 @@ class LevelModel:
 
 
 def allowed_level(
-    topology: Topology, model: LevelModel, job: JobState, now_s: float, gamma: float
+    topology: NodeLayout, model: LevelModel, job: JobState, now_s: float, gamma: float
 ) -> int:
     """Worst level the job accepts at ``now_s`` under delay scheduling (Dally [R]).
 
@@ -241,7 +230,7 @@ def allowed_level(
 
 
 def next_timer_s(
-    topology: Topology, model: LevelModel, job: JobState, now_s: float, gamma: float
+    topology: NodeLayout, model: LevelModel, job: JobState, now_s: float, gamma: float
 ) -> float:
     """When the job's next delay timer expires, as timed at ``now_s`` (infinity when it already
     accepts any level); Dally asks the engine to decide again then."""

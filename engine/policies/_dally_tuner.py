@@ -25,8 +25,8 @@ from engine.policies._dally_levels import (
     RACK,
     Board,
     LevelModel,
+    NodeLayout,
     Option,
-    Topology,
 )
 from engine.state import JobState
 
@@ -59,7 +59,7 @@ class AutoTuner:
 
     def __init__(
         self,
-        topology: Topology,
+        topology: NodeLayout,
         model: LevelModel,
         grid: Sequence[float],
         period_s: float,
@@ -137,7 +137,7 @@ class AutoTuner:
         )  # fmt: skip
 
 
-def replay(topology: Topology, window: Window, jobs: Sequence[ReplayJob], gamma: float) -> float:
+def replay(topology: NodeLayout, window: Window, jobs: Sequence[ReplayJob], gamma: float) -> float:
     """Total JCT (s) of ``jobs`` under delay scheduling with ``gamma`` in the cheap model.
 
     Events are releases of GPUs (jobs finishing), arrivals, and timer expiries; at each event

@@ -19,7 +19,6 @@ Reconstructions [R]:
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Mapping, Sequence
 
 from engine.policies.base import Grant, Part
@@ -105,20 +104,17 @@ def used_gpus(counts: Mapping[str, int], times: TaskTimes, num_tasks: int) -> di
 def eft_task_counts(ready_s: Sequence[float], task_s: Sequence[float], num_tasks: int) -> list[int]:
     """Tasks each GPU runs when ``num_tasks`` identical tasks go, one by one, to the GPU where
     they finish earliest; GPU ``g`` is free from ``ready_s[g]`` and takes ``task_s[g]`` s a task
-    (ties: lower index). :func:`engine.progress.relaxed_round` with ready times.
+    (ties: lower index): :func:`engine.progress.relaxed_round` with ready times.
 
     Raises:
         ValueError: if the sequences differ in length or a task time is not positive.
     """
     if len(ready_s) != len(task_s) or any(t <= 0 for t in task_s):
         raise ValueError("eft_task_counts needs one ready time and a positive task time per GPU")
-    heap = [(ready + t, gpu) for gpu, (ready, t) in enumerate(zip(ready_s, task_s, strict=True))]
-    heapq.heapify(heap)
     counts = [0] * len(task_s)
-    for _ in range(num_tasks if heap else 0):
-        end, gpu = heapq.heappop(heap)
-        counts[gpu] += 1
-        heapq.heappush(heap, (end + task_s[gpu], gpu))
+    if task_s:
+        for task in relaxed_round(task_s, num_tasks, ready_s).tasks:
+            counts[task.gpu] += 1
     return counts
 
 

@@ -30,12 +30,13 @@ import dataclasses
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
 from engine.errors import ConfigError
+from engine.throughput import ThroughputMatrix, load_matrix
 
 if TYPE_CHECKING:
     from engine.config import ClusterSpec, NetworkConfig, RoundConfig
@@ -130,14 +131,14 @@ class PolicyContext:
         rng: the run's only random generator (seeded from the scenario's seed).
         network: bandwidths and congestion (None: the default network).
         matrix: the scenario's throughput matrix, extra worker types and uploaded tables
-            included (None: Gavel's, :func:`engine.throughput.load_matrix`).
+            included (default: Gavel's, :func:`engine.throughput.load_matrix`).
     """
 
     cluster: ClusterSpec
     rounds: RoundConfig
     rng: np.random.Generator
     network: NetworkConfig | None = None
-    matrix: ThroughputMatrix | None = None
+    matrix: ThroughputMatrix = field(default_factory=load_matrix)
 
     @property
     def nodes(self) -> tuple[NodeInfo, ...]:

@@ -48,13 +48,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
-from engine.policies._dally_core import ConsolidationScheduler
+from engine.policies._dally_core import QUEUES_HELP, ConsolidationScheduler
 from engine.policies._dally_levels import NETWORK, allowed_level, next_timer_s
 from engine.policies._dally_tuner import AutoTuner
 from engine.policies.base import PolicyContext, register_policy
 from engine.state import JobState
 
-_QUEUES_HELP = "Comma-separated LAS queue thresholds in GPU-seconds, increasing"
 _THETA_HELP = "Network sensitivity (cross-rack / node-local step time) at which a job is sensitive"
 
 
@@ -107,10 +106,10 @@ class Dally(ConsolidationScheduler):
             default="0, 0.25, 0.5, 1, 2, 4",
             metadata={"help": "Comma-separated gamma values the auto-tuner tries"},
         )
-        queue_thresholds_gpu_s: str = field(default="3600", metadata={"help": _QUEUES_HELP})
+        queue_thresholds_gpu_s: str = field(default="3600", metadata={"help": QUEUES_HELP})
 
     def __init__(self, params: Params, context: PolicyContext) -> None:
-        super().__init__(params, context, params.queue_thresholds_gpu_s)
+        super().__init__(params, context)
         if params.gamma < 0 or params.theta < 1 or params.tuning_period_s <= 0:
             raise ConfigError("dally: gamma must be >= 0, theta >= 1, tuning_period_s > 0")
         self.gamma = params.gamma
@@ -138,13 +137,6 @@ class StrictConsolidation(ConsolidationScheduler):
     Baseline of Dally (Sharma et al., arXiv 2401.16492, 2024); LAS order, no preemption.
     """
 
-    @dataclass(frozen=True)
-    class Params:
-        queue_thresholds_gpu_s: str = field(default="3600", metadata={"help": _QUEUES_HELP})
-
-    def __init__(self, params: Params, context: PolicyContext) -> None:
-        super().__init__(params, context, params.queue_thresholds_gpu_s)
-
     def allowed_level(self, job: JobState, now_s: float) -> int:
         return self.topology.job_best_level(job)
 
@@ -155,13 +147,6 @@ class NoConsolidation(ConsolidationScheduler):
 
     Baseline of Dally (Sharma et al., arXiv 2401.16492, 2024); LAS order, no preemption.
     """
-
-    @dataclass(frozen=True)
-    class Params:
-        queue_thresholds_gpu_s: str = field(default="3600", metadata={"help": _QUEUES_HELP})
-
-    def __init__(self, params: Params, context: PolicyContext) -> None:
-        super().__init__(params, context, params.queue_thresholds_gpu_s)
 
     def locality_blind(self, job: JobState) -> bool:
         return True
@@ -179,10 +164,10 @@ class TiresiasConsolidation(ConsolidationScheduler):
     @dataclass(frozen=True)
     class Params:
         theta: float = field(default=1.2, metadata={"help": _THETA_HELP})
-        queue_thresholds_gpu_s: str = field(default="3600", metadata={"help": _QUEUES_HELP})
+        queue_thresholds_gpu_s: str = field(default="3600", metadata={"help": QUEUES_HELP})
 
     def __init__(self, params: Params, context: PolicyContext) -> None:
-        super().__init__(params, context, params.queue_thresholds_gpu_s)
+        super().__init__(params, context)
         if params.theta < 1:
             raise ConfigError("consolidation_tiresias: theta must be >= 1")
 

@@ -44,7 +44,6 @@ from engine.policies.base import (
 )
 from engine.policies.las import parse_thresholds
 from engine.state import JobState
-from engine.throughput import load_matrix
 
 
 @register_policy("hare_hlas")
@@ -85,7 +84,7 @@ class HareHlas(Policy):
         if params.switch_cost_s < 0:
             raise ConfigError("hare_hlas: switch_cost_s must be >= 0")
         self.switch_cost_s = params.switch_cost_s
-        self.matrix = context.matrix or load_matrix()
+        self.matrix = context.matrix
         self._times: dict[int, TaskTimes] = {}
 
     def service_ref_gpu_s(self, job: JobState, now_s: float) -> float:

@@ -50,7 +50,6 @@ from engine.policies.base import (
     register_policy,
 )
 from engine.state import JobState
-from engine.throughput import load_matrix
 
 
 @register_policy("hare_offline")
@@ -79,7 +78,7 @@ class HareOffline(Policy):
         if params.switch_cost_s < 0:
             raise ConfigError("hare_offline: switch_cost_s must be >= 0")
         self.switch_cost_s = params.switch_cost_s
-        self.matrix = context.matrix or load_matrix()
+        self.matrix = context.matrix
         self._times: dict[int, TaskTimes] = {}
 
     def times(self, job: JobState) -> TaskTimes:

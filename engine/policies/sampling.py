@@ -73,7 +73,6 @@ from engine.policies.base import (
     register_policy,
 )
 from engine.state import JobState
-from engine.throughput import load_matrix
 
 MODES = ("auto", "exact", "sampled", "equal_split")
 MODE_HELP = (
@@ -129,7 +128,7 @@ class SamplingPlacement(Policy):
         self.capacity = np.array([capacity[wt] for wt in self.types], dtype=np.int64)
         self.net = context.network or NetworkConfig()
         self.links = link_model(context.cluster, self.types)
-        self.matrix = context.matrix or load_matrix()
+        self.matrix = context.matrix
         self._rows: dict[int, JobRow] = {}
         self.last_categories = 0
         """Categories scored by the latest decision (for tests and benchmarks)."""

@@ -99,15 +99,7 @@ def _build(
     type_column: str | None,
 ) -> pd.DataFrame:
     submit_s, duration_s, scale_factor = numbers
-    steps = rules.steps_from_duration(
-        job_types,
-        scale_factor,
-        duration_s,
-        ctx.matrix,
-        ctx.assumed_worker_type,
-        ctx.file,
-        type_column,
-    )
+    steps = ctx.steps_from_duration(job_types, scale_factor, duration_s, type_column)
     return build_jobs(
         ctx.file,
         ctx.matrix,

@@ -44,9 +44,7 @@ def load_philly(text: str, ctx: LoadContext) -> Loaded:
     job_type = rules.draw_job_types(
         scale_factor, ctx.matrix, ctx.assumed_worker_type, ctx.rng, ctx.file
     )
-    steps = rules.steps_from_duration(
-        job_type, scale_factor, duration_s, ctx.matrix, ctx.assumed_worker_type, ctx.file
-    )
+    steps = ctx.steps_from_duration(job_type, scale_factor, duration_s)
     width = len(str(len(raw)))
     jobs = build_jobs(
         ctx.file,

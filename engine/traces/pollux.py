@@ -48,15 +48,7 @@ def load_pollux(text: str, ctx: LoadContext) -> Loaded:
         arrival_s=number_column(raw["time"], ctx.file, "time", minimum=">=0"),
         job_type=job_types,
         scale_factor=scale_factor,
-        total_steps=rules.steps_from_duration(
-            job_types,
-            scale_factor,
-            duration_s,
-            ctx.matrix,
-            ctx.assumed_worker_type,
-            ctx.file,
-            "application",
-        ),
+        total_steps=ctx.steps_from_duration(job_types, scale_factor, duration_s, "application"),
         duration_s=np.full(len(raw), np.nan),
         columns={"job_id": "name", "scale_factor": "num_replicas", "job_type": "application"},
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +18,7 @@ import pandas as pd
 
 from engine.errors import TraceError
 from engine.throughput import ThroughputMatrix
+from engine.traces import rules
 from engine.traces.reading import decode_text, first_line
 
 
@@ -36,6 +37,19 @@ class LoadContext:
     matrix: ThroughputMatrix
     rng: np.random.Generator
     assumed_worker_type: str = "p100"
+
+    def steps_from_duration(
+        self,
+        job_types: Sequence[str],
+        scale_factors: np.ndarray,
+        duration_s: np.ndarray,
+        column: str | None = None,
+    ) -> np.ndarray:
+        """Rule 3 on the assumed GPU type: :func:`engine.traces.rules.steps_from_duration`."""
+        return rules.steps_from_duration(
+            job_types, scale_factors, duration_s, self.matrix, self.assumed_worker_type,
+            self.file, column,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)

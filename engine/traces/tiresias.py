@@ -42,15 +42,7 @@ def load_tiresias(text: str, ctx: LoadContext) -> Loaded:
         arrival_s=number_column(raw["submit_time"], ctx.file, "submit_time", minimum=">=0"),
         job_type=job_types,
         scale_factor=scale_factor,
-        total_steps=rules.steps_from_duration(
-            job_types,
-            scale_factor,
-            duration_s,
-            ctx.matrix,
-            ctx.assumed_worker_type,
-            ctx.file,
-            "model_name",
-        ),
+        total_steps=ctx.steps_from_duration(job_types, scale_factor, duration_s, "model_name"),
         duration_s=duration_s,
         columns={"scale_factor": "num_gpu", "job_type": "model_name", "duration_s": "duration"},
     )

@@ -135,6 +135,15 @@ def _upload_trace_and_pick_policies(page) -> None:
     page.keyboard.press("Escape")
 
 
+def _show_two_gantts(page, second_policy: str) -> None:
+    """Opens the Schedule page and adds ``second_policy``'s Gantt beside the first."""
+    _open_page(page, "Schedule")
+    page.get_by_test_id("stMultiSelect").first.click()
+    page.get_by_role("option", name=second_policy, exact=True).click()
+    page.keyboard.press("Escape")
+    page.locator(".js-plotly-plot").nth(1).wait_for()
+
+
 def test_upload_run_and_read_the_charts(server: str, page) -> None:
     page.goto(f"{server}/?policies=fifo")
     page.get_by_role("heading", name="Scheduling what-if").wait_for()
@@ -151,11 +160,7 @@ def test_upload_run_and_read_the_charts(server: str, page) -> None:
     assert "fifo" in legend and "las" in legend
     _screenshot(page, "results")
 
-    _open_page(page, "Schedule")
-    page.get_by_test_id("stMultiSelect").first.click()
-    page.get_by_role("option", name="las", exact=True).click()
-    page.keyboard.press("Escape")
-    page.locator(".js-plotly-plot").nth(1).wait_for()
+    _show_two_gantts(page, "las")
     assert page.locator(".js-plotly-plot").count() == 2
     _screenshot(page, "schedule")
 
@@ -221,11 +226,7 @@ def test_a_paper_preset_runs_and_shows_its_claims_and_copies(server: str, page) 
     claims.wait_for()
     _screenshot(page, "paper_preset_results")
 
-    _open_page(page, "Schedule")
-    page.get_by_test_id("stMultiSelect").first.click()
-    page.get_by_role("option", name="HadarE", exact=True).click()
-    page.keyboard.press("Escape")
-    page.locator(".js-plotly-plot").nth(1).wait_for()
+    _show_two_gantts(page, "HadarE")
     _screenshot(page, "paper_preset_schedule")
 
 
