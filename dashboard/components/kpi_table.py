@@ -14,6 +14,8 @@ from engine.metrics import METRICS
 from engine.results import ComparisonResult
 
 BEST_STYLE = "background-color: #d8f0dc; font-weight: 700"
+ONLY_WHEN_USED = ("consolidation_wait_mean_s",)
+"""Metrics only some policies produce (delay scheduling); a column of zeros is left out."""
 
 
 def column_format(metric: str, values: pd.Series) -> tuple[str, Callable[[float], str]]:
@@ -53,7 +55,12 @@ def best_mask(kpi: pd.DataFrame) -> pd.DataFrame:
 
 def kpi_styler(kpi: pd.DataFrame) -> Styler:
     """``ComparisonResult.kpi_table()`` with METRICS headers, readable cells, best values shaded."""
-    metrics = [m for m in METRICS if m in kpi.columns]
+    metrics = [
+        m
+        for m in METRICS
+        if m in kpi.columns
+        and not (m in ONLY_WHEN_USED and (pd.to_numeric(kpi[m], errors="coerce") == 0).all())
+    ]
     formats = {m: column_format(m, pd.to_numeric(kpi[m], errors="coerce")) for m in metrics}
     headers = {m: header for m, (header, _) in formats.items()}
     mask = best_mask(kpi[metrics]).rename(columns=headers)

@@ -29,3 +29,13 @@ def test_styler_has_one_row_per_policy_and_shades_the_best(comparison) -> None:
     assert list(styler.data.index) == ["fifo", "las"]
     assert "Mean JCT" in styler.data.columns[0]
     assert BEST_STYLE.split(";")[0] in styler.to_html()
+
+
+def test_consolidation_wait_shows_only_when_some_policy_delays() -> None:
+    kpi = pd.DataFrame(
+        {"jct_mean_s": [100.0, 50.0], "consolidation_wait_mean_s": [0.0, 0.0]},
+        index=["fifo", "las"],
+    )
+    assert not any("consolidation" in c for c in kpi_styler(kpi).data.columns)
+    kpi["consolidation_wait_mean_s"] = [0.0, 600.0]
+    assert any("consolidation wait" in c for c in kpi_styler(kpi).data.columns)
