@@ -147,6 +147,10 @@ class RoundConfig:
             recomputes it at most this often; 0 means at every round with a changed job set.
         checkpoint_restore_s: cost, in seconds of lost progress, of every preemption or
             migration (a change of a running job's GPUs).
+        gavel_rules: run Gavel's own simulator rules for the policies of Gavel's family
+            (micro-task rounds, per-type priority queues, jobs placed only once an allocation
+            includes them; see :mod:`engine.micro_tasks` and :mod:`engine.policies._gavel_queues`).
+            Set by the Gavel-compatible preset; off by default, where our rules apply.
     """
 
     round_duration_s: float = field(default=360.0, metadata={"help": "Round / lease length (s)"})
@@ -158,6 +162,10 @@ class RoundConfig:
     )
     checkpoint_restore_s: float = field(
         default=30.0, metadata={"help": "Checkpoint-restore cost per preemption/migration (s)"}
+    )
+    gavel_rules: bool = field(
+        default=False,
+        metadata={"help": "Gavel's simulator rules for Gavel's policies (micro-task rounds)"},
     )
 
 

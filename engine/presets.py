@@ -1,10 +1,13 @@
 """Scenario presets: named transformations of a ScenarioConfig.
 
-``gavel_compatible`` reproduces the two rules of Gavel's own simulator (Narayanan et al., OSDI 2020;
+``gavel_compatible`` reproduces the rules of Gavel's own simulator (Narayanan et al., OSDI 2020;
 stanford-futuredata/gavel ``scheduler/scheduler.py``): new jobs are admitted only at round
-boundaries and the allocation is recomputed at most every 1920 s. It also turns off what Gavel
+boundaries and the allocation is recomputed at most every 1920 s; Gavel's policies run in its
+micro-task round loop with its per-type priority queues (``RoundConfig.gavel_rules``, see
+:mod:`engine.micro_tasks` and :mod:`engine.policies._gavel_queues`). It also turns off what Gavel
 does not model: the checkpoint-restore cost of a preemption and the network penalty of a spread
-placement. Results under this preset can be set beside Gavel's.
+placement. Results under this preset can be set beside Gavel's
+(``tests/engine/test_fidelity_gavel.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ def gavel_compatible(config: ScenarioConfig) -> ScenarioConfig:
         admit_mid_round=False,
         reallocation_interval_s=GAVEL_REALLOCATION_INTERVAL_S,
         checkpoint_restore_s=0.0,
+        gavel_rules=True,
     )
     network = dataclasses.replace(config.network, enabled=False)
     return dataclasses.replace(config, rounds=rounds, network=network)

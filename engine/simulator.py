@@ -58,13 +58,19 @@ def simulate(
 
     Returns:
         The result tables; identical for identical inputs (the only rng is seeded by
-        ``config.seed``).
+        ``config.seed``). Under ``config.rounds.gavel_rules``, policies of Gavel's family
+        (``micro_task_rounds``) run in Gavel's round loop (:mod:`engine.micro_tasks`).
 
     Raises:
         AllocationError: the policy granted GPUs that do not exist.
         SimulationCancelled: ``should_cancel()`` returned True.
     """
-    return Simulation(jobs, config, policy, matrix).run(on_progress, should_cancel)
+    engine = Simulation
+    if config.rounds.gavel_rules and getattr(get_policy(policy.name), "micro_task_rounds", False):
+        from engine.micro_tasks import MicroTaskSimulation  # imports this module
+
+        engine = MicroTaskSimulation
+    return engine(jobs, config, policy, matrix).run(on_progress, should_cancel)
 
 
 class Simulation:
@@ -233,7 +239,7 @@ class Simulation:
             running=self.running.values(),
             capacity=self.cluster.capacity,
             free_gpus=self.cluster.free_gpus,
-            round_index=int(self.now_s // self.round_s),
+            round_index=self._round_index(),
             arrived=self.jobs[self.arrived_from : self.next_arrival],
             node_free_gpus=self.cluster.node_free_view,
         )
@@ -244,6 +250,9 @@ class Simulation:
         self.num_decisions += 1
         self._validate(allocation)
         return allocation
+
+    def _round_index(self) -> int:
+        return int(self.now_s // self.round_s)
 
     def _validate(self, allocation: Allocation) -> None:
         granted: dict[str, int] = {}

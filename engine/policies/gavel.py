@@ -26,6 +26,11 @@ Reconstructions [R]:
   since the boundary; they return only those starts. A mid-round start counts as the rest of
   the round.
 - Exact LP over classes of identical jobs, plus a small efficiency term (see the LP module).
+
+Under ``RoundConfig.gavel_rules`` (the Gavel-compatible preset) the policy instead runs Gavel's
+own mechanism (:mod:`engine.policies._gavel_queues`: per-type queues, deficits, late arrivals
+held back until the next solve) in Gavel's round loop (:mod:`engine.micro_tasks`), and solves its
+LP like Gavel's ECOS, by interior point without the efficiency term.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from typing import ClassVar
 import numpy as np
 
 from engine.policies._gavel_lp import max_min_coefficients, solve_max_min
+from engine.policies._gavel_queues import GavelQueues
 from engine.policies._gavel_rounds import RoundBook, priority_order
 from engine.policies.base import (
     Allocation,
@@ -60,6 +66,7 @@ class GavelMaxMin(Policy):
     uses_rounds = True
     needs_sync = False  # the LP and round priorities read no progress counters
     heterogeneity_aware: ClassVar[bool] = True
+    micro_task_rounds: ClassVar[bool] = True  # runs in Gavel's loop under gavel_rules
 
     @dataclass(frozen=True)
     class Params:
@@ -84,11 +91,43 @@ class GavelMaxMin(Policy):
         self._round_pairs: tuple[list[JobState], list[int]] = ([], [])
         self._pending: list[tuple[JobState, int]] | None = None
         self._last_index = -1
+        self.gavel_rules = context.rounds.gavel_rules
+        self.queues: GavelQueues | None = None
+        if self.gavel_rules:
+            self.queues = GavelQueues(
+                self.worker_types,
+                self.capacity,
+                context.rounds.round_duration_s,
+                context.rounds.reallocation_interval_s,
+                self.heterogeneity_aware,
+                context.rng,
+                skip_zero_priority=self.skips_zero_priority,
+            )
+
+    skips_zero_priority: ClassVar[bool] = False  # Gavel's FIFO rule in its queues
+
+    def force_reallocation(self) -> None:
+        """Gavel's forced re-solve when nothing runs and nothing arrives (micro-task loop)."""
+        if self.queues is not None:
+            self.queues.force_reallocation()
 
     def allocate(self, state: SchedulerState) -> Allocation:
+        if self.queues is not None:
+            return self._gavel_round(state)
         if state.round_index != self._round_index:
             return self._new_round(state)
         return self._mid_round(state)
+
+    def _gavel_round(self, state: SchedulerState) -> Allocation:
+        """Gavel's own mechanism (module docstring), at every round boundary."""
+        assert self.queues is not None
+        jobs = sorted([*state.waiting, *state.running], key=_BY_INDEX)
+        rows = self.book.rows(jobs)
+
+        def solve(active: list[JobState]) -> np.ndarray:
+            return self._solve(state.now_s, active, self.book.rows(active))
+
+        return self.queues.decide(state.now_s, jobs, self.book.throughputs[rows], solve)
 
     def _new_round(self, state: SchedulerState) -> Allocation:
         """Round boundary: re-solve if due, then grant in priority order and count the round."""
@@ -168,8 +207,9 @@ class GavelMaxMin(Policy):
             coefficients,
             book.scale_factors[rows],
             self.capacity,
-            self.params.efficiency_epsilon,
+            0.0 if self.gavel_rules else self.params.efficiency_epsilon,
             book.class_ids[rows],
+            interior=self.gavel_rules,
         )
 
     def _greedy(
