@@ -27,6 +27,13 @@ Reconstructions [R]:
 - Heterogeneity-agnostic form: every fitting type runs the job at ``tput_equal_j`` (all types
   equally fast, as in ``gavel_maxmin_agnostic``), so only total time share counts.
 - A job with no remaining steps or fitting nowhere gets no share and no fairness row.
+
+Under ``RoundConfig.gavel_rules`` (the Gavel-compatible preset) the isolated finish time follows
+Gavel's ``FinishTimeFairnessPolicyWithPerf``: ``cumulative isolated time + remaining / T_iso``,
+where the cumulative isolated time adds, at every solve, the steps done since the previous solve
+divided by the isolated throughput of that solve; the agnostic form gives every type the job's
+V100 throughput (Gavel's ``FinishTimeFairnessPolicy``; the fastest type's when the cluster has no
+V100); and the LPs are solved by interior point without the efficiency term, as ECOS does.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from engine.policies._gavel_lp import equal_share_throughput, fit_mask, solve_lp_if_feasible
-from engine.policies.base import register_policy
+from engine.policies.base import PolicyContext, register_policy
 from engine.policies.gavel import GavelMaxMin
 from engine.state import JobState
 
@@ -56,21 +63,63 @@ class GavelFinishTimeFairness(GavelMaxMin):
             default=1e-3, metadata={"help": "Relative width at which the rho bisection stops"}
         )
 
+    def __init__(self, params: GavelMaxMin.Params, context: PolicyContext) -> None:
+        super().__init__(params, context)
+        self._cumulative_isolated_s: dict[int, float] = {}
+        self._previous: dict[int, tuple[float, float]] = {}  # remaining steps, T_iso at a solve
+
     def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
         """Time shares X minimizing the worst rho (module docstring)."""
         book = self.book
         elapsed_s = np.array([now_s - job.arrival_s for job in active])
         remaining = np.array([job.remaining_steps for job in active])
+        throughputs = book.throughputs[rows]
+        aware, isolated_s = self.heterogeneity_aware, None
+        if self.gavel_rules:
+            if not aware:
+                throughputs, aware = self._reference_throughputs(throughputs), True
+            isolated_s = self._gavel_isolated_s(active, throughputs, remaining)
         shares, _ = solve_finish_time_fairness(
-            book.throughputs[rows],
+            throughputs,
             book.scale_factors[rows],
             self.capacity,
             np.maximum(elapsed_s, 0.0),
             remaining,
-            self.heterogeneity_aware,
+            aware,
             self.params,
+            isolated_s=isolated_s,
         )
         return shares
+
+    def _reference_throughputs(self, throughputs: np.ndarray) -> np.ndarray:
+        """Gavel's agnostic FTF: the job's V100 (else fastest-type) throughput on every type."""
+        if "v100" in self.worker_types:
+            reference = throughputs[:, self.worker_types.index("v100")]
+        else:
+            reference = throughputs.max(axis=1)
+        return np.where(throughputs > 0, reference[:, None], 0.0)
+
+    def _gavel_isolated_s(
+        self, active: list[JobState], throughputs: np.ndarray, remaining: np.ndarray
+    ) -> np.ndarray:
+        """(n,) Gavel's isolated finish-time term: cumulative isolated time + remaining / T_iso."""
+        iso = isolated_throughput(
+            throughputs, self.book.scale_factors[self.book.rows(active)], self.capacity, len(active)
+        )
+        cumulative = np.zeros(len(active))
+        for i, job in enumerate(active):
+            total = self._cumulative_isolated_s.get(job.index, 0.0)
+            if job.index in self._previous:
+                previous_remaining, previous_iso = self._previous[job.index]
+                total += (previous_remaining - remaining[i]) / previous_iso
+            self._cumulative_isolated_s[job.index] = cumulative[i] = total
+        self._previous = {
+            job.index: (float(remaining[i]), float(iso[i]))
+            for i, job in enumerate(active)
+            if iso[i] > 0
+        }
+        with np.errstate(divide="ignore"):
+            return np.asarray(cumulative + remaining / iso)
 
 
 def isolated_throughput(
@@ -90,6 +139,7 @@ def solve_finish_time_fairness(
     remaining_steps: np.ndarray,
     heterogeneity_aware: bool,
     params: GavelFinishTimeFairness.Params,
+    isolated_s: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """Minimizes the worst rho by bisection (module docstring).
 
@@ -101,6 +151,9 @@ def solve_finish_time_fairness(
         remaining_steps: (n,) steps left.
         heterogeneity_aware: False treats every fitting type as equally fast.
         params: bisection and efficiency settings.
+        isolated_s: (n,) the rho denominators (Gavel's cumulative form, see module); None:
+            ``elapsed + remaining / T_iso``. Given, the LPs are solved by interior point and
+            without the efficiency term, as Gavel's ECOS solves them.
 
     Returns:
         (n, K) time shares ``X`` and the worst rho they reach (NaN if no job takes part).
@@ -118,7 +171,12 @@ def solve_finish_time_fairness(
         np.where(fits, tput, 0.0)[live], scale_factors[live], capacity, equal[live]
     )
     elapsed, remaining = elapsed_s[live], remaining_steps[live]
-    isolated_s = elapsed + remaining / iso[live]
+    interior = isolated_s is not None
+    if isolated_s is None:
+        isolated_s = elapsed + remaining / iso[live]
+    else:
+        isolated_s = isolated_s[live]
+    problem.interior = interior
     start = _equal_split(fits[live], scale_factors[live], capacity)
 
     def worst_rho(x: np.ndarray) -> float:
@@ -137,7 +195,7 @@ def solve_finish_time_fairness(
         else:
             best_x, hi = x, probe
         probe = 0.5 * (lo + hi)
-    if params.efficiency_epsilon > 0:
+    if params.efficiency_epsilon > 0 and not interior:
         x = problem.solve(
             _coefficient(hi, isolated_s, elapsed, remaining), params.efficiency_epsilon
         )
@@ -184,13 +242,16 @@ class _FeasibilityLP:
         self.upper = np.ones(m)
         self.efficiency = self.values / equal[self.rows] / n
         self.shape = (n, num_types)
+        self.interior = False  # interior-point solves (Gavel's ECOS), see solve_lp
 
     def solve(self, coefficient: np.ndarray | None, epsilon: float) -> np.ndarray | None:
         """(n, K) shares meeting every job's rate for ``coefficient``, or None if none do."""
         if coefficient is None:
             return None
         self.matrix.data[0::3] = -coefficient[self.rows] * self.values
-        x = solve_lp_if_feasible(-epsilon * self.efficiency, self.matrix, self.b_ub, self.upper)
+        x = solve_lp_if_feasible(
+            -epsilon * self.efficiency, self.matrix, self.b_ub, self.upper, self.interior
+        )
         if x is None:
             return None
         shares = np.zeros(self.shape)

@@ -1,0 +1,147 @@
+"""Gavel's minimum total duration: the allocation that finishes every active job soonest.
+
+Narayanan et al., OSDI 2020, §4.2 ("minimize makespan"; policies ``min_total_duration`` and
+``min_total_duration_perf`` of stanford-futuredata/gavel, commit c4fa400, MIT), modelled in our
+own code. For a makespan ``T`` the allocation is feasible when every job can finish its remaining
+steps by ``T``::
+
+    sum_k X_jk tput_jk >= remaining_j / T   for every job j
+    sum_k X_jk <= 1,  sum_j sf_j X_jk <= cap_k,  X >= 0,  X_jk = 0 where job j does not fit
+
+Feasibility is monotone in ``T``, so ``T`` is found by bisection between ``min_makespan_s`` and
+``max_makespan_s`` until ``hi <= bisection_ratio x lo`` (Gavel: 100 s, 10^6 s and 1.05; if no
+probed ``T`` is feasible, the next decade is searched); the allocation is the one of the smallest
+feasible ``T`` probed. Gavel's round mechanism then grants GPUs as for max-min.
+
+- Heterogeneity-agnostic form: every worker type runs the job at its V100 throughput (Gavel's
+  ``MinTotalDurationPolicy``; the fastest type's when the cluster has no V100).
+- [R] Outside the Gavel-compatible preset, a last LP at the ``T`` found maximizes
+  ``efficiency_epsilon`` times the normalized throughput, so leftover capacity is used; under it
+  the LPs are solved by interior point (``RoundConfig.gavel_rules``), as Gavel's ECOS does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.policies._gavel_lp import equal_share_throughput, fit_mask
+from engine.policies.base import register_policy
+from engine.policies.gavel import GavelMaxMin
+from engine.policies.gavel_ftf import _FeasibilityLP
+from engine.state import JobState
+
+
+class GavelMinTotalDuration(GavelMaxMin):
+    """Gavel's makespan-minimizing allocation (module docstring), with Gavel's round mechanism."""
+
+    needs_sync = True  # reads remaining_steps
+
+    @dataclass(frozen=True)
+    class Params(GavelMaxMin.Params):
+        min_makespan_s: float = field(
+            default=100.0, metadata={"help": "Lower end of the makespan bisection (s)"}
+        )
+        max_makespan_s: float = field(
+            default=1e6, metadata={"help": "Upper end of the first makespan bisection (s)"}
+        )
+        bisection_ratio: float = field(
+            default=1.05, metadata={"help": "Bisection stops when high / low is below this"}
+        )
+
+    def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
+        """Time shares X of the smallest feasible makespan found (module docstring)."""
+        throughputs = self.book.throughputs[rows]
+        if not self.heterogeneity_aware:
+            throughputs = self._reference_throughputs(throughputs)
+        remaining = np.array([job.remaining_steps for job in active])
+        shares, _ = solve_min_total_duration(
+            throughputs,
+            self.book.scale_factors[rows],
+            self.capacity,
+            remaining,
+            self.params,
+            interior=self.gavel_rules,
+        )
+        return shares
+
+    def _reference_throughputs(self, throughputs: np.ndarray) -> np.ndarray:
+        """The job's V100 (else fastest-type) throughput on every type it fits."""
+        if "v100" in self.worker_types:
+            reference = throughputs[:, self.worker_types.index("v100")]
+        else:
+            reference = throughputs.max(axis=1)
+        return np.where(throughputs > 0, reference[:, None], 0.0)
+
+
+def solve_min_total_duration(
+    throughputs: np.ndarray,
+    scale_factors: np.ndarray,
+    capacity: np.ndarray,
+    remaining_steps: np.ndarray,
+    params: GavelMinTotalDuration.Params,
+    interior: bool = False,
+) -> tuple[np.ndarray, float]:
+    """Bisection on the makespan (module docstring).
+
+    Args:
+        throughputs: (n, K) steps/s at each job's scale factor; 0 = does not fit.
+        scale_factors: (n,) GPUs per job.
+        capacity: (K,) GPUs per worker type.
+        remaining_steps: (n,) steps left.
+        params: bisection bounds and the efficiency weight.
+        interior: interior-point solves without the efficiency LP (Gavel's ECOS).
+
+    Returns:
+        (n, K) time shares and the makespan they reach (s; NaN if no job takes part).
+    """
+    n, num_types = throughputs.shape
+    shares = np.zeros((n, num_types))
+    fits = fit_mask(throughputs, scale_factors, capacity)
+    live = fits.any(axis=1) & (remaining_steps > 0)
+    if not live.any():
+        return shares, float("nan")
+    equal = equal_share_throughput(throughputs, fits, capacity)[live]
+    problem = _FeasibilityLP(
+        np.where(fits, throughputs, 0.0)[live], scale_factors[live], capacity, equal
+    )
+    problem.interior = interior
+    remaining = remaining_steps[live]
+    best, best_s = None, float("nan")
+    low, high = params.min_makespan_s, params.max_makespan_s
+    while best is None:
+        while params.bisection_ratio * low < high:
+            probe_s = 0.5 * (low + high)
+            x = problem.solve(probe_s / remaining, 0.0)
+            if x is None:
+                low = probe_s
+            else:
+                best, best_s, high = x, probe_s, probe_s
+        if best is None:
+            low, high = high, high * 10.0
+    if params.efficiency_epsilon > 0 and not interior:
+        x = problem.solve(best_s / remaining, params.efficiency_epsilon)
+        best = best if x is None else x
+    shares[live] = np.clip(best, 0.0, 1.0)
+    return shares, best_s
+
+
+@register_policy("gavel_min_total_duration")
+class GavelMinTotalDurationAware(GavelMinTotalDuration):
+    """Gavel's minimum makespan, heterogeneity-aware: each type at the job's measured throughput.
+
+    Narayanan et al., OSDI 2020 (``min_total_duration_perf``).
+    """
+
+    heterogeneity_aware = True
+
+
+@register_policy("gavel_min_total_duration_agnostic")
+class GavelMinTotalDurationAgnostic(GavelMinTotalDuration):
+    """Gavel's minimum makespan, heterogeneity-agnostic: every type at the job's V100 throughput.
+
+    Narayanan et al., OSDI 2020 (``min_total_duration``).
+    """
+
+    heterogeneity_aware = False
