@@ -97,6 +97,8 @@ class GavelFinishTimeFairness(GavelMaxMin):
             reference = throughputs[:, self.worker_types.index("v100")]
         else:
             reference = throughputs.max(axis=1)
+        if self.gavel_rules:  # Gavel: on every type, even where the job does not run
+            return np.repeat(reference[:, None], throughputs.shape[1], axis=1)
         return np.where(throughputs > 0, reference[:, None], 0.0)
 
     def _gavel_isolated_s(

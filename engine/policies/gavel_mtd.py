@@ -16,16 +16,21 @@ feasible ``T`` probed. Gavel's round mechanism then grants GPUs as for max-min.
 - Heterogeneity-agnostic form: every worker type runs the job at its V100 throughput (Gavel's
   ``MinTotalDurationPolicy``; the fastest type's when the cluster has no V100).
 - [R] Outside the Gavel-compatible preset, a last LP at the ``T`` found maximizes
-  ``efficiency_epsilon`` times the normalized throughput, so leftover capacity is used; under it
-  the LPs are solved by interior point (``RoundConfig.gavel_rules``), as Gavel's ECOS does.
+  ``efficiency_epsilon`` times the normalized throughput, so leftover capacity is used.
+- Under the preset (``RoundConfig.gavel_rules``) ECOS over every (job, type) pair decides each
+  probe and gives the shares, as in Gavel (:mod:`engine.policies._gavel_ecos`): on this
+  constant-objective program the interior point it stops at spreads the shares, where a simplex
+  vertex would put whole shares on a few jobs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.policies._gavel_ecos import feasible_shares
 from engine.policies._gavel_lp import equal_share_throughput, fit_mask
 from engine.policies.base import register_policy
 from engine.policies.gavel import GavelMaxMin
@@ -72,6 +77,8 @@ class GavelMinTotalDuration(GavelMaxMin):
             reference = throughputs[:, self.worker_types.index("v100")]
         else:
             reference = throughputs.max(axis=1)
+        if self.gavel_rules:  # Gavel: on every type, even where the job does not run
+            return np.repeat(reference[:, None], throughputs.shape[1], axis=1)
         return np.where(throughputs > 0, reference[:, None], 0.0)
 
 
@@ -91,7 +98,9 @@ def solve_min_total_duration(
         capacity: (K,) GPUs per worker type.
         remaining_steps: (n,) steps left.
         params: bisection bounds and the efficiency weight.
-        interior: interior-point solves without the efficiency LP (Gavel's ECOS).
+        interior: Gavel's solver: ECOS over every (job, type) pair decides feasibility and
+            gives the shares (:mod:`engine.policies._gavel_ecos`); else HiGHS over the pairs
+            where the job fits, then the efficiency LP.
 
     Returns:
         (n, K) time shares and the makespan they reach (s; NaN if no job takes part).
@@ -102,29 +111,46 @@ def solve_min_total_duration(
     live = fits.any(axis=1) & (remaining_steps > 0)
     if not live.any():
         return shares, float("nan")
-    equal = equal_share_throughput(throughputs, fits, capacity)[live]
-    problem = _FeasibilityLP(
-        np.where(fits, throughputs, 0.0)[live], scale_factors[live], capacity, equal
-    )
-    problem.interior = interior
     remaining = remaining_steps[live]
+    if interior:
+        tput, sf = throughputs[live], scale_factors[live]
+        best, best_s = bisect_makespan(
+            lambda t: feasible_shares(tput, sf, capacity, remaining, t), params
+        )
+    else:
+        equal = equal_share_throughput(throughputs, fits, capacity)[live]
+        problem = _FeasibilityLP(
+            np.where(fits, throughputs, 0.0)[live], scale_factors[live], capacity, equal
+        )
+        best, best_s = bisect_makespan(lambda t: problem.solve(t / remaining, 0.0), params)
+        if params.efficiency_epsilon > 0:
+            x = problem.solve(best_s / remaining, params.efficiency_epsilon)
+            best = best if x is None else x
+    shares[live] = np.clip(best, 0.0, 1.0)
+    return shares, best_s
+
+
+def bisect_makespan(
+    probe: Callable[[float], np.ndarray | None], params: GavelMinTotalDuration.Params
+) -> tuple[np.ndarray, float]:
+    """Smallest feasible makespan probed, and its shares (module docstring).
+
+    ``probe(T)`` returns shares meeting makespan ``T`` or None. Bisects ``[low, high]`` until
+    ``high <= ratio x low``; if no probe was feasible, searches the next decade.
+    """
     best, best_s = None, float("nan")
     low, high = params.min_makespan_s, params.max_makespan_s
     while best is None:
         while params.bisection_ratio * low < high:
             probe_s = 0.5 * (low + high)
-            x = problem.solve(probe_s / remaining, 0.0)
+            x = probe(probe_s)
             if x is None:
                 low = probe_s
             else:
                 best, best_s, high = x, probe_s, probe_s
         if best is None:
             low, high = high, high * 10.0
-    if params.efficiency_epsilon > 0 and not interior:
-        x = problem.solve(best_s / remaining, params.efficiency_epsilon)
-        best = best if x is None else x
-    shares[live] = np.clip(best, 0.0, 1.0)
-    return shares, best_s
+    return best, best_s
 
 
 @register_policy("gavel_min_total_duration")
