@@ -12,7 +12,10 @@ statement of the programs, not Gavel's code:
 - base rows (Gavel's ``get_base_constraints``): ``x >= 0``, ``sum_j sf_j x[j, k] <= cap_k``,
   ``sum_k x[j, k] <= 1``;
 - max-min: maximize ``t`` with ``t <= sum_k c[j, k] x[j, k]`` for every job;
-- feasibility (minimum total duration): ``sum_k tput[j, k] x[j, k] >= remaining_j / T``.
+- feasibility (minimum total duration): ``sum_k tput[j, k] x[j, k] >= remaining_j / T``;
+- finish-time fairness: minimize ``r`` with ``(elapsed_j + remaining_j w_j) / isolated_j <= r``
+  and ``w_j >= 1 / (tput_j . x_j)``, the latter as the cone ``||(2, a_j - w_j)|| <= a_j + w_j``
+  (``a_j w_j >= 1``), which is how cvxpy hands ``inv_pos`` to ECOS.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 _OPTIMAL = 0  # ECOS exit flag; cvxpy maps it to "optimal"
+_INACCURATE = 10  # "optimal_inaccurate": cvxpy still returns the point
 
 
 def base_rows(scale_factors: np.ndarray, capacity: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
@@ -41,16 +45,29 @@ def base_rows(scale_factors: np.ndarray, capacity: np.ndarray) -> tuple[sp.csr_m
     return rows, np.concatenate([np.zeros(m), capacity.astype(float), np.ones(n)])
 
 
-def solve(objective: np.ndarray, rows: sp.spmatrix, rhs: np.ndarray) -> np.ndarray | None:
-    """``min objective @ z`` s.t. ``rows @ z <= rhs`` with ECOS; None unless ECOS says optimal."""
+def solve(
+    objective: np.ndarray,
+    rows: sp.spmatrix,
+    rhs: np.ndarray,
+    cones: list[int] | None = None,
+    accept_inaccurate: bool = False,
+) -> np.ndarray | None:
+    """``min objective @ z`` s.t. ``rhs - rows @ z`` in the cone, with ECOS.
+
+    The first rows minus ``sum(cones)`` are linear (``<= rhs``); the last ones form second-order
+    cones of the sizes in ``cones``. Returns None unless ECOS says optimal (or, with
+    ``accept_inaccurate``, optimal to reduced accuracy, whose point cvxpy also returns).
+    """
+    cones = cones or []
     result = ecos.solve(
         objective.astype(float),
         sp.csc_matrix(rows),
         rhs.astype(float),
-        {"l": rows.shape[0], "q": [], "e": 0},
+        {"l": rows.shape[0] - sum(cones), "q": cones, "e": 0},
         verbose=False,
     )
-    if result["info"]["exitFlag"] != _OPTIMAL:
+    flag = result["info"]["exitFlag"]
+    if flag != _OPTIMAL and not (accept_inaccurate and flag == _INACCURATE):
         return None
     return np.asarray(result["x"])
 
@@ -76,7 +93,7 @@ def max_min_shares(
     rows = sp.vstack([fairness, sp.hstack([base, sp.csr_matrix((base.shape[0], 1))])])
     objective = np.zeros(m + 1)
     objective[-1] = -1.0
-    z = solve(objective, rows, np.concatenate([np.zeros(n), base_rhs]))
+    z = solve(objective, rows, np.concatenate([np.zeros(n), base_rhs]), accept_inaccurate=True)
     if z is None:
         from engine.errors import EngineError
 
@@ -101,3 +118,77 @@ def feasible_shares(
     rows = sp.vstack([base, demand])
     z = solve(np.zeros(m), rows, np.concatenate([base_rhs, -remaining_steps / makespan_s]))
     return None if z is None else np.clip(z.reshape(n, num_types), 0.0, 1.0)
+
+
+def max_min_coefficients_all_pairs(
+    throughputs: np.ndarray,
+    scale_factors: np.ndarray,
+    priority_weights: np.ndarray,
+    capacity: np.ndarray,
+    heterogeneity_aware: bool,
+) -> np.ndarray:
+    """(n, K) ``c[j, k]`` of Gavel's max-min program, over every pair.
+
+    Aware: ``tput[j, k] sf_j / (w_j tput_prop_j)`` with ``tput_prop_j = sum_k tput[j, k]
+    cap_k / sum(cap)`` (Gavel's proportional share). Agnostic: every throughput counts as 1,
+    even where the job does not run (the rounds never grant such a pair).
+    """
+    tput = throughputs if heterogeneity_aware else np.ones_like(throughputs)
+    proportional = tput @ (capacity / capacity.sum())
+    weight = np.divide(
+        scale_factors,
+        priority_weights * proportional,
+        out=np.zeros_like(proportional),
+        where=proportional > 0,
+    )
+    return np.asarray(tput * weight[:, None])
+
+
+def finish_time_fairness_shares(
+    throughputs: np.ndarray,
+    scale_factors: np.ndarray,
+    capacity: np.ndarray,
+    elapsed_s: np.ndarray,
+    remaining_steps: np.ndarray,
+    isolated_s: np.ndarray,
+) -> np.ndarray | None:
+    """(n, K) shares minimizing the worst finish-time fairness ratio (module docstring).
+
+    Args:
+        elapsed_s: (n,) time since arrival; remaining_steps: (n,); isolated_s: (n,) the ratio's
+            denominators.
+
+    Returns:
+        Shares clipped to [0, 1], or None when ECOS returns no point (Gavel then falls back to
+        its isolated allocation).
+    """
+    n, num_types = throughputs.shape
+    m = n * num_types
+    base, base_rhs = base_rows(scale_factors, capacity)
+    pairs = np.arange(m)
+    jobs = np.arange(n)
+    rate = sp.csr_matrix((throughputs.ravel(), (pairs // num_types, pairs)), shape=(n, m))
+    w = sp.identity(n, format="csr")
+    zero_n, zero_1 = sp.csr_matrix((n, n)), sp.csr_matrix((n, 1))
+    ratio = sp.hstack(
+        [sp.csr_matrix((n, m)), sp.diags(remaining_steps / isolated_s), -sp.csr_matrix(np.ones((n, 1)))]
+    )
+    linear = sp.vstack([sp.hstack([base, sp.csr_matrix((base.shape[0], n + 1))]), ratio])
+    linear_rhs = np.concatenate([base_rhs, -elapsed_s / isolated_s])
+    cone_rows = []
+    for sign_w, block in ((1.0, rate), (0.0, None), (-1.0, rate)):
+        part = sp.csr_matrix((n, m)) if block is None else -block
+        cone_rows.append(sp.hstack([part, -sign_w * w if sign_w else zero_n, zero_1]))
+    order = np.ravel(np.column_stack([jobs, n + jobs, 2 * n + jobs]))  # one 3-row cone per job
+    cones = sp.vstack(cone_rows, format="csr")[order]
+    cone_rhs = np.concatenate([np.zeros(n), np.full(n, 2.0), np.zeros(n)])[order]
+    objective = np.zeros(m + n + 1)
+    objective[-1] = 1.0
+    z = solve(
+        objective,
+        sp.vstack([linear, cones]),
+        np.concatenate([linear_rhs, cone_rhs]),
+        cones=[3] * n,
+        accept_inaccurate=True,
+    )
+    return None if z is None else np.clip(z[:m].reshape(n, num_types), 0.0, 1.0)

@@ -98,7 +98,6 @@ def solve_max_min(
     capacity: np.ndarray,
     epsilon: float = 1e-3,
     class_ids: np.ndarray | None = None,
-    interior: bool = False,
 ) -> np.ndarray:
     """Solves the max-min LP of the module docstring, over classes of identical jobs.
 
@@ -116,7 +115,6 @@ def solve_max_min(
         epsilon: weight of the efficiency tie-break term (0 disables it).
         class_ids: (n,) optional precomputed class labels (equal label => equal coefficient
             row and scale factor); found with ``np.unique`` over the rows when None.
-        interior: solve by interior point without crossover (see :func:`solve_lp`).
 
     Returns:
         (n, K) time shares ``X``, clipped to [0, 1].
@@ -134,7 +132,7 @@ def solve_max_min(
         class_ids, return_index=True, return_inverse=True, return_counts=True
     )
     class_shares = _solve_classes(
-        coefficients[first], scale_factors[first], counts, capacity, epsilon, interior
+        coefficients[first], scale_factors[first], counts, capacity, epsilon
     )
     return class_shares[inverse]
 
@@ -145,7 +143,6 @@ def _solve_classes(
     counts: np.ndarray,
     capacity: np.ndarray,
     epsilon: float,
-    interior: bool = False,
 ) -> np.ndarray:
     """The LP with one share row per class of ``counts`` identical jobs; (C, K) shares."""
     num_classes, num_types = coefficients.shape
@@ -175,7 +172,7 @@ def _solve_classes(
     weight = epsilon / counts.sum()
     objective = np.concatenate([-weight * counts[rows] * values, [-1.0]])
     upper = np.append(np.ones(m), np.inf)
-    x = solve_lp(objective, a_ub, b_ub, upper, interior)
+    x = solve_lp(objective, a_ub, b_ub, upper)
     live_shares = np.zeros((nc, num_types))
     live_shares[rows, cols] = np.clip(x[:m], 0.0, 1.0)
     shares[live] = live_shares
@@ -183,11 +180,7 @@ def _solve_classes(
 
 
 def solve_lp(
-    objective: np.ndarray,
-    a_ub: sp.csc_matrix,
-    b_ub: np.ndarray,
-    upper: np.ndarray,
-    interior: bool = False,
+    objective: np.ndarray, a_ub: sp.csc_matrix, b_ub: np.ndarray, upper: np.ndarray
 ) -> np.ndarray:
     """``min objective @ x`` s.t. ``a_ub @ x <= b_ub``, ``0 <= x <= upper``, with HiGHS.
 
@@ -196,26 +189,17 @@ def solve_lp(
     call, which adds up over the ~18,000 solves of a 109-day trace. Falls back to ``linprog``
     if the bindings are missing, changed, or do not report an optimum.
 
-    ``interior=True`` runs HiGHS's interior-point method without crossover, so a degenerate LP
-    gets a point inside its optimal face (shares spread over the interchangeable jobs and
-    types) instead of a simplex vertex. That is what Gavel's solver does: its policies call
-    cvxpy with ECOS, an interior-point method (``scheduler/policies/*.py``).
-
     Raises:
         EngineError: if the LP is infeasible or ``linprog`` fails too.
     """
-    x = solve_lp_if_feasible(objective, a_ub, b_ub, upper, interior)
+    x = solve_lp_if_feasible(objective, a_ub, b_ub, upper)
     if x is None:
         raise EngineError("Gavel LP is infeasible")
     return x
 
 
 def _solve_direct(
-    objective: np.ndarray,
-    a_ub: sp.csc_matrix,
-    b_ub: np.ndarray,
-    upper: np.ndarray,
-    interior: bool = False,
+    objective: np.ndarray, a_ub: sp.csc_matrix, b_ub: np.ndarray, upper: np.ndarray
 ) -> np.ndarray | None:
     """The LP through ``scipy.optimize._highspy._core``; None unless HiGHS reports optimal."""
     assert _highs is not None
@@ -238,9 +222,6 @@ def _solve_direct(
     solver = _highs._Highs()
     solver.setOptionValue("output_flag", False)
     solver.setOptionValue("presolve", "off")  # tiny LPs: presolve costs more than it saves
-    if interior:
-        solver.setOptionValue("solver", "ipm")
-        solver.setOptionValue("run_crossover", "off")
     solver.passModel(lp)
     solver.run()
     if solver.getModelStatus() != _highs.HighsModelStatus.kOptimal:
@@ -249,11 +230,7 @@ def _solve_direct(
 
 
 def solve_lp_if_feasible(
-    objective: np.ndarray,
-    a_ub: sp.csc_matrix,
-    b_ub: np.ndarray,
-    upper: np.ndarray,
-    interior: bool = False,
+    objective: np.ndarray, a_ub: sp.csc_matrix, b_ub: np.ndarray, upper: np.ndarray
 ) -> np.ndarray | None:
     """Like :func:`solve_lp`, but None when the LP is infeasible (for feasibility searches).
 
@@ -262,14 +239,13 @@ def solve_lp_if_feasible(
     """
     if _highs is not None:
         try:
-            x = _solve_direct(objective, a_ub, b_ub, upper, interior)
+            x = _solve_direct(objective, a_ub, b_ub, upper)
         except (AttributeError, TypeError, ValueError):
             x = None
         if x is not None:
             return x
     bounds = np.column_stack([np.zeros_like(upper), upper])
-    method = "highs-ipm" if interior else "highs"
-    result = linprog(objective, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method=method)
+    result = linprog(objective, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method="highs")
     if result.status == 2:  # infeasible
         return None
     if result.status != 0:

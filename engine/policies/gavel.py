@@ -29,8 +29,9 @@ Reconstructions [R]:
 
 Under ``RoundConfig.gavel_rules`` (the Gavel-compatible preset) the policy instead runs Gavel's
 own mechanism (:mod:`engine.policies._gavel_queues`: per-type queues, deficits, late arrivals
-held back until the next solve) in Gavel's round loop (:mod:`engine.micro_tasks`), and solves its
-LP like Gavel's ECOS, by interior point without the efficiency term.
+held back until the next solve) in Gavel's round loop (:mod:`engine.micro_tasks`), and solves
+Gavel's program over every (job, type) pair with Gavel's solver, ECOS
+(:mod:`engine.policies._gavel_ecos`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from engine.policies._gavel_ecos import max_min_coefficients_all_pairs, max_min_shares
 from engine.policies._gavel_lp import max_min_coefficients, solve_max_min
 from engine.policies._gavel_queues import GavelQueues
 from engine.policies._gavel_rounds import RoundBook, priority_order
@@ -196,6 +198,15 @@ class GavelMaxMin(Policy):
     def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
         """Time shares X, shape (len(rows), worker types): the max-min LP."""
         book = self.book
+        if self.gavel_rules:  # Gavel's program and solver (_gavel_ecos)
+            coefficients = max_min_coefficients_all_pairs(
+                book.throughputs[rows],
+                book.scale_factors[rows],
+                book.priority_weights[rows],
+                self.capacity,
+                self.heterogeneity_aware,
+            )
+            return max_min_shares(coefficients, book.scale_factors[rows], self.capacity)
         coefficients = max_min_coefficients(
             book.throughputs[rows],
             book.scale_factors[rows],
@@ -207,9 +218,8 @@ class GavelMaxMin(Policy):
             coefficients,
             book.scale_factors[rows],
             self.capacity,
-            0.0 if self.gavel_rules else self.params.efficiency_epsilon,
+            self.params.efficiency_epsilon,
             book.class_ids[rows],
-            interior=self.gavel_rules,
         )
 
     def _greedy(

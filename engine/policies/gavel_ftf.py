@@ -32,8 +32,9 @@ Under ``RoundConfig.gavel_rules`` (the Gavel-compatible preset) the isolated fin
 Gavel's ``FinishTimeFairnessPolicyWithPerf``: ``cumulative isolated time + remaining / T_iso``,
 where the cumulative isolated time adds, at every solve, the steps done since the previous solve
 divided by the isolated throughput of that solve; the agnostic form gives every type the job's
-V100 throughput (Gavel's ``FinishTimeFairnessPolicy``; the fastest type's when the cluster has no
-V100); and the LPs are solved by interior point without the efficiency term, as ECOS does.
+V100 throughput on every type (Gavel's ``FinishTimeFairnessPolicy``; the fastest type's when the
+cluster has no V100); and Gavel's program over every (job, type) pair is solved with Gavel's
+solver, ECOS (:mod:`engine.policies._gavel_ecos`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from engine.policies._gavel_ecos import finish_time_fairness_shares
 from engine.policies._gavel_lp import equal_share_throughput, fit_mask, solve_lp_if_feasible
 from engine.policies.base import PolicyContext, register_policy
 from engine.policies.gavel import GavelMaxMin
@@ -74,22 +76,38 @@ class GavelFinishTimeFairness(GavelMaxMin):
         elapsed_s = np.array([now_s - job.arrival_s for job in active])
         remaining = np.array([job.remaining_steps for job in active])
         throughputs = book.throughputs[rows]
-        aware, isolated_s = self.heterogeneity_aware, None
         if self.gavel_rules:
-            if not aware:
-                throughputs, aware = self._reference_throughputs(throughputs), True
-            isolated_s = self._gavel_isolated_s(active, throughputs, remaining)
+            return self._gavel_solve(active, throughputs, elapsed_s, remaining)
         shares, _ = solve_finish_time_fairness(
             throughputs,
             book.scale_factors[rows],
             self.capacity,
             np.maximum(elapsed_s, 0.0),
             remaining,
-            aware,
+            self.heterogeneity_aware,
             self.params,
-            isolated_s=isolated_s,
         )
         return shares
+
+    def _gavel_solve(
+        self,
+        active: list[JobState],
+        throughputs: np.ndarray,
+        elapsed_s: np.ndarray,
+        remaining: np.ndarray,
+    ) -> np.ndarray:
+        """Gavel's program with Gavel's solver (module docstring; :mod:`._gavel_ecos`)."""
+        if not self.heterogeneity_aware:
+            throughputs = self._reference_throughputs(throughputs)
+        scale_factors = self.book.scale_factors[self.book.rows(active)]
+        isolated_s = self._gavel_isolated_s(active, throughputs, remaining)
+        shares = finish_time_fairness_shares(
+            throughputs, scale_factors, self.capacity, elapsed_s, remaining, isolated_s
+        )
+        if shares is not None:
+            return shares
+        split = self.capacity[None, :] / (len(active) * scale_factors[:, None])  # Gavel's
+        return np.asarray(split / np.maximum(split.sum(axis=1, keepdims=True), 1.0))  # fallback
 
     def _reference_throughputs(self, throughputs: np.ndarray) -> np.ndarray:
         """Gavel's agnostic FTF: the job's V100 (else fastest-type) throughput on every type."""
@@ -141,7 +159,6 @@ def solve_finish_time_fairness(
     remaining_steps: np.ndarray,
     heterogeneity_aware: bool,
     params: GavelFinishTimeFairness.Params,
-    isolated_s: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """Minimizes the worst rho by bisection (module docstring).
 
@@ -153,9 +170,6 @@ def solve_finish_time_fairness(
         remaining_steps: (n,) steps left.
         heterogeneity_aware: False treats every fitting type as equally fast.
         params: bisection and efficiency settings.
-        isolated_s: (n,) the rho denominators (Gavel's cumulative form, see module); None:
-            ``elapsed + remaining / T_iso``. Given, the LPs are solved by interior point and
-            without the efficiency term, as Gavel's ECOS solves them.
 
     Returns:
         (n, K) time shares ``X`` and the worst rho they reach (NaN if no job takes part).
@@ -173,12 +187,7 @@ def solve_finish_time_fairness(
         np.where(fits, tput, 0.0)[live], scale_factors[live], capacity, equal[live]
     )
     elapsed, remaining = elapsed_s[live], remaining_steps[live]
-    interior = isolated_s is not None
-    if isolated_s is None:
-        isolated_s = elapsed + remaining / iso[live]
-    else:
-        isolated_s = isolated_s[live]
-    problem.interior = interior
+    isolated_s = elapsed + remaining / iso[live]
     start = _equal_split(fits[live], scale_factors[live], capacity)
 
     def worst_rho(x: np.ndarray) -> float:
@@ -197,7 +206,7 @@ def solve_finish_time_fairness(
         else:
             best_x, hi = x, probe
         probe = 0.5 * (lo + hi)
-    if params.efficiency_epsilon > 0 and not interior:
+    if params.efficiency_epsilon > 0:
         x = problem.solve(
             _coefficient(hi, isolated_s, elapsed, remaining), params.efficiency_epsilon
         )
@@ -244,16 +253,13 @@ class _FeasibilityLP:
         self.upper = np.ones(m)
         self.efficiency = self.values / equal[self.rows] / n
         self.shape = (n, num_types)
-        self.interior = False  # interior-point solves (Gavel's ECOS), see solve_lp
 
     def solve(self, coefficient: np.ndarray | None, epsilon: float) -> np.ndarray | None:
         """(n, K) shares meeting every job's rate for ``coefficient``, or None if none do."""
         if coefficient is None:
             return None
         self.matrix.data[0::3] = -coefficient[self.rows] * self.values
-        x = solve_lp_if_feasible(
-            -epsilon * self.efficiency, self.matrix, self.b_ub, self.upper, self.interior
-        )
+        x = solve_lp_if_feasible(-epsilon * self.efficiency, self.matrix, self.b_ub, self.upper)
         if x is None:
             return None
         shares = np.zeros(self.shape)
