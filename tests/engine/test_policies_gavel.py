@@ -150,7 +150,17 @@ def _mixed_jobs(n: int, seed: int) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize(
-    "name", ["gavel_maxmin", "gavel_maxmin_agnostic", "gavel_ftf", "gavel_ftf_agnostic"]
+    "name",
+    [
+        "gavel_maxmin",
+        "gavel_maxmin_agnostic",
+        "gavel_ftf",
+        "gavel_ftf_agnostic",
+        "gavel_fifo",
+        "gavel_fifo_perf",
+        "gavel_min_total_duration",
+        "gavel_min_total_duration_agnostic",
+    ],
 )
 @pytest.mark.parametrize("compatible", [False, True])
 def test_gavel_completes_every_job_on_a_mixed_cluster(name: str, compatible: bool) -> None:
