@@ -24,10 +24,11 @@ import math
 from engine.errors import EngineError, SimulationCancelled
 from engine.results import SimulationResult
 from engine.simulator import _CHECK_EVERY, CancelFn, ProgressFn, Simulation
+from engine.state import JobState
 
 
 class MicroTaskSimulation(Simulation):
-    """One run under Gavel's round loop (module docstring); use :func:`engine.simulator.simulate`."""
+    """One run in Gavel's round loop (module docstring); use :func:`engine.simulator.simulate`."""
 
     round_counter = 0
 
@@ -70,7 +71,7 @@ class MicroTaskSimulation(Simulation):
         self.recorder.utilization(self.now_s, self.cluster.free_gpus)
         return {job.index: self._plan(job) for job in self.running.values()}
 
-    def _plan(self, job) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    def _plan(self, job: JobState) -> tuple[float, float]:
         """(steps done when the micro-task ends, when it ends) for a running job."""
         start_s = max(self.now_s, job.restore_until_s)
         usable_s = max(0.0, self.now_s + self.round_s - start_s)

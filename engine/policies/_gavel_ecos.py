@@ -171,7 +171,7 @@ def finish_time_fairness_shares(
     w = sp.identity(n, format="csr")
     zero_n, zero_1 = sp.csr_matrix((n, n)), sp.csr_matrix((n, 1))
     ratio = sp.hstack(
-        [sp.csr_matrix((n, m)), sp.diags(remaining_steps / isolated_s), -sp.csr_matrix(np.ones((n, 1)))]
+        [sp.csr_matrix((n, m)), sp.diags(remaining_steps / isolated_s), -np.ones((n, 1))]
     )
     linear = sp.vstack([sp.hstack([base, sp.csr_matrix((base.shape[0], n + 1))]), ratio])
     linear_rhs = np.concatenate([base_rhs, -elapsed_s / isolated_s])

@@ -130,7 +130,9 @@ class GavelQueues:
 
     def _priorities(self, jobs: list[JobState], throughputs: np.ndarray) -> np.ndarray:
         """(len(jobs), K) Gavel priorities (module docstring)."""
-        shares = np.array([self.shares.get(job.index, np.zeros(len(self.worker_types))) for job in jobs])
+        shares = np.array(
+            [self.shares.get(job.index, np.zeros(len(self.worker_types))) for job in jobs]
+        )
         known = np.array([job.index in self.shares for job in jobs])
         received = np.array([self.job_time[job.index] for job in jobs])
         fraction = np.divide(

@@ -42,7 +42,7 @@ class GavelFifo(GavelMaxMin):
             metadata={"help": "Give GPUs nobody was assigned to jobs assigned elsewhere"},
         )
 
-    def __init__(self, params: Params, context: PolicyContext) -> None:  # type: ignore[override]
+    def __init__(self, params: Params, context: PolicyContext) -> None:
         super().__init__(params, context)  # type: ignore[arg-type]
         self._types: dict[int, tuple[int, int]] = {}  # job index -> (type column, GPUs)
         self._by_name = sorted(range(len(self.worker_types)), key=self.worker_types.__getitem__)
