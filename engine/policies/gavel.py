@@ -21,6 +21,8 @@ Reconstructions [R]:
 - One LP solve serves until the active job set changes *and* ``reallocation_interval_s`` has
   passed. A job that arrives in between has ``X = 0``: like Gavel it gets no share until the
   next solve, but with ``work_conserving`` (default) it may use GPUs left after all shares.
+  When no active job has a share left, the LP is re-solved at once (else a policy without
+  ``work_conserving`` would leave the cluster idle for the rest of the interval).
 - Mid-round calls (admissions on free GPUs, when the scenario allows them) walk the round's
   priority order over the jobs still waiting, then (with ``work_conserving``) jobs that arrived
   since the boundary; they return only those starts. A mid-round start counts as the rest of
@@ -186,10 +188,14 @@ class GavelMaxMin(Policy):
                 yield late[p], col
 
     def _maybe_solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> None:
-        """Re-solves the allocation when the job set changed and the interval has passed."""
+        """Re-solves the allocation when the job set changed and the interval has passed, or
+        at once when no active job has a share left (the cluster would idle)."""
         jobs = frozenset(job.index for job in active)
         interval = self.context.rounds.reallocation_interval_s
-        if jobs == self._solved_jobs or now_s - self._last_solve_s < interval:
+        waiting_is_useful = self.book.shares[rows].any()
+        if jobs == self._solved_jobs or (
+            now_s - self._last_solve_s < interval and waiting_is_useful
+        ):
             return
         self.book.set_shares(rows, self._solve(now_s, active, rows))
         self._solved_jobs = jobs

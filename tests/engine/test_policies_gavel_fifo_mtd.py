@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.config import RoundConfig
+from engine.config import PolicySpec, RoundConfig, ScenarioConfig
 from engine.policies._gavel_ecos import (
     finish_time_fairness_shares,
     max_min_coefficients_all_pairs,
@@ -20,9 +20,10 @@ from engine.policies._gavel_ecos import (
 from engine.policies.base import PolicyContext
 from engine.policies.gavel_fifo import GavelFifoFastest, GavelFifoRandom
 from engine.policies.gavel_mtd import GavelMinTotalDuration, solve_min_total_duration
+from engine.simulator import simulate
 from engine.state import JobState
 from engine.throughput import load_matrix
-from tests.engine.helpers import RESNET50, cluster
+from tests.engine.helpers import RESNET50, cluster, jobs_frame
 
 MATRIX = load_matrix()
 
@@ -132,3 +133,25 @@ def test_ecos_finish_time_fairness_splits_one_gpu_evenly_between_twins() -> None
     )  # fmt: skip
     assert shares is not None
     np.testing.assert_allclose(shares[:, 0], [0.5, 0.5], atol=1e-6)
+
+
+@pytest.mark.parametrize("gavel_rules", [False, True])
+def test_gavel_fifo_never_idles_the_cluster_waiting_for_the_interval(gavel_rules: bool) -> None:
+    """One GPU, two jobs at 0: the first solve types only j0; when j0 completes (well inside
+    the 1920 s interval) j1 has no share, so the allocation is re-solved at once (our rule) or
+    Gavel's loop forces it; either way j1 starts at the first decision after j0 completes."""
+    rounds = RoundConfig(
+        round_duration_s=60.0,
+        admit_mid_round=False,
+        reallocation_interval_s=1920.0,
+        checkpoint_restore_s=0.0,
+        gavel_rules=gavel_rules,
+    )
+    config = ScenarioConfig(cluster=cluster(("v100", 1, 1, "r0")), rounds=rounds)
+    rate = MATRIX.steps_per_s(RESNET50, "v100", 1)
+    jobs = jobs_frame(("j0", 0, RESNET50, 1, 100 * rate), ("j1", 0, RESNET50, 1, 100 * rate))
+    result = simulate(jobs, config, PolicySpec("gavel_fifo"), MATRIX).jobs.set_index("job_id")
+    j0_end = result.loc["j0", "completion_s"]
+    assert j0_end == pytest.approx(100.0, abs=1e-6)
+    expected_start = 120.0 if not gavel_rules else pytest.approx(j0_end)  # round grid vs loop
+    assert result.loc["j1", "first_start_s"] == expected_start
