@@ -101,7 +101,7 @@ class GavelQueues:
         due = now_s - self.last_solve_s >= self.interval_s or self.last_solve_s == 0.0
         if active != self.solved and due:
             self._reset(now_s)
-            shares = solve(jobs)
+            shares = solve(jobs) if jobs else np.zeros((0, len(self.worker_types)))
             self.shares = {job.index: shares[i] for i, job in enumerate(jobs)}
             self.solved = active
             self.last_solve_s = now_s

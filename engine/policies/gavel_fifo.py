@@ -15,6 +15,8 @@ on a changed job set, at most every 1920 s).
   the types with room does not choose the type, the job takes the alphabetically last type
   with a free GPU even if its gang does not fit (so V100s are over-assigned and time-shared by
   the rounds), and the draw decides which type leaves the list when a count reaches exactly 0.
+  [R] One deviation: a gang larger than that type's whole GPU count (which Gavel would leave
+  waiting forever) takes the drawn type instead.
 """
 
 from __future__ import annotations
@@ -104,6 +106,8 @@ class GavelFifo(GavelMaxMin):
             else:
                 pick = int(self.context.rng.integers(len(fitting)))
                 col = open_types[-1]  # the traced behaviour, see the module docstring
+                if head.scale_factor > self.capacity[col]:  # [R] never runnable there
+                    col = open_types[fitting[pick]]
             if row[col] > 0:
                 self._types[head.index] = (col, head.scale_factor)
                 available[col] -= head.scale_factor
