@@ -75,10 +75,18 @@ def test_gavel_fifo_draw_decides_which_type_leaves_the_list() -> None:
 
 
 def test_gavel_fifo_over_assigns_v100_where_the_gang_does_not_fit() -> None:
-    """1 V100, 4 K80: a 2-GPU job fits only the K80s, yet takes v100 (the last listed type with
-    a free GPU); v100's count goes to -1, stays listed, and the next job lands there too."""
+    """2 V100, 4 K80. j0 takes a V100 (one left). j1's 2-GPU gang fits only the K80s, yet takes
+    v100, the last listed type with a free GPU; v100's count goes to -1 and stays listed, so j2
+    lands there too: three jobs on two V100s, time-shared by the rounds."""
+    policy = _fifo(GavelFifoRandom, (("v100", 2), ("k80", 4)))
+    assert _types(policy, _jobs(1, 2, 1)) == {"j0": "v100", "j1": "v100", "j2": "v100"}
+
+
+def test_gavel_fifo_gang_larger_than_the_type_takes_the_drawn_type() -> None:
+    """1 V100, 4 K80: a 2-GPU gang could never run on the single V100 (Gavel would leave it
+    waiting forever), so it takes the drawn type among those it fits, k80."""
     policy = _fifo(GavelFifoRandom, (("v100", 1), ("k80", 4)))
-    assert _types(policy, _jobs(2, 1)) == {"j0": "v100", "j1": "v100"}
+    assert _types(policy, _jobs(2)) == {"j0": "k80"}
 
 
 def test_gavel_fifo_keeps_types_and_hands_a_finished_jobs_type_to_the_head() -> None:
