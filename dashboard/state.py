@@ -62,6 +62,7 @@ WIDGET_DEFAULTS: dict[str, Any] = {
     "checkpoint_restore_s": _ROUNDS.checkpoint_restore_s,
     "admit_mid_round": _ROUNDS.admit_mid_round,
     "reallocation_interval_s": _ROUNDS.reallocation_interval_s,
+    "gavel_rules": _ROUNDS.gavel_rules,
     "preset": "None",
     "paper_preset": "None",
     "policies": [],
@@ -142,6 +143,7 @@ def rounds_from_state() -> RoundConfig:
         admit_mid_round=bool(s["admit_mid_round"]),
         reallocation_interval_s=float(s["reallocation_interval_s"]),
         checkpoint_restore_s=float(s["checkpoint_restore_s"]),
+        gavel_rules=bool(s["gavel_rules"]),
     )
 
 

@@ -88,6 +88,11 @@ def render_rounds() -> None:
         "Reallocation interval (s)", min_value=0.0, step=60.0, key="reallocation_interval_s",
         help="0 = recompute the allocation every round",
     )  # fmt: skip
+    cols[2].toggle(
+        "Gavel's simulator rules", key="gavel_rules",
+        help="Gavel's policies run in Gavel's own loop: micro-task rounds, per-type queues, "
+        "jobs placed only once an allocation includes them (set by the Gavel-compatible preset)",
+    )  # fmt: skip
 
 
 def _on_scenario_upload() -> None:

@@ -155,6 +155,7 @@ def test_preset_rewrites_the_round_settings() -> None:
     assert at.session_state["admit_mid_round"] is False
     assert at.session_state["checkpoint_restore_s"] == 0.0
     assert at.session_state["reallocation_interval_s"] == 1920.0
+    assert at.session_state["gavel_rules"] is True
     assert at.session_state["network_enabled"] is False
     assert at.query_params["preset"] == "Gavel-compatible"
 
