@@ -30,7 +30,7 @@ from engine.state import JobState
 class MicroTaskSimulation(Simulation):
     """One run in Gavel's round loop (module docstring); use :func:`engine.simulator.simulate`."""
 
-    round_counter = 0
+    round_counter = 0  # rounds asked so far (the policies' round index)
 
     def _round_index(self) -> int:
         return self.round_counter

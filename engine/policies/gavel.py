@@ -71,6 +71,7 @@ class GavelMaxMin(Policy):
     needs_sync = False  # the LP and round priorities read no progress counters
     heterogeneity_aware: ClassVar[bool] = True
     micro_task_rounds: ClassVar[bool] = True  # runs in Gavel's loop under gavel_rules
+    skips_zero_priority: ClassVar[bool] = False  # Gavel's FIFO rule in its queues
 
     @dataclass(frozen=True)
     class Params:
@@ -107,8 +108,6 @@ class GavelMaxMin(Policy):
                 context.rng,
                 skip_zero_priority=self.skips_zero_priority,
             )
-
-    skips_zero_priority: ClassVar[bool] = False  # Gavel's FIFO rule in its queues
 
     def force_reallocation(self) -> None:
         """Gavel's forced re-solve when nothing runs and nothing arrives (micro-task loop)."""
@@ -192,10 +191,8 @@ class GavelMaxMin(Policy):
         at once when no active job has a share left (the cluster would idle)."""
         jobs = frozenset(job.index for job in active)
         interval = self.context.rounds.reallocation_interval_s
-        waiting_is_useful = self.book.shares[rows].any()
-        if jobs == self._solved_jobs or (
-            now_s - self._last_solve_s < interval and waiting_is_useful
-        ):
+        some_share_left = self.book.shares[rows].any()
+        if jobs == self._solved_jobs or (now_s - self._last_solve_s < interval and some_share_left):
             return
         self.book.set_shares(rows, self._solve(now_s, active, rows))
         self._solved_jobs = jobs
@@ -227,6 +224,18 @@ class GavelMaxMin(Policy):
             self.params.efficiency_epsilon,
             book.class_ids[rows],
         )
+
+    def _reference_throughputs(self, throughputs: np.ndarray) -> np.ndarray:
+        """(n, K) the job's V100 (else fastest-type) throughput on every type it fits: how
+        Gavel's agnostic finish-time-fairness and min-total-duration policies see the jobs
+        (under ``gavel_rules`` on every type, as Gavel does, even where the job does not run)."""
+        if "v100" in self.worker_types:
+            reference = throughputs[:, self.worker_types.index("v100")]
+        else:
+            reference = throughputs.max(axis=1)
+        if self.gavel_rules:  # Gavel: on every type, even where the job does not run
+            return np.repeat(reference[:, None], throughputs.shape[1], axis=1)
+        return np.where(throughputs > 0, reference[:, None], 0.0)
 
     def _greedy(
         self,

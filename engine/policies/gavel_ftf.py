@@ -109,16 +109,6 @@ class GavelFinishTimeFairness(GavelMaxMin):
         split = self.capacity[None, :] / (len(active) * scale_factors[:, None])  # Gavel's
         return np.asarray(split / np.maximum(split.sum(axis=1, keepdims=True), 1.0))  # fallback
 
-    def _reference_throughputs(self, throughputs: np.ndarray) -> np.ndarray:
-        """Gavel's agnostic FTF: the job's V100 (else fastest-type) throughput on every type."""
-        if "v100" in self.worker_types:
-            reference = throughputs[:, self.worker_types.index("v100")]
-        else:
-            reference = throughputs.max(axis=1)
-        if self.gavel_rules:  # Gavel: on every type, even where the job does not run
-            return np.repeat(reference[:, None], throughputs.shape[1], axis=1)
-        return np.where(throughputs > 0, reference[:, None], 0.0)
-
     def _gavel_isolated_s(
         self, active: list[JobState], throughputs: np.ndarray, remaining: np.ndarray
     ) -> np.ndarray:

@@ -67,19 +67,9 @@ class GavelMinTotalDuration(GavelMaxMin):
             self.capacity,
             remaining,
             self.params,
-            interior=self.gavel_rules,
+            gavel_solver=self.gavel_rules,
         )
         return shares
-
-    def _reference_throughputs(self, throughputs: np.ndarray) -> np.ndarray:
-        """The job's V100 (else fastest-type) throughput on every type it fits."""
-        if "v100" in self.worker_types:
-            reference = throughputs[:, self.worker_types.index("v100")]
-        else:
-            reference = throughputs.max(axis=1)
-        if self.gavel_rules:  # Gavel: on every type, even where the job does not run
-            return np.repeat(reference[:, None], throughputs.shape[1], axis=1)
-        return np.where(throughputs > 0, reference[:, None], 0.0)
 
 
 def solve_min_total_duration(
@@ -88,7 +78,7 @@ def solve_min_total_duration(
     capacity: np.ndarray,
     remaining_steps: np.ndarray,
     params: GavelMinTotalDuration.Params,
-    interior: bool = False,
+    gavel_solver: bool = False,
 ) -> tuple[np.ndarray, float]:
     """Bisection on the makespan (module docstring).
 
@@ -98,7 +88,7 @@ def solve_min_total_duration(
         capacity: (K,) GPUs per worker type.
         remaining_steps: (n,) steps left.
         params: bisection bounds and the efficiency weight.
-        interior: Gavel's solver: ECOS over every (job, type) pair decides feasibility and
+        gavel_solver: Gavel's solver: ECOS over every (job, type) pair decides feasibility and
             gives the shares (:mod:`engine.policies._gavel_ecos`); else HiGHS over the pairs
             where the job fits, then the efficiency LP.
 
@@ -112,7 +102,7 @@ def solve_min_total_duration(
     if not live.any():
         return shares, float("nan")
     remaining = remaining_steps[live]
-    if interior:
+    if gavel_solver:
         tput, sf = throughputs[live], scale_factors[live]
         best, best_s = bisect_makespan(
             lambda t: feasible_shares(tput, sf, capacity, remaining, t), params
