@@ -77,11 +77,17 @@ class GavelMaxMin(Policy):
     class Params:
         work_conserving: bool = field(
             default=True,
-            metadata={"help": "Give GPUs left after all LP shares to jobs without a share"},
+            metadata={
+                "help": "Give GPUs left after all LP shares to jobs without a share "
+                "(not under Gavel's simulator rules)"
+            },
         )
         efficiency_epsilon: float = field(
             default=1e-3,
-            metadata={"help": "Weight of the LP's use-leftover-capacity tie-break (0 = off)"},
+            metadata={
+                "help": "Weight of the LP's use-leftover-capacity tie-break (0 = off; not "
+                "under Gavel's simulator rules)"
+            },
         )
 
     def __init__(self, params: Params, context: PolicyContext) -> None:

@@ -41,7 +41,10 @@ class GavelFifo(GavelMaxMin):
     class Params:
         work_conserving: bool = field(
             default=False,
-            metadata={"help": "Give GPUs nobody was assigned to jobs assigned elsewhere"},
+            metadata={
+                "help": "Give GPUs nobody was assigned to jobs assigned elsewhere "
+                "(not under Gavel's simulator rules)"
+            },
         )
 
     def __init__(self, params: Params, context: PolicyContext) -> None:

@@ -41,6 +41,10 @@ def test_the_baselines_of_every_comparison_are_registered() -> None:
         "gavel_maxmin_agnostic",
         "gavel_ftf",
         "gavel_ftf_agnostic",
+        "gavel_fifo",
+        "gavel_fifo_perf",
+        "gavel_min_total_duration",
+        "gavel_min_total_duration_agnostic",
     ):
         assert name in list_policies()
 
