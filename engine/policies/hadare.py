@@ -111,14 +111,21 @@ class HadarE(PricedRounds):
         self.network = context.network or NetworkConfig()
         self.node_size = context.cluster.max_gpus_per_node()
         self.matrix = context.matrix
+        self._copy_rates: dict[tuple[str, int, str, int], float] = {}
 
     def _copy_gpus(self, job: JobState, free: int) -> int:
         return min(free, self.params.max_gpus_per_copy or job.scale_factor)
 
     def _copy_rate(self, job: JobState, worker_type: str, gpus: int) -> float:
         """Progress (steps/s) of one copy alone on ``gpus`` GPUs of a node, as the engine
-        runs it."""
-        return self._rate(job, (Part(worker_type, gpus, -1),))
+        runs it (cached: it depends on the job's type and scale factor only)."""
+        key = (job.job_type, job.scale_factor, worker_type, gpus)
+        rate = self._copy_rates.get(key)
+        if rate is None:
+            rate = self.matrix.steps_per_s(job.job_type, worker_type, gpus)
+            rate *= statistical_efficiency(gpus / job.scale_factor, self.noise_scale_ratio)
+            self._copy_rates[key] = rate
+        return rate
 
     def _rate(self, job: JobState, parts: Sequence[Part]) -> float:
         """Summed measured copy throughputs, less the share of the round spent consolidating,
