@@ -78,7 +78,10 @@ class HadarE(PricedRounds):
         )
         consolidation_fixed_s: float = field(
             default=10.0,
-            metadata={"help": "Fixed part of the model consolidation at every round end (s)"},
+            metadata={
+                "help": "Fixed part of the model consolidation at every round end and when a job "
+                "ends (s)"
+            },
         )
         remaining_work_utility: bool = field(
             default=True,
