@@ -40,13 +40,14 @@ def human_duration(seconds: float) -> str:
 
 
 def human_number(value: float, unit: str) -> str:
-    """Formats a metric value by its METRICS unit ("s", "fraction", "ratio", "count", "0..1")."""
+    """Formats a metric value by its METRICS unit ("s", "fraction", "ratio", "count", "GPU-h",
+    "0..1")."""
     if value is None or not math.isfinite(value):
         return "–"
     if unit == "s":
         return human_duration(value)
     if unit == "fraction":
         return f"{value:.1%}"
-    if unit == "count":
+    if unit in ("count", "GPU-h"):
         return f"{value:,.0f}"
     return f"{value:,.2f}"

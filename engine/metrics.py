@@ -18,6 +18,9 @@ Definitions follow ``shared/docs/schedulers.md`` "Shared model":
 - communication overhead = share of a job's running time spent in ring all-reduce.
 - consolidation wait = time a job waited while its policy held it back for a better
   consolidated placement (delay scheduling, e.g. Dally); 0 for policies that never do.
+- GPU-hours used = GPU-seconds held by all jobs (restores and consolidations included) / 3600;
+  beside the jobs table's ``gpus_held_per_requested`` it shows when a policy hands jobs more
+  GPUs than they asked for.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ METRICS: dict[str, Metric] = {
     "jain_index": Metric("Jain's index of 1/ρ", "0..1", False),
     "comm_overhead_mean": Metric("Communication overhead", "fraction", True),
     "consolidation_wait_mean_s": Metric("Mean consolidation wait", "s", True),
+    "gpu_hours_used": Metric("GPU-hours used", "GPU-h", True),
     "preemptions_total": Metric("Preemptions", "count", True),
     "jobs_completed": Metric("Jobs completed", "count", False),
 }
@@ -103,6 +107,7 @@ def summarize(jobs: pd.DataFrame, utilization: pd.DataFrame) -> dict[str, float]
         "consolidation_wait_mean_s": float(
             done.get("consolidation_wait_s", pd.Series([0.0])).mean()
         ),
+        "gpu_hours_used": float(jobs["attained_service_gpu_s"].sum()) / 3600,
         "preemptions_total": float(jobs["num_preemptions"].sum()),
         "jobs_completed": float(len(done)),
     }

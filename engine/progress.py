@@ -17,7 +17,22 @@ Write ``r_k`` for the job's one-GPU throughput on worker type ``k`` (one worker-
 - ``copies`` [R, HadarE, Sultana et al. 2025]: each node entry is a copy training alone at the
   measured node-local throughput; all copies advance one shared step counter, and every round
   ends with a model consolidation costing ``gradient_bytes / bandwidth + fixed`` seconds, during
-  which no copy trains.
+  which no copy trains (spread evenly over the round; the engine adds one more consolidation
+  when the job's last step is done, see :attr:`engine.state.JobState.final_s`).
+
+Statistical efficiency [R, Pollux: Qiao et al., OSDI 2021, eq. 2, after McCandlish et al., "An
+Empirical Model of Large-Batch Training", arXiv:1812.06162, 2018]. Steps are samples, so a job
+whose GPUs process a global batch ``b`` times the one it asked for (``b = GPUs / scale_factor``
+for a gang or for copies, whose consolidated update averages every copy's batch; 1 for the
+``proportional`` and ``relaxed`` modes, which split the requested batch) needs more samples for
+the same training progress. Progress per sample relative to the requested batch ``M0`` is
+``E(b) = (phi + M0) / (phi + b M0) = (r + 1) / (r + b)`` with ``r = phi / M0`` the gradient noise
+scale over the requested batch (:func:`statistical_efficiency`); so ``n`` GPUs never progress more
+than ``(1 + r) sf`` GPUs' worth however many are added. ``b <= 1`` counts 1 (Pollux never shrinks
+a batch below ``M0``). Averaging copies' models once a round (local SGD) is taken to be as good as
+one synchronous ``b``-fold batch, an upper bound. Default ``r = 1`` (:data:`NOISE_SCALE_RATIO`):
+the requested batch sits at the job's critical batch size, where McCandlish et al. place a
+well-tuned batch (the knee between sample- and step-efficient training).
 
 The sync of a multi-GPU iteration is the measured overhead of a consolidated ring on the slowest
 type present (``m / r_k(m) - 1 / r_k``, from Gavel's table), plus what the placement's bottleneck
@@ -35,6 +50,9 @@ from engine.cluster import Placement
 from engine.config import NetworkConfig
 from engine.network import StepModel, bottleneck_gbps, ring_comm_s, step_model_at
 from engine.throughput import ThroughputMatrix
+
+NOISE_SCALE_RATIO = 1.0
+"""Default gradient noise scale over a job's requested global batch (``r``, module docstring)."""
 
 
 class JobModel(NamedTuple):
@@ -94,6 +112,28 @@ def relaxed_round(
     return RoundPlan(tuple(tasks), max(t.end_s for t in tasks) if tasks else 0.0)
 
 
+def statistical_efficiency(batch_ratio: float, noise_scale_ratio: float) -> float:
+    """Training progress per sample at ``batch_ratio`` times the requested global batch,
+    relative to the requested batch: ``(r + 1) / (r + b)`` for ``b > 1``, else 1 (Pollux,
+    Qiao et al., OSDI 2021; see the module docstring). In (0, 1].
+
+    Raises:
+        ValueError: a negative ``noise_scale_ratio``.
+    """
+    if noise_scale_ratio < 0:
+        raise ValueError(f"noise_scale_ratio must be >= 0, got {noise_scale_ratio}")
+    if batch_ratio <= 1:
+        return 1.0
+    return (noise_scale_ratio + 1) / (noise_scale_ratio + batch_ratio)
+
+
+def batch_ratio(job: JobModel, placement: Placement) -> float:
+    """Global batch of ``placement`` over the job's requested one (module docstring)."""
+    if placement.combine in ("proportional", "relaxed"):
+        return 1.0
+    return placement.num_gpus / job.scale_factor
+
+
 def progress_rate(
     job: JobModel,
     placement: Placement,
@@ -103,15 +143,36 @@ def progress_rate(
     round_s: float,
     consolidation_fixed_s: float = 0.0,
     bandwidth_gbps: float | None = None,
+    noise_scale_ratio: float = NOISE_SCALE_RATIO,
 ) -> StepModel:
-    """Steps/s (summed over workers) and communication share of ``job`` on ``placement``.
+    """Training progress (steps/s at the requested batch's efficiency, summed over workers) and
+    communication share of ``job`` on ``placement``.
 
     Args:
         round_s: round length; ``copies`` placements consolidate once per round.
         consolidation_fixed_s: fixed part of a consolidation (s), on top of the transfer.
         bandwidth_gbps: the placement's bottleneck bandwidth, as the engine's link model gives
             it; None uses the nominal bandwidth of the placement's level (an estimate).
+        noise_scale_ratio: ``r`` of :func:`statistical_efficiency`.
     """
+    rate, share = _throughput(
+        job, placement, matrix, net, now_s, round_s, consolidation_fixed_s, bandwidth_gbps
+    )
+    efficiency = statistical_efficiency(batch_ratio(job, placement), noise_scale_ratio)
+    return StepModel(rate * efficiency, share)
+
+
+def _throughput(
+    job: JobModel,
+    placement: Placement,
+    matrix: ThroughputMatrix,
+    net: NetworkConfig,
+    now_s: float,
+    round_s: float,
+    consolidation_fixed_s: float,
+    bandwidth_gbps: float | None,
+) -> StepModel:
+    """Samples/s (worker-batches/s) and communication share, before statistical efficiency."""
     if bandwidth_gbps is None:
         bandwidth_gbps = bottleneck_gbps(net, placement.level, placement.racks, now_s)
     if placement.combine == "copies":

@@ -85,12 +85,20 @@ def jobs_table(
                 job.priority_weight, first, completion if completion is not None else np.nan,
                 jct, first - job.arrival_s, job.held_s, job.num_preemptions,
                 job.comm_s / job.productive_s if job.productive_s > 0 else 0.0,
-                job.attained_service_gpu_s, job.attained_service_ref_gpu_s, isolated,
+                job.attained_service_gpu_s, job.attained_service_ref_gpu_s,
+                _held_per_requested(job), isolated,
                 jct / isolated, job.network_sensitivity, job.consolidation_wait_s,
                 _last_type(job),
             )
         )  # fmt: skip
     return pd.DataFrame(rows, columns=list(JOB_RESULT_COLUMNS))
+
+
+def _held_per_requested(job: JobState) -> float:
+    """Time-weighted GPUs held over the scale factor (0 for a job that never held GPUs)."""
+    if job.held_s <= 0:
+        return 0.0
+    return job.attained_service_gpu_s / (job.held_s * job.scale_factor)
 
 
 def _last_type(job: JobState) -> str:

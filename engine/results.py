@@ -6,7 +6,10 @@ Tables of one :class:`SimulationResult` (one policy):
   priority_weight, first_start_s, completion_s, jct_s, queueing_delay_s, run_time_s,
   num_preemptions, comm_overhead (share of step time spent communicating, 0..1),
   attained_service_gpu_s, attained_service_ref_gpu_s (GPU-seconds weighted by each type's
-  one-GPU speed relative to the slowest type that fits the job), isolated_jct_s, ftf_rho,
+  one-GPU speed relative to the slowest type that fits the job), gpus_held_per_requested
+  (ratio: GPUs held, time-weighted over run_time_s, over the scale factor; above 1 when an
+  elastic policy grew the job or forked it into copies, below 1 when it shrank it; 0 for a job
+  that never ran), isolated_jct_s, ftf_rho,
   network_sensitivity (iteration time across racks over node-local, see
   :func:`engine.network.network_sensitivity`), consolidation_wait_s (time waiting while the policy
   held the job back for a better consolidated placement), main_worker_type (where it got most
@@ -37,8 +40,8 @@ JOB_RESULT_COLUMNS = (
     "job_id", "arrival_s", "job_type", "scale_factor", "total_steps", "priority_weight",
     "first_start_s", "completion_s", "jct_s", "queueing_delay_s", "run_time_s",
     "num_preemptions", "comm_overhead", "attained_service_gpu_s", "attained_service_ref_gpu_s",
-    "isolated_jct_s", "ftf_rho", "network_sensitivity", "consolidation_wait_s",
-    "main_worker_type",
+    "gpus_held_per_requested", "isolated_jct_s", "ftf_rho", "network_sensitivity",
+    "consolidation_wait_s", "main_worker_type",
 )  # fmt: skip
 SEGMENT_COLUMNS = (
     "job_id", "start_s", "end_s", "restore_s", "worker_type", "num_gpus", "nodes", "racks",

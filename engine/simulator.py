@@ -23,7 +23,7 @@ from engine.config import PolicySpec, ScenarioConfig
 from engine.errors import AllocationError, EngineError, SimulationCancelled
 from engine.jobs import isolated_run_s, job_states
 from engine.metrics import summarize
-from engine.network import change_times, step_model_at
+from engine.network import StepModel, change_times, step_model_at
 from engine.placement import get_placement
 from engine.policies.base import (
     Allocation,
@@ -33,7 +33,7 @@ from engine.policies.base import (
     build_params,
     get_policy,
 )
-from engine.progress import JobModel, progress_rate
+from engine.progress import JobModel, consolidation_s, progress_rate, statistical_efficiency
 from engine.recorder import Recorder, jobs_table
 from engine.results import SimulationResult
 from engine.state import JobState
@@ -169,15 +169,17 @@ class Simulation:
             entry = heapq.heappop(self.completions)
             if self._stale(entry):
                 continue
-            job = self.jobs[entry[2]]
-            job.sync(self.now_s)
-            job.steps_done = job.total_steps
-            job.completion_s = self.now_s
-            self.area_at_end[job.index] = self.area
-            self._release(job, "completed")
-            del self.running[job.index]
+            self._complete(self.jobs[entry[2]])
             count += 1
         return count
+
+    def _complete(self, job: JobState) -> None:
+        job.sync(self.now_s)
+        job.steps_done = job.total_steps
+        job.completion_s = self.now_s
+        self.area_at_end[job.index] = self.area
+        self._release(job, "completed")
+        del self.running[job.index]
 
     def _admit_arrivals(self) -> bool:
         start = self.next_arrival
@@ -312,6 +314,9 @@ class Simulation:
             if grant is not None and grant == job.grant:
                 continue
             job.sync(self.now_s)
+            if job.last_step_s is not None:  # its final consolidation is the checkpoint
+                self._complete(job)
+                continue
             self._release(job, "preempted" if grant is None else "migrated")
             job.num_preemptions += 1
             del self.running[job.index]
@@ -320,6 +325,8 @@ class Simulation:
     def _start_all(self, allocation: Allocation, strict: bool) -> None:
         for index, grant in allocation.items():
             job = self.jobs[index]
+            if job.completion_s is not None:
+                continue  # its steps were done; completed instead of preempted
             if index in self.running:
                 if strict and not self.policy.preemptive:
                     raise AllocationError(f"{self.spec.name}: job {job.job_id} is already running")
@@ -379,17 +386,24 @@ class Simulation:
         else:
             bandwidth = self.links.bandwidth_gbps(job.index, self.now_s)
         job.bandwidth_gbps = bandwidth
+        model_of_job = JobModel(job.job_type, job.scale_factor, job.gradient_bytes)
         if placement.combine == "gang" and not placement.node_types:
-            model = step_model_at(
+            steps_per_s, comm_share = step_model_at(
                 self._measured_steps_per_s(job, placement.worker_type, placement.num_gpus),
                 placement.num_gpus, job.gradient_bytes, bandwidth, self.config.network,
             )  # fmt: skip
+            ratio = placement.num_gpus / job.scale_factor
+            efficiency = statistical_efficiency(ratio, self.policy.noise_scale_ratio)
+            model = StepModel(steps_per_s * efficiency, comm_share)
         else:
             model = progress_rate(
-                JobModel(job.job_type, job.scale_factor, job.gradient_bytes), placement,
-                self.matrix, self.config.network, self.now_s, self.round_s,
-                self.policy.consolidation_fixed_s, bandwidth,
+                model_of_job, placement, self.matrix, self.config.network, self.now_s,
+                self.round_s, self.policy.consolidation_fixed_s, bandwidth,
+                self.policy.noise_scale_ratio,
             )  # fmt: skip
+        if placement.combine == "copies":  # the final consolidation after the last step
+            fixed_s = self.policy.consolidation_fixed_s
+            job.final_s = consolidation_s(model_of_job, placement, bandwidth, fixed_s)
         if model.steps_per_s <= 0:
             raise AllocationError(
                 f"{self.spec.name}: job {job.job_id} makes no progress on {placement}"

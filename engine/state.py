@@ -30,7 +30,10 @@ class JobState:
     Dynamic: ``grant`` is the grant the job runs under (None when waiting); ``ref_gpus`` is the
     reference-speed-weighted GPU count of its placement; ``attained_service_ref_gpu_s``
     accumulates held time x ``ref_gpus``. ``consolidation_wait_s`` is time spent waiting while
-    the policy held the job back for a better consolidated placement.
+    the policy held the job back for a better consolidated placement. ``final_s`` is how long the
+    job holds its GPUs after its last step (the final model consolidation of a ``copies`` grant of
+    several copies, see :mod:`engine.progress`; 0 otherwise) and ``last_step_s`` when that last
+    step was done (None before).
     """
 
     __slots__ = (
@@ -41,7 +44,7 @@ class JobState:
         "comm_s", "productive_s", "held_s", "service_by_type_gpu_s", "version",
         "area_at_arrival", "segment_start_s", "grant", "ref_speed", "ref_gpus",
         "attained_service_ref_gpu_s", "network_sensitivity", "consolidation_wait_s",
-        "bandwidth_gbps",
+        "bandwidth_gbps", "final_s", "last_step_s",
     )  # fmt: skip
 
     def __init__(
@@ -91,6 +94,8 @@ class JobState:
         self.network_sensitivity = network_sensitivity
         self.consolidation_wait_s = 0.0
         self.bandwidth_gbps = 0.0  # bottleneck share of its links while running (Gb/s)
+        self.final_s = 0.0
+        self.last_step_s: float | None = None
 
     @property
     def worker_type(self) -> str | None:
@@ -118,6 +123,9 @@ class JobState:
             productive = now_s - restore_until if restore_until > last else held
             if productive > 0:
                 steps = self.steps_done + self.rate * productive
+                if steps >= self.total_steps and self.last_step_s is None:
+                    needed_s = (self.total_steps - self.steps_done) / self.rate
+                    self.last_step_s = now_s - productive + needed_s
                 self.steps_done = steps if steps < self.total_steps else self.total_steps
                 self.comm_s += self.comm_share * productive
                 self.productive_s += productive
@@ -128,6 +136,9 @@ class JobState:
             self.last_update_s = now_s
 
     def finish_time_s(self, now_s: float) -> float:
-        """When the job completes if nothing changes (call right after :meth:`sync`)."""
+        """When the job completes if nothing changes (call right after :meth:`sync`): its last
+        step, plus ``final_s``."""
+        if self.last_step_s is not None:
+            return max(now_s, self.last_step_s + self.final_s)
         start = max(now_s, self.restore_until_s)
-        return start + self.remaining_steps / self.rate
+        return start + self.remaining_steps / self.rate + self.final_s

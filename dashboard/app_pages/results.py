@@ -4,7 +4,11 @@ import streamlit as st
 
 from dashboard.charts import make_jct_cdf
 from dashboard.components.chart import render_chart
-from dashboard.components.kpi_table import render_downloads, render_kpi_table
+from dashboard.components.kpi_table import (
+    render_downloads,
+    render_kpi_table,
+    render_over_request_note,
+)
 from dashboard.components.paper_presets import render_claims
 from dashboard.components.results_common import colors_of, render_run_caption, require_result
 
@@ -12,6 +16,7 @@ result = require_result()
 st.title("Results")
 render_run_caption(result)
 render_kpi_table(result.kpi_table())
+render_over_request_note(result)
 render_claims(result, st.session_state.get("result_paper_preset"))
 for note in result.trace_notes:
     st.info(note)

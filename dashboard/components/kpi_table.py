@@ -78,6 +78,39 @@ def render_kpi_table(kpi: pd.DataFrame) -> None:
     )
 
 
+OVER_REQUEST = 1.05
+"""GPUs held per GPU requested above which a policy is said to hand jobs more than they asked."""
+
+
+def over_requested(result: ComparisonResult) -> dict[str, float]:
+    """Policies whose jobs held, over all their running time, more GPUs than they requested:
+    policy -> GPU-seconds held / GPU-seconds requested (``scale_factor x run_time_s``)."""
+    out = {}
+    for sim in result.results:
+        jobs = sim.jobs
+        if "gpus_held_per_requested" not in jobs:
+            continue
+        requested = float((jobs["scale_factor"] * jobs["run_time_s"]).sum())
+        ratio = float(jobs["attained_service_gpu_s"].sum()) / requested if requested > 0 else 0.0
+        if ratio > OVER_REQUEST:
+            out[sim.policy] = ratio
+    return out
+
+
+def render_over_request_note(result: ComparisonResult) -> None:
+    """A note when some policy hands jobs more GPUs than they asked for (elastic policies)."""
+    over = over_requested(result)
+    if not over:
+        return
+    listed = ", ".join(f"{policy} {ratio:.1f}×" for policy, ratio in over.items())
+    st.info(
+        f"More GPUs than requested: {listed} (GPUs held per GPU requested, over the jobs' "
+        "running time). These policies grow jobs or fork them into copies, so a shorter JCT "
+        "costs GPU-hours; compare the 'GPU-hours used' column, and see gpus_held_per_requested "
+        "in the per-job results."
+    )
+
+
 def render_downloads(result: ComparisonResult) -> None:
     """CSV downloads of the KPI table and of the per-job results (with a policy column)."""
     left, right = st.columns(2)

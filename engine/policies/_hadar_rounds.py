@@ -159,7 +159,7 @@ class PricedRounds(Policy):
             if u > 0
         ]
         if not per_gpu:
-            return {}
+            return self._finishing(state, None) if full else {}
         free = [n.num_gpus for n in self.nodes] if full else list(state.node_free_gpus)
         book = PriceBook(self.nodes, free, min(per_gpu), max(per_gpu))
         candidates = active if full else list(state.waiting)
@@ -168,7 +168,7 @@ class PricedRounds(Policy):
             (job for job in candidates if density[job.index] > 0),
             key=lambda job: (-density[job.index], job.index),
         )
-        allocation: Allocation = {}
+        allocation = self._finishing(state, book) if full else {}
         for job in ordered:
             if book.total_free <= 0 or self._out_of_reach(density[job.index], book):
                 break
@@ -177,6 +177,21 @@ class PricedRounds(Policy):
                 allocation[job.index] = grant
         self._extend(allocation, ordered, book, full)
         return allocation
+
+    def _finishing(self, state: SchedulerState, book: PriceBook | None) -> Allocation:
+        """Running jobs whose last step is done keep their GPUs through their final model
+        consolidation (HadarE's copies; see :attr:`JobState.final_s`)."""
+        kept: Allocation = {}
+        for job in state.running:
+            grant = job.grant
+            if job.last_step_s is None or grant is None:
+                continue
+            if book is not None:
+                if not book.fits(grant.pieces()):
+                    continue
+                book.take(grant.pieces())
+            kept[job.index] = grant
+        return kept
 
     def _grant(self, job: JobState, book: PriceBook, full: bool) -> Grant | None:
         """The job's best offer, or its current grant when keeping it is at least as good;

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 import numpy as np
 
 from engine.errors import ConfigError
+from engine.progress import NOISE_SCALE_RATIO
 from engine.throughput import ThroughputMatrix, load_matrix
 
 if TYPE_CHECKING:
@@ -194,7 +195,12 @@ class Policy(ABC):
             None means the scenario's checkpoint-restore cost. A policy whose paper models a
             cheaper switch (e.g. Hare's task switch) sets it in ``__init__``.
         consolidation_fixed_s: fixed part of the model consolidation that ``copies`` grants
-            pay at every round end (the rest is gradient transfer; see :mod:`engine.progress`).
+            pay at every round end and when the job's last step is done (the rest is gradient
+            transfer; see :mod:`engine.progress`).
+        noise_scale_ratio: gradient noise scale over a job's requested global batch, which sets
+            the statistical efficiency of a job granted more GPUs than its scale factor
+            (:func:`engine.progress.statistical_efficiency`); an elastic policy exposes it as a
+            knob.
         waiting_for_consolidation: indices of waiting jobs the policy holds back for a better
             consolidated placement (delay scheduling); the engine adds the time they spend
             waiting so to each job's ``consolidation_wait_s``.
@@ -218,6 +224,7 @@ class Policy(ABC):
         self.context = context
         self.switch_cost_s: float | None = None
         self.consolidation_fixed_s = 0.0
+        self.noise_scale_ratio = NOISE_SCALE_RATIO
         self.waiting_for_consolidation: set[int] = set()
         self.wake_at_s = math.inf
 

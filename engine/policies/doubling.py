@@ -6,11 +6,15 @@ restarted cheaply; re-sizing the running jobs is an NP-hard, non-convex integer 
 by a doubling heuristic that more than halved the average job time in simulation on some
 workloads. Everything below the abstract is a reconstruction [R] (shared/docs/schedulers.md, C):
 
-- Speed on n GPUs (weak scaling: fixed per-GPU batch, so ``total_steps`` is the same at every
-  size): Gavel's consolidated measurement at n (linear beyond the largest measured n, as
+- Speed on n GPUs (weak scaling: fixed per-GPU batch, so the global batch grows with n):
+  Gavel's consolidated measurement at n (linear beyond the largest measured n, as
   :meth:`ThroughputMatrix.steps_per_s`), plus the ring all-reduce time the network adds over a
   node-local ring when n exceeds one node (level "rack") or one rack (level "network") of the
-  type; see :class:`RingSpeed`. This is the engine's own model for a consolidated placement.
+  type, times the statistical efficiency of a global batch ``n / scale_factor`` times the one
+  the job asked for (Pollux, Qiao et al., OSDI 2021; knob ``noise_scale_ratio``, see
+  :func:`engine.progress.statistical_efficiency`): with the default, a job grown far past its
+  request progresses at most twice as fast as at its request. See :class:`RingSpeed`. This is
+  the engine's own model for a consolidated placement.
 - At every arrival and completion, every job in the system (running or waiting) is taken in
   arrival order and gets 1 GPU while GPUs remain. Then the heuristic repeatedly doubles the job
   whose doubling m -> 2m saves the most remaining time per extra GPU,
@@ -37,6 +41,7 @@ import heapq
 from dataclasses import dataclass, field
 
 from engine.config import ClusterSpec, NetworkConfig
+from engine.errors import ConfigError
 from engine.network import congestion_factor, step_model
 from engine.policies.base import (
     Allocation,
@@ -46,6 +51,7 @@ from engine.policies.base import (
     SchedulerState,
     register_policy,
 )
+from engine.progress import NOISE_SCALE_RATIO, statistical_efficiency
 from engine.state import JobState
 from engine.throughput import ThroughputMatrix, load_matrix
 
@@ -70,7 +76,8 @@ def rack_gpus_by_type(cluster: ClusterSpec) -> dict[str, int]:
 class RingSpeed:
     """Steps/s of a job on n consolidated GPUs of one type, as the engine will compute them.
 
-    Uses the scenario's throughput matrix (:attr:`PolicyContext.matrix`; Gavel's when absent),
+    Training progress at the statistical efficiency of the grown batch (module docstring). Uses
+    the scenario's throughput matrix (:attr:`PolicyContext.matrix`; Gavel's when absent),
     extra worker types included. For a job type the matrix lacks on a worker type, the estimate
     is linear in n from the job's rate at its scale factor (:attr:`JobState.steps_per_s`), and
     the job is not grown past that scale factor.
@@ -83,8 +90,10 @@ class RingSpeed:
         cluster: ClusterSpec,
         network: NetworkConfig | None,
         matrix: ThroughputMatrix | None = None,
+        noise_scale_ratio: float = NOISE_SCALE_RATIO,
     ) -> None:
         self.matrix: ThroughputMatrix = matrix or load_matrix()
+        self.noise_scale_ratio = noise_scale_ratio
         self.node_gpus = cluster.max_gpus_per_node()
         self.rack_gpus = rack_gpus_by_type(cluster)
         self.net = network or NetworkConfig()
@@ -125,7 +134,8 @@ class RingSpeed:
         else:
             level = "network"
         model = step_model(measured, num_gpus, job.gradient_bytes, level, (), self.net, now_s)
-        return model.steps_per_s
+        ratio = num_gpus / job.scale_factor
+        return model.steps_per_s * statistical_efficiency(ratio, self.noise_scale_ratio)
 
 
 def fastest_types(job: JobState, capacity: dict[str, int]) -> list[str]:
@@ -160,13 +170,25 @@ class Doubling(Policy):
             default=0,
             metadata={"help": "Largest size of a job in GPUs (0 = only the cluster limits it)"},
         )
+        noise_scale_ratio: float = field(
+            default=NOISE_SCALE_RATIO,
+            metadata={
+                "help": "Gradient noise scale over a job's batch (Pollux); a job grown past its "
+                "request progresses at most (1 + ratio)x as fast as at its request"
+            },
+        )
 
     def __init__(self, params: Params, context: PolicyContext) -> None:
         super().__init__(params, context)
+        if params.noise_scale_ratio < 0:
+            raise ConfigError("doubling: noise_scale_ratio must be >= 0")
+        self.noise_scale_ratio = params.noise_scale_ratio
         self.capacity = context.cluster.capacity()
         cost = params.restart_cost_s
         self.restart_cost_s = context.rounds.checkpoint_restore_s if cost < 0 else cost
-        self.speed = RingSpeed(context.cluster, context.network, context.matrix)
+        self.speed = RingSpeed(
+            context.cluster, context.network, context.matrix, params.noise_scale_ratio
+        )
         self._limits: dict[tuple[int, str], int] = {}
 
     def allocate(self, state: SchedulerState) -> Allocation:

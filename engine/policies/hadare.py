@@ -7,8 +7,15 @@ Scheduling for Deep Learning Clusters", arXiv 2503.10918, 2025 (extends Hadar, I
 [P] HadarE forks each job into copies that train at once on GPUs of separate nodes; a job tracker
 aggregates their progress and consolidates the models. The engine models a ``copies`` grant
 (:mod:`engine.progress`): every copy trains alone at the measured node-local throughput, all
-copies advance one shared step counter, and every round ends with a consolidation of
-``gradient_bytes / bandwidth + consolidation_fixed_s`` seconds. Reconstructions [R]:
+copies advance one shared step counter, every round ends with a consolidation of
+``gradient_bytes / bandwidth + consolidation_fixed_s`` seconds, and so does the job once its
+last step is done. ``k`` copies process ``k`` batches between consolidations, so their samples
+count at the statistical efficiency of a ``k``-fold batch (Pollux, Qiao et al., OSDI 2021;
+:func:`engine.progress.statistical_efficiency`, knob ``noise_scale_ratio``): two copies of a
+job whose batch sits at its critical batch size progress 1.33x as fast as one, and no number of
+copies beats 2x. A job's first start costs nothing; any later start or change of its copies
+restarts every copy from the last consolidated model and pays the checkpoint-restore cost.
+Reconstructions [R]:
 
 - [R] Hadar's utility, prices and density order (:mod:`engine.policies.hadar`), at node
   granularity: a copy takes ``min(free GPUs, max_gpus_per_copy)`` GPUs of one node whose type
@@ -18,11 +25,17 @@ copies advance one shared step counter, and every round ends with a consolidatio
 - [R] The job's first copy goes where utility minus price is greatest (ties: more GPUs, faster
   type, lower node), admitted if its utility covers the price, as in Hadar.
 - [R] Extra copies fill what the first copies leave: in passes, each admitted job (in density
-  order) may add one copy per pass on a node it does not use yet, up to ``max_copies`` (0: the
-  number of nodes). A copy is admitted, like a job of its own, if its utility covers the node's
-  price, and only if the estimated job rate, net of the consolidation share of the round, rises.
-  Growing an unchanged running job changes its grant, so the copy must also pay the utility the
-  job's other copies lose to the restore.
+  order) may add one copy per pass on a node it does not use yet, up to ``max_copies``. A copy
+  is admitted if the utility it adds (the job's utility with it minus without it, at the
+  estimated job rate net of the consolidation share and the statistical efficiency) covers the
+  node's price. Growing an unchanged running job changes its grant, so the gain is measured
+  against the job keeping its copies for the whole round without a restore.
+- [R] ``max_copies`` defaults to 4. The paper forks a job into copies on "separate available
+  nodes" of its physical AWS and lab testbeds, clusters of a handful of nodes; their node
+  counts are not in shared/seeds, so 4 stands for a testbed's worth of nodes. 0 means one copy
+  per node of the cluster (shared/docs/schedulers.md's reading), which on a 64-node cluster
+  forks far beyond anything the paper ran.
+- [R] A job whose last step is done keeps its copies through its final consolidation.
 - [R] A running job keeps all its copies while they still cover their price (it grows rather
   than moves).
 - [R] ``consolidation_fixed_s`` defaults to 10 s (saving, gathering, averaging and reloading the
@@ -39,6 +52,7 @@ from engine.errors import ConfigError
 from engine.network import bottleneck_gbps
 from engine.policies._hadar_rounds import TOLERANCE, Offer, PriceBook, PricedRounds
 from engine.policies.base import Allocation, Grant, Part, PolicyContext, register_policy
+from engine.progress import NOISE_SCALE_RATIO, statistical_efficiency
 from engine.state import JobState
 
 
@@ -56,7 +70,7 @@ class HadarE(PricedRounds):
     @dataclass(frozen=True)
     class Params:
         max_copies: int = field(
-            default=0, metadata={"help": "Most copies of a job, one per node (0 = number of nodes)"}
+            default=4, metadata={"help": "Most copies of a job, one per node (0 = number of nodes)"}
         )
         max_gpus_per_copy: int = field(
             default=0,
@@ -64,7 +78,10 @@ class HadarE(PricedRounds):
         )
         consolidation_fixed_s: float = field(
             default=10.0,
-            metadata={"help": "Fixed part of the model consolidation at every round end (s)"},
+            metadata={
+                "help": "Fixed part of the model consolidation at every round end and when a job "
+                "ends (s)"
+            },
         )
         remaining_work_utility: bool = field(
             default=True,
@@ -74,30 +91,52 @@ class HadarE(PricedRounds):
             default=True,
             metadata={"help": "Keep a running job's copies while they cover their price"},
         )
+        noise_scale_ratio: float = field(
+            default=NOISE_SCALE_RATIO,
+            metadata={
+                "help": "Gradient noise scale over a job's batch (Pollux); sets how much k copies "
+                "gain: at most (1 + ratio)x one copy"
+            },
+        )
 
     def __init__(self, params: Params, context: PolicyContext) -> None:
         super().__init__(params, context)
-        if min(params.max_copies, params.max_gpus_per_copy, params.consolidation_fixed_s) < 0:
+        knobs = (params.max_copies, params.max_gpus_per_copy, params.consolidation_fixed_s,
+                 params.noise_scale_ratio)  # fmt: skip
+        if min(knobs) < 0:
             raise ConfigError(
-                "hadare: max_copies, max_gpus_per_copy and consolidation_fixed_s must be >= 0"
+                "hadare: max_copies, max_gpus_per_copy, consolidation_fixed_s and "
+                "noise_scale_ratio must be >= 0"
             )
         self.consolidation_fixed_s = params.consolidation_fixed_s
+        self.noise_scale_ratio = params.noise_scale_ratio
         self.max_copies = params.max_copies or len(self.nodes)
         self.network = context.network or NetworkConfig()
         self.node_size = context.cluster.max_gpus_per_node()
         self.matrix = context.matrix
+        self._copy_rates: dict[tuple[str, int, str, int], float] = {}
 
     def _copy_gpus(self, job: JobState, free: int) -> int:
         return min(free, self.params.max_gpus_per_copy or job.scale_factor)
 
     def _copy_rate(self, job: JobState, worker_type: str, gpus: int) -> float:
-        """Measured steps/s of one copy on ``gpus`` GPUs of a node (the engine's copy rate)."""
-        return self.matrix.steps_per_s(job.job_type, worker_type, gpus)
+        """Progress (steps/s) of one copy alone on ``gpus`` GPUs of a node, as the engine
+        runs it (cached: it depends on the job's type and scale factor only)."""
+        key = (job.job_type, job.scale_factor, worker_type, gpus)
+        rate = self._copy_rates.get(key)
+        if rate is None:
+            rate = self.matrix.steps_per_s(job.job_type, worker_type, gpus)
+            rate *= statistical_efficiency(gpus / job.scale_factor, self.noise_scale_ratio)
+            self._copy_rates[key] = rate
+        return rate
 
     def _rate(self, job: JobState, parts: Sequence[Part]) -> float:
-        """Summed copy rates, less the share of the round spent consolidating."""
-        total = sum(self._copy_rate(job, p.worker_type, p.num_gpus) for p in parts)
-        return total * (1 - self._consolidation_share(job, parts))
+        """Summed measured copy throughputs, less the share of the round spent consolidating,
+        at the statistical efficiency of the copies' summed batch."""
+        total = sum(self.matrix.steps_per_s(job.job_type, p.worker_type, p.num_gpus) for p in parts)
+        ratio = sum(p.num_gpus for p in parts) / job.scale_factor
+        efficiency = statistical_efficiency(ratio, self.noise_scale_ratio)
+        return total * efficiency * (1 - self._consolidation_share(job, parts))
 
     def _consolidation_share(self, job: JobState, parts: Sequence[Part]) -> float:
         if len(parts) <= 1:
@@ -174,22 +213,17 @@ class HadarE(PricedRounds):
         speeds = self.speeds(job)
         seconds = self._seconds(job, keep=False)
         rate_now = self._rate(job, parts)
-        loss = 0.0
-        if kept:  # growing changes the grant: the running copies pay a restore
-            loss = self._utility(job, rate_now, self.round_s) - self._utility(
-                job, rate_now, seconds
-            )
+        # growing an unchanged running job changes its grant: every copy pays a restore
+        before = self._utility(job, rate_now, self.round_s if kept else seconds)
         best, best_key = None, None
         for worker_type, free, price, members in book.levels():
             node = next((n for n in members if n not in used), None)
             if worker_type not in speeds or node is None:
                 continue
             part = Part(worker_type, self._copy_gpus(job, free), node)
-            if self._rate(job, (*parts, part)) <= rate_now:
-                continue
-            rate = self._copy_rate(job, worker_type, part.num_gpus)
-            utility, cost = self._utility(job, rate, seconds), part.num_gpus * price + loss
-            key = (utility - cost, part.num_gpus, speeds[worker_type], -node)
-            if utility >= cost * (1 - TOLERANCE) and (best_key is None or key > best_key):
+            gain = self._utility(job, self._rate(job, (*parts, part)), seconds) - before
+            cost = part.num_gpus * price
+            key = (gain - cost, part.num_gpus, speeds[worker_type], -node)
+            if gain > 0 and gain >= cost * (1 - TOLERANCE) and (best_key is None or key > best_key):
                 best, best_key = part, key
         return best

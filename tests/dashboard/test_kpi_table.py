@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
-import pandas as pd
+import dataclasses
+from pathlib import Path
 
-from dashboard.components.kpi_table import BEST_STYLE, best_mask, column_format, kpi_styler
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard.components.kpi_table import (
+    BEST_STYLE,
+    best_mask,
+    column_format,
+    kpi_styler,
+    over_requested,
+)
+from engine.results import ComparisonResult, SimulationResult
+from tests.dashboard.fakes import fake_comparison
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
 
 def test_best_value_follows_lower_is_better() -> None:
@@ -39,3 +54,40 @@ def test_consolidation_wait_shows_only_when_some_policy_delays() -> None:
     assert not any("consolidation" in c for c in kpi_styler(kpi).data.columns)
     kpi["consolidation_wait_mean_s"] = [0.0, 600.0]
     assert any("consolidation wait" in c for c in kpi_styler(kpi).data.columns)
+
+
+def _with_held(result: SimulationResult, attained: list[float]) -> SimulationResult:
+    jobs = result.jobs.head(len(attained)).copy()
+    jobs["attained_service_gpu_s"] = attained
+    jobs["gpus_held_per_requested"] = jobs["attained_service_gpu_s"] / (
+        jobs["scale_factor"] * jobs["run_time_s"]
+    )
+    return dataclasses.replace(result, jobs=jobs)
+
+
+def elastic_comparison() -> ComparisonResult:
+    """fifo's jobs hold what they asked for; doubling's first job (1 GPU requested, 100 s)
+    holds 3 GPUs and its second (2 GPUs) holds 2: 500 GPU-s held over 300 requested."""
+    base = fake_comparison(("fifo", "doubling"))
+    fifo, doubling = base.results
+    fifo_jobs = fifo.jobs.head(2)
+    exact = (fifo_jobs["scale_factor"] * fifo_jobs["run_time_s"]).tolist()
+    fifo = _with_held(fifo, exact)
+    doubling = dataclasses.replace(
+        doubling, jobs=doubling.jobs.head(2).assign(run_time_s=100.0, scale_factor=[1, 2])
+    )
+    return dataclasses.replace(base, results=(fifo, _with_held(doubling, [300.0, 200.0])))
+
+
+def test_over_requested_lists_the_policies_holding_more_gpus_than_asked() -> None:
+    assert over_requested(elastic_comparison()) == {"doubling": pytest.approx(500 / 300)}
+    assert over_requested(fake_comparison(("fifo",))) == {}  # no column, no note
+
+
+def test_results_page_notes_a_policy_that_hands_out_more_gpus() -> None:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.session_state["result"] = elastic_comparison()
+    at.switch_page("app_pages/results.py").run()
+    assert not at.exception
+    notes = [info.value for info in at.info if "More GPUs than requested" in info.value]
+    assert len(notes) == 1 and "doubling 1.7×" in notes[0] and "fifo" not in notes[0]

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from engine.config import (
@@ -139,13 +140,30 @@ def test_query_parameters_are_read_on_first_load() -> None:
     assert at.session_state["seed"] == 7
 
 
-def test_second_run_of_the_same_scenario_comes_from_the_cache() -> None:
+def test_second_run_of_the_same_scenario_comes_from_the_cache(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The engine runs once for two clicks on Run with an unchanged scenario (the runner's
+    cached call imports ``engine.scenario.run_scenario`` when it runs, so a counting wrapper
+    sees every simulation)."""
+    import engine.scenario
+
+    calls = []
+    original = engine.scenario.run_scenario
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(engine.scenario, "run_scenario", counting)
+    st.cache_data.clear()
     at = make_app()
     at.multiselect(key="policies").set_value(["fifo"]).run()
     button(at, "run").click().run()
-    button(at, "run").click().run()  # cache hit: nothing recorded inside the cached call
+    button(at, "run").click().run()
     assert not at.exception
     assert len(at.success) == 1
+    assert len(calls) == 1
 
 
 def test_preset_rewrites_the_round_settings() -> None:

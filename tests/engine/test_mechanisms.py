@@ -19,6 +19,7 @@ from engine.config import NetworkConfig, PolicySpec, ScenarioConfig
 from engine.errors import AllocationError
 from engine.policies import base
 from engine.policies.fifo import Fifo
+from engine.progress import statistical_efficiency
 from engine.results import SimulationResult
 from engine.simulator import simulate
 from engine.throughput import gradient_bytes, load_matrix
@@ -83,13 +84,16 @@ def test_relaxed_tasks_skip_a_gpu_too_slow_to_help(scripted: list[base.Grant]) -
 def test_copies_add_their_speeds_and_pay_consolidation_each_round(
     scripted: list[base.Grant],
 ) -> None:
-    """HadarE: copies on n0 (v100) and n1 (k80) advance one counter at r_v + r_k; with the
-    network off the consolidation costs gradient transfer at the intra-rack 25 Gb/s per
-    360 s round (fixed part 0): share c = 8 * grad / 25e9 / 360."""
+    """HadarE: copies on n0 (v100) and n1 (k80) of a 2-GPU job (so the global batch is the
+    requested one: no statistical-efficiency loss) advance one counter at r_v + r_k; with the
+    network off the consolidation costs gradient transfer at the intra-rack 25 Gb/s,
+    c = 8 * grad / 25e9 s, per 360 s round (fixed part 0), and once more after the last step:
+    JCT = 1000 / ((r_v + r_k)(1 - c / 360)) + c."""
     grant = base.Grant.of_parts([base.Part("v100", 1, 0), base.Part("k80", 1, 1)], "copies")
     result = _run(grant, scripted)
-    share = gradient_bytes(RESNET50) * 8 / 25e9 / 360
-    assert result.jobs.loc[0, "jct_s"] == pytest.approx(1000 / ((R_V + R_K) * (1 - share)))
+    consolidation_s = gradient_bytes(RESNET50) * 8 / 25e9
+    expected = 1000 / ((R_V + R_K) * (1 - consolidation_s / 360)) + consolidation_s
+    assert result.jobs.loc[0, "jct_s"] == pytest.approx(expected)
     lanes = result.segments
     assert list(lanes["nodes"]) == ["n0", "n1"] and list(lanes["lane"]) == [0, 1]
     assert (lanes["end_s"] == result.jobs.loc[0, "completion_s"]).all()
@@ -154,3 +158,16 @@ def test_copies_stay_on_their_nodes_and_never_overshoot_the_counter(
     assert np.allclose(
         per_job.max().sort_index(), result.jobs.set_index("job_id")["completion_s"].sort_index()
     )
+
+
+def test_statistical_efficiency_follows_pollux() -> None:
+    """(r + 1) / (r + b) for a b-fold batch, 1 at or below the requested batch; r = 0 (no
+    gradient noise) gains nothing from a bigger batch: b GPUs' worth of samples, 1/b each."""
+    assert statistical_efficiency(1.0, 1.0) == 1.0
+    assert statistical_efficiency(0.5, 1.0) == 1.0
+    assert statistical_efficiency(2.0, 1.0) == pytest.approx(2 / 3)
+    assert statistical_efficiency(8.0, 1.0) == pytest.approx(2 / 9)
+    assert statistical_efficiency(4.0, 0.0) == pytest.approx(1 / 4)
+    assert statistical_efficiency(4.0, 1e12) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="noise_scale_ratio"):
+        statistical_efficiency(2.0, -1.0)

@@ -1,8 +1,9 @@
-"""The doubling-heuristic paper preset (Capes et al., arXiv 2019) shows its claim's direction.
+"""The doubling-heuristic paper preset (Capes et al., arXiv 2019): its claim does not show.
 
-Simulated ratios fifo / doubling of mean JCT, seeds 0-4: 2.01, 1.45, 2.52, 2.05, 3.23. The
-doubling heuristic beats static allocation on every seed and more than halves the mean JCT on
-most ("on some workload patterns", as the paper says); it also beats one GPU per job.
+Simulated ratios fifo / doubling of mean JCT, seeds 0-4 (``benchmarks/measure_presets.py``):
+0.99, 0.98, 1.03, 0.92, 0.94 (claimed > 2 on some workloads). Jobs grown past their request
+train on a bigger global batch at Pollux's statistical efficiency, so doubling gains little over
+static allocation; it still beats one GPU per job on every seed (1.23-1.71x).
 """
 
 from __future__ import annotations
@@ -29,20 +30,18 @@ def test_the_preset_names_registered_policies_once_without_labels() -> None:
     assert names == ["doubling", "fifo", "one_gpu_per_job"]
     assert all(not spec.label for spec in config.policies)
     assert {c.policy for c in PRESET.claims} | {c.baseline for c in PRESET.claims} <= set(names)
-    assert not PRESET.not_shown
+    assert "does not halve" in PRESET.not_shown
 
 
-def test_doubling_beats_static_allocation_on_every_seed(
+def test_doubling_does_not_halve_the_mean_job_time(
     comparisons: dict[int, ComparisonResult],
 ) -> None:
     ratios = []
     for comparison in comparisons.values():
         table = claims_table(PRESET, comparison)
-        assert table["shown"].all()
         ratios.append(float(table["simulated_ratio"].iloc[0]))
-    assert min(ratios) > 1.0
-    assert max(ratios) > 2.0  # more than halved on some workloads
-    assert sum(r > 2.0 for r in ratios) >= 3
+    assert max(ratios) < 2.0
+    assert max(ratios) / min(ratios) < 1.5  # about static allocation's mean JCT on every seed
 
 
 def test_doubling_beats_one_gpu_per_job(comparisons: dict[int, ComparisonResult]) -> None:

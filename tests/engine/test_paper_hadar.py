@@ -1,14 +1,16 @@
 """The Hadar & HadarE paper preset: which claims the simulation shows, seed by seed.
 
-Simulated ratios on seeds 0-4 (> 1 favours the paper's policy):
+Simulated ratios on seeds 0-4 (> 1 favours the paper's policy; ``benchmarks/measure_presets.py``):
 
-- Hadar vs Gavel, makespan: 0.73, 0.78, 0.64, 0.79, 0.86 (claimed 1.20): not shown.
-- Hadar vs Gavel, mean JCT: 1.00, 0.91, 0.81, 1.12, 0.97 (claimed 2.5): not shown; the
+- Hadar vs Gavel, makespan: 0.73, 0.78, 0.64, 0.84, 0.87 (claimed 1.20): not shown.
+- Hadar vs Gavel, mean JCT: 1.00, 0.91, 0.81, 1.13, 0.98 (claimed 2.5): not shown; the
   direction holds on seed 3 only.
-- Hadar vs YARN-CS, mean JCT: 3.71, 3.00, 2.72, 4.87, 3.68 (claimed 3): shown.
-- HadarE utilization vs Hadar 1.22-1.80 and vs Gavel 1.03-1.35 (claimed 1.45): shown.
-- HadarE makespan vs Hadar 1.43-1.87 and vs Gavel 1.05-1.48 (claimed 2 and 5): the direction is
-  shown, the size is not.
+- Hadar vs YARN-CS, mean JCT: 3.71, 3.00, 2.72, 4.92, 3.70 (claimed 3): shown.
+- HadarE utilization vs Hadar: 1.09, 1.26, 1.46, 1.19, 0.96; vs Gavel: 0.84, 1.00, 0.93, 1.00,
+  0.87 (claimed 1.45): the direction shows against Hadar on 4 seeds, hardly against Gavel.
+- HadarE makespan vs Hadar: 1.30, 0.87, 1.06, 1.28, 0.96; vs Gavel: 0.94, 0.67, 0.68, 1.08,
+  0.83 (claimed 2 and 5): not shown. Copies progress at the statistical efficiency of their
+  summed batch (at most 2x one copy with the default noise scale) and pay a final consolidation.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ def test_the_preset_sets_hadar_beside_gavel_and_yarn_cs() -> None:
         s.label for s in config.policies
     }
     assert "Hadar does not beat Gavel" in PRESET.not_shown
+    assert "HadarE's claims mostly do not show" in PRESET.not_shown
 
 
 def test_hadar_does_not_show_its_gains_over_gavel(tables: dict[int, pd.DataFrame]) -> None:
@@ -69,11 +72,18 @@ def test_hadar_beats_yarn_cs_on_mean_jct(tables: dict[int, pd.DataFrame]) -> Non
 
 
 @pytest.mark.parametrize("baseline", ["Hadar", "Gavel"])
-def test_hadare_raises_utilization_and_shortens_the_total_duration(
+def test_hadare_stays_far_from_its_testbed_speedups(
     tables: dict[int, pd.DataFrame], baseline: str
 ) -> None:
-    """Direction shown on every seed; the 5x (80%, lab) duration cut is never reached."""
-    assert _rows(tables, "HadarE", baseline, "utilization_mean")["shown"].all()
+    """Copies that progress at the statistical efficiency of their summed batch never give
+    the claimed 2x (AWS) total-duration cut, nor 1.45x Gavel's utilization."""
     makespan = _rows(tables, "HadarE", baseline, "makespan_s")
-    assert makespan["shown"].all()
-    assert (makespan["simulated_ratio"] < 5.0).all()
+    assert (makespan["simulated_ratio"] < 2.0).all()
+    utilization = _rows(tables, "HadarE", baseline, "utilization_mean")
+    assert (utilization["simulated_ratio"] < 1.6).all()
+
+
+def test_hadare_raises_utilization_over_hadar_on_most_seeds(
+    tables: dict[int, pd.DataFrame],
+) -> None:
+    assert _rows(tables, "HadarE", "Hadar", "utilization_mean")["shown"].sum() >= 3

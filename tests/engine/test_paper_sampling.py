@@ -5,7 +5,9 @@ Simulated ratios on seeds 0-4 (> 1 favours Sampled):
 - Sampled vs Exact, mean JCT: 0.993, 0.998, 1.011, 0.995, 1.037 (claim: within 2.04%, i.e.
   >= 0.980): shown on every seed.
 - Sampled vs Exact, mean decision time: about 21, 2.2, 6.6, 2.6, 7.1 (claimed >= 100, "orders of
-  magnitude"): the direction is shown, the size is not. Wall-clock, so it varies run to run.
+  magnitude"): the direction is shown, the size is not. Wall-clock, so it varies run to run and
+  is not tested here (``benchmarks/measure_presets.py`` prints it); the test counts the
+  categories each mode scores instead, which is what the decision time is made of.
 - Sampled vs Equal split, mean JCT: 1.018, 1.084, 1.214, 1.177, 1.128: shown on every seed.
 
 Seeds 0-2 are run here (about 10 s).
@@ -13,15 +15,35 @@ Seeds 0-2 are run here (about 10 s).
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import pytest
 
 from engine.papers import claims_table, get_paper_preset
-from engine.papers.base import DECISION_TIME
+from engine.policies.base import Allocation, SchedulerState
+from engine.policies.sampling import SamplingPlacement
 from engine.scenario import run_scenario
 
 PRESET = get_paper_preset("Sampling-based placement (TPDS 2024)")
 SEEDS = (0, 1, 2)
+
+
+@pytest.fixture(scope="module")
+def scored() -> dict[str, int]:
+    """Categories scored over every decision of seed 0, per policy (registry name)."""
+    totals: dict[str, int] = {}
+    original = SamplingPlacement.allocate
+
+    def counting(self: Any, state: SchedulerState) -> Allocation:
+        allocation = original(self, state)
+        totals[self.name] = totals.get(self.name, 0) + self.last_categories
+        return allocation
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SamplingPlacement, "allocate", counting)
+        run_scenario(PRESET.build(0))
+    return totals
 
 
 @pytest.fixture(scope="module")
@@ -56,13 +78,11 @@ def test_sampled_mean_jct_is_within_2_04_percent_of_exact(tables: dict[int, pd.D
     assert (rows["simulated_ratio"] >= 1 / 1.0204).all()
 
 
-def test_sampled_decides_faster_but_not_by_orders_of_magnitude(
-    tables: dict[int, pd.DataFrame],
-) -> None:
-    """Wall-clock: only the direction of the ratio summed over seeds, and a wide upper bound."""
-    rows = _rows(tables, "Exact", DECISION_TIME)
-    assert rows["simulated_ratio"].sum() > len(SEEDS)
-    assert (rows["simulated_ratio"] < 100).all()
+def test_sampled_scores_fewer_categories_than_exact(scored: dict[str, int]) -> None:
+    """The work behind the decision-time claim, counted rather than timed: sampling scores
+    fewer categories than exact enumeration, and equal split one per decision."""
+    assert 0 < scored["sampling_placement"] < scored["sampling_placement_exact"]
+    assert scored["sampling_placement_equal_split"] <= scored["sampling_placement"]
 
 
 def test_sampled_beats_equal_split(tables: dict[int, pd.DataFrame]) -> None:

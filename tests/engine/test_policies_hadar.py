@@ -85,46 +85,80 @@ def test_hadar_runs_a_two_gpu_job_on_one_v100_and_one_k80(combine: str) -> None:
     assert (lanes["end_reason"] == "completed").all()
 
 
+def consolidation_s(fixed_s: float) -> float:
+    """Seconds of one consolidation of copies in one rack (25 Gb/s within a rack)."""
+    return gradient_bytes(RESNET50) * 8 / 25e9 + fixed_s
+
+
 def consolidation_share(fixed_s: float) -> float:
-    """Share of a round two copies in one rack spend consolidating (25 Gb/s within a rack)."""
-    return (gradient_bytes(RESNET50) * 8 / 25e9 + fixed_s) / T
+    """Share of a round that copies in one rack spend consolidating."""
+    return consolidation_s(fixed_s) / T
 
 
-def test_hadare_forks_a_lone_job_onto_both_nodes() -> None:
-    """One job of 3000 V100-seconds; consolidation fixed at 36 s.
+THREE_NODES = cluster(("v100", 2, 1, "r0"), ("k80", 1, 1, "r0"))
+TWO_COPIES = 2 * V * (2 / 3)
+"""Two one-GPU V100 copies of a one-GPU job before consolidation: a 2-fold batch at the
+statistical efficiency (1 + r) / (r + 2) = 2/3 of the default r = 1 (Pollux)."""
 
-    Its first copy takes the V100 (utility minus price U - L beats 0 on the K80); the second
-    copy's own utility on the K80 is L, the node's price (a tie admits), and two copies are
-    faster than one: (v + k)(1 - s) > v with s = (gradient bits / 25 Gb/s + 36 s) / 360 s. Both
-    copies run from 0 and keep their grant: JCT = 3000 v / ((v + k)(1 - s)).
+
+def test_hadare_forks_a_lone_job_onto_a_second_v100_but_not_the_k80() -> None:
+    """One job of 3000 V100-seconds on two V100 nodes and a K80 node; consolidation 10 s.
+
+    Per GPU, a round earns U = 360 v / 3000 v = 0.12 on a V100 and L = 0.12 k / v on the K80;
+    empty nodes cost L. The first copy takes a V100 (0.12 - L beats 0). A second V100 copy adds
+    0.12 (4/3 (1 - s) - 1) = 0.036 > L (two copies progress 2 v 2/3 (1 - s)); a copy on the K80
+    instead, or a third copy, lowers the rate ((2 v + k) (2/4) < 2 v (2/3)). The job keeps its
+    two copies, and after its last step pays one more consolidation c:
+    JCT = 3000 v / (4/3 v (1 - s)) + c.
     """
     jobs = jobs_frame(("a", 0, RESNET50, 1, 3000 * V))
-    spec = PolicySpec("hadare", {"consolidation_fixed_s": 36.0})
-    result = simulate(jobs, ScenarioConfig(cluster=TWO_NODES), spec, MATRIX)
-    share = consolidation_share(36.0)
-    assert jcts(result)["a"] == pytest.approx(3000 * V / ((V + K) * (1 - share)))
+    result = simulate(jobs, ScenarioConfig(cluster=THREE_NODES), PolicySpec("hadare"), MATRIX)
+    expected = 3000 * V / (TWO_COPIES * (1 - consolidation_share(10.0))) + consolidation_s(10.0)
+    assert jcts(result)["a"] == pytest.approx(expected)
     assert result.segments["nodes"].tolist() == ["n0", "n1"]
     assert (result.segments["combine"] == "copies").all()
+    assert (result.segments["restore_s"] == 0).all()  # a first start costs nothing
 
 
-def test_hadare_grows_a_running_job_onto_a_freed_node_at_the_round() -> None:
-    """a needs 3000 V100-seconds, b 200; both at t=0; consolidation fixed at 10 s.
+def test_without_a_slower_node_the_second_copy_does_not_pay_its_price() -> None:
+    """On two V100 nodes alone, L = U = 0.12: the second copy's gain of 0.036 does not cover
+    the price L of its node, so the job runs as one copy: JCT = 3000 s, no consolidation."""
+    jobs = jobs_frame(("a", 0, RESNET50, 1, 3000 * V))
+    two_v100 = cluster(("v100", 2, 1, "r0"))
+    result = simulate(jobs, ScenarioConfig(cluster=two_v100), PolicySpec("hadare"), MATRIX)
+    assert jcts(result)["a"] == pytest.approx(3000.0)
+    assert result.segments["nodes"].tolist() == ["n0"]
 
-    As in the Hadar case, b takes the V100 and a the K80 (a tie at price L). No node is left
-    for extra copies. b ends at 200 (n0 then idles: HadarE, like Hadar, waits for the round).
-    At 360, a keeps its K80 copy (utility L covers price L) and, on the empty V100 (price L), a
-    second copy earns U T / (T + r) while growing makes a's K80 copy lose L (1 - T / (T + r))
-    to the restore; 360 v / (T + r) > L (1 + r / (T + r)) holds, and two copies beat one. a
-    restores until 390, having done 360 k steps, then runs at (v + k)(1 - s):
-    JCT_a = 390 + (3000 v - 360 k) / ((v + k)(1 - s)); JCT_b = 200.
+
+def test_hadare_grows_a_running_job_at_the_round_and_every_copy_pays_the_restore() -> None:
+    """a needs 3000 V100-seconds, b 200; both at t=0; three nodes as above.
+
+    b (density 1) takes V100 n0, a the other V100 (n1); a copy of a on the K80 would slow it,
+    and b finishes within the round on one GPU. b ends at 200; n0 idles until the round. At
+    360 a (remaining 2640 v) keeps n1 and a copy on n0 adds (360^2 / 390 (4/3)(1 - s) - 360) /
+    2640 = 0.027 over keeping one copy, which covers the price L = 360 k / 2640 v = 0.019. The
+    grant changes, so both copies restore until 390: JCT_a = 390 + 2640 v / (4/3 v (1 - s)) + c.
     """
     jobs = jobs_frame(("a", 0, RESNET50, 1, 3000 * V), ("b", 0, RESNET50, 1, 200 * V))
-    result = simulate(jobs, ScenarioConfig(cluster=TWO_NODES), PolicySpec("hadare"), MATRIX)
-    rate = (V + K) * (1 - consolidation_share(10.0))
-    assert jcts(result) == pytest.approx({"a": 390 + (3000 * V - 360 * K) / rate, "b": 200.0})
+    result = simulate(jobs, ScenarioConfig(cluster=THREE_NODES), PolicySpec("hadare"), MATRIX)
+    rate = TWO_COPIES * (1 - consolidation_share(10.0))
+    expected_a = 390 + 2640 * V / rate + consolidation_s(10.0)
+    assert jcts(result) == pytest.approx({"a": expected_a, "b": 200.0})
     a = result.segments[result.segments["job_id"] == "a"].sort_values(["start_s", "lane"])
     assert a["nodes"].tolist() == ["n1", "n0", "n1"]
     assert a["end_reason"].tolist() == ["migrated", "completed", "completed"]
+    assert a["restore_s"].tolist() == pytest.approx([0.0, RESTORE, RESTORE])
+
+
+def test_a_job_keeps_its_copies_through_a_final_consolidation_across_the_round() -> None:
+    """The job's last step is done at 355 s; its final consolidation (c = 10 s + transfer)
+    runs past the round boundary at 360, where it keeps both copies: JCT = 355 + c."""
+    rate = TWO_COPIES * (1 - consolidation_share(10.0))
+    jobs = jobs_frame(("a", 0, RESNET50, 1, 355 * rate))
+    result = simulate(jobs, ScenarioConfig(cluster=THREE_NODES), PolicySpec("hadare"), MATRIX)
+    assert jcts(result)["a"] == pytest.approx(355 + consolidation_s(10.0))
+    assert (result.segments["end_reason"] == "completed").all()
+    assert len(result.segments) == 2
 
 
 def test_bad_knobs_are_rejected() -> None:
@@ -134,6 +168,8 @@ def test_bad_knobs_are_rejected() -> None:
         simulate(jobs, config, PolicySpec("hadar", {"combine": "copies"}), MATRIX)
     with pytest.raises(ConfigError, match="max_copies"):
         simulate(jobs, config, PolicySpec("hadare", {"max_copies": -1}), MATRIX)
+    with pytest.raises(ConfigError, match="noise_scale_ratio"):
+        simulate(jobs, config, PolicySpec("hadare", {"noise_scale_ratio": -1.0}), MATRIX)
 
 
 def _checked(
