@@ -32,6 +32,9 @@ pages = [
     st.Page("app_pages/utilization.py", title="Utilization", icon=":material/stacked_line_chart:"),
     st.Page("app_pages/fairness.py", title="Fairness", icon=":material/balance:"),
     st.Page("app_pages/network.py", title="Network", icon=":material/lan:"),
+    st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    st.Page("app_pages/sweep.py", title="Sweep", icon=":material/ssid_chart:"),
+    st.Page("app_pages/planner.py", title="Planner", icon=":material/savings:"),
 ]
 page = st.navigation(pages)
 if run_linked_scenario() and page.title == "Scenario":

@@ -88,7 +88,8 @@ def _restore_upload(link: LinkState) -> None:
         s["upload"] = store.get(link.trace_sha256)
         return
     name = link.scenarios[link.current].trace.source.removeprefix("upload:")
-    s["upload"], s["autorun"] = None, False
+    s["link_trace_name"] = name
+    s["upload"], s["autorun"], s["autorun_study"] = None, False, ""
     s["flash"] = (
         "error",
         f"This link's trace **{name}** (SHA-256 {link.trace_sha256[:12]}…) is not on this "

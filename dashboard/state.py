@@ -81,6 +81,7 @@ WIDGET_DEFAULTS: dict[str, Any] = {
     "log_x": True,
     "network_policy": None,  # Network page: set from the result shown
     "network_time_s": None,
+    "arrival_scale": 1.0,  # load.arrival_scale (Compare and Sweep pages)
     "scenario_choice": BASE_SCENARIO,  # the scenario picker (mirrors current_scenario)
 }
 PLAIN_DEFAULTS: dict[str, Any] = {
@@ -138,8 +139,9 @@ def trace_spec() -> TraceSpec:
     kind = s["source_kind"]
     if kind == SOURCE_KINDS[2]:
         source = "synthetic"
-    elif kind == SOURCE_KINDS[1] and s["upload"] is not None:
-        source = f"upload:{s['upload'][0]}"
+    elif kind == SOURCE_KINDS[1]:  # never a sample in place of a missing file
+        upload = s["upload"]
+        source = f"upload:{upload[0] if upload else s.get('link_trace_name', '')}"
     else:
         source = f"sample:{s['sample_name']}"
     mapped = kind == SOURCE_KINDS[1] and s["column_mapping"] is not None
@@ -189,6 +191,7 @@ def build_config() -> ScenarioConfig:
     stored = s["scenarios"].get(s["current_scenario"], ScenarioConfig())
     config = dataclasses.replace(
         stored,
+        load=dataclasses.replace(stored.load, arrival_scale=float(s["arrival_scale"])),
         trace=trace_spec(),
         cluster=cluster_from_frame(s["gpu_mix"]),
         network=network,
@@ -226,6 +229,7 @@ def apply_config(config: ScenarioConfig) -> None:
     for key, value in dataclasses.asdict(config.rounds).items():
         s[key] = value
     s["seed"], s["placement"], s["throughputs"] = config.seed, config.placement, config.throughputs
+    s["arrival_scale"] = config.load.arrival_scale
     firsts = {p.name: p for p in reversed(config.policies)}  # first instance of each name
     s["policies"] = list(dict.fromkeys(p.name for p in config.policies))
     s["policy_labels"] = {name: p.label for name, p in firsts.items() if p.label}
