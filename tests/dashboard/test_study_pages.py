@@ -180,3 +180,42 @@ def test_a_link_to_an_upload_in_the_store_restores_the_file() -> None:
     result = at.session_state["result"]
     assert result is not None and len(result.results[0].jobs) == 30
     assert decode_link(url_param(at, "scenario")).trace_sha256 == digest
+
+
+def test_a_sweep_over_the_arrival_scale_draws_one_band_per_policy() -> None:
+    at = make_app()
+    at.switch_page("app_pages/sweep.py").run()
+    assert not at.exception
+    at.selectbox(key="sweep_axis_x").set_value("load.arrival_scale").run()
+    at.text_input(key="sweep_values.load.arrival_scale").set_value("0.5, 2").run()
+    at.number_input(key="sweep_seeds").set_value(2).run()
+    button(at, "run_sweep").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert "8 runs" in at.success[0].value  # 2 values x 2 policies x 2 seeds
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    lines = [t for t in spec["data"] if t.get("mode") == "lines+markers"]
+    assert [t["name"] for t in lines] == ["fifo", "las"]
+    assert lines[0]["x"] == [0.5, 2.0]
+    # twice the arrival rate on the same cluster: jobs wait longer, so mean JCT grows
+    assert lines[0]["y"][1] > lines[0]["y"][0]
+    assert spec["layout"]["legend"]["x"] > 1  # legend outside the plot
+
+
+def test_a_two_axis_sweep_is_a_heatmap_and_bad_values_are_named() -> None:
+    at = make_app()
+    at.switch_page("app_pages/sweep.py").run()
+    at.selectbox(key="sweep_axis_x").set_value("cluster.node_groups.0.nodes").run()
+    at.text_input(key="sweep_values.cluster.node_groups.0.nodes").set_value("1, 2.5").run()
+    assert any("'2.5' must be a whole number" in e.value for e in at.error)
+    at.text_input(key="sweep_values.cluster.node_groups.0.nodes").set_value("1, 3").run()
+    at.selectbox(key="sweep_axis_y").set_value("network.background_load").run()
+    at.text_input(key="sweep_values.network.background_load").set_value("0, 0.5").run()
+    at.number_input(key="sweep_seeds").set_value(1).run()
+    button(at, "run_sweep").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    heat = spec["data"][0]
+    assert heat["type"] == "heatmap"
+    assert heat["x"] == ["1", "3"] and heat["y"] == ["0.0", "0.5"]
