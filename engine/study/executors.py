@@ -19,19 +19,31 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
-from engine.errors import ConfigError, SimulationCancelled
+from engine.errors import ConfigError, EngineError, SimulationCancelled
 from engine.study.single import Payload, RunResult, run_spec
 from engine.study.spec import RunSpec
 
 EXECUTORS = ("serial", "pool", "ray")
 Task = tuple[RunSpec, Payload]
-DoneFn = Callable[[int, RunResult], None]  # (task index, result)
+DoneFn = Callable[[int, Any], None]  # (task index, result of the worker function)
+WorkerFn = Callable[[RunSpec, Payload], Any]
 CancelFn = Callable[[], bool]
 
 
 def execute(spec: RunSpec, payload: Payload) -> RunResult:
     """The worker function (top level, so every executor can pickle it)."""
     return run_spec(spec, payload=payload)
+
+
+def execute_or_error(spec: RunSpec, payload: Payload) -> RunResult | EngineError:
+    """:func:`execute`, returning a user-facing engine error instead of raising it (the
+    planner records a mix the policy cannot run as infeasible and goes on)."""
+    try:
+        return run_spec(spec, payload=payload)
+    except SimulationCancelled:
+        raise
+    except EngineError as exc:
+        return exc
 
 
 def run_tasks(
@@ -42,8 +54,10 @@ def run_tasks(
     workers: int | None = None,
     ray_address: str | None = None,
     should_cancel: CancelFn | None = None,
+    fn: WorkerFn = execute,
 ) -> None:
-    """Runs every task, calling ``on_done`` in this process as each finishes (any order).
+    """Runs ``fn(spec, payload)`` for every task (default :func:`execute`), calling ``on_done``
+    in this process as each finishes (any order).
 
     Raises:
         ConfigError: for an unknown executor, or Ray requested but not installed.
@@ -59,13 +73,13 @@ def run_tasks(
         for i, (spec, payload) in enumerate(tasks):
             if cancel():
                 raise SimulationCancelled("study cancelled")
-            on_done(i, execute(spec, payload))
+            on_done(i, fn(spec, payload))
     elif executor == "pool":
-        _run_pool(tasks, on_done, workers, cancel)
+        _run_pool(tasks, on_done, workers, cancel, fn)
     else:
         from engine.study.ray_executor import run_ray
 
-        run_ray(tasks, on_done, workers, ray_address, cancel)
+        run_ray(tasks, on_done, workers, ray_address, cancel, fn)
 
 
 def default_workers() -> int:
@@ -75,14 +89,23 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
+def _context() -> multiprocessing.context.BaseContext:
+    """forkserver on Linux, with the engine imported once in the server (workers fork from it
+    ready to run), else spawn."""
+    if not sys.platform.startswith("linux"):
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["engine.study.executors"])
+    return context
+
+
 def _run_pool(
-    tasks: Sequence[Task], on_done: DoneFn, workers: int | None, cancel: CancelFn
+    tasks: Sequence[Task], on_done: DoneFn, workers: int | None, cancel: CancelFn, fn: WorkerFn
 ) -> None:
-    method = "forkserver" if sys.platform.startswith("linux") else "spawn"
     count = min(workers or default_workers(), len(tasks))
-    with ProcessPoolExecutor(count, mp_context=multiprocessing.get_context(method)) as pool:
-        futures: dict[Future[RunResult], int] = {
-            pool.submit(execute, spec, payload): i for i, (spec, payload) in enumerate(tasks)
+    with ProcessPoolExecutor(count, mp_context=_context()) as pool:
+        futures: dict[Future[Any], int] = {
+            pool.submit(fn, spec, payload): i for i, (spec, payload) in enumerate(tasks)
         }
         pending: set[Future[Any]] = set(futures)
         try:

@@ -8,6 +8,7 @@ items by index (``"policies.0.params.threshold_s"``). The result is rebuilt with
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,7 +27,7 @@ def apply_overrides(
     """
     if not overrides:
         return config
-    data = copy.deepcopy(config.to_dict())
+    data = _json_form(config)
     for path, value in overrides.items():
         _set(data, path, copy.deepcopy(value), where)
     try:
@@ -41,10 +42,16 @@ def get_path(config: ScenarioConfig, path: str) -> Any:
     Raises:
         ConfigError: for a path that does not exist.
     """
-    node: Any = config.to_dict()
+    node: Any = _json_form(config)
     for part in path.split("."):
         node = _child(node, part, path, "scenario")
     return node
+
+
+def _json_form(config: ScenarioConfig) -> dict[str, Any]:
+    """The scenario as JSON data (lists, not tuples), a fresh copy."""
+    data: dict[str, Any] = json.loads(config.to_json())
+    return data
 
 
 def _set(data: dict[str, Any], path: str, value: Any, where: str) -> None:

@@ -11,15 +11,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.errors import ConfigError, SimulationCancelled
-from engine.study.single import RunResult
 
 
 def run_ray(
     tasks: Sequence[tuple[Any, Any]],
-    on_done: Callable[[int, RunResult], None],
+    on_done: Callable[[int, Any], None],
     workers: int | None,
     address: str | None,
     cancel: Callable[[], bool],
+    fn: Callable[..., Any],
 ) -> None:
     """Runs the tasks as Ray tasks; see :func:`engine.study.executors.run_tasks`.
 
@@ -31,14 +31,12 @@ def run_ray(
         import ray
     except ImportError as exc:
         raise ConfigError("the Ray executor needs Ray: pip install '.[ray]'") from exc
-    from engine.study.executors import execute
-
     if not ray.is_initialized():
         if address:
             ray.init(address=address, log_to_driver=False)
         else:
             ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
-    remote = ray.remote(execute)
+    remote = ray.remote(fn)
     payload_refs: dict[int, Any] = {}
     refs = {}
     for i, (spec, payload) in enumerate(tasks):

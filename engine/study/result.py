@@ -56,17 +56,9 @@ class StudyResult:
 
     def stats(self, metric: str) -> pd.DataFrame:
         """Per (variant, policy): n, mean, ci_low, ci_high (95%, Student's t over seeds)."""
-        rows = [
-            dict(
-                zip(
-                    ("variant", "policy", "n", "mean", "ci_low", "ci_high"),
-                    (v, p, *mean_ci(g[metric])),
-                    strict=True,
-                )
-            )
-            for (v, p), g in self._groups()
-        ]
-        return pd.DataFrame(rows, columns=["variant", "policy", "n", "mean", "ci_low", "ci_high"])
+        columns = ["variant", "policy", "n", "mean", "ci_low", "ci_high"]
+        rows = [(v, p, *mean_ci(g[metric].tolist())) for (v, p), g in self._groups()]
+        return pd.DataFrame(rows, columns=columns)
 
     def paired(self, metric: str, baseline: str | None = None) -> pd.DataFrame:
         """Per (variant, policy) other than the baseline variant: the paired difference
@@ -98,9 +90,11 @@ class StudyResult:
     def _groups(self) -> Sequence[tuple[tuple[str, str], pd.DataFrame]]:
         runs = self.runs
         order = {name: i for i, name in enumerate(self.variants())}
-        groups = list(runs.groupby(["variant", "policy"], sort=False))
+        groups = [
+            ((str(v), str(p)), g) for (v, p), g in runs.groupby(["variant", "policy"], sort=False)
+        ]
         groups.sort(key=lambda item: order.get(item[0][0], len(order)))
-        return [((str(v), str(p)), g) for (v, p), g in groups]
+        return groups
 
 
 def _scalar(value: object) -> object:

@@ -186,8 +186,8 @@ def grid(base: ScenarioConfig, axes: Mapping[str, Sequence[Any]]) -> tuple[Varia
         labels = [
             f"{p.rsplit('.', 1)[-1]}={_label(v, i)}" for p, (i, v) in zip(paths, combo, strict=True)
         ]
-        values = {p: v for p, (_, v) in zip(paths, combo, strict=True)}
-        out.append(Variant(", ".join(labels), values, values))
+        chosen = {p: v for p, (_, v) in zip(paths, combo, strict=True)}
+        out.append(Variant(", ".join(labels), chosen, chosen))
     return tuple(out)
 
 
