@@ -157,7 +157,9 @@ def make_pareto(
     info = STUDY_METRICS[metric]
     scale = info.per_unit
     fig = go.Figure()
-    top = max(float(np.nanmax(tried["ci_high"] / scale)) if len(tried) else target, target) * 1.1
+    highs = np.concatenate([tried["mean"].to_numpy(float), tried["ci_high"].to_numpy(float)])
+    highs = highs[np.isfinite(highs)] / scale
+    top = max(float(highs.max()) if highs.size else target, target) * 1.1
     fig.add_hrect(y0=0, y1=target, fillcolor="rgba(0,158,115,0.10)", line_width=0,
                   annotation_text="meets the target", annotation_position="top left")  # fmt: skip
     fig.add_hline(y=target, line_dash="dash", line_color="#009E73",

@@ -219,3 +219,33 @@ def test_a_two_axis_sweep_is_a_heatmap_and_bad_values_are_named() -> None:
     heat = spec["data"][0]
     assert heat["type"] == "heatmap"
     assert heat["x"] == ["1", "3"] and heat["y"] == ["0.0", "0.5"]
+
+
+def test_the_planner_finds_a_mix_draws_the_pareto_chart_and_loads_the_mix() -> None:
+    """One policy, two candidate types (v100 and k80, at most 3 nodes of 4 GPUs), a loose
+    target: the planner answers with a feasible mix, the chart marks it, and one click makes it
+    the current scenario's GPU mix."""
+    at = make_app()
+    at.switch_page("app_pages/planner.py").run()
+    assert not at.exception
+    at.session_state["plan_candidates"] = pd.DataFrame({
+        "worker_type": ["v100", "k80"], "price_usd_per_gpu_h": [0.74, 0.135],
+        "max_nodes": [3, 3], "gpus_per_node": [4, 4],
+    })  # fmt: skip
+    at.selectbox(key="plan_policy").set_value("fifo")
+    at.number_input(key="plan_target").set_value(120.0)  # mean JCT at most 5 days (busy trace)
+    at.number_input(key="plan_seeds").set_value(1).run()
+    button(at, "run_plan").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    result = at.session_state["plan_result"]
+    assert result.chosen is not None
+    assert result.num_simulations == len(result.tried)  # one seed per mix
+    assert any("Cheapest mix" in s.value for s in at.success)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    names = [t.get("name", "") for t in spec["data"]]
+    assert "Pareto front" in names and any(n.startswith("chosen: ") for n in names)
+    assert spec["layout"]["shapes"][0]["y1"] == 120.0  # the feasible region, shaded
+    button(at, "load_chosen").click().run()
+    assert not at.exception
+    assert at.session_state["scenarios"]["base"].cluster == result.chosen
