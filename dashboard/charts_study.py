@@ -189,14 +189,18 @@ def make_pareto(
     )  # fmt: skip
     if chosen is not None:
         row = tried[tried["mix"] == chosen].iloc[0]
+        x, y = float(row["cost_usd_per_h"]), float(row["mean"]) / scale
         fig.add_trace(
             go.Scatter(
-                x=[row["cost_usd_per_h"]], y=[row["mean"] / scale], mode="markers+text",
-                name=f"chosen: {chosen}", text=[f"  {chosen}"], textposition="middle right",
+                x=[x], y=[y], mode="markers", name=f"chosen: {chosen}",
                 marker={"symbol": "star", "size": 24, "color": "#D55E00",
                         "line": {"color": "black", "width": 1}},
                 hovertemplate=f"chosen: {chosen}<extra></extra>",
             )
+        )  # fmt: skip
+        fig.add_annotation(
+            x=x, y=y, text=f"chosen: {chosen}", showarrow=True, arrowhead=2, ax=60, ay=-70,
+            bgcolor="white", bordercolor="#D55E00", font={"color": "#D55E00"},
         )  # fmt: skip
     fig.update_xaxes(title="Cluster cost (USD per hour)", rangemode="tozero")
     fig.update_yaxes(title=info.title, range=[0, top])

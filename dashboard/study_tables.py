@@ -98,9 +98,11 @@ def describe_scenarios(scenarios: Mapping[str, ScenarioConfig]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _fmt(value: float, digits: int = 2, sign: bool = False) -> str:
+def _fmt(value: float, sign: bool = False) -> str:
+    """Three significant figures or so, thousands separated: 3,793 / 86.3 / 1.11 / -0.42."""
     if value is None or not math.isfinite(value):
         return "n/a"
+    digits = 0 if abs(value) >= 100 else 1 if abs(value) >= 10 else 2
     return f"{value:+,.{digits}f}" if sign else f"{value:,.{digits}f}"
 
 

@@ -63,6 +63,8 @@ if result is not None:
     paired = paired_frame(result, metric)
     if len(paired):
         render_chart(make_delta_chart(paired, metric, baseline), key="compare_delta")
+        st.caption("Green: better than the baseline beyond seed noise; red: worse; grey: the "
+                   "95% interval includes no difference.")  # fmt: skip
     jobs = result.jobs()
     policy = st.selectbox("Policy of the CDF", list(dict.fromkeys(jobs["policy"])),
                           key="compare_cdf_policy")  # fmt: skip

@@ -137,7 +137,7 @@ if result is not None:
         nodes = tuple(cap.get(c.worker_type, 0) // label_of[c.worker_type]
                       for c in result.spec.candidates)  # fmt: skip
         chosen = result.spec.label(nodes)
-        st.success(f"Cheapest mix meeting {unit.label.lower()} ≤ {shown:g} {unit.unit}: "
+        st.success(f"Cheapest mix meeting {unit.label} ≤ {shown:g} {unit.unit}: "
                    f"**{chosen}** ({result.spec.cost_usd_per_h(nodes):.2f} USD/h).")  # fmt: skip
         st.button("Load this mix as the scenario", on_click=_load_chosen, type="primary",
                   key="load_chosen")  # fmt: skip
@@ -149,4 +149,14 @@ if result is not None:
     with st.expander("How the search went", expanded=True):
         st.markdown("\n".join(f"{i}. {line}" for i, line in enumerate(result.explanation, 1)))
     table = tried.assign(**{c: tried[c] / unit.per_unit for c in ("mean", "ci_low", "ci_high")})
-    st.dataframe(table, hide_index=True, width="stretch")
+    number = st.column_config.NumberColumn
+    st.dataframe(
+        table, hide_index=True, width="stretch",
+        column_config={
+            "mix": "Mix", "cost_usd_per_h": number("Cost (USD/h)", format="%.2f"),
+            "n": "Seeds", "mean": number(unit.title, format="%.2f"),
+            "ci_low": number("95% low", format="%.2f"),
+            "ci_high": number("95% high", format="%.2f"),
+            "feasible": "Meets target", "phase": "Phase", "step": "Step", "error": "Why not run",
+        },
+    )  # fmt: skip
