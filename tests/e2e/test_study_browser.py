@@ -14,9 +14,11 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from dashboard.links import decode_link
 from engine.config import (
     ClusterSpec,
     NodeGroup,
@@ -183,7 +185,9 @@ def test_a_shared_link_reproduces_the_kpi_table_in_a_fresh_browser(
     page = _new_page(browser)
     _load_small_scenario(page, server, tmp_path)
     page.get_by_role("tab", name="2 · GPU mix & network").click()
+    url_before = page.url
     _fill_number(page, "Background load (share of each link)", "0.3")
+    page.wait_for_function("(u) => location.href !== u", arg=url_before)  # the edit landed
     page.get_by_role("button", name="Run", exact=True).click()
     page.get_by_text("Simulated 2 policies").wait_for()
     _open(page, "Results", "Results")
@@ -191,8 +195,10 @@ def test_a_shared_link_reproduces_the_kpi_table_in_a_fresh_browser(
     table.wait_for()
     kpis = table.inner_text()
     url = page.url
-    assert "scenario=" in url
+    link = parse_qs(urlparse(url).query)["scenario"][0]
+    assert decode_link(link).scenarios["base"].network.background_load == 0.3
 
+    sync_api = pytest.importorskip("playwright.sync_api")
     fresh = _new_page(browser)
     fresh.goto(url)
     again = fresh.get_by_test_id("stTable").first
@@ -201,7 +207,5 @@ def test_a_shared_link_reproduces_the_kpi_table_in_a_fresh_browser(
     _screenshot(fresh, "link_results")
     _open(fresh, "Scenario", "Scheduling what-if")
     fresh.get_by_role("tab", name="2 · GPU mix & network").click()
-    assert (
-        fresh.get_by_label("Background load (share of each link)", exact=True).input_value()
-        == "0.30"
-    )
+    box = fresh.get_by_label("Background load (share of each link)", exact=True)
+    sync_api.expect(box).to_have_value("0.30", timeout=15_000)
