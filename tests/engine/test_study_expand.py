@@ -90,6 +90,11 @@ def test_study_json_round_trip_and_errors() -> None:
         expand(Study(BASE, (Variant("a"), Variant("a"))))
     with pytest.raises(ConfigError, match="unknown key"):
         Study.from_dict({"base": {}, "variant": []})
+    twice = Variant("twice", {"policies": [{"name": "las"}, {"name": "las"}]})
+    with pytest.raises(ConfigError, match="give a repeated policy a label"):
+        expand(Study(BASE, (twice,)))
+    labelled = Variant("ok", {"policies": [{"name": "las"}, {"name": "las", "label": "LAS b"}]})
+    assert [s.policy_label for s in expand(Study(BASE, (labelled,)))] == ["las", "LAS b"]
 
 
 def test_run_spec_key_is_stable_and_changes_with_any_field() -> None:
