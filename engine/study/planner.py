@@ -22,6 +22,7 @@ import pandas as pd
 
 from engine.config import ClusterSpec, NodeGroup, ScenarioConfig
 from engine.errors import ConfigError
+from engine.study.traces import TraceStore
 
 TARGET_METRICS = ("jct_mean_s", "jct_p95_s", "queueing_delay_mean_s")
 Mix = tuple[int, ...]  # nodes per candidate, in PlanSpec.candidates order
@@ -181,8 +182,16 @@ def plan(
     results_dir: Path | str | None = None,
     on_progress: PlanProgressFn | None = None,
     should_cancel: Callable[[], bool] | None = None,
+    traces: TraceStore | None = None,
+    trace_hash: str = "",
 ) -> PlanResult:
     """Finds the cheapest mix meeting the target (see :mod:`engine.study.planner_search`).
+
+    Args:
+        executor, workers, ray_address, results_dir, should_cancel: as for
+            :func:`engine.study.run.run_study`.
+        on_progress: called with (simulations so far, a line of the explanation).
+        traces, trace_hash: the trace store and hash of an ``"upload:"`` trace source.
 
     Raises:
         ConfigError, TraceError: for a bad spec or trace.
@@ -192,4 +201,5 @@ def plan(
     from engine.study.planner_search import search
 
     evaluator = Evaluator(spec, executor, workers, ray_address, results_dir, should_cancel)
+    evaluator.use_trace(traces, trace_hash)
     return search(spec, evaluator, on_progress)

@@ -16,11 +16,11 @@ import pandas as pd
 from engine.errors import EngineError
 from engine.study.executors import execute_or_error, run_tasks
 from engine.study.planner import Mix, PlanSpec
-from engine.study.single import RunResult
+from engine.study.single import Payload, RunResult
 from engine.study.spec import RunSpec
 from engine.study.stats import mean_ci
 from engine.study.store import ResultStore
-from engine.study.traces import trace_payload
+from engine.study.traces import TraceStore, trace_payload
 from engine.throughput import load_matrix
 from engine.traces import draw_trace
 
@@ -47,9 +47,14 @@ class Evaluator:
             "should_cancel": should_cancel,
         }  # fmt: skip
         self.store = ResultStore(results_dir) if results_dir is not None else None
-        self.digest, self.payload = trace_payload(spec.base, None)
+        self.digest = ""
+        self.payload: Payload = None
         self.rows: dict[Mix, dict[str, object]] = {}
         self.num_simulations = 0
+
+    def use_trace(self, traces: TraceStore | None, trace_hash: str = "") -> None:
+        """Reads the trace once (from ``traces`` by ``trace_hash`` for an upload)."""
+        self.digest, self.payload = trace_payload(self.spec.base, traces, trace_hash)
 
     def largest_job_gpus(self) -> int:
         """The largest scale factor of the trace (first seed's draw)."""

@@ -14,6 +14,7 @@ import pandas as pd
 from engine.config import LoadConfig, ScenarioConfig, TraceSpec
 from engine.errors import TraceError
 from engine.metrics import utilization_by_type
+from engine.results import SimulationResult
 from engine.scenario import scenario_matrix, validate_config
 from engine.simulator import simulate
 from engine.study.spec import RunSpec
@@ -73,7 +74,7 @@ def run_spec(
     result = simulate(trace.jobs, config, config.policies[0], matrix, record_segments=full)
     return RunResult(
         spec,
-        _summary(result.summary, result.utilization, len(trace.dropped_job_ids), config),
+        _summary(result, len(trace.dropped_job_ids), config),
         result.jobs,
         result.segments if full else None,
         result.utilization if full else None,
@@ -82,12 +83,12 @@ def run_spec(
     )
 
 
-def _summary(
-    base: dict[str, float], utilization: pd.DataFrame, dropped: int, config: ScenarioConfig
-) -> dict[str, float]:
-    summary = dict(base)
+def _summary(result: SimulationResult, dropped: int, config: ScenarioConfig) -> dict[str, float]:
+    summary = dict(result.summary)
     summary["jobs_dropped"] = float(dropped)
-    end_s = base["makespan_s"]
+    summary["num_decisions"] = float(result.num_decisions)
+    end_s = float(result.jobs["completion_s"].max()) if len(result.jobs) else 0.0
+    utilization = result.utilization
     busy = utilization_by_type(utilization, end_s) if end_s > 0 else pd.Series(dtype=float)
     for worker_type, capacity in sorted(config.cluster.capacity().items()):
         summary[f"capacity_gpus:{worker_type}"] = float(capacity)

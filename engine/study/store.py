@@ -19,8 +19,15 @@ import pyarrow.parquet as pq
 
 from engine.study.single import RunResult
 from engine.study.spec import RunSpec
+from engine.study.traces import default_store_dir
 
 META_KEY = b"gpusched"
+
+
+def default_results_dir() -> Path:
+    """``<store>/runs`` under :func:`engine.study.traces.default_store_dir`
+    (``$GPUSCHED_STORE`` or ``~/.cache/gpusched``)."""
+    return default_store_dir() / "runs"
 
 
 class ResultStore:

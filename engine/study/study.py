@@ -152,6 +152,12 @@ def expand(study: Study, trace_hash: str = "") -> list[RunSpec]:
     specs = []
     for variant in study.all_variants():
         config = apply_overrides(study.base, variant.overrides, f"variant {variant.name!r}")
+        labels = [p.display_name for p in config.policies]
+        if not labels or len(set(labels)) != len(labels):
+            raise ConfigError(
+                f"variant {variant.name!r}: policies {labels} must be non-empty and distinct; "
+                "give a repeated policy a label"
+            )
         for policy in config.policies:
             for seed in study.seeds:
                 trace_seed = seed if study.vary_trace else study.base.effective_trace_seed
