@@ -11,11 +11,12 @@ from dashboard.components.chart import render_chart
 from dashboard.components.run_panel import render_flash
 from dashboard.components.study_controls import render_seed_count
 from dashboard.components.study_run import EXECUTOR_ENV, render_study_buttons
+from dashboard.query import trace_store, upload_sha256
 from dashboard.state import apply_config, build_config
 from dashboard.study_tables import STUDY_METRICS
 from engine.errors import EngineError, SimulationCancelled
 from engine.study.cost import DEFAULT_PRICES_USD_PER_GPU_H
-from engine.study.traces import default_store_dir
+from engine.study.store import default_results_dir
 
 st.title("Planner")
 st.caption(
@@ -95,8 +96,9 @@ def _run(spec):
 
     try:
         result = plan(spec, executor=os.environ.get(EXECUTOR_ENV, "pool"),
-                      results_dir=default_store_dir() / "results", on_progress=on_progress,
-                      should_cancel=lambda: bool(s["cancel_requested"]))  # fmt: skip
+                      results_dir=default_results_dir(), on_progress=on_progress,
+                      should_cancel=lambda: bool(s["cancel_requested"]),
+                      traces=trace_store(), trace_hash=upload_sha256())  # fmt: skip
     except SimulationCancelled:
         st.warning("Planner cancelled.")
         return None

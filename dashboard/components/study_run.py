@@ -1,7 +1,7 @@
 """Run a study from a page: one progress bar across all its runs, Cancel, errors shown.
 
 Runs go through :func:`engine.study.run_study` on a local process pool; finished runs are kept
-in the server's result store (``$GPUSCHED_STORE/results`` or ``~/.cache/gpusched/results``), so
+in the server's result store (``$GPUSCHED_STORE/runs`` or ``~/.cache/gpusched/runs``), so
 running again, revisiting or opening a shared link reuses them. Cancel: the button's press
 makes Streamlit stop the script at its next element update; the bar is refreshed about every
 second while runs are under way, so the study stops within a second (finished runs stay
@@ -17,7 +17,7 @@ import streamlit as st
 
 from engine.errors import EngineError, SimulationCancelled
 from engine.study import Study, StudyResult, run_study
-from engine.study.traces import default_store_dir
+from engine.study.store import default_results_dir
 
 EXECUTOR_ENV = "GPUSCHED_EXECUTOR"
 
@@ -66,7 +66,7 @@ def execute_study(study: Study, runs_total: int) -> StudyResult | None:
     try:
         result = run_study(
             study, executor=os.environ.get(EXECUTOR_ENV, "pool"),
-            results_dir=default_store_dir() / "results", traces=trace_store(),
+            results_dir=default_results_dir(), traces=trace_store(),
             on_progress=on_progress, should_cancel=should_cancel,
         )  # fmt: skip
     except SimulationCancelled:
