@@ -204,6 +204,4 @@ def make_pareto(
         )  # fmt: skip
     fig.update_xaxes(title="Cluster cost (USD per hour)", rangemode="tozero")
     fig.update_yaxes(title=info.title, range=[0, top])
-    return _outside_legend(
-        fig, f"Cost against {info.label.lower()}: cheapest mix meeting the target"
-    )
+    return _outside_legend(fig, f"Cost against {info.label}: the cheapest mix meeting the target")
