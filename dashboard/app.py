@@ -15,6 +15,7 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
+from dashboard.components.link_run import run_linked_scenario  # noqa: E402
 from dashboard.query import sync_query_params  # noqa: E402
 from dashboard.state import init_state, keep_widget_state  # noqa: E402
 
@@ -31,6 +32,12 @@ pages = [
     st.Page("app_pages/utilization.py", title="Utilization", icon=":material/stacked_line_chart:"),
     st.Page("app_pages/fairness.py", title="Fairness", icon=":material/balance:"),
     st.Page("app_pages/network.py", title="Network", icon=":material/lan:"),
+    st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
+    st.Page("app_pages/sweep.py", title="Sweep", icon=":material/ssid_chart:"),
+    st.Page("app_pages/planner.py", title="Planner", icon=":material/savings:"),
 ]
+page = st.navigation(pages)
+if run_linked_scenario() and page.title == "Scenario":
+    st.switch_page("app_pages/results.py")
 sync_query_params()
-st.navigation(pages).run()
+page.run()

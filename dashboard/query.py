@@ -1,18 +1,26 @@
-"""Key choices mirrored in the URL, so a link reproduces the what-if; and scenario presets.
+"""The URL: a reproducible link to the session's scenarios, and scenario presets.
 
-URL keys: ``trace`` (sample file name), ``policies`` (comma-separated), ``seed``, ``round``
-(round length in seconds) and ``preset``. They are read once, on a session's first load.
+The ``scenario`` parameter carries every named scenario, the current one, the uploaded trace's
+SHA-256 and the study settings (:mod:`dashboard.links`); it is rewritten whenever they change.
+An uploaded trace is kept in the server's trace store under its hash. Opening a link (a
+session's first load) restores all of it and asks the pages to run it (``"autorun"``); if the
+trace is not in this server's store it says so and asks for the file: never another trace.
+
+Older short links (``trace``, ``policies``, ``seed``, ``round``, ``preset``) are still read.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 
 import streamlit as st
 
-from dashboard.state import rounds_from_state
+from dashboard.links import LINK_PARAM, LinkState, decode_link, encode_link
+from dashboard.state import SOURCE_KINDS, rounds_from_state
 from engine.config import NetworkConfig, ScenarioConfig
+from engine.errors import EngineError
 from engine.presets import PRESETS
 
 NO_PRESET = "None"
@@ -35,8 +43,69 @@ def on_preset_change() -> None:
     apply_preset(st.session_state["preset"])
 
 
+def trace_store():  # noqa: ANN201 - engine.study.traces.TraceStore, imported lazily
+    """The server's trace store (``$GPUSCHED_STORE`` or ``~/.cache/gpusched``)."""
+    from engine.study.traces import TraceStore
+
+    return TraceStore()
+
+
 def read_query_params() -> None:
-    """Copies valid URL choices into session state (unknown values are ignored)."""
+    """Restores a shared link, or copies valid short URL choices into session state."""
+    params = st.query_params
+    if LINK_PARAM in params:
+        _read_link(params[LINK_PARAM])
+        return
+    _read_short_params()
+
+
+def _read_link(text: str) -> None:
+    from dashboard.scenarios import replace_all
+
+    s = st.session_state
+    try:
+        link = decode_link(text)
+    except EngineError as exc:
+        s["flash"] = ("error", f"This link cannot be opened: {exc}")
+        return
+    replace_all(dict(link.scenarios), link.current)
+    s["study_settings"] = dict(link.study)
+    if st.query_params.get("preset") in PRESETS:
+        s["preset"] = st.query_params["preset"]  # its rules are in the scenario already
+    _read_paper_name()
+    s["autorun"] = True
+    if link.trace_sha256:
+        _restore_upload(link)
+
+
+def _restore_upload(link: LinkState) -> None:
+    """Puts the link's trace from the store into the session, or asks for the file."""
+    s = st.session_state
+    s["source_kind"] = SOURCE_KINDS[1]
+    s["link_trace"] = link.trace_sha256
+    store = trace_store()
+    if store.has(link.trace_sha256):
+        s["upload"] = store.get(link.trace_sha256)
+        return
+    name = link.scenarios[link.current].trace.source.removeprefix("upload:")
+    s["link_trace_name"] = name
+    s["upload"], s["autorun"], s["autorun_study"] = None, False, ""
+    s["flash"] = (
+        "error",
+        f"This link's trace **{name}** (SHA-256 {link.trace_sha256[:12]}…) is not on this "
+        "server. Upload that file (tab 1) to reproduce the link; nothing else is simulated "
+        "in its place.",
+    )
+
+
+def _read_paper_name() -> None:
+    from engine.papers import list_paper_presets
+
+    if st.query_params.get("paper") in list_paper_presets():
+        st.session_state["paper_preset"] = st.query_params["paper"]
+
+
+def _read_short_params() -> None:
     from engine.policies import list_policies
     from engine.traces import list_samples
 
@@ -55,15 +124,44 @@ def read_query_params() -> None:
         apply_preset(params["preset"])
 
 
+def upload_sha256() -> str:
+    """SHA-256 of the session's uploaded trace, stored in the trace store ("" without one)."""
+    s = st.session_state
+    upload = s.get("upload")
+    if upload is None or s["source_kind"] != SOURCE_KINDS[1]:
+        return ""
+    digest = hashlib.sha256(upload[1]).hexdigest()
+    if s.get("_stored_trace") != digest:
+        with contextlib.suppress(ImportError, OSError):
+            trace_store().put(upload[0], upload[1])
+            s["_stored_trace"] = digest
+    return digest
+
+
+def current_link() -> str | None:
+    """The ``scenario`` parameter describing the session now (None if a scenario is invalid)."""
+    from dashboard.scenarios import all_scenarios, current_name
+
+    s = st.session_state
+    try:
+        named = all_scenarios()
+    except EngineError:
+        return None
+    state = LinkState(named, current_name(), upload_sha256(), s.get("study_settings") or {})
+    return encode_link(state)
+
+
 def wanted_query_params() -> dict[str, str]:
     """The URL parameters describing the current choices."""
     s = st.session_state
-    wanted = {"policies": ",".join(s["policies"]), "seed": str(int(s["seed"]))}
-    wanted["round"] = f"{float(s['round_duration_s']):g}"
-    if s["source_kind"] == "Sample trace":
-        wanted["trace"] = s["sample_name"]
+    link = current_link()
+    if link is None:
+        return st.query_params.to_dict()
+    wanted = {LINK_PARAM: link}
     if s["preset"] != NO_PRESET:
         wanted["preset"] = s["preset"]
+    if s.get("paper_preset", NO_PRESET) != NO_PRESET:
+        wanted["paper"] = s["paper_preset"]
     return wanted
 
 

@@ -56,6 +56,8 @@ def load_trace(config: ScenarioConfig, upload: Upload) -> TraceLoad:
         trace=config.trace,
         cluster=config.cluster,
         seed=config.seed,
+        trace_seed=config.trace_seed,
+        load=config.load,
         throughputs=config.throughputs,
         extra_worker_types=config.extra_worker_types,
     )

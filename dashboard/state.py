@@ -1,13 +1,24 @@
-"""Session keys and their defaults in one place, and the one function that builds the scenario.
+"""Session state: a set of named scenarios, and the widgets that edit the current one.
 
-Widgets on the Scenario page use these keys and never pass ``value=``; :func:`init_state` fills the
-defaults once per session and :func:`keep_widget_state` stops Streamlit from dropping them when
-another page is shown. Tables edited with ``st.data_editor`` live under plain keys (see
-:mod:`dashboard.components.table_editor`).
+The truth is ``st.session_state["scenarios"]``, an ordered mapping of name -> ``ScenarioConfig``
+(see :mod:`dashboard.scenarios`); ``"current_scenario"`` names the one the Scenario page edits.
+The widgets are its editing buffer: they use the keys below and never pass ``value=``;
+:func:`build_config` reads them into the current scenario (fields without a widget, e.g. the
+load or the throughput matrix, are carried over from the stored scenario) and
+:func:`apply_config` writes a scenario back into them when another one becomes current.
+:func:`init_state` fills the defaults once per session and :func:`keep_widget_state` stops
+Streamlit from dropping them when another page is shown. Tables edited with ``st.data_editor``
+live under plain keys (see :mod:`dashboard.components.table_editor`).
+
+Policies: ``"policies"`` picks registry names; ``"policy_labels"`` gives the first instance of a
+name its label; ``"policy_copies"`` lists further instances ``{"name", "label"}`` of a picked
+policy with their own parameters. Parameter widgets are keyed by the instance's label (its name
+when unlabelled), so LAS can appear twice with two thresholds.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from typing import Any
 
@@ -22,11 +33,13 @@ from engine.config import (
     TraceSpec,
     default_cluster,
 )
+from engine.errors import EngineError
 
 DEFAULT_SAMPLE = "philly_2000.csv"
 DEFAULT_POLICIES = ("fifo", "las", "gavel_maxmin")  # those registered are preselected
 SOURCE_KINDS = ("Sample trace", "Upload a file", "Synthetic")
-PARAM_PREFIX = "pp."  # widget keys of policy parameters: pp.<policy>.<field>
+PARAM_PREFIX = "pp."  # widget keys of policy parameters: pp.<label or policy>.<field>
+BASE_SCENARIO = "base"
 
 GPU_MIX_COLUMNS = ["worker_type", "nodes", "gpus_per_node", "rack"]
 NETWORK_KEYS = (  # NetworkConfig fields stored under their own name
@@ -69,6 +82,8 @@ WIDGET_DEFAULTS: dict[str, Any] = {
     "log_x": True,
     "network_policy": None,  # Network page: set from the result shown
     "network_time_s": None,
+    "arrival_scale": 1.0,  # load.arrival_scale (Compare and Sweep pages)
+    "scenario_choice": BASE_SCENARIO,  # the scenario picker (mirrors current_scenario)
 }
 PLAIN_DEFAULTS: dict[str, Any] = {
     "gpu_mix": DEFAULT_GPU_MIX,
@@ -81,7 +96,10 @@ PLAIN_DEFAULTS: dict[str, Any] = {
         }
     ),  # fmt: skip
     "upload": None,  # (file name, bytes) of the uploaded trace
-    "policy_labels": {},  # policy -> display label, from a loaded scenario or paper preset
+    "policy_labels": {},  # policy -> label of its first instance (loaded scenario, preset)
+    "policy_copies": [],  # further instances: {"name": policy, "label": unique label}
+    "scenarios": {},  # name -> ScenarioConfig; the current one is edited by the widgets
+    "current_scenario": BASE_SCENARIO,
     "column_mapping": None,  # canonical -> file column, once the user mapped an unknown CSV
     "result": None,  # the last ComparisonResult
     "result_config": "",  # config JSON of the last run
@@ -103,8 +121,10 @@ def init_state() -> None:
         st.session_state.setdefault(key, value.copy() if hasattr(value, "copy") else value)
     known = list_policies()
     st.session_state["policies"] = [p for p in DEFAULT_POLICIES if p in known] or known[:2]
-    read_query_params()
     st.session_state["_initialized"] = True
+    with contextlib.suppress(EngineError):
+        build_config()
+    read_query_params()
 
 
 def keep_widget_state() -> None:
@@ -120,8 +140,9 @@ def trace_spec() -> TraceSpec:
     kind = s["source_kind"]
     if kind == SOURCE_KINDS[2]:
         source = "synthetic"
-    elif kind == SOURCE_KINDS[1] and s["upload"] is not None:
-        source = f"upload:{s['upload'][0]}"
+    elif kind == SOURCE_KINDS[1]:  # never a sample in place of a missing file
+        upload = s["upload"]
+        source = f"upload:{upload[0] if upload else s.get('link_trace_name', '')}"
     else:
         source = f"sample:{s['sample_name']}"
     mapped = kind == SOURCE_KINDS[1] and s["column_mapping"] is not None
@@ -148,7 +169,8 @@ def rounds_from_state() -> RoundConfig:
 
 
 def build_config() -> ScenarioConfig:
-    """The ScenarioConfig the Scenario page's widgets describe.
+    """The current scenario as the Scenario page's widgets describe it; also stored under its
+    name in ``st.session_state["scenarios"]``.
 
     Raises:
         ConfigError: for a GPU mix or congestion table that cannot be read (row named).
@@ -168,17 +190,22 @@ def build_config() -> ScenarioConfig:
         share_links=bool(s["share_links"]),
         congestion=congestion_from_frame(s["congestion"]),
     )
-    return ScenarioConfig(
+    stored = s["scenarios"].get(s["current_scenario"], ScenarioConfig())
+    config = dataclasses.replace(
+        stored,
+        load=dataclasses.replace(stored.load, arrival_scale=float(s["arrival_scale"])),
         trace=trace_spec(),
         cluster=cluster_from_frame(s["gpu_mix"]),
         network=network,
         rounds=rounds_from_state(),
-        policies=policy_specs(s["policies"], s["policy_labels"]),
+        policies=policy_specs(s["policies"], s["policy_labels"], s["policy_copies"]),
         seed=int(s["seed"]),
         placement=s["placement"],
         throughputs=s["throughputs"],
         extra_worker_types=extra_types_from_frame(s["extra_types"]),
     )
+    s["scenarios"][s["current_scenario"]] = config
+    return config
 
 
 def apply_config(config: ScenarioConfig) -> None:
@@ -192,6 +219,8 @@ def apply_config(config: ScenarioConfig) -> None:
         s["source_kind"], s["sample_name"] = SOURCE_KINDS[0], trace.source.removeprefix("sample:")
     elif trace.source == "synthetic":
         s["source_kind"] = SOURCE_KINDS[2]
+    else:
+        s["source_kind"] = SOURCE_KINDS[1]
     s["trace_format"], s["assumed_worker_type"] = trace.format, trace.assumed_worker_type
     s["max_jobs"], s["drop_oversized"] = trace.max_jobs or 0, trace.drop_oversized
     s["num_jobs"], s["jobs_per_hour"] = trace.synthetic.num_jobs, trace.synthetic.jobs_per_hour
@@ -202,10 +231,18 @@ def apply_config(config: ScenarioConfig) -> None:
     for key, value in dataclasses.asdict(config.rounds).items():
         s[key] = value
     s["seed"], s["placement"], s["throughputs"] = config.seed, config.placement, config.throughputs
+    s["arrival_scale"] = config.load.arrival_scale
+    firsts = {p.name: p for p in reversed(config.policies)}  # first instance of each name
     s["policies"] = list(dict.fromkeys(p.name for p in config.policies))
-    s["policy_labels"] = {p.name: p.label for p in config.policies if p.label}
+    s["policy_labels"] = {name: p.label for name, p in firsts.items() if p.label}
+    s["policy_copies"] = [
+        {"name": p.name, "label": p.display_name}
+        for p in config.policies
+        if firsts[p.name] is not p
+    ]
     set_policy_params(config.policies)
     s["gpu_mix"] = cluster_to_frame(config.cluster)
     s["congestion"] = congestion_to_frame(config.network.congestion)
     s["extra_types"] = extra_types_to_frame(config.extra_worker_types)
     s["table_version"] = s.get("table_version", 0) + 1
+    s["scenarios"][s["current_scenario"]] = config

@@ -3,6 +3,8 @@
     python -m engine run scenario.json --out out/ [--trace my_trace.csv] [--format csv|parquet|both]
     python -m engine example > scenario.json      # the default scenario, to edit
     python -m engine policies                     # registered policies and their parameters
+    python -m engine sweep study.json --out DIR   # a study: variants x policies x seeds
+    python -m engine plan plan.json --out DIR     # the cheapest GPU mix meeting a target
 
 The scenario JSON is the one the dashboard downloads and uploads.
 """
@@ -22,6 +24,7 @@ from engine.policies import get_policy, list_policies
 from engine.policies.base import describe
 from engine.results import ComparisonResult
 from engine.scenario import run_scenario
+from engine.study import cli as study_cli
 
 TABLES = ("jobs", "segments", "utilization")
 
@@ -36,12 +39,15 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--format", choices=("csv", "parquet", "both"), default="both")
     sub.add_parser("example", help="print the default scenario JSON")
     sub.add_parser("policies", help="list registered policies and their parameters")
+    study_cli.add_commands(sub)
     args = parser.parse_args(argv)
     try:
         if args.command == "example":
             print(ScenarioConfig().to_json())
         elif args.command == "policies":
             _print_policies()
+        elif args.command in ("sweep", "plan"):
+            study_cli.run_command(args)
         else:
             _run(args.scenario, args.out, args.trace, args.format)
     except (EngineError, OSError) as exc:

@@ -201,6 +201,31 @@ class TraceSpec:
 
 
 @dataclass(frozen=True)
+class LoadConfig:
+    """Load as a what-if: the trace's jobs at a higher or lower rate, or more or fewer of them.
+
+    Applied after ``TraceSpec.max_jobs`` and before the cluster-fit check, in this order
+    (:func:`engine.traces.load.apply_load`) [R: our rule, no paper defines it]:
+
+    1. ``num_jobs``: keep the first N jobs by arrival, or, when N exceeds the trace, repeat the
+       trace back to back (copy k arrives ``k x (span + mean inter-arrival gap)`` later, job ids
+       suffixed ``~k``, job types and step counts copied) until N jobs, then cut at N.
+    2. ``arrival_scale``: divide every arrival time by the factor, so inter-arrival times are
+       compressed by it and the arrival rate is multiplied by it (1.5 = 1.5x the load).
+
+    For a synthetic trace, ``trace.synthetic.jobs_per_hour`` sets the rate directly; these
+    apply on top. The defaults change nothing.
+    """
+
+    arrival_scale: float = field(
+        default=1.0, metadata={"help": "Arrival-rate multiplier (inter-arrival times / factor)"}
+    )
+    num_jobs: int | None = field(
+        default=None, metadata={"help": "Trim or repeat the trace to this many jobs"}
+    )
+
+
+@dataclass(frozen=True)
 class PolicySpec:
     """A policy by registry name, with parameter overrides (field name -> value)."""
 
@@ -238,6 +263,11 @@ class ScenarioConfig:
     rounds: RoundConfig = RoundConfig()
     policies: tuple[PolicySpec, ...] = (PolicySpec("fifo"), PolicySpec("las"))
     seed: int = 0
+    trace_seed: int | None = field(
+        default=None,
+        metadata={"help": "Seed of the trace's random rules and load; None: the same as seed"},
+    )
+    load: LoadConfig = LoadConfig()
     placement: str = field(
         default="consolidated", metadata={"help": "Placement strategy: consolidated or first_fit"}
     )
@@ -245,6 +275,11 @@ class ScenarioConfig:
         default="gavel", metadata={"help": "'gavel' (built-in table) or a path to a CSV"}
     )
     extra_worker_types: tuple[WorkerTypeSpec, ...] = ()
+
+    @property
+    def effective_trace_seed(self) -> int:
+        """The seed of the trace rng: ``trace_seed``, or ``seed`` when it is None."""
+        return self.seed if self.trace_seed is None else self.trace_seed
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

@@ -18,9 +18,12 @@ class Recorder:
         self.segments: list[tuple[object, ...]] = []
         self.util_rows: list[tuple[float, str, int]] = []
         self._last_busy: dict[str, int] = {}
+        self.keep_segments = True  # False: close_segment records nothing (summary-only runs)
 
     def close_segment(self, job: JobState, placement: Placement, now_s: float, reason: str) -> None:
         """One row per lane of the placement (:func:`lanes`)."""
+        if not self.keep_segments:
+            return
         restore_s = max(0.0, min(job.restore_until_s, now_s) - job.segment_start_s)
         if len(placement.nodes) == 1:  # the common case, without building lanes
             self.segments.append(

@@ -84,7 +84,9 @@ def load_scenario_trace(
     config: ScenarioConfig, matrix: ThroughputMatrix, upload: tuple[str, bytes] | None = None
 ) -> TraceLoad:
     """The scenario's validated jobs table (see :func:`engine.traces.resolve_trace`)."""
-    return resolve_trace(config.trace, matrix, config.seed, config.cluster, upload)
+    return resolve_trace(
+        config.trace, matrix, config.effective_trace_seed, config.cluster, upload, config.load
+    )
 
 
 def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:

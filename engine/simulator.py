@@ -53,8 +53,12 @@ def simulate(
     *,
     on_progress: ProgressFn | None = None,
     should_cancel: CancelFn | None = None,
+    record_segments: bool = True,
 ) -> SimulationResult:
     """Runs one policy over a validated jobs table (see :mod:`engine.traces.schema`).
+
+    ``record_segments=False`` skips the Gantt rows (the result's ``segments`` table is empty);
+    every other table and metric is unchanged.
 
     Returns:
         The result tables; identical for identical inputs (the only rng is seeded by
@@ -70,7 +74,9 @@ def simulate(
         from engine.micro_tasks import MicroTaskSimulation  # imports this module
 
         engine = MicroTaskSimulation
-    return engine(jobs, config, policy, matrix).run(on_progress, should_cancel)
+    sim = engine(jobs, config, policy, matrix)
+    sim.recorder.keep_segments = record_segments
+    return sim.run(on_progress, should_cancel)
 
 
 class Simulation:

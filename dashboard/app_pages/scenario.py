@@ -8,7 +8,11 @@ from dashboard.components.cluster_panel import (
     render_network,
 )
 from dashboard.components.paper_presets import render_paper_picker
-from dashboard.components.policy_form import render_policy_params, render_policy_picker
+from dashboard.components.policy_form import (
+    policy_instances,
+    render_policy_params,
+    render_policy_picker,
+)
 from dashboard.components.run_panel import (
     execute_run,
     render_flash,
@@ -16,6 +20,7 @@ from dashboard.components.run_panel import (
     render_run_buttons,
     render_scenario_io,
 )
+from dashboard.components.scenario_picker import render_scenario_picker
 from dashboard.components.trace_panel import render_trace_source
 from dashboard.components.trace_preview import render_trace_load
 from dashboard.state import build_config
@@ -26,6 +31,7 @@ st.caption(
     "Replay a trace of deep-learning training jobs on a GPU cluster you describe, under several "
     "scheduling policies, and compare job completion times, utilization and fairness."
 )
+render_scenario_picker()
 render_paper_picker()
 render_flash()
 run_area = st.container(border=True)
@@ -41,8 +47,10 @@ with cluster_tab:
     st.divider()
     render_network()
 with policy_tab:
-    for policy in render_policy_picker():
-        render_policy_params(policy)
+    render_policy_picker()
+    s = st.session_state
+    for policy, label in policy_instances(s["policies"], s["policy_labels"], s["policy_copies"]):
+        render_policy_params(policy, label)
 with rules_tab:
     render_rounds()
 

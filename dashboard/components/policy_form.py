@@ -21,9 +21,20 @@ from engine.policies.base import describe
 EDITABLE = (bool, int, float, str)
 
 
-def param_key(policy: str, name: str) -> str:
-    """Session key of one policy parameter's widget."""
-    return f"{PARAM_PREFIX}{policy}.{name}"
+def param_key(instance: str, name: str) -> str:
+    """Session key of one parameter's widget; ``instance`` is the policy instance's label, or
+    the policy name when it has none."""
+    return f"{PARAM_PREFIX}{instance}.{name}"
+
+
+def policy_instances(
+    policies: list[str], labels: Mapping[str, str], copies: list[dict[str, str]]
+) -> list[tuple[str, str]]:
+    """(policy name, label) of every instance: each picked policy (labelled as ``labels``
+    says, "" otherwise), then the copies of picked policies. Copies of a policy no longer
+    picked are left out."""
+    firsts = [(name, labels.get(name, "")) for name in policies]
+    return firsts + [(c["name"], c["label"]) for c in copies if c["name"] in policies]
 
 
 def _fields(policy: str) -> list[tuple[dataclasses.Field, Any]]:
@@ -39,20 +50,57 @@ def render_policy_picker() -> list[str]:
     return st.multiselect("Policies to compare", names, key="policies", help=help_text)
 
 
-def render_policy_params(policy: str) -> None:
-    """An expander with one widget per parameter of ``policy``."""
+def render_policy_params(policy: str, label: str = "") -> None:
+    """An expander with one widget per parameter of one instance of ``policy``, and the
+    controls to add another instance of it (or to remove this copy)."""
     cls = get_policy(policy)
-    with st.expander(f"{policy} parameters", expanded=False):
+    instance = label or policy
+    with st.expander(f"{instance} parameters", expanded=False):
         st.caption(describe(cls))
         fields = _fields(policy)
         if not fields:
             st.write("This policy has no parameters.")
         for field, default in fields:
-            _render_field(policy, field, default)
+            _render_field(instance, field, default)
+        if fields:
+            _render_copy_controls(policy, label)
 
 
-def _render_field(policy: str, field: dataclasses.Field, default: Any) -> None:
-    key = param_key(policy, field.name)
+def _render_copy_controls(policy: str, label: str) -> None:
+    """'Add a copy' (first instance) or 'Remove this copy' (a copy)."""
+    s = st.session_state
+    if any(c["label"] == label for c in s["policy_copies"]) and label:
+        st.button("Remove this copy", key=f"uncopy.{label}", on_click=_remove_copy, args=(label,))
+        return
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    row.text_input(
+        "Label of a copy", value=f"{policy} #2", key=f"copy_label.{policy}",
+        help="Compare the same policy with other parameters, e.g. two thresholds.",
+    )  # fmt: skip
+    row.button("Add a copy", key=f"copy.{policy}", on_click=_add_copy, args=(policy,))
+
+
+def _add_copy(policy: str) -> None:
+    s = st.session_state
+    label = str(s.get(f"copy_label.{policy}") or "").strip()
+    taken = {lab or name for name, lab in policy_instances(
+        s["policies"], s["policy_labels"], s["policy_copies"])}  # fmt: skip
+    if not label or label in taken or label in list_policies():
+        s["flash"] = ("error", f"Give the copy of {policy} a label not used yet (got {label!r}).")
+        return
+    source = s["policy_labels"].get(policy) or policy
+    for field, default in _fields(policy):
+        s[param_key(label, field.name)] = s.get(param_key(source, field.name), default)
+    s["policy_copies"] = [*s["policy_copies"], {"name": policy, "label": label}]
+
+
+def _remove_copy(label: str) -> None:
+    s = st.session_state
+    s["policy_copies"] = [c for c in s["policy_copies"] if c["label"] != label]
+
+
+def _render_field(instance: str, field: dataclasses.Field, default: Any) -> None:
+    key = param_key(instance, field.name)
     st.session_state.setdefault(key, default)
     label, help_text = field.name.replace("_", " "), field.metadata.get("help")
     choices = field.metadata.get("choices")
@@ -71,19 +119,20 @@ def _render_field(policy: str, field: dataclasses.Field, default: Any) -> None:
 
 
 def policy_specs(
-    policies: list[str], labels: Mapping[str, str] | None = None
+    policies: list[str],
+    labels: Mapping[str, str] | None = None,
+    copies: list[dict[str, str]] | None = None,
 ) -> tuple[PolicySpec, ...]:
-    """PolicySpecs of the chosen policies, with the parameters changed from their defaults and
-    the display labels a loaded scenario gave them."""
-    labels = labels or {}
+    """PolicySpecs of every instance (see :func:`policy_instances`), with the parameters
+    changed from their defaults and their labels."""
     specs = []
-    for policy in policies:
+    for policy, label in policy_instances(policies, labels or {}, copies or []):
         overrides = {}
         for field, default in _fields(policy):
-            value = st.session_state.get(param_key(policy, field.name), default)
+            value = st.session_state.get(param_key(label or policy, field.name), default)
             if isinstance(default, EDITABLE) and value != default:
                 overrides[field.name] = type(default)(value)
-        specs.append(PolicySpec(policy, overrides, labels.get(policy, "")))
+        specs.append(PolicySpec(policy, overrides, label))
     return tuple(specs)
 
 
@@ -94,6 +143,6 @@ def set_policy_params(specs: tuple[PolicySpec, ...]) -> None:
         if spec.name not in known:
             continue
         for field, default in _fields(spec.name):
-            st.session_state[param_key(spec.name, field.name)] = spec.params.get(
+            st.session_state[param_key(spec.label or spec.name, field.name)] = spec.params.get(
                 field.name, default
             )

@@ -13,6 +13,7 @@ from engine.traces.canonical import (
     to_canonical_csv,
 )
 from engine.traces.cluster_fit import check_cluster_fit
+from engine.traces.load import apply_load
 from engine.traces.registry import (
     Loaded,
     detect_format,
@@ -21,7 +22,14 @@ from engine.traces.registry import (
     load_trace,
     register_format,
 )
-from engine.traces.resolve import TraceLoad, list_samples, resolve_trace, trace_rng
+from engine.traces.resolve import (
+    TraceLoad,
+    draw_trace,
+    fit_trace,
+    list_samples,
+    resolve_trace,
+    trace_rng,
+)
 from engine.traces.rules import MODEL_TO_JOB_TYPE, POLLUX_GPU_HOURS
 from engine.traces.schema import JOB_COLUMNS, JOB_DTYPES
 from engine.traces.synthetic import generate_synthetic
@@ -34,8 +42,11 @@ __all__ = [
     "Loaded",
     "TraceLoad",
     "apply_column_mapping",
+    "apply_load",
     "check_cluster_fit",
     "detect_format",
+    "draw_trace",
+    "fit_trace",
     "format_description",
     "generate_synthetic",
     "list_formats",

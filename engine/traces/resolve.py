@@ -2,7 +2,11 @@
 
 ``spec.source`` is ``"sample:<name>"`` (a file in ``sample_traces/``), ``"synthetic"``,
 ``"upload:<name>"`` (bytes passed in by the dashboard) or a filesystem path. The trace rng is
-derived from the scenario seed on its own stream, so it does not shift the simulator's draws.
+derived from the trace seed on its own stream, so it does not shift the simulator's draws.
+
+Resolution has two steps: :func:`draw_trace` (read, apply the rules of `engine.traces.rules`,
+cut, apply the load what-if) never sees the cluster, so the workload drawn from a trace is the
+same for every GPU mix; :func:`fit_trace` then drops or rejects the jobs larger than the cluster.
 """
 
 from __future__ import annotations
@@ -13,16 +17,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from engine.config import ClusterSpec, TraceSpec
+from engine.config import ClusterSpec, LoadConfig, TraceSpec
 from engine.errors import TraceError
 from engine.throughput import ThroughputMatrix
 from engine.traces.cluster_fit import check_cluster_fit
+from engine.traces.load import apply_load, load_note
 from engine.traces.registry import Loaded, load_trace
 from engine.traces.synthetic import REFERENCE_WORKER_TYPE, generate_synthetic
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_traces"
 SAMPLE_SUFFIXES = (".csv", ".trace")
 TRACE_RNG_STREAM = 0x7ACE  # second word of the trace rng's seed: [seed, TRACE_RNG_STREAM]
+NO_LOAD = LoadConfig()  # the default load: no change
 
 
 @dataclass(frozen=True)
@@ -62,28 +68,72 @@ def resolve_trace(
     seed: int,
     cluster: ClusterSpec,
     upload: tuple[str, bytes] | None = None,
+    load: LoadConfig = NO_LOAD,
 ) -> TraceLoad:
-    """Loads, cuts (``spec.max_jobs``) and fits to the cluster the trace ``spec`` names.
+    """Loads, cuts (``spec.max_jobs``), applies ``load`` and fits to the cluster the trace
+    ``spec`` names: :func:`draw_trace` then :func:`fit_trace`.
+
+    Args:
+        seed: the trace seed (``ScenarioConfig.effective_trace_seed``).
 
     Raises:
         TraceError: for a missing file, an unknown sample or format, or a bad trace.
         OversizedJobsError: for jobs larger than the cluster when ``spec.drop_oversized`` is False.
     """
-    loaded, file_name = _load(spec, matrix, trace_rng(seed), upload)
+    drawn = draw_trace(spec, matrix, seed, upload, load)
+    return fit_trace(drawn, cluster, matrix, spec.drop_oversized)
+
+
+def draw_trace(
+    spec: TraceSpec,
+    matrix: ThroughputMatrix,
+    seed: int,
+    upload: tuple[str, bytes] | None = None,
+    load: LoadConfig = NO_LOAD,
+    raw: tuple[str, bytes] | None = None,
+) -> TraceLoad:
+    """The trace's jobs before any cluster check: independent of the GPU mix.
+
+    Args:
+        upload: (file name, bytes) for an ``"upload:<name>"`` source.
+        raw: (file name, bytes) to use instead of reading a sample or path source (the study
+            engine ships a trace's bytes to its workers this way); ignored for synthetic.
+
+    Raises:
+        TraceError, ConfigError: for a bad source, trace, ``max_jobs`` or load.
+    """
+    loaded, file_name = _load(spec, matrix, trace_rng(seed), upload, raw)
     jobs = loaded.jobs
     if spec.max_jobs is not None:
         if spec.max_jobs < 1:
             raise TraceError(f"max_jobs must be >= 1, got {spec.max_jobs}", file=file_name)
         jobs = jobs.head(spec.max_jobs).reset_index(drop=True)
-    jobs, dropped = check_cluster_fit(jobs, cluster, matrix, spec.drop_oversized, file=file_name)
-    notes = loaded.notes
+    before = len(jobs)
+    jobs = apply_load(jobs, load)
+    note = load_note(load, before, len(jobs))
+    notes = loaded.notes + ((note,) if note else ())
+    return TraceLoad(jobs, loaded.format, notes, (), file_name)
+
+
+def fit_trace(
+    drawn: TraceLoad, cluster: ClusterSpec, matrix: ThroughputMatrix, drop_oversized: bool
+) -> TraceLoad:
+    """Drops (reported in notes and ``dropped_job_ids``) or rejects jobs larger than ``cluster``.
+
+    Raises:
+        OversizedJobsError: for such jobs when ``drop_oversized`` is False.
+        TraceError: when no job is left.
+    """
+    file_name = drawn.file_name
+    jobs, dropped = check_cluster_fit(drawn.jobs, cluster, matrix, drop_oversized, file=file_name)
+    notes = drawn.notes
     if dropped:
         notes += (f"dropped {len(dropped)} job(s) larger than the cluster",)
     if jobs.empty:
         raise TraceError(
             "no jobs left after dropping those larger than the cluster", file=file_name
         )
-    return TraceLoad(jobs, loaded.format, notes, tuple(dropped), file_name)
+    return TraceLoad(jobs, drawn.format, notes, tuple(dropped), file_name)
 
 
 def _load(
@@ -91,6 +141,7 @@ def _load(
     matrix: ThroughputMatrix,
     rng: np.random.Generator,
     upload: tuple[str, bytes] | None,
+    given: tuple[str, bytes] | None = None,
 ) -> tuple[Loaded, str]:
     source = spec.source
     if source == "synthetic":
@@ -101,7 +152,9 @@ def _load(
             f"mix; step counts on {REFERENCE_WORKER_TYPE}"
         )
         return Loaded(jobs, (note,), "synthetic"), "synthetic"
-    if source.startswith("upload:"):
+    if given is not None:
+        file_name, raw = given
+    elif source.startswith("upload:"):
         name = source.removeprefix("upload:")
         if upload is None:
             raise TraceError("the uploaded file is no longer available; upload it again", file=name)

@@ -16,9 +16,11 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from dashboard.links import decode_link
 from engine.config import (
     ClusterSpec,
     CongestionEpisode,
@@ -150,7 +152,10 @@ def test_upload_run_and_read_the_charts(server: str, page) -> None:
     _upload_trace_and_pick_policies(page)
     page.get_by_role("button", name="Run", exact=True).click()
     page.get_by_text("Simulated 2 policies").wait_for()
-    assert "policies=fifo%2Clas" in page.url or "policies=fifo,las" in page.url
+    link = parse_qs(urlparse(page.url).query)["scenario"][0]  # the whole scenario, compressed
+    scenario = decode_link(link).scenarios["base"]
+    assert [p.display_name for p in scenario.policies] == ["fifo", "las"]
+    assert scenario.trace.source == "upload:philly_2000.csv"
     page.get_by_role("tab", name="1 · Jobs").click()
     _screenshot(page, "scenario")
 

@@ -1,0 +1,207 @@
+"""Pure figure builders of the Compare, Sweep and Planner pages (tables in, Figures out).
+
+Variants get the policy palette in study order (:func:`dashboard.chart_style.policy_colors`);
+legends sit outside the plot on the right so they never cover data or titles.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from dashboard.chart_style import policy_colors, style
+from dashboard.study_tables import STUDY_METRICS
+
+RIGHT_LEGEND = {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"}
+
+
+def _outside_legend(fig: go.Figure, title: str, height: int = 460) -> go.Figure:
+    style(fig, title, height)
+    fig.update_layout(legend=RIGHT_LEGEND, margin={"r": 220, "t": 70})
+    return fig
+
+
+def _rgba(hex_color: str, alpha: float) -> str:
+    r, g, b = (int(hex_color[i : i + 2], 16) for i in (1, 3, 5))
+    return f"rgba({r},{g},{b},{alpha})"
+
+
+def make_delta_chart(paired: pd.DataFrame, metric: str, baseline: str) -> go.Figure:
+    """Horizontal bars: each (variant, policy)'s mean paired difference to the baseline with
+    its 95% interval as whiskers; a zero line. Bars green when better, red when worse (by the
+    metric's direction), grey when the interval straddles zero."""
+    info = STUDY_METRICS[metric]
+    rows = paired.iloc[::-1]
+    names = [f"{v} · {p}" for v, p in zip(rows["variant"], rows["policy"], strict=True)]
+    better = -1 if info.lower_is_better else 1
+    colors = [
+        "#9E9E9E" if lo <= 0 <= hi or math.isnan(m) else
+        ("#009E73" if np.sign(m) == better else "#D55E00")
+        for m, lo, hi in zip(rows["mean_diff"], rows["ci_low"], rows["ci_high"], strict=True)
+    ]  # fmt: skip
+    fig = go.Figure(
+        go.Bar(
+            x=rows["mean_diff"], y=names, orientation="h", marker_color=colors,
+            error_x={"type": "data", "symmetric": False,
+                     "array": rows["ci_high"] - rows["mean_diff"],
+                     "arrayminus": rows["mean_diff"] - rows["ci_low"], "thickness": 2},
+            hovertemplate="%{y}: %{x:+.2f} " + info.unit + "<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.add_vline(x=0, line_color="#333", line_width=1)
+    fig.update_xaxes(title=f"Δ {info.title} vs {baseline} (95% interval)")
+    height = max(260, 70 + 46 * len(names))
+    return style(fig, f"{info.label}: difference to {baseline}", height)
+
+
+def make_variant_cdf(jobs: pd.DataFrame, policy: str, variants: list[str]) -> go.Figure:
+    """Overlaid empirical JCT CDFs of one policy, one line per variant (all seeds pooled),
+    on a log time axis in hours."""
+    colors = policy_colors(variants)
+    fig = go.Figure()
+    for variant in variants:
+        jct = np.sort(
+            jobs.loc[(jobs["variant"] == variant) & (jobs["policy"] == policy), "jct_s"]
+            .dropna()
+            .to_numpy(dtype=float)
+        )
+        if not jct.size:
+            continue
+        step = max(1, jct.size // 2000)
+        x, y = jct[::step] / 3600.0, (np.arange(1, jct.size + 1) / jct.size)[::step]
+        fig.add_trace(
+            go.Scatter(
+                x=x, y=y, name=variant, mode="lines",
+                line={"color": colors[variant], "width": 3, "shape": "hv"},
+                hovertemplate=f"{variant}: %{{y:.0%}} done within %{{x:.2f}} h<extra></extra>",
+            )
+        )  # fmt: skip
+    fig.update_xaxes(title="Job completion time (h, log scale)", type="log")
+    fig.update_yaxes(title="Jobs completed", range=[0, 1.02], tickformat=".0%")
+    return _outside_legend(fig, f"{policy}: JCT CDF per variant (further left is better)")
+
+
+def make_sweep_lines(
+    stats: pd.DataFrame, axis: str, metric: str, axis_title: str = ""
+) -> go.Figure:
+    """Mean of ``metric`` against one axis (a column of ``stats``), one line per policy, with
+    its 95% band."""
+    info = STUDY_METRICS[metric]
+    axis_title = axis_title or axis_label(axis)
+    policies = list(dict.fromkeys(stats["policy"]))
+    colors = policy_colors(policies)
+    fig = go.Figure()
+    for policy in policies:
+        rows = stats[stats["policy"] == policy].sort_values(axis)
+        x = rows[axis].tolist()
+        color = colors[policy]
+        fig.add_trace(
+            go.Scatter(
+                x=x + x[::-1], y=rows["ci_high"].tolist() + rows["ci_low"].tolist()[::-1],
+                fill="toself", fillcolor=_rgba(color, 0.18), line={"width": 0},
+                hoverinfo="skip", showlegend=False, legendgroup=policy,
+            )
+        )  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=x, y=rows["mean"].tolist(), name=policy, mode="lines+markers", legendgroup=policy,
+                line={"color": color, "width": 3}, marker={"size": 8},
+                hovertemplate=f"{policy}: %{{y:.2f}} {info.unit}<extra></extra>",
+            )
+        )  # fmt: skip
+    fig.update_xaxes(title=axis_title)
+    fig.update_yaxes(title=info.title)
+    return _outside_legend(fig, f"{info.label} by {axis_title.lower()} (band: 95% interval)")
+
+
+def make_sweep_heatmap(
+    stats: pd.DataFrame,
+    x_axis: str,
+    y_axis: str,
+    metric: str,
+    x_title: str = "",
+    y_title: str = "",
+) -> go.Figure:
+    """Mean of ``metric`` over a two-axis grid for one policy, values written in the cells."""
+    info = STUDY_METRICS[metric]
+    grid = stats.pivot_table(index=y_axis, columns=x_axis, values="mean", aggfunc="first")
+    text = [[f"{v:.2f}" if pd.notna(v) else "" for v in row] for row in grid.to_numpy()]
+    fig = go.Figure(
+        go.Heatmap(
+            z=grid.to_numpy(), x=[str(c) for c in grid.columns], y=[str(i) for i in grid.index],
+            text=text, texttemplate="%{text}", textfont={"size": 16},
+            colorscale="Viridis" if not info.lower_is_better else "Viridis_r",
+            colorbar={"title": {"text": info.unit}},
+            hovertemplate=f"%{{x}}, %{{y}}: %{{z:.2f}} {info.unit}<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.update_xaxes(title=x_title or axis_label(x_axis), type="category")
+    fig.update_yaxes(title=y_title or axis_label(y_axis), type="category")
+    return style(fig, f"{info.label} (mean over seeds; brighter is better)", 480)
+
+
+def axis_label(path: str) -> str:
+    """A dotted scenario path as words: "load.arrival_scale" -> "arrival scale"."""
+    return path.rsplit(".", 1)[-1].replace("_", " ")
+
+
+def make_pareto(
+    tried: pd.DataFrame, pareto: pd.DataFrame, metric: str, target: float, chosen: str | None
+) -> go.Figure:
+    """Cost per hour against the metric (display unit) of every mix tried, with 95% whiskers:
+    the feasible region (metric at most ``target``) shaded green, feasible mixes in green,
+    the others grey, the Pareto front as a line, the chosen mix as a large star."""
+    info = STUDY_METRICS[metric]
+    scale = info.per_unit
+    fig = go.Figure()
+    highs = np.concatenate([tried["mean"].to_numpy(float), tried["ci_high"].to_numpy(float)])
+    highs = highs[np.isfinite(highs)] / scale
+    top = max(float(highs.max()) if highs.size else target, target) * 1.1
+    fig.add_hrect(y0=0, y1=target, fillcolor="rgba(0,158,115,0.10)", line_width=0,
+                  annotation_text="meets the target", annotation_position="top left")  # fmt: skip
+    fig.add_hline(y=target, line_dash="dash", line_color="#009E73",
+                  annotation_text=f"target {target:g} {info.unit}",
+                  annotation_position="bottom right")  # fmt: skip
+    for feasible, name, color in ((True, "meets the target", "#009E73"),
+                                  (False, "misses it", "#9E9E9E")):  # fmt: skip
+        rows = tried[tried["feasible"] == feasible]
+        mean = rows["mean"] / scale
+        fig.add_trace(
+            go.Scatter(
+                x=rows["cost_usd_per_h"], y=mean, mode="markers", name=name,
+                marker={"color": color, "size": 11, "line": {"color": "white", "width": 1}},
+                error_y={"type": "data", "symmetric": False, "color": color,
+                         "array": rows["ci_high"] / scale - mean,
+                         "arrayminus": mean - rows["ci_low"] / scale},
+                text=rows["mix"],
+                hovertemplate="%{text}<br>%{x:.2f} USD/h · %{y:.2f} " + info.unit
+                + "<extra></extra>",
+            )
+        )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=pareto["cost_usd_per_h"], y=pareto["mean"] / scale, mode="lines", name="Pareto front",
+            line={"color": "#0072B2", "width": 2, "shape": "hv"}, hoverinfo="skip",
+        )
+    )  # fmt: skip
+    if chosen is not None:
+        row = tried[tried["mix"] == chosen].iloc[0]
+        x, y = float(row["cost_usd_per_h"]), float(row["mean"]) / scale
+        fig.add_trace(
+            go.Scatter(
+                x=[x], y=[y], mode="markers", name=f"chosen: {chosen}",
+                marker={"symbol": "star", "size": 24, "color": "#D55E00",
+                        "line": {"color": "black", "width": 1}},
+                hovertemplate=f"chosen: {chosen}<extra></extra>",
+            )
+        )  # fmt: skip
+        fig.add_annotation(
+            x=x, y=y, text=f"chosen: {chosen}", showarrow=True, arrowhead=2, ax=60, ay=-70,
+            bgcolor="white", bordercolor="#D55E00", font={"color": "#D55E00"},
+        )  # fmt: skip
+    fig.update_xaxes(title="Cluster cost (USD per hour)", rangemode="tozero")
+    fig.update_yaxes(title=info.title, range=[0, top])
+    return _outside_legend(fig, f"Cost against {info.label}: the cheapest mix meeting the target")

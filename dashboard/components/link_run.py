@@ -1,0 +1,42 @@
+"""Opening a shared link runs its scenario (or takes it from the result cache) once."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import runner
+from dashboard.state import SOURCE_KINDS, build_config
+from engine.errors import EngineError, SimulationCancelled
+
+
+def run_linked_scenario() -> bool:
+    """Runs the current scenario if a link asked for it (``"autorun"``); returns whether a
+    result was stored. Errors are shown, never raised; a missing trace was reported already."""
+    s = st.session_state
+    if not s.pop("autorun", False):
+        return False
+    if s["source_kind"] == SOURCE_KINDS[1] and s.get("upload") is None:
+        return False
+    try:
+        config = build_config()
+    except EngineError as exc:
+        st.error(f"The linked scenario is not valid here: {exc}")
+        return False
+    if not config.policies:
+        return False
+    bar = st.progress(0.0, text="Running the linked scenario…")
+
+    def on_progress(fraction: float, label: str) -> None:
+        bar.progress(min(max(fraction, 0.0), 1.0), text=f"Simulating **{label}** · {fraction:.0%}")
+
+    s["cancel_requested"] = False
+    try:
+        result = runner.run(config, s["upload"], on_progress, lambda: bool(s["cancel_requested"]))
+    except (EngineError, SimulationCancelled) as exc:
+        bar.empty()
+        st.error(f"The linked scenario did not run: {exc}")
+        return False
+    bar.empty()
+    s["result"], s["result_config"] = result, config.to_json()
+    s["result_paper_preset"] = s.get("paper_preset")
+    return True

@@ -1,0 +1,72 @@
+"""The axes a Sweep can vary, read from the current scenario, and their typed values.
+
+An axis is a dotted ScenarioConfig path (``engine.study.overrides``): the load, the round
+length, the background load, the nodes of one GPU-mix row, or a numeric parameter of one
+policy instance. Pure functions (no Streamlit).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from engine.config import ScenarioConfig
+from engine.errors import ConfigError
+from engine.policies import get_policy
+from engine.study.overrides import get_path
+
+FIXED_AXES = {
+    "load.arrival_scale": "Arrival scale (x load)",
+    "rounds.round_duration_s": "Round length (s)",
+    "network.background_load": "Background load",
+    "rounds.checkpoint_restore_s": "Checkpoint-restore cost (s)",
+}
+
+
+def sweep_axes(config: ScenarioConfig) -> dict[str, str]:
+    """Path -> label of every axis the scenario offers, e.g.
+    ``"cluster.node_groups.0.nodes": "Nodes of v100 (rack0)"``,
+    ``"policies.1.params.threshold_s": "LAS: threshold s"``."""
+    axes = dict(FIXED_AXES)
+    for i, group in enumerate(config.cluster.node_groups):
+        axes[f"cluster.node_groups.{i}.nodes"] = f"Nodes of {group.worker_type} ({group.rack})"
+    for j, spec in enumerate(config.policies):
+        defaults = get_policy(spec.name).Params()
+        for field in dataclasses.fields(defaults):
+            value = getattr(defaults, field.name)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                label = f"{spec.display_name}: {field.name.replace('_', ' ')}"
+                axes[f"policies.{j}.params.{field.name}"] = label
+    return axes
+
+
+def parse_values(config: ScenarioConfig, path: str, text: str) -> list[float | int]:
+    """The comma-separated ``text`` as values of the axis' type (whole numbers for an int
+    field such as nodes).
+
+    Raises:
+        ConfigError: naming the value that is not a number, or for no value.
+    """
+    kind = _kind(config, path)
+    values: list[float | int] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        try:
+            number = float(part)
+        except ValueError as exc:
+            raise ConfigError(f"axis values: {part!r} is not a number") from exc
+        if kind is int and number != int(number):
+            raise ConfigError(f"axis values: {part!r} must be a whole number")
+        values.append(int(number) if kind is int else number)
+    if not values:
+        raise ConfigError("axis values: give at least one, e.g. 0.5, 1, 1.5")
+    return list(dict.fromkeys(values))
+
+
+def _kind(config: ScenarioConfig, path: str) -> type:
+    if ".params." in path:
+        j, name = path.split(".")[1], path.rsplit(".", 1)[-1]
+        value = getattr(get_policy(config.policies[int(j)].name).Params(), name)
+    else:
+        value = get_path(config, path)
+    return int if isinstance(value, int) and not isinstance(value, bool) else float

@@ -1,0 +1,120 @@
+"""The ``sweep`` and ``plan`` commands of ``python -m engine`` (see `engine.cli`).
+
+    python -m engine sweep study.json --out DIR [--workers N] [--ray ADDRESS]
+                                      [--executor serial|pool|ray]
+    python -m engine plan plan.json --out DIR [--workers N] [--ray ADDRESS] [--executor ...]
+
+Progress goes to stderr, one line per finished run (or search step), so a redirected log stays
+readable. Finished runs are kept in ``DIR/runs/`` (Parquet per run) and reused by a re-run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from engine.metrics import METRICS
+from engine.study.cost import COST_KPIS
+from engine.study.executors import EXECUTORS
+from engine.study.planner import PlanSpec, plan
+from engine.study.result import StudyResult
+from engine.study.run import run_study
+from engine.study.study import Study
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Registers ``sweep`` and ``plan`` on the main parser's subcommands."""
+    for name, what in (
+        ("sweep", "run a study JSON (variants x policies x seeds)"),
+        ("plan", "find the cheapest GPU mix meeting a target (plan JSON)"),
+    ):
+        cmd = sub.add_parser(name, help=what)
+        cmd.add_argument("file", type=Path)
+        cmd.add_argument("--out", type=Path, default=Path("out"), help="output folder")
+        cmd.add_argument("--workers", type=int, help="processes / Ray CPUs (default: all cores)")
+        cmd.add_argument("--ray", metavar="ADDRESS", help="run on this Ray cluster (implies ray)")
+        cmd.add_argument("--executor", choices=EXECUTORS, help="default: pool (ray with --ray)")
+
+
+def run_command(args: argparse.Namespace) -> None:
+    executor = args.executor or ("ray" if args.ray else "pool")
+    options = {
+        "executor": executor,
+        "workers": args.workers,
+        "ray_address": args.ray,
+        "results_dir": args.out / "runs",
+    }
+    text = args.file.read_text()
+    if args.command == "sweep":
+        _sweep(Study.from_json(text), args.out, options)
+    else:
+        _plan(PlanSpec.from_json(text), args.out, options)
+
+
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _sweep(study: Study, out: Path, options: dict[str, object]) -> None:
+    start = time.monotonic()
+
+    def progress(done: int, total: int, label: str) -> None:
+        _log(f"[{done:>{len(str(total))}}/{total}] {time.monotonic() - start:7.1f}s  {label}")
+
+    result = run_study(study, on_progress=progress, **options)  # type: ignore[arg-type]
+    out.mkdir(parents=True, exist_ok=True)
+    result.runs.to_csv(out / "runs.csv", index=False)
+    result.runs.to_parquet(out / "runs.parquet", index=False)
+    metrics = [m for m in (*METRICS, *COST_KPIS) if m in result.runs.columns]
+    stats = pd.concat([result.stats(m).assign(metric=m) for m in metrics], ignore_index=True)
+    stats.to_csv(out / "stats.csv", index=False)
+    if len(result.variants()) > 1:
+        paired = [result.paired(m).assign(metric=m) for m in metrics]
+        pd.concat(paired, ignore_index=True).to_csv(out / "paired.csv", index=False)
+    (out / "study.json").write_text(study.to_json())
+    text = sweep_summary(result)
+    (out / "summary.txt").write_text(text + "\n")
+    print(text)
+    _log(
+        f"{len(result.results)} runs ({result.reused} reused) in {time.monotonic() - start:.1f}"
+        f" s; wrote {out}/"
+    )
+
+
+def sweep_summary(result: StudyResult, metric: str = "jct_mean_s") -> str:
+    """Mean and 95% interval per variant and policy, and paired differences vs the baseline."""
+    lines = [f"{METRICS[metric].label} ({METRICS[metric].unit}), mean [95% CI] over seeds"]
+    for row in result.stats(metric).itertuples():
+        lines.append(
+            f"  {row.variant:<28} {row.policy:<22} {row.mean:12.1f} "
+            f"[{row.ci_low:.1f}, {row.ci_high:.1f}]  n={row.n}"
+        )
+    if len(result.variants()) > 1:
+        lines.append(f"paired difference vs {result.study.baseline_name!r} (same seeds)")
+        for row in result.paired(metric).itertuples():
+            lines.append(
+                f"  {row.variant:<28} {row.policy:<22} {row.mean_diff:+12.1f} "
+                f"[{row.ci_low:+.1f}, {row.ci_high:+.1f}]  p={row.p_value:.3g}"
+            )
+    return "\n".join(lines)
+
+
+def _plan(spec: PlanSpec, out: Path, options: dict[str, object]) -> None:
+    start = time.monotonic()
+
+    def progress(simulations: int, line: str) -> None:
+        _log(f"[{simulations:>4} sims] {time.monotonic() - start:7.1f}s  {line}")
+
+    result = plan(spec, on_progress=progress, **options)  # type: ignore[arg-type]
+    out.mkdir(parents=True, exist_ok=True)
+    result.tried.to_csv(out / "tried.csv", index=False)
+    result.pareto.to_csv(out / "pareto.csv", index=False)
+    (out / "explanation.txt").write_text("\n".join(result.explanation) + "\n")
+    if result.chosen_scenario is not None:
+        (out / "chosen_scenario.json").write_text(result.chosen_scenario.to_json())
+    print("\n".join(result.explanation))
+    _log(f"wrote {out}/ in {time.monotonic() - start:.1f} s")

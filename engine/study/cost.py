@@ -1,0 +1,57 @@
+"""Cost: a price per GPU-hour per worker type, and the cost KPIs of a run.
+
+Default prices (USD per GPU-hour) are the ones Gavel's code carries for GCP, in
+``scheduler/utils.py`` ``read_per_instance_type_spot_prices_json`` of
+https://github.com/stanford-futuredata/gavel (commit c4fa400, January 2022; read in
+``/work/.mirror``): v100 0.74, p100 0.43, k80 0.135. The function reads spot prices, so these
+are GCP's preemptible GPU prices of that time, GPU only (no host VM). We found no citable
+current list price for newer types offline, so any other worker type has no default: the user
+enters it (its cost KPIs are NaN until then).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from engine.config import ClusterSpec
+
+DEFAULT_PRICES_USD_PER_GPU_H: Mapping[str, float] = {"v100": 0.74, "p100": 0.43, "k80": 0.135}
+
+COST_KPIS = ("cluster_cost_usd_per_h", "work_cost_usd", "cost_per_job_usd", "makespan_cost_usd")
+
+
+def prices_with_defaults(prices: Mapping[str, float] | None) -> dict[str, float]:
+    """The defaults, overridden by ``prices`` (worker type -> USD per GPU-hour)."""
+    return {**DEFAULT_PRICES_USD_PER_GPU_H, **(prices or {})}
+
+
+def cluster_cost_usd_per_h(cluster: ClusterSpec, prices: Mapping[str, float]) -> float:
+    """Sum over worker types of GPUs x price; NaN if a type of the mix has no price."""
+    return sum(
+        gpus * prices.get(worker_type, math.nan) for worker_type, gpus in cluster.capacity().items()
+    )
+
+
+def cost_kpis(summary: Mapping[str, float], prices: Mapping[str, float]) -> dict[str, float]:
+    """The cost KPIs of one run from its summary (see `engine.study.single.RunResult`).
+
+    - ``cluster_cost_usd_per_h``: the GPU mix's price per hour (``capacity_gpus:<type>``).
+    - ``work_cost_usd``: GPU-hours allocated to jobs x price, summed over types (``gpu_h:<type>``;
+      checkpoint-restore time counts, idle GPUs do not).
+    - ``cost_per_job_usd``: work cost / jobs completed.
+    - ``makespan_cost_usd``: the whole cluster rented for the makespan (idle GPUs included).
+
+    A worker type without a price makes the KPIs that need it NaN.
+    """
+    capacity = {k.split(":", 1)[1]: v for k, v in summary.items() if k.startswith("capacity_gpus:")}
+    used = {k.split(":", 1)[1]: v for k, v in summary.items() if k.startswith("gpu_h:")}
+    per_h = sum(gpus * prices.get(wt, math.nan) for wt, gpus in capacity.items())
+    work = sum(gpu_h * prices.get(wt, math.nan) for wt, gpu_h in used.items())
+    done = summary.get("jobs_completed", 0.0)
+    return {
+        "cluster_cost_usd_per_h": per_h,
+        "work_cost_usd": work,
+        "cost_per_job_usd": work / done if done else math.nan,
+        "makespan_cost_usd": per_h * summary.get("makespan_s", math.nan) / 3600.0,
+    }

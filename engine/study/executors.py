@@ -1,0 +1,120 @@
+"""Executors, one interface: run tasks ``(spec, trace payload)`` and report each result.
+
+- ``serial``: in this process, in order.
+- ``pool``: a local process pool (``concurrent.futures``, the ``forkserver`` start method on
+  Linux, else ``spawn``; default one worker per core).
+- ``ray``: Ray tasks (``ray.init(address=...)``; without an address a local Ray with
+  ``workers`` CPUs). Needs the optional extra: ``pip install .[ray]``.
+
+Each task runs :func:`engine.study.single.run_spec`, which depends only on the spec and the
+trace bytes, so the results are the same, bit for bit, whichever executor runs them.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any
+
+from engine.errors import ConfigError, EngineError, SimulationCancelled
+from engine.study.single import Payload, RunResult, run_spec
+from engine.study.spec import RunSpec
+
+EXECUTORS = ("serial", "pool", "ray")
+Task = tuple[RunSpec, Payload]
+DoneFn = Callable[[int, Any], None]  # (task index, result of the worker function)
+WorkerFn = Callable[[RunSpec, Payload], Any]
+CancelFn = Callable[[], bool]
+
+
+def execute(spec: RunSpec, payload: Payload) -> RunResult:
+    """The worker function (top level, so every executor can pickle it)."""
+    return run_spec(spec, payload=payload)
+
+
+def execute_or_error(spec: RunSpec, payload: Payload) -> RunResult | EngineError:
+    """:func:`execute`, returning a user-facing engine error instead of raising it (the
+    planner records a mix the policy cannot run as infeasible and goes on)."""
+    try:
+        return run_spec(spec, payload=payload)
+    except SimulationCancelled:
+        raise
+    except EngineError as exc:
+        return exc
+
+
+def run_tasks(
+    tasks: Sequence[Task],
+    on_done: DoneFn,
+    *,
+    executor: str = "pool",
+    workers: int | None = None,
+    ray_address: str | None = None,
+    should_cancel: CancelFn | None = None,
+    fn: WorkerFn = execute,
+) -> None:
+    """Runs ``fn(spec, payload)`` for every task (default :func:`execute`), calling ``on_done``
+    in this process as each finishes (any order).
+
+    Raises:
+        ConfigError: for an unknown executor, or Ray requested but not installed.
+        SimulationCancelled: ``should_cancel()`` returned True (finished tasks were reported).
+        EngineError: the first failing run's error, after cancelling the rest.
+    """
+    if executor not in EXECUTORS:
+        raise ConfigError(f"unknown executor {executor!r}; known: {EXECUTORS}")
+    cancel = should_cancel or (lambda: False)
+    if not tasks:
+        return
+    if executor == "serial":
+        for i, (spec, payload) in enumerate(tasks):
+            if cancel():
+                raise SimulationCancelled("study cancelled")
+            on_done(i, fn(spec, payload))
+    elif executor == "pool":
+        _run_pool(tasks, on_done, workers, cancel, fn)
+    else:
+        from engine.study.ray_executor import run_ray
+
+        run_ray(tasks, on_done, workers, ray_address, cancel, fn)
+
+
+def default_workers() -> int:
+    """One worker per core this process may use."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """forkserver on Linux, with the engine imported once in the server (workers fork from it
+    ready to run), else spawn."""
+    if not sys.platform.startswith("linux"):
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["engine.study.executors"])
+    return context
+
+
+def _run_pool(
+    tasks: Sequence[Task], on_done: DoneFn, workers: int | None, cancel: CancelFn, fn: WorkerFn
+) -> None:
+    count = min(workers or default_workers(), len(tasks))
+    with ProcessPoolExecutor(count, mp_context=_context()) as pool:
+        futures: dict[Future[Any], int] = {
+            pool.submit(fn, spec, payload): i for i, (spec, payload) in enumerate(tasks)
+        }
+        pending: set[Future[Any]] = set(futures)
+        try:
+            while pending:
+                done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+                for future in sorted(done, key=futures.__getitem__):
+                    on_done(futures[future], future.result())
+                if pending and cancel():
+                    raise SimulationCancelled("study cancelled")
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise

@@ -1,0 +1,100 @@
+"""Finished runs on disk: one Parquet file per run, named by the spec's key.
+
+``<dir>/<key>.parquet`` holds the jobs table; its schema metadata (key ``gpusched``) holds the
+summary, notes and the spec's canonical JSON. A full-record run also has
+``<key>.segments.parquet`` and ``<key>.utilization.parquet``, written first, so the main file's
+presence means the run is complete. Writes are atomic (temporary file, then rename), so an
+interrupted sweep leaves only whole runs behind and a re-run reuses them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from engine.study.single import RunResult
+from engine.study.spec import RunSpec
+from engine.study.traces import default_store_dir
+
+META_KEY = b"gpusched"
+
+
+def default_results_dir() -> Path:
+    """``<store>/runs`` under :func:`engine.study.traces.default_store_dir`
+    (``$GPUSCHED_STORE`` or ``~/.cache/gpusched``)."""
+    return default_store_dir() / "runs"
+
+
+class ResultStore:
+    """A directory of finished runs (created on first write)."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+
+    def path(self, key: str, table: str = "") -> Path:
+        return self.root / (f"{key}.{table}.parquet" if table else f"{key}.parquet")
+
+    def has(self, spec: RunSpec) -> bool:
+        return self.path(spec.key()).is_file()
+
+    def save(self, result: RunResult) -> None:
+        """Writes the run (atomically); an existing run with the same key is replaced."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        key = result.spec.key()
+        for table in ("segments", "utilization"):
+            frame = getattr(result, table)
+            if frame is not None:
+                _write(pa.Table.from_pandas(frame, preserve_index=False), self.path(key, table))
+        meta = {
+            "summary": result.summary,
+            "notes": list(result.notes),
+            "spec": result.spec.canonical(),
+        }
+        table = pa.Table.from_pandas(result.jobs, preserve_index=False)
+        metadata = {**(table.schema.metadata or {}), META_KEY: json.dumps(meta).encode()}
+        _write(table.replace_schema_metadata(metadata), self.path(key))
+
+    def load(self, spec: RunSpec) -> RunResult:
+        """The stored result of ``spec``.
+
+        Raises:
+            FileNotFoundError: if it was never stored.
+        """
+        key = spec.key()
+        table = pq.read_table(self.path(key))
+        meta = json.loads(table.schema.metadata[META_KEY])
+        extra = {
+            name: pq.read_table(self.path(key, name)).to_pandas()
+            for name in ("segments", "utilization")
+            if self.path(key, name).is_file()
+        }
+        return RunResult(
+            spec,
+            {k: float(v) for k, v in meta["summary"].items()},
+            table.to_pandas(),
+            extra.get("segments"),
+            extra.get("utilization"),
+            tuple(meta["notes"]),
+        )
+
+    def keys(self) -> set[str]:
+        """Keys of the complete runs in the store."""
+        if not self.root.is_dir():
+            return set()
+        return {p.name.split(".")[0] for p in self.root.glob("*.parquet") if p.name.count(".") == 1}
+
+
+def _write(table: pa.Table, path: Path) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    pq.write_table(table, tmp)
+    os.replace(tmp, path)
+
+
+def frame_equal(a: pd.DataFrame, b: pd.DataFrame) -> bool:
+    """True when two tables are identical (values, dtypes, column order)."""
+    return a.shape == b.shape and list(a.columns) == list(b.columns) and a.equals(b)

@@ -1,0 +1,251 @@
+"""AppTest over the study pages (Compare, Sweep, Planner), named scenarios and shared links."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard.links import LinkState, decode_link, encode_link
+from engine.config import (
+    ClusterSpec,
+    NodeGroup,
+    PolicySpec,
+    ScenarioConfig,
+    SyntheticSpec,
+    TraceSpec,
+)
+
+APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+TIMEOUT_S = 180
+SMALL = ScenarioConfig(
+    trace=TraceSpec(source="synthetic", synthetic=SyntheticSpec(40, 30.0)),
+    cluster=ClusterSpec((NodeGroup("v100", 2, 4, "rack0"), NodeGroup("k80", 2, 4, "rack1"))),
+    policies=(PolicySpec("fifo"), PolicySpec("las")),
+)
+
+
+@pytest.fixture(autouse=True)
+def _store(tmp_path, monkeypatch) -> None:
+    """Each test gets its own trace and result store and runs studies in-process."""
+    monkeypatch.setenv("GPUSCHED_STORE", str(tmp_path / "store"))
+    monkeypatch.setenv("GPUSCHED_EXECUTOR", "serial")
+
+
+def button(at: AppTest, key: str):
+    return next(b for b in at.button if b.key == key)
+
+
+def load_small(at: AppTest, config: ScenarioConfig = SMALL) -> AppTest:
+    at.file_uploader(key="scenario_file").upload(
+        "small.json", config.to_json().encode(), "application/json"
+    )
+    return at.run()
+
+
+def make_app() -> AppTest:
+    return load_small(AppTest.from_file(APP, default_timeout=TIMEOUT_S).run())
+
+
+def url_param(at: AppTest, key: str) -> str:
+    value = at.query_params[key]
+    return value if isinstance(value, str) else value[0]
+
+
+def plotly_titles(at: AppTest) -> list[str]:
+    return [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+
+
+def test_a_variant_with_more_v100s_runs_beside_the_baseline_with_paired_deltas() -> None:
+    """Duplicate the scenario on the Compare page, double its V100 nodes, run both over two
+    seeds: one row per (variant, policy), the baseline marked, the variant's deltas signed."""
+    at = make_app()
+    at.switch_page("app_pages/compare.py").run()
+    at.text_input(key="new_scenario_name").set_value("more v100").run()
+    button(at, "duplicate_scenario").click().run()
+    assert at.session_state["current_scenario"] == "more v100"
+    at.session_state["gpu_mix"] = at.session_state["gpu_mix"].assign(nodes=[4, 2])
+    at.session_state["table_version"] = 5  # the editor re-reads the table
+    at.run()
+    at.number_input(key="compare_seeds").set_value(2).run()
+    button(at, "run_compare").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert "8 runs: 8 simulated" in at.success[0].value
+    scenarios = at.session_state["scenarios"]
+    assert scenarios["base"].cluster.total_gpus == 16
+    assert scenarios["more v100"].cluster.total_gpus == 24
+    table = next(d.value for d in at.dataframe if "Δ Mean JCT (h)" in d.value.columns)
+    assert list(zip(table["variant"], table["policy"], strict=True)) == [
+        ("base", "fifo"), ("base", "las"), ("more v100", "fifo"), ("more v100", "las"),
+    ]  # fmt: skip
+    assert (table.loc[table["variant"] == "base", "Δ Mean JCT (h)"] == "(baseline)").all()
+    assert table.loc[table["variant"] == "more v100", "Δ Mean JCT (h)"].str.match(r"[+-]").all()
+    result = at.session_state["compare_result"]
+    paired = result.paired("jct_mean_s")
+    assert (paired["n"] == 2).all()
+    assert plotly_titles(at) == [
+        "Mean JCT: difference to base",
+        "fifo: JCT CDF per variant (further left is better)",
+    ]
+    button(at, "run_compare").click().run()  # the same study again: all from the result store
+    assert "8 from the result store" in at.success[0].value
+
+
+def test_the_same_policy_twice_with_two_parameters() -> None:
+    """LAS added a second time under its own label with another queue threshold: both
+    instances reach the scenario, each with its own parameters."""
+    at = make_app()
+    at.text_input(key="copy_label.las").set_value("LAS 10h").run()
+    button(at, "copy.las").click().run()
+    assert not at.exception
+    assert any(e.label == "LAS 10h parameters" for e in at.expander)
+    at.text_input(key="pp.LAS 10h.queue_thresholds_gpu_s").set_value("36000").run()
+    assert not at.exception
+    config = at.session_state["scenarios"]["base"]
+    assert [p.display_name for p in config.policies] == ["fifo", "las", "LAS 10h"]
+    assert config.policies[1].params == {}
+    assert config.policies[2].params == {"queue_thresholds_gpu_s": "36000"}
+    assert at.text_input(key="pp.las.queue_thresholds_gpu_s").value == "3600"
+
+
+def test_switching_scenarios_keeps_each_ones_settings() -> None:
+    at = make_app()
+    at.text_input(key="new_scenario_name").set_value("busy").run()
+    button(at, "duplicate_scenario").click().run()
+    at.number_input(key="background_load").set_value(0.3).run()
+    at.selectbox(key="scenario_choice").set_value("base").run()
+    assert not at.exception
+    assert at.number_input(key="background_load").value == 0.0
+    at.selectbox(key="scenario_choice").set_value("busy").run()
+    assert at.number_input(key="background_load").value == 0.3
+    assert at.session_state["scenarios"]["base"].network.background_load == 0.0
+
+
+def test_the_url_carries_every_scenario_and_a_fresh_session_reproduces_the_run() -> None:
+    """Change settings without a URL key of their own (background load, checkpoint cost), run,
+    take the link; a new session opened on it has the same scenarios and the same KPIs."""
+    at = make_app()
+    at.number_input(key="background_load").set_value(0.25).run()
+    at.number_input(key="checkpoint_restore_s").set_value(42.0).run()
+    next(b for b in at.button if b.key == "run").click().run()
+    kpis = at.session_state["result"].kpi_table()
+    link = url_param(at, "scenario")
+    state = decode_link(link)
+    assert state.scenarios["base"].network.background_load == 0.25
+    assert state.scenarios["base"].rounds.checkpoint_restore_s == 42.0
+
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    fresh.query_params["scenario"] = link
+    fresh.run()
+    assert not fresh.exception
+    assert fresh.session_state["background_load"] == 0.25
+    assert fresh.session_state["checkpoint_restore_s"] == 42.0
+    assert fresh.session_state["result"] is not None  # ran on open
+    pd.testing.assert_frame_equal(fresh.session_state["result"].kpi_table(), kpis)
+
+
+def test_a_link_to_an_upload_missing_here_asks_for_it_and_runs_nothing() -> None:
+    config = ScenarioConfig(trace=TraceSpec(source="upload:mine.csv"), policies=SMALL.policies)
+    link = encode_link(LinkState({"base": config}, "base", "ab" * 32))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    at.query_params["scenario"] = link
+    at.run()
+    assert not at.exception
+    assert any("mine.csv" in e.value and "not on this server" in e.value for e in at.error)
+    assert at.session_state["source_kind"] == "Upload a file"
+    assert at.session_state["upload"] is None
+    assert at.session_state["result"] is None
+    assert not any(m.label == "Jobs" for m in at.metric)  # no other trace previewed
+
+
+def test_a_link_to_an_upload_in_the_store_restores_the_file() -> None:
+    from engine.study.traces import TraceStore
+
+    data = Path(__file__).resolve().parents[2].joinpath("sample_traces", "philly_2000.csv")
+    digest = TraceStore().put("mine.csv", data.read_bytes())
+    config = dataclasses.replace(
+        SMALL, trace=TraceSpec(source="upload:mine.csv", max_jobs=30),
+        cluster=ClusterSpec((NodeGroup("v100", 8, 8, "rack0"),)),
+    )  # fmt: skip
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    at.query_params["scenario"] = encode_link(LinkState({"base": config}, "base", digest))
+    at.run()
+    assert not at.exception
+    assert at.session_state["upload"][0] == "mine.csv"
+    result = at.session_state["result"]
+    assert result is not None and len(result.results[0].jobs) == 30
+    assert decode_link(url_param(at, "scenario")).trace_sha256 == digest
+
+
+def test_a_sweep_over_the_arrival_scale_draws_one_band_per_policy() -> None:
+    at = make_app()
+    at.switch_page("app_pages/sweep.py").run()
+    assert not at.exception
+    at.selectbox(key="sweep_axis_x").set_value("load.arrival_scale").run()
+    at.text_input(key="sweep_values.load.arrival_scale").set_value("0.5, 2").run()
+    at.number_input(key="sweep_seeds").set_value(2).run()
+    button(at, "run_sweep").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert "8 runs" in at.success[0].value  # 2 values x 2 policies x 2 seeds
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    lines = [t for t in spec["data"] if t.get("mode") == "lines+markers"]
+    assert [t["name"] for t in lines] == ["fifo", "las"]
+    assert lines[0]["x"] == [0.5, 2.0]
+    # twice the arrival rate on the same cluster: jobs wait longer, so mean JCT grows
+    assert lines[0]["y"][1] > lines[0]["y"][0]
+    assert spec["layout"]["legend"]["x"] > 1  # legend outside the plot
+
+
+def test_a_two_axis_sweep_is_a_heatmap_and_bad_values_are_named() -> None:
+    at = make_app()
+    at.switch_page("app_pages/sweep.py").run()
+    at.selectbox(key="sweep_axis_x").set_value("cluster.node_groups.0.nodes").run()
+    at.text_input(key="sweep_values.cluster.node_groups.0.nodes").set_value("1, 2.5").run()
+    assert any("'2.5' must be a whole number" in e.value for e in at.error)
+    at.text_input(key="sweep_values.cluster.node_groups.0.nodes").set_value("1, 3").run()
+    at.selectbox(key="sweep_axis_y").set_value("network.background_load").run()
+    at.text_input(key="sweep_values.network.background_load").set_value("0, 0.5").run()
+    at.number_input(key="sweep_seeds").set_value(1).run()
+    button(at, "run_sweep").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    heat = spec["data"][0]
+    assert heat["type"] == "heatmap"
+    assert heat["x"] == ["1", "3"] and heat["y"] == ["0.0", "0.5"]
+
+
+def test_the_planner_finds_a_mix_draws_the_pareto_chart_and_loads_the_mix() -> None:
+    """One policy, two candidate types (v100 and k80, at most 3 nodes of 4 GPUs), a loose
+    target: the planner answers with a feasible mix, the chart marks it, and one click makes it
+    the current scenario's GPU mix."""
+    at = make_app()
+    at.switch_page("app_pages/planner.py").run()
+    assert not at.exception
+    at.session_state["plan_candidates"] = pd.DataFrame({
+        "worker_type": ["v100", "k80"], "price_usd_per_gpu_h": [0.74, 0.135],
+        "max_nodes": [3, 3], "gpus_per_node": [4, 4],
+    })  # fmt: skip
+    at.selectbox(key="plan_policy").set_value("fifo")
+    at.number_input(key="plan_target").set_value(120.0)  # mean JCT at most 5 days (busy trace)
+    at.number_input(key="plan_seeds").set_value(1).run()
+    button(at, "run_plan").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    result = at.session_state["plan_result"]
+    assert result.chosen is not None
+    assert result.num_simulations == len(result.tried)  # one seed per mix
+    assert any("Cheapest mix" in s.value for s in at.success)
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    names = [t.get("name", "") for t in spec["data"]]
+    assert "Pareto front" in names and any(n.startswith("chosen: ") for n in names)
+    assert spec["layout"]["shapes"][0]["y1"] == 120.0  # the feasible region, shaded
+    button(at, "load_chosen").click().run()
+    assert not at.exception
+    assert at.session_state["scenarios"]["base"].cluster == result.chosen

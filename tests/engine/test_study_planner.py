@@ -1,0 +1,115 @@
+"""The capacity planner on a case whose answer is known by construction, the Pareto front by
+hand, and the sweep / plan commands end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from engine.cli import main
+from engine.config import PolicySpec, ScenarioConfig, TraceSpec
+from engine.errors import ConfigError
+from engine.study.planner import Candidate, PlanSpec, pareto_front, plan
+from engine.throughput import load_matrix
+
+JOB_TYPE = "ResNet-50 (batch size 128)"  # runs on 2 V100s; Gavel measured 0 on 2 K80s
+HOUR_S = 3600.0
+
+
+def _trace(tmp_path: Path, jobs: int) -> Path:
+    """``jobs`` 2-GPU jobs, all at time 0, each one hour on 2 V100s."""
+    steps = HOUR_S * load_matrix().steps_per_s(JOB_TYPE, "v100", 2)
+    path = tmp_path / "k_jobs.csv"
+    path.write_text("job_id,arrival_s,job_type,scale_factor,total_steps\n" + "".join(
+        f"j{i},0,{JOB_TYPE},2,{steps!r}\n" for i in range(jobs)
+    ))  # fmt: skip
+    return path
+
+
+def _spec(tmp_path: Path, jobs: int) -> PlanSpec:
+    base = ScenarioConfig(
+        trace=TraceSpec(source=str(_trace(tmp_path, jobs))), policies=(PolicySpec("fifo"),)
+    )
+    candidates = (Candidate("v100", 0.74, 6, 2), Candidate("k80", 0.135, 6, 2))
+    return PlanSpec(base, candidates, "jct_mean_s", 1.1 * HOUR_S, (0, 1))
+
+
+def test_the_planner_finds_exactly_k_v100_nodes_when_the_trace_needs_them(tmp_path: Path) -> None:
+    # FIFO: with n < k two-GPU V100 nodes, k - n jobs wait at least an hour, so the mean JCT is
+    # at least (1 + (k - n) / k) h > 1.1 h; with k nodes every job finishes in 1 h. The K80s are
+    # cheaper but cannot run this job on 2 GPUs, so the cheapest mix is k V100 nodes, no K80.
+    for k in (3, 4):
+        result = plan(_spec(tmp_path, k), executor="serial")
+        assert result.chosen is not None
+        assert result.chosen.capacity() == {"v100": 2 * k}
+        tried = result.tried.set_index("mix")
+        chosen = tried.loc[f"{k} v100 + 0 k80 nodes"]
+        assert chosen["mean"] == pytest.approx(HOUR_S) and chosen["feasible"]
+        assert not tried.loc[f"{k - 1} v100 + 0 k80 nodes", "feasible"]
+        assert tried.loc["0 v100 + 1 k80 nodes", "error"]  # the policy cannot run it
+        assert result.num_simulations == 2 * len(tried)  # every mix on both seeds
+        assert any(line.startswith("grow") for line in result.explanation)
+        assert result.chosen_scenario is not None
+        assert result.chosen_scenario.cluster == result.chosen
+
+
+def test_pareto_front_by_hand() -> None:
+    tried = pd.DataFrame({
+        "mix": list("abcde"), "cost_usd_per_h": [1.0, 2.0, 2.0, 3.0, 4.0],
+        "mean": [10.0, 8.0, 9.0, 8.0, float("nan")],
+    })  # fmt: skip
+    assert pareto_front(tried)["mix"].tolist() == ["a", "b"]
+
+
+def test_plan_spec_errors_name_the_problem(tmp_path: Path) -> None:
+    spec = _spec(tmp_path, 1)
+    with pytest.raises(ConfigError, match="target_metric"):
+        PlanSpec(spec.base, spec.candidates, "makespan", 1.0)
+    with pytest.raises(ConfigError, match="exactly one policy"):
+        PlanSpec(ScenarioConfig(), spec.candidates, "jct_mean_s", 1.0)
+    with pytest.raises(ConfigError, match="unknown key"):
+        PlanSpec.from_dict({"base": {}, "candidate": []})
+
+
+def test_sweep_command_writes_tables_and_logs_progress_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ScenarioConfig(trace=TraceSpec(max_jobs=30), policies=(PolicySpec("fifo"),))
+    study = {
+        "base": json.loads(base.to_json()),
+        "variants": [{"name": "a"}, {"name": "slow rounds",
+                                     "overrides": {"rounds.admit_mid_round": False}}],
+        "seeds": [0, 1],
+    }  # fmt: skip
+    path = tmp_path / "study.json"
+    path.write_text(json.dumps(study))
+    assert main(["sweep", str(path), "--out", str(tmp_path / "out"), "--executor", "serial"]) == 0
+    out, err = capsys.readouterr()
+    assert "\r" not in err and err.count("\n") >= 5
+    assert "[4/4]" in err and "paired difference vs 'a'" in out
+    runs = pd.read_csv(tmp_path / "out" / "runs.csv")
+    assert len(runs) == 4 and {"jct_mean_s", "work_cost_usd"} <= set(runs.columns)
+    assert {"stats.csv", "paired.csv", "summary.txt", "study.json"} <= {
+        p.name for p in (tmp_path / "out").iterdir()
+    }
+
+
+def test_plan_command_writes_the_chosen_scenario(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = _spec(tmp_path, 2)
+    data = {
+        "base": json.loads(spec.base.to_json()),
+        "candidates": [c.__dict__ for c in spec.candidates],
+        "target_metric": "jct_mean_s", "target_value": spec.target_value, "seeds": [0],
+    }  # fmt: skip
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(data))
+    assert main(["plan", str(path), "--out", str(tmp_path / "out"), "--executor", "serial"]) == 0
+    out, err = capsys.readouterr()
+    assert "chosen: 2 v100 + 0 k80 nodes" in out and "\r" not in err
+    chosen = ScenarioConfig.from_json((tmp_path / "out" / "chosen_scenario.json").read_text())
+    assert chosen.cluster.capacity() == {"v100": 4}
