@@ -16,6 +16,8 @@ from dashboard.state import SOURCE_KINDS
 from engine.config import ScenarioConfig
 from engine.errors import EngineError
 from engine.throughput import load_matrix
+from engine.traces.reading import decode_text
+from engine.traces.registry import comma_text
 from engine.traces import (
     apply_column_mapping,
     optional_canonical_columns,
@@ -40,7 +42,11 @@ def render_column_mapping(upload: tuple[str, bytes]) -> None:
     """Selectboxes mapping canonical columns to the file's columns, and an Apply button."""
     name, raw = upload
     try:
-        frame = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
+        text, _ = comma_text(decode_text(raw, name), name)
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    except EngineError as exc:
+        st.error(str(exc))
+        return
     except (ValueError, UnicodeDecodeError) as exc:
         st.error(f"{name}: cannot read the file as CSV: {exc}")
         return

@@ -15,11 +15,14 @@ from engine.traces.canonical import (
 from engine.traces.cluster_fit import check_cluster_fit
 from engine.traces.registry import (
     Loaded,
+    TraceInfo,
     detect_format,
     format_description,
+    inspect_trace,
     list_formats,
     load_trace,
     register_format,
+    uses_assumed_worker_type,
 )
 from engine.traces.resolve import TraceLoad, list_samples, resolve_trace, trace_rng
 from engine.traces.rules import MODEL_TO_JOB_TYPE, POLLUX_GPU_HOURS
@@ -32,12 +35,14 @@ __all__ = [
     "MODEL_TO_JOB_TYPE",
     "POLLUX_GPU_HOURS",
     "Loaded",
+    "TraceInfo",
     "TraceLoad",
     "apply_column_mapping",
     "check_cluster_fit",
     "detect_format",
     "format_description",
     "generate_synthetic",
+    "inspect_trace",
     "list_formats",
     "list_samples",
     "load_trace",
@@ -47,4 +52,5 @@ __all__ = [
     "resolve_trace",
     "to_canonical_csv",
     "trace_rng",
+    "uses_assumed_worker_type",
 ]

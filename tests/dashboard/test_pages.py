@@ -22,7 +22,8 @@ from engine.papers import get_paper_preset, list_paper_presets
 from engine.policies import list_policies
 from tests.dashboard.fakes import fake_comparison
 
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "dashboard" / "app.py")
 RESULT_PAGES = ["results", "schedule", "utilization", "fairness", "network"]
 TIMEOUT_S = 120
 
@@ -327,3 +328,48 @@ def test_schedule_colors_by_network_sensitivity_and_lists_it_per_job() -> None:
     assert any(t.get("name") == "network sensitivity" for t in spec["data"])
     table = at.dataframe[0].value
     assert {"network_sensitivity", "consolidation_wait_s"} <= set(table.columns)
+
+
+def test_upload_without_a_file_cannot_run_and_previews_nothing() -> None:
+    at = make_app()
+    assert not button(at, "run").disabled
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    assert not at.exception
+    assert button(at, "run").disabled
+    assert not at.metric, "the sample's preview must not stay on screen"
+    assert any("Upload a trace file" in w.value for w in at.warning)
+
+
+def test_a_utf16_tab_separated_upload_loads_and_states_its_format() -> None:
+    at = make_app()
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    lines = (ROOT / "sample_traces" / "philly_2000.csv").read_text().splitlines()[:31]
+    raw = "\n".join(line.replace(",", "\t") for line in lines).encode("utf-16")
+    at.file_uploader(key="trace_file").upload("excel.txt", raw, "text/plain").run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert {m.label: m.value for m in at.metric}["Jobs"] == "30"
+    assert any("UTF-16, tab-separated" in m.value for m in at.markdown)
+    assert not button(at, "run").disabled
+
+
+def test_a_field_over_the_csv_limit_names_its_row() -> None:
+    at = make_app()
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    lines = (ROOT / "sample_traces" / "philly_2000.csv").read_text().splitlines()[:6]
+    lines[3] = '"' + "x" * 200_000 + '"' + lines[3][lines[3].index(",") :]
+    at.file_uploader(key="trace_file").upload("long.csv", "\n".join(lines).encode(), "text/csv")
+    at.run()
+    assert not at.exception
+    assert any("long.csv, row 3" in e.value and "field limit" in e.value for e in at.error)
+
+
+def test_a_gavel_trace_hides_the_assumed_gpu_type() -> None:
+    at = make_app()
+    assert at.selectbox(key="assumed_worker_type") is not None
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    raw = (ROOT / "sample_traces" / "gavel_artifact_evaluation.trace").read_bytes()[:2000]
+    raw = raw[: raw.rindex(b"\n") + 1]
+    at.file_uploader(key="trace_file").upload("a.trace", raw, "text/plain").run()
+    assert not at.exception
+    assert not [s for s in at.selectbox if s.key == "assumed_worker_type"]
