@@ -20,7 +20,7 @@ from dashboard.chart_style import (
     style,
     worker_type_colors,
 )
-from dashboard.formatting import human_duration, time_unit
+from dashboard.formatting import human_duration, plain_number, time_unit
 from dashboard.gantt import make_gantt
 
 
@@ -116,7 +116,7 @@ def make_utilization(
                 x=grid / scale, y=busy, name=str(worker_type), stackgroup="busy", mode="lines",
                 line={"shape": "hv", "width": 0.5, "color": "#555"},
                 fillcolor=colors.get(str(worker_type)),
-                hovertemplate=f"{worker_type}: %{{y:.0f}} GPUs busy at %{{x:.3g}} {unit}"
+                hovertemplate=f"{worker_type}: %{{y:.0f}} GPUs busy at %{{x:,.2f}} {unit}"
                 "<extra></extra>",
             )
         )  # fmt: skip
@@ -169,7 +169,7 @@ def make_ftf_distribution(jobs_all: pd.DataFrame, colors: Mapping[str, str]) -> 
     ticks = _decade_ticks(jobs_all["ftf_rho"])
     fig.update_xaxes(
         title="Finish-time fairness ρ (log scale, lower is better)", type="log",
-        tickvals=ticks, ticktext=[f"{t:g}" for t in ticks],
+        tickvals=ticks, ticktext=[plain_number(t) for t in ticks],
     )  # fmt: skip
     fig.update_yaxes(autorange="reversed")
     fig.update_layout(showlegend=False)

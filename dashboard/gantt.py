@@ -111,7 +111,7 @@ def _lifetime_bars(jobs: pd.DataFrame, scale: float, unit: str) -> go.Bar:
         x=(end - jobs["arrival_s"]) / scale, orientation="h", width=0.25,
         marker={"color": "#BBBBBB"}, name="waiting (grey)",
         customdata=jobs[["job_type"]].astype(str) if "job_type" in jobs else None,
-        hovertemplate=f"job %{{y}}<br>arrived %{{base:.3g}} {unit}, in system %{{x:.3g}} {unit}"
+        hovertemplate=f"job %{{y}}<br>arrived %{{base:,.2f}} {unit}, in system %{{x:,.2f}} {unit}"
         "<extra></extra>",
     )  # fmt: skip
 
@@ -160,7 +160,7 @@ def _segment_bars(
         hovertemplate=(
             "job %{y}%{customdata[6]}<br>%{customdata[1]} × %{customdata[0]} on %{customdata[2]}"
             " (%{customdata[3]}-local)<br>"
-            f"from %{{base:.3g}} {unit} for %{{x:.3g}} {unit}"
+            f"from %{{base:,.2f}} {unit} for %{{x:,.2f}} {unit}"
             "<br>restore %{customdata[5]:.0f} s · ended: %{customdata[4]}<extra></extra>"
         ),
     )  # fmt: skip

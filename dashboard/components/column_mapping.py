@@ -16,14 +16,14 @@ from dashboard.state import SOURCE_KINDS
 from engine.config import ScenarioConfig
 from engine.errors import EngineError
 from engine.throughput import load_matrix
-from engine.traces.reading import decode_text
-from engine.traces.registry import comma_text
 from engine.traces import (
     apply_column_mapping,
     optional_canonical_columns,
     required_canonical_columns,
     to_canonical_csv,
 )
+from engine.traces.reading import decode_text
+from engine.traces.registry import comma_text
 
 UNMAPPED = "(none)"
 

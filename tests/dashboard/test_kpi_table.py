@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
+
 import pandas as pd
+import pytest
 
 from dashboard.components.kpi_table import BEST_STYLE, best_mask, column_format, kpi_styler
 
@@ -39,3 +42,24 @@ def test_consolidation_wait_shows_only_when_some_policy_delays() -> None:
     assert not any("consolidation" in c for c in kpi_styler(kpi).data.columns)
     kpi["consolidation_wait_mean_s"] = [0.0, 600.0]
     assert any("consolidation wait" in c for c in kpi_styler(kpi).data.columns)
+
+
+def test_duration_columns_keep_one_unit_whatever_the_values() -> None:
+    from dashboard.components.kpi_table import column_format
+
+    for values in (pd.Series([30.0, 50.0]), pd.Series([3e6, 5e6])):
+        header, fmt = column_format("jct_mean_s", values)
+        assert header.startswith("Mean JCT (h)")
+    assert column_format("makespan_s", pd.Series([60.0]))[0].startswith("Makespan (d)")
+    header, fmt = column_format("queueing_delay_mean_s", pd.Series([90.0]))
+    assert header.startswith("Mean queueing delay (min)") and fmt(90.0) == "1.5"
+
+
+def test_kpi_csv_headers_say_the_unit(comparison) -> None:
+    from dashboard.components.kpi_table import kpi_csv
+
+    kpi = comparison.kpi_table()
+    frame = pd.read_csv(io.StringIO(kpi_csv(kpi)), index_col=0)
+    assert {"jct_mean_h", "makespan_d", "queueing_delay_mean_min"} <= set(frame.columns)
+    expected = kpi["jct_mean_s"].iloc[0] / 3600
+    assert frame["jct_mean_h"].iloc[0] == pytest.approx(expected, abs=1e-6)

@@ -87,7 +87,10 @@ def test_cli_runs_a_scenario_and_writes_tables(
     jobs = pd.read_parquet(out / "jobs.parquet")
     assert len(jobs) == 2 * 60 and set(jobs["policy"]) == {"fifo", "fifo+bf"}
     assert ScenarioConfig.from_json((out / "scenario.json").read_text()) == config
-    assert "Mean JCT (s)" in (out / "summary.txt").read_text()
+    summary = (out / "summary.txt").read_text()
+    assert "Mean JCT (h)" in summary and "Makespan (d)" in summary
+    assert "Mean queueing delay (min)" in summary
+    assert "e+" not in summary and "e-" not in summary
     assert "Mean JCT" in capsys.readouterr().out
 
 
