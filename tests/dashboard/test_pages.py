@@ -54,8 +54,10 @@ def test_policy_parameter_form_appears_for_a_selected_policy() -> None:
     at.multiselect(key="policies").set_value(["fifo", policy]).run()
     assert not at.exception
     labels = [e.label for e in at.expander]
-    assert f"{policy} parameters" in labels
-    assert "fifo parameters" in labels
+    from engine.policies.base import policy_display_name
+
+    assert f"{policy_display_name(policy)} parameters" in labels
+    assert "FIFO parameters" in labels
 
 
 def test_result_pages_without_a_run_point_to_the_scenario_page() -> None:
@@ -300,9 +302,9 @@ def test_network_page_after_a_real_run_shows_the_congested_uplink_at_its_time() 
     at.select_slider(key="network_time_s").set_value(0.0).run()
     assert not at.exception
     assert "no congested link" in chart_titles(at)[0]
-    at.selectbox(key="network_policy").set_value("las").run()
+    at.selectbox(key="network_policy").set_value("Tiresias LAS").run()
     assert not at.exception
-    assert at.session_state["network_policy"] == "las"
+    assert at.session_state["network_policy"] == "Tiresias LAS"
 
 
 def test_network_page_with_the_fake_result_lists_the_jobs_running() -> None:
