@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 from dashboard.chart_style import (
     POLICY_PALETTE,
+    height_for,
     policy_colors,
     style,
     worker_type_colors,
@@ -55,7 +56,9 @@ def make_jct_cdf(
     fig.update_xaxes(title="Job completion time" + ("" if log_x else f" ({unit})"))
     fig.update_xaxes(type="log" if log_x else "linear")
     fig.update_yaxes(title="Jobs completed", range=[0, 1.02], tickformat=".0%")
-    return style(fig, "Job completion time (CDF): further left is better")
+    return style(
+        fig, "Job completion time (CDF): further left is better", height_for(len(colors), 460)
+    )
 
 
 NICE_TICKS_S = (
@@ -171,9 +174,10 @@ def make_ftf_distribution(jobs_all: pd.DataFrame, colors: Mapping[str, str]) -> 
         title="Finish-time fairness ρ (log scale, lower is better)", type="log",
         tickvals=ticks, ticktext=[plain_number(t) for t in ticks],
     )  # fmt: skip
-    fig.update_yaxes(autorange="reversed")
+    fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=list(colors), automargin=True)
     fig.update_layout(showlegend=False)
-    return style(fig, "How much slower than a fair share did each job finish?", height=380)
+    height = height_for(len(colors), 380, 34)
+    return style(fig, "How much slower than a fair share did each job finish?", height=height)
 
 
 def _decade_ticks(values: pd.Series) -> list[float]:
@@ -195,14 +199,17 @@ def make_jain_bar(jain: Mapping[str, float], colors: Mapping[str, str]) -> go.Fi
     values = [float(jain[p]) for p in policies]
     fig = go.Figure(
         go.Bar(
-            x=policies, y=values, marker_color=[colors[p] for p in policies],
+            y=policies, x=values, orientation="h", marker_color=[colors[p] for p in policies],
             text=[f"{v:.2f}" for v in values], textposition="outside",
-            hovertemplate="%{x}: Jain's index %{y:.3f}<extra></extra>",
+            hovertemplate="%{y}: Jain's index %{x:.3f}<extra></extra>",
         )
     )  # fmt: skip
-    fig.update_yaxes(title="Jain's index of 1/ρ (higher is fairer)", range=[0, 1.12])
+    fig.update_xaxes(title="Jain's index of 1/ρ (higher is fairer)", range=[0, 1.15])
+    fig.update_yaxes(
+        autorange="reversed", tickmode="array", tickvals=policies, automargin=True, type="category"
+    )
     fig.update_layout(showlegend=False)
-    return style(fig, "Jain's fairness index", height=380)
+    return style(fig, "Jain's fairness index", height=height_for(len(policies), 380, 34))
 
 
 DURATION_BINS_S = (0, 600, 1800, 3600, 3 * 3600, 10 * 3600, 86400, 3 * 86400, np.inf)

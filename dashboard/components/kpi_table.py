@@ -74,8 +74,8 @@ def kpi_styler(kpi: pd.DataFrame) -> Styler:
 
 
 def render_kpi_table(kpi: pd.DataFrame) -> None:
-    """The styled KPI table with a legend line."""
-    st.table(kpi_styler(kpi))
+    """The styled KPI table (scrolls sideways; the policy column stays put) with a legend line."""
+    st.dataframe(kpi_styler(kpi), height=38 + 35 * len(kpi), key="kpi_table")
     st.caption(
         "↓ lower is better · ↑ higher is better · the best policy per column is shaded green."
     )

@@ -77,7 +77,7 @@ def test_run_default_scenario_fills_every_result_page() -> None:
     assert "Simulated" in at.success[0].value
     at.switch_page("app_pages/results.py").run()
     assert not at.exception
-    kpi = at.table[0].value
+    kpi = at.dataframe[0].value
     assert len(kpi) == len(policies)
     for page in RESULT_PAGES:
         at.switch_page(f"app_pages/{page}.py").run()
