@@ -7,9 +7,11 @@ from dashboard.components.chart import render_chart
 from dashboard.components.kpi_table import render_downloads, render_kpi_table
 from dashboard.components.paper_presets import render_claims
 from dashboard.components.results_common import colors_of, render_run_caption, require_result
+from dashboard.components.run_panel import render_results_flash
 
 result = require_result()
 st.title("Results")
+render_results_flash()
 render_run_caption(result)
 render_kpi_table(result.kpi_table())
 render_claims(result, st.session_state.get("result_paper_preset"))

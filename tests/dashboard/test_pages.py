@@ -146,9 +146,12 @@ def test_second_run_of_the_same_scenario_comes_from_the_cache() -> None:
     at = make_app()
     at.multiselect(key="policies").set_value(["fifo"]).run()
     button(at, "run").click().run()
+    assert at.title[0].value == "Results"  # Run switches to the Results page
+    at.switch_page("app_pages/scenario.py").run()
     button(at, "run").click().run()  # cache hit: nothing recorded inside the cached call
     assert not at.exception
     assert len(at.success) == 1
+    assert "from cache" in at.success[0].value
 
 
 def test_preset_rewrites_the_round_settings() -> None:
@@ -247,7 +250,7 @@ def test_a_paper_preset_loads_runs_and_sets_claims_beside_the_simulation(name: s
     assert ScenarioConfig.from_json(at.session_state["result_config"]) == expected
     at.switch_page("app_pages/results.py").run()
     assert not at.exception
-    claims = at.dataframe[0].value
+    claims = at.dataframe[1].value  # [0] is the KPI table
     assert list(claims["Claim"]) == [c.text for c in preset.claims]
     assert claims["Simulated"].str.endswith("×").all()
 
