@@ -253,6 +253,7 @@ def test_a_paper_preset_loads_runs_and_sets_claims_beside_the_simulation(name: s
     claims = at.dataframe[1].value  # [0] is the KPI table
     assert list(claims["Claim"]) == [c.text for c in preset.claims]
     assert claims["Simulated"].str.endswith("×").all()
+    assert set(claims["Verdict"]) <= {"shown", "direction only", "not shown"}
 
 
 def chart_titles(at: AppTest) -> list[str]:

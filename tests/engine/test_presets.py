@@ -52,3 +52,15 @@ def test_allocation_is_recomputed_at_most_every_1920_s(monkeypatch: pytest.Monke
     solves.clear()
     simulate(jobs, unlimited, PolicySpec("gavel_maxmin"), MATRIX)
     assert min(b - a for a, b in zip(solves, solves[1:], strict=False)) < 1920
+
+
+def test_the_verdict_weighs_the_size_of_the_effect() -> None:
+    from engine.papers.base import Claim
+
+    claim = Claim("1.45x utilization", "utilization_mean", "A", "B", 1.45)
+    assert claim.verdict(1.04) == "direction only"  # 0.04 of a claimed 0.45 gain
+    assert claim.verdict(1.30) == "shown"  # two thirds of the gain
+    assert claim.verdict(0.98) == "not shown"
+    assert claim.verdict(float("nan")) == "not shown"
+    within = Claim("within 5%", "jct_mean_s", "A", "B", 1.0, tolerance=0.05)
+    assert within.verdict(0.97) == "shown" and within.verdict(0.9) == "not shown"
