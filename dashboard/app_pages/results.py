@@ -5,7 +5,7 @@ import streamlit as st
 from dashboard.charts import make_jct_cdf
 from dashboard.components.chart import render_chart
 from dashboard.components.kpi_table import render_downloads, render_kpi_table
-from dashboard.components.paper_presets import render_claims
+from dashboard.components.paper_presets import render_claims, render_report_download
 from dashboard.components.results_common import colors_of, render_run_caption, require_result
 from dashboard.components.run_panel import render_results_flash
 
@@ -20,3 +20,4 @@ for note in result.trace_notes:
 log_x = st.toggle("Logarithmic time axis", key="log_x", help="JCTs span minutes to days.")
 render_chart(make_jct_cdf(result.combined("jobs"), colors_of(result), log_x), key="jct_cdf")
 render_downloads(result)
+render_report_download(result, st.session_state.get("result_paper_preset"))

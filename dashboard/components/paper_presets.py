@@ -110,3 +110,23 @@ def _value(metric: str, value: float) -> str:
 
 def _ratio(value: float) -> str:
     return "n/a" if math.isnan(value) else f"{value:.2f}×"
+
+
+def render_report_download(result: ComparisonResult, name: str | None) -> None:
+    """A button that downloads the one-file HTML report (built when pressed)."""
+    from dashboard.report import report_html
+
+    def build() -> str:
+        claims = ""
+        notes: tuple[str, ...] = ()
+        if name and name != NO_PAPER:
+            preset = get_paper_preset(name)
+            claims = claims_frame(claims_table(preset, result)).to_html(index=False)
+            notes = (preset.not_shown,) if preset.not_shown else ()
+        return report_html(result, claims, notes)
+
+    st.download_button(
+        "Download report (one HTML file, opens offline)", build, file_name="whatif_report.html",
+        mime="text/html", icon=":material/description:", key="report_download",
+        help="Scenario, KPI table, every chart, claims and notes in one file; plotly inlined.",
+    )  # fmt: skip
