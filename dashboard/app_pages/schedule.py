@@ -9,6 +9,7 @@ import streamlit as st
 from dashboard.chart_style import worker_type_colors
 from dashboard.charts import make_gantt
 from dashboard.components.chart import render_chart
+from dashboard.components.explain_job import render_explain_job
 from dashboard.components.gantt_filters import render_gantt_filter, shared_selection
 from dashboard.components.job_table import render_job_table
 from dashboard.components.results_common import render_run_caption, require_result
@@ -54,3 +55,4 @@ st.caption(
     "rows and time range are shared. Hover a bar for the job id; drag to zoom, double-click "
     "to reset."
 )
+render_explain_job(sims or list(result.results))

@@ -379,3 +379,21 @@ def test_a_gavel_trace_hides_the_assumed_gpu_type() -> None:
     at.file_uploader(key="trace_file").upload("a.trace", raw, "text/plain").run()
     assert not at.exception
     assert not [s for s in at.selectbox if s.key == "assumed_worker_type"]
+
+
+def test_explain_a_job_says_why_it_waited() -> None:
+    at = make_app()
+    at.session_state["max_jobs"] = 60
+    at.session_state["gpu_mix"] = at.session_state["gpu_mix"].head(1).assign(nodes=1)
+    at.session_state["table_version"] = 99  # a small cluster, so that jobs wait
+    at.multiselect(key="policies").set_value(["fifo"]).run()
+    button(at, "run").click().run()
+    at.switch_page("app_pages/schedule.py").run()
+    assert not at.exception
+    result = at.session_state["result"]
+    log = result.results[0].decisions
+    waited = str(log.loc[log["event"] == "waiting", "job_id"].iloc[0])
+    at.selectbox(key="explain_job").set_value(waited).run()
+    assert not at.exception
+    story = " ".join(m.value for m in at.markdown)
+    assert "waiting, #" in story and "because" in story and "completed" in story
