@@ -204,7 +204,7 @@ def make_jain_bar(jain: Mapping[str, float], colors: Mapping[str, str]) -> go.Fi
             hovertemplate="%{y}: Jain's index %{x:.3f}<extra></extra>",
         )
     )  # fmt: skip
-    fig.update_xaxes(title="Jain's index of 1/ρ (higher is fairer)", range=[0, 1.15])
+    fig.update_xaxes(title="Jain's index of 1/ρ (higher: fairer)", range=[0, 1.25])
     fig.update_yaxes(
         autorange="reversed", tickmode="array", tickvals=policies, automargin=True, type="category"
     )

@@ -130,6 +130,11 @@ class Simulation:
             if woke:
                 self.policy.wake_at_s = math.inf
             self._decide(changed=arrived or completed > 0 or woke)
+            if self.log:  # after every event, so a job's reason is known from its arrival
+                self.log.waiting(
+                    self.now_s, self.waiting.values(), self.cluster.free_gpus,
+                    self.policy.waiting_for_consolidation, self.num_decisions,
+                )  # fmt: skip
             self.recorder.utilization(self.now_s, self.cluster.free_gpus)
             done += completed
             iteration += 1
@@ -234,11 +239,6 @@ class Simulation:
             self._start_all(allocation, strict=False)
         if full:
             self._check_progress_possible()
-        if self.log:
-            self.log.waiting(
-                self.now_s, self.waiting.values(), self.cluster.free_gpus,
-                self.policy.waiting_for_consolidation, self.num_decisions,
-            )  # fmt: skip
 
     def _ask_policy(self, sync_running: bool) -> Allocation:
         if sync_running:

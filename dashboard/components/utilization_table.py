@@ -31,4 +31,7 @@ def render_utilization_table(result: ComparisonResult) -> None:
         "job waits or runs."
     )
     frame = utilization_frame(result)
-    st.dataframe(frame.style.format("{:.1%}", na_rep="–"), key="utilization_table")
+    st.dataframe(
+        frame.style.format("{:.1%}", na_rep="–"), key="utilization_table",
+        height=38 + 35 * len(frame),
+    )  # fmt: skip

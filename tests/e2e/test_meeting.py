@@ -159,6 +159,7 @@ def test_twenty_policies_read_clearly(server: str, page, tmp_path: Path) -> None
         _open_page(page, title)
         page.locator(".js-plotly-plot").first.wait_for()
         _screenshot(page, f"many_{title.lower()}")
-    page.get_by_role("link", name="Scenario").first.click()
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Scenario").click()
+    page.get_by_role("heading", name="Scheduling what-if").wait_for()
     page.get_by_role("tab", name="3 · Policies").click()
     _screenshot(page, "many_scenario_policies")

@@ -36,3 +36,12 @@ def test_the_log_can_be_switched_off_and_changes_nothing_else() -> None:
     events = on.decisions
     assert set(events["event"]) >= {"arrived", "started", "completed"}
     assert (events.groupby("job_id")["event"].last() == "completed").all()
+
+
+def test_a_job_arriving_at_a_full_cluster_is_explained_from_its_arrival() -> None:
+    """b arrives at 10 s while a holds the only GPU: its waiting row is at 10 s, not later."""
+    config = ScenarioConfig(cluster=cluster(("v100", 1, 1, "r0")))
+    jobs = jobs_frame(("a", 0, RESNET50, 1, 500), ("b", 10, RESNET50, 1, 500))
+    log = simulate(jobs, config, PolicySpec("fifo"), MATRIX).decisions
+    waiting = log[(log["job_id"] == "b") & (log["event"] == "waiting")]
+    assert list(waiting["time_s"]) == [10.0] and list(waiting["reason"]) == ["no room"]
