@@ -204,12 +204,14 @@ def make_jain_bar(jain: Mapping[str, float], colors: Mapping[str, str]) -> go.Fi
             hovertemplate="%{y}: Jain's index %{x:.3f}<extra></extra>",
         )
     )  # fmt: skip
-    fig.update_xaxes(title="Jain's index of 1/ρ (higher: fairer)", range=[0, 1.25])
+    fig.update_xaxes(title="Jain's index of 1/ρ", range=[0, 1.25])
     fig.update_yaxes(
         autorange="reversed", tickmode="array", tickvals=policies, automargin=True, type="category"
     )
     fig.update_layout(showlegend=False)
-    return style(fig, "Jain's fairness index", height=height_for(len(policies), 380, 34))
+    return style(
+        fig, "Jain's fairness index (higher is fairer)", height=height_for(len(policies), 380, 34)
+    )
 
 
 DURATION_BINS_S = (0, 600, 1800, 3600, 3 * 3600, 10 * 3600, 86400, 3 * 86400, np.inf)
