@@ -20,7 +20,9 @@ from dashboard.query import sync_query_params  # noqa: E402
 from dashboard.state import init_state, keep_widget_state  # noqa: E402
 
 st.set_page_config(
-    page_title="GPU scheduling what-if", page_icon=":material/memory:", layout="wide"
+    page_title="GPU scheduling what-if",
+    page_icon="📊",
+    layout="wide",  # emoji: no font fetched
 )
 init_state()
 keep_widget_state()

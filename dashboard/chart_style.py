@@ -6,10 +6,14 @@ from collections.abc import Iterable
 
 import plotly.graph_objects as go
 
-# Okabe-Ito (color-blind safe), strongest first; yellow left out (unreadable on white).
+# Okabe-Ito (color-blind safe) first, strongest first, yellow left out (unreadable on white);
+# then dark, distinct colors from plotly's Dark24 and Alphabet for the 9th to 24th policy.
 POLICY_PALETTE = (
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#4D4D4D", "#8C6D1F",
+    "#750D86", "#1CA71C", "#FB0D0D", "#0D2A63", "#00A08B", "#FC0080", "#6C7C32", "#A777F1",
+    "#862A16", "#1616A7", "#B68100", "#778AAE", "#620042", "#90AD1C", "#2ED9FF", "#B2828D",
 )  # fmt: skip
+LEGEND_ROW_PX = 24
 # Muted, distinct from the policy colors; fixed for the common GPU generations.
 KNOWN_WORKER_COLORS = {
     "k80": "#8FB8DE", "p100": "#9BD08A", "v100": "#F5B25F", "a100": "#B9A3D6",
@@ -38,8 +42,14 @@ def worker_type_colors(worker_types: Iterable[str]) -> dict[str, str]:
     return colors
 
 
+def height_for(items: int, base_px: int, per_item_px: int = LEGEND_ROW_PX) -> int:
+    """A chart height that grows with the number of policies (legend rows or bars)."""
+    return max(base_px, 160 + per_item_px * items)
+
+
 def style(fig: go.Figure, title: str, height: int = 460) -> go.Figure:
-    """Applies the house look: white template, large fonts, legend on top."""
+    """Applies the house look: white template, large fonts, the legend outside the plot on the
+    right (one entry per row, never over the title or the data)."""
     fig.update_layout(
         template="plotly_white",
         title={
@@ -54,8 +64,8 @@ def style(fig: go.Figure, title: str, height: int = 460) -> go.Figure:
         },
         font={"size": FONT_SIZE},
         height=height,
-        margin={"l": 80, "r": 30, "t": 100 if title else 50, "b": 60},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+        margin={"l": 80, "r": 30, "t": 70 if title else 40, "b": 60},
+        legend={"orientation": "v", "yanchor": "top", "y": 1, "xanchor": "left", "x": 1.02},
         hoverlabel={"font_size": FONT_SIZE - 1},
     )
     return fig

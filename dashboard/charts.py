@@ -16,11 +16,12 @@ import plotly.graph_objects as go
 
 from dashboard.chart_style import (
     POLICY_PALETTE,
+    height_for,
     policy_colors,
     style,
     worker_type_colors,
 )
-from dashboard.formatting import human_duration, time_unit
+from dashboard.formatting import human_duration, plain_number, time_unit
 from dashboard.gantt import make_gantt
 
 
@@ -55,7 +56,9 @@ def make_jct_cdf(
     fig.update_xaxes(title="Job completion time" + ("" if log_x else f" ({unit})"))
     fig.update_xaxes(type="log" if log_x else "linear")
     fig.update_yaxes(title="Jobs completed", range=[0, 1.02], tickformat=".0%")
-    return style(fig, "Job completion time (CDF): further left is better")
+    return style(
+        fig, "Job completion time (CDF): further left is better", height_for(len(colors), 460)
+    )
 
 
 NICE_TICKS_S = (
@@ -116,7 +119,7 @@ def make_utilization(
                 x=grid / scale, y=busy, name=str(worker_type), stackgroup="busy", mode="lines",
                 line={"shape": "hv", "width": 0.5, "color": "#555"},
                 fillcolor=colors.get(str(worker_type)),
-                hovertemplate=f"{worker_type}: %{{y:.0f}} GPUs busy at %{{x:.3g}} {unit}"
+                hovertemplate=f"{worker_type}: %{{y:.0f}} GPUs busy at %{{x:,.2f}} {unit}"
                 "<extra></extra>",
             )
         )  # fmt: skip
@@ -169,11 +172,12 @@ def make_ftf_distribution(jobs_all: pd.DataFrame, colors: Mapping[str, str]) -> 
     ticks = _decade_ticks(jobs_all["ftf_rho"])
     fig.update_xaxes(
         title="Finish-time fairness ρ (log scale, lower is better)", type="log",
-        tickvals=ticks, ticktext=[f"{t:g}" for t in ticks],
+        tickvals=ticks, ticktext=[plain_number(t) for t in ticks],
     )  # fmt: skip
-    fig.update_yaxes(autorange="reversed")
+    fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=list(colors), automargin=True)
     fig.update_layout(showlegend=False)
-    return style(fig, "How much slower than a fair share did each job finish?", height=380)
+    height = height_for(len(colors), 380, 34)
+    return style(fig, "How much slower than a fair share did each job finish?", height=height)
 
 
 def _decade_ticks(values: pd.Series) -> list[float]:
@@ -195,14 +199,19 @@ def make_jain_bar(jain: Mapping[str, float], colors: Mapping[str, str]) -> go.Fi
     values = [float(jain[p]) for p in policies]
     fig = go.Figure(
         go.Bar(
-            x=policies, y=values, marker_color=[colors[p] for p in policies],
+            y=policies, x=values, orientation="h", marker_color=[colors[p] for p in policies],
             text=[f"{v:.2f}" for v in values], textposition="outside",
-            hovertemplate="%{x}: Jain's index %{y:.3f}<extra></extra>",
+            hovertemplate="%{y}: Jain's index %{x:.3f}<extra></extra>",
         )
     )  # fmt: skip
-    fig.update_yaxes(title="Jain's index of 1/ρ (higher is fairer)", range=[0, 1.12])
+    fig.update_xaxes(title="Jain's index of 1/ρ", range=[0, 1.25])
+    fig.update_yaxes(
+        autorange="reversed", tickmode="array", tickvals=policies, automargin=True, type="category"
+    )
     fig.update_layout(showlegend=False)
-    return style(fig, "Jain's fairness index", height=380)
+    return style(
+        fig, "Jain's fairness index (higher is fairer)", height=height_for(len(policies), 380, 34)
+    )
 
 
 DURATION_BINS_S = (0, 600, 1800, 3600, 3 * 3600, 10 * 3600, 86400, 3 * 86400, np.inf)

@@ -51,3 +51,11 @@ def human_number(value: float, unit: str) -> str:
     if unit in ("count", "GPU-h"):
         return f"{value:,.0f}"
     return f"{value:,.2f}"
+
+
+def plain_number(value: float) -> str:
+    """A tick label without scientific notation: ``0.001 -> "0.001"``, ``1000 -> "1,000"``."""
+    if not math.isfinite(value) or value == 0:
+        return f"{value:g}"
+    digits = max(0, -math.floor(math.log10(abs(value))))
+    return f"{value:,.{digits}f}"

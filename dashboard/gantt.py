@@ -38,6 +38,8 @@ def make_gantt(
     color_by: str = "worker_type",
     max_jobs: int = 300,
     title: str = "",
+    order: list[str] | None = None,
+    shown_end_s: float | None = None,
 ) -> go.Figure:
     """Horizontal bars per job (y = job, x = time) for one policy.
 
@@ -53,15 +55,21 @@ def make_gantt(
             across racks over node-local), drawn on a continuous color scale with a colorbar.
         max_jobs: draw at most this many jobs (the earliest arrivals); filter first for others.
         title: chart title (none by default: pages put the policy name above the chart).
+        order: job ids, top to bottom (default: by arrival); side-by-side charts pass the same
+            list so that rows line up.
+        shown_end_s: end of the initial time range (s); side-by-side charts pass the same value.
 
     The initial time range covers 90% of the shown jobs' completions; longer jobs run off the
-    right edge (double-click the chart to see everything).
+    right edge, marked with an arrow there (double-click the chart to see everything).
     """
-    order = jobs.sort_values(["arrival_s", "job_id"])["job_id"].astype(str).head(max_jobs)
+    if order is None:
+        order = list(jobs.sort_values(["arrival_s", "job_id"])["job_id"].astype(str))
+    order = [str(job) for job in order][:max_jobs]
     jobs = jobs[jobs["job_id"].astype(str).isin(order)]
     segments = with_lane_counts(segments[segments["job_id"].astype(str).isin(order)])
     end_s = max(_max(segments["end_s"]), _max(jobs.get("completion_s", pd.Series(dtype=float))))
-    shown_end_s = initial_end_s(jobs, end_s)
+    if shown_end_s is None:
+        shown_end_s = initial_end_s(jobs, end_s)
     unit, scale = time_unit(shown_end_s)
     fig = go.Figure(_lifetime_bars(jobs, scale, unit))
     if color_by in CONTINUOUS:
@@ -75,9 +83,31 @@ def make_gantt(
         ends = segments[segments["end_reason"] == reason].drop_duplicates(["job_id", "end_s"])
         if len(ends):
             fig.add_trace(_end_markers(ends, reason, marker, scale))
-    _layout_rows(fig, list(order), f"Simulated time ({unit})")
+    clipped = clipped_marks(jobs, shown_end_s, scale, unit)
+    if clipped is not None:
+        fig.add_trace(clipped)
+    _layout_rows(fig, order, f"Simulated time ({unit})")
     fig.update_xaxes(range=[0, shown_end_s / scale])
     return style(fig, title, height=min(1400, max(360, ROW_PX * len(order) + 170)))
+
+
+def clipped_marks(
+    jobs: pd.DataFrame, shown_end_s: float, scale: float, unit: str
+) -> go.Scatter | None:
+    """Arrows at the right edge on the rows of jobs still in the system beyond ``shown_end_s``."""
+    if "completion_s" not in jobs or shown_end_s <= 0:
+        return None
+    beyond = jobs[jobs["completion_s"].fillna(float("inf")) > shown_end_s * 1.001]
+    if beyond.empty:
+        return None
+    return go.Scatter(
+        x=[shown_end_s / scale] * len(beyond), y=beyond["job_id"].astype(str), mode="markers",
+        name="continues beyond the edge", cliponaxis=False,
+        marker={"symbol": "arrow-bar-right", "size": 9, "color": "#444",
+                "line": {"width": 1.5, "color": "#444"}},
+        customdata=(beyond["completion_s"] / scale).to_numpy(),
+        hovertemplate=f"job %{{y}} continues until %{{customdata:,.2f}} {unit}<extra></extra>",
+    )  # fmt: skip
 
 
 def initial_end_s(jobs: pd.DataFrame, end_s: float) -> float:
@@ -111,7 +141,7 @@ def _lifetime_bars(jobs: pd.DataFrame, scale: float, unit: str) -> go.Bar:
         x=(end - jobs["arrival_s"]) / scale, orientation="h", width=0.25,
         marker={"color": "#BBBBBB"}, name="waiting (grey)",
         customdata=jobs[["job_type"]].astype(str) if "job_type" in jobs else None,
-        hovertemplate=f"job %{{y}}<br>arrived %{{base:.3g}} {unit}, in system %{{x:.3g}} {unit}"
+        hovertemplate=f"job %{{y}}<br>arrived %{{base:,.2f}} {unit}, in system %{{x:,.2f}} {unit}"
         "<extra></extra>",
     )  # fmt: skip
 
@@ -160,7 +190,7 @@ def _segment_bars(
         hovertemplate=(
             "job %{y}%{customdata[6]}<br>%{customdata[1]} × %{customdata[0]} on %{customdata[2]}"
             " (%{customdata[3]}-local)<br>"
-            f"from %{{base:.3g}} {unit} for %{{x:.3g}} {unit}"
+            f"from %{{base:,.2f}} {unit} for %{{x:,.2f}} {unit}"
             "<br>restore %{customdata[5]:.0f} s · ended: %{customdata[4]}<extra></extra>"
         ),
     )  # fmt: skip

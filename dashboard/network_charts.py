@@ -257,7 +257,7 @@ def make_rack_load(
             x=grid / scale, y=racks, z=z, text=text, zmin=0,
             zmax=1 if measure == "gpus" else max(1.0, float(values.max(initial=0))),
             colorscale=BUSY_SCALE, colorbar={**bar, "thickness": 14},
-            hovertemplate=f"%{{y}} at %{{x:.3g}} {unit}: %{{text}}<extra></extra>",
+            hovertemplate=f"%{{y}} at %{{x:,.2f}} {unit}: %{{text}}<extra></extra>",
         )
     )  # fmt: skip
     _mark_time(fig, time_s, scale)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from engine.config import ScenarioConfig
 from engine.errors import EngineError
-from engine.metrics import METRICS
+from engine.metrics import METRICS, display_value
 from engine.policies import get_policy, list_policies
 from engine.policies.base import describe
 from engine.results import ComparisonResult
@@ -87,18 +87,33 @@ def write_results(result: ComparisonResult, out: Path, fmt: str = "both") -> Non
 
 
 def summary_text(result: ComparisonResult) -> str:
-    """A plain-text KPI table, one column per policy."""
+    """A plain-text KPI table, one column per policy; durations in each metric's display unit
+    (JCT in hours, queueing in minutes, makespan in days), fixed-point numbers only."""
     kpi = result.kpi_table()
     policies = [str(p) for p in kpi.index]
-    lines = [f"{'metric':<34}" + "".join(f"{p:>18}" for p in policies)]
+    lines = [f"{'metric':<40}" + "".join(f"{p:>18}" for p in policies)]
     for key, metric in METRICS.items():
-        label = f"{metric.label} ({metric.unit})"
-        values = kpi[key].to_numpy(dtype=float)
-        lines.append(f"{label:<34}" + "".join(f"{v:>18.4g}" for v in values))
+        if key not in kpi:
+            continue
+        shown = [display_value(key, float(v)) for v in kpi[key]]
+        unit = shown[0][1] if shown else metric.unit
+        if unit == "fraction":
+            shown, unit = [(100 * v, "%") for v, _ in shown], "%"
+        label = f"{metric.label} ({unit})"
+        cells = [f"{v:,.0f}" if unit == "count" else fixed_point(v) for v, _ in shown]
+        lines.append(f"{label:<40}" + "".join(f"{cell:>18}" for cell in cells))
     lines += [f"note: {note}" for note in result.trace_notes]
     if result.dropped_job_ids:
         lines.append(f"dropped {len(result.dropped_job_ids)} job(s) larger than the cluster")
     return "\n".join(lines)
+
+
+def fixed_point(value: float) -> str:
+    """A number without scientific notation: 2 decimals below 100, 1 below 10,000, else 0."""
+    if value != value:
+        return "n/a"
+    digits = 2 if abs(value) < 100 else 1 if abs(value) < 10_000 else 0
+    return f"{value:,.{digits}f}"
 
 
 def _print_policies() -> None:

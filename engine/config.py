@@ -235,7 +235,16 @@ class PolicySpec:
 
     @property
     def display_name(self) -> str:
-        return self.label or self.name
+        """The label, else the readable name the policy class declares (e.g. "Tiresias LAS"),
+        else the registry name; results carry it, so a policy reads the same everywhere."""
+        if self.label:
+            return self.label
+        from engine.policies.base import policy_display_name
+
+        try:
+            return policy_display_name(self.name)
+        except ConfigError:
+            return self.name
 
 
 def default_cluster() -> ClusterSpec:

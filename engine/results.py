@@ -60,6 +60,7 @@ class SimulationResult:
         summary: metric name -> value, e.g. ``{"jct_mean_s": 5021.3, "makespan_s": ...}``.
         num_decisions: scheduling decisions (policy calls) made.
         decision_time_s: wall time spent inside the policy, summed over decisions.
+        decisions: the decision log (:mod:`engine.decision_log`), or None when switched off.
     """
 
     policy: str
@@ -69,6 +70,7 @@ class SimulationResult:
     summary: dict[str, float]
     num_decisions: int = 0
     decision_time_s: float = 0.0
+    decisions: pd.DataFrame | None = None
 
 
 @dataclass(frozen=True)

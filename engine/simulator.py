@@ -20,6 +20,7 @@ import pandas as pd
 
 from engine.cluster import ClusterState, Placement
 from engine.config import PolicySpec, ScenarioConfig
+from engine.decision_log import DecisionLog
 from engine.errors import AllocationError, EngineError, SimulationCancelled
 from engine.jobs import isolated_run_s, job_states
 from engine.metrics import summarize
@@ -54,11 +55,13 @@ def simulate(
     on_progress: ProgressFn | None = None,
     should_cancel: CancelFn | None = None,
     record_segments: bool = True,
+    decision_log: bool = True,
 ) -> SimulationResult:
     """Runs one policy over a validated jobs table (see :mod:`engine.traces.schema`).
 
     ``record_segments=False`` skips the Gantt rows (the result's ``segments`` table is empty);
-    every other table and metric is unchanged.
+    every other table and metric is unchanged. ``decision_log``: record why each job waited
+    and what moved it (:mod:`engine.decision_log`, ``SimulationResult.decisions``); False skips it.
 
     Returns:
         The result tables; identical for identical inputs (the only rng is seeded by
@@ -76,6 +79,7 @@ def simulate(
         engine = MicroTaskSimulation
     sim = engine(jobs, config, policy, matrix)
     sim.recorder.keep_segments = record_segments
+    sim.log = DecisionLog() if decision_log else None
     return sim.run(on_progress, should_cancel)
 
 
@@ -107,6 +111,7 @@ class Simulation:
         self.running: dict[int, JobState] = {}
         self.completions: list[tuple[float, int, int, int]] = []
         self.recorder = Recorder(self.cluster.capacity)
+        self.log: DecisionLog | None = None
         self.congestion_times = [t for t in change_times(config.network) if t > 0]
         self.round_s = config.rounds.round_duration_s
         self.ticks = self.policy.uses_rounds or not config.rounds.admit_mid_round
@@ -134,6 +139,11 @@ class Simulation:
             if woke:
                 self.policy.wake_at_s = math.inf
             self._decide(changed=arrived or completed > 0 or woke)
+            if self.log:  # after every event, so a job's reason is known from its arrival
+                self.log.waiting(
+                    self.now_s, self.waiting.values(), self.cluster.free_gpus,
+                    self.policy.waiting_for_consolidation, self.num_decisions,
+                )  # fmt: skip
             self.recorder.utilization(self.now_s, self.cluster.free_gpus)
             done += completed
             iteration += 1
@@ -186,6 +196,8 @@ class Simulation:
         self.area_at_end[job.index] = self.area
         self._release(job, "completed")
         del self.running[job.index]
+        if self.log:
+            self.log.event(self.now_s, job, "completed", "", self.num_decisions)
 
     def _admit_arrivals(self) -> bool:
         start = self.next_arrival
@@ -196,6 +208,8 @@ class Simulation:
             job = self.jobs[self.next_arrival]
             job.area_at_arrival = self.area
             self.waiting[job.index] = job
+            if self.log:
+                self.log.event(self.now_s, job, "arrived", "", self.num_decisions)
             self.next_arrival += 1
         if self.next_arrival > start and self.ticks and self.next_tick_s == math.inf:
             self.next_tick_s = math.ceil(self.now_s / self.round_s) * self.round_s
@@ -327,6 +341,10 @@ class Simulation:
             job.num_preemptions += 1
             del self.running[job.index]
             self.waiting[job.index] = job
+            if self.log:
+                reason = "preempted" if grant is None else "migrated"
+                self.log.event(self.now_s, job, reason, f"by decision {self.num_decisions}",
+                               self.num_decisions)  # fmt: skip
 
     def _start_all(self, allocation: Allocation, strict: bool) -> None:
         for index, grant in allocation.items():
@@ -369,10 +387,12 @@ class Simulation:
         )
         if len(placement.nodes) == 1:
             self._set_rate(job)
-            return
-        neighbours = self.links.attach(job.index, self.topology.links_of(placement.nodes))
-        self._set_rate(job)
-        self._refresh_rates(neighbours)
+        else:
+            neighbours = self.links.attach(job.index, self.topology.links_of(placement.nodes))
+            self._set_rate(job)
+            self._refresh_rates(neighbours)
+        if self.log:
+            self.log.started(self.now_s, job, placement, self.num_decisions)
 
     def _refresh_rates(self, indices: set[int]) -> None:
         """Re-rates running jobs whose share of a link changed (another job came or went)."""
@@ -471,4 +491,5 @@ class Simulation:
             summary=summarize(jobs, utilization),
             num_decisions=self.num_decisions,
             decision_time_s=self.decision_time_s,
+            decisions=self.log.table() if self.log else None,
         )

@@ -9,11 +9,13 @@ from dashboard.components.kpi_table import (
     render_kpi_table,
     render_over_request_note,
 )
-from dashboard.components.paper_presets import render_claims
+from dashboard.components.paper_presets import render_claims, render_report_download
 from dashboard.components.results_common import colors_of, render_run_caption, require_result
+from dashboard.components.run_panel import render_results_flash
 
 result = require_result()
 st.title("Results")
+render_results_flash()
 render_run_caption(result)
 render_kpi_table(result.kpi_table())
 render_over_request_note(result)
@@ -23,3 +25,4 @@ for note in result.trace_notes:
 log_x = st.toggle("Logarithmic time axis", key="log_x", help="JCTs span minutes to days.")
 render_chart(make_jct_cdf(result.combined("jobs"), colors_of(result), log_x), key="jct_cdf")
 render_downloads(result)
+render_report_download(result, st.session_state.get("result_paper_preset"))

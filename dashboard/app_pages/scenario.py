@@ -21,7 +21,7 @@ from dashboard.components.run_panel import (
     render_scenario_io,
 )
 from dashboard.components.scenario_picker import render_scenario_picker
-from dashboard.components.trace_panel import render_trace_source
+from dashboard.components.trace_panel import render_trace_source, upload_missing
 from dashboard.components.trace_preview import render_trace_load
 from dashboard.state import build_config
 from engine.errors import EngineError
@@ -61,9 +61,16 @@ except EngineError as exc:
     run_area.error(str(exc))
 with file_tab:
     render_scenario_io(config)
+missing_upload = upload_missing()
 with preview_area:
-    trace = render_trace_load(config, st.session_state["upload"]) if config else None
+    trace = (
+        render_trace_load(config, st.session_state["upload"])
+        if config and not missing_upload
+        else None
+    )
 with run_area:
+    if missing_upload:
+        st.warning("Upload a trace file (tab 1 · Jobs) to run, or pick a sample trace.")
     if not st.session_state["policies"]:
         st.warning("Pick at least one policy (tab 3).")
     ready = config is not None and trace is not None and bool(st.session_state["policies"])

@@ -1,11 +1,16 @@
-"""Schedule page: a Gantt chart of who ran where and when, for one or two policies."""
+"""Schedule page: a Gantt chart of who ran where and when, for one or two policies.
+
+Side by side, both panels show the same jobs in the same rows (chosen over both policies) on
+the same time range, so a row reads across.
+"""
 
 import streamlit as st
 
 from dashboard.chart_style import worker_type_colors
 from dashboard.charts import make_gantt
 from dashboard.components.chart import render_chart
-from dashboard.components.gantt_filters import render_gantt_filter, select_jobs
+from dashboard.components.explain_job import render_explain_job
+from dashboard.components.gantt_filters import render_gantt_filter, shared_selection
 from dashboard.components.job_table import render_job_table
 from dashboard.components.results_common import render_run_caption, require_result
 from dashboard.gantt import CONTINUOUS
@@ -32,16 +37,22 @@ color_by = right.radio(
 )  # fmt: skip
 spec = render_gantt_filter(result.results[0].jobs)
 colors = worker_type_colors(result.combined("segments")["worker_type"].dropna().unique())
-for column, policy in zip(st.columns(max(len(chosen), 1)), chosen, strict=False):
-    sim = by_name[policy]
-    ids = select_jobs(sim.jobs, sim.segments, spec)
-    jobs, segments = sim.jobs[sim.jobs["job_id"].isin(ids)], sim.segments
+sims = [by_name[policy] for policy in chosen]
+order, shown_end_s = shared_selection(sims, spec) if sims else ([], 0.0)
+for column, sim in zip(st.columns(max(len(sims), 1)), sims, strict=False):
+    jobs = sim.jobs[sim.jobs["job_id"].astype(str).isin(order)]
     with column:
-        st.subheader(policy)
-        render_chart(make_gantt(segments, jobs, colors, color_by=color_by), key=f"gantt_{policy}")
-        with st.expander(f"{policy}: per-job table ({len(jobs):,} jobs shown)"):
+        st.subheader(sim.policy)
+        figure = make_gantt(
+            sim.segments, jobs, colors, color_by=color_by, order=order, shown_end_s=shown_end_s
+        )
+        render_chart(figure, key=f"gantt_{sim.policy}")
+        with st.expander(f"{sim.policy}: per-job table ({len(jobs):,} jobs shown)"):
             render_job_table(jobs)
 st.caption(
     "Grey: the job is in the system (waiting where no colored bar covers it). ✕ preempted, "
-    "▶ migrated. Drag to zoom, double-click to reset."
+    "▶ migrated, ⇥ at the right edge: the job continues beyond the range shown. Side by side, "
+    "rows and time range are shared. Hover a bar for the job id; drag to zoom, double-click "
+    "to reset."
 )
+render_explain_job(sims or list(result.results))

@@ -22,6 +22,8 @@ from engine.traces import (
     required_canonical_columns,
     to_canonical_csv,
 )
+from engine.traces.reading import decode_text
+from engine.traces.registry import comma_text
 
 UNMAPPED = "(none)"
 
@@ -40,7 +42,11 @@ def render_column_mapping(upload: tuple[str, bytes]) -> None:
     """Selectboxes mapping canonical columns to the file's columns, and an Apply button."""
     name, raw = upload
     try:
-        frame = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
+        text, _ = comma_text(decode_text(raw, name), name)
+        frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    except EngineError as exc:
+        st.error(str(exc))
+        return
     except (ValueError, UnicodeDecodeError) as exc:
         st.error(f"{name}: cannot read the file as CSV: {exc}")
         return

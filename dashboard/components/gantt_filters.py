@@ -61,3 +61,22 @@ def render_gantt_filter(jobs: pd.DataFrame) -> GanttFilter:
         n = st.slider("How many jobs", 10, MAX_BARS, 100, step=10, key="gantt_top_n")
         return GanttFilter(mode, top_n=n)
     return GanttFilter(mode)
+
+
+def shared_selection(sims: list, spec: GanttFilter) -> tuple[list[str], float]:
+    """Job ids (rows, by arrival) and the initial time-range end (s) shared by side-by-side
+    Gantt charts of ``sims`` (SimulationResults): "Longest N" ranks jobs by their longest JCT
+    under any of them, "Only preempted" takes jobs preempted under any of them."""
+    from dashboard.gantt import initial_end_s
+
+    jobs = sims[0].jobs.copy()
+    jct = pd.concat([s.jobs.set_index("job_id")["jct_s"] for s in sims], axis=1).max(axis=1)
+    jobs["jct_s"] = jobs["job_id"].map(jct)
+    segments = pd.concat([s.segments for s in sims], ignore_index=True)
+    ids = [str(j) for j in select_jobs(jobs, segments, spec)]
+    ends = []
+    for sim in sims:
+        shown = sim.jobs[sim.jobs["job_id"].astype(str).isin(ids)]
+        end_s = float(shown["completion_s"].max()) if len(shown) else 0.0
+        ends.append(initial_end_s(shown, end_s))
+    return ids, max(ends) if ends else 0.0

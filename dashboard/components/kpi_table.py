@@ -9,8 +9,8 @@ import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-from dashboard.formatting import human_number, time_unit
-from engine.metrics import METRICS
+from dashboard.formatting import human_number
+from engine.metrics import METRICS, SECONDS_PER_UNIT, display_value
 from engine.results import ComparisonResult
 
 BEST_STYLE = "background-color: #d8f0dc; font-weight: 700"
@@ -21,14 +21,17 @@ ONLY_WHEN_USED = ("consolidation_wait_mean_s",)
 def column_format(metric: str, values: pd.Series) -> tuple[str, Callable[[float], str]]:
     """Header and cell formatter of a metric column.
 
-    Durations share one unit per column, chosen from the column's median (e.g. "Mean JCT (h) ↓"
-    over cells "35.9", "6.8"), so policies compare at a glance.
+    Durations are shown in the metric's fixed display unit (JCT in hours, queueing in minutes,
+    makespan in days: ``METRICS[...].display_unit``), the same in every run.
     """
     spec = METRICS[metric]
     arrow = "↓" if spec.lower_is_better else "↑"
     if spec.unit == "s":
-        unit, scale = time_unit(float(values.median()) if values.notna().any() else 0.0)
-        return f"{spec.label} ({unit}) {arrow}", lambda v: _fixed(v / scale, 1)
+        unit = spec.display_unit or "s"
+        scale = SECONDS_PER_UNIT[unit]
+        return f"{spec.label} ({unit}) {arrow}", lambda v: _fixed(
+            v / scale, 2 if unit == "d" else 1
+        )
     if spec.unit == "ratio":
         return f"{spec.label} {arrow}", lambda v: _fixed(
             v, 2 if abs(v) < 10 else 1 if abs(v) < 1000 else 0
@@ -71,8 +74,8 @@ def kpi_styler(kpi: pd.DataFrame) -> Styler:
 
 
 def render_kpi_table(kpi: pd.DataFrame) -> None:
-    """The styled KPI table with a legend line."""
-    st.table(kpi_styler(kpi))
+    """The styled KPI table (scrolls sideways; the policy column stays put) with a legend line."""
+    st.dataframe(kpi_styler(kpi), height=38 + 35 * len(kpi), key="kpi_table")
     st.caption(
         "↓ lower is better · ↑ higher is better · the best policy per column is shaded green."
     )
@@ -111,12 +114,25 @@ def render_over_request_note(result: ComparisonResult) -> None:
     )
 
 
+def kpi_csv(kpi: pd.DataFrame) -> str:
+    """The KPI table as CSV with unit-bearing headers (e.g. ``jct_mean_h``) and values in them."""
+    out = pd.DataFrame(index=kpi.index)
+    for metric in kpi.columns:
+        if metric not in METRICS:
+            out[metric] = kpi[metric]
+            continue
+        unit = display_value(metric, 0.0)[1]
+        name = metric.removesuffix("_s") + (f"_{unit}" if METRICS[metric].unit == "s" else "")
+        out[name] = [display_value(metric, float(v))[0] for v in kpi[metric]]
+    return out.to_csv(float_format="%.6f")
+
+
 def render_downloads(result: ComparisonResult) -> None:
     """CSV downloads of the KPI table and of the per-job results (with a policy column)."""
     left, right = st.columns(2)
     left.download_button(
-        "Download KPI table (CSV)", result.kpi_table().to_csv(), file_name="kpis.csv",
-        mime="text/csv",
+        "Download KPI table (CSV)", kpi_csv(result.kpi_table()), file_name="kpis.csv",
+        mime="text/csv", help="Durations in the units of the table; the headers say which.",
     )  # fmt: skip
     jobs = result.combined("jobs")
     right.download_button(

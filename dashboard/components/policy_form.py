@@ -11,12 +11,13 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from dashboard.state import PARAM_PREFIX
 from engine.config import PolicySpec
 from engine.policies import get_policy, list_policies
-from engine.policies.base import describe
+from engine.policies.base import POLICY_GROUPS, describe, policy_display_name, policy_group
 
 EDITABLE = (bool, int, float, str)
 
@@ -43,18 +44,51 @@ def _fields(policy: str) -> list[tuple[dataclasses.Field, Any]]:
     return [(f, getattr(defaults, f.name)) for f in dataclasses.fields(defaults)]
 
 
+def grouped_policies() -> list[str]:
+    """Registry names ordered by picker group (:data:`POLICY_GROUPS`), then display name."""
+    return sorted(
+        list_policies(),
+        key=lambda n: (POLICY_GROUPS.index(policy_group(n)), policy_display_name(n)),
+    )
+
+
+def policy_overview() -> pd.DataFrame:
+    """One row per policy: group, display name, registry name, one-line description."""
+    names = grouped_policies()
+    return pd.DataFrame(
+        {
+            "Group": [policy_group(n) for n in names],
+            "Policy": [policy_display_name(n) for n in names],
+            "Registry name": names,
+            "What it does": [describe(get_policy(n)) for n in names],
+        }
+    )
+
+
 def render_policy_picker() -> list[str]:
-    """Multiselect of registered policies, with each policy's one-line description as help."""
-    names = list_policies()
-    help_text = "\n\n".join(f"**{n}**: {describe(get_policy(n))}" for n in names)
-    return st.multiselect("Policies to compare", names, key="policies", help=help_text)
+    """Multiselect of registered policies by readable name, ordered by group (baselines, Gavel,
+    seed papers, network-aware), and a grouped table of one-line descriptions."""
+    names = grouped_policies()
+    labels = st.session_state.get("policy_labels") or {}
+    chosen = st.multiselect(
+        "Policies to compare", names, key="policies",
+        format_func=lambda n: f"{policy_display_name(n)} · {policy_group(n)}",
+        help="Ordered by group: baselines, Gavel, seed papers, network-aware. The table below "
+        "says what each one does.",
+    )  # fmt: skip
+    renamed = [f"{policy_display_name(n)} as “{labels[n]}”" for n in chosen if labels.get(n)]
+    if renamed:
+        st.caption("This scenario names some policies after a paper: " + ", ".join(renamed) + ".")
+    with st.expander("What each policy does", expanded=False):
+        st.dataframe(policy_overview(), hide_index=True, width="stretch")
+    return chosen
 
 
 def render_policy_params(policy: str, label: str = "") -> None:
     """An expander with one widget per parameter of one instance of ``policy``, and the
     controls to add another instance of it (or to remove this copy)."""
     cls = get_policy(policy)
-    instance = label or policy
+    instance = label or policy_display_name(policy)
     with st.expander(f"{instance} parameters", expanded=False):
         st.caption(describe(cls))
         fields = _fields(policy)
@@ -124,7 +158,8 @@ def policy_specs(
     copies: list[dict[str, str]] | None = None,
 ) -> tuple[PolicySpec, ...]:
     """PolicySpecs of every instance (see :func:`policy_instances`), with the parameters
-    changed from their defaults and their labels."""
+    changed from their defaults and their labels (without one, a result carries the policy's
+    display name: :attr:`engine.config.PolicySpec.display_name`)."""
     specs = []
     for policy, label in policy_instances(policies, labels or {}, copies or []):
         overrides = {}

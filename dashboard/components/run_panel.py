@@ -13,6 +13,10 @@ from engine.config import ScenarioConfig
 from engine.errors import EngineError, SimulationCancelled
 from engine.presets import PRESETS
 
+RESULTS_FLASH = "results_flash"
+"""Session key (kept here, not in dashboard.state): the message of the run that just finished,
+shown once on the Results page after Run switches there."""
+
 
 def _request_cancel() -> None:
     st.session_state["cancel_requested"] = True
@@ -57,8 +61,15 @@ def execute_run(config: ScenarioConfig, upload: runner.Upload) -> None:
     s["result_paper_preset"] = s.get("paper_preset")
     jobs = len(result.results[0].jobs) if result.results else 0
     took = f"in {time.perf_counter() - started:.1f} s" if calls else "(same scenario: from cache)"
-    st.success(f"Simulated {len(result.results)} policies on {jobs:,} jobs {took}.")
-    st.page_link("app_pages/results.py", label="See the results", icon=":material/leaderboard:")
+    s[RESULTS_FLASH] = f"Simulated {len(result.results)} policies on {jobs:,} jobs {took}."
+    st.switch_page("app_pages/results.py")
+
+
+def render_results_flash() -> None:
+    """Shows (once, on the Results page) what the run that just finished did."""
+    message = st.session_state.pop(RESULTS_FLASH, None)
+    if message:
+        st.success(message)
 
 
 def render_flash() -> None:

@@ -1,4 +1,10 @@
-"""The trace picker: a sample, an uploaded file, or a synthetic workload, and how to read it."""
+"""The trace picker: a sample, an uploaded file, or a synthetic workload, and how to read it.
+
+After an upload the detected format, encoding and separator are stated, and a reading control
+that does not apply to that format (the GPU type durations were measured on, for formats that
+record step counts) is hidden. With "Upload a file" chosen and no file given, nothing else is
+previewed or run in its place (:func:`upload_missing`).
+"""
 
 from __future__ import annotations
 
@@ -6,14 +12,44 @@ import streamlit as st
 
 from dashboard.runner import worker_types
 from dashboard.state import SOURCE_KINDS
-from engine.traces import format_description, list_formats, list_samples
+from engine.errors import EngineError
+from engine.traces import (
+    TraceInfo,
+    format_description,
+    inspect_trace,
+    list_formats,
+    list_samples,
+    uses_assumed_worker_type,
+)
+from engine.traces.resolve import SAMPLE_DIR
 
 
 def _on_upload() -> None:
     file = st.session_state.get("trace_file")
-    if file is not None:
-        st.session_state["upload"] = (file.name, file.getvalue())
-        st.session_state["column_mapping"] = None
+    st.session_state["upload"] = None if file is None else (file.name, file.getvalue())
+    st.session_state["column_mapping"] = None
+
+
+def upload_missing() -> bool:
+    """Whether "Upload a file" is chosen but no file was given (then nothing may run)."""
+    s = st.session_state
+    return s["source_kind"] == SOURCE_KINDS[1] and s["upload"] is None
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _inspect(name: str, raw: bytes) -> TraceInfo | None:
+    try:
+        return inspect_trace(raw, name)
+    except EngineError:
+        return None  # the preview shows the engine's message
+
+
+def _current_info() -> TraceInfo | None:
+    s = st.session_state
+    if s["source_kind"] == SOURCE_KINDS[1]:
+        return _inspect(*s["upload"]) if s["upload"] else None
+    path = SAMPLE_DIR / s["sample_name"]
+    return _inspect(path.name, path.read_bytes()) if path.is_file() else None
 
 
 def render_trace_source() -> None:
@@ -23,13 +59,16 @@ def render_trace_source() -> None:
         st.selectbox("Sample trace", list_samples(), key="sample_name")
     elif kind == SOURCE_KINDS[1]:
         st.file_uploader(
-            "Trace file (CSV or Gavel .trace)", type=["csv", "trace", "txt"], key="trace_file",
-            on_change=_on_upload,
-            help="Philly, ITP, Pollux, Tiresias, Gavel or canonical CSV; detected from the header.",
+            "Trace file (CSV, tab-separated text or Gavel .trace)",
+            type=["csv", "trace", "txt", "tsv"], key="trace_file", on_change=_on_upload,
+            help="Philly, ITP, Pollux, Tiresias, Gavel or canonical CSV, detected from the header; "
+            "UTF-8 or UTF-16 (Excel's \"Unicode text\"), comma- or tab-separated.",
         )  # fmt: skip
         upload = st.session_state["upload"]
-        if upload is not None:
-            st.caption(f"Using **{upload[0]}** ({len(upload[1]) / 1024:,.0f} KB).")
+        if upload is None:
+            st.info("Upload a trace file to preview and run it. No sample is used in its place.")
+            return
+        st.caption(f"Using **{upload[0]}** ({len(upload[1]) / 1024:,.0f} KB).")
     else:
         left, right = st.columns(2)
         left.number_input("Number of jobs", min_value=1, max_value=20000, step=50, key="num_jobs")
@@ -38,21 +77,33 @@ def render_trace_source() -> None:
             help="Poisson arrival rate",
         )  # fmt: skip
     if kind != SOURCE_KINDS[2]:
-        _render_reading_options()
+        _render_reading_options(_current_info())
 
 
 def _format_label(name: str) -> str:
     return "detect from header" if name == "auto" else f"{name}: {format_description(name)}"
 
 
-def _render_reading_options() -> None:
+def _render_reading_options(info: TraceInfo | None) -> None:
+    if info is not None:
+        st.markdown(
+            f"Detected format: **{format_description(info.format)}** "
+            f"(`{info.format}`; {info.encoding}, "
+            f"{'tab' if info.tab_separated else 'comma'}-separated)"
+            if info.format != "gavel"
+            else f"Detected format: **{format_description(info.format)}** (`gavel`)"
+        )
     formats = ["auto", *list_formats()]
     left, mid, right = st.columns(3)
-    left.selectbox("Format", formats, key="trace_format", format_func=_format_label)
-    mid.selectbox(
-        "Durations were measured on", worker_types(), key="assumed_worker_type",
-        help="GPU type the trace's durations were observed on (Philly and ITP record none).",
-    )  # fmt: skip
+    chosen = left.selectbox("Format", formats, key="trace_format", format_func=_format_label)
+    effective = info.format if chosen == "auto" and info is not None else chosen
+    if uses_assumed_worker_type(effective):
+        mid.selectbox(
+            "Durations were measured on", worker_types(), key="assumed_worker_type",
+            help="GPU type the trace's durations were observed on (Philly and ITP record none).",
+        )  # fmt: skip
+    else:
+        mid.caption("This format records step counts; no GPU type needs to be assumed.")
     right.number_input(
         "Use only the first N jobs (0 = all)", min_value=0, step=100, key="max_jobs",
         help="Cut a long trace for a quicker run.",

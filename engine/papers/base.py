@@ -47,6 +47,20 @@ class Claim:
     claimed_ratio: float
     tolerance: float = 0.0
 
+    def verdict(self, ratio: float) -> str:
+        """ "shown", "direction only" or "not shown", weighing the size of the effect.
+
+        A "within x%" claim (``tolerance``) is shown when it holds. Otherwise the claim is shown
+        when the simulated gain reaches at least half the paper's, ``ratio - 1 >= (claimed - 1)
+        / 2`` [R: our threshold], "direction only" when the policy is better by less, and "not
+        shown" when it is not better (or a policy is missing).
+        """
+        if not self.holds(ratio):
+            return "not shown"
+        if self.tolerance or ratio - 1 >= (self.claimed_ratio - 1) / 2:
+            return "shown"
+        return "direction only"
+
     def holds(self, ratio: float) -> bool:
         """Whether a simulated ratio shows the claim's direction."""
         if math.isnan(ratio):
@@ -123,15 +137,24 @@ def simulated_ratio(claim: Claim, comparison: ComparisonResult) -> float:
 
 def claims_table(preset: PaperPreset, comparison: ComparisonResult) -> pd.DataFrame:
     """One row per claim: claim, metric, policy, baseline, claimed_ratio, simulated_ratio,
-    shown (whether the simulation shows the claim's direction)."""
+    shown (whether the simulation shows the claim's direction), verdict (:meth:`Claim.verdict`),
+    policy_value, baseline_value (the metric of each, in its METRICS unit)."""
     rows = []
+    by_name = {r.policy: r for r in comparison.results}
     for claim in preset.claims:
         ratio = simulated_ratio(claim, comparison)
+        values = [
+            metric_value(by_name[name], claim.metric) if name in by_name else math.nan
+            for name in (claim.policy, claim.baseline)
+        ]
         rows.append(
             (claim.text, claim.metric, claim.policy, claim.baseline, claim.claimed_ratio, ratio,
-             claim.holds(ratio))
+             claim.holds(ratio), claim.verdict(ratio), *values)
         )  # fmt: skip
-    columns = ["claim", "metric", "policy", "baseline", "claimed_ratio", "simulated_ratio", "shown"]
+    columns = [
+        "claim", "metric", "policy", "baseline", "claimed_ratio", "simulated_ratio", "shown",
+        "verdict", "policy_value", "baseline_value",
+    ]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
 
 

@@ -15,6 +15,7 @@ from engine.config import (
     ScenarioConfig,
 )
 from engine.papers.base import Claim, PaperPreset, register_paper_preset, synthetic_trace
+from engine.policies.base import policy_display_name
 
 NUM_JOBS = 100
 JOBS_PER_HOUR = 0.5  # about half the cluster's capacity at the jobs' requested sizes
@@ -50,8 +51,8 @@ PRESET = register_paper_preset(
             Claim(
                 text="More than halved average job time vs static allocation (some workloads)",
                 metric="jct_mean_s",
-                policy="doubling",
-                baseline="fifo",
+                policy=policy_display_name("doubling"),
+                baseline=policy_display_name("fifo"),
                 claimed_ratio=2.0,
             ),
         ),

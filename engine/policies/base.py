@@ -183,6 +183,8 @@ class Policy(ABC):
 
     Attributes:
         name: registry name.
+        display_name: the readable name shown everywhere (e.g. "Tiresias LAS" for ``las``).
+        group: one of :data:`POLICY_GROUPS`, for the dashboard's grouped picker.
         preemptive: whether allocate() returns the whole allocation (see module docstring).
         uses_rounds: whether the policy re-decides at every round boundary.
         replans_on_events: whether a round-based policy also re-decides in full (preemptions
@@ -210,6 +212,8 @@ class Policy(ABC):
     """
 
     name: ClassVar[str] = ""
+    display_name: ClassVar[str] = ""
+    group: ClassVar[str] = ""
     preemptive: ClassVar[bool] = False
     uses_rounds: ClassVar[bool] = False
     replans_on_events: ClassVar[bool] = False
@@ -234,6 +238,20 @@ class Policy(ABC):
 
 
 _REGISTRY: dict[str, type[Policy]] = {}
+
+POLICY_GROUPS = ("Baselines", "Gavel", "Seed papers", "Network-aware", "Other")
+"""Picker groups, in display order; a policy that names no group is under "Other"."""
+
+
+def policy_display_name(name: str) -> str:
+    """The readable name a policy class declares (its registry name if none)."""
+    return get_policy(name).display_name or name
+
+
+def policy_group(name: str) -> str:
+    """The picker group a policy class declares (one of :data:`POLICY_GROUPS`)."""
+    group = get_policy(name).group
+    return group if group in POLICY_GROUPS else "Other"
 
 
 def register_policy(name: str) -> Callable[[type[Policy]], type[Policy]]:

@@ -80,6 +80,9 @@ class Dally(ConsolidationScheduler):
     Sharma et al., arXiv 2401.16492, 2024. LAS order underneath; switch each part on or off.
     """
 
+    display_name = "Dally"
+    group = "Network-aware"
+
     @dataclass(frozen=True)
     class Params:
         delay_scheduling: bool = field(
@@ -137,6 +140,9 @@ class StrictConsolidation(ConsolidationScheduler):
     Baseline of Dally (Sharma et al., arXiv 2401.16492, 2024); LAS order, no preemption.
     """
 
+    display_name = "Strict consolidation"
+    group = "Network-aware"
+
     def allowed_level(self, job: JobState, now_s: float) -> int:
         return self.topology.job_best_level(job)
 
@@ -147,6 +153,9 @@ class NoConsolidation(ConsolidationScheduler):
 
     Baseline of Dally (Sharma et al., arXiv 2401.16492, 2024); LAS order, no preemption.
     """
+
+    display_name = "No consolidation"
+    group = "Network-aware"
 
     def locality_blind(self, job: JobState) -> bool:
         return True
@@ -160,6 +169,9 @@ class TiresiasConsolidation(ConsolidationScheduler):
     Gu et al., NSDI 2019 (skew-based consolidation), as a baseline of Dally (Sharma et al.,
     arXiv 2401.16492, 2024); LAS order, no preemption.
     """
+
+    display_name = "Tiresias consolidation"
+    group = "Network-aware"
 
     @dataclass(frozen=True)
     class Params:

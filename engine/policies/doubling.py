@@ -154,6 +154,9 @@ class Doubling(Policy):
     re-sized at every arrival and completion; sizes are powers of two.
     """
 
+    display_name = "Doubling (elastic)"
+    group = "Seed papers"
+
     preemptive = True
     uses_rounds = False
 

@@ -30,6 +30,9 @@ class Fifo(Policy):
     Baseline of every seed paper (YARN-CS in Hadar's evaluation).
     """
 
+    display_name = "FIFO"
+    group = "Baselines"
+
     preemptive = False
     uses_rounds = False
 

@@ -279,6 +279,9 @@ class GavelMaxMinAware(GavelMaxMin):
     (w_j tput_equal_j)``; the round mechanism serves each job where its share lags most.
     """
 
+    display_name = "Gavel max-min"
+    group = "Gavel"
+
     heterogeneity_aware = True
 
 
@@ -289,5 +292,8 @@ class GavelMaxMinAgnostic(GavelMaxMin):
     Narayanan et al., OSDI 2020 (their "max_min_fairness" baseline, i.e. LAS across jobs): every
     worker type counts as equally fast.
     """
+
+    display_name = "Gavel max-min (agnostic)"
+    group = "Gavel"
 
     heterogeneity_aware = False

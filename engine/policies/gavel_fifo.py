@@ -126,6 +126,9 @@ class GavelFifoRandom(GavelFifo):
     how Gavel's code actually picks the type (see the module docstring).
     """
 
+    display_name = "Gavel FIFO (random type)"
+    group = "Gavel"
+
     heterogeneity_aware = False
 
 
@@ -135,6 +138,9 @@ class GavelFifoFastest(GavelFifo):
 
     Narayanan et al., OSDI 2020 (Gavel's ``fifo_perf`` baseline).
     """
+
+    display_name = "Gavel FIFO (fastest type)"
+    group = "Gavel"
 
     heterogeneity_aware = True
     fastest_type = True

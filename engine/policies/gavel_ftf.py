@@ -265,6 +265,9 @@ class GavelFinishTimeFairnessAware(GavelFinishTimeFairness):
     NSDI 2020); each job's rate counts its measured throughput on every worker type.
     """
 
+    display_name = "Gavel finish-time fairness"
+    group = "Gavel"
+
     heterogeneity_aware = True
 
 
@@ -275,5 +278,8 @@ class GavelFinishTimeFairnessAgnostic(GavelFinishTimeFairness):
     Narayanan et al., OSDI 2020 (``finish_time_fairness``), after Themis (Mahajan et al.,
     NSDI 2020): the allocation sees only each job's total time share.
     """
+
+    display_name = "Gavel finish-time fairness (agnostic)"
+    group = "Gavel"
 
     heterogeneity_aware = False

@@ -150,6 +150,9 @@ class GavelMinTotalDurationAware(GavelMinTotalDuration):
     Narayanan et al., OSDI 2020 (``min_total_duration_perf``).
     """
 
+    display_name = "Gavel min total duration"
+    group = "Gavel"
+
     heterogeneity_aware = True
 
 
@@ -159,5 +162,8 @@ class GavelMinTotalDurationAgnostic(GavelMinTotalDuration):
 
     Narayanan et al., OSDI 2020 (``min_total_duration``).
     """
+
+    display_name = "Gavel min total duration (agnostic)"
+    group = "Gavel"
 
     heterogeneity_aware = False

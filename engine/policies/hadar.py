@@ -59,6 +59,9 @@ class Hadar(PricedRounds):
     round boundaries. The pricing, utility and slot rules are reconstructions (module docstring).
     """
 
+    display_name = "Hadar"
+    group = "Seed papers"
+
     @dataclass(frozen=True)
     class Params:
         combine: str = field(

@@ -65,6 +65,9 @@ class HadarE(PricedRounds):
     the copy rules are reconstructions (module docstring).
     """
 
+    display_name = "HadarE"
+    group = "Seed papers"
+
     combine = "copies"
 
     @dataclass(frozen=True)

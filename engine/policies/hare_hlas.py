@@ -54,6 +54,9 @@ class HareHlas(Policy):
     hold relaxed-synchronization grants of up to scale_factor GPUs of any types.
     """
 
+    display_name = "Hare HLAS"
+    group = "Seed papers"
+
     preemptive = True
     uses_rounds = True
     replans_on_events = True

@@ -60,6 +60,9 @@ class HareOffline(Policy):
     completion; jobs hold relaxed-synchronization grants of up to scale_factor GPUs.
     """
 
+    display_name = "Hare offline"
+    group = "Seed papers"
+
     preemptive = True
     uses_rounds = False
 

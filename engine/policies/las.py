@@ -64,6 +64,9 @@ class TiresiasLas(Policy):
     boundaries (leases).
     """
 
+    display_name = "Tiresias LAS"
+    group = "Baselines"
+
     preemptive = True
     uses_rounds = True
     needs_sync = False  # reads service of running jobs through queue(job, now_s)

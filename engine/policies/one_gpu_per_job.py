@@ -23,6 +23,9 @@ class OneGpuPerJob(Policy):
     Baseline of the doubling heuristic (Capes et al., arXiv 2019); non-preemptive.
     """
 
+    display_name = "One GPU per job"
+    group = "Baselines"
+
     preemptive = False
     uses_rounds = False
 

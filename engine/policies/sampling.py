@@ -92,6 +92,9 @@ class SamplingPlacement(Policy):
     Re-plans at every arrival and completion; see the module docstring for the reconstructions.
     """
 
+    display_name = "Sampling placement"
+    group = "Seed papers"
+
     preemptive = True
     uses_rounds = False
 
@@ -209,6 +212,9 @@ class SamplingPlacementExact(SamplingPlacement):
     scenario, and the dashboard, can set it beside the sampled mode.
     """
 
+    display_name = "Sampling placement (exact)"
+    group = "Seed papers"
+
     @dataclass(frozen=True)
     class Params(SamplingPlacement.Params):
         mode: str = field(default="exact", metadata={"help": MODE_HELP})
@@ -221,6 +227,9 @@ class SamplingPlacementEqualSplit(SamplingPlacement):
     ``sampling_placement`` with ``mode="equal_split"`` by default, under its own name so that a
     scenario, and the dashboard, can set it beside the sampled mode.
     """
+
+    display_name = "Equal split"
+    group = "Seed papers"
 
     @dataclass(frozen=True)
     class Params(SamplingPlacement.Params):

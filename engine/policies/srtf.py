@@ -38,6 +38,9 @@ class Srtf(Policy):
     fastest fitting worker type.
     """
 
+    display_name = "SRTF"
+    group = "Baselines"
+
     preemptive = True
     uses_rounds = False
 

@@ -16,11 +16,14 @@ from engine.traces.cluster_fit import check_cluster_fit
 from engine.traces.load import apply_load
 from engine.traces.registry import (
     Loaded,
+    TraceInfo,
     detect_format,
     format_description,
+    inspect_trace,
     list_formats,
     load_trace,
     register_format,
+    uses_assumed_worker_type,
 )
 from engine.traces.resolve import (
     TraceLoad,
@@ -40,6 +43,7 @@ __all__ = [
     "MODEL_TO_JOB_TYPE",
     "POLLUX_GPU_HOURS",
     "Loaded",
+    "TraceInfo",
     "TraceLoad",
     "apply_column_mapping",
     "apply_load",
@@ -49,6 +53,7 @@ __all__ = [
     "fit_trace",
     "format_description",
     "generate_synthetic",
+    "inspect_trace",
     "list_formats",
     "list_samples",
     "load_trace",
@@ -58,4 +63,5 @@ __all__ = [
     "resolve_trace",
     "to_canonical_csv",
     "trace_rng",
+    "uses_assumed_worker_type",
 ]

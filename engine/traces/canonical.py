@@ -37,7 +37,10 @@ def _detect(line: str) -> bool:
     return set(REQUIRED) <= header_columns(line)
 
 
-@register_format("canonical", detect=_detect, description="Canonical jobs CSV (this project)")
+@register_format(
+    "canonical", detect=_detect, description="Canonical jobs CSV (this project)",
+    uses_assumed_worker_type=False,
+)  # fmt: skip
 def load_canonical(text: str, ctx: LoadContext) -> Loaded:
     """Imports a canonical CSV.
 

@@ -35,7 +35,10 @@ def _detect(line: str) -> bool:
     return layout is not None and fields[layout.index("total_steps")].strip().isdigit()
 
 
-@register_format("gavel", detect=_detect, description="Gavel .trace (10-field or legacy 7-field)")
+@register_format(
+    "gavel", detect=_detect, description="Gavel .trace (10-field or legacy 7-field)",
+    uses_assumed_worker_type=False,
+)  # fmt: skip
 def load_gavel(text: str, ctx: LoadContext) -> Loaded:
     """Imports a Gavel ``.trace``; the layout is chosen by the first line's field count.
 

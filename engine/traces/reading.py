@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from engine.errors import TraceError
+from engine.traces.text import csv_error, detect_encoding
 
 _ZIP_MAGIC = b"PK\x03\x04"
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0"  # legacy .xls / .doc
@@ -22,6 +23,9 @@ TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 
 def decode_text(raw: bytes, file: str) -> str:
     """Decodes a trace file to text, rejecting files that are plainly not CSV or .trace text.
+
+    UTF-8 (with or without a byte-order mark) and UTF-16 (Excel's "Unicode text") are read; see
+    :mod:`engine.traces.text`.
 
     Raises:
         TraceError: for an empty file, an Excel workbook, JSON, or binary/non-UTF-8 content.
@@ -34,14 +38,15 @@ def decode_text(raw: bytes, file: str) -> str:
             "save it as CSV (comma-separated) and upload that",
             file=file,
         )
-    if b"\x00" in raw:
-        raise TraceError("this is a binary file, not CSV or .trace text", file=file)
+    codec = detect_encoding(raw)
     try:
-        text = raw.decode("utf-8-sig")
+        text = raw.decode(codec)
     except UnicodeDecodeError as exc:
         raise TraceError(
-            f"the file is not UTF-8 text (bad byte at offset {exc.start})", file=file
+            f"the file is not UTF-8 or UTF-16 text (bad byte at offset {exc.start})", file=file
         ) from exc
+    if "\x00" in text:
+        raise TraceError("this is a binary file, not CSV or .trace text", file=file)
     if text.lstrip()[:1] in ("{", "["):
         raise TraceError(
             "this looks like JSON (e.g. Philly's native cluster_job_log), not CSV; "
@@ -64,9 +69,16 @@ def read_csv_text(text: str, file: str) -> pd.DataFrame:
         (data row number = index + 1).
 
     Raises:
-        TraceError: for a duplicated or empty header name, or a row with the wrong field count.
+        TraceError: for a duplicated or empty header name, a row with the wrong field count, or
+            a row the csv module cannot read (e.g. a field over its size limit).
     """
-    records = [rec for rec in csv.reader(text.splitlines()) if any(f.strip() for f in rec)]
+    records: list[list[str]] = []
+    try:
+        for rec in csv.reader(text.splitlines()):
+            if any(f.strip() for f in rec):
+                records.append(rec)
+    except csv.Error as exc:
+        raise csv_error(exc, file, len(records) or None) from exc
     header = [name.strip() for name in records[0]] if records else []
     for name in header:
         if not name or header.count(name) > 1:

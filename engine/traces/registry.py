@@ -20,6 +20,7 @@ from engine.errors import TraceError
 from engine.throughput import ThroughputMatrix
 from engine.traces import rules
 from engine.traces.reading import decode_text, first_line
+from engine.traces.text import encoding_label, is_tab_separated, tabs_to_commas
 
 
 @dataclass(frozen=True)
@@ -67,24 +68,47 @@ Detector = Callable[[str], bool]
 
 @dataclass(frozen=True)
 class TraceFormat:
-    """A registered format: its name, a one-line description, detector and loader."""
+    """A registered format: its name, a one-line description, detector and loader.
+
+    ``uses_assumed_worker_type``: whether the loader turns observed durations into step counts
+    on :attr:`LoadContext.assumed_worker_type` (False for formats that record steps).
+    """
 
     name: str
     description: str
     detect: Detector
     load: Loader
+    uses_assumed_worker_type: bool = True
+
+
+@dataclass(frozen=True)
+class TraceInfo:
+    """What a file looks like before import: format name, encoding label, separator."""
+
+    format: str
+    encoding: str
+    tab_separated: bool
+
+    def describe(self) -> str:
+        """E.g. ``"philly, UTF-16, tab-separated"``."""
+        separator = "tab-separated" if self.tab_separated else "comma-separated"
+        if self.format == "gavel":
+            separator = "Gavel .trace"
+        return f"{self.format}, {self.encoding}, {separator}"
 
 
 _FORMATS: dict[str, TraceFormat] = {}
 
 
-def register_format(name: str, *, detect: Detector, description: str) -> Callable[[Loader], Loader]:
+def register_format(
+    name: str, *, detect: Detector, description: str, uses_assumed_worker_type: bool = True
+) -> Callable[[Loader], Loader]:
     """Decorator registering ``loader(text, ctx) -> Loaded`` under ``name``."""
 
     def decorate(loader: Loader) -> Loader:
         if name in _FORMATS:
             raise ValueError(f"trace format {name!r} registered twice")
-        _FORMATS[name] = TraceFormat(name, description, detect, loader)
+        _FORMATS[name] = TraceFormat(name, description, detect, loader, uses_assumed_worker_type)
         return loader
 
     return decorate
@@ -100,9 +124,37 @@ def format_description(name: str) -> str:
     return _FORMATS[name].description
 
 
+def uses_assumed_worker_type(name: str) -> bool:
+    """Whether format ``name`` reads durations that need an assumed GPU type (True if unknown)."""
+    fmt = _FORMATS.get(name)
+    return fmt is None or fmt.uses_assumed_worker_type
+
+
 def header_columns(line: str) -> set[str]:
-    """The stripped comma-separated fields of a header line."""
-    return {field.strip() for field in next(csv.reader([line]), [])}
+    """The stripped comma-separated fields of a header line (none if csv cannot read it)."""
+    try:
+        return {field.strip() for field in next(csv.reader([line]), [])}
+    except csv.Error:
+        return set()
+
+
+def comma_text(text: str, file: str) -> tuple[str, bool]:
+    """``text`` as comma-separated text, and whether it was tab-separated (a tab-separated
+    header that no format recognises as it is, e.g. Excel's "Unicode text")."""
+    line = first_line(text)
+    if not is_tab_separated(line) or any(fmt.detect(line) for fmt in _FORMATS.values()):
+        return text, False
+    return tabs_to_commas(text, file), True
+
+
+def inspect_trace(raw: bytes, file: str) -> TraceInfo:
+    """The detected format, encoding and separator of a file, for the dashboard to state.
+
+    Raises:
+        TraceError: as :func:`load_trace` for a file that cannot be read or recognised.
+    """
+    text, tabbed = comma_text(decode_text(raw, file), file)
+    return TraceInfo(detect_format(text, file), encoding_label(raw), tabbed)
 
 
 def detect_format(text: str, file: str) -> str:
@@ -139,9 +191,14 @@ def load_trace(
     Raises:
         TraceError: for an unknown format name or any problem in the file.
     """
-    text = decode_text(raw, file)
+    text, tabbed = comma_text(decode_text(raw, file), file)
     name = detect_format(text, file) if format == "auto" else format
     if name not in _FORMATS:
         raise TraceError(f"unknown trace format {name!r}; known: {', '.join(_FORMATS)}", file=file)
     ctx = LoadContext(file, matrix, rng, assumed_worker_type)
-    return dataclasses.replace(_FORMATS[name].load(text, ctx), format=name)
+    loaded = _FORMATS[name].load(text, ctx)
+    encoding = encoding_label(raw)
+    if tabbed or encoding == "UTF-16":
+        how = f"{encoding} text, {'tab' if tabbed else 'comma'}-separated"
+        loaded = dataclasses.replace(loaded, notes=(f"read {file} as {how}", *loaded.notes))
+    return dataclasses.replace(loaded, format=name)

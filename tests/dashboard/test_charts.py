@@ -111,7 +111,7 @@ def test_jain_bar(comparison: ComparisonResult) -> None:
     colors = charts.policy_colors(comparison.policies)
     jain = comparison.kpi_table()["jain_index"].to_dict()
     fig = charts.make_jain_bar(jain, colors)
-    assert list(fig.data[0].x) == ["fifo", "las"]
+    assert list(fig.data[0].y) == ["fifo", "las"]
     assert list(fig.data[0].marker.color) == list(colors.values())
 
 
@@ -151,3 +151,36 @@ def test_utilization_opens_on_the_focus_but_keeps_the_whole_run() -> None:
     inside = np.asarray(trace.x) * scale <= 200.0
     assert inside.mean() >= 0.7  # most samples where the action is
     assert np.asarray(trace.y)[np.asarray(trace.x) * scale < 100.0].min() == 4
+
+
+def test_twenty_four_policies_get_twenty_four_distinct_colors() -> None:
+    colors = charts.policy_colors([f"p{i}" for i in range(24)])
+    assert len(set(colors.values())) == 24
+
+
+def test_many_policies_grow_the_charts_and_keep_every_label() -> None:
+    from tests.dashboard.fakes import fake_comparison
+
+    names = tuple(f"policy {i}" for i in range(20))
+    many = fake_comparison(names, n_jobs=12)
+    colors = charts.policy_colors(many.policies)
+    cdf = charts.make_jct_cdf(many.combined("jobs"), colors)
+    assert cdf.layout.height >= 20 * 24  # a legend row per policy
+    assert cdf.layout.legend.x > 1  # outside the plot, right of it
+    jain = charts.make_jain_bar(many.kpi_table()["jain_index"].to_dict(), colors)
+    assert list(jain.layout.yaxis.tickvals) == list(names)
+    ftf = charts.make_ftf_distribution(many.combined("jobs"), colors)
+    assert list(ftf.layout.yaxis.tickvals) == list(names)
+    assert ftf.layout.height >= 20 * 34
+
+
+def test_the_utilization_grid_has_one_panel_per_policy() -> None:
+    from dashboard.utilization_grid import make_utilization_grid
+    from tests.dashboard.fakes import fake_comparison
+
+    many = fake_comparison(tuple(f"policy {i}" for i in range(9)), n_jobs=12)
+    combined = many.combined("utilization")
+    end_s = float(combined["time_s"].max())
+    fig = make_utilization_grid(combined, charts.policy_colors(many.policies), end_s, end_s)
+    assert [t.name for t in fig.data] == many.policies
+    assert fig.layout.height <= 3 * 170 + 110  # 3 rows of 4 panels, not 9 full charts

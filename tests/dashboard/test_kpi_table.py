@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 from pathlib import Path
 
 import pandas as pd
@@ -91,3 +92,24 @@ def test_results_page_notes_a_policy_that_hands_out_more_gpus() -> None:
     assert not at.exception
     notes = [info.value for info in at.info if "More GPUs than requested" in info.value]
     assert len(notes) == 1 and "doubling 1.7×" in notes[0] and "fifo" not in notes[0]
+
+
+def test_duration_columns_keep_one_unit_whatever_the_values() -> None:
+    from dashboard.components.kpi_table import column_format
+
+    for values in (pd.Series([30.0, 50.0]), pd.Series([3e6, 5e6])):
+        header, fmt = column_format("jct_mean_s", values)
+        assert header.startswith("Mean JCT (h)")
+    assert column_format("makespan_s", pd.Series([60.0]))[0].startswith("Makespan (d)")
+    header, fmt = column_format("queueing_delay_mean_s", pd.Series([90.0]))
+    assert header.startswith("Mean queueing delay (min)") and fmt(90.0) == "1.5"
+
+
+def test_kpi_csv_headers_say_the_unit(comparison) -> None:
+    from dashboard.components.kpi_table import kpi_csv
+
+    kpi = comparison.kpi_table()
+    frame = pd.read_csv(io.StringIO(kpi_csv(kpi)), index_col=0)
+    assert {"jct_mean_h", "makespan_d", "queueing_delay_mean_min"} <= set(frame.columns)
+    expected = kpi["jct_mean_s"].iloc[0] / 3600
+    assert frame["jct_mean_h"].iloc[0] == pytest.approx(expected, abs=1e-6)

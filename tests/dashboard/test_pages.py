@@ -23,7 +23,8 @@ from engine.papers import get_paper_preset, list_paper_presets
 from engine.policies import list_policies
 from tests.dashboard.fakes import fake_comparison
 
-APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "dashboard" / "app.py")
 RESULT_PAGES = ["results", "schedule", "utilization", "fairness", "network"]
 TIMEOUT_S = 120
 
@@ -54,8 +55,10 @@ def test_policy_parameter_form_appears_for_a_selected_policy() -> None:
     at.multiselect(key="policies").set_value(["fifo", policy]).run()
     assert not at.exception
     labels = [e.label for e in at.expander]
-    assert f"{policy} parameters" in labels
-    assert "fifo parameters" in labels
+    from engine.policies.base import policy_display_name
+
+    assert f"{policy_display_name(policy)} parameters" in labels
+    assert "FIFO parameters" in labels
 
 
 def test_result_pages_without_a_run_point_to_the_scenario_page() -> None:
@@ -75,7 +78,7 @@ def test_run_default_scenario_fills_every_result_page() -> None:
     assert "Simulated" in at.success[0].value
     at.switch_page("app_pages/results.py").run()
     assert not at.exception
-    kpi = at.table[0].value
+    kpi = at.dataframe[0].value
     assert len(kpi) == len(policies)
     for page in RESULT_PAGES:
         at.switch_page(f"app_pages/{page}.py").run()
@@ -160,9 +163,12 @@ def test_second_run_of_the_same_scenario_comes_from_the_cache(
     at = make_app()
     at.multiselect(key="policies").set_value(["fifo"]).run()
     button(at, "run").click().run()
-    button(at, "run").click().run()
+    assert at.title[0].value == "Results"  # Run switches to the Results page
+    at.switch_page("app_pages/scenario.py").run()
+    button(at, "run").click().run()  # cache hit: the engine is not called again
     assert not at.exception
     assert len(at.success) == 1
+    assert "from cache" in at.success[0].value
     assert len(calls) == 1
 
 
@@ -263,9 +269,10 @@ def test_a_paper_preset_loads_runs_and_sets_claims_beside_the_simulation(name: s
     assert ScenarioConfig.from_json(at.session_state["result_config"]) == expected
     at.switch_page("app_pages/results.py").run()
     assert not at.exception
-    claims = at.dataframe[0].value
+    claims = at.dataframe[1].value  # [0] is the KPI table
     assert list(claims["Claim"]) == [c.text for c in preset.claims]
     assert claims["Simulated"].str.endswith("×").all()
+    assert set(claims["Verdict"]) <= {"shown", "direction only", "not shown"}
 
 
 def chart_titles(at: AppTest) -> list[str]:
@@ -318,9 +325,9 @@ def test_network_page_after_a_real_run_shows_the_congested_uplink_at_its_time() 
     at.select_slider(key="network_time_s").set_value(0.0).run()
     assert not at.exception
     assert "no congested link" in chart_titles(at)[0]
-    at.selectbox(key="network_policy").set_value("las").run()
+    at.selectbox(key="network_policy").set_value("Tiresias LAS").run()
     assert not at.exception
-    assert at.session_state["network_policy"] == "las"
+    assert at.session_state["network_policy"] == "Tiresias LAS"
 
 
 def test_network_page_with_the_fake_result_lists_the_jobs_running() -> None:
@@ -346,3 +353,66 @@ def test_schedule_colors_by_network_sensitivity_and_lists_it_per_job() -> None:
     assert any(t.get("name") == "network sensitivity" for t in spec["data"])
     table = at.dataframe[0].value
     assert {"network_sensitivity", "consolidation_wait_s"} <= set(table.columns)
+
+
+def test_upload_without_a_file_cannot_run_and_previews_nothing() -> None:
+    at = make_app()
+    assert not button(at, "run").disabled
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    assert not at.exception
+    assert button(at, "run").disabled
+    assert not at.metric, "the sample's preview must not stay on screen"
+    assert any("Upload a trace file" in w.value for w in at.warning)
+
+
+def test_a_utf16_tab_separated_upload_loads_and_states_its_format() -> None:
+    at = make_app()
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    lines = (ROOT / "sample_traces" / "philly_2000.csv").read_text().splitlines()[:31]
+    raw = "\n".join(line.replace(",", "\t") for line in lines).encode("utf-16")
+    at.file_uploader(key="trace_file").upload("excel.txt", raw, "text/plain").run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert {m.label: m.value for m in at.metric}["Jobs"] == "30"
+    assert any("UTF-16, tab-separated" in m.value for m in at.markdown)
+    assert not button(at, "run").disabled
+
+
+def test_a_field_over_the_csv_limit_names_its_row() -> None:
+    at = make_app()
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    lines = (ROOT / "sample_traces" / "philly_2000.csv").read_text().splitlines()[:6]
+    lines[3] = '"' + "x" * 200_000 + '"' + lines[3][lines[3].index(",") :]
+    at.file_uploader(key="trace_file").upload("long.csv", "\n".join(lines).encode(), "text/csv")
+    at.run()
+    assert not at.exception
+    assert any("long.csv, row 3" in e.value and "field limit" in e.value for e in at.error)
+
+
+def test_a_gavel_trace_hides_the_assumed_gpu_type() -> None:
+    at = make_app()
+    assert at.selectbox(key="assumed_worker_type") is not None
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    raw = (ROOT / "sample_traces" / "gavel_artifact_evaluation.trace").read_bytes()[:2000]
+    raw = raw[: raw.rindex(b"\n") + 1]
+    at.file_uploader(key="trace_file").upload("a.trace", raw, "text/plain").run()
+    assert not at.exception
+    assert not [s for s in at.selectbox if s.key == "assumed_worker_type"]
+
+
+def test_explain_a_job_says_why_it_waited() -> None:
+    at = make_app()
+    at.session_state["max_jobs"] = 60
+    at.session_state["gpu_mix"] = at.session_state["gpu_mix"].head(1).assign(nodes=1)
+    at.session_state["table_version"] = 99  # a small cluster, so that jobs wait
+    at.multiselect(key="policies").set_value(["fifo"]).run()
+    button(at, "run").click().run()
+    at.switch_page("app_pages/schedule.py").run()
+    assert not at.exception
+    result = at.session_state["result"]
+    log = result.results[0].decisions
+    waited = str(log.loc[log["event"] == "waiting", "job_id"].iloc[0])
+    at.selectbox(key="explain_job").set_value(waited).run()
+    assert not at.exception
+    story = " ".join(m.value for m in at.markdown)
+    assert "waiting, #" in story and "because" in story and "completed" in story

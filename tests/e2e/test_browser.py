@@ -133,7 +133,7 @@ def _upload_trace_and_pick_policies(page) -> None:
     page.get_by_role("tab", name="3 · Policies").click()
     page.get_by_test_id("stMultiSelect").first.click()
     page.keyboard.type("las")  # the list is long and scrolls; typing filters it, as a person would
-    page.get_by_role("option", name="las", exact=True).click()
+    page.get_by_role("option", name="Tiresias LAS · Baselines", exact=True).click()
     page.keyboard.press("Escape")
 
 
@@ -151,21 +151,23 @@ def test_upload_run_and_read_the_charts(server: str, page) -> None:
     page.get_by_role("heading", name="Scheduling what-if").wait_for()
     _upload_trace_and_pick_policies(page)
     page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_role("heading", name="Results").first.wait_for()  # Run switches to Results
     page.get_by_text("Simulated 2 policies").wait_for()
     link = parse_qs(urlparse(page.url).query)["scenario"][0]  # the whole scenario, compressed
     scenario = decode_link(link).scenarios["base"]
-    assert [p.display_name for p in scenario.policies] == ["fifo", "las"]
+    assert [p.name for p in scenario.policies] == ["fifo", "las"]
     assert scenario.trace.source == "upload:philly_2000.csv"
+    page.locator(".js-plotly-plot").first.wait_for()
+    legend = page.locator(".js-plotly-plot .legend").first.text_content() or ""
+    assert "FIFO" in legend and "Tiresias LAS" in legend
+    _screenshot(page, "results")
+
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Scenario").click()
+    page.get_by_role("heading", name="Scheduling what-if").wait_for()
     page.get_by_role("tab", name="1 · Jobs").click()
     _screenshot(page, "scenario")
 
-    _open_page(page, "Results")
-    page.locator(".js-plotly-plot").first.wait_for()
-    legend = page.locator(".js-plotly-plot .legend").first.text_content() or ""
-    assert "fifo" in legend and "las" in legend
-    _screenshot(page, "results")
-
-    _show_two_gantts(page, "las")
+    _show_two_gantts(page, "Tiresias LAS")
     assert page.locator(".js-plotly-plot").count() == 2
     _screenshot(page, "schedule")
 

@@ -83,11 +83,14 @@ def test_cli_runs_a_scenario_and_writes_tables(
     assert main(["run", str(scenario), "--out", str(tmp_path / "out")]) == 0
     out = tmp_path / "out"
     kpi = pd.read_csv(out / "kpi.csv")
-    assert list(kpi["policy"]) == ["fifo", "fifo+bf"]
+    assert list(kpi["policy"]) == ["FIFO", "fifo+bf"]
     jobs = pd.read_parquet(out / "jobs.parquet")
-    assert len(jobs) == 2 * 60 and set(jobs["policy"]) == {"fifo", "fifo+bf"}
+    assert len(jobs) == 2 * 60 and set(jobs["policy"]) == {"FIFO", "fifo+bf"}
     assert ScenarioConfig.from_json((out / "scenario.json").read_text()) == config
-    assert "Mean JCT (s)" in (out / "summary.txt").read_text()
+    summary = (out / "summary.txt").read_text()
+    assert "Mean JCT (h)" in summary and "Makespan (d)" in summary
+    assert "Mean queueing delay (min)" in summary
+    assert "e+" not in summary and "e-" not in summary
     assert "Mean JCT" in capsys.readouterr().out
 
 

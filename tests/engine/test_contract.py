@@ -69,3 +69,14 @@ def test_policy_params_are_frozen_with_help_text(name: str) -> None:
             setattr(params, fields[0].name, getattr(params, fields[0].name))
     assert describe(cls) and describe(cls) != name
     assert "  " not in describe(cls), "docstring indentation leaked into the description"
+
+
+def test_every_policy_declares_a_unique_display_name_and_a_group() -> None:
+    from engine.policies.base import POLICY_GROUPS, policy_display_name, policy_group
+
+    names = [policy_display_name(p) for p in list_policies()]
+    assert len(set(names)) == len(names), names
+    for policy in list_policies():
+        assert get_policy(policy).display_name, f"{policy} declares no display_name"
+        assert get_policy(policy).group in POLICY_GROUPS[:-1], f"{policy}: group"
+        assert policy_group(policy) != "Other"

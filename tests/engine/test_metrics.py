@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from engine.config import PolicySpec, ScenarioConfig
-from engine.metrics import jain_index, jct_cdf, utilization_by_type
+from engine.metrics import active_span_s, jain_index, jct_cdf, summarize, utilization_by_type
 from engine.simulator import simulate
 from engine.throughput import load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
@@ -52,3 +52,27 @@ def test_jct_cdf_is_sorted_and_ends_at_one() -> None:
     cdf = jct_cdf(pd.DataFrame({"jct_s": [30.0, 10.0, 20.0, float("nan")]}))
     assert list(cdf["jct_s"]) == [10.0, 20.0, 30.0]
     assert list(cdf["fraction"]) == pytest.approx([1 / 3, 2 / 3, 1.0])
+
+
+def test_utilization_while_jobs_wait_or_run_leaves_out_empty_gaps() -> None:
+    """2 GPUs. Job a: 1 GPU over [0, 10]; job b arrives at 30, waits 5 s, 1 GPU over [35, 40].
+    Busy 10 + 5 = 15 GPU-s. Makespan 40 s -> 15 / (2 x 40) = 0.1875. Jobs are in the system
+    during [0, 10] and [30, 40], 20 s -> 15 / (2 x 20) = 0.375."""
+    jobs = pd.DataFrame(
+        {"job_id": ["a", "b"], "arrival_s": [0.0, 30.0], "completion_s": [10.0, 40.0],
+         "jct_s": [10.0, 10.0], "queueing_delay_s": [0.0, 5.0], "ftf_rho": [1.0, 2.0],
+         "comm_overhead": [0.0, 0.0], "num_preemptions": [0, 0]}
+    )  # fmt: skip
+    steps = pd.DataFrame(
+        {"time_s": [0.0, 10.0, 35.0, 40.0], "worker_type": ["v100"] * 4,
+         "busy_gpus": [1, 0, 1, 0], "capacity_gpus": [2] * 4}
+    )  # fmt: skip
+    summary = summarize(jobs, steps)
+    assert active_span_s(jobs) == pytest.approx(20.0)
+    assert summary["utilization_mean"] == pytest.approx(0.1875)
+    assert summary["utilization_active"] == pytest.approx(0.375)
+
+
+def test_overlapping_jobs_count_their_shared_time_once() -> None:
+    jobs = pd.DataFrame({"arrival_s": [0.0, 5.0, 20.0], "completion_s": [10.0, 8.0, 30.0]})
+    assert active_span_s(jobs) == pytest.approx(20.0)  # [0, 10] and [20, 30]

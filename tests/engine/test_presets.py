@@ -102,3 +102,15 @@ def test_late_arrival_waits_for_the_next_solve_on_a_free_gpu() -> None:
     assert starts["d"] == pytest.approx(math.ceil((2 * round_s + 1920) / round_s) * round_s)
     busy = result.utilization.set_index("time_s")["busy_gpus"]
     assert busy[busy.index <= 3 * round_s].iloc[-1] == 2  # d's GPU idle meanwhile
+
+
+def test_the_verdict_weighs_the_size_of_the_effect() -> None:
+    from engine.papers.base import Claim
+
+    claim = Claim("1.45x utilization", "utilization_mean", "A", "B", 1.45)
+    assert claim.verdict(1.04) == "direction only"  # 0.04 of a claimed 0.45 gain
+    assert claim.verdict(1.30) == "shown"  # two thirds of the gain
+    assert claim.verdict(0.98) == "not shown"
+    assert claim.verdict(float("nan")) == "not shown"
+    within = Claim("within 5%", "jct_mean_s", "A", "B", 1.0, tolerance=0.05)
+    assert within.verdict(0.97) == "shown" and within.verdict(0.9) == "not shown"

@@ -125,6 +125,8 @@ def test_invariants_hold_for_every_policy(
     # utilization within [0, 1]
     assert result.utilization["utilization"].between(0, 1).all()
     assert 0 <= result.summary["utilization_mean"] <= 1 + 1e-9
+    assert result.summary["utilization_mean"] <= result.summary["utilization_active"] + 1e-9
+    assert result.summary["utilization_active"] <= 1 + 1e-9
 
 
 @pytest.mark.parametrize("policy", list_policies())
