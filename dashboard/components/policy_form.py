@@ -88,8 +88,8 @@ def render_policy_params(policy: str, label: str = "") -> None:
     """An expander with one widget per parameter of one instance of ``policy``, and the
     controls to add another instance of it (or to remove this copy)."""
     cls = get_policy(policy)
-    instance = label or policy_display_name(policy)
-    with st.expander(f"{instance} parameters", expanded=False):
+    instance = label or policy  # the widgets' key
+    with st.expander(f"{label or policy_display_name(policy)} parameters", expanded=False):
         st.caption(describe(cls))
         fields = _fields(policy)
         if not fields:

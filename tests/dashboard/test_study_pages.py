@@ -81,7 +81,8 @@ def test_a_variant_with_more_v100s_runs_beside_the_baseline_with_paired_deltas()
     assert scenarios["more v100"].cluster.total_gpus == 24
     table = next(d.value for d in at.dataframe if "Δ Mean JCT (h)" in d.value.columns)
     assert list(zip(table["variant"], table["policy"], strict=True)) == [
-        ("base", "fifo"), ("base", "las"), ("more v100", "fifo"), ("more v100", "las"),
+        ("base", "FIFO"), ("base", "Tiresias LAS"),
+        ("more v100", "FIFO"), ("more v100", "Tiresias LAS"),
     ]  # fmt: skip
     assert (table.loc[table["variant"] == "base", "Δ Mean JCT (h)"] == "(baseline)").all()
     assert table.loc[table["variant"] == "more v100", "Δ Mean JCT (h)"].str.match(r"[+-]").all()
@@ -90,7 +91,7 @@ def test_a_variant_with_more_v100s_runs_beside_the_baseline_with_paired_deltas()
     assert (paired["n"] == 2).all()
     assert plotly_titles(at) == [
         "Mean JCT: difference to base",
-        "fifo: JCT CDF per variant (further left is better)",
+        "FIFO: JCT CDF per variant (further left is better)",
     ]
     button(at, "run_compare").click().run()  # the same study again: all from the result store
     assert "8 from the result store" in at.success[0].value
@@ -107,7 +108,7 @@ def test_the_same_policy_twice_with_two_parameters() -> None:
     at.text_input(key="pp.LAS 10h.queue_thresholds_gpu_s").set_value("36000").run()
     assert not at.exception
     config = at.session_state["scenarios"]["base"]
-    assert [p.display_name for p in config.policies] == ["fifo", "las", "LAS 10h"]
+    assert [p.display_name for p in config.policies] == ["FIFO", "Tiresias LAS", "LAS 10h"]
     assert config.policies[1].params == {}
     assert config.policies[2].params == {"queue_thresholds_gpu_s": "36000"}
     assert at.text_input(key="pp.las.queue_thresholds_gpu_s").value == "3600"
@@ -195,7 +196,7 @@ def test_a_sweep_over_the_arrival_scale_draws_one_band_per_policy() -> None:
     assert "8 runs" in at.success[0].value  # 2 values x 2 policies x 2 seeds
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     lines = [t for t in spec["data"] if t.get("mode") == "lines+markers"]
-    assert [t["name"] for t in lines] == ["fifo", "las"]
+    assert [t["name"] for t in lines] == ["FIFO", "Tiresias LAS"]
     assert lines[0]["x"] == [0.5, 2.0]
     # twice the arrival rate on the same cluster: jobs wait longer, so mean JCT grows
     assert lines[0]["y"][1] > lines[0]["y"][0]
@@ -232,7 +233,7 @@ def test_the_planner_finds_a_mix_draws_the_pareto_chart_and_loads_the_mix() -> N
         "worker_type": ["v100", "k80"], "price_usd_per_gpu_h": [0.74, 0.135],
         "max_nodes": [3, 3], "gpus_per_node": [4, 4],
     })  # fmt: skip
-    at.selectbox(key="plan_policy").set_value("fifo")
+    at.selectbox(key="plan_policy").set_value("FIFO")
     at.number_input(key="plan_target").set_value(120.0)  # mean JCT at most 5 days (busy trace)
     at.number_input(key="plan_seeds").set_value(1).run()
     button(at, "run_plan").click().run()

@@ -160,7 +160,7 @@ def test_a_variant_with_more_v100s_and_the_planner(server: str, browser, tmp_pat
     deltas.wait_for()
     titles = page.locator(".js-plotly-plot .gtitle").all_text_contents()
     assert titles[:2] == [
-        "Mean JCT: difference to base", "fifo: JCT CDF per variant (further left is better)",
+        "Mean JCT: difference to base", "FIFO: JCT CDF per variant (further left is better)",
     ]  # fmt: skip
     _screenshot(page, "compare")
     legend = page.locator(".js-plotly-plot .legend").first.text_content() or ""  # the CDF's
