@@ -61,7 +61,8 @@ def test_utilization_while_jobs_wait_or_run_leaves_out_empty_gaps() -> None:
     jobs = pd.DataFrame(
         {"job_id": ["a", "b"], "arrival_s": [0.0, 30.0], "completion_s": [10.0, 40.0],
          "jct_s": [10.0, 10.0], "queueing_delay_s": [0.0, 5.0], "ftf_rho": [1.0, 2.0],
-         "comm_overhead": [0.0, 0.0], "num_preemptions": [0, 0]}
+         "comm_overhead": [0.0, 0.0], "num_preemptions": [0, 0],
+         "attained_service_gpu_s": [10.0, 5.0]}
     )  # fmt: skip
     steps = pd.DataFrame(
         {"time_s": [0.0, 10.0, 35.0, 40.0], "worker_type": ["v100"] * 4,
@@ -71,6 +72,7 @@ def test_utilization_while_jobs_wait_or_run_leaves_out_empty_gaps() -> None:
     assert active_span_s(jobs) == pytest.approx(20.0)
     assert summary["utilization_mean"] == pytest.approx(0.1875)
     assert summary["utilization_active"] == pytest.approx(0.375)
+    assert summary["gpu_hours_used"] == pytest.approx(15 / 3600)
 
 
 def test_overlapping_jobs_count_their_shared_time_once() -> None:

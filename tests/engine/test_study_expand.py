@@ -26,8 +26,8 @@ def test_expand_is_variant_by_policy_by_seed_with_overrides_applied() -> None:
     study = Study(BASE, (Variant("base"), Variant("small", {"cluster.node_groups": SMALL})), (3, 5))
     specs = expand(study, "abc")
     assert [(s.variant, s.policy_label, s.sim_seed) for s in specs] == [
-        ("base", "fifo", 3), ("base", "fifo", 5), ("base", "LAS", 3), ("base", "LAS", 5),
-        ("small", "fifo", 3), ("small", "fifo", 5), ("small", "LAS", 3), ("small", "LAS", 5),
+        ("base", "FIFO", 3), ("base", "FIFO", 5), ("base", "LAS", 3), ("base", "LAS", 5),
+        ("small", "FIFO", 3), ("small", "FIFO", 5), ("small", "LAS", 3), ("small", "LAS", 5),
     ]  # fmt: skip
     assert all(len(s.scenario.policies) == 1 and s.trace_hash == "abc" for s in specs)
     assert all(
@@ -94,7 +94,7 @@ def test_study_json_round_trip_and_errors() -> None:
     with pytest.raises(ConfigError, match="give a repeated policy a label"):
         expand(Study(BASE, (twice,)))
     labelled = Variant("ok", {"policies": [{"name": "las"}, {"name": "las", "label": "LAS b"}]})
-    assert [s.policy_label for s in expand(Study(BASE, (labelled,)))] == ["las", "LAS b"]
+    assert [s.policy_label for s in expand(Study(BASE, (labelled,)))] == ["Tiresias LAS", "LAS b"]
 
 
 def test_run_spec_key_is_stable_and_changes_with_any_field() -> None:

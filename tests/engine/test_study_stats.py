@@ -46,7 +46,9 @@ def test_paired_difference_conventions_for_constant_differences() -> None:
 
 
 def _fake_result(values: dict[tuple[str, str, int], float]) -> StudyResult:
-    base = ScenarioConfig(policies=(PolicySpec("fifo"), PolicySpec("las")))
+    base = ScenarioConfig(
+        policies=(PolicySpec("fifo", label="fifo"), PolicySpec("las", label="las"))
+    )
     study = Study(base, (Variant("A"), Variant("B", {"seed": 0})), (0, 1, 2))
     results = tuple(
         RunResult(
