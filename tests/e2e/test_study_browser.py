@@ -8,6 +8,7 @@ studies run in the server process (``GPUSCHED_EXECUTOR=serial``) to keep CI smal
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import subprocess
@@ -211,3 +212,39 @@ def test_a_shared_link_reproduces_the_kpi_table_in_a_fresh_browser(
     fresh.get_by_role("tab", name="2 · GPU mix & network").click()
     box = fresh.get_by_label("Background load (share of each link)", exact=True)
     sync_api.expect(box).to_have_value("0.30", timeout=15_000)
+
+
+SESSIONS = (  # five people, five scenarios: (policies, seed)
+    (("fifo",), 0),
+    (("las",), 1),
+    (("srtf",), 2),
+    (("gavel_maxmin",), 3),
+    (("fifo", "srtf"), 4),
+)
+
+
+def test_five_sessions_run_different_scenarios_at_once(server: str, browser) -> None:
+    """Five browser contexts open five different links at the same time; the server runs
+    them side by side, and each person sees the KPI table of their own scenario, no error."""
+    from dashboard.links import LinkState, encode_link
+    from engine.policies.base import policy_display_name
+
+    pages = []
+    for policies, seed in SESSIONS:
+        config = dataclasses.replace(
+            SMALL, policies=tuple(PolicySpec(p) for p in policies), seed=seed
+        )
+        link = encode_link(LinkState(scenarios={"base": config}, current="base"))
+        page = _new_page(browser)
+        page.goto(f"{server}/results?scenario={link}", wait_until="commit")
+        pages.append(page)
+    everyone = {policy_display_name(p) for policies, _ in SESSIONS for p in policies}
+    for page, (policies, _seed) in zip(pages, SESSIONS, strict=True):
+        table = page.get_by_test_id("stDataFrame").filter(has_text="Mean JCT").first
+        table.wait_for()
+        text = table.text_content() or ""
+        mine = {policy_display_name(p) for p in policies}
+        assert all(name in text for name in mine), (mine, text[:200])
+        assert not any(name in text for name in everyone - mine), (mine, text[:200])
+        assert page.get_by_test_id("stException").count() == 0
+    _screenshot(pages[-1], "five_sessions_last")
