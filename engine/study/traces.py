@@ -12,7 +12,7 @@ from pathlib import Path
 
 from engine.config import ScenarioConfig
 from engine.errors import TraceError
-from engine.traces.resolve import SAMPLE_DIR, list_samples
+from engine.traces.resolve import source_path
 
 DEFAULT_DIR = Path.home() / ".cache" / "gpusched"
 STORE_ENV = "GPUSCHED_STORE"
@@ -83,21 +83,12 @@ def trace_payload(
                 file=source.removeprefix("upload:"),
             )
         return upload_hash, store.get(upload_hash)
-    path = _source_path(source)
+    path = source_path(source)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise TraceError(f"cannot read the file: {exc.strerror}", file=str(path)) from exc
     return sha256_hex(data), (path.name, data)
-
-
-def _source_path(source: str) -> Path:
-    if not source.startswith("sample:"):
-        return Path(source)
-    name = source.removeprefix("sample:")
-    if name not in list_samples():
-        raise TraceError(f"no sample trace {name!r}; available: {', '.join(list_samples())}")
-    return SAMPLE_DIR / name
 
 
 def _atomic_write(path: Path, data: bytes) -> None:

@@ -160,7 +160,7 @@ def _load(
             raise TraceError("the uploaded file is no longer available; upload it again", file=name)
         file_name, raw = upload
     else:
-        path = _source_path(source)
+        path = source_path(source)
         file_name = path.name
         try:
             raw = path.read_bytes()
@@ -177,7 +177,12 @@ def _load(
     return loaded, file_name
 
 
-def _source_path(source: str) -> Path:
+def source_path(source: str) -> Path:
+    """The file a ``sample:<name>`` or path source names.
+
+    Raises:
+        TraceError: for an unknown sample name (lists the samples).
+    """
     if not source.startswith("sample:"):
         return Path(source)
     name = source.removeprefix("sample:")

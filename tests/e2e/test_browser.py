@@ -69,6 +69,12 @@ def _wait_healthy(url: str, process: subprocess.Popen, timeout_s: float = 60.0) 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     """URL of a dashboard server started for these tests (always stopped afterwards)."""
+    yield from serve_dashboard()
+
+
+def serve_dashboard(env: dict[str, str] | None = None) -> Iterator[str]:
+    """Starts ``streamlit run dashboard/app.py`` on a free port (with ``env`` added to the
+    environment), yields its URL once healthy, and always stops it."""
     port = _free_port()
     command = [
         sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port),
@@ -76,8 +82,9 @@ def server() -> Iterator[str]:
         "--browser.gatherUsageStats", "false",
     ]  # fmt: skip
     process = subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+        command, cwd=ROOT, env={**os.environ, **(env or {})},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, process)

@@ -9,10 +9,7 @@ studies run in the server process (``GPUSCHED_EXECUTOR=serial``) to keep CI smal
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
@@ -31,11 +28,9 @@ from engine.config import (
 from tests.e2e.test_browser import (
     CHROMIUM,
     CHROMIUM_ARGS,
-    ROOT,
     WAIT_MS,
-    _free_port,
     _screenshot,
-    _wait_healthy,
+    serve_dashboard,
 )
 
 pytestmark = pytest.mark.e2e
@@ -49,28 +44,9 @@ SMALL = ScenarioConfig(
 @pytest.fixture(scope="module")
 def server(tmp_path_factory) -> Iterator[str]:
     """A dashboard server with its own stores (always stopped afterwards)."""
-    port = _free_port()
-    env = {**os.environ, "GPUSCHED_STORE": str(tmp_path_factory.mktemp("store")),
-           "GPUSCHED_EXECUTOR": "serial"}  # fmt: skip
-    command = [
-        sys.executable, "-m", "streamlit", "run", "dashboard/app.py", "--server.port", str(port),
-        "--server.headless", "true", "--server.address", "127.0.0.1",
-        "--browser.gatherUsageStats", "false",
-    ]  # fmt: skip
-    process = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    yield from serve_dashboard(
+        {"GPUSCHED_STORE": str(tmp_path_factory.mktemp("store")), "GPUSCHED_EXECUTOR": "serial"}
     )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, process)
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 @pytest.fixture
