@@ -37,7 +37,7 @@ from engine.config import (  # noqa: E402
 )
 from engine.jobs import reference_speeds  # noqa: E402
 from engine.policies.base import PolicyContext, SchedulerState  # noqa: E402
-from engine.policies.sampling import SamplingPlacement  # noqa: E402
+from engine.policies.sampling.policy import SamplingPlacement  # noqa: E402
 from engine.state import JobState  # noqa: E402
 from engine.throughput import gradient_bytes, load_matrix  # noqa: E402
 

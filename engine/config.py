@@ -149,7 +149,7 @@ class RoundConfig:
             migration (a change of a running job's GPUs).
         gavel_rules: run Gavel's own simulator rules for the policies of Gavel's family
             (micro-task rounds, per-type priority queues, jobs placed only once an allocation
-            includes them; see :mod:`engine.micro_tasks` and :mod:`engine.policies._gavel_queues`).
+            includes them; see :mod:`engine.micro_tasks` and :mod:`engine.policies.gavel.queues`).
             Set by the Gavel-compatible preset; off by default, where our rules apply.
     """
 

@@ -99,7 +99,7 @@ DALLY_PRESET = register_paper_preset(
             "checkpoint-restore. All four policies share Tiresias LAS order; they differ in "
             "placement, delay and preemption. The paper's trace, cluster, network simulator "
             "(ASTRA-sim based) and baselines' settings are not known here (abstract only); "
-            "Dally and the baselines are reconstructions (engine.policies.dally)."
+            "Dally and the baselines are reconstructions (engine.policies.dally.policy)."
         ),
         build=build,
         claims=_claims(),

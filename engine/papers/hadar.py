@@ -83,8 +83,8 @@ HADAR_PRESET = register_paper_preset(
             "FIFO without backfill. The papers' traces, cluster sizes and HadarE's AWS and lab "
             "testbeds are not known here (abstracts only), and HadarE's testbed results "
             "(utilization, total duration) come from physical runs that this scenario replaces "
-            "by simulation. Hadar and HadarE are reconstructions (engine.policies.hadar, "
-            "engine.policies.hadare)."
+            "by simulation. Hadar and HadarE are reconstructions (engine.policies.hadar.hadar, "
+            "engine.policies.hadar.hadare)."
         ),
         build=build,
         claims=CLAIMS,

@@ -73,7 +73,7 @@ HARE = register_paper_preset(
             "for the baselines, 0.5 s task switches for Hare. The paper's own GPU mix, trace and "
             "cluster size are not known here (abstract only); this is a scaled-down "
             "heterogeneous cluster of the same kind. Hare's policies are reconstructions "
-            "(engine.policies.hare_hlas, engine.policies.hare_offline)."
+            "(engine.policies.hare.hlas, engine.policies.hare.offline)."
         ),
         build=build,
         claims=(

@@ -89,8 +89,8 @@ SAMPLING_PRESET = register_paper_preset(
             "proportional batch split (registered as sampling_placement with mode=sampled, "
             "sampling_placement_exact and sampling_placement_equal_split). The paper's testbed, "
             "models and workloads are not known here (abstract only); the policy is a "
-            "reconstruction (engine.policies.sampling). Decision times are wall-clock and vary "
-            "from run to run."
+            "reconstruction (engine.policies.sampling.policy). Decision times are wall-clock and "
+            "vary from run to run."
         ),
         build=build,
         claims=CLAIMS,

@@ -1,4 +1,5 @@
-"""Scheduling policies, one module each, registered by name at import.
+"""Scheduling policies, registered by name at import: baselines one module each, each seed
+paper's family in its own subpackage (gavel, dally, hadar, sampling, hare).
 
 Import this package to fill the registry; see :mod:`engine.policies.base` for the contract.
 """

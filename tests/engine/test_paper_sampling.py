@@ -22,7 +22,7 @@ import pytest
 
 from engine.papers import claims_table, get_paper_preset
 from engine.policies.base import Allocation, SchedulerState
-from engine.policies.sampling import SamplingPlacement
+from engine.policies.sampling.policy import SamplingPlacement
 from engine.scenario import run_scenario
 
 PRESET = get_paper_preset("Sampling-based placement (TPDS 2024)")

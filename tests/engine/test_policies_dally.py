@@ -31,10 +31,10 @@ from engine.config import (
 )
 from engine.errors import ConfigError
 from engine.network import ring_comm_s
-from engine.policies._dally_core import ConsolidationScheduler
-from engine.policies._dally_levels import NODE, NodeLayout
-from engine.policies._dally_tuner import ReplayJob, Window, replay
 from engine.policies.base import NodeInfo
+from engine.policies.dally.core import ConsolidationScheduler
+from engine.policies.dally.levels import NODE, NodeLayout
+from engine.policies.dally.tuner import ReplayJob, Window, replay
 from engine.results import SimulationResult
 from engine.simulator import Simulation
 from engine.throughput import gradient_bytes, load_matrix

@@ -8,8 +8,10 @@ import pytest
 from scipy.optimize import linprog
 
 from engine.config import PolicySpec, RoundConfig, ScenarioConfig
-from engine.policies import _gavel_lp, _gavel_rounds, gavel
-from engine.policies._gavel_lp import max_min_coefficients, solve_max_min
+from engine.policies.gavel import lp as _gavel_lp
+from engine.policies.gavel import max_min as gavel
+from engine.policies.gavel import rounds as _gavel_rounds
+from engine.policies.gavel.lp import max_min_coefficients, solve_max_min
 from engine.presets import gavel_compatible
 from engine.simulator import simulate
 from engine.throughput import load_matrix

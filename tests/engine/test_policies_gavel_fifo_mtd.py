@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 from engine.config import PolicySpec, RoundConfig, ScenarioConfig
-from engine.policies._gavel_ecos import (
+from engine.policies.base import PolicyContext
+from engine.policies.gavel.ecos import (
     finish_time_fairness_shares,
     max_min_coefficients_all_pairs,
     max_min_shares,
 )
-from engine.policies.base import PolicyContext
-from engine.policies.gavel_fifo import GavelFifoFastest, GavelFifoRandom
-from engine.policies.gavel_mtd import GavelMinTotalDuration, solve_min_total_duration
+from engine.policies.gavel.fifo import GavelFifoFastest, GavelFifoRandom
+from engine.policies.gavel.min_total_duration import GavelMinTotalDuration, solve_min_total_duration
 from engine.simulator import simulate
 from engine.state import JobState
 from engine.throughput import load_matrix

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.policies.gavel_ftf import (
+from engine.policies.gavel.ftf import (
     GavelFinishTimeFairness,
     GavelFinishTimeFairnessAware,
     isolated_throughput,

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from engine.config import NetworkConfig, PolicySpec, ScenarioConfig
 from engine.errors import ConfigError
 from engine.policies.base import Allocation, SchedulerState
-from engine.policies.hadar import Hadar
-from engine.policies.hadare import HadarE
+from engine.policies.hadar.hadar import Hadar
+from engine.policies.hadar.hadare import HadarE
 from engine.results import SimulationResult
 from engine.simulator import simulate
 from engine.throughput import gradient_bytes, load_matrix

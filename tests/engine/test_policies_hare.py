@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from engine.config import NetworkConfig, PolicySpec, RoundConfig, ScenarioConfig
 from engine.errors import ConfigError
-from engine.policies._hare_tasks import eft_task_counts
+from engine.policies.hare.tasks import eft_task_counts
 from engine.progress import relaxed_round
 from engine.results import SimulationResult
 from engine.simulator import simulate

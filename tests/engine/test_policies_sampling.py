@@ -24,17 +24,17 @@ from engine.config import (
 from engine.errors import ConfigError
 from engine.jobs import reference_speeds
 from engine.network import step_model
-from engine.policies._categories import equal_split, fit_budget, sample_categories
-from engine.policies._matching import lsa_market, market, ssp_market
-from engine.policies._sampling_model import (
+from engine.policies.base import PolicyContext, SchedulerState, get_policy
+from engine.policies.sampling.categories import equal_split, fit_budget, sample_categories
+from engine.policies.sampling.matching import lsa_market, market, ssp_market
+from engine.policies.sampling.model import (
     bandwidths,
     job_row,
     link_model,
     stack_rows,
     step_rates,
 )
-from engine.policies.base import PolicyContext, SchedulerState, get_policy
-from engine.policies.sampling import SamplingPlacement
+from engine.policies.sampling.policy import SamplingPlacement
 from engine.progress import JobModel, progress_rate
 from engine.scenario import run_scenario
 from engine.simulator import simulate

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from engine.config import PolicySpec, ScenarioConfig
-from engine.policies.gavel import GavelMaxMin
+from engine.policies.gavel.max_min import GavelMaxMin
 from engine.presets import gavel_compatible
 from engine.simulator import simulate
 from engine.throughput import load_matrix

@@ -27,7 +27,7 @@ from typing import ClassVar
 import numpy as np
 
 from engine.policies.base import PolicyContext, register_policy
-from engine.policies.gavel import GavelMaxMin
+from engine.policies.gavel.max_min import GavelMaxMin
 from engine.state import JobState
 
 

@@ -18,7 +18,7 @@ feasible ``T`` probed. Gavel's round mechanism then grants GPUs as for max-min.
 - [R] Outside the Gavel-compatible preset, a last LP at the ``T`` found maximizes
   ``efficiency_epsilon`` times the normalized throughput, so leftover capacity is used.
 - Under the preset (``RoundConfig.gavel_rules``) ECOS over every (job, type) pair decides each
-  probe and gives the shares, as in Gavel (:mod:`engine.policies._gavel_ecos`): on this
+  probe and gives the shares, as in Gavel (:mod:`engine.policies.gavel.ecos`): on this
   constant-objective program the interior point it stops at spreads the shares, where a simplex
   vertex would put whole shares on a few jobs.
 """
@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.policies._gavel_ecos import feasible_shares
-from engine.policies._gavel_lp import equal_share_throughput, fit_mask
 from engine.policies.base import register_policy
-from engine.policies.gavel import GavelMaxMin
-from engine.policies.gavel_ftf import _FeasibilityLP
+from engine.policies.gavel.ecos import feasible_shares
+from engine.policies.gavel.ftf import _FeasibilityLP
+from engine.policies.gavel.lp import equal_share_throughput, fit_mask
+from engine.policies.gavel.max_min import GavelMaxMin
 from engine.state import JobState
 
 
@@ -89,7 +89,7 @@ def solve_min_total_duration(
         remaining_steps: (n,) steps left.
         params: bisection bounds and the efficiency weight.
         gavel_solver: Gavel's solver: ECOS over every (job, type) pair decides feasibility and
-            gives the shares (:mod:`engine.policies._gavel_ecos`); else HiGHS over the pairs
+            gives the shares (:mod:`engine.policies.gavel.ecos`); else HiGHS over the pairs
             where the job fits, then the efficiency LP.
 
     Returns:

@@ -14,7 +14,7 @@ Reconstructions [R] (shared/docs/schedulers.md, section B):
   queue; no starvation promotion.
 - Dispatch: jobs in priority order each take up to ``scale_factor`` GPUs, the fastest free ones
   for that job first, keeping only GPUs that get a task of the round (see
-  :mod:`engine.policies._hare_tasks`). A job may hold fewer GPUs than tasks (they run in
+  :mod:`engine.policies.hare.tasks`). A job may hold fewer GPUs than tasks (they run in
   sequence); a job with no fitting free GPU waits while later jobs pass it.
 - Stability: a running job keeps its grant when those GPUs are still free in the pass and its
   round would not be faster on the fresh pick, so unchanged jobs pay no switch cost.
@@ -33,7 +33,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
-from engine.policies._hare_tasks import TaskTimes, choose, relaxed_grant, task_times
 from engine.policies.base import (
     Allocation,
     Grant,
@@ -42,6 +41,7 @@ from engine.policies.base import (
     SchedulerState,
     register_policy,
 )
+from engine.policies.hare.tasks import TaskTimes, choose, relaxed_grant, task_times
 from engine.policies.las import parse_thresholds
 from engine.state import JobState
 

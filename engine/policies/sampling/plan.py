@@ -2,7 +2,7 @@
 
 :func:`build_plan` selects the jobs that get workers and gathers what every category's market
 and evaluation need; :func:`score_categories` runs the matching market of each category, hands
-the workers to jobs and scores the result (see :mod:`engine.policies.sampling` for the rules
+the workers to jobs and scores the result (see :mod:`engine.policies.sampling.policy` for the rules
 and their sources).
 """
 
@@ -14,8 +14,8 @@ from typing import NamedTuple
 import numpy as np
 
 from engine.config import NetworkConfig
-from engine.policies._matching import fill_jobs, market
-from engine.policies._sampling_model import JobInputs, JobRow, LinkModel, stack_rows, step_rates
+from engine.policies.sampling.matching import fill_jobs, market
+from engine.policies.sampling.model import JobInputs, JobRow, LinkModel, stack_rows, step_rates
 from engine.state import JobState
 
 
@@ -34,7 +34,7 @@ class Plan(NamedTuple):
         job_class: (J,) class index; class_values, class_usable: (C, T) the market's valuation.
         capacity: (T,) GPUs per type.
         keep_order, line_order, type_order: arguments of
-            :func:`engine.policies._matching.fill_jobs`.
+            :func:`engine.policies.sampling.matching.fill_jobs`.
     """
 
     jobs: list[JobState]

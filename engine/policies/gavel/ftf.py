@@ -9,7 +9,7 @@ of stanford-futuredata/gavel, MIT), after Themis (Mahajan et al., NSDI 2020). Th
 with ``T_j(X) = sum_k X_jk tput_jk`` (steps/s) and ``T_iso_j`` the job's throughput on an equal
 1/N share of the cluster, subject to the max-min LP's constraints (``sum_k X_jk <= 1``,
 ``sum_j sf_j X_jk <= cap_k``, ``X_jk = 0`` where the job does not fit). Gavel's round mechanism
-then grants GPUs exactly as for max-min (:class:`engine.policies.gavel.GavelMaxMin`).
+then grants GPUs exactly as for max-min (:class:`engine.policies.gavel.max_min.GavelMaxMin`).
 
 Reconstructions [R]:
 
@@ -34,7 +34,7 @@ where the cumulative isolated time adds, at every solve, the steps done since th
 divided by the isolated throughput of that solve; the agnostic form gives every type the job's
 V100 throughput on every type (Gavel's ``FinishTimeFairnessPolicy``; the fastest type's when the
 cluster has no V100); and Gavel's program over every (job, type) pair is solved with Gavel's
-solver, ECOS (:mod:`engine.policies._gavel_ecos`).
+solver, ECOS (:mod:`engine.policies.gavel.ecos`).
 """
 
 from __future__ import annotations
@@ -44,10 +44,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from engine.policies._gavel_ecos import finish_time_fairness_shares
-from engine.policies._gavel_lp import equal_share_throughput, fit_mask, solve_lp_if_feasible
 from engine.policies.base import PolicyContext, register_policy
-from engine.policies.gavel import GavelMaxMin
+from engine.policies.gavel.ecos import finish_time_fairness_shares
+from engine.policies.gavel.lp import equal_share_throughput, fit_mask, solve_lp_if_feasible
+from engine.policies.gavel.max_min import GavelMaxMin
 from engine.state import JobState
 
 
@@ -96,7 +96,7 @@ class GavelFinishTimeFairness(GavelMaxMin):
         elapsed_s: np.ndarray,
         remaining: np.ndarray,
     ) -> np.ndarray:
-        """Gavel's program with Gavel's solver (module docstring; :mod:`._gavel_ecos`)."""
+        """Gavel's program with Gavel's solver (module docstring; :mod:`.ecos`)."""
         if not self.heterogeneity_aware:
             throughputs = self._reference_throughputs(throughputs)
         scale_factors = self.book.scale_factors[self.book.rows(active)]

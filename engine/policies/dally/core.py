@@ -1,4 +1,4 @@
-"""The skeleton shared by Dally and its consolidation baselines (see :mod:`engine.policies.dally`).
+"""The skeleton shared by Dally and its consolidation baselines (:mod:`.policy`).
 
 Jobs are served in Tiresias LAS order (queue by attained GPU-seconds, FIFO by arrival inside a
 queue; Gu et al., NSDI 2019) and a job that cannot start is skipped, so later jobs pass it.
@@ -16,10 +16,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.policies._dally_levels import NETWORK, Board, LevelModel, NodeLayout, Option
-from engine.policies._dally_preempt import Evictor
-from engine.policies._dally_tuner import AutoTuner
 from engine.policies.base import Allocation, Policy, PolicyContext, SchedulerState
+from engine.policies.dally.levels import NETWORK, Board, LevelModel, NodeLayout, Option
+from engine.policies.dally.preempt import Evictor
+from engine.policies.dally.tuner import AutoTuner
 from engine.policies.las import parse_thresholds
 from engine.state import JobState
 
@@ -167,7 +167,7 @@ class ConsolidationScheduler(Policy):
         pending: deque[JobState],
         now_s: float,
     ) -> Option | None:
-        """Opens a consolidated slot for a sensitive job if it pays (see _dally_preempt)."""
+        """Opens a consolidated slot for a sensitive job if it pays (see dally.preempt)."""
         alt = self._pick(job, board, NETWORK, now_s)
         if alt is not None:
             alt_s = self.model.runtime_s(job, alt.worker_type, alt.level, now_s)

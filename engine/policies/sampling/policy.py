@@ -12,11 +12,11 @@ of the categories. Reconstructions [R]:
   whose step time the engine models (:mod:`engine.progress`). A job on its full scale factor
   of one type gets a plain gang grant instead (the same split, at the measured rate).
 - **Category**: a worker count per job, ``1 <= n_i <= scale_factor_i`` (also capped by the GPUs
-  of the types it fits), ``sum n_i <= K`` GPUs (:mod:`engine.policies._categories`).
+  of the types it fits), ``sum n_i <= K`` GPUs (:mod:`engine.policies.sampling.categories`).
 - **Matching market per category**: each job becomes ``n_i`` slots; slots are matched to workers
   by maximum-weight bipartite assignment (``linear_sum_assignment``, or an exact class-level
   solver on large clusters), valuing a worker at the job's one-GPU throughput (steps/s) on it:
-  the ascending-price auction's outcome (:mod:`engine.policies._matching`). Slots only an
+  the ascending-price auction's outcome (:mod:`engine.policies.sampling.matching`). Slots only an
   unusable type could take stay empty. Which of the jobs with equal valuations gets which of
   their workers is a tie for the market: running jobs of unchanged size keep their GPUs where
   the share allows (no restart), and the rest take the fastest types biggest job first
@@ -25,7 +25,7 @@ of the categories. Reconstructions [R]:
 - **Evaluation** of each category's matching with the engine's step-time model and the
   scenario's throughput matrix (compute + measured sync + ring all-reduce on the slowest link,
   which the policy estimates since the placement strategy picks the nodes;
-  :mod:`engine.policies._sampling_model`). A job's
+  :mod:`engine.policies.sampling.model`). A job's
   estimated JCT is the restart it pays (checkpoint-restore cost if its GPUs change, or it
   resumes after a preemption) plus remaining steps / rate; the time it has already spent is the
   same in every category and left out. A job the market left without GPUs counts as finishing
@@ -53,16 +53,6 @@ import numpy as np
 
 from engine.config import NetworkConfig
 from engine.errors import ConfigError
-from engine.policies._categories import (
-    count_categories,
-    enumerate_categories,
-    equal_split,
-    fit_budget,
-    sample_categories,
-    unique_rows,
-)
-from engine.policies._sampling_model import JobRow, bandwidths, job_row, link_model
-from engine.policies._sampling_plan import Plan, build_plan, score_categories
 from engine.policies.base import (
     Allocation,
     Grant,
@@ -72,6 +62,16 @@ from engine.policies.base import (
     SchedulerState,
     register_policy,
 )
+from engine.policies.sampling.categories import (
+    count_categories,
+    enumerate_categories,
+    equal_split,
+    fit_budget,
+    sample_categories,
+    unique_rows,
+)
+from engine.policies.sampling.model import JobRow, bandwidths, job_row, link_model
+from engine.policies.sampling.plan import Plan, build_plan, score_categories
 from engine.state import JobState
 
 MODES = ("auto", "exact", "sampled", "equal_split")

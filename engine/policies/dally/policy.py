@@ -16,7 +16,7 @@ available):
   so later jobs pass it (no head-of-line blocking).
 - (i) Delay scheduling: a waiting job accepts only its best reachable level until its node timer
   has run since its arrival, then also rack until its rack timer has run too, then any level
-  (:func:`engine.policies._dally_levels.allowed_level`). Timers start at arrival and are not
+  (:func:`engine.policies.dally.levels.allowed_level`). Timers start at arrival and are not
   reset by a preemption, so a preempted job restarts at any level. They are re-read at every
   decision (arrivals, completions, and round boundaries, so an expiry is acted on within one
   ``round_duration_s``). Held-back jobs are named in ``waiting_for_consolidation``.
@@ -26,17 +26,17 @@ available):
   and ``runtime`` the remaining node-local runtime on the job's fastest type (clairvoyant, from
   the job's steps). With the auto-tuner off, ``gamma`` is fixed (default 1: wait at most what
   the better placement would save).
-- (ii) Preemption, at round boundaries only: see :mod:`engine.policies._dally_preempt`. Victims are
+- (ii) Preemption, at round boundaries only: see :mod:`engine.policies.dally.preempt`. Victims are
   strictly less sensitive than the job they make room for (engine ``network_sensitivity``, no
   congestion) and in the same or a lower-priority LAS queue; a victim restarts at once if GPUs
   are free, else it waits in the queue.
 - (iii) Auto-tuner: every ``tuning_period_s`` it replays the window that just ended in a cheap
   model for each ``gamma`` of ``gamma_grid`` and keeps the best; see
-  :mod:`engine.policies._dally_tuner`.
+  :mod:`engine.policies.dally.tuner`.
 - Heterogeneous clusters: among the worker types the job fits, the placement with the highest
   estimated speed (measured throughput over the level's slowdown) at an allowed level.
 
-Baselines (same skeleton, :mod:`engine.policies._dally_core`): ``consolidation_strict`` waits for
+Baselines (same skeleton, :mod:`engine.policies.dally.core`): ``consolidation_strict`` waits for
 the job's best level (one node when it fits on one); ``consolidation_none`` places first fit
 anywhere; ``consolidation_tiresias`` consolidates jobs whose sensitivity >= ``theta`` (strictly)
 and places the others first fit anywhere [R: Tiresias consolidates models with high skew and
@@ -48,10 +48,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
-from engine.policies._dally_core import QUEUES_HELP, ConsolidationScheduler
-from engine.policies._dally_levels import NETWORK, allowed_level, next_timer_s
-from engine.policies._dally_tuner import AutoTuner
 from engine.policies.base import PolicyContext, register_policy
+from engine.policies.dally.core import QUEUES_HELP, ConsolidationScheduler
+from engine.policies.dally.levels import NETWORK, allowed_level, next_timer_s
+from engine.policies.dally.tuner import AutoTuner
 from engine.state import JobState
 
 _THETA_HELP = "Network sensitivity (cross-rack / node-local step time) at which a job is sensitive"

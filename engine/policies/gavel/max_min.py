@@ -4,7 +4,7 @@ Narayanan, Santhanam, Kazhamiaka, Phanishayee, Zaharia, "Heterogeneity-Aware Clu
 Policies for Deep Learning Workloads", OSDI 2020 (code: stanford-futuredata/gavel, MIT).
 
 A policy is an LP over ``X[job][worker_type]``, the share of time a job should spend on each type
-(:mod:`engine.policies._gavel_lp`). Each round the *round mechanism* turns ``X`` into grants:
+(:mod:`engine.policies.gavel.lp`). Each round the *round mechanism* turns ``X`` into grants:
 ``priority[j, k] = X[j, k] / received[j, k]``, where ``received`` is the share of rounds the job
 has had on type ``k`` so far; (job, type) pairs are taken in decreasing priority, and a job gets
 ``scale_factor`` GPUs of type ``k`` if it has none yet this round and ``k`` still has room.
@@ -30,10 +30,10 @@ Reconstructions [R]:
 - Exact LP over classes of identical jobs, plus a small efficiency term (see the LP module).
 
 Under ``RoundConfig.gavel_rules`` (the Gavel-compatible preset) the policy instead runs Gavel's
-own mechanism (:mod:`engine.policies._gavel_queues`: per-type queues, deficits, late arrivals
+own mechanism (:mod:`engine.policies.gavel.queues`: per-type queues, deficits, late arrivals
 held back until the next solve) in Gavel's round loop (:mod:`engine.micro_tasks`), and solves
 Gavel's program over every (job, type) pair with Gavel's solver, ECOS
-(:mod:`engine.policies._gavel_ecos`).
+(:mod:`engine.policies.gavel.ecos`).
 """
 
 from __future__ import annotations
@@ -46,10 +46,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from engine.policies._gavel_ecos import max_min_coefficients_all_pairs, max_min_shares
-from engine.policies._gavel_lp import max_min_coefficients, solve_max_min
-from engine.policies._gavel_queues import GavelQueues
-from engine.policies._gavel_rounds import RoundBook, priority_order
 from engine.policies.base import (
     Allocation,
     Grant,
@@ -58,6 +54,10 @@ from engine.policies.base import (
     SchedulerState,
     register_policy,
 )
+from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
+from engine.policies.gavel.lp import max_min_coefficients, solve_max_min
+from engine.policies.gavel.queues import GavelQueues
+from engine.policies.gavel.rounds import RoundBook, priority_order
 from engine.state import JobState
 
 _BY_INDEX = attrgetter("index")  # the engine numbers jobs in arrival order
@@ -207,7 +207,7 @@ class GavelMaxMin(Policy):
     def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
         """Time shares X, shape (len(rows), worker types): the max-min LP."""
         book = self.book
-        if self.gavel_rules:  # Gavel's program and solver (_gavel_ecos)
+        if self.gavel_rules:  # Gavel's program and solver (gavel.ecos)
             coefficients = max_min_coefficients_all_pairs(
                 book.throughputs[rows],
                 book.scale_factors[rows],

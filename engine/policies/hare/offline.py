@@ -12,7 +12,7 @@ Reconstructions [R] (shared/docs/schedulers.md, section B):
   between events it stands.
 - Order: weighted shortest processing time, ``priority_weight / work`` largest first, where work
   is the remaining steps (one task each) x the task time on the job's fastest type, in
-  GPU-seconds (task times: :mod:`engine.policies._hare_tasks`); ties by arrival.
+  GPU-seconds (task times: :mod:`engine.policies.hare.tasks`); ties by arrival.
 - Placement: each job in turn takes up to ``scale_factor`` free GPUs, fastest first, keeping
   those that get a task of its round. With ``wait_for_faster``, GPUs already given to
   higher-priority jobs in this plan count as busy until those jobs' expected finish
@@ -34,20 +34,20 @@ from bisect import insort
 from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
-from engine.policies._hare_tasks import (
-    TaskTimes,
-    choose,
-    eft_task_counts,
-    relaxed_grant,
-    round_s,
-    task_times,
-)
 from engine.policies.base import (
     Allocation,
     Policy,
     PolicyContext,
     SchedulerState,
     register_policy,
+)
+from engine.policies.hare.tasks import (
+    TaskTimes,
+    choose,
+    eft_task_counts,
+    relaxed_grant,
+    round_s,
+    task_times,
 )
 from engine.state import JobState
 

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
 from typing import NamedTuple
 
-from engine.policies._dally_levels import NODE, RACK, Board, LevelModel, NodeLayout, Option
+from engine.policies.dally.levels import NODE, RACK, Board, LevelModel, NodeLayout, Option
 from engine.state import JobState
 
 QueueFn = Callable[[JobState], int]

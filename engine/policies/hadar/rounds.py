@@ -1,8 +1,8 @@
 """Shared machinery of Hadar and HadarE: per-node dual prices and the priced round loop.
 
 Sultana, Xu, Yuan, Chen, Tzeng, IPDPS 2024 (Hadar) and Sultana, Pakka et al., arXiv 2503.10918,
-2025 (HadarE). The rules and their reconstructions are listed in :mod:`engine.policies.hadar`
-and :mod:`engine.policies.hadare`.
+2025 (HadarE). The rules and their reconstructions are listed in :mod:`engine.policies.hadar.hadar`
+and :mod:`engine.policies.hadar.hadare`.
 """
 
 from __future__ import annotations

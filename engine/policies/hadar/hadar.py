@@ -4,7 +4,7 @@ Sultana, Xu, Yuan, Chen, Tzeng, "Hadar: Heterogeneity-Aware Optimization-Based O
 for Deep Learning Cluster", IPDPS 2024, doi 10.1109/IPDPS57955.2024.00066 (the DOI is not in
 shared/seeds, whose abstract is the extended version's; it is the publisher's DOI as indexed by
 public catalogue pages). Extended with HadarE in Sultana, Pakka, Xu, Yuan, Chen, Tzeng,
-arXiv 2503.10918, 2025 (see :mod:`engine.policies.hadare`).
+arXiv 2503.10918, 2025 (see :mod:`engine.policies.hadar.hadare`).
 
 [P] Hadar characterizes task-level heterogeneity in an optimization problem, decides in space and
 time (which GPUs, which rounds), runs online, and is solved by a primal-dual framework with a
@@ -45,8 +45,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
-from engine.policies._hadar_rounds import Offer, PriceBook, PricedRounds, Rank
 from engine.policies.base import Part, PolicyContext, register_policy
+from engine.policies.hadar.rounds import Offer, PriceBook, PricedRounds, Rank
 from engine.state import JobState
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.policies._gavel_lp import fit_mask
+from engine.policies.gavel.lp import fit_mask
 from engine.state import JobState
 
 _MIN_SHARE = 1e-9  # LP shares below this count as zero

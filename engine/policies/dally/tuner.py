@@ -1,7 +1,7 @@
 """Dally's auto-tuner for the delay timers (Sharma et al., arXiv 2401.16492, 2024), reconstructed.
 
 [P] The paper tunes the delay timers automatically. [R] Here the timers are ``gamma`` times what
-consolidation saves (:meth:`engine.policies._dally_levels.LevelModel.timers_s`), and every tuning
+consolidation saves (:meth:`engine.policies.dally.levels.LevelModel.timers_s`), and every tuning
 period the tuner re-chooses the global factor ``gamma`` from a small grid by replaying the window
 that just ended in a cheap model and keeping the ``gamma`` with the least total JCT there.
 
@@ -19,7 +19,7 @@ import heapq
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from engine.policies._dally_levels import (
+from engine.policies.dally.levels import (
     NETWORK,
     NODE,
     RACK,

@@ -2,7 +2,7 @@
 
 Sultana, Pakka, Xu, Yuan, Chen, Tzeng, "Resource Heterogeneity-Aware and Utilization-Enhanced
 Scheduling for Deep Learning Clusters", arXiv 2503.10918, 2025 (extends Hadar, IPDPS 2024, doi
-10.1109/IPDPS57955.2024.00066; see :mod:`engine.policies.hadar`).
+10.1109/IPDPS57955.2024.00066; see :mod:`engine.policies.hadar.hadar`).
 
 [P] HadarE forks each job into copies that train at once on GPUs of separate nodes; a job tracker
 aggregates their progress and consolidates the models. The engine models a ``copies`` grant
@@ -17,7 +17,7 @@ copies beats 2x. A job's first start costs nothing; any later start or change of
 restarts every copy from the last consolidated model and pays the checkpoint-restore cost.
 Reconstructions [R]:
 
-- [R] Hadar's utility, prices and density order (:mod:`engine.policies.hadar`), at node
+- [R] Hadar's utility, prices and density order (:mod:`engine.policies.hadar.hadar`), at node
   granularity: a copy takes ``min(free GPUs, max_gpus_per_copy)`` GPUs of one node whose type
   fits the job (``max_gpus_per_copy = 0``: the job's scale factor); its rate is the scenario
   matrix's throughput at ``m`` GPUs of that type, as the engine runs a copy. ``L``, ``U`` and a
@@ -50,8 +50,8 @@ from dataclasses import dataclass, field
 from engine.config import NetworkConfig
 from engine.errors import ConfigError
 from engine.network import bottleneck_gbps
-from engine.policies._hadar_rounds import TOLERANCE, Offer, PriceBook, PricedRounds
 from engine.policies.base import Allocation, Grant, Part, PolicyContext, register_policy
+from engine.policies.hadar.rounds import TOLERANCE, Offer, PriceBook, PricedRounds
 from engine.progress import NOISE_SCALE_RATIO, statistical_efficiency
 from engine.state import JobState
 
