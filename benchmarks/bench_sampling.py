@@ -89,11 +89,12 @@ def state_of(jobs: list[JobState], spec: ClusterSpec) -> SchedulerState:
 
 def running_state(jobs: list[JobState], spec: ClusterSpec) -> SchedulerState:
     """Places half the jobs with one decision, then returns the state with them running."""
+    from engine.allocation.layout import NodeLayout
     from engine.cluster import ClusterState
     from engine.placement import get_placement
 
     first = policy(spec, "sampled", 0).allocate(state_of(jobs[: len(jobs) // 2], spec))
-    cluster = ClusterState(spec, get_placement("consolidated"))
+    cluster = ClusterState(NodeLayout.of(spec), get_placement("consolidated"))
     for index, grant in first.items():
         job = jobs[index]
         job.placement = cluster.place_parts(grant.pieces(), grant.combine)

@@ -137,14 +137,13 @@ def _add_nodes(
     positions: dict[str, tuple[float, float]],
     occupancy: pd.DataFrame,
 ) -> None:
-    """Nodes as squares filled by the share of their GPUs busy (the known ones)."""
+    """Nodes as squares filled by the share of their GPUs busy."""
     names = [f"n{i}" for i in range(len(topology.node_rack))]
     sizes = np.array([node_gpus(topology, n) for n in names])
     occ = occupancy.reindex(names)
     busy = occ["busy_gpus"].fillna(0).to_numpy()
-    unknown = occ["unknown"].fillna(0).to_numpy() > 0
     share = np.minimum(busy / sizes, 1.0)
-    label = [f"{b:.0f}+" if u else f"{b:.0f}" for b, u in zip(busy, unknown, strict=True)]
+    label = [f"{b:.0f}" for b in busy]
     span = _x_range(positions)
     marker_px = float(np.clip(800 / (span[1] - span[0]), 6, 30))  # about 3/4 of a node's slot
     hover = [
@@ -216,7 +215,6 @@ def _rack_mix(topology: Topology, members: list[int]) -> str:
 
 def make_rack_load(
     steps: pd.DataFrame,
-    measure: str,
     capacity: dict[str, int],
     end_s: float,
     time_s: float | None = None,
@@ -224,12 +222,10 @@ def make_rack_load(
     points: int = 600,
     title: str = "",
 ) -> go.Figure:
-    """A heatmap of load per rack (rows) over time (columns).
+    """A heatmap of the share of each rack's GPUs busy (rows) over time (columns).
 
     Args:
-        steps: :func:`dashboard.network_data.rack_load` steps (time_s, rack, value).
-        measure: ``"gpus"`` (color = share of the rack's GPUs busy) or ``"jobs"`` (color = jobs
-            holding GPUs in the rack).
+        steps: :func:`dashboard.network_data.rack_load` steps (time_s, rack, value: busy GPUs).
         capacity: GPUs per rack (:func:`dashboard.network_data.rack_capacity`); sets the rows.
         end_s: end of the data (s); the step functions are sampled at ``points`` times.
         time_s: a moment to mark with a vertical line (the topology's moment).
@@ -241,21 +237,15 @@ def make_rack_load(
     grid = focused_grid(focus_end_s, end_s, points)
     racks = list(capacity)
     values = np.array([_sample(steps, rack, grid) for rack in racks]).reshape(len(racks), -1)
-    if measure == "gpus":
-        z = values / np.array([max(capacity[r], 1) for r in racks])[:, None]
-        text = [
-            [f"{v:.0f} of {capacity[r]} GPUs busy" for v in row]
-            for r, row in zip(racks, values, strict=True)
-        ]
-        bar = {"title": {"text": "GPUs busy"}, "tickformat": ".0%"}
-    else:
-        z = values
-        text = [[f"{v:.0f} job(s) with GPUs here" for v in row] for row in values]
-        bar = {"title": {"text": "jobs"}}
+    z = values / np.array([max(capacity[r], 1) for r in racks])[:, None]
+    text = [
+        [f"{v:.0f} of {capacity[r]} GPUs busy" for v in row]
+        for r, row in zip(racks, values, strict=True)
+    ]
+    bar = {"title": {"text": "GPUs busy"}, "tickformat": ".0%"}
     fig = go.Figure(
         go.Heatmap(
-            x=grid / scale, y=racks, z=z, text=text, zmin=0,
-            zmax=1 if measure == "gpus" else max(1.0, float(values.max(initial=0))),
+            x=grid / scale, y=racks, z=z, text=text, zmin=0, zmax=1,
             colorscale=BUSY_SCALE, colorbar={**bar, "thickness": 14},
             hovertemplate=f"%{{y}} at %{{x:,.2f}} {unit}: %{{text}}<extra></extra>",
         )
@@ -263,7 +253,7 @@ def make_rack_load(
     _mark_time(fig, time_s, scale)
     fig.update_xaxes(title=f"Simulated time ({unit})", range=[0, focus_end_s / scale])
     fig.update_yaxes(title="Rack", type="category", autorange="reversed")
-    what = "Share of each rack's GPUs busy" if measure == "gpus" else "Jobs on each rack"
+    what = "Share of each rack's GPUs busy"
     return _time_margins(style(fig, title or f"{what} over time", height=170 + 42 * len(racks)))
 
 

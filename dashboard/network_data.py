@@ -1,17 +1,19 @@
 """Tables behind the Network page: who sits on which node and rack at a time, and when.
 
 Pure pandas on a policy's segments table (no Streamlit, no plotly). A segment row is one lane
-of a job on a set of nodes (``nodes`` = ``"n3,n4"``) holding ``num_gpus`` GPUs in all. How those
-GPUs split over the nodes is known when the row holds one node, or when the table carries an
-optional ``node_gpus`` column aligned with ``nodes`` (``"8,4"``); otherwise a job spread over
-several nodes is known to sit on each of them, but not with how many GPUs.
+of a job on a set of nodes (``nodes`` = ``"n3,n4"``) holding ``num_gpus`` GPUs in all, split over
+those nodes as its ``node_gpus`` column says (``"8,4"``; see :mod:`engine.results`). Nodes and
+racks come from the run's :class:`engine.allocation.layout.NodeLayout` (``Topology.layout``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
+from engine.allocation.layout import NodeLayout
 from engine.config import ClusterSpec, CongestionEpisode
 from engine.topology import Topology
 
@@ -21,102 +23,81 @@ def active_at(segments: pd.DataFrame, time_s: float) -> pd.DataFrame:
     return segments[(segments["start_s"] <= time_s) & (time_s < segments["end_s"])]
 
 
-def node_rows(segments: pd.DataFrame, node_rack: list[str]) -> pd.DataFrame:
+def node_rows(segments: pd.DataFrame, node_rack: Sequence[str]) -> pd.DataFrame:
     """One row per (segment row, node) it holds: row (position of the segment row), job_id,
     start_s, end_s, num_gpus (the lane's total), spread (nodes in the lane), node, rack, gpus
-    (GPUs on that node; NaN where unknown).
+    (GPUs on that node).
 
     Args:
-        node_rack: rack of each node by index (:attr:`engine.topology.Topology.node_rack`).
+        segments: a segments table with its ``nodes`` and ``node_gpus`` columns.
+        node_rack: rack of each node by index (``NodeLayout.node_rack``, ``Topology.node_rack``).
     """
-    columns = ["job_id", "start_s", "end_s", "num_gpus", "nodes"]
+    columns = ["job_id", "start_s", "end_s", "num_gpus", "nodes", "node_gpus"]
     frame = segments[columns].reset_index(drop=True).copy()
     frame["row"] = frame.index
     frame["node"] = frame["nodes"].astype(str).str.split(",")
     frame["spread"] = frame["node"].str.len()
-    if "node_gpus" in segments:
-        counts = segments["node_gpus"].astype(str).str.split(",").reset_index(drop=True)
-        frame["gpus"] = counts.map(lambda parts: [float(p) for p in parts])
-        frame = frame.explode(["node", "gpus"])
-    else:
-        frame = frame.explode("node")
-        frame["gpus"] = np.where(frame["spread"] == 1, frame["num_gpus"], np.nan)
+    frame["gpus"] = frame["node_gpus"].astype(str).str.split(",")
+    frame = frame.explode(["node", "gpus"])
     frame["node"] = frame["node"].str.strip()
     frame["rack"] = frame["node"].map(lambda n: node_rack[int(n[1:])])
     frame["gpus"] = frame["gpus"].astype(float)
-    return frame.drop(columns="nodes").reset_index(drop=True)
+    return frame.drop(columns=["nodes", "node_gpus"]).reset_index(drop=True)
 
 
-def node_occupancy(segments: pd.DataFrame, node_rack: list[str], time_s: float) -> pd.DataFrame:
-    """Per node holding a job at ``time_s``: busy_gpus (known GPUs), unknown (jobs spread over
-    several nodes whose split is not recorded) and jobs (a short text per job). Index: node."""
+def node_occupancy(segments: pd.DataFrame, node_rack: Sequence[str], time_s: float) -> pd.DataFrame:
+    """Per node holding a job at ``time_s``: busy_gpus and jobs (a short text per job).
+    Index: node."""
     rows = node_rows(active_at(segments, time_s), node_rack)
     rows["text"] = [_job_text(r) for r in rows.itertuples()]
     grouped = rows.groupby("node")
-    return pd.DataFrame(
-        {
-            "busy_gpus": grouped["gpus"].sum(),
-            "unknown": grouped["gpus"].apply(lambda g: int(g.isna().sum())),
-            "jobs": grouped["text"].apply(list),
-        }
-    )
+    return pd.DataFrame({"busy_gpus": grouped["gpus"].sum(), "jobs": grouped["text"].apply(list)})
 
 
 def _job_text(row) -> str:
     if row.spread == 1:
         return f"{row.job_id} ({_gpus(row.num_gpus)})"
-    share = "?" if np.isnan(row.gpus) else f"{row.gpus:.0f}"
-    return f"{row.job_id} ({share} of its {_gpus(row.num_gpus)} over {row.spread} nodes)"
+    return f"{row.job_id} ({row.gpus:.0f} of its {_gpus(row.num_gpus)} over {row.spread} nodes)"
 
 
 def _gpus(count: float) -> str:
     return f"{count:.0f} GPU" + ("" if count == 1 else "s")
 
 
-def rack_rows(segments: pd.DataFrame, node_rack: list[str]) -> pd.DataFrame:
-    """One row per (segment row, rack) it touches: job_id, start_s, end_s, rack, gpus (NaN when
-    a lane spans racks and its per-node split is not recorded)."""
+def rack_rows(segments: pd.DataFrame, node_rack: Sequence[str]) -> pd.DataFrame:
+    """One row per (segment row, rack) it touches: job_id, start_s, end_s, rack, gpus."""
     rows = node_rows(segments, node_rack)
     racks = rows.groupby(["row", "rack"], sort=False).agg(
         job_id=("job_id", "first"), start_s=("start_s", "first"), end_s=("end_s", "first"),
-        num_gpus=("num_gpus", "first"), gpus=("gpus", lambda g: g.sum(min_count=len(g))),
+        gpus=("gpus", "sum"),
     ).reset_index()  # fmt: skip
-    one_rack = racks.groupby("row")["rack"].transform("count") == 1
-    racks["gpus"] = racks["gpus"].where(~one_rack, racks["num_gpus"].astype(float))
     return racks[["job_id", "start_s", "end_s", "rack", "gpus"]]
 
 
-def rack_load(segments: pd.DataFrame, node_rack: list[str]) -> tuple[pd.DataFrame, str]:
-    """Step functions of load per rack: rows (time_s, rack, value), each value holding from
-    time_s to the rack's next row, and the measure: ``"gpus"`` (busy GPUs) when every lane's GPUs
-    per rack are known, else ``"jobs"`` (jobs with GPUs in the rack; a job spanning racks counts
-    on each)."""
+def rack_load(segments: pd.DataFrame, node_rack: Sequence[str]) -> pd.DataFrame:
+    """Step functions of busy GPUs per rack: rows (time_s, rack, value), each value holding from
+    time_s to the rack's next row."""
     racks = rack_rows(segments, node_rack)
-    measure = "jobs" if racks["gpus"].isna().any() else "gpus"
-    if measure == "jobs":
-        racks = racks.drop_duplicates(["job_id", "start_s", "end_s", "rack"]).assign(gpus=1.0)
     starts = racks[["start_s", "rack", "gpus"]].rename(columns={"start_s": "time_s"})
     ends = racks[["end_s", "rack"]].rename(columns={"end_s": "time_s"})
     events = pd.concat([starts, ends.assign(gpus=-racks["gpus"])])
     steps = events.groupby(["rack", "time_s"], as_index=False).agg(gpus=("gpus", "sum"))
     steps["value"] = steps.groupby("rack")["gpus"].cumsum().round(9)
-    return steps.loc[:, ["time_s", "rack", "value"]], measure
+    return steps.loc[:, ["time_s", "rack", "value"]]
 
 
-def rack_capacity(cluster: ClusterSpec) -> dict[str, int]:
+def rack_capacity(cluster: ClusterSpec | NodeLayout) -> dict[str, int]:
     """GPUs per rack, racks sorted by name."""
-    totals: dict[str, int] = {}
-    for group in cluster.node_groups:
-        totals[group.rack] = totals.get(group.rack, 0) + group.nodes * group.gpus_per_node
-    return dict(sorted(totals.items()))
+    layout = cluster if isinstance(cluster, NodeLayout) else NodeLayout.of(cluster)
+    return layout.rack_gpus()
 
 
 def rack_summary(topology: Topology, cluster: ClusterSpec) -> pd.DataFrame:
     """One row per rack: rack, nodes, node_names ("n0–n11"), gpus, mix ("96 v100"),
     node_link_gbps, uplink_gbps."""
     rows = []
-    for rack, gpus in rack_capacity(cluster).items():
-        members = [i for i, r in enumerate(topology.node_rack) if r == rack]
+    for rack, gpus in topology.layout.rack_gpus().items():
+        members = topology.layout.rack_nodes(rack)
         groups = [g for g in cluster.node_groups if g.rack == rack]
         mix: dict[str, int] = {}
         for g in groups:

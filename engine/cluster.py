@@ -1,22 +1,21 @@
 """Cluster state: which GPUs of which node are free, and placing grants onto them.
 
 GPUs within a node are interchangeable, so a placement is a count of GPUs per node. Nodes are
-numbered in GPU-mix order: group 0's nodes first. Node names are ``n<index>``.
+numbered as in the run's :class:`engine.allocation.layout.NodeLayout` (GPU-mix order, names
+``n<index>``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, overload
+from typing import overload
 
-from engine.config import ClusterSpec
+from engine.allocation.grants import Part
+from engine.allocation.layout import NodeLayout
 from engine.errors import AllocationError
 from engine.network import LEVELS
 from engine.placement import PlacementStrategy
-
-if TYPE_CHECKING:
-    from engine.policies.base import Part
 
 
 @dataclass(frozen=True)
@@ -32,7 +31,8 @@ class Placement:
         num_gpus: total GPUs, ``sum(counts)``.
         node_types: worker type of each node, when the placement mixes types (empty: all
             ``worker_type``).
-        combine: how the GPUs make progress together (:data:`engine.policies.base.COMBINE_MODES`).
+        combine: how the GPUs make progress together
+            (:data:`engine.allocation.grants.COMBINE_MODES`).
     """
 
     worker_type: str
@@ -59,24 +59,24 @@ class Placement:
 
 
 class ClusterState:
-    """Free GPUs per node, grouped by worker type."""
+    """Free GPUs per node, grouped by worker type, on the run's node layout; the placement
+    strategy picks nodes for unpinned grants."""
 
-    def __init__(self, spec: ClusterSpec, strategy: PlacementStrategy) -> None:
+    def __init__(self, layout: NodeLayout, strategy: PlacementStrategy) -> None:
+        self.layout = layout
         self.strategy = strategy
-        self.capacity = spec.capacity()
-        self.rack_names = sorted({g.rack for g in spec.node_groups})
-        self.node_rack: list[int] = []  # rack index per node
-        self.node_type: list[str] = []  # worker type per node
-        self._type_nodes: dict[str, list[int]] = {wt: [] for wt in self.capacity}
-        self._type_free: dict[str, list[int]] = {wt: [] for wt in self.capacity}
-        self._position: list[int] = []  # node -> position among its type's nodes
-        for group in spec.node_groups:
-            for _ in range(group.nodes):
-                self._position.append(len(self._type_nodes[group.worker_type]))
-                self._type_nodes[group.worker_type].append(len(self.node_rack))
-                self._type_free[group.worker_type].append(group.gpus_per_node)
-                self.node_rack.append(self.rack_names.index(group.rack))
-                self.node_type.append(group.worker_type)
+        self.capacity = dict(layout.capacity)
+        self.rack_names = list(layout.racks)
+        self.node_rack = layout.node_rack_index  # rack index per node
+        self.node_type = layout.node_type  # worker type per node
+        self._type_nodes = layout.type_nodes
+        self._type_free = {
+            wt: [layout.node_gpus[n] for n in nodes] for wt, nodes in self._type_nodes.items()
+        }
+        self._position = [0] * len(layout.nodes)  # node -> position among its type's nodes
+        for nodes in self._type_nodes.values():
+            for position, node in enumerate(nodes):
+                self._position[node] = position
         self._type_racks = {
             wt: [self.node_rack[n] for n in nodes] for wt, nodes in self._type_nodes.items()
         }

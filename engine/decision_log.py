@@ -19,7 +19,7 @@ waiting job gets a row only when its reason changes. A run can switch the log of
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 
 import pandas as pd
 
@@ -55,7 +55,7 @@ class DecisionLog:
         now_s: float,
         waiting: Iterable[JobState],
         free_gpus: Mapping[str, int],
-        held: set[int],
+        held: Set[int],
         decision: int,
     ) -> None:
         """After a decision: a row for each waiting job whose reason changed."""

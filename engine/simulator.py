@@ -18,6 +18,8 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from engine.allocation.grants import Decision
+from engine.allocation.validation import validate_allocation
 from engine.cluster import ClusterState, Placement
 from engine.config import PolicySpec, ScenarioConfig
 from engine.decision_log import DecisionLog
@@ -92,20 +94,18 @@ class Simulation:
         self.config = config
         self.spec = spec
         self.matrix = matrix
-        self.cluster = ClusterState(config.cluster, get_placement(config.placement))
         cls = get_policy(spec.name)
         rng = np.random.default_rng(config.seed)
-        self.policy = cls(
-            build_params(cls, spec.params),
-            PolicyContext(config.cluster, config.rounds, rng, config.network, matrix),
-        )
+        context = PolicyContext(config.cluster, config.rounds, rng, config.network, matrix)
+        self.layout = context.layout  # the run's one node numbering
+        self.cluster = ClusterState(self.layout, get_placement(config.placement))
+        self.policy = cls(build_params(cls, spec.params), context)
         switch_cost_s = self.policy.switch_cost_s
         self.restore_s = (
             config.rounds.checkpoint_restore_s if switch_cost_s is None else switch_cost_s
         )
         self.jobs = job_states(jobs, matrix, self.cluster.capacity, config.network)
-        self.node_sizes = [node.num_gpus for node in self.policy.context.nodes]
-        self.topology = Topology(config.cluster, config.network)
+        self.topology = Topology(self.layout, config.network)
         self.links = LinkLoad(self.topology)
         self.waiting: dict[int, JobState] = {}
         self.running: dict[int, JobState] = {}
@@ -124,6 +124,8 @@ class Simulation:
         self.seq = 0
         self.num_decisions = 0
         self.decision_time_s = 0.0
+        self.wake_at_s = math.inf  # the policy's last Decision, until its next one
+        self.held_back: frozenset[int] = frozenset()
 
     def run(
         self, on_progress: ProgressFn | None, should_cancel: CancelFn | None
@@ -135,14 +137,14 @@ class Simulation:
             completed = self._complete_jobs()
             arrived = self._admit_arrivals()
             self._apply_congestion()
-            woke = self.policy.wake_at_s <= self.now_s
+            woke = self.wake_at_s <= self.now_s
             if woke:
-                self.policy.wake_at_s = math.inf
+                self.wake_at_s = math.inf
             self._decide(changed=arrived or completed > 0 or woke)
             if self.log:  # after every event, so a job's reason is known from its arrival
                 self.log.waiting(
                     self.now_s, self.waiting.values(), self.cluster.free_gpus,
-                    self.policy.waiting_for_consolidation, self.num_decisions,
+                    self.held_back, self.num_decisions,
                 )  # fmt: skip
             self.recorder.utilization(self.now_s, self.cluster.free_gpus)
             done += completed
@@ -164,8 +166,8 @@ class Simulation:
             candidates.append(self.jobs[self.next_arrival].arrival_s)
         if self.congestion_times and (self.running or self.waiting):
             candidates.append(self.congestion_times[0])
-        if self.now_s < self.policy.wake_at_s < math.inf and self.waiting:
-            candidates.append(self.policy.wake_at_s)
+        if self.now_s < self.wake_at_s < math.inf and self.waiting:
+            candidates.append(self.wake_at_s)
         return min(candidates)
 
     def _stale(self, entry: tuple[float, int, int, int]) -> bool:
@@ -174,7 +176,7 @@ class Simulation:
 
     def _advance(self, t: float) -> None:
         self.area += (len(self.waiting) + len(self.running)) * (t - self.now_s)
-        for index in self.policy.waiting_for_consolidation:
+        for index in self.held_back:
             if index in self.waiting:
                 self.jobs[index].consolidation_wait_s += t - self.now_s
         self.now_s = t
@@ -267,66 +269,17 @@ class Simulation:
         )
         self.arrived_from = self.next_arrival
         started = time.perf_counter()
-        allocation = self.policy.allocate(state)
+        decision = Decision.of(self.policy.allocate(state))
         self.decision_time_s += time.perf_counter() - started
         self.num_decisions += 1
-        self._validate(allocation)
-        return allocation
+        self.wake_at_s, self.held_back = decision.wake_at_s, decision.held_for_consolidation
+        validate_allocation(
+            decision.allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s
+        )
+        return decision.allocation
 
     def _round_index(self) -> int:
         return int(self.now_s // self.round_s)
-
-    def _validate(self, allocation: Allocation) -> None:
-        granted: dict[str, int] = {}
-        pinned: dict[int, int] = {}
-        for index, grant in allocation.items():
-            job = self.jobs[index]
-            if grant.parts or grant.combine != "gang":
-                self._validate_parts(job, grant, granted, pinned)
-                continue
-            worker_type, num_gpus = grant.worker_type, grant.num_gpus
-            if grant is not job.grant and (
-                num_gpus < 1 or not self._gang_fits(job, worker_type, num_gpus)
-            ):
-                self._unusable(job, worker_type, num_gpus)
-            granted[worker_type] = granted.get(worker_type, 0) + num_gpus
-        for worker_type, total in granted.items():
-            if total > self.cluster.capacity.get(worker_type, 0):
-                raise AllocationError(
-                    f"{self.spec.name}: granted {total} {worker_type} GPUs at t={self.now_s:.0f}s; "
-                    f"the cluster has {self.cluster.capacity.get(worker_type, 0)}"
-                )
-        for node, total in pinned.items():
-            if not 0 <= node < len(self.node_sizes) or total > self.node_sizes[node]:
-                raise AllocationError(
-                    f"{self.spec.name}: granted {total} GPUs on node n{node} at "
-                    f"t={self.now_s:.0f}s, which does not have that many"
-                )
-
-    def _validate_parts(
-        self, job: JobState, grant: Grant, granted: dict[str, int], pinned: dict[int, int]
-    ) -> None:
-        """Checks a grant of several parts: each part's type runs the job (one GPU's fit)."""
-        for part in grant.pieces():
-            usable = self.matrix.steps_per_s(job.job_type, part.worker_type, 1) > 0
-            if part.num_gpus < 1 or not usable:
-                self._unusable(job, part.worker_type, part.num_gpus)
-            granted[part.worker_type] = granted.get(part.worker_type, 0) + part.num_gpus
-            if part.node >= 0:
-                pinned[part.node] = pinned.get(part.node, 0) + part.num_gpus
-
-    def _gang_fits(self, job: JobState, worker_type: str, num_gpus: int) -> bool:
-        """A one-type gang needs a measured fit at its size."""
-        return job.steps_per_s.get(worker_type, 0.0) > 0 or (
-            num_gpus != job.scale_factor
-            and self._measured_steps_per_s(job, worker_type, num_gpus) > 0
-        )
-
-    def _unusable(self, job: JobState, worker_type: str, num_gpus: int) -> None:
-        raise AllocationError(
-            f"{self.spec.name}: job {job.job_id} granted {num_gpus} x {worker_type}, "
-            "which it cannot use"
-        )
 
     def _preempt_ungranted(self, allocation: Allocation) -> None:
         for job in list(self.running.values()):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from engine.cluster import Placement
 
 if TYPE_CHECKING:
-    from engine.policies.base import Grant
+    from engine.allocation.grants import Grant
 
 
 class JobState:

@@ -25,6 +25,7 @@ from collections.abc import Iterable
 
 import networkx as nx
 
+from engine.allocation.layout import NodeLayout
 from engine.config import ClusterSpec, CongestionEpisode, NetworkConfig
 from engine.network import episode_hits
 
@@ -46,31 +47,34 @@ def uplink(rack: str) -> str:
 class Topology:
     """The graph of one scenario's cluster, with the links each placement's ring crosses.
 
+    Args:
+        cluster: the GPU mix, or its node layout (the simulator passes the run's one layout).
+        net: bandwidths and congestion.
+
     Attributes:
         graph: the networkx graph described in the module docstring.
-        node_rack: rack name of each node, by node index.
+        layout: the cluster's nodes (:class:`engine.allocation.layout.NodeLayout`).
+        node_rack: rack name of each node, by node index (``layout.node_rack``).
         capacity_gbps: link id -> capacity (Gb/s) of every inter-node link.
     """
 
-    def __init__(self, cluster: ClusterSpec, net: NetworkConfig) -> None:
+    def __init__(self, cluster: ClusterSpec | NodeLayout, net: NetworkConfig) -> None:
         self.net = net
+        self.layout = cluster if isinstance(cluster, NodeLayout) else NodeLayout.of(cluster)
+        self.node_rack = self.layout.node_rack
         self.graph = nx.Graph()
-        self.node_rack: list[str] = []
         self.capacity_gbps: dict[str, float] = {}
         self._links_cache: dict[tuple[int, ...], tuple[str, ...]] = {}
         self.graph.add_node(CORE, kind="core")
-        for group in cluster.node_groups:
-            for _ in range(group.nodes):
-                self._add_node(len(self.node_rack), group.worker_type, group.gpus_per_node,
-                               group.rack)  # fmt: skip
-        for rack in sorted(set(self.node_rack)):
+        for node in self.layout.nodes:
+            self._add_node(node.node, node.worker_type, node.num_gpus, node.rack)
+        for rack in self.layout.racks:
             nodes_in_rack = self.node_rack.count(rack)
             capacity = nodes_in_rack * net.intra_rack_gbps / net.uplink_oversubscription
             self._add_link(tor(rack), CORE, uplink(rack), "uplink", capacity)
 
     def _add_node(self, index: int, worker_type: str, gpus: int, rack: str) -> None:
         name = f"n{index}"
-        self.node_rack.append(rack)
         self.graph.add_node(name, kind="node", worker_type=worker_type, rack=rack)
         self.graph.add_node(tor(rack), kind="rack", rack=rack)
         self._add_link(name, tor(rack), node_link(index), "node", self.net.intra_rack_gbps)

@@ -26,17 +26,11 @@ st.caption(
     "at this moment."
 )
 render_jobs_at(sim, time_s)
-steps, measure = rack_load(sim.segments, topology.node_rack)
+steps = rack_load(sim.segments, topology.node_rack)
 render_chart(
-    make_rack_load(steps, measure, rack_capacity(config.cluster), end_s, time_s, focus_s),
+    make_rack_load(steps, rack_capacity(topology.layout), end_s, time_s, focus_s),
     key="network_racks",
 )
-if measure == "jobs":
-    st.caption(
-        "Some jobs span racks, and the results do not record how many of their GPUs sit on "
-        "each node, so this chart counts jobs per rack (a job spanning racks counts on each) "
-        "instead of busy GPUs."
-    )
 render_chart(
     make_congestion_timeline(config.network.congestion, topology, focus_s, time_s),
     key="network_congestion",

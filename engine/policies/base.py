@@ -20,6 +20,13 @@ together (``combine``: lockstep gang, proportional batch shares, Hare's relaxed 
 HadarE's copies with a shared step counter; see :mod:`engine.progress`). A running job keeps its
 GPUs only when the new grant equals the one it runs under.
 
+A policy that needs more than an allocation returns a :class:`Decision`: the allocation, a
+``wake_at_s`` at which the engine asks it again though nothing arrives or completes (a delay
+timer), and the jobs it holds back for a better consolidated placement (``consolidation_wait_s``
+counts their wait). The engine reads the returned value and never pokes the policy's attributes.
+Part, Grant, Allocation, Decision and the node layout live in :mod:`engine.allocation`; they are
+re-exported here so a policy imports its whole contract from one module.
+
 Register a policy with ``@register_policy("name")`` on a subclass with a frozen ``Params``
 dataclass whose fields carry ``metadata={"help": ...}``; the dashboard builds its forms from them.
 """
@@ -27,99 +34,44 @@ dataclass whose fields carry ``metadata={"help": ...}``; the dashboard builds it
 from __future__ import annotations
 
 import dataclasses
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from engine.allocation.grants import COMBINE_MODES, Allocation, Decision, Grant, Part
+from engine.allocation.layout import NodeInfo, NodeLayout
+from engine.config import NetworkConfig
 from engine.errors import ConfigError
 from engine.progress import NOISE_SCALE_RATIO
 from engine.throughput import ThroughputMatrix, load_matrix
 
 if TYPE_CHECKING:
-    from engine.config import ClusterSpec, NetworkConfig, RoundConfig
+    from engine.config import ClusterSpec, RoundConfig
     from engine.state import JobState
-    from engine.throughput import ThroughputMatrix
 
-
-COMBINE_MODES = ("gang", "proportional", "relaxed", "copies")
-"""How the workers of a grant make progress together (see :mod:`engine.progress`):
-
-- ``gang``: synchronous data parallelism in lockstep; mixed types run at the slowest worker's pace.
-- ``proportional``: each worker's share of the global batch is proportional to its throughput,
-  so all finish a step together (Liu et al., TPDS 2024).
-- ``relaxed``: Hare's relaxed fixed-scale synchronization: ``scale_factor`` tasks per training
-  round run on the held GPUs in any order; the round ends when all are done (Chen et al., TCC 2024).
-- ``copies``: one copy of the job per part, each confined to one node, all advancing one shared
-  step counter, with a model consolidation at every round end (HadarE, Sultana et al., 2025).
-"""
-
-
-class Part(NamedTuple):
-    """Some GPUs of one worker type within a grant.
-
-    Attributes:
-        worker_type: the GPUs' type.
-        num_gpus: how many.
-        node: a node index (GPU-mix order, see :attr:`PolicyContext.nodes`) the GPUs must sit on,
-            or -1 to let the placement strategy choose.
-    """
-
-    worker_type: str
-    num_gpus: int
-    node: int = -1
-
-
-class Grant(NamedTuple):
-    """GPUs granted to one job for the coming lease.
-
-    The common case is ``Grant(worker_type, num_gpus)``: a gang of ``num_gpus`` GPUs of one type,
-    placed by the scenario's placement strategy. :meth:`of_parts` builds a grant of several parts
-    (mixed worker types, or GPUs pinned to nodes) with a ``combine`` mode from
-    :data:`COMBINE_MODES`; ``worker_type`` is then the type of the largest part and ``num_gpus``
-    the total.
-    """
-
-    worker_type: str
-    num_gpus: int
-    parts: tuple[Part, ...] = ()
-    combine: str = "gang"
-
-    @classmethod
-    def of_parts(cls, parts: Iterable[Part], combine: str = "gang") -> Grant:
-        """A grant of several parts (kept in the given order)."""
-        parts = tuple(parts)
-        main = max(parts, key=lambda p: p.num_gpus)
-        return cls(main.worker_type, sum(p.num_gpus for p in parts), parts, combine)
-
-    def pieces(self) -> tuple[Part, ...]:
-        """The grant's parts; a plain grant is one unpinned part."""
-        return self.parts or (Part(self.worker_type, self.num_gpus),)
-
-
-Allocation = dict[int, Grant]
-"""Job index -> grant, in priority order (the engine places jobs in this order)."""
-
-
-class NodeInfo(NamedTuple):
-    """One node of the cluster, in GPU-mix order (group 0's nodes first; name ``n<index>``)."""
-
-    node: int
-    worker_type: str
-    rack: str
-    num_gpus: int
-
-
-def cluster_nodes(cluster: ClusterSpec) -> tuple[NodeInfo, ...]:
-    """The cluster's nodes in GPU-mix order (the numbering of placements and segments)."""
-    nodes: list[NodeInfo] = []
-    for group in cluster.node_groups:
-        for _ in range(group.nodes):
-            nodes.append(NodeInfo(len(nodes), group.worker_type, group.rack, group.gpus_per_node))
-    return tuple(nodes)
+__all__ = [  # the allocation types are re-exported: policies import them from here
+    "COMBINE_MODES",
+    "POLICY_GROUPS",
+    "Allocation",
+    "Decision",
+    "Grant",
+    "NodeInfo",
+    "NodeLayout",
+    "Part",
+    "Policy",
+    "PolicyContext",
+    "SchedulerState",
+    "build_params",
+    "describe",
+    "get_policy",
+    "list_policies",
+    "policy_display_name",
+    "policy_group",
+    "register_policy",
+]
 
 
 @dataclass(frozen=True)
@@ -130,20 +82,27 @@ class PolicyContext:
         cluster: the GPU mix.
         rounds: round, lease and reallocation settings.
         rng: the run's only random generator (seeded from the scenario's seed).
-        network: bandwidths and congestion (None: the default network).
+        network: bandwidths and congestion (default: :class:`engine.config.NetworkConfig`'s).
         matrix: the scenario's throughput matrix, extra worker types and uploaded tables
             included (default: Gavel's, :func:`engine.throughput.load_matrix`).
+        layout: the cluster's nodes, built once from ``cluster``; the engine's cluster state
+            and topology use this same layout.
     """
 
     cluster: ClusterSpec
     rounds: RoundConfig
     rng: np.random.Generator
-    network: NetworkConfig | None = None
+    network: NetworkConfig = field(default_factory=NetworkConfig)
     matrix: ThroughputMatrix = field(default_factory=load_matrix)
+    layout: NodeLayout = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "layout", NodeLayout.of(self.cluster))
 
     @property
     def nodes(self) -> tuple[NodeInfo, ...]:
-        return cluster_nodes(self.cluster)
+        """The cluster's nodes in GPU-mix order (``layout.nodes``)."""
+        return self.layout.nodes
 
 
 @dataclass(frozen=True)
@@ -203,12 +162,6 @@ class Policy(ABC):
             the statistical efficiency of a job granted more GPUs than its scale factor
             (:func:`engine.progress.statistical_efficiency`); an elastic policy exposes it as a
             knob.
-        waiting_for_consolidation: indices of waiting jobs the policy holds back for a better
-            consolidated placement (delay scheduling); the engine adds the time they spend
-            waiting so to each job's ``consolidation_wait_s``.
-        wake_at_s: a time at which the policy asks to decide again though nothing arrives or
-            completes (e.g. when a delay timer expires); infinity for none. The engine treats
-            it like an arrival: a decision if jobs may start mid-round.
     """
 
     name: ClassVar[str] = ""
@@ -229,12 +182,11 @@ class Policy(ABC):
         self.switch_cost_s: float | None = None
         self.consolidation_fixed_s = 0.0
         self.noise_scale_ratio = NOISE_SCALE_RATIO
-        self.waiting_for_consolidation: set[int] = set()
-        self.wake_at_s = math.inf
 
     @abstractmethod
-    def allocate(self, state: SchedulerState) -> Allocation:
-        """Returns the allocation for the coming lease (see module docstring)."""
+    def allocate(self, state: SchedulerState) -> Allocation | Decision:
+        """Returns the allocation for the coming lease (see module docstring), or a
+        :class:`Decision` carrying it with a wake-up time and the jobs held back."""
 
 
 _REGISTRY: dict[str, type[Policy]] = {}

@@ -42,12 +42,13 @@ def fake_simulation(policy: str, n_jobs: int, seed: int) -> SimulationResult:
 
 def _segment(i: int, start: float, end: float, worker_type: str, reason: str) -> dict:
     """Nodes of the default cluster: n0-n3 in rack0; every tenth job (2 GPUs) spans n11 (rack0)
-    and n12 (rack1)."""
+    and n12 (rack1), one GPU on each."""
     spread = i % 10 == 9
     return {
         "job_id": f"j{i}", "start_s": start, "end_s": end, "restore_s": 0.0,
         "worker_type": worker_type, "num_gpus": 1 + i % 2,
         "nodes": "n11,n12" if spread else f"n{i % 4}",
+        "node_gpus": "1,1" if spread else str(1 + i % 2),
         "racks": "rack0,rack1" if spread else "rack0", "level": "network" if spread else "node",
         "end_reason": reason, "lane": 0, "combine": "gang",
     }  # fmt: skip

@@ -4,7 +4,7 @@ Cluster: rack0 holds n0 and n1, rack1 holds n2 and n3; 4 V100s per node; node li
 uplinks 2 x 25 / 2 = 25 Gb/s (2:1 oversubscribed). Jobs (segments):
 
 - a: 4 GPUs on n0, 0-300 s          - b: 2 GPUs on n2, 50-150 s
-- d: 6 GPUs on n2,n3 (rack1), 100-250 s
+- d: 6 GPUs on n2,n3 (2 + 4, rack1), 100-250 s
 """
 
 from __future__ import annotations
@@ -45,12 +45,13 @@ def topology(*episodes: CongestionEpisode) -> Topology:
 
 def segments(*extra: tuple) -> pd.DataFrame:
     rows = [
-        ("a", 0.0, 300.0, 4, "n0", "rack0"),
-        ("b", 50.0, 150.0, 2, "n2", "rack1"),
-        ("d", 100.0, 250.0, 6, "n2,n3", "rack1"),
+        ("a", 0.0, 300.0, 4, "n0", "rack0", "4"),
+        ("b", 50.0, 150.0, 2, "n2", "rack1", "2"),
+        ("d", 100.0, 250.0, 6, "n2,n3", "rack1", "2,4"),
         *extra,
     ]
-    frame = pd.DataFrame(rows, columns=["job_id", "start_s", "end_s", "num_gpus", "nodes", "racks"])
+    columns = ["job_id", "start_s", "end_s", "num_gpus", "nodes", "racks", "node_gpus"]
+    frame = pd.DataFrame(rows, columns=columns)
     return frame.assign(worker_type="v100", level="node", restore_s=0.0, end_reason="completed")
 
 
@@ -96,18 +97,17 @@ def test_nodes_show_busy_gpus_and_their_jobs() -> None:
     topo = topology()
     fig = make_topology(topo, segments(), 120.0)
     nodes = next(t for t in fig.data if t.name.startswith("node"))
-    # n0: a (4); n1 idle; n2: b (2) + part of d (split unknown); n3: part of d
-    assert list(nodes.text) == ["4", "0", "2+", "0+"]
+    # n0: a (4); n1 idle; n2: b (2) + 2 of d; n3: 4 of d
+    assert list(nodes.text) == ["4", "0", "4", "4"]
     assert nodes.marker.color[0] == pytest.approx(1.0)
-    assert "n2: 4 × v100" in nodes.hovertext[2] and "d (? of its 6 GPUs" in nodes.hovertext[2]
+    assert "n2: 4 × v100" in nodes.hovertext[2] and "d (2 of its 6 GPUs" in nodes.hovertext[2]
     assert "idle" in nodes.hovertext[1]
     assert "12 of 16 GPUs busy" in fig.layout.title.text  # a + b + d, split or not
 
 
 def test_busy_gpus_per_rack_sum_to_the_segments_running() -> None:
     seg = segments()
-    steps, measure = rack_load(seg, topology().node_rack)
-    assert measure == "gpus"  # no job spans racks: GPUs per rack are known
+    steps = rack_load(seg, topology().node_rack)
     for t in (0.0, 60.0, 120.0, 160.0, 260.0, 400.0):
         per_rack = {
             rack: charts.step_values(rows["time_s"].to_numpy(), rows["value"].to_numpy(),
@@ -119,29 +119,20 @@ def test_busy_gpus_per_rack_sum_to_the_segments_running() -> None:
     assert at_120.to_dict() == {"rack0": 4.0, "rack1": 8.0}
 
 
-def test_a_job_across_racks_without_per_node_counts_is_counted_as_a_job_on_each_rack() -> None:
-    seg = segments(("c", 10.0, 20.0, 3, "n1,n2", "rack0,rack1"))
-    steps, measure = rack_load(seg, topology().node_rack)
-    assert measure == "jobs"
-    at_15 = steps[steps["time_s"] <= 15.0].groupby("rack")["value"].last()
-    assert at_15.to_dict() == {"rack0": 2.0, "rack1": 1.0}  # a and c; c
-
-
 def test_per_node_counts_when_recorded_give_gpus_per_rack() -> None:
-    seg = segments(("c", 10.0, 20.0, 3, "n1,n2", "rack0,rack1"))
+    seg = segments(("c", 10.0, 20.0, 3, "n1,n2", "rack0,rack1", "1,2"))
     seg["node_gpus"] = ["4", "2", "3,3", "1,2"]
-    steps, measure = rack_load(seg, topology().node_rack)
-    assert measure == "gpus"
+    steps = rack_load(seg, topology().node_rack)
     at_15 = steps[steps["time_s"] <= 15.0].groupby("rack")["value"].last()
     assert at_15.to_dict() == {"rack0": 5.0, "rack1": 2.0}
     occupancy = node_occupancy(seg, topology().node_rack, 120.0)
-    assert occupancy.loc["n2", "busy_gpus"] == 5.0 and occupancy.loc["n2", "unknown"] == 0
+    assert occupancy.loc["n2", "busy_gpus"] == 5.0
 
 
 def test_rack_heatmap_has_one_row_per_rack_and_marks_the_moment() -> None:
-    steps, measure = rack_load(segments(), topology().node_rack)
+    steps = rack_load(segments(), topology().node_rack)
     capacity = rack_capacity(CLUSTER)
-    fig = make_rack_load(steps, measure, capacity, end_s=300.0, time_s=120.0, points=50)
+    fig = make_rack_load(steps, capacity, end_s=300.0, time_s=120.0, points=50)
     heat = fig.data[0]
     assert list(heat.y) == ["rack0", "rack1"]
     z = np.asarray(heat.z)

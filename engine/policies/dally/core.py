@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.policies.base import Allocation, Policy, PolicyContext, SchedulerState
+from engine.policies.base import Allocation, Decision, Policy, PolicyContext, SchedulerState
 from engine.policies.dally.levels import NETWORK, Board, LevelModel, NodeLayout, Option
 from engine.policies.dally.preempt import Evictor
 from engine.policies.dally.tuner import AutoTuner
@@ -71,9 +71,11 @@ class ConsolidationScheduler(Policy):
         """Whether the job is placed first fit, ignoring locality (hook; default: no)."""
         return False
 
-    def allocate(self, state: SchedulerState) -> Allocation:
+    def allocate(self, state: SchedulerState) -> Decision:
         """Every call is a full decision (``replans_on_events``): running jobs keep their
-        grants unless evicted; waiting jobs start in LAS order where their level allows."""
+        grants unless evicted; waiting jobs start in LAS order where their level allows. Jobs
+        held back for a better level are named in the decision, which wakes the engine when
+        the first of their delay timers expires."""
         now = state.now_s
         tick = state.round_index != self._round_index
         self._round_index = state.round_index
@@ -90,18 +92,11 @@ class ConsolidationScheduler(Policy):
             evictor = Evictor(
                 state.running, board, self.model, now, self.restore_s, self.queue, waiting
             )
-        self.waiting_for_consolidation = self._serve(
-            deque(waiting), board, evictor, allocation, now
+        held = self._serve(deque(waiting), board, evictor, allocation, now)
+        wake_at_s = min(
+            (self.next_timer_s(j, now) for j in waiting if j.index in held), default=math.inf
         )
-        self.wake_at_s = min(
-            (
-                self.next_timer_s(j, now)
-                for j in waiting
-                if j.index in self.waiting_for_consolidation
-            ),
-            default=math.inf,
-        )
-        return allocation
+        return Decision(allocation, wake_at_s, frozenset(held))
 
     def next_timer_s(self, job: JobState, now_s: float) -> float:
         """When a held-back job's allowed level next widens (hook; default: never)."""

@@ -168,8 +168,8 @@ class LevelModel:
     worker type and congestion epoch (the interval between two congestion changes).
     """
 
-    def __init__(self, net: NetworkConfig | None, racks: tuple[str, ...]) -> None:
-        self.net = net or NetworkConfig()
+    def __init__(self, net: NetworkConfig, racks: tuple[str, ...]) -> None:
+        self.net = net
         self.racks = racks
         self.changes = change_times(self.net)
         self._cache: dict[tuple[str, int, str, int], tuple[float, float, float]] = {}

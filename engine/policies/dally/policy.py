@@ -19,7 +19,7 @@ available):
   (:func:`engine.policies.dally.levels.allowed_level`). Timers start at arrival and are not
   reset by a preemption, so a preempted job restarts at any level. They are re-read at every
   decision (arrivals, completions, and round boundaries, so an expiry is acted on within one
-  ``round_duration_s``). Held-back jobs are named in ``waiting_for_consolidation``.
+  ``round_duration_s``). Held-back jobs are named in the returned ``Decision``.
 - Timers: ``T_node = gamma (s_rack - 1) runtime`` and ``T_rack = gamma (s_net - s_rack) runtime``:
   ``gamma`` times the time the better level saves, where ``s_level`` is the iteration-time
   slowdown over node-local under the congestion in force (engine step model, all racks touched)

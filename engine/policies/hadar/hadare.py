@@ -47,7 +47,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.config import NetworkConfig
 from engine.errors import ConfigError
 from engine.network import bottleneck_gbps
 from engine.policies.base import Allocation, Grant, Part, PolicyContext, register_policy
@@ -114,7 +113,7 @@ class HadarE(PricedRounds):
         self.consolidation_fixed_s = params.consolidation_fixed_s
         self.noise_scale_ratio = params.noise_scale_ratio
         self.max_copies = params.max_copies or len(self.nodes)
-        self.network = context.network or NetworkConfig()
+        self.network = context.network
         self.node_size = context.cluster.max_gpus_per_node()
         self.matrix = context.matrix
         self._copy_rates: dict[tuple[str, int, str, int], float] = {}

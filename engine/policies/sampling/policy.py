@@ -51,7 +51,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.config import NetworkConfig
 from engine.errors import ConfigError
 from engine.policies.base import (
     Allocation,
@@ -129,7 +128,7 @@ class SamplingPlacement(Policy):
         capacity = context.cluster.capacity()
         self.types = sorted(wt for wt, count in capacity.items() if count > 0)
         self.capacity = np.array([capacity[wt] for wt in self.types], dtype=np.int64)
-        self.net = context.network or NetworkConfig()
+        self.net = context.network
         self.links = link_model(context.cluster, self.types)
         self.matrix = context.matrix
         self._rows: dict[int, JobRow] = {}

@@ -1,0 +1,99 @@
+"""What a policy decides: grants of GPUs per job, and the decision that carries them.
+
+A :class:`Grant` says how many GPUs of which worker type a job should hold for the coming lease
+(optionally as several :class:`Part` s pinned to nodes, combined per :data:`COMBINE_MODES`); an
+:data:`Allocation` maps job indices to grants; a :class:`Decision` adds what else the engine must
+know (when to ask again, which jobs the policy holds back). See :mod:`engine.policies.base` for
+the contract and :mod:`engine.progress` for how the parts of a grant make progress.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import NamedTuple
+
+COMBINE_MODES = ("gang", "proportional", "relaxed", "copies")
+"""How the workers of a grant make progress together (see :mod:`engine.progress`):
+
+- ``gang``: synchronous data parallelism in lockstep; mixed types run at the slowest worker's pace.
+- ``proportional``: each worker's share of the global batch is proportional to its throughput,
+  so all finish a step together (Liu et al., TPDS 2024).
+- ``relaxed``: Hare's relaxed fixed-scale synchronization: ``scale_factor`` tasks per training
+  round run on the held GPUs in any order; the round ends when all are done (Chen et al., TCC 2024).
+- ``copies``: one copy of the job per part, each confined to one node, all advancing one shared
+  step counter, with a model consolidation at every round end (HadarE, Sultana et al., 2025).
+"""
+
+
+class Part(NamedTuple):
+    """Some GPUs of one worker type within a grant.
+
+    Attributes:
+        worker_type: the GPUs' type.
+        num_gpus: how many.
+        node: a node index (GPU-mix order, see :class:`engine.allocation.layout.NodeLayout`) the
+            GPUs must sit on, or -1 to let the placement strategy choose.
+    """
+
+    worker_type: str
+    num_gpus: int
+    node: int = -1
+
+
+class Grant(NamedTuple):
+    """GPUs granted to one job for the coming lease.
+
+    The common case is ``Grant(worker_type, num_gpus)``: a gang of ``num_gpus`` GPUs of one type,
+    placed by the scenario's placement strategy. :meth:`of_parts` builds a grant of several parts
+    (mixed worker types, or GPUs pinned to nodes) with a ``combine`` mode from
+    :data:`COMBINE_MODES`; ``worker_type`` is then the type of the largest part and ``num_gpus``
+    the total.
+    """
+
+    worker_type: str
+    num_gpus: int
+    parts: tuple[Part, ...] = ()
+    combine: str = "gang"
+
+    @classmethod
+    def of_parts(cls, parts: Iterable[Part], combine: str = "gang") -> Grant:
+        """A grant of several parts (kept in the given order)."""
+        parts = tuple(parts)
+        main = max(parts, key=lambda p: p.num_gpus)
+        return cls(main.worker_type, sum(p.num_gpus for p in parts), parts, combine)
+
+    def pieces(self) -> tuple[Part, ...]:
+        """The grant's parts; a plain grant is one unpinned part."""
+        return self.parts or (Part(self.worker_type, self.num_gpus),)
+
+
+Allocation = dict[int, Grant]
+"""Job index -> grant, in priority order (the engine places jobs in this order)."""
+
+
+class Decision(NamedTuple):
+    """A policy's answer at a decision point, when it needs more than an :data:`Allocation`.
+
+    ``Policy.allocate`` returns either a bare allocation (the same as ``Decision(allocation)``)
+    or a decision; the engine keeps ``wake_at_s`` and ``held_for_consolidation`` until the
+    policy's next decision replaces them.
+
+    Attributes:
+        allocation: job index -> grant (see :data:`Allocation`).
+        wake_at_s: a time (s) at which the policy asks to decide again though nothing arrives or
+            completes (e.g. when a delay timer expires); infinity for none. The engine treats it
+            like an arrival: a decision if jobs may start mid-round.
+        held_for_consolidation: indices of waiting jobs the policy holds back for a better
+            consolidated placement (delay scheduling, Dally); the engine adds the time they
+            spend waiting so to each job's ``consolidation_wait_s``.
+    """
+
+    allocation: Allocation
+    wake_at_s: float = math.inf
+    held_for_consolidation: frozenset[int] = frozenset()
+
+    @classmethod
+    def of(cls, answer: Allocation | Decision) -> Decision:
+        """The decision a policy's answer stands for (a bare allocation: no wake-up, none held)."""
+        return answer if isinstance(answer, Decision) else cls(answer)

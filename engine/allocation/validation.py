@@ -1,0 +1,110 @@
+"""Checks on a policy's allocation at the boundary between policy and placement.
+
+The engine calls :func:`validate_allocation` on every decision, before it preempts or places
+anything, so a policy that grants GPUs that do not exist, or GPUs a job cannot use, fails at once
+with an :class:`engine.errors.AllocationError` naming the policy, the job and the time. Whether
+the granted GPUs are *free* is checked later, when the placement strategy places them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from engine.errors import AllocationError
+
+if TYPE_CHECKING:
+    from engine.allocation.grants import Allocation, Grant
+    from engine.allocation.layout import NodeLayout
+    from engine.state import JobState
+    from engine.throughput import ThroughputMatrix
+
+
+def validate_allocation(
+    allocation: Allocation,
+    jobs: Sequence[JobState],
+    layout: NodeLayout,
+    matrix: ThroughputMatrix,
+    policy: str,
+    now_s: float,
+) -> None:
+    """Checks that every grant is usable by its job and fits the cluster's capacity.
+
+    A job's unchanged grant (the very object it runs under) is not re-checked.
+
+    Args:
+        allocation: the policy's allocation (job index -> grant).
+        jobs: every job's state, indexed by job index.
+        layout: the cluster's nodes.
+        matrix: the scenario's throughput matrix.
+        policy: the policy's registry name, for messages.
+        now_s: simulated time (s), for messages.
+
+    Raises:
+        AllocationError: a job granted GPUs it cannot use (:func:`unusable`), more GPUs of a
+            worker type than the cluster has, or more GPUs pinned to a node than it has.
+    """
+    granted: dict[str, int] = {}
+    pinned: dict[int, int] = {}
+    for index, grant in allocation.items():
+        job = jobs[index]
+        if grant.parts or grant.combine != "gang":
+            validate_parts(job, grant, matrix, granted, pinned, policy)
+            continue
+        worker_type, num_gpus = grant.worker_type, grant.num_gpus
+        if grant is not job.grant and (
+            num_gpus < 1 or not gang_fits(job, worker_type, num_gpus, matrix)
+        ):
+            raise unusable(job, worker_type, num_gpus, policy)
+        granted[worker_type] = granted.get(worker_type, 0) + num_gpus
+    for worker_type, total in granted.items():
+        if total > layout.capacity.get(worker_type, 0):
+            raise AllocationError(
+                f"{policy}: granted {total} {worker_type} GPUs at t={now_s:.0f}s; "
+                f"the cluster has {layout.capacity.get(worker_type, 0)}"
+            )
+    for node, total in pinned.items():
+        if not 0 <= node < len(layout.node_gpus) or total > layout.node_gpus[node]:
+            raise AllocationError(
+                f"{policy}: granted {total} GPUs on node n{node} at "
+                f"t={now_s:.0f}s, which does not have that many"
+            )
+
+
+def validate_parts(
+    job: JobState,
+    grant: Grant,
+    matrix: ThroughputMatrix,
+    granted: dict[str, int],
+    pinned: dict[int, int],
+    policy: str,
+) -> None:
+    """Checks a grant of several parts: each part's worker type runs the job on one GPU.
+
+    Adds the parts' GPUs to ``granted`` (per worker type) and ``pinned`` (per node).
+
+    Raises:
+        AllocationError: a part of fewer than one GPU or of a type the job cannot run on.
+    """
+    for part in grant.pieces():
+        usable = matrix.steps_per_s(job.job_type, part.worker_type, 1) > 0
+        if part.num_gpus < 1 or not usable:
+            raise unusable(job, part.worker_type, part.num_gpus, policy)
+        granted[part.worker_type] = granted.get(part.worker_type, 0) + part.num_gpus
+        if part.node >= 0:
+            pinned[part.node] = pinned.get(part.node, 0) + part.num_gpus
+
+
+def gang_fits(job: JobState, worker_type: str, num_gpus: int, matrix: ThroughputMatrix) -> bool:
+    """Whether a one-type gang of ``num_gpus`` runs the job: a measured speed at its scale
+    factor, or the matrix's speed at that size."""
+    return job.steps_per_s.get(worker_type, 0.0) > 0 or (
+        num_gpus != job.scale_factor and matrix.steps_per_s(job.job_type, worker_type, num_gpus) > 0
+    )
+
+
+def unusable(job: JobState, worker_type: str, num_gpus: int, policy: str) -> AllocationError:
+    """The error for a job granted ``num_gpus`` GPUs of ``worker_type`` that it cannot use."""
+    return AllocationError(
+        f"{policy}: job {job.job_id} granted {num_gpus} x {worker_type}, which it cannot use"
+    )
