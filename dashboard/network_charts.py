@@ -45,8 +45,8 @@ def layout_positions(topology: Topology) -> dict[str, tuple[float, float]]:
 
 
 def node_gpus(topology: Topology, node: str) -> int:
-    """GPUs of a node in the topology graph."""
-    return sum(1 for v in topology.graph[node] if topology.graph.nodes[v]["kind"] == "gpu")
+    """GPUs of a node (``"n3"``), from the run's node layout."""
+    return topology.layout.node_gpus[int(node[1:])]
 
 
 def make_topology(

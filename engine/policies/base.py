@@ -59,7 +59,6 @@ __all__ = [  # the allocation types are re-exported: policies import them from h
     "Decision",
     "Grant",
     "NodeInfo",
-    "NodeLayout",
     "Part",
     "Policy",
     "PolicyContext",
