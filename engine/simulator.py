@@ -97,7 +97,9 @@ class Simulation:
         rng = np.random.default_rng(config.seed)
         self.policy = cls(
             build_params(cls, spec.params),
-            PolicyContext(config.cluster, config.rounds, rng, config.network, matrix),
+            PolicyContext(
+                config.cluster, config.rounds, rng, config.network, matrix, config.placement
+            ),
         )
         switch_cost_s = self.policy.switch_cost_s
         self.restore_s = (

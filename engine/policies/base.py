@@ -27,6 +27,7 @@ dataclass whose fields carry ``metadata={"help": ...}``; the dashboard builds it
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -42,6 +43,7 @@ from engine.throughput import ThroughputMatrix, load_matrix
 if TYPE_CHECKING:
     from engine.config import ClusterSpec, NetworkConfig, RoundConfig
     from engine.state import JobState
+    from engine.step_time import StepTimeModel
     from engine.throughput import ThroughputMatrix
 
 
@@ -133,6 +135,8 @@ class PolicyContext:
         network: bandwidths and congestion (None: the default network).
         matrix: the scenario's throughput matrix, extra worker types and uploaded tables
             included (default: Gavel's, :func:`engine.throughput.load_matrix`).
+        placement: the scenario's placement strategy (:mod:`engine.placement`), for policies
+            that choose nodes through the placement layer.
     """
 
     cluster: ClusterSpec
@@ -140,10 +144,20 @@ class PolicyContext:
     rng: np.random.Generator
     network: NetworkConfig | None = None
     matrix: ThroughputMatrix = field(default_factory=load_matrix)
+    placement: str = "consolidated"
 
     @property
     def nodes(self) -> tuple[NodeInfo, ...]:
         return cluster_nodes(self.cluster)
+
+    @functools.cached_property
+    def step_time(self) -> StepTimeModel:
+        """The engine's step-time model for "how fast would this job run here" (built once)."""
+        from engine.config import NetworkConfig
+        from engine.step_time import StepTimeModel
+
+        network = self.network or NetworkConfig()
+        return StepTimeModel(self.nodes, network, self.matrix, self.rounds.round_duration_s)
 
 
 @dataclass(frozen=True)
@@ -209,6 +223,9 @@ class Policy(ABC):
         wake_at_s: a time at which the policy asks to decide again though nothing arrives or
             completes (e.g. when a delay timer expires); infinity for none. The engine treats
             it like an arrival: a decision if jobs may start mid-round.
+        honours_placement: whether the scenario's placement strategy decides the nodes; False
+            for a method that pins nodes itself, with ``placement_note`` saying why (the
+            dashboard shows it).
     """
 
     name: ClassVar[str] = ""
@@ -218,6 +235,8 @@ class Policy(ABC):
     uses_rounds: ClassVar[bool] = False
     replans_on_events: ClassVar[bool] = False
     needs_sync: ClassVar[bool] = True
+    honours_placement: ClassVar[bool] = True
+    placement_note: ClassVar[str] = ""
 
     @dataclass(frozen=True)
     class Params:
