@@ -1,4 +1,4 @@
-"""The one step-time estimator: how fast a job would run on some GPUs at a time, as the engine runs it.
+"""The one step-time estimator: how fast a job would run on some GPUs, as the engine runs it.
 
 Policies ask "how fast would this job run here" through :class:`StepTimeModel` (on
 :attr:`engine.policies.base.PolicyContext.step_time`, built once per run). It calls the very

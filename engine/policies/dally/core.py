@@ -16,8 +16,16 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.placement.first_fit import first_fit
 from engine.policies.base import Allocation, Policy, PolicyContext, SchedulerState
-from engine.policies.dally.levels import NETWORK, Board, LevelModel, NodeLayout, Option
+from engine.policies.dally.levels import (
+    NETWORK,
+    Board,
+    LevelModel,
+    NodeLayout,
+    Option,
+    grant_of,
+)
 from engine.policies.dally.preempt import Evictor
 from engine.policies.dally.tuner import AutoTuner
 from engine.policies.las import parse_thresholds
@@ -51,7 +59,8 @@ class ConsolidationScheduler(Policy):
         super().__init__(params, context)
         self.thresholds = parse_thresholds(params.queue_thresholds_gpu_s)
         self.topology = NodeLayout(context.nodes)
-        self.model = LevelModel(context.network, self.topology.racks)
+        self.model = LevelModel(context.step_time, self.topology.racks)
+        self.placement = context.placement
         self.restore_s = context.rounds.checkpoint_restore_s
         self.gamma = 1.0
         self.theta = math.inf
@@ -82,7 +91,7 @@ class ConsolidationScheduler(Policy):
             self.gamma = self.tuner.retune(
                 now, self.gamma, state.waiting, state.running, state.node_free_gpus
             )
-        board = Board(self.topology, state.node_free_gpus)
+        board = Board(self.topology, state.node_free_gpus, self.placement)
         allocation: Allocation = {j.index: j.grant for j in state.running if j.grant is not None}
         waiting = sorted(state.waiting, key=lambda j: (self.queue(j), j.arrival_s, j.index))
         evictor = None
@@ -130,7 +139,7 @@ class ConsolidationScheduler(Policy):
                 option = self._evict(job, allowed, board, evictor, allocation, pending, now_s)
             if option is not None:
                 board.take(option)
-                allocation[job.index] = option.grant()
+                allocation[job.index] = grant_of(option)
             elif room and allowed < NETWORK and self._pick(job, board, NETWORK, now_s) is not None:
                 held.add(job.index)  # a worse level is free: held back for consolidation
         return held
@@ -146,7 +155,8 @@ class ConsolidationScheduler(Policy):
         if not types:
             return None
         if self.locality_blind(job):
-            return board.first_fit(max(types, key=lambda wt: board.type_free[wt]), n)
+            widest = max(types, key=lambda wt: board.type_free[wt])
+            return board.place(widest, n, first_fit)
         best, best_rate = None, 0.0
         for wt in types:
             option = board.find(wt, n, allowed)

@@ -64,9 +64,10 @@ class AutoTuner:
         grid: Sequence[float],
         period_s: float,
         queue: Callable[[JobState], int],
+        placement: str = "consolidated",
     ) -> None:
         self.topology, self.model, self.grid = topology, model, tuple(grid)
-        self.period_s, self.queue = period_s, queue
+        self.period_s, self.queue, self.placement = period_s, queue, placement
         self.next_s = 0.0
         self.window: Window | None = None
         self.jobs: list[tuple[JobState, float]] = []  # (job, remaining steps on entering)
@@ -90,7 +91,9 @@ class AutoTuner:
         if self.window is not None and self.jobs:
             jobs = [self._replay_job(job, steps, now_s) for job, steps in self.jobs]
             jobs = sorted(jobs, key=lambda j: j.enter_s)[:MAX_REPLAY_JOBS]
-            scores = {g: replay(self.topology, self.window, jobs, g) for g in self.grid}
+            scores = {
+                g: replay(self.topology, self.window, jobs, g, self.placement) for g in self.grid
+            }
             best = min(scores.values())
             if scores.get(gamma, float("inf")) > best:
                 gamma = next(g for g in self.grid if scores[g] == best)
@@ -137,13 +140,20 @@ class AutoTuner:
         )  # fmt: skip
 
 
-def replay(topology: NodeLayout, window: Window, jobs: Sequence[ReplayJob], gamma: float) -> float:
-    """Total JCT (s) of ``jobs`` under delay scheduling with ``gamma`` in the cheap model.
+def replay(
+    topology: NodeLayout,
+    window: Window,
+    jobs: Sequence[ReplayJob],
+    gamma: float,
+    placement: str = "consolidated",
+) -> float:
+    """Total JCT (s) of ``jobs`` under delay scheduling with ``gamma`` in the cheap model,
+    nodes chosen within a level by the ``placement`` strategy.
 
     Events are releases of GPUs (jobs finishing), arrivals, and timer expiries; at each event
     time the waiting jobs are tried in LAS order. A job never started counts 1e12 s.
     """
-    board = Board(topology, window.free)
+    board = Board(topology, window.free, placement)
     events: list[tuple[float, int, str, tuple[int, ...], tuple[int, ...]]] = [
         (finish_s, seq, wt, nodes, counts)
         for seq, (finish_s, wt, nodes, counts) in enumerate(window.busy)

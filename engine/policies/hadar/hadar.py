@@ -46,7 +46,8 @@ from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
 from engine.policies.base import Part, PolicyContext, register_policy
-from engine.policies.hadar.rounds import Offer, PriceBook, PricedRounds, Rank
+from engine.policies.hadar.prices import Offer, PriceBook, Rank
+from engine.policies.hadar.rounds import PricedRounds
 from engine.state import JobState
 
 
@@ -61,6 +62,8 @@ class Hadar(PricedRounds):
 
     display_name = "Hadar"
     group = "Seed papers"
+    honours_placement = False
+    placement_note = "Its per-node dual prices choose the nodes of every task."
 
     @dataclass(frozen=True)
     class Params:

@@ -47,12 +47,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.config import NetworkConfig
 from engine.errors import ConfigError
-from engine.network import bottleneck_gbps
 from engine.policies.base import Allocation, Grant, Part, PolicyContext, register_policy
-from engine.policies.hadar.rounds import TOLERANCE, Offer, PriceBook, PricedRounds
-from engine.progress import NOISE_SCALE_RATIO, statistical_efficiency
+from engine.policies.hadar.prices import TOLERANCE, Offer, PriceBook
+from engine.policies.hadar.rounds import PricedRounds
+from engine.progress import NOISE_SCALE_RATIO
 from engine.state import JobState
 
 
@@ -67,6 +66,8 @@ class HadarE(PricedRounds):
 
     display_name = "HadarE"
     group = "Seed papers"
+    honours_placement = False
+    placement_note = "Forks each job into one copy per node, on nodes its per-node prices choose."
 
     combine = "copies"
 
@@ -114,9 +115,10 @@ class HadarE(PricedRounds):
         self.consolidation_fixed_s = params.consolidation_fixed_s
         self.noise_scale_ratio = params.noise_scale_ratio
         self.max_copies = params.max_copies or len(self.nodes)
-        self.network = context.network or NetworkConfig()
         self.node_size = context.cluster.max_gpus_per_node()
-        self.matrix = context.matrix
+        self._first_node: dict[str, int] = {}
+        for node in self.nodes:
+            self._first_node.setdefault(node.worker_type, node.node)
         self._copy_rates: dict[tuple[str, int, str, int], float] = {}
 
     def _copy_gpus(self, job: JobState, free: int) -> int:
@@ -128,27 +130,19 @@ class HadarE(PricedRounds):
         key = (job.job_type, job.scale_factor, worker_type, gpus)
         rate = self._copy_rates.get(key)
         if rate is None:
-            rate = self.matrix.steps_per_s(job.job_type, worker_type, gpus)
-            rate *= statistical_efficiency(gpus / job.scale_factor, self.noise_scale_ratio)
+            rate = self._rate(job, (Part(worker_type, gpus, self._first_node[worker_type]),))
             self._copy_rates[key] = rate
         return rate
 
     def _rate(self, job: JobState, parts: Sequence[Part]) -> float:
-        """Summed measured copy throughputs, less the share of the round spent consolidating,
-        at the statistical efficiency of the copies' summed batch."""
-        total = sum(self.matrix.steps_per_s(job.job_type, p.worker_type, p.num_gpus) for p in parts)
-        ratio = sum(p.num_gpus for p in parts) / job.scale_factor
-        efficiency = statistical_efficiency(ratio, self.noise_scale_ratio)
-        return total * efficiency * (1 - self._consolidation_share(job, parts))
-
-    def _consolidation_share(self, job: JobState, parts: Sequence[Part]) -> float:
-        if len(parts) <= 1:
-            return 0.0
-        racks = tuple(sorted({self.nodes[p.node].rack for p in parts}))
-        level = "rack" if len(racks) == 1 else "network"
-        bandwidth = bottleneck_gbps(self.network, level, racks, self.now_s)
-        seconds = job.gradient_bytes * 8 / (bandwidth * 1e9) + self.consolidation_fixed_s
-        return min(1.0, seconds / self.round_s)
+        """The engine's rate of the copies (:mod:`engine.step_time`): summed measured copy
+        throughputs, less the share of the round spent consolidating over the copies' nominal
+        bottleneck, at the statistical efficiency of the copies' summed batch."""
+        step_time = self.context.step_time
+        placement = step_time.placement_of(parts, self.combine)
+        return step_time.on(
+            job, placement, self.now_s, self.noise_scale_ratio, self.consolidation_fixed_s
+        ).steps_per_s
 
     def _utility_per_gpu(self, job: JobState, seconds: float) -> dict[str, float]:
         """Utility per GPU of one copy on an empty node of each type the job fits."""
