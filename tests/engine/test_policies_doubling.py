@@ -220,3 +220,16 @@ def test_doubling_grants_powers_of_two_a_job_can_use_within_capacity(
             held += delta
             assert held <= capacity[str(worker_type)]
     assert result.jobs["completion_s"].notna().all()
+
+
+def test_the_speed_of_a_job_type_depends_on_the_jobs_scale_factor() -> None:
+    """Two ResNet-50 jobs on 2 V100s of one node: the one that asked for 1 GPU runs a 2-fold
+    batch at efficiency (1 + 1) / (1 + 2) = 2/3, the one that asked for 2 at full efficiency,
+    whichever the estimate was asked about first."""
+    context = PolicyContext(ONE_NODE, RoundConfig(), np.random.default_rng(0), None, MATRIX)
+    speed = RingSpeed(context)
+    grad = gradient_bytes(RESNET50)
+    one = JobState(0, "A", 0.0, RESNET50, 1, 1_000.0, 1.0, {}, grad)
+    two = JobState(1, "B", 0.0, RESNET50, 2, 1_000.0, 1.0, {}, grad)
+    assert speed.steps_per_s(one, "v100", 2, 0.0) == pytest.approx(R2 * 2 / 3)
+    assert speed.steps_per_s(two, "v100", 2, 0.0) == pytest.approx(R2)

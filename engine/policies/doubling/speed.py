@@ -63,7 +63,7 @@ class RingSpeed:
             congestion_factor(congestion, now_s, "rack", ()),
             congestion_factor(congestion, now_s, "cross_rack", ()),
         )
-        key = (job.job_type, 0, worker_type, num_gpus, *factors)  # TEMP
+        key = (job.job_type, job.scale_factor, worker_type, num_gpus, *factors)
         speed = self._cache.get(key)
         if speed is None:
             speed = self._estimate(job, worker_type, num_gpus, now_s)
