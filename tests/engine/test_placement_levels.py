@@ -4,10 +4,12 @@ placement strategy through it."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.config import PolicySpec, ScenarioConfig
 from engine.placement import get_placement
-from engine.placement.levels import NETWORK, NODE, RACK, place_within
+from engine.placement.levels import NETWORK, NODE, RACK, level_of, place_within
 from engine.policies import get_policy, list_policies
 from engine.simulator import simulate
 from engine.throughput import load_matrix
@@ -36,6 +38,31 @@ def test_first_fit_within_a_rack_takes_the_first_rack_with_room() -> None:
     assert place_within(CONSOLIDATED, free, racks, 3, RACK) == [(2, 2), (3, 1)]
     assert place_within(FIRST_FIT, free, racks, 3, NODE) is None
     assert place_within(CONSOLIDATED, free, racks, 3, NODE) is None
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 4), st.integers(0, 2)), min_size=1, max_size=8),
+    st.integers(1, 8),
+    st.sampled_from([NODE, RACK, NETWORK]),
+    st.sampled_from(["first_fit", "consolidated"]),
+)
+def test_a_placement_within_a_level_is_valid_and_found_when_one_exists(
+    nodes: list[tuple[int, int]], num_gpus: int, max_level: int, strategy: str
+) -> None:
+    """Whatever the free GPUs: an answer takes exactly ``num_gpus`` free GPUs at ``max_level``
+    or better, and there is none only when no node (rack) of the level has room."""
+    free, racks = [f for f, _ in nodes], [r for _, r in nodes]
+    if sum(free) < num_gpus:
+        return
+    taken = place_within(get_placement(strategy), free, racks, num_gpus, max_level)
+    rack_free = {r: sum(f for f, q in nodes if q == r) for r in racks}
+    possible = {NODE: max(free), RACK: max(rack_free.values()), NETWORK: sum(free)}[max_level]
+    assert (taken is None) == (possible < num_gpus)
+    if taken is not None:
+        assert sum(count for _, count in taken) == num_gpus
+        assert all(0 < count <= free[p] for p, count in taken)
+        assert len({p for p, _ in taken}) == len(taken)
+        assert level_of(taken, racks) <= max_level
 
 
 # n0 has 4 GPUs, n1 has 2: a 2-GPU job fits on either (first fit: n0; best fit: n1)
