@@ -3,7 +3,8 @@
 Jobs are served in Tiresias LAS order (queue by attained GPU-seconds, FIFO by arrival inside a
 queue; Gu et al., NSDI 2019) and a job that cannot start is skipped, so later jobs pass it.
 Each job gets a node-pinned gang of one worker type at the best level it accepts
-(:meth:`ConsolidationScheduler.allowed_level`), found best-fit on a board of free GPUs per node,
+(:meth:`ConsolidationScheduler.allowed_level`), its nodes chosen within that level by the
+scenario's placement strategy (the placement layer's :class:`engine.placement.levels.Board`),
 or first fit for jobs a baseline places without regard to locality. Running jobs keep their
 grants; only network-sensitive preemption (Dally's part ii, at round boundaries) moves them.
 """
