@@ -96,7 +96,9 @@ class Simulation:
         self.matrix = matrix
         cls = get_policy(spec.name)
         rng = np.random.default_rng(config.seed)
-        context = PolicyContext(config.cluster, config.rounds, rng, config.network, matrix)
+        context = PolicyContext(
+            config.cluster, config.rounds, rng, config.network, matrix, config.placement
+        )
         self.layout = context.layout  # the run's one node numbering
         self.cluster = ClusterState(self.layout, get_placement(config.placement))
         self.policy = cls(build_params(cls, spec.params), context)

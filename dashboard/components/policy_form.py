@@ -91,6 +91,8 @@ def render_policy_params(policy: str, label: str = "") -> None:
     instance = label or policy  # the widgets' key
     with st.expander(f"{label or policy_display_name(policy)} parameters", expanded=False):
         st.caption(describe(cls))
+        if not cls.honours_placement:
+            st.caption(f"Ignores the scenario's placement setting: {cls.placement_note}")
         fields = _fields(policy)
         if not fields:
             st.write("This policy has no parameters.")

@@ -34,6 +34,7 @@ dataclass whose fields carry ``metadata={"help": ...}``; the dashboard builds it
 from __future__ import annotations
 
 import dataclasses
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -51,6 +52,7 @@ from engine.throughput import ThroughputMatrix, load_matrix
 if TYPE_CHECKING:
     from engine.config import ClusterSpec, RoundConfig
     from engine.state import JobState
+    from engine.step_time import StepTimeModel
 
 __all__ = [  # the allocation types are re-exported: policies import them from here
     "COMBINE_MODES",
@@ -86,6 +88,8 @@ class PolicyContext:
             included (default: Gavel's, :func:`engine.throughput.load_matrix`).
         layout: the cluster's nodes, built once from ``cluster``; the engine's cluster state
             and topology use this same layout.
+        placement: the scenario's placement strategy (:mod:`engine.placement`), for policies
+            that choose nodes through the placement layer.
     """
 
     cluster: ClusterSpec
@@ -93,6 +97,7 @@ class PolicyContext:
     rng: np.random.Generator
     network: NetworkConfig = field(default_factory=NetworkConfig)
     matrix: ThroughputMatrix = field(default_factory=load_matrix)
+    placement: str = "consolidated"
     layout: NodeLayout = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -102,6 +107,13 @@ class PolicyContext:
     def nodes(self) -> tuple[NodeInfo, ...]:
         """The cluster's nodes in GPU-mix order (``layout.nodes``)."""
         return self.layout.nodes
+
+    @functools.cached_property
+    def step_time(self) -> StepTimeModel:
+        """The engine's step-time model for "how fast would this job run here" (built once)."""
+        from engine.step_time import StepTimeModel
+
+        return StepTimeModel(self.nodes, self.network, self.matrix, self.rounds.round_duration_s)
 
 
 @dataclass(frozen=True)
@@ -161,6 +173,9 @@ class Policy(ABC):
             the statistical efficiency of a job granted more GPUs than its scale factor
             (:func:`engine.progress.statistical_efficiency`); an elastic policy exposes it as a
             knob.
+        honours_placement: whether the scenario's placement strategy decides the nodes; False
+            for a method that pins nodes itself, with ``placement_note`` saying why (the
+            dashboard shows it).
     """
 
     name: ClassVar[str] = ""
@@ -170,6 +185,8 @@ class Policy(ABC):
     uses_rounds: ClassVar[bool] = False
     replans_on_events: ClassVar[bool] = False
     needs_sync: ClassVar[bool] = True
+    honours_placement: ClassVar[bool] = True
+    placement_note: ClassVar[str] = ""
 
     @dataclass(frozen=True)
     class Params:

@@ -12,12 +12,21 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.config import ClusterSpec, NodeGroup, PolicySpec, RoundConfig, ScenarioConfig
+from engine.config import (
+    ClusterSpec,
+    NetworkConfig,
+    NodeGroup,
+    PolicySpec,
+    RoundConfig,
+    ScenarioConfig,
+)
+from engine.policies.base import PolicyContext
 from engine.policies.doubling import RingSpeed
 from engine.simulator import simulate
 from engine.state import JobState
@@ -109,10 +118,13 @@ def test_the_speed_estimate_is_the_engines_rate_across_nodes() -> None:
     assert result.segments["num_gpus"].tolist() == [8]
     assert result.segments["level"].tolist() == ["rack"]
     job = JobState(0, "A", 0.0, RESNET50, 1, 5_000.0, 1.0, {}, gradient_bytes(RESNET50))
-    speed = RingSpeed(two_nodes, None, noise_scale_ratio=PERFECT).steps_per_s(job, "v100", 8, 0.0)
+    context = PolicyContext(
+        two_nodes, RoundConfig(), np.random.default_rng(0), NetworkConfig(), MATRIX
+    )
+    speed = RingSpeed(context, noise_scale_ratio=PERFECT).steps_per_s(job, "v100", 8, 0.0)
     assert speed < MATRIX.steps_per_s(RESNET50, "v100", 8)  # the 25 Gb/s hop costs time
     assert result.jobs["jct_s"].iloc[0] == pytest.approx(5_000.0 / speed)
-    default = RingSpeed(two_nodes, None).steps_per_s(job, "v100", 8, 0.0)
+    default = RingSpeed(context).steps_per_s(job, "v100", 8, 0.0)
     assert default == pytest.approx(speed * 2 / 9)  # (1 + r) / (r + 8) with r = 1
 
 
@@ -217,3 +229,18 @@ def test_doubling_grants_powers_of_two_a_job_can_use_within_capacity(
             held += delta
             assert held <= capacity[str(worker_type)]
     assert result.jobs["completion_s"].notna().all()
+
+
+def test_the_speed_of_a_job_type_depends_on_the_jobs_scale_factor() -> None:
+    """Two ResNet-50 jobs on 2 V100s of one node: the one that asked for 1 GPU runs a 2-fold
+    batch at efficiency (1 + 1) / (1 + 2) = 2/3, the one that asked for 2 at full efficiency,
+    whichever the estimate was asked about first."""
+    context = PolicyContext(
+        ONE_NODE, RoundConfig(), np.random.default_rng(0), NetworkConfig(), MATRIX
+    )
+    speed = RingSpeed(context)
+    grad = gradient_bytes(RESNET50)
+    one = JobState(0, "A", 0.0, RESNET50, 1, 1_000.0, 1.0, {}, grad)
+    two = JobState(1, "B", 0.0, RESNET50, 2, 1_000.0, 1.0, {}, grad)
+    assert speed.steps_per_s(one, "v100", 2, 0.0) == pytest.approx(R2 * 2 / 3)
+    assert speed.steps_per_s(two, "v100", 2, 0.0) == pytest.approx(R2)

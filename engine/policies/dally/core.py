@@ -3,7 +3,8 @@
 Jobs are served in Tiresias LAS order (queue by attained GPU-seconds, FIFO by arrival inside a
 queue; Gu et al., NSDI 2019) and a job that cannot start is skipped, so later jobs pass it.
 Each job gets a node-pinned gang of one worker type at the best level it accepts
-(:meth:`ConsolidationScheduler.allowed_level`), found best-fit on a board of free GPUs per node,
+(:meth:`ConsolidationScheduler.allowed_level`), its nodes chosen within that level by the
+scenario's placement strategy (the placement layer's :class:`engine.placement.levels.Board`),
 or first fit for jobs a baseline places without regard to locality. Running jobs keep their
 grants; only network-sensitive preemption (Dally's part ii, at round boundaries) moves them.
 """
@@ -16,8 +17,16 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.placement.first_fit import first_fit
 from engine.policies.base import Allocation, Decision, Policy, PolicyContext, SchedulerState
-from engine.policies.dally.levels import NETWORK, Board, LevelModel, NodeLayout, Option
+from engine.policies.dally.levels import (
+    NETWORK,
+    Board,
+    LevelModel,
+    NodeLayout,
+    Option,
+    grant_of,
+)
 from engine.policies.dally.preempt import Evictor
 from engine.policies.dally.tuner import AutoTuner
 from engine.policies.las import parse_thresholds
@@ -51,7 +60,8 @@ class ConsolidationScheduler(Policy):
         super().__init__(params, context)
         self.thresholds = parse_thresholds(params.queue_thresholds_gpu_s)
         self.topology = NodeLayout(context.nodes)
-        self.model = LevelModel(context.network, self.topology.racks)
+        self.model = LevelModel(context.step_time, self.topology.racks)
+        self.placement = context.placement
         self.restore_s = context.rounds.checkpoint_restore_s
         self.gamma = 1.0
         self.theta = math.inf
@@ -84,7 +94,7 @@ class ConsolidationScheduler(Policy):
             self.gamma = self.tuner.retune(
                 now, self.gamma, state.waiting, state.running, state.node_free_gpus
             )
-        board = Board(self.topology, state.node_free_gpus)
+        board = Board(self.topology, state.node_free_gpus, self.placement)
         allocation: Allocation = {j.index: j.grant for j in state.running if j.grant is not None}
         waiting = sorted(state.waiting, key=lambda j: (self.queue(j), j.arrival_s, j.index))
         evictor = None
@@ -125,7 +135,7 @@ class ConsolidationScheduler(Policy):
                 option = self._evict(job, allowed, board, evictor, allocation, pending, now_s)
             if option is not None:
                 board.take(option)
-                allocation[job.index] = option.grant()
+                allocation[job.index] = grant_of(option)
             elif room and allowed < NETWORK and self._pick(job, board, NETWORK, now_s) is not None:
                 held.add(job.index)  # a worse level is free: held back for consolidation
         return held
@@ -141,7 +151,8 @@ class ConsolidationScheduler(Policy):
         if not types:
             return None
         if self.locality_blind(job):
-            return board.first_fit(max(types, key=lambda wt: board.type_free[wt]), n)
+            widest = max(types, key=lambda wt: board.type_free[wt])
+            return board.place(widest, n, first_fit)
         best, best_rate = None, 0.0
         for wt in types:
             option = board.find(wt, n, allowed)

@@ -9,8 +9,11 @@ GPUs by proximity according to the job's sensitivity to network delay, with thre
 Reconstructions [R] (shared/docs/schedulers.md, section E; the paper's full text was not
 available):
 
-- Levels: node < rack < network (:data:`engine.network.LEVELS`). The policy picks the nodes itself
-  and returns node-pinned gangs of one worker type; running jobs keep their grants.
+- Levels: node < rack < network (:data:`engine.network.LEVELS`). The policy decides the level a
+  job accepts; the scenario's placement strategy picks the nodes within it through the placement
+  layer (:func:`engine.placement.levels.place_within`; with the default "consolidated" strategy,
+  best fit on the best level free). The result is a node-pinned gang of one worker type;
+  running jobs keep their grants. An eviction fills the slot it opened, most room first.
 - Priority underneath: Tiresias LAS (queues by attained GPU-seconds, FIFO by arrival inside a
   queue; Gu et al., NSDI 2019), without starvation promotion. A job that cannot start is skipped,
   so later jobs pass it (no head-of-line blocking).
@@ -121,7 +124,7 @@ class Dally(ConsolidationScheduler):
         if params.auto_tuner and params.delay_scheduling:
             grid = parse_grid(params.gamma_grid)
             self.tuner = AutoTuner(
-                self.topology, self.model, grid, params.tuning_period_s, self.queue
+                self.topology, self.model, grid, params.tuning_period_s, self.queue, self.placement
             )
 
     def allowed_level(self, job: JobState, now_s: float) -> int:
@@ -156,6 +159,8 @@ class NoConsolidation(ConsolidationScheduler):
 
     display_name = "No consolidation"
     group = "Network-aware"
+    honours_placement = False
+    placement_note = "Places every job first fit, by definition (the no-consolidation baseline)."
 
     def locality_blind(self, job: JobState) -> bool:
         return True
@@ -172,6 +177,11 @@ class TiresiasConsolidation(ConsolidationScheduler):
 
     display_name = "Tiresias consolidation"
     group = "Network-aware"
+    honours_placement = False
+    placement_note = (
+        "Places the jobs below theta first fit, by definition; sensitive jobs wait for their "
+        "best level, where the scenario's strategy picks the nodes."
+    )
 
     @dataclass(frozen=True)
     class Params:

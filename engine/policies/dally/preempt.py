@@ -52,7 +52,8 @@ class Evictor:
     ) -> None:
         self.board, self.model, self.now_s = board, model, now_s
         self.restore_s, self.queue = restore_s, queue
-        self.topology: NodeLayout = board.topology
+        assert isinstance(board.topology, NodeLayout)  # Dally's boards are built on its layout
+        self.topology = board.topology
         self.on_node: dict[int, list[tuple[JobState, int]]] = {}
         for job in running:
             placement = job.placement

@@ -18,7 +18,12 @@ dual subroutine. Every rule below is a reconstruction [R] (shared/docs/scheduler
 - [R] Rate: ``g_k`` = the measured steps/s of the whole job at its scale factor on type ``k``
   (``job.steps_per_s``). A gang on mixed types runs at the slowest type's ``g_k``; with
   ``combine="proportional"`` at ``sum_k m_k g_k / scale_factor``. The estimate ignores what the
-  placement adds to communication; the engine charges it (:mod:`engine.progress`).
+  placement adds to communication; the engine charges it (:mod:`engine.progress`). This is
+  deliberately not the step-time estimator's placement-aware rate (:mod:`engine.step_time`,
+  which HadarE uses): ``L``, ``U``, the density and the admission rule below are built on
+  ``g_k``, and a spread or mixed placement rated lower than ``g_k`` can earn less than ``L``
+  per GPU, so a job could go unadmitted on an idle cluster (tried: a 2-GPU job on one V100
+  and one K80 never starts).
 - [R] Types a job does not fit at its scale factor (``g_k = 0``) are never used for it.
 - [R] Utility density: the job's utility per GPU on the best GPUs the empty cluster could give
   it. Jobs are taken in decreasing density (ties: arrival).
@@ -46,7 +51,8 @@ from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
 from engine.policies.base import Part, PolicyContext, register_policy
-from engine.policies.hadar.rounds import Offer, PriceBook, PricedRounds, Rank
+from engine.policies.hadar.prices import Offer, PriceBook, Rank
+from engine.policies.hadar.rounds import PricedRounds
 from engine.state import JobState
 
 
@@ -61,6 +67,8 @@ class Hadar(PricedRounds):
 
     display_name = "Hadar"
     group = "Seed papers"
+    honours_placement = False
+    placement_note = "Its per-node dual prices choose the nodes of every task."
 
     @dataclass(frozen=True)
     class Params:

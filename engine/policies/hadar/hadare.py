@@ -48,10 +48,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
-from engine.network import bottleneck_gbps
 from engine.policies.base import Allocation, Grant, Part, PolicyContext, register_policy
-from engine.policies.hadar.rounds import TOLERANCE, Offer, PriceBook, PricedRounds
-from engine.progress import NOISE_SCALE_RATIO, statistical_efficiency
+from engine.policies.hadar.copies import CopyRates
+from engine.policies.hadar.prices import TOLERANCE, Offer, PriceBook
+from engine.policies.hadar.rounds import PricedRounds
+from engine.progress import NOISE_SCALE_RATIO
 from engine.state import JobState
 
 
@@ -66,6 +67,8 @@ class HadarE(PricedRounds):
 
     display_name = "HadarE"
     group = "Seed papers"
+    honours_placement = False
+    placement_note = "Forks each job into one copy per node, on nodes its per-node prices choose."
 
     combine = "copies"
 
@@ -113,50 +116,24 @@ class HadarE(PricedRounds):
         self.consolidation_fixed_s = params.consolidation_fixed_s
         self.noise_scale_ratio = params.noise_scale_ratio
         self.max_copies = params.max_copies or len(self.nodes)
-        self.network = context.network
-        self.node_size = context.cluster.max_gpus_per_node()
-        self.matrix = context.matrix
-        self._copy_rates: dict[tuple[str, int, str, int], float] = {}
-
-    def _copy_gpus(self, job: JobState, free: int) -> int:
-        return min(free, self.params.max_gpus_per_copy or job.scale_factor)
-
-    def _copy_rate(self, job: JobState, worker_type: str, gpus: int) -> float:
-        """Progress (steps/s) of one copy alone on ``gpus`` GPUs of a node, as the engine
-        runs it (cached: it depends on the job's type and scale factor only)."""
-        key = (job.job_type, job.scale_factor, worker_type, gpus)
-        rate = self._copy_rates.get(key)
-        if rate is None:
-            rate = self.matrix.steps_per_s(job.job_type, worker_type, gpus)
-            rate *= statistical_efficiency(gpus / job.scale_factor, self.noise_scale_ratio)
-            self._copy_rates[key] = rate
-        return rate
+        self.copies = CopyRates(
+            context, params.max_gpus_per_copy, params.noise_scale_ratio,
+            params.consolidation_fixed_s,
+        )  # fmt: skip
 
     def _rate(self, job: JobState, parts: Sequence[Part]) -> float:
-        """Summed measured copy throughputs, less the share of the round spent consolidating,
-        at the statistical efficiency of the copies' summed batch."""
-        total = sum(self.matrix.steps_per_s(job.job_type, p.worker_type, p.num_gpus) for p in parts)
-        ratio = sum(p.num_gpus for p in parts) / job.scale_factor
-        efficiency = statistical_efficiency(ratio, self.noise_scale_ratio)
-        return total * efficiency * (1 - self._consolidation_share(job, parts))
-
-    def _consolidation_share(self, job: JobState, parts: Sequence[Part]) -> float:
-        if len(parts) <= 1:
-            return 0.0
-        racks = tuple(sorted({self.nodes[p.node].rack for p in parts}))
-        level = "rack" if len(racks) == 1 else "network"
-        bandwidth = bottleneck_gbps(self.network, level, racks, self.now_s)
-        seconds = job.gradient_bytes * 8 / (bandwidth * 1e9) + self.consolidation_fixed_s
-        return min(1.0, seconds / self.round_s)
+        return self.copies.rate(job, parts, self.now_s)
 
     def _utility_per_gpu(self, job: JobState, seconds: float) -> dict[str, float]:
         """Utility per GPU of one copy on an empty node of each type the job fits."""
-        per_gpu = {}
-        for worker_type in self.speeds(job):
-            gpus = self._copy_gpus(job, self.node_size[worker_type])
-            rate = self._copy_rate(job, worker_type, gpus)
-            per_gpu[worker_type] = self._utility(job, rate, seconds) / gpus
-        return per_gpu
+        table = self.copies.on_empty_nodes(job, tuple(self.speeds(job)))
+        remaining = job.remaining_steps
+        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        if basis <= 0:
+            return {wt: 0.0 for wt, _, _ in table}
+        weight = job.priority_weight  # as _utility, inlined: called for every job and decision
+        return {wt: weight * min(remaining, rate * seconds) / basis / gpus
+                for wt, gpus, rate in table}  # fmt: skip
 
     def _density(self, job: JobState) -> float:
         """Utility per GPU of the job's best single copy on an empty node."""
@@ -170,23 +147,21 @@ class HadarE(PricedRounds):
         return True  # a running job keeps its copies while they cover their price
 
     def _best_offer(self, job: JobState, book: PriceBook, seconds: float) -> Offer | None:
-        """The single copy of greatest utility minus price."""
+        """The single copy of greatest utility minus price (ties: more GPUs, faster type, lower
+        node)."""
         speeds = self.speeds(job)
         best, best_key = None, None
         for worker_type, free, price, members in book.levels():
-            if worker_type not in speeds:
+            speed = speeds.get(worker_type)
+            if speed is None:
                 continue
-            gpus = self._copy_gpus(job, free)
-            rate = self._copy_rate(job, worker_type, gpus)
-            offer = Offer(
-                (Part(worker_type, gpus, members[0]),),
-                self._utility(job, rate, seconds),
-                gpus * price,
-            )
-            key = (offer.net, gpus, speeds[worker_type], -members[0])
+            gpus = self.copies.gpus(job, free)
+            utility = self._utility(job, self.copies.single(job, worker_type, gpus), seconds)
+            cost = gpus * price
+            key = (utility - cost, gpus, speed, -members[0])
             if best_key is None or key > best_key:
-                best, best_key = offer, key
-        return best
+                best, best_key = (Part(worker_type, gpus, members[0]), utility, cost), key
+        return None if best is None else Offer((best[0],), best[1], best[2])
 
     def _extend(
         self, allocation: Allocation, ordered: list[JobState], book: PriceBook, full: bool
@@ -219,10 +194,12 @@ class HadarE(PricedRounds):
         before = self._utility(job, rate_now, self.round_s if kept else seconds)
         best, best_key = None, None
         for worker_type, free, price, members in book.levels():
-            node = next((n for n in members if n not in used), None)
-            if worker_type not in speeds or node is None:
+            if worker_type not in speeds:
                 continue
-            part = Part(worker_type, self._copy_gpus(job, free), node)
+            node = next((n for n in members if n not in used), None)
+            if node is None:
+                continue
+            part = Part(worker_type, self.copies.gpus(job, free), node)
             gain = self._utility(job, self._rate(job, (*parts, part)), seconds) - before
             cost = part.num_gpus * price
             key = (gain - cost, part.num_gpus, speeds[worker_type], -node)

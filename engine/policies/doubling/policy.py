@@ -10,11 +10,13 @@ workloads. Everything below the abstract is a reconstruction [R] (shared/docs/sc
   Gavel's consolidated measurement at n (linear beyond the largest measured n, as
   :meth:`ThroughputMatrix.steps_per_s`), plus the ring all-reduce time the network adds over a
   node-local ring when n exceeds one node (level "rack") or one rack (level "network") of the
-  type, times the statistical efficiency of a global batch ``n / scale_factor`` times the one
-  the job asked for (Pollux, Qiao et al., OSDI 2021; knob ``noise_scale_ratio``, see
+  type (the engine's step-time model, :mod:`engine.step_time`), times the statistical
+  efficiency of a global batch ``n / scale_factor`` times the one the job asked for (Pollux,
+  Qiao et al., OSDI 2021; knob ``noise_scale_ratio``, see
   :func:`engine.progress.statistical_efficiency`): with the default, a job grown far past its
-  request progresses at most twice as fast as at its request. See :class:`RingSpeed`. This is
-  the engine's own model for a consolidated placement.
+  request progresses at most twice as fast as at its request. See
+  :class:`engine.policies.doubling.speed.RingSpeed`. This is the engine's own model for a
+  consolidated placement.
 - At every arrival and completion, every job in the system (running or waiting) is taken in
   arrival order and gets 1 GPU while GPUs remain. Then the heuristic repeatedly doubles the job
   whose doubling m -> 2m saves the most remaining time per extra GPU,
@@ -40,9 +42,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass, field
 
-from engine.config import ClusterSpec, NetworkConfig
 from engine.errors import ConfigError
-from engine.network import congestion_factor, step_model
 from engine.policies.base import (
     Allocation,
     Grant,
@@ -51,98 +51,9 @@ from engine.policies.base import (
     SchedulerState,
     register_policy,
 )
-from engine.progress import NOISE_SCALE_RATIO, statistical_efficiency
+from engine.policies.doubling.speed import RingSpeed, fastest_types
+from engine.progress import NOISE_SCALE_RATIO
 from engine.state import JobState
-from engine.throughput import ThroughputMatrix, load_matrix
-
-
-def largest_power_of_two(n: int) -> int:
-    """Largest power of two <= ``n`` (0 when ``n < 1``)."""
-    return 1 << (n.bit_length() - 1) if n >= 1 else 0
-
-
-def rack_gpus_by_type(cluster: ClusterSpec) -> dict[str, int]:
-    """GPUs of each worker type in the rack that holds the most of them."""
-    per_rack: dict[tuple[str, str], int] = {}
-    for g in cluster.node_groups:
-        key = (g.worker_type, g.rack)
-        per_rack[key] = per_rack.get(key, 0) + g.nodes * g.gpus_per_node
-    sizes: dict[str, int] = {}
-    for (worker_type, _), gpus in per_rack.items():
-        sizes[worker_type] = max(sizes.get(worker_type, 0), gpus)
-    return sizes
-
-
-class RingSpeed:
-    """Steps/s of a job on n consolidated GPUs of one type, as the engine will compute them.
-
-    Training progress at the statistical efficiency of the grown batch (module docstring). Uses
-    the scenario's throughput matrix (:attr:`PolicyContext.matrix`; Gavel's when absent),
-    extra worker types included. For a job type the matrix lacks on a worker type, the estimate
-    is linear in n from the job's rate at its scale factor (:attr:`JobState.steps_per_s`), and
-    the job is not grown past that scale factor.
-    The level is "node" while n fits the type's largest node, "rack" while it fits the type's
-    largest rack, "network" beyond; rack-specific congestion episodes are not counted.
-    """
-
-    def __init__(
-        self,
-        cluster: ClusterSpec,
-        network: NetworkConfig | None,
-        matrix: ThroughputMatrix | None = None,
-        noise_scale_ratio: float = NOISE_SCALE_RATIO,
-    ) -> None:
-        self.matrix: ThroughputMatrix = matrix or load_matrix()
-        self.noise_scale_ratio = noise_scale_ratio
-        self.node_gpus = cluster.max_gpus_per_node()
-        self.rack_gpus = rack_gpus_by_type(cluster)
-        self.net = network or NetworkConfig()
-        self._cache: dict[tuple[str, str, int, float, float], float] = {}
-
-    def knows(self, job_type: str, worker_type: str) -> bool:
-        """Whether the matrix has the job type on the worker type."""
-        return worker_type in self.matrix.table.get(job_type, {})
-
-    def measured_sizes(self, job_type: str, worker_type: str) -> list[int]:
-        """Scale factors the matrix has for the job type on the worker type."""
-        return sorted(self.matrix.table.get(job_type, {}).get(worker_type, {}))
-
-    def steps_per_s(self, job: JobState, worker_type: str, num_gpus: int, now_s: float) -> float:
-        """Estimated steps/s (0 if the job cannot run on ``num_gpus`` GPUs of the type)."""
-        factors = (
-            congestion_factor(self.net.congestion, now_s, "rack", ()),
-            congestion_factor(self.net.congestion, now_s, "cross_rack", ()),
-        )
-        key = (job.job_type, worker_type, num_gpus, *factors)
-        speed = self._cache.get(key)
-        if speed is None:
-            speed = self._estimate(job, worker_type, num_gpus, now_s)
-            self._cache[key] = speed
-        return speed
-
-    def _estimate(self, job: JobState, worker_type: str, num_gpus: int, now_s: float) -> float:
-        if self.knows(job.job_type, worker_type):
-            measured = self.matrix.steps_per_s(job.job_type, worker_type, num_gpus)
-        else:
-            measured = job.steps_per_s.get(worker_type, 0.0) / job.scale_factor * num_gpus
-        if measured <= 0:
-            return 0.0
-        if num_gpus <= self.node_gpus.get(worker_type, 0):
-            level = "node"
-        elif num_gpus <= self.rack_gpus.get(worker_type, 0):
-            level = "rack"
-        else:
-            level = "network"
-        model = step_model(measured, num_gpus, job.gradient_bytes, level, (), self.net, now_s)
-        ratio = num_gpus / job.scale_factor
-        return model.steps_per_s * statistical_efficiency(ratio, self.noise_scale_ratio)
-
-
-def fastest_types(job: JobState, capacity: dict[str, int]) -> list[str]:
-    """Worker types of the cluster that run the job on one GPU, fastest first (ties: GPU-mix
-    order), by its one-GPU speed relative to the slowest type (:attr:`JobState.ref_speed`)."""
-    types = [wt for wt in capacity if job.ref_speed.get(wt, 0.0) > 0]
-    return sorted(types, key=lambda wt: -job.ref_speed[wt])
 
 
 @register_policy("doubling")
@@ -189,9 +100,7 @@ class Doubling(Policy):
         self.capacity = context.cluster.capacity()
         cost = params.restart_cost_s
         self.restart_cost_s = context.rounds.checkpoint_restore_s if cost < 0 else cost
-        self.speed = RingSpeed(
-            context.cluster, context.network, context.matrix, params.noise_scale_ratio
-        )
+        self.speed = RingSpeed(context, params.noise_scale_ratio)
         self._limits: dict[tuple[int, str], int] = {}
 
     def allocate(self, state: SchedulerState) -> Allocation:
@@ -284,16 +193,5 @@ class Doubling(Policy):
         return limit
 
     def _max_gpus(self, job: JobState, worker_type: str) -> int:
-        if job.ref_speed.get(worker_type, 0.0) <= 0:
-            return 0
-        limit = self.capacity.get(worker_type, 0)
-        if self.params.max_gpus_per_job > 0:
-            limit = min(limit, self.params.max_gpus_per_job)
-        if self.speed.knows(job.job_type, worker_type):
-            if self.speed.measured_sizes(job.job_type, worker_type) == [1]:
-                limit = min(limit, job.scale_factor)  # not data-parallel in Gavel's table
-        elif job.steps_per_s.get(worker_type, 0.0) > 0:
-            limit = min(limit, job.scale_factor)  # sizes the scenario's matrix vouches for
-        else:
-            limit = 1
-        return largest_power_of_two(limit)
+        capacity = self.capacity.get(worker_type, 0)
+        return self.speed.size_limit(job, worker_type, capacity, self.params.max_gpus_per_job)

@@ -1,0 +1,118 @@
+"""Hadar's per-node dual prices during one decision (Sultana et al., IPDPS 2024), reconstructed.
+
+[R] Each node (one worker type) costs ``L (U/L)^(used/capacity)`` per GPU, ``used`` counting the
+GPUs granted earlier in the same decision; :class:`PriceBook` keeps that use and finds the
+cheapest GPUs in a rank order (:mod:`engine.policies.hadar.hadar` lists the rules). The prices
+choose the nodes, so Hadar and HadarE pin their parts to nodes themselves.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
+
+from engine.policies.base import NodeInfo, Part
+
+TOLERANCE = 1e-9
+"""Relative slack of price comparisons (utilities and prices are sums of floats)."""
+
+Rank = Callable[[str, float, int], tuple[float, ...] | None]
+"""(worker type, price per GPU, free GPUs of a node) -> sort key, or None to skip the node."""
+
+
+class Offer(NamedTuple):
+    """A candidate grant: its parts, the utility it earns this round and its summed price."""
+
+    parts: tuple[Part, ...]
+    utility: float
+    price: float
+
+    @property
+    def net(self) -> float:
+        return self.utility - self.price
+
+
+class PriceBook:
+    """GPUs granted per node during one decision, and each node's dual price per GPU.
+
+    Nodes are grouped by (worker type, capacity, GPUs used): the nodes of a group cost the same
+    and have the same free GPUs, so choosing slots scans groups rather than nodes.
+    """
+
+    def __init__(self, nodes: Sequence[NodeInfo], free: Sequence[int], low: float, high: float):
+        self.nodes = nodes
+        self.used = [node.num_gpus - f for node, f in zip(nodes, free, strict=True)]
+        self.low = low
+        self.ratio = high / low
+        self.total_free = sum(free)
+        self._groups: dict[tuple[str, int, int], list[int]] = {}
+        for node, used in zip(nodes, self.used, strict=True):
+            if used < node.num_gpus:
+                self._groups.setdefault((node.worker_type, node.num_gpus, used), []).append(
+                    node.node
+                )
+
+    def price(self, node: int) -> float:
+        """Price per GPU of ``node`` at its use so far (``L (U/L)^(used/capacity)``)."""
+        return self.low * self.ratio ** (self.used[node] / self.nodes[node].num_gpus)
+
+    def free(self, node: int) -> int:
+        return self.nodes[node].num_gpus - self.used[node]
+
+    def levels(self) -> Iterator[tuple[str, int, float, list[int]]]:
+        """(worker type, free GPUs per node, price per GPU, nodes) of every group with room."""
+        for (worker_type, capacity, used), members in self._groups.items():
+            yield worker_type, capacity - used, self.low * self.ratio ** (used / capacity), members
+
+    def min_price(self) -> float:
+        """The lowest price per GPU among nodes with room (inf when none has)."""
+        return min((price for _, _, price, _ in self.levels()), default=float("inf"))
+
+    def fits(self, parts: Sequence[Part]) -> bool:
+        """Whether every part's node still has its GPUs free."""
+        need: dict[int, int] = {}
+        for part in parts:
+            if part.node < 0:
+                return False
+            need[part.node] = need.get(part.node, 0) + part.num_gpus
+        return all(self.free(node) >= count for node, count in need.items())
+
+    def cost(self, parts: Sequence[Part]) -> float:
+        """Summed price of ``parts`` at the nodes' use before them."""
+        return sum(part.num_gpus * self.price(part.node) for part in parts)
+
+    def cheapest(self, need: int, rank: Rank) -> tuple[tuple[Part, ...], float] | None:
+        """The ``need`` GPUs first in ``rank`` order (whole groups in node order), with their
+        summed price; None if the ranked nodes have fewer free GPUs."""
+        ranked = []
+        for worker_type, free, price, members in self.levels():
+            key = rank(worker_type, price, free)
+            if key is not None:
+                ranked.append((key, worker_type, free, price, members))
+        ranked.sort(key=lambda row: (row[0], row[1], row[4][0]))
+        parts: list[Part] = []
+        cost, left = 0.0, need
+        for _, worker_type, free, price, members in ranked:
+            for node in members:
+                take = min(free, left)
+                parts.append(Part(worker_type, take, node))
+                cost += take * price
+                left -= take
+                if left == 0:
+                    return tuple(sorted(parts, key=lambda p: p.node)), cost
+        return None
+
+    def take(self, parts: Sequence[Part]) -> None:
+        """Marks the parts' GPUs as granted (prices of their nodes rise)."""
+        for part in parts:
+            node, capacity = part.node, self.nodes[part.node].num_gpus
+            worker_type, used = self.nodes[node].worker_type, self.used[node]
+            group = self._groups[(worker_type, capacity, used)]
+            group.remove(node)
+            if not group:
+                del self._groups[(worker_type, capacity, used)]
+            self.used[node] = used = used + part.num_gpus
+            if used < capacity:
+                bisect.insort(self._groups.setdefault((worker_type, capacity, used), []), node)
+            self.total_free -= part.num_gpus
