@@ -16,7 +16,8 @@ if str(ROOT) not in sys.path:
 import streamlit as st  # noqa: E402
 
 from dashboard.components.link_run import run_linked_scenario  # noqa: E402
-from dashboard.query import sync_query_params  # noqa: E402
+from dashboard.query import read_query_params, sync_query_params  # noqa: E402
+from dashboard.runner import warm_pool  # noqa: E402
 from dashboard.state import init_state, keep_widget_state  # noqa: E402
 
 st.set_page_config(
@@ -24,8 +25,10 @@ st.set_page_config(
     page_icon="📊",
     layout="wide",  # emoji: no font fetched
 )
-init_state()
+if init_state():  # a session's first run: restore a shared link or URL choices
+    read_query_params()
 keep_widget_state()
+warm_pool()
 
 pages = [
     st.Page("app_pages/scenario.py", title="Scenario", icon=":material/tune:", default=True),
