@@ -88,3 +88,20 @@ def test_a_worker_stops_when_the_cancel_file_appears(
         simulate_policy(files, spec, payload)
     reported = files.read("FIFO")
     assert reported is not None and reported[0] < 1.0  # started, never finished
+
+
+def test_a_pool_worker_importing_the_app_runs_nothing() -> None:
+    """Streamlit installs app.py as ``__main__``, so each pool worker re-imports it as
+    ``__mp_main__``; then it must not import Streamlit, draw, or start another pool."""
+    import subprocess
+    import sys
+
+    app = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+    code = (
+        "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__mp_main__'); "
+        "print(sorted(m for m in ('streamlit', 'dashboard.runner') if m in sys.modules))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(app)], capture_output=True, text=True, check=True
+    )
+    assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
