@@ -8,8 +8,8 @@ in this process with ``GPUSCHED_EXECUTOR=serial``. A worker loads the trace as
 one a serial run gives (only ``decision_time_s``, a wall time, differs).
 
 Progress: each worker writes its fraction done to a small file in a temporary folder and looks
-there for a cancel request (:class:`ProgressFiles`); the caller polls the folder between the
-executor's waits. No streamlit here: the pool's workers import this module.
+there for a cancel request (:mod:`dashboard.progress_files`); the caller polls the folder
+between the executor's waits. No streamlit here: the pool's workers import this module.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dashboard.progress_files import ProgressFiles, RunReporter
 from engine.study.executors import Task, run_tasks
 from engine.study.spec import RunSpec
 
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
     from engine.traces import TraceLoad
 
 EXECUTOR_ENV = "GPUSCHED_EXECUTOR"  # "serial" runs in this process (tests); default "pool"
-REPORT_EVERY_S = 0.2  # a worker writes its progress (and checks for a cancel) at most this often
 Upload = tuple[str, bytes] | None
 
 
@@ -50,61 +50,6 @@ class PolicyStatus:
 
 
 StatusFn = Callable[[list[PolicyStatus]], None]
-
-
-@dataclass(frozen=True)
-class ProgressFiles:
-    """A folder shared by the caller and its workers: ``<run>.progress`` holds "fraction
-    started elapsed_s" of one run (``started``: epoch seconds; written atomically), ``cancel``
-    asks every run to stop."""
-
-    folder: Path
-
-    def _path(self, run: str) -> Path:
-        return self.folder / f"{hashlib.sha1(run.encode()).hexdigest()[:16]}.progress"
-
-    def report(self, run: str, fraction: float, started: float) -> None:
-        path = self._path(run)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(f"{fraction:.6f} {started:.3f} {time.time() - started:.3f}")
-        os.replace(temporary, path)
-
-    def read(self, run: str) -> tuple[float, float, float] | None:
-        """(fraction, started, elapsed_s) last reported by ``run``, None before it started."""
-        try:
-            fraction, started, elapsed_s = self._path(run).read_text().split()
-        except (OSError, ValueError):
-            return None
-        return float(fraction), float(started), float(elapsed_s)
-
-    def request_cancel(self) -> None:
-        (self.folder / "cancel").touch()
-
-    def cancel_requested(self) -> bool:
-        return (self.folder / "cancel").exists()
-
-
-class _Reporter:
-    """A worker's progress and cancel checks, each at most every :data:`REPORT_EVERY_S`."""
-
-    def __init__(self, files: ProgressFiles, run: str, poll: Callable[[], bool] | None) -> None:
-        self.files, self.run, self.poll = files, run, poll
-        self.started = time.time()
-        self.reported = self.checked = time.monotonic()
-        files.report(run, 0.0, self.started)
-
-    def progress(self, fraction: float) -> None:
-        now = time.monotonic()
-        if now - self.reported >= REPORT_EVERY_S or fraction >= 1.0:
-            self.files.report(self.run, fraction, self.started)
-            self.reported = now
-
-    def should_cancel(self) -> bool:
-        now = time.monotonic()
-        if now - self.checked < REPORT_EVERY_S:
-            return False
-        self.checked = now
-        return self.files.cancel_requested() or bool(self.poll and self.poll())
 
 
 def policy_tasks(config: ScenarioConfig, upload: Upload) -> list[Task]:
@@ -147,7 +92,7 @@ def simulate_policy(
     config = spec.scenario
     matrix = scenario_matrix(config)
     trace = _trace(config, spec.trace_hash, payload)
-    reporter = _Reporter(files, spec.variant, poll)
+    reporter = RunReporter(files, spec.variant, poll)
     result = simulate(
         trace.jobs, config, config.policies[0], matrix,
         on_progress=reporter.progress, should_cancel=reporter.should_cancel,

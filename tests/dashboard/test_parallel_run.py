@@ -10,14 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dashboard import parallel_run
-from dashboard.parallel_run import (
-    PolicyStatus,
-    ProgressFiles,
-    policy_tasks,
-    run_policies,
-    simulate_policy,
-)
+from dashboard import progress_files
+from dashboard.parallel_run import PolicyStatus, policy_tasks, run_policies, simulate_policy
+from dashboard.progress_files import ProgressFiles
 from engine.config import PolicySpec, ScenarioConfig, TraceSpec
 from engine.errors import SimulationCancelled
 from engine.scenario import load_scenario_trace, run_scenario, scenario_matrix
@@ -80,7 +75,7 @@ def test_a_worker_stops_when_the_cancel_file_appears(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The worker's side of Cancel: it finds the request at its next check and raises."""
-    monkeypatch.setattr(parallel_run, "REPORT_EVERY_S", 0.0)
+    monkeypatch.setattr(progress_files, "REPORT_EVERY_S", 0.0)
     files = ProgressFiles(tmp_path)
     files.request_cancel()
     ((spec, payload),) = policy_tasks(_scenario(PolicySpec("fifo"), max_jobs=2000), None)
