@@ -2,6 +2,11 @@
 
 Page config, session state initialised once, then ``st.navigation`` runs the chosen page from
 ``dashboard/app_pages/``.
+
+Streamlit runs this script as ``__main__`` (it installs it in ``sys.modules``), so a process
+pool started from a page (the policies' runs, studies) makes each worker re-import this file as
+``__mp_main__`` (multiprocessing's spawn and forkserver do that with the main module). The app
+therefore only runs under ``__main__``: a worker draws nothing and starts nothing.
 """
 
 from __future__ import annotations
@@ -13,33 +18,41 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-import streamlit as st  # noqa: E402
+PAGES = (  # (file in app_pages/, title, Material icon)
+    ("scenario", "Scenario", "tune"), ("results", "Results", "leaderboard"),
+    ("schedule", "Schedule", "view_timeline"), ("utilization", "Utilization", "stacked_line_chart"),
+    ("fairness", "Fairness", "balance"), ("network", "Network", "lan"),
+    ("compare", "Compare", "compare_arrows"), ("sweep", "Sweep", "ssid_chart"),
+    ("planner", "Planner", "savings"),
+)  # fmt: skip
 
-from dashboard.components.link_run import run_linked_scenario  # noqa: E402
-from dashboard.query import sync_query_params  # noqa: E402
-from dashboard.state import init_state, keep_widget_state  # noqa: E402
 
-st.set_page_config(
-    page_title="GPU scheduling what-if",
-    page_icon="📊",
-    layout="wide",  # emoji: no font fetched
-)
-init_state()
-keep_widget_state()
+def main() -> None:
+    """Page config, session state, navigation; runs the chosen page."""
+    import streamlit as st
 
-pages = [
-    st.Page("app_pages/scenario.py", title="Scenario", icon=":material/tune:", default=True),
-    st.Page("app_pages/results.py", title="Results", icon=":material/leaderboard:"),
-    st.Page("app_pages/schedule.py", title="Schedule", icon=":material/view_timeline:"),
-    st.Page("app_pages/utilization.py", title="Utilization", icon=":material/stacked_line_chart:"),
-    st.Page("app_pages/fairness.py", title="Fairness", icon=":material/balance:"),
-    st.Page("app_pages/network.py", title="Network", icon=":material/lan:"),
-    st.Page("app_pages/compare.py", title="Compare", icon=":material/compare_arrows:"),
-    st.Page("app_pages/sweep.py", title="Sweep", icon=":material/ssid_chart:"),
-    st.Page("app_pages/planner.py", title="Planner", icon=":material/savings:"),
-]
-page = st.navigation(pages)
-if run_linked_scenario() and page.title == "Scenario":
-    st.switch_page("app_pages/results.py")
-sync_query_params()
-page.run()
+    from dashboard.components.link_run import run_linked_scenario
+    from dashboard.query import read_query_params, sync_query_params
+    from dashboard.runner import warm_pool
+    from dashboard.state import init_state, keep_widget_state
+
+    st.set_page_config(
+        page_title="GPU scheduling what-if",
+        page_icon="📊",
+        layout="wide",  # emoji: no font fetched
+    )
+    if init_state():  # a session's first run: restore a shared link or URL choices
+        read_query_params()
+    keep_widget_state()
+    warm_pool()
+    pages = [st.Page(f"app_pages/{name}.py", title=title, icon=f":material/{icon}:",
+                     default=name == "scenario") for name, title, icon in PAGES]  # fmt: skip
+    page = st.navigation(pages)
+    if run_linked_scenario() and page.title == "Scenario":
+        st.switch_page("app_pages/results.py")
+    sync_query_params()
+    page.run()
+
+
+if __name__ == "__main__":
+    main()

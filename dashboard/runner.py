@@ -1,28 +1,37 @@
 """The one cached bridge to the engine.
 
-Results are cached with ``st.cache_data`` keyed by the scenario JSON (frozen config) plus a hash
-of the uploaded trace bytes, so re-running an unchanged scenario or revisiting a page is instant.
+Traces are cached with ``st.cache_data`` keyed by the scenario's trace settings plus a hash of
+the uploaded bytes. Results are kept per policy (:func:`run`): the key is the scenario with
+that one policy, so re-running an unchanged scenario is instant and adding a policy simulates
+only the new one. The policies that do run, run side by side in worker processes
+(:mod:`dashboard.parallel_run`, on the study's executors).
 
-Progress: the engine calls ``on_progress`` from inside the cached function. Streamlit records
-elements drawn inside a cached function for replay, and a progress bar created outside it cannot
-be replayed; so the callback runs in the caller's ``contextvars`` context, where nothing is
-recorded. Cancel: see :func:`run`.
+Progress and Cancel: the runs' statuses are polled in the script thread about every quarter
+second and drawn there; pressing Cancel makes Streamlit stop the script at its next element
+update, and the workers stop at their next progress report (see
+:func:`dashboard.parallel_run.run_policies`).
 """
 
 from __future__ import annotations
 
-import contextvars
+import contextlib
 import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from engine.config import ScenarioConfig
-from engine.results import ComparisonResult
+from engine.results import ComparisonResult, SimulationResult
 from engine.traces import TraceLoad
 
+if TYPE_CHECKING:
+    from dashboard.parallel_run import StatusFn
+
 Upload = tuple[str, bytes] | None
-ProgressFn = Callable[[float, str], None]
+KEPT_POLICY_RESULTS = 48  # per server, least recently used dropped first
 
 
 def upload_digest(upload: Upload) -> str:
@@ -64,34 +73,86 @@ def load_trace(config: ScenarioConfig, upload: Upload) -> TraceLoad:
     return _load_trace(key.to_json(), upload_digest(upload), upload)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def _run(
-    config_json: str, digest: str, _upload: Upload, _progress: ProgressFn, _cancel: Callable
-) -> ComparisonResult:
-    from engine.scenario import run_scenario
+class PolicyResults:
+    """Finished policies of this server, keyed by (scenario with that one policy, trace hash);
+    the least recently used beyond :data:`KEPT_POLICY_RESULTS` are dropped. Thread-safe (every
+    session shares it); results are frozen and never changed in place."""
 
-    config = ScenarioConfig.from_json(config_json)
-    return run_scenario(config, upload=_upload, on_progress=_progress, should_cancel=_cancel)
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[str, SimulationResult] = OrderedDict()
+
+    def get(self, key: str) -> SimulationResult | None:
+        with self._lock:
+            if key in self._kept:
+                self._kept.move_to_end(key)
+            return self._kept.get(key)
+
+    def put(self, key: str, result: SimulationResult) -> None:
+        with self._lock:
+            self._kept[key] = result
+            while len(self._kept) > KEPT_POLICY_RESULTS:
+                self._kept.popitem(last=False)
+
+
+@st.cache_resource(show_spinner=False)
+def policy_results() -> PolicyResults:
+    """The server's store of finished policies (clear with ``st.cache_resource.clear()``)."""
+    return PolicyResults()
+
+
+@st.cache_resource(show_spinner=False)
+def warm_pool() -> threading.Thread:
+    """Warms the process pool in a background thread, once per server
+    (:func:`dashboard.parallel_run.warm_up`); a failure there only costs the first Run time."""
+
+    def warm() -> None:
+        from dashboard.parallel_run import warm_up
+
+        with contextlib.suppress(Exception):
+            warm_up()
+
+    thread = threading.Thread(target=warm, name="pool-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def policy_key(config: ScenarioConfig, index: int, digest: str) -> str:
+    """The key of ``config``'s ``index``-th policy's result."""
+    import dataclasses
+
+    one = dataclasses.replace(config, policies=(config.policies[index],))
+    return hashlib.sha256(f"{one.to_json()}\0{digest}".encode()).hexdigest()
 
 
 def run(
     config: ScenarioConfig,
     upload: Upload,
-    on_progress: ProgressFn,
+    on_status: StatusFn,
     should_cancel: Callable[[], bool],
-) -> ComparisonResult:
-    """Runs (or fetches from the cache) every policy of ``config``.
-
-    Cancelling: the run happens in the script thread. Pressing Cancel makes Streamlit stop the
-    script at its next element update, which is the next progress callback, so the run stops
-    within one progress step; ``should_cancel`` also reads the session's cancel flag.
+) -> tuple[ComparisonResult, int]:
+    """Runs (or takes from :func:`policy_results`) every policy of ``config``; returns the
+    comparison and how many policies were simulated (0: all came from the cache).
 
     Raises:
         EngineError: with a user-facing message; SimulationCancelled when cancelled.
     """
-    outer = contextvars.copy_context()
+    import dataclasses
 
-    def progress(fraction: float, label: str) -> None:
-        outer.run(on_progress, fraction, label)
+    from dashboard.parallel_run import run_policies
+    from engine.scenario import scenario_matrix, validate_config
 
-    return _run(config.to_json(), upload_digest(upload), upload, progress, should_cancel)
+    validate_config(config, scenario_matrix(config))
+    trace = load_trace(config, upload)
+    store, digest = policy_results(), upload_digest(upload)
+    keys = [policy_key(config, i, digest) for i in range(len(config.policies))]
+    found = [store.get(key) for key in keys]
+    missing = [i for i, result in enumerate(found) if result is None]
+    if missing:
+        todo = dataclasses.replace(config, policies=tuple(config.policies[i] for i in missing))
+        fresh = run_policies(todo, upload, trace, on_status=on_status, should_cancel=should_cancel)
+        for i, result in zip(missing, fresh.results, strict=True):
+            found[i] = result
+            store.put(keys[i], result)
+    results = tuple(r for r in found if r is not None)
+    return ComparisonResult(config, results, trace.notes, trace.dropped_job_ids), len(missing)

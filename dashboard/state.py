@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from dashboard.policy_params import PARAM_PREFIX, policy_specs, set_policy_params
 from engine.config import (
     NetworkConfig,
     RoundConfig,
@@ -38,7 +39,6 @@ from engine.errors import EngineError
 DEFAULT_SAMPLE = "philly_2000.csv"
 DEFAULT_POLICIES = ("fifo", "las", "gavel_maxmin")  # those registered are preselected
 SOURCE_KINDS = ("Sample trace", "Upload a file", "Synthetic")
-PARAM_PREFIX = "pp."  # widget keys of policy parameters: pp.<label or policy>.<field>
 BASE_SCENARIO = "base"
 
 GPU_MIX_COLUMNS = ["worker_type", "nodes", "gpus_per_node", "rack"]
@@ -110,11 +110,11 @@ PLAIN_DEFAULTS: dict[str, Any] = {
 }
 
 
-def init_state() -> None:
-    """Fills missing keys with defaults (once per session), then applies URL query parameters."""
+def init_state() -> bool:
+    """Fills missing keys with defaults once per session; True on that first call (the app
+    then applies the URL's query parameters: :func:`dashboard.query.read_query_params`)."""
     if st.session_state.get("_initialized"):
-        return
-    from dashboard.query import read_query_params
+        return False
     from engine.policies import list_policies
 
     for key, value in {**WIDGET_DEFAULTS, **PLAIN_DEFAULTS}.items():
@@ -124,7 +124,7 @@ def init_state() -> None:
     st.session_state["_initialized"] = True
     with contextlib.suppress(EngineError):
         build_config()
-    read_query_params()
+    return True
 
 
 def keep_widget_state() -> None:
@@ -175,7 +175,6 @@ def build_config() -> ScenarioConfig:
     Raises:
         ConfigError: for a GPU mix or congestion table that cannot be read (row named).
     """
-    from dashboard.components.policy_form import policy_specs
     from dashboard.tables import cluster_from_frame, congestion_from_frame, extra_types_from_frame
 
     s = st.session_state
@@ -210,7 +209,6 @@ def build_config() -> ScenarioConfig:
 
 def apply_config(config: ScenarioConfig) -> None:
     """Writes a loaded or transformed config back into the widgets (call from a callback)."""
-    from dashboard.components.policy_form import set_policy_params
     from dashboard.tables import cluster_to_frame, congestion_to_frame, extra_types_to_frame
 
     s = st.session_state

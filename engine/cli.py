@@ -6,7 +6,9 @@
     python -m engine sweep study.json --out DIR   # a study: variants x policies x seeds
     python -m engine plan plan.json --out DIR     # the cheapest GPU mix meeting a target
 
-The scenario JSON is the one the dashboard downloads and uploads.
+The scenario JSON is the one the dashboard downloads and uploads. Start-up stays light: the
+simulator, pandas, scipy and the policies are imported by the command that needs them, so
+``--help``, a mistyped argument and ``example`` answer at once.
 """
 
 from __future__ import annotations
@@ -16,15 +18,14 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.config import ScenarioConfig
 from engine.errors import EngineError
-from engine.metrics import METRICS, display_value
-from engine.policies import get_policy, list_policies
-from engine.policies.base import describe
-from engine.results import ComparisonResult
-from engine.scenario import run_scenario
 from engine.study import cli as study_cli
+
+if TYPE_CHECKING:
+    from engine.results import ComparisonResult
 
 TABLES = ("jobs", "segments", "utilization")
 
@@ -57,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(scenario: Path, out: Path, trace: Path | None, fmt: str) -> None:
+    from engine.scenario import run_scenario
+
     config = ScenarioConfig.from_json(scenario.read_text())
     upload = (trace.name, trace.read_bytes()) if trace else None
     if config.trace.source.startswith("upload:") and upload is None:
@@ -89,6 +92,8 @@ def write_results(result: ComparisonResult, out: Path, fmt: str = "both") -> Non
 def summary_text(result: ComparisonResult) -> str:
     """A plain-text KPI table, one column per policy; durations in each metric's display unit
     (JCT in hours, queueing in minutes, makespan in days), fixed-point numbers only."""
+    from engine.metrics import METRICS, display_value
+
     kpi = result.kpi_table()
     policies = [str(p) for p in kpi.index]
     lines = [f"{'metric':<40}" + "".join(f"{p:>18}" for p in policies)]
@@ -117,6 +122,9 @@ def fixed_point(value: float) -> str:
 
 
 def _print_policies() -> None:
+    from engine.policies import get_policy, list_policies
+    from engine.policies.base import describe
+
     for name in list_policies():
         cls = get_policy(name)
         print(f"{name}: {describe(cls)}")

@@ -19,7 +19,6 @@ import ast
 from pathlib import Path
 
 import networkx as nx
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "dashboard")
@@ -99,12 +98,6 @@ def test_engine_and_dashboard_modules_import_each_other_in_no_circle() -> None:
     assert not found, f"{len(found)} import circle(s):\n{_describe(found)}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="dashboard/state.py imports dashboard/query.py and dashboard/components/"
-    "policy_form.py inside functions, and both import dashboard/state.py; the ui helper "
-    "removes that circle (issue 13), after which this test passes and the mark goes",
-)
 def test_dashboard_modules_import_each_other_in_no_circle_even_inside_functions() -> None:
     graph = import_graph(lazy=True)
     dashboard = graph.subgraph(n for n in graph if n.split(".")[0] == "dashboard")

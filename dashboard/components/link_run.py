@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import runner
+from dashboard.components.run_progress import RunProgress
 from dashboard.state import SOURCE_KINDS, build_config
 from engine.errors import EngineError, SimulationCancelled
 
@@ -24,19 +25,17 @@ def run_linked_scenario() -> bool:
         return False
     if not config.policies:
         return False
-    bar = st.progress(0.0, text="Running the linked scenario…")
-
-    def on_progress(fraction: float, label: str) -> None:
-        bar.progress(min(max(fraction, 0.0), 1.0), text=f"Simulating **{label}** · {fraction:.0%}")
-
+    progress = RunProgress("Running the linked scenario…")
     s["cancel_requested"] = False
     try:
-        result = runner.run(config, s["upload"], on_progress, lambda: bool(s["cancel_requested"]))
+        result, _ = runner.run(
+            config, s["upload"], progress.show, lambda: bool(s["cancel_requested"])
+        )
     except (EngineError, SimulationCancelled) as exc:
-        bar.empty()
+        progress.clear()
         st.error(f"The linked scenario did not run: {exc}")
         return False
-    bar.empty()
+    progress.clear()
     s["result"], s["result_config"] = result, config.to_json()
     s["result_paper_preset"] = s.get("paper_preset")
     return True

@@ -3,45 +3,20 @@
 Each policy's ``Params`` dataclass drives its form: a bool field becomes a checkbox, an int or
 float a number input, a str a text input (a selectbox when the field's metadata lists
 ``"choices"``), with ``metadata["help"]`` as the tooltip. A new policy needs no edit here.
+Where the values live: :mod:`dashboard.policy_params`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from dashboard.state import PARAM_PREFIX
-from engine.config import PolicySpec
+from dashboard.policy_params import param_fields, param_key, policy_instances
 from engine.policies import get_policy, list_policies
 from engine.policies.base import POLICY_GROUPS, describe, policy_display_name, policy_group
-
-EDITABLE = (bool, int, float, str)
-
-
-def param_key(instance: str, name: str) -> str:
-    """Session key of one parameter's widget; ``instance`` is the policy instance's label, or
-    the policy name when it has none."""
-    return f"{PARAM_PREFIX}{instance}.{name}"
-
-
-def policy_instances(
-    policies: list[str], labels: Mapping[str, str], copies: list[dict[str, str]]
-) -> list[tuple[str, str]]:
-    """(policy name, label) of every instance: each picked policy (labelled as ``labels``
-    says, "" otherwise), then the copies of picked policies. Copies of a policy no longer
-    picked are left out."""
-    firsts = [(name, labels.get(name, "")) for name in policies]
-    return firsts + [(c["name"], c["label"]) for c in copies if c["name"] in policies]
-
-
-def _fields(policy: str) -> list[tuple[dataclasses.Field, Any]]:
-    """(field, default value) of each parameter of ``policy``."""
-    defaults = get_policy(policy).Params()
-    return [(f, getattr(defaults, f.name)) for f in dataclasses.fields(defaults)]
 
 
 def grouped_policies() -> list[str]:
@@ -93,7 +68,7 @@ def render_policy_params(policy: str, label: str = "") -> None:
         st.caption(describe(cls))
         if not cls.honours_placement:
             st.caption(f"Ignores the scenario's placement setting: {cls.placement_note}")
-        fields = _fields(policy)
+        fields = param_fields(policy)
         if not fields:
             st.write("This policy has no parameters.")
         for field, default in fields:
@@ -125,7 +100,7 @@ def _add_copy(policy: str) -> None:
         s["flash"] = ("error", f"Give the copy of {policy} a label not used yet (got {label!r}).")
         return
     source = s["policy_labels"].get(policy) or policy
-    for field, default in _fields(policy):
+    for field, default in param_fields(policy):
         s[param_key(label, field.name)] = s.get(param_key(source, field.name), default)
     s["policy_copies"] = [*s["policy_copies"], {"name": policy, "label": label}]
 
@@ -152,34 +127,3 @@ def _render_field(instance: str, field: dataclasses.Field, default: Any) -> None
         st.text_input(label, key=key, help=help_text)
     else:
         st.text_input(label, value=repr(default), disabled=True, help=help_text)
-
-
-def policy_specs(
-    policies: list[str],
-    labels: Mapping[str, str] | None = None,
-    copies: list[dict[str, str]] | None = None,
-) -> tuple[PolicySpec, ...]:
-    """PolicySpecs of every instance (see :func:`policy_instances`), with the parameters
-    changed from their defaults and their labels (without one, a result carries the policy's
-    display name: :attr:`engine.config.PolicySpec.display_name`)."""
-    specs = []
-    for policy, label in policy_instances(policies, labels or {}, copies or []):
-        overrides = {}
-        for field, default in _fields(policy):
-            value = st.session_state.get(param_key(label or policy, field.name), default)
-            if isinstance(default, EDITABLE) and value != default:
-                overrides[field.name] = type(default)(value)
-        specs.append(PolicySpec(policy, overrides, label))
-    return tuple(specs)
-
-
-def set_policy_params(specs: tuple[PolicySpec, ...]) -> None:
-    """Writes the parameters of loaded PolicySpecs into the form widgets (defaults elsewhere)."""
-    known = set(list_policies())
-    for spec in specs:
-        if spec.name not in known:
-            continue
-        for field, default in _fields(spec.name):
-            st.session_state[param_key(spec.label or spec.name, field.name)] = spec.params.get(
-                field.name, default
-            )

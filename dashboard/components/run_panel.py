@@ -7,6 +7,7 @@ import time
 import streamlit as st
 
 from dashboard import runner
+from dashboard.components.run_progress import RunProgress
 from dashboard.query import NO_PRESET, on_preset_change
 from dashboard.state import apply_config
 from engine.config import ScenarioConfig
@@ -35,32 +36,33 @@ def render_run_buttons(ready: bool) -> bool:
 
 
 def execute_run(config: ScenarioConfig, upload: runner.Upload) -> None:
-    """Runs the scenario with a progress bar; stores the result or shows the engine's message."""
+    """Runs the scenario with per-policy progress; stores the result or shows the engine's
+    message."""
     s = st.session_state
     s["cancel_requested"] = False
-    bar = st.progress(0.0, text="Starting…")
-
-    started, calls = time.perf_counter(), []
-
-    def on_progress(fraction: float, label: str) -> None:
-        calls.append(fraction)
-        bar.progress(min(max(fraction, 0.0), 1.0), text=f"Simulating **{label}** · {fraction:.0%}")
-
+    progress = RunProgress(f"Starting {len(config.policies)} policies…")
+    started = time.perf_counter()
     try:
-        result = runner.run(config, upload, on_progress, lambda: bool(s["cancel_requested"]))
+        result, simulated = runner.run(
+            config, upload, progress.show, lambda: bool(s["cancel_requested"])
+        )
     except SimulationCancelled:
-        bar.empty()
+        progress.clear()
         st.warning("Run cancelled.")
         return
     except EngineError as exc:
-        bar.empty()
+        progress.clear()
         st.error(str(exc))
         return
-    bar.empty()
+    progress.clear()
     s["result"], s["result_config"] = result, config.to_json()
     s["result_paper_preset"] = s.get("paper_preset")
     jobs = len(result.results[0].jobs) if result.results else 0
-    took = f"in {time.perf_counter() - started:.1f} s" if calls else "(same scenario: from cache)"
+    took = f"in {time.perf_counter() - started:.1f} s"
+    if simulated == 0:
+        took = "(same scenario: from cache)"
+    elif simulated < len(result.results):
+        took += f" ({len(result.results) - simulated} from cache)"
     s[RESULTS_FLASH] = f"Simulated {len(result.results)} policies on {jobs:,} jobs {took}."
     st.switch_page("app_pages/results.py")
 

@@ -14,16 +14,14 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from engine.metrics import METRICS
-from engine.study.cost import COST_KPIS
 from engine.study.executors import EXECUTORS
-from engine.study.planner import PlanSpec, plan
-from engine.study.result import StudyResult
-from engine.study.run import run_study
-from engine.study.study import Study
+
+if TYPE_CHECKING:  # the rest loads when a command runs, so `--help` stays fast
+    from engine.study.planner import PlanSpec
+    from engine.study.result import StudyResult
+    from engine.study.study import Study
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -41,6 +39,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
 
 
 def run_command(args: argparse.Namespace) -> None:
+    from engine.study.planner import PlanSpec
+    from engine.study.study import Study
+
     executor = args.executor or ("ray" if args.ray else "pool")
     options = {
         "executor": executor,
@@ -60,6 +61,12 @@ def _log(line: str) -> None:
 
 
 def _sweep(study: Study, out: Path, options: dict[str, object]) -> None:
+    import pandas as pd
+
+    from engine.metrics import METRICS
+    from engine.study.cost import COST_KPIS
+    from engine.study.run import run_study
+
     start = time.monotonic()
 
     def progress(done: int, total: int, label: str) -> None:
@@ -87,6 +94,8 @@ def _sweep(study: Study, out: Path, options: dict[str, object]) -> None:
 
 def sweep_summary(result: StudyResult, metric: str = "jct_mean_s") -> str:
     """Mean and 95% interval per variant and policy, and paired differences vs the baseline."""
+    from engine.metrics import METRICS
+
     lines = [f"{METRICS[metric].label} ({METRICS[metric].unit}), mean [95% CI] over seeds"]
     for row in result.stats(metric).itertuples():
         lines.append(
@@ -104,6 +113,8 @@ def sweep_summary(result: StudyResult, metric: str = "jct_mean_s") -> str:
 
 
 def _plan(spec: PlanSpec, out: Path, options: dict[str, object]) -> None:
+    from engine.study.planner import plan
+
     start = time.monotonic()
 
     def progress(simulations: int, line: str) -> None:

@@ -12,32 +12,39 @@ trace bytes, so the results are the same, bit for bit, whichever executor runs t
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import ConfigError, EngineError, SimulationCancelled
-from engine.study.single import Payload, RunResult, run_spec
 from engine.study.spec import RunSpec
 
+if TYPE_CHECKING:  # loaded where a run happens (the single run imports the simulator)
+    import multiprocessing.context
+    from concurrent.futures import Future
+
+    from engine.study.single import Payload, RunResult
+
 EXECUTORS = ("serial", "pool", "ray")
-Task = tuple[RunSpec, Payload]
+Task = tuple[RunSpec, "Payload"]
 DoneFn = Callable[[int, Any], None]  # (task index, result of the worker function)
-WorkerFn = Callable[[RunSpec, Payload], Any]
+WorkerFn = Callable[[RunSpec, "Payload"], Any]
 CancelFn = Callable[[], bool]
 
 
 def execute(spec: RunSpec, payload: Payload) -> RunResult:
     """The worker function (top level, so every executor can pickle it)."""
+    from engine.study.single import run_spec
+
     return run_spec(spec, payload=payload)
 
 
 def execute_or_error(spec: RunSpec, payload: Payload) -> RunResult | EngineError:
     """:func:`execute`, returning a user-facing engine error instead of raising it (the
     planner records a mix the policy cannot run as infeasible and goes on)."""
+    from engine.study.single import run_spec
+
     try:
         return run_spec(spec, payload=payload)
     except SimulationCancelled:
@@ -92,16 +99,20 @@ def default_workers() -> int:
 def _context() -> multiprocessing.context.BaseContext:
     """forkserver on Linux, with the engine imported once in the server (workers fork from it
     ready to run), else spawn."""
+    import multiprocessing
+
     if not sys.platform.startswith("linux"):
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["engine.study.executors"])
+    context.set_forkserver_preload(["engine.study.executors", "engine.study.single"])
     return context
 
 
 def _run_pool(
     tasks: Sequence[Task], on_done: DoneFn, workers: int | None, cancel: CancelFn, fn: WorkerFn
 ) -> None:
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     count = min(workers or default_workers(), len(tasks))
     with ProcessPoolExecutor(count, mp_context=_context()) as pool:
         futures: dict[Future[Any], int] = {

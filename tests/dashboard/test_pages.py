@@ -146,20 +146,21 @@ def test_query_parameters_are_read_on_first_load() -> None:
 def test_second_run_of_the_same_scenario_comes_from_the_cache(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The engine runs once for two clicks on Run with an unchanged scenario (the runner's
-    cached call imports ``engine.scenario.run_scenario`` when it runs, so a counting wrapper
-    sees every simulation)."""
-    import engine.scenario
+    """The engine runs once for two clicks on Run with an unchanged scenario, and adding a
+    policy simulates only that one (the runner keeps results per policy; a counting wrapper
+    of the worker function sees every simulation)."""
+    import dashboard.parallel_run
 
     calls = []
-    original = engine.scenario.run_scenario
+    original = dashboard.parallel_run.simulate_policy
 
     def counting(*args: object, **kwargs: object) -> object:
-        calls.append(1)
+        calls.append(args[1].variant)  # (files, spec, payload): the policy's display name
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(engine.scenario, "run_scenario", counting)
+    monkeypatch.setattr(dashboard.parallel_run, "simulate_policy", counting)
     st.cache_data.clear()
+    st.cache_resource.clear()
     at = make_app()
     at.multiselect(key="policies").set_value(["fifo"]).run()
     button(at, "run").click().run()
@@ -169,7 +170,13 @@ def test_second_run_of_the_same_scenario_comes_from_the_cache(
     assert not at.exception
     assert len(at.success) == 1
     assert "from cache" in at.success[0].value
-    assert len(calls) == 1
+    assert calls == ["FIFO"]
+    at.switch_page("app_pages/scenario.py").run()
+    at.multiselect(key="policies").set_value(["fifo", "las"]).run()
+    button(at, "run").click().run()
+    assert calls == ["FIFO", "Tiresias LAS"]
+    assert "Simulated 2 policies" in at.success[0].value
+    assert "(1 from cache)" in at.success[0].value
 
 
 def test_preset_rewrites_the_round_settings() -> None:

@@ -303,3 +303,24 @@ def test_the_network_page_shows_congested_links_and_racks(server: str, page, tmp
     page.get_by_text("network sensitivity", exact=True).click()
     page.locator(".js-plotly-plot .colorbar").first.wait_for()
     _screenshot(page, "schedule_sensitivity")
+
+
+def test_run_shows_each_policys_progress_while_they_run_side_by_side(server: str, page) -> None:
+    """Four policies run in the server's process pool: while they run, one bar per policy says
+    which are done, which running and which waiting; then the Results page shows all four."""
+    page.goto(f"{server}/?policies=fifo,srtf,las,gavel_maxmin&seed=5")
+    page.get_by_role("heading", name="Scheduling what-if").wait_for()
+    page.get_by_text("Jobs", exact=True).first.wait_for()
+    page.get_by_role("button", name="Run", exact=True).click()
+    page.get_by_text(re.compile("Simulating 4 policies")).wait_for()
+    bars = page.get_by_test_id("stProgress")
+    bars.nth(3).wait_for()
+    assert bars.count() == 4
+    texts = " ".join(bars.all_inner_texts())
+    for name in ("FIFO", "SRTF", "Tiresias LAS", "Gavel max-min"):
+        assert name in texts
+    bars.filter(has_text=re.compile(r"· running · \d+% of jobs finished")).first.wait_for()
+    _screenshot(page, "run_progress")
+    page.get_by_role("heading", name="Results").first.wait_for()
+    page.get_by_text("Simulated 4 policies").wait_for()
+    page.locator(".js-plotly-plot").first.wait_for()

@@ -105,7 +105,12 @@ def test_a_utf16_tab_separated_file_loads(server: str, page, tmp_path: Path) -> 
     page.get_by_text("UTF-16, tab-separated").first.wait_for()
     metric = page.get_by_test_id("stMetric").filter(has_text="Jobs").first
     assert "40" in metric.inner_text()
-    assert page.get_by_role("button", name="Run", exact=True).is_enabled()
+    run = page.get_by_role("button", name="Run", exact=True)
+    page.wait_for_function(  # the preview shows before the script reaches the Run button
+        "() => [...document.querySelectorAll('button')].some("
+        "b => b.innerText.trim().endsWith('Run') && !b.disabled)"
+    )
+    assert run.is_enabled()
 
 
 def test_explain_a_job_shows_why_it_waited(server: str, page, tmp_path: Path) -> None:

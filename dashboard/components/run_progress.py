@@ -1,0 +1,63 @@
+"""Progress of a run: a line over the whole run, then one bar per policy being simulated.
+
+A bar reads "queued", "running" with the share of its jobs finished and the seconds so far,
+or "done" with the time it took; the policies run side by side in worker processes
+(:mod:`dashboard.parallel_run`), so several bars move at once.
+"""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+from dashboard.parallel_run import PolicyStatus
+
+
+def _bar_text(status: PolicyStatus) -> str:
+    if status.state == "done":
+        return f"✓ **{status.name}** · done in {status.elapsed_s:.1f} s"
+    if status.state == "running":
+        return (
+            f"**{status.name}** · running · {status.fraction:.0%} of jobs finished · "
+            f"{status.elapsed_s:.0f} s"
+        )
+    return f"{status.name} · queued"
+
+
+class RunProgress:
+    """Draws :class:`PolicyStatus` lists where it was created; :meth:`clear` removes it."""
+
+    def __init__(self, what: str = "Starting…") -> None:
+        self.started = time.perf_counter()
+        self.slot = st.empty()
+        self.area = self.slot.container(border=True)
+        self.head = self.area.empty()
+        self.head.markdown(what)
+        self.bars: dict[str, st.delta_generator.DeltaGenerator] = {}
+        self.shown: dict[str, str] = {}
+
+    def show(self, statuses: list[PolicyStatus]) -> None:
+        """Updates the line and every bar whose text changed."""
+        if not self.bars:
+            self._make_bars([s.name for s in statuses])
+        done = sum(s.state == "done" for s in statuses)
+        running = sum(s.state == "running" for s in statuses)
+        self.head.markdown(
+            f"**Simulating {len(statuses)} policies** · {running} running at once · {done} done"
+            f" · {time.perf_counter() - self.started:.1f} s"
+        )
+        for status in statuses:
+            text = _bar_text(status)
+            if self.shown.get(status.name) != text:
+                self.bars[status.name].progress(min(max(status.fraction, 0.0), 1.0), text=text)
+                self.shown[status.name] = text
+
+    def _make_bars(self, names: list[str]) -> None:
+        count = 1 if len(names) == 1 else 2 if len(names) <= 4 else 3
+        columns = self.area.columns(count)
+        for i, name in enumerate(names):
+            self.bars[name] = columns[i % count].progress(0.0, text=f"{name} · queued")
+
+    def clear(self) -> None:
+        self.slot.empty()

@@ -1,0 +1,102 @@
+"""The dashboard's parallel run: the same tables as a serial run, statuses per policy, cancel.
+
+These run the real process pool (the AppTests use the serial executor)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dashboard import progress_files
+from dashboard.parallel_run import PolicyStatus, policy_tasks, run_policies, simulate_policy
+from dashboard.progress_files import ProgressFiles
+from engine.config import PolicySpec, ScenarioConfig, TraceSpec
+from engine.errors import SimulationCancelled
+from engine.scenario import load_scenario_trace, run_scenario, scenario_matrix
+
+TABLES = ("jobs", "segments", "utilization", "decisions")
+
+
+def _scenario(*policies: PolicySpec, max_jobs: int = 300) -> ScenarioConfig:
+    return ScenarioConfig(trace=TraceSpec(max_jobs=max_jobs), policies=policies, seed=3)
+
+
+def _run(config: ScenarioConfig, **kwargs: object):  # type: ignore[no-untyped-def]
+    trace = load_scenario_trace(config, scenario_matrix(config))
+    return run_policies(config, None, trace, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("executor", ["pool", "serial"])
+def test_parallel_tables_equal_the_serial_run(executor: str) -> None:
+    policies = (PolicySpec("fifo"), PolicySpec("las", label="LAS"), PolicySpec("gavel_maxmin"))
+    config = _scenario(*policies)
+    seen: list[list[PolicyStatus]] = []
+    parallel = _run(config, executor=executor, workers=2, on_status=seen.append)
+    serial = run_scenario(config)
+    assert parallel.policies == serial.policies == ["FIFO", "LAS", "Gavel max-min"]
+    assert parallel.trace_notes == serial.trace_notes
+    for ours, theirs in zip(parallel.results, serial.results, strict=True):
+        for table in TABLES:
+            pd.testing.assert_frame_equal(getattr(ours, table), getattr(theirs, table))
+        assert ours.summary == theirs.summary
+        assert ours.num_decisions == theirs.num_decisions
+    assert seen, "no status was reported"
+    assert [s.state for s in seen[-1]] == ["done"] * 3
+    assert [s.name for s in seen[-1]] == parallel.policies
+
+
+def test_statuses_move_from_waiting_through_running_to_done() -> None:
+    """One worker, two policies: the second waits while the first runs."""
+    config = _scenario(PolicySpec("srtf"), PolicySpec("fifo"), max_jobs=600)
+    seen: list[list[PolicyStatus]] = []
+    _run(config, executor="pool", workers=1, on_status=seen.append)
+    first = [statuses[0].state for statuses in seen]
+    second = [statuses[1].state for statuses in seen]
+    assert first[-1] == second[-1] == "done"
+    assert "done" not in second[: first.index("done")]  # FIFO never finishes before SRTF
+    waiting_while_running = [s for s in seen if s[0].state == "running" and s[1].state == "waiting"]
+    assert waiting_while_running
+    fractions = [s[0].fraction for s in seen if s[0].state != "waiting"]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+
+
+def test_cancel_stops_the_runs() -> None:
+    config = _scenario(PolicySpec("srtf"), PolicySpec("gavel_maxmin"), max_jobs=2000)
+    cancel = threading.Event()
+    threading.Timer(1.0, cancel.set).start()
+    with pytest.raises(SimulationCancelled):
+        _run(config, executor="pool", workers=2, should_cancel=cancel.is_set)
+
+
+def test_a_worker_stops_when_the_cancel_file_appears(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker's side of Cancel: it finds the request at its next check and raises."""
+    monkeypatch.setattr(progress_files, "REPORT_EVERY_S", 0.0)
+    files = ProgressFiles(tmp_path)
+    files.request_cancel()
+    ((spec, payload),) = policy_tasks(_scenario(PolicySpec("fifo"), max_jobs=2000), None)
+    with pytest.raises(SimulationCancelled):
+        simulate_policy(files, spec, payload)
+    reported = files.read("FIFO")
+    assert reported is not None and reported[0] < 1.0  # started, never finished
+
+
+def test_a_pool_worker_importing_the_app_runs_nothing() -> None:
+    """Streamlit installs app.py as ``__main__``, so each pool worker re-imports it as
+    ``__mp_main__``; then it must not import Streamlit, draw, or start another pool."""
+    import subprocess
+    import sys
+
+    app = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+    code = (
+        "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__mp_main__'); "
+        "print(sorted(m for m in ('streamlit', 'dashboard.runner') if m in sys.modules))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(app)], capture_output=True, text=True, check=True
+    )
+    assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
