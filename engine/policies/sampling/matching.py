@@ -26,8 +26,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-LSA_MAX_CELLS = 1 << 18
-""":func:`market` uses :func:`lsa_market` while categories x slots x workers stays below this."""
+LSA_MAX_CELLS = 1 << 14
+""":func:`market` uses :func:`lsa_market` while categories x slots x worker columns (at most as
+many per type as there are slots) stays below this: a 400 x 512 assignment costs ~10 ms, the
+class-level solver well under 1 ms (benchmarks/bench_sampling.py) [R]."""
 _EPS = 1e-7  # improvement a shortest-path update must make (guards float noise)
 
 
@@ -49,7 +51,8 @@ def market(
     """
     big = (capacity.sum() + 1) * (np.abs(values).max(initial=0.0) + 1.0)
     priced = np.where(usable, values, -big)
-    cells = supply.shape[0] * int(supply.sum(axis=1).max(initial=0)) * int(capacity.sum())
+    slots = int(supply.sum(axis=1).max(initial=0))
+    cells = supply.shape[0] * slots * int(np.minimum(capacity, slots).sum())
     solve = lsa_market if cells <= LSA_MAX_CELLS else ssp_market
     counts = solve(priced, supply, capacity)
     counts[:, ~usable] = 0

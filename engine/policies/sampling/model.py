@@ -99,10 +99,11 @@ def job_row(
 
 def stack_rows(rows: list[JobRow], jobs: list[JobState]) -> JobInputs:
     """Stacks per-job rows (sync padded to the largest scale factor)."""
-    width = max(row.sync.shape[1] for row in rows)
-    sync = np.zeros((len(rows), rows[0].sync.shape[0], width))
-    for j, row in enumerate(rows):
-        sync[j, :, : row.sync.shape[1]] = row.sync
+    widths = [row.sync.shape[1] for row in rows]
+    sync = np.zeros((len(rows), rows[0].sync.shape[0], max(widths)))
+    for width in set(widths):  # a few scale factors: one copy per width
+        same = [j for j, w in enumerate(widths) if w == width]
+        sync[same, :, :width] = np.stack([rows[j].sync for j in same])
     return JobInputs(
         np.array([row.one_gpu for row in rows]),
         np.array([row.full for row in rows]),
