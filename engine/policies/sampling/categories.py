@@ -98,5 +98,7 @@ def equal_split(upper: np.ndarray, budget: int) -> np.ndarray:
 
 def unique_rows(categories: np.ndarray) -> np.ndarray:
     """Distinct rows, in order of first appearance."""
-    first = np.unique(categories, axis=0, return_index=True)[1]
-    return categories[np.sort(first)]
+    seen: dict[bytes, int] = {}
+    for k, row in enumerate(np.ascontiguousarray(categories)):
+        seen.setdefault(row.tobytes(), k)
+    return categories[sorted(seen.values())]

@@ -109,11 +109,15 @@ def _select(active: Sequence[JobState], rows: Mapping[int, JobRow], budget: int)
 
 def _classes(one_gpu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct valuation rows (C, T) in order of first appearance, and each job's row index."""
-    _, first, inverse = np.unique(one_gpu, axis=0, return_index=True, return_inverse=True)
-    order = np.argsort(first)
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return one_gpu[first[order]], rank[inverse.reshape(-1)]
+    order = np.lexsort(one_gpu.T[::-1])  # stable: equal rows keep their job order
+    rows = one_gpu[order]
+    new = np.r_[True, (rows[1:] != rows[:-1]).any(axis=1)]
+    first = order[new]  # each class's first job
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(len(first))
+    job_class = np.empty(len(order), dtype=np.int64)
+    job_class[order] = rank[np.cumsum(new) - 1]
+    return one_gpu[np.sort(first)], job_class
 
 
 def _current(jobs: list[JobState], types: list[str]) -> np.ndarray:
