@@ -54,9 +54,7 @@ def round_s(counts: Mapping[str, int], times: TaskTimes, num_tasks: int) -> floa
     return _round_plan(*key, num_tasks)[0] if any(key[1]) else float("inf")
 
 
-def _key(
-    counts: Mapping[str, int], times: TaskTimes
-) -> tuple[tuple[float, ...], tuple[int, ...]]:
+def _key(counts: Mapping[str, int], times: TaskTimes) -> tuple[tuple[float, ...], tuple[int, ...]]:
     """(task seconds per type, GPUs per type), fastest type first: the round's whole input."""
     return tuple(times.values()), tuple(counts.get(wt, 0) for wt in times)
 
