@@ -26,6 +26,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from engine.policies.sampling.types_axis import all_types, cumsum_types, sum_types
+
 LSA_MAX_CELLS = 1 << 14
 """:func:`market` uses :func:`lsa_market` while categories x slots x worker columns (at most as
 many per type as there are slots) stays below this: a 400 x 512 assignment costs ~10 ms, the
@@ -224,13 +226,13 @@ def fill_jobs(
     """
     out = np.zeros(sizes.shape + (class_counts.shape[2],), dtype=np.int64)
     pool = class_counts - _keep(class_counts, sizes, job_class, current, keep_order, out)
-    need = (sizes - out.sum(axis=2))[:, line_order]
+    need = (sizes - sum_types(out))[:, line_order]
     cls = job_class[line_order]
     lo = _segment_cumsum(need, cls) - need
     hi = lo + need
     types = type_order[cls]  # (J, T): each job's class line
     along = pool[:, cls[:, None], types]  # (N, J, T)
-    type_hi = np.cumsum(along, axis=2)
+    type_hi = cumsum_types(along)
     share = np.minimum(hi[..., None], type_hi) - np.maximum(lo[..., None], type_hi - along)
     out[:, line_order[:, None], types] += np.clip(share, 0, None)
     return out
@@ -251,7 +253,7 @@ def _keep(
     want = current[keep_order]
     asks = sizes[:, keep_order] == want.sum(axis=1)
     demand = asks[..., None] * want  # (N, R, T)
-    fits = (_segment_cumsum(demand, cls) <= class_counts[:, cls, :]).all(axis=2)
+    fits = all_types(_segment_cumsum(demand, cls) <= class_counts[:, cls, :])
     kept = (asks & fits)[..., None] * want
     out[:, keep_order] = kept
     start = np.r_[0, np.nonzero(np.diff(cls))[0] + 1]

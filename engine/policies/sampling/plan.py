@@ -16,6 +16,7 @@ import numpy as np
 from engine.config import NetworkConfig
 from engine.policies.sampling.matching import fill_jobs, market
 from engine.policies.sampling.model import JobInputs, JobRow, LinkModel, stack_rows, step_rates
+from engine.policies.sampling.types_axis import any_types
 from engine.state import JobState
 
 
@@ -163,7 +164,7 @@ def score_categories(
         plan.type_order,
     )
     rate = _rates(counts, plan.inputs, links, bw, net)
-    moved = (counts != plan.current[None]).any(axis=2)
+    moved = any_types(counts != plan.current[None])
     with np.errstate(divide="ignore"):
         jct = np.where(moved, plan.lost_moved, plan.lost_kept) + plan.remaining / rate
     placed = rate > 0
@@ -177,7 +178,7 @@ def _rates(
 ) -> np.ndarray:
     """:func:`step_rates` of (N, J, T) counts, computed once for a job whose GPUs are the same
     in every category (most running jobs keep theirs) and per category for the others."""
-    varying = (counts != counts[:1]).any(axis=(0, 2))
+    varying = any_types(counts != counts[:1]).any(axis=0)
     if len(counts) == 1 or varying.all():
         return step_rates(counts, inputs, links, bw, net)
     rate = np.repeat(step_rates(counts[:1], inputs, links, bw, net), len(counts), axis=0)
