@@ -23,7 +23,7 @@ from engine.config import (
 )
 from engine.errors import ConfigError
 from engine.jobs import reference_speeds
-from engine.network import step_model
+from engine.network import bottleneck_gbps, step_model
 from engine.policies.base import PolicyContext, SchedulerState, get_policy
 from engine.policies.sampling.categories import equal_split, fit_budget, sample_categories
 from engine.policies.sampling.matching import lsa_market, market, ssp_market
@@ -339,6 +339,54 @@ def test_vectorized_step_time_agrees_with_the_engine(case: tuple, enabled: bool)
         model = JobModel(job_type, sf, job.gradient_bytes)
         expected = progress_rate(model, placement, MATRIX, net, 5.0, 360.0)[0]
     assert ours == pytest.approx(expected, rel=1e-9)
+
+
+PLACED = [  # (job type, scale factor, GPUs per type the policy grants)
+    ("ResNet-50 (batch size 64)", 4, {"v100": 4}),  # a gang: one node
+    ("ResNet-50 (batch size 64)", 8, {"v100": 2}),  # proportional, one type, one node
+    ("LM (batch size 20)", 8, {"v100": 8}),  # a gang over two nodes of rack r0
+    ("LM (batch size 20)", 16, {"v100": 12}),  # every V100: both racks
+    ("LM (batch size 20)", 8, {"k80": 5}),  # two K80 nodes of rack r1
+    ("Transformer (batch size 32)", 8, {"k80": 3, "v100": 3}),  # mixed: see below
+    (A3C, 2, {"k80": 1, "v100": 1}),
+]
+"""The mixed grants are where the estimate and the engine part: the policy assumes rack r1
+(the only rack holding both types), while the strategy places each part on its own, the V100s
+first in r0, so the engine runs them across racks."""
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+@pytest.mark.parametrize("case", PLACED, ids=lambda c: f"{c[0]}-{c[2]}")
+def test_rates_of_granted_placements_equal_the_engines(case: tuple, enabled: bool) -> None:
+    """The policy's own grant, placed by the engine's consolidated strategy on an empty
+    cluster, runs at the rate step_rates estimated (engine.progress with the engine's link
+    model), under an inter-node congestion episode: the vectorized model and the engine's
+    step model cannot drift apart. Mixed grants: the same, at the link the policy estimates."""
+    from engine.cluster import ClusterState
+    from engine.placement import get_placement
+
+    job_type, sf, counts = case
+    net = NetworkConfig(enabled=enabled, congestion=(CongestionEpisode(0.0, 10.0, 3.0),))
+    context = PolicyContext(LINKED, RoundConfig(), np.random.default_rng(0), net)
+    policy = SamplingPlacement(SamplingPlacement.Params(), context)
+    rates = {wt: MATRIX.steps_per_s(job_type, wt, sf) for wt in policy.types}
+    job = JobState(0, "j", 0.0, job_type, sf, 1.0, 1.0, rates, gradient_bytes(job_type),
+                   reference_speeds(MATRIX, job_type, policy.types))  # fmt: skip
+    row = [counts.get(wt, 0) for wt in policy.types]
+    grant = policy._grant(job, row)
+    placement = ClusterState(LINKED, get_placement("consolidated")).place_parts(
+        grant.pieces(), grant.combine
+    )
+    assert placement is not None
+    model = JobModel(job_type, sf, job.gradient_bytes)
+    mixed = len(counts) > 1
+    assert (placement.level == "network") == (mixed or sum(row) > 8)
+    estimated_gbps = bottleneck_gbps(net, "rack", ("r1",), 5.0) if mixed else None
+    engine_rate = progress_rate(model, placement, MATRIX, net, 5.0, 360.0, 0.0, estimated_gbps)[0]
+    inputs = stack_rows([job_row(job, policy.types, net, MATRIX)], [job])
+    bw = bandwidths(policy.links, net, 5.0)
+    ours = step_rates(np.array([[row]]), inputs, policy.links, bw, net)[0, 0]
+    assert ours == pytest.approx(engine_rate, rel=1e-9)
 
 
 def _spread(counts: dict[str, int], node_types: tuple[str, ...]) -> tuple[int, ...]:

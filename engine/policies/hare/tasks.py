@@ -15,11 +15,16 @@ Reconstructions [R]:
 - A pick takes up to ``scale_factor`` free GPUs, fastest type first (ties: type name), and keeps
   only those that get a task in the round's earliest-finish-time schedule: a GPU too slow to
   take a task would idle (its held time still counts as attained service).
+
+A round's schedule depends only on the task times and the GPU counts, and the policies ask for
+the same few rounds at every decision, so :func:`round_s` and :func:`used_gpus` memoize them
+(:func:`_round_plan`); the values are those of :func:`engine.progress.relaxed_round`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from engine.policies.base import Grant, Part
 from engine.progress import relaxed_round
@@ -45,8 +50,24 @@ def expand(counts: Mapping[str, int], times: TaskTimes) -> list[float]:
 
 def round_s(counts: Mapping[str, int], times: TaskTimes, num_tasks: int) -> float:
     """Seconds of compute of one round of ``num_tasks`` tasks on ``counts`` (inf if no GPU)."""
-    task_s = expand(counts, times)
-    return relaxed_round(task_s, num_tasks).compute_s if task_s else float("inf")
+    key = _key(counts, times)
+    return _round_plan(*key, num_tasks)[0] if any(key[1]) else float("inf")
+
+
+def _key(counts: Mapping[str, int], times: TaskTimes) -> tuple[tuple[float, ...], tuple[int, ...]]:
+    """(task seconds per type, GPUs per type), fastest type first: the round's whole input."""
+    return tuple(times.values()), tuple(counts.get(wt, 0) for wt in times)
+
+
+@lru_cache(maxsize=1 << 16)
+def _round_plan(
+    seconds: tuple[float, ...], counts: tuple[int, ...], num_tasks: int
+) -> tuple[float, frozenset[int]]:
+    """(compute seconds, GPUs that get a task) of :func:`engine.progress.relaxed_round` on
+    ``counts[k]`` GPUs of ``seconds[k]`` per task, GPUs numbered fastest type first."""
+    task_s = [t for t, n in zip(seconds, counts, strict=True) for _ in range(n)]
+    plan = relaxed_round(task_s, num_tasks)
+    return plan.compute_s, frozenset(task.gpu for task in plan.tasks)
 
 
 def pick_gpus(times: TaskTimes, free: Mapping[str, int], num_tasks: int) -> dict[str, int]:
@@ -80,6 +101,8 @@ def choose(job: JobState, times: TaskTimes, free: Mapping[str, int]) -> tuple[di
     fresh = pick_gpus(times, free, job.scale_factor)
     if job.grant is not None:
         held = grant_counts(job.grant)
+        if held == fresh:
+            return held, True
         if fits_in(held, free) and round_s(held, times, job.scale_factor) <= round_s(
             fresh, times, job.scale_factor
         ):
@@ -89,8 +112,7 @@ def choose(job: JobState, times: TaskTimes, free: Mapping[str, int]) -> tuple[di
 
 def used_gpus(counts: Mapping[str, int], times: TaskTimes, num_tasks: int) -> dict[str, int]:
     """The GPUs of ``counts`` that get a task in the earliest-finish-time round schedule."""
-    task_s = expand(counts, times)
-    used = {task.gpu for task in relaxed_round(task_s, num_tasks).tasks}
+    used = _round_plan(*_key(counts, times), num_tasks)[1]
     out: dict[str, int] = {}
     gpu = 0
     for worker_type in times:

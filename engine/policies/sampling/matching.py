@@ -26,8 +26,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-LSA_MAX_CELLS = 1 << 18
-""":func:`market` uses :func:`lsa_market` while categories x slots x workers stays below this."""
+from engine.policies.sampling.types_axis import all_types, cumsum_types, sum_types
+
+LSA_MAX_CELLS = 1 << 14
+""":func:`market` uses :func:`lsa_market` while categories x slots x worker columns (at most as
+many per type as there are slots) stays below this: a 400 x 512 assignment costs ~10 ms, the
+class-level solver well under 1 ms (benchmarks/bench_sampling.py) [R]."""
 _EPS = 1e-7  # improvement a shortest-path update must make (guards float noise)
 
 
@@ -49,7 +53,8 @@ def market(
     """
     big = (capacity.sum() + 1) * (np.abs(values).max(initial=0.0) + 1.0)
     priced = np.where(usable, values, -big)
-    cells = supply.shape[0] * int(supply.sum(axis=1).max(initial=0)) * int(capacity.sum())
+    slots = int(supply.sum(axis=1).max(initial=0))
+    cells = supply.shape[0] * slots * int(np.minimum(capacity, slots).sum())
     solve = lsa_market if cells <= LSA_MAX_CELLS else ssp_market
     counts = solve(priced, supply, capacity)
     counts[:, ~usable] = 0
@@ -221,13 +226,13 @@ def fill_jobs(
     """
     out = np.zeros(sizes.shape + (class_counts.shape[2],), dtype=np.int64)
     pool = class_counts - _keep(class_counts, sizes, job_class, current, keep_order, out)
-    need = (sizes - out.sum(axis=2))[:, line_order]
+    need = (sizes - sum_types(out))[:, line_order]
     cls = job_class[line_order]
     lo = _segment_cumsum(need, cls) - need
     hi = lo + need
     types = type_order[cls]  # (J, T): each job's class line
     along = pool[:, cls[:, None], types]  # (N, J, T)
-    type_hi = np.cumsum(along, axis=2)
+    type_hi = cumsum_types(along)
     share = np.minimum(hi[..., None], type_hi) - np.maximum(lo[..., None], type_hi - along)
     out[:, line_order[:, None], types] += np.clip(share, 0, None)
     return out
@@ -248,7 +253,7 @@ def _keep(
     want = current[keep_order]
     asks = sizes[:, keep_order] == want.sum(axis=1)
     demand = asks[..., None] * want  # (N, R, T)
-    fits = (_segment_cumsum(demand, cls) <= class_counts[:, cls, :]).all(axis=2)
+    fits = all_types(_segment_cumsum(demand, cls) <= class_counts[:, cls, :])
     kept = (asks & fits)[..., None] * want
     out[:, keep_order] = kept
     start = np.r_[0, np.nonzero(np.diff(cls))[0] + 1]

@@ -26,6 +26,7 @@ import numpy as np
 
 from engine.config import ClusterSpec, NetworkConfig
 from engine.network import LEVELS, bottleneck_gbps, ring_comm_s
+from engine.policies.sampling.types_axis import first_true, max_types, sum_types
 from engine.state import JobState
 from engine.throughput import ThroughputMatrix
 
@@ -99,10 +100,11 @@ def job_row(
 
 def stack_rows(rows: list[JobRow], jobs: list[JobState]) -> JobInputs:
     """Stacks per-job rows (sync padded to the largest scale factor)."""
-    width = max(row.sync.shape[1] for row in rows)
-    sync = np.zeros((len(rows), rows[0].sync.shape[0], width))
-    for j, row in enumerate(rows):
-        sync[j, :, : row.sync.shape[1]] = row.sync
+    widths = [row.sync.shape[1] for row in rows]
+    sync = np.zeros((len(rows), rows[0].sync.shape[0], max(widths)))
+    for width in set(widths):  # a few scale factors: one copy per width
+        same = [j for j, w in enumerate(widths) if w == width]
+        sync[same, :, :width] = np.stack([rows[j].sync for j in same])
     return JobInputs(
         np.array([row.one_gpu for row in rows]),
         np.array([row.full for row in rows]),
@@ -151,22 +153,22 @@ def step_rates(
     counts: np.ndarray, inputs: JobInputs, links: LinkModel, bw: np.ndarray, net: NetworkConfig
 ) -> np.ndarray:
     """(N, J) steps/s of every job on its (N, J, T) GPU counts (0 for a job with no GPU)."""
-    workers = counts.sum(axis=2)
+    workers = sum_types(counts)
     present = counts > 0
     n_types = counts.shape[2]
     jobs = np.arange(counts.shape[1])[None, :, None]
     at_m = np.minimum(workers, inputs.sync.shape[2] - 1)[..., None]
     sync = inputs.sync[jobs, np.arange(n_types)[None, None, :], at_m]
-    measured = np.where(present, sync, 0.0).max(axis=2, initial=0.0)
+    measured = max_types(np.where(present, sync, 0.0), 0.0)
     measured = np.where(workers > 1, measured, 0.0)
-    mask = (present * (1 << np.arange(n_types))).sum(axis=2)
+    mask = sum_types(present * (1 << np.arange(n_types)))
     level = np.where(
         workers <= links.node_max[mask], 0, np.where(workers <= links.rack_max[mask], 1, 2)
     )
     extra = _extra_comm_s(workers, inputs.gradient_bytes, bw[mask, level], net)
-    full = inputs.full[jobs[..., 0], present.argmax(axis=2)]
-    gang = (present.sum(axis=2) == 1) & (workers == inputs.scale_factor) & (full > 0)
-    speed = (counts * inputs.one_gpu[None]).sum(axis=2)
+    full = inputs.full[jobs[..., 0], first_true(present)]
+    gang = (sum_types(present.view(np.int8)) == 1) & (workers == inputs.scale_factor) & (full > 0)
+    speed = sum_types(counts * inputs.one_gpu[None])
     with np.errstate(divide="ignore", invalid="ignore"):
         proportional = inputs.scale_factor / (inputs.scale_factor / speed + measured + extra)
         whole = workers / (workers / full + extra)

@@ -16,6 +16,7 @@ import numpy as np
 from engine.config import NetworkConfig
 from engine.policies.sampling.matching import fill_jobs, market
 from engine.policies.sampling.model import JobInputs, JobRow, LinkModel, stack_rows, step_rates
+from engine.policies.sampling.types_axis import any_types
 from engine.state import JobState
 
 
@@ -101,28 +102,33 @@ def _select(active: Sequence[JobState], rows: Mapping[int, JobRow], budget: int)
     """The ``budget`` jobs of shortest ideal remaining time (ties: arrival, index)."""
     best = np.array([rows[j.index].one_gpu for j in active]).max(axis=1)
     scale = np.array([j.scale_factor for j in active])
-    ideal = (np.array([j.remaining_steps for j in active]) / (scale * best)).tolist()
-    order = sorted(
-        range(len(active)), key=lambda i: (ideal[i], active[i].arrival_s, active[i].index)
-    )
-    return [active[i] for i in order[:budget]]
+    ideal = np.array([j.remaining_steps for j in active]) / (scale * best)
+    arrival = np.array([j.arrival_s for j in active])
+    order = np.lexsort((np.array([j.index for j in active]), arrival, ideal))
+    return [active[i] for i in order[:budget].tolist()]
 
 
 def _classes(one_gpu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct valuation rows (C, T) in order of first appearance, and each job's row index."""
-    index: dict[bytes, int] = {}
-    job_class = np.array([index.setdefault(row.tobytes(), len(index)) for row in one_gpu])
-    firsts = np.unique(job_class, return_index=True)[1]
-    return one_gpu[firsts], job_class
+    order = np.lexsort(one_gpu.T[::-1])  # stable: equal rows keep their job order
+    rows = one_gpu[order]
+    new = np.r_[True, (rows[1:] != rows[:-1]).any(axis=1)]
+    first = order[new]  # each class's first job
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(len(first))
+    job_class = np.empty(len(order), dtype=np.int64)
+    job_class[order] = rank[np.cumsum(new) - 1]
+    return one_gpu[np.sort(first)], job_class
 
 
 def _current(jobs: list[JobState], types: list[str]) -> np.ndarray:
     """(J, T) GPUs each job holds now."""
     current = np.zeros((len(jobs), len(types)), dtype=np.int64)
+    column = {worker_type: t for t, worker_type in enumerate(types)}
     for j, job in enumerate(jobs):
         if job.placement is not None:
             for worker_type, count in job.placement.gpus_by_type().items():
-                current[j, types.index(worker_type)] = count
+                current[j, column[worker_type]] = count
     return current
 
 
@@ -157,14 +163,29 @@ def score_categories(
         plan.line_order,
         plan.type_order,
     )
-    rate = step_rates(counts, plan.inputs, links, bw, net)
-    moved = (counts != plan.current[None]).any(axis=2)
+    rate = _rates(counts, plan.inputs, links, bw, net)
+    moved = any_types(counts != plan.current[None])
     with np.errstate(divide="ignore"):
         jct = np.where(moved, plan.lost_moved, plan.lost_kept) + plan.remaining / rate
     placed = rate > 0
     slowest = np.where(placed, jct, 0.0).max(axis=1, keepdims=True)
     jct = np.where(placed, jct, slowest + plan.ideal)
     return counts, _score(jct, plan.ideal, beta)
+
+
+def _rates(
+    counts: np.ndarray, inputs: JobInputs, links: LinkModel, bw: np.ndarray, net: NetworkConfig
+) -> np.ndarray:
+    """:func:`step_rates` of (N, J, T) counts, computed once for a job whose GPUs are the same
+    in every category (most running jobs keep theirs) and per category for the others."""
+    varying = any_types(counts != counts[:1]).any(axis=0)
+    if len(counts) == 1 or varying.all():
+        return step_rates(counts, inputs, links, bw, net)
+    rate = np.repeat(step_rates(counts[:1], inputs, links, bw, net), len(counts), axis=0)
+    if varying.any():
+        some = JobInputs(*(field[varying] for field in inputs))
+        rate[:, varying] = step_rates(counts[:, varying], some, links, bw, net)
+    return rate
 
 
 def _score(jct: np.ndarray, ideal: np.ndarray, beta: float) -> np.ndarray:
