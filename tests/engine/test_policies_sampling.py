@@ -362,6 +362,7 @@ def test_rates_of_granted_placements_equal_the_engines(case: tuple, enabled: boo
     cluster, runs at the rate step_rates estimated (engine.progress with the engine's link
     model), under an inter-node congestion episode: the vectorized model and the engine's
     step model cannot drift apart. Mixed grants: the same, at the link the policy estimates."""
+    from engine.allocation import NodeLayout
     from engine.cluster import ClusterState
     from engine.placement import get_placement
 
@@ -374,7 +375,7 @@ def test_rates_of_granted_placements_equal_the_engines(case: tuple, enabled: boo
                    reference_speeds(MATRIX, job_type, policy.types))  # fmt: skip
     row = [counts.get(wt, 0) for wt in policy.types]
     grant = policy._grant(job, row)
-    placement = ClusterState(LINKED, get_placement("consolidated")).place_parts(
+    placement = ClusterState(NodeLayout.of(LINKED), get_placement("consolidated")).place_parts(
         grant.pieces(), grant.combine
     )
     assert placement is not None
