@@ -15,11 +15,14 @@ Policies for Deep Learning Workloads", OSDI 2020, §4.1, and ``scheduler/policie
 max_min_fairness.py`` of stanford-futuredata/gavel (MIT). The epsilon term is ours [R]: it picks,
 among the max-min optima, one that also uses the leftover capacity (Gavel reaches a Pareto-efficient
 optimum with its water-filling variant, which takes one LP per bottleneck level). HiGHS is the
-solver of ``scipy.optimize.linprog(method="highs")``; :func:`solve_lp` calls it directly when it
-can, to save linprog's per-call overhead.
+solver of ``scipy.optimize.linprog(method="highs")``; :class:`HighsSolver` calls it directly when
+it can, to save linprog's per-call overhead, and :class:`ClassMaxMin` keeps one instance and
+the solutions of recent class counts for a whole run.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -143,6 +146,7 @@ def _solve_classes(
     counts: np.ndarray,
     capacity: np.ndarray,
     epsilon: float,
+    solver: HighsSolver | None = None,
 ) -> np.ndarray:
     """The LP with one share row per class of ``counts`` identical jobs; (C, K) shares."""
     num_classes, num_types = coefficients.shape
@@ -157,40 +161,183 @@ def _solve_classes(
     values = coefficients[rows, cols]
     # CSC by hand: share column (i, k) has -c in fairness row i, 1 in time row nc + i and the
     # class's GPUs in capacity row 2 nc + k; the last column (t) has 1 in every fairness row.
-    indices = np.concatenate(
-        [np.column_stack([rows, nc + rows, 2 * nc + cols]).ravel(), np.arange(nc)]
+    matrix = CscMatrix(
+        indptr=np.append(np.arange(0, 3 * m + 1, 3), 3 * m + nc),
+        indices=np.concatenate(
+            [np.column_stack([rows, nc + rows, 2 * nc + cols]).ravel(), np.arange(nc)]
+        ),
+        data=np.concatenate(
+            [
+                np.column_stack([-values, np.ones(m), (counts * scale_factors)[rows]]).ravel(),
+                np.ones(nc),
+            ]
+        ),
+        num_rows=2 * nc + num_types,
     )
-    data = np.concatenate(
-        [
-            np.column_stack([-values, np.ones(m), (counts * scale_factors)[rows]]).ravel(),
-            np.ones(nc),
-        ]
-    )
-    indptr = np.append(np.arange(0, 3 * m + 1, 3), 3 * m + nc)
-    a_ub = sp.csc_matrix((data, indices, indptr), shape=(2 * nc + num_types, m + 1))
     b_ub = np.concatenate([np.zeros(nc), np.ones(nc), capacity.astype(float)])
     weight = epsilon / counts.sum()
     objective = np.concatenate([-weight * counts[rows] * values, [-1.0]])
     upper = np.append(np.ones(m), np.inf)
-    x = solve_lp(objective, a_ub, b_ub, upper)
+    x = (solver or HighsSolver()).solve(objective, matrix, b_ub, upper)
+    if x is None:
+        raise EngineError("Gavel LP is infeasible")
     live_shares = np.zeros((nc, num_types))
     live_shares[rows, cols] = np.clip(x[:m], 0.0, 1.0)
     shares[live] = live_shares
     return shares
 
 
+class ClassMaxMin:
+    """The class LP of :func:`solve_max_min` for one policy run: one HiGHS instance, and the
+    solutions of recent class counts remembered (the same counts give the same LP, hence the
+    same solution: HiGHS is deterministic).
+
+    Args:
+        capacity: (K,) GPUs per worker type.
+        epsilon: weight of the efficiency tie-break term.
+        cache_size: how many solutions to keep (oldest dropped first).
+    """
+
+    def __init__(self, capacity: np.ndarray, epsilon: float, cache_size: int = 4096) -> None:
+        self.capacity = capacity
+        self.epsilon = epsilon
+        self.cache_size = cache_size
+        self.solver = HighsSolver()
+        self._cache: dict[bytes, np.ndarray] = {}
+
+    def shares(
+        self, class_coefficients: np.ndarray, class_scale_factors: np.ndarray, counts: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Shares of the classes present.
+
+        Args:
+            class_coefficients: (C, K) coefficient row of every class seen so far.
+            class_scale_factors: (C,) GPUs per job of each class.
+            counts: (C,) active jobs per class (0 for absent classes).
+
+        Returns:
+            The present class ids (P,), ascending, and their shares (P, K).
+        """
+        present = np.flatnonzero(counts)
+        present_counts = counts[present]
+        key = present.tobytes() + present_counts.tobytes()
+        shares = self._cache.get(key)
+        if shares is None:
+            shares = _solve_classes(
+                class_coefficients[present],
+                class_scale_factors[present],
+                present_counts,
+                self.capacity,
+                self.epsilon,
+                self.solver,
+            )
+            if len(self._cache) >= self.cache_size:
+                del self._cache[next(iter(self._cache))]
+            self._cache[key] = shares
+        return present, shares
+
+
+@dataclass(frozen=True)
+class CscMatrix:
+    """A sparse matrix as its compressed-column arrays (what HiGHS takes), with its row count."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    num_rows: int
+
+    @classmethod
+    def of(cls, matrix: sp.csc_matrix) -> CscMatrix:
+        return cls(matrix.indptr, matrix.indices, matrix.data, matrix.shape[0])
+
+    def to_scipy(self) -> sp.csc_matrix:
+        return sp.csc_matrix(
+            (self.data, self.indices, self.indptr), shape=(self.num_rows, self.indptr.size - 1)
+        )
+
+
+class HighsSolver:
+    """``min objective @ x`` s.t. ``A @ x <= b_ub``, ``0 <= x <= upper``, with HiGHS.
+
+    Same solver as ``linprog(method="highs")``, called through scipy's bundled HiGHS bindings
+    when they are importable, with one HiGHS instance kept across calls: that skips linprog's
+    input checking and result packing and HiGHS's set-up (together about 3 ms per call), which
+    adds up over the ~18,000 solves of a 109-day trace. Each call passes a whole new model, so
+    nothing of the previous solve (basis, factorization) carries over and the result is the
+    one a fresh instance gives. Falls back to ``linprog`` if the bindings are missing, changed,
+    or do not report an optimum. Not thread-safe: one solver per policy instance.
+    """
+
+    def __init__(self) -> None:
+        self._instance: object | None = None
+
+    def solve(
+        self, objective: np.ndarray, matrix: CscMatrix, b_ub: np.ndarray, upper: np.ndarray
+    ) -> np.ndarray | None:
+        """The optimal ``x``, or None when the LP is infeasible.
+
+        Raises:
+            EngineError: if HiGHS fails for another reason than infeasibility.
+        """
+        if _highs is not None:
+            try:
+                x = self._solve_direct(objective, matrix, b_ub, upper)
+            except (AttributeError, TypeError, ValueError):
+                x = None
+            if x is not None:
+                return x
+        bounds = np.column_stack([np.zeros_like(upper), upper])
+        result = linprog(
+            objective, A_ub=matrix.to_scipy(), b_ub=b_ub, bounds=bounds, method="highs"
+        )
+        if result.status == 2:  # infeasible
+            return None
+        if result.status != 0:
+            raise EngineError(f"Gavel LP failed: {result.message}")
+        return np.asarray(result.x)
+
+    def _solve_direct(
+        self, objective: np.ndarray, matrix: CscMatrix, b_ub: np.ndarray, upper: np.ndarray
+    ) -> np.ndarray | None:
+        """The LP through ``scipy.optimize._highspy._core``; None unless HiGHS reports optimal."""
+        assert _highs is not None
+        num_rows, num_cols = matrix.num_rows, objective.size
+        lp = _highs.HighsLp()
+        lp.num_col_ = num_cols
+        lp.num_row_ = num_rows
+        lp.col_cost_ = objective
+        lp.col_lower_ = np.zeros(num_cols)
+        lp.col_upper_ = np.where(np.isinf(upper), _highs.kHighsInf, upper)
+        lp.row_lower_ = np.full(num_rows, -_highs.kHighsInf)
+        lp.row_upper_ = b_ub
+        a_matrix = lp.a_matrix_
+        a_matrix.format_ = _highs.MatrixFormat.kColwise
+        a_matrix.num_col_ = num_cols
+        a_matrix.num_row_ = num_rows
+        a_matrix.start_ = matrix.indptr
+        a_matrix.index_ = matrix.indices
+        a_matrix.value_ = matrix.data
+        solver = self._instance
+        if solver is None:
+            solver = _highs._Highs()
+            solver.setOptionValue("output_flag", False)
+            solver.setOptionValue("presolve", "off")  # tiny LPs: presolve costs more than it saves
+            self._instance = solver
+        solver.passModel(lp)
+        solver.run()
+        if solver.getModelStatus() != _highs.HighsModelStatus.kOptimal:
+            return None
+        return np.array(solver.getSolution().col_value)
+
+
 def solve_lp(
     objective: np.ndarray, a_ub: sp.csc_matrix, b_ub: np.ndarray, upper: np.ndarray
 ) -> np.ndarray:
-    """``min objective @ x`` s.t. ``a_ub @ x <= b_ub``, ``0 <= x <= upper``, with HiGHS.
-
-    Same solver as ``linprog(method="highs")``, called through scipy's bundled HiGHS bindings
-    when they are importable: that skips about 3 ms of input checking and result packing per
-    call, which adds up over the ~18,000 solves of a 109-day trace. Falls back to ``linprog``
-    if the bindings are missing, changed, or do not report an optimum.
+    """``min objective @ x`` s.t. ``a_ub @ x <= b_ub``, ``0 <= x <= upper``, with HiGHS
+    (:class:`HighsSolver`, a fresh instance).
 
     Raises:
-        EngineError: if the LP is infeasible or ``linprog`` fails too.
+        EngineError: if the LP is infeasible or HiGHS fails.
     """
     x = solve_lp_if_feasible(objective, a_ub, b_ub, upper)
     if x is None:
@@ -198,56 +345,17 @@ def solve_lp(
     return x
 
 
-def _solve_direct(
-    objective: np.ndarray, a_ub: sp.csc_matrix, b_ub: np.ndarray, upper: np.ndarray
-) -> np.ndarray | None:
-    """The LP through ``scipy.optimize._highspy._core``; None unless HiGHS reports optimal."""
-    assert _highs is not None
-    num_rows, num_cols = a_ub.shape
-    lp = _highs.HighsLp()
-    lp.num_col_ = num_cols
-    lp.num_row_ = num_rows
-    lp.col_cost_ = objective
-    lp.col_lower_ = np.zeros(num_cols)
-    lp.col_upper_ = np.where(np.isinf(upper), _highs.kHighsInf, upper)
-    lp.row_lower_ = np.full(num_rows, -_highs.kHighsInf)
-    lp.row_upper_ = b_ub
-    matrix = lp.a_matrix_
-    matrix.format_ = _highs.MatrixFormat.kColwise
-    matrix.num_col_ = num_cols
-    matrix.num_row_ = num_rows
-    matrix.start_ = a_ub.indptr
-    matrix.index_ = a_ub.indices
-    matrix.value_ = a_ub.data
-    solver = _highs._Highs()
-    solver.setOptionValue("output_flag", False)
-    solver.setOptionValue("presolve", "off")  # tiny LPs: presolve costs more than it saves
-    solver.passModel(lp)
-    solver.run()
-    if solver.getModelStatus() != _highs.HighsModelStatus.kOptimal:
-        return None
-    return np.array(solver.getSolution().col_value)
-
-
 def solve_lp_if_feasible(
-    objective: np.ndarray, a_ub: sp.csc_matrix, b_ub: np.ndarray, upper: np.ndarray
+    objective: np.ndarray,
+    a_ub: sp.csc_matrix,
+    b_ub: np.ndarray,
+    upper: np.ndarray,
+    solver: HighsSolver | None = None,
 ) -> np.ndarray | None:
-    """Like :func:`solve_lp`, but None when the LP is infeasible (for feasibility searches).
+    """Like :func:`solve_lp`, but None when the LP is infeasible (for feasibility searches);
+    ``solver`` reuses a HiGHS instance across calls.
 
     Raises:
         EngineError: if HiGHS fails for another reason than infeasibility.
     """
-    if _highs is not None:
-        try:
-            x = _solve_direct(objective, a_ub, b_ub, upper)
-        except (AttributeError, TypeError, ValueError):
-            x = None
-        if x is not None:
-            return x
-    bounds = np.column_stack([np.zeros_like(upper), upper])
-    result = linprog(objective, A_ub=a_ub, b_ub=b_ub, bounds=bounds, method="highs")
-    if result.status == 2:  # infeasible
-        return None
-    if result.status != 0:
-        raise EngineError(f"Gavel LP failed: {result.message}")
-    return np.asarray(result.x)
+    return (solver or HighsSolver()).solve(objective, CscMatrix.of(a_ub), b_ub, upper)

@@ -55,7 +55,7 @@ from engine.policies.base import (
     register_policy,
 )
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
-from engine.policies.gavel.lp import max_min_coefficients, solve_max_min
+from engine.policies.gavel.lp import ClassMaxMin, max_min_coefficients
 from engine.policies.gavel.queues import GavelQueues
 from engine.policies.gavel.rounds import RoundBook, priority_order
 from engine.state import JobState
@@ -96,7 +96,9 @@ class GavelMaxMin(Policy):
         self.worker_types = list(capacity)
         self.capacity = np.array([capacity[wt] for wt in self.worker_types], dtype=float)
         self.book = RoundBook(self.worker_types, self.capacity, self.heterogeneity_aware)
-        self._solved_jobs: frozenset[int] | None = None
+        self._solved_rows: np.ndarray | None = None
+        self.class_lp: ClassMaxMin | None = None  # made at the first solve (subclasses: none)
+        self._class_coefficients = np.zeros((0, len(self.worker_types)))
         self._last_solve_s = -math.inf
         self._round_index = -1
         self._round_pairs: tuple[list[JobState], list[int]] = ([], [])
@@ -195,13 +197,12 @@ class GavelMaxMin(Policy):
     def _maybe_solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> None:
         """Re-solves the allocation when the job set changed and the interval has passed, or
         at once when no active job has a share left (the cluster would idle)."""
-        jobs = frozenset(job.index for job in active)
         interval = self.context.rounds.reallocation_interval_s
-        some_share_left = self.book.shares[rows].any()
-        if jobs == self._solved_jobs or (now_s - self._last_solve_s < interval and some_share_left):
+        same_jobs = self._solved_rows is not None and np.array_equal(rows, self._solved_rows)
+        if same_jobs or (now_s - self._last_solve_s < interval and self.book.shares[rows].any()):
             return
         self.book.set_shares(rows, self._solve(now_s, active, rows))
-        self._solved_jobs = jobs
+        self._solved_rows = rows
         self._last_solve_s = now_s
 
     def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
@@ -216,20 +217,31 @@ class GavelMaxMin(Policy):
                 self.heterogeneity_aware,
             )
             return max_min_shares(coefficients, book.scale_factors[rows], self.capacity)
-        coefficients = max_min_coefficients(
-            book.throughputs[rows],
-            book.scale_factors[rows],
-            book.priority_weights[rows],
-            self.capacity,
-            self.heterogeneity_aware,
+        if self.class_lp is None:
+            self.class_lp = ClassMaxMin(self.capacity, self.params.efficiency_epsilon)
+        labels = book.class_ids[rows]
+        coefficients = self._class_table()
+        counts = np.bincount(labels, minlength=coefficients.shape[0])
+        present, class_shares = self.class_lp.shares(
+            coefficients, book.scale_factors[book.class_rows], counts
         )
-        return solve_max_min(
-            coefficients,
-            book.scale_factors[rows],
-            self.capacity,
-            self.params.efficiency_epsilon,
-            book.class_ids[rows],
-        )
+        return class_shares[np.searchsorted(present, labels)]
+
+    def _class_table(self) -> np.ndarray:
+        """(classes, K) the max-min LP's coefficient row of every job class seen so far
+        (computed once per class from its first job: the row depends on the class only)."""
+        book, known = self.book, self._class_coefficients.shape[0]
+        if known < len(book.class_rows):
+            first = book.class_rows[known:]
+            new = max_min_coefficients(
+                book.throughputs[first],
+                book.scale_factors[first],
+                book.priority_weights[first],
+                self.capacity,
+                self.heterogeneity_aware,
+            )
+            self._class_coefficients = np.vstack([self._class_coefficients, new])
+        return self._class_coefficients
 
     def _reference_throughputs(self, throughputs: np.ndarray) -> np.ndarray:
         """(n, K) the job's V100 (else fastest-type) throughput on every type it fits: how

@@ -28,6 +28,7 @@ class RoundBook:
         known: (rows,) whether the row has been filled from a job.
         class_ids: (rows,) label shared by jobs the LP cannot tell apart (same throughput row,
             or same fit row when heterogeneity-agnostic, same scale factor and weight).
+        class_rows: the row of the first job of each class, in label order.
     """
 
     throughputs: np.ndarray
@@ -47,6 +48,7 @@ class RoundBook:
         self.capacity = capacity
         self.heterogeneity_aware = heterogeneity_aware
         self._classes: dict[tuple[float, ...], int] = {}
+        self.class_rows: list[int] = []
         self.known = np.zeros(0, dtype=bool)
         self._allocate(_INITIAL_ROWS)
 
@@ -90,7 +92,10 @@ class RoundBook:
         basis = self.throughputs if self.heterogeneity_aware else self.fits
         for row in rows.tolist():
             key = (*basis[row].tolist(), self.scale_factors[row], self.priority_weights[row])
-            self.class_ids[row] = self._classes.setdefault(key, len(self._classes))
+            label = self._classes.setdefault(key, len(self._classes))
+            if label == len(self.class_rows):
+                self.class_rows.append(row)
+            self.class_ids[row] = label
         self.known[rows] = True
 
     def set_shares(self, rows: np.ndarray, shares: np.ndarray) -> None:
