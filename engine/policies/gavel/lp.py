@@ -23,6 +23,7 @@ the solutions of recent class counts for a whole run.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -269,7 +270,7 @@ class HighsSolver:
     """
 
     def __init__(self) -> None:
-        self._instance: object | None = None
+        self._instance: Any = None  # a scipy _highspy._core._Highs, made at the first call
 
     def solve(
         self, objective: np.ndarray, matrix: CscMatrix, b_ub: np.ndarray, upper: np.ndarray
