@@ -212,8 +212,10 @@ class ClassMaxMin:
         """Shares of the classes present.
 
         Args:
-            class_coefficients: (C, K) coefficient row of every class seen so far.
-            class_scale_factors: (C,) GPUs per job of each class.
+            class_coefficients: (C, K) coefficient row of every class seen so far. A class's
+                row must stay the same from call to call (the table may only grow): the
+                remembered solutions are keyed by class labels and counts.
+            class_scale_factors: (C,) GPUs per job of each class (same rule).
             counts: (C,) active jobs per class (0 for absent classes).
 
         Returns:
