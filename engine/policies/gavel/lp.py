@@ -30,6 +30,9 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from engine.errors import EngineError
+from engine.policies.gavel.warm import WarmBasis
+
+Basis = tuple[np.ndarray, np.ndarray]  # HiGHS status numbers of the columns and of the rows
 
 try:  # the HiGHS bindings scipy bundles (private API, hence the guard and the fallback)
     from scipy.optimize._highspy import _core as _highs
@@ -148,8 +151,13 @@ def _solve_classes(
     capacity: np.ndarray,
     epsilon: float,
     solver: HighsSolver | None = None,
+    warm: tuple[WarmBasis, np.ndarray] | None = None,
 ) -> np.ndarray:
-    """The LP with one share row per class of ``counts`` identical jobs; (C, K) shares."""
+    """The LP with one share row per class of ``counts`` identical jobs; (C, K) shares.
+
+    ``warm``: the last basis and the (C,) class labels, to start from that basis and keep the
+    new one (:mod:`engine.policies.gavel.warm`).
+    """
     num_classes, num_types = coefficients.shape
     shares = np.zeros((num_classes, num_types))
     live = coefficients.max(axis=1) > 0
@@ -179,7 +187,15 @@ def _solve_classes(
     weight = epsilon / counts.sum()
     objective = np.concatenate([-weight * counts[rows] * values, [-1.0]])
     upper = np.append(np.ones(m), np.inf)
-    x = (solver or HighsSolver()).solve(objective, matrix, b_ub, upper)
+    solver = solver or HighsSolver()
+    if warm is None:
+        x = solver.solve(objective, matrix, b_ub, upper)
+    else:
+        basis, labels = warm[0], warm[1][live]
+        start = None if basis.empty else basis.start(labels, rows, cols)
+        x = solver.solve(objective, matrix, b_ub, upper, start, keep_basis=True)
+        if solver.basis is not None:
+            basis.keep(labels, rows, cols, solver.basis)
     if x is None:
         raise EngineError("Gavel LP is infeasible")
     live_shares = np.zeros((nc, num_types))
@@ -196,14 +212,23 @@ class ClassMaxMin:
     Args:
         capacity: (K,) GPUs per worker type.
         epsilon: weight of the efficiency tie-break term.
+        warm_start: start each solve from the last optimal basis
+            (:mod:`engine.policies.gavel.warm`; may reach another of several optima).
         cache_size: how many solutions to keep (oldest dropped first).
     """
 
-    def __init__(self, capacity: np.ndarray, epsilon: float, cache_size: int = 4096) -> None:
+    def __init__(
+        self,
+        capacity: np.ndarray,
+        epsilon: float,
+        warm_start: bool = False,
+        cache_size: int = 4096,
+    ) -> None:
         self.capacity = capacity
         self.epsilon = epsilon
         self.cache_size = cache_size
         self.solver = HighsSolver()
+        self.warm = WarmBasis(capacity.size) if warm_start else None
         self._cache: dict[bytes, np.ndarray] = {}
 
     def shares(
@@ -233,6 +258,7 @@ class ClassMaxMin:
                 self.capacity,
                 self.epsilon,
                 self.solver,
+                None if self.warm is None else (self.warm, present),
             )
             if len(self._cache) >= self.cache_size:
                 del self._cache[next(iter(self._cache))]
@@ -273,18 +299,31 @@ class HighsSolver:
 
     def __init__(self) -> None:
         self._instance: Any = None  # a scipy _highspy._core._Highs, made at the first call
+        self.basis: Basis | None = None
 
     def solve(
-        self, objective: np.ndarray, matrix: CscMatrix, b_ub: np.ndarray, upper: np.ndarray
+        self,
+        objective: np.ndarray,
+        matrix: CscMatrix,
+        b_ub: np.ndarray,
+        upper: np.ndarray,
+        start: Basis | None = None,
+        keep_basis: bool = False,
     ) -> np.ndarray | None:
         """The optimal ``x``, or None when the LP is infeasible.
+
+        Args:
+            start: (column statuses, row statuses) as HiGHS numbers them (0 nonbasic at the
+                lower bound, 1 basic, ...) to start the simplex from, else the slack basis.
+            keep_basis: store the optimal basis in :attr:`basis` (None if not available).
 
         Raises:
             EngineError: if HiGHS fails for another reason than infeasibility.
         """
+        self.basis = None
         if _highs is not None:
             try:
-                x = self._solve_direct(objective, matrix, b_ub, upper)
+                x = self._solve_direct(objective, matrix, b_ub, upper, start, keep_basis)
             except (AttributeError, TypeError, ValueError):
                 x = None
             if x is not None:
@@ -300,7 +339,13 @@ class HighsSolver:
         return np.asarray(result.x)
 
     def _solve_direct(
-        self, objective: np.ndarray, matrix: CscMatrix, b_ub: np.ndarray, upper: np.ndarray
+        self,
+        objective: np.ndarray,
+        matrix: CscMatrix,
+        b_ub: np.ndarray,
+        upper: np.ndarray,
+        start: Basis | None,
+        keep_basis: bool,
     ) -> np.ndarray | None:
         """The LP through ``scipy.optimize._highspy._core``; None unless HiGHS reports optimal."""
         assert _highs is not None
@@ -327,10 +372,30 @@ class HighsSolver:
             solver.setOptionValue("presolve", "off")  # tiny LPs: presolve costs more than it saves
             self._instance = solver
         solver.passModel(lp)
+        if start is not None:
+            solver.setBasis(_highs_basis(start))
         solver.run()
         if solver.getModelStatus() != _highs.HighsModelStatus.kOptimal:
             return None
+        if keep_basis:
+            basis = solver.getBasis()
+            self.basis = (
+                np.array([int(status) for status in basis.col_status]),
+                np.array([int(status) for status in basis.row_status]),
+            )
         return np.array(solver.getSolution().col_value)
+
+
+def _highs_basis(start: Basis) -> Any:
+    """A HiGHS basis from status numbers, marked "alien" so HiGHS fixes the basic count."""
+    assert _highs is not None
+    statuses = [_highs.HighsBasisStatus(value) for value in range(5)]
+    basis = _highs.HighsBasis()
+    basis.col_status = [statuses[value] for value in start[0].tolist()]
+    basis.row_status = [statuses[value] for value in start[1].tolist()]
+    basis.alien = True
+    basis.valid = True
+    return basis
 
 
 def solve_lp(

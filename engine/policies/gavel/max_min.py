@@ -88,6 +88,13 @@ class GavelMaxMin(Policy):
                 "under Gavel's simulator rules)"
             },
         )
+        warm_start: bool = field(
+            default=False,
+            metadata={
+                "help": "Start each LP solve from the last optimal basis: faster, but may pick "
+                "another of several optimal allocations (not under Gavel's simulator rules)"
+            },
+        )
 
     def __init__(self, params: Params, context: PolicyContext) -> None:
         super().__init__(params, context)
@@ -102,6 +109,7 @@ class GavelMaxMin(Policy):
         self._round_index = -1
         self._round: RoundPairs | None = None  # this round's priority order
         self._late: list[JobState] = []  # jobs that arrived since the round began
+        self._grants: dict[tuple[int, int], Grant] = {}  # (type column, GPUs) -> grant
         self.gavel_rules = context.rounds.gavel_rules
         self.queues: GavelQueues | None = None
         if self.gavel_rules:
@@ -153,9 +161,10 @@ class GavelMaxMin(Policy):
         )
         sfs = self.book.scale_factors[rows][pos]
         free = [state.capacity[wt] for wt in self.worker_types]
-        allocation = self._grant(jobs, pos, cols, greedy_grants(pos, cols, sfs, free), 1.0)
+        granted = greedy_grants(pos, cols, sfs, free)
+        allocation = self._grant(jobs, rows, pos, cols, granted, 1.0)
         self.book.in_system[rows] += 1.0
-        self._round = RoundPairs(jobs, pos, cols, sfs)
+        self._round = RoundPairs(jobs, rows, pos, cols, sfs)
         return allocation
 
     def _mid_round(self, state: SchedulerState) -> Allocation:
@@ -171,9 +180,9 @@ class GavelMaxMin(Policy):
         free = [state.free_gpus[wt] for wt in self.worker_types]
         allocation: Allocation = {}
         if self._round is not None:  # jobs the boundary left waiting, in its order
-            jobs, pos, cols, sfs = self._round.waiting()
+            jobs, rows, pos, cols, sfs = self._round.waiting()
             granted = greedy_grants(pos, cols, sfs, free)
-            allocation = self._grant(jobs, pos, cols, granted, left)
+            allocation = self._grant(jobs, rows, pos, cols, granted, left)
             self._round.granted(pos[granted])
         late = [job for job in self._late if job.placement is None and job.completion_s is None]
         if late and self.params.work_conserving and sum(free) > 0:
@@ -181,7 +190,7 @@ class GavelMaxMin(Policy):
             pos, cols = priority_order(self.book, rows, True, self.heterogeneity_aware)
             sfs = self.book.scale_factors[rows][pos]
             granted = greedy_grants(pos, cols, sfs, free)
-            allocation.update(self._grant(late, pos, cols, granted, left))
+            allocation.update(self._grant(late, rows, pos, cols, granted, left))
         return allocation
 
     def _maybe_solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> None:
@@ -208,7 +217,9 @@ class GavelMaxMin(Policy):
             )
             return max_min_shares(coefficients, book.scale_factors[rows], self.capacity)
         if self.class_lp is None:
-            self.class_lp = ClassMaxMin(self.capacity, self.params.efficiency_epsilon)
+            self.class_lp = ClassMaxMin(
+                self.capacity, self.params.efficiency_epsilon, self.params.warm_start
+            )
         labels = book.class_ids[rows]
         coefficients = self._class_table()
         counts = np.bincount(labels, minlength=coefficients.shape[0])
@@ -248,19 +259,29 @@ class GavelMaxMin(Policy):
     def _grant(
         self,
         jobs: list[JobState],
+        rows: np.ndarray,
         pos: np.ndarray,
         cols: np.ndarray,
         granted: list[int],
         round_fraction: float,
     ) -> Allocation:
-        """Grants of the pairs ``granted`` (indices into ``pos``/``cols``), in that order; each
-        adds ``round_fraction`` (1 at a boundary, else the part of the round left) to the job's
-        rounds on that type."""
+        """Grants of the pairs ``granted`` (indices into ``pos``/``cols``; ``pos`` indexes
+        ``jobs`` and ``rows``), in that order; each adds ``round_fraction`` (1 at a boundary,
+        else the part of the round left) to the job's rounds on that type. Equal grants are one
+        object, so a job that keeps its GPUs gets back the very grant it holds."""
+        picked = np.asarray(granted, dtype=np.intp)
+        job_pos, job_cols = pos[picked], cols[picked]
+        self.book.rounds[rows[job_pos], job_cols] += round_fraction
         allocation: Allocation = {}
-        for p, col in zip(pos[granted].tolist(), cols[granted].tolist(), strict=True):
+        grants = self._grants
+        for p, col in zip(job_pos.tolist(), job_cols.tolist(), strict=True):
             job = jobs[p]
-            allocation[job.index] = Grant(self.worker_types[col], job.scale_factor)
-            self.book.rounds[job.index, col] += round_fraction  # rows() may regrow arrays
+            grant = grants.get((col, job.scale_factor))
+            if grant is None:
+                grant = grants[col, job.scale_factor] = Grant(
+                    self.worker_types[col], job.scale_factor
+                )
+            allocation[job.index] = grant
         return allocation
 
 

@@ -122,27 +122,26 @@ def priority_order(
     Returns:
         Two (p,) int arrays: positions into ``rows`` and worker-type columns.
     """
-    shares, fits = book.shares[rows], book.fits[rows]
-    by_speed = book.speed_order[rows] if heterogeneity_aware else None
-    if by_speed is not None:
-        shares = np.take_along_axis(shares, by_speed, axis=1)
-        fits = np.take_along_axis(fits, by_speed, axis=1)
+    num_types = book.fits.shape[1]
+    by_speed = book.speed_order[rows] if heterogeneity_aware else np.arange(num_types)[None, :]
+    flat = rows[:, None] * num_types + by_speed  # (n, K) flat cells, fastest type first if aware
+    shares, fits = book.shares.ravel()[flat], book.fits.ravel()[flat]
     positive = shares > 0
     pos, slot = np.nonzero(fits & positive)
-    cols = slot if by_speed is None else by_speed[pos, slot]
+    cells = flat[pos, slot]
     share = shares[pos, slot]
     present = book.in_system[rows[pos]]
-    received = book.rounds[rows[pos], cols]
+    received = book.rounds.ravel()[cells]
     received = np.divide(received, present, out=np.zeros_like(share), where=present > 0)
     with np.errstate(divide="ignore"):
         priority = np.where(received > 0, share / received, np.inf)
     order = np.lexsort((-share, -priority))
-    pos, cols = pos[order], cols[order]
-    if not work_conserving:
-        return pos, cols
-    zero_pos, zero_slot = np.nonzero(fits & ~positive)
-    zero_cols = zero_slot if by_speed is None else by_speed[zero_pos, zero_slot]
-    return np.concatenate([pos, zero_pos]), np.concatenate([cols, zero_cols])
+    pos, cells = pos[order], cells[order]
+    if work_conserving:
+        zero_pos, zero_slot = np.nonzero(fits & ~positive)
+        pos = np.concatenate([pos, zero_pos])
+        cells = np.concatenate([cells, flat[zero_pos, zero_slot]])
+    return pos, cells % num_types
 
 
 def _waiting(job: JobState) -> bool:
@@ -157,20 +156,25 @@ class RoundPairs:
     running jobs are preempted only at boundaries), so only those are checked again.
 
     Args:
-        jobs: the round's active jobs.
+        jobs: the round's active jobs; rows: (n,) their rows in the book.
         pos, cols, sfs: (p,) each pair's position in ``jobs``, worker-type column and GPUs.
     """
 
     def __init__(
-        self, jobs: list[JobState], pos: np.ndarray, cols: np.ndarray, sfs: np.ndarray
+        self,
+        jobs: list[JobState],
+        rows: np.ndarray,
+        pos: np.ndarray,
+        cols: np.ndarray,
+        sfs: np.ndarray,
     ) -> None:
-        self.jobs, self.pos, self.cols, self.sfs = jobs, pos, cols, sfs
+        self.jobs, self.rows, self.pos, self.cols, self.sfs = jobs, rows, pos, cols, sfs
         self._alive: np.ndarray | None = None
         self._recheck: list[int] = []
         self._live: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    def waiting(self) -> tuple[list[JobState], np.ndarray, np.ndarray, np.ndarray]:
-        """``jobs`` and the (pos, cols, sfs) of the pairs whose job is still waiting."""
+    def waiting(self) -> tuple[list[JobState], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``jobs``, ``rows`` and the (pos, cols, sfs) of the pairs whose job still waits."""
         if self._alive is None:
             self._alive = np.fromiter(map(_waiting, self.jobs), dtype=bool, count=len(self.jobs))
         for p in self._recheck:
@@ -181,7 +185,7 @@ class RoundPairs:
         if self._live is None:
             keep = np.flatnonzero(self._alive[self.pos])
             self._live = (self.pos[keep], self.cols[keep], self.sfs[keep])
-        return (self.jobs, *self._live)
+        return (self.jobs, self.rows, *self._live)
 
     def granted(self, positions: np.ndarray) -> None:
         """Jobs (positions) granted GPUs mid-round: checked again at the next pass."""
