@@ -169,3 +169,35 @@ def test_class_lp_remembers_solutions_by_class_counts() -> None:
     jobs = np.repeat(np.arange(12), counts)
     per_job = solve_max_min(coefficients[jobs], sfs[jobs], capacity, class_ids=jobs)
     assert np.array_equal(per_job, shares[np.searchsorted(present, jobs)])
+
+
+def test_warm_started_solves_reach_the_cold_optimum() -> None:
+    """A run of class LPs whose classes come and go: every warm-started solve (from the last
+    optimal basis) has the cold solve's objective value and meets every constraint."""
+    rng = np.random.default_rng(9)
+    tput = rng.uniform(0.5, 4.0, (20, 3))
+    tput[rng.random((20, 3)) < 0.2] = 0.0
+    sfs = rng.choice([1.0, 2.0, 4.0], 20)
+    capacity = np.array([8.0, 8.0, 4.0])
+    coefficients = max_min_coefficients(tput, sfs, np.ones(20), capacity, True)
+    warm, cold = ClassMaxMin(capacity, 1e-3, warm_start=True), ClassMaxMin(capacity, 1e-3)
+    for _ in range(40):
+        counts = rng.integers(0, 4, 20) * (rng.random(20) < 0.6)
+        if not counts.any():
+            continue
+        present, shares = warm.shares(coefficients, sfs, counts)
+        _, reference = cold.shares(coefficients, sfs, counts)
+        c, n = coefficients[present], counts[present]
+        value = _class_objective(shares, c, n)
+        assert value == pytest.approx(_class_objective(reference, c, n), abs=1e-7)
+        assert np.all(shares.sum(axis=1) <= 1 + 1e-9)
+        assert np.all((n * sfs[present]) @ shares <= capacity + 1e-9)
+        assert np.all(shares[c == 0] == 0)
+
+
+def _class_objective(shares: np.ndarray, coefficients: np.ndarray, counts: np.ndarray) -> float:
+    """The class LP's objective: the fairness level plus the efficiency term (epsilon 1e-3)."""
+    live = coefficients.max(axis=1) > 0
+    level = (coefficients * shares).sum(axis=1)[live].min()
+    weight = 1e-3 / counts[live].sum()
+    return float(level + weight * (counts[:, None] * coefficients * shares).sum())

@@ -88,13 +88,6 @@ class GavelMaxMin(Policy):
                 "under Gavel's simulator rules)"
             },
         )
-        warm_start: bool = field(
-            default=False,
-            metadata={
-                "help": "Start each LP solve from the last optimal basis: faster, but may pick "
-                "another of several optimal allocations (not under Gavel's simulator rules)"
-            },
-        )
 
     def __init__(self, params: Params, context: PolicyContext) -> None:
         super().__init__(params, context)
@@ -217,9 +210,8 @@ class GavelMaxMin(Policy):
             )
             return max_min_shares(coefficients, book.scale_factors[rows], self.capacity)
         if self.class_lp is None:
-            self.class_lp = ClassMaxMin(
-                self.capacity, self.params.efficiency_epsilon, self.params.warm_start
-            )
+            warm_start = getattr(self.params, "warm_start", False)  # MaxMinParams only
+            self.class_lp = ClassMaxMin(self.capacity, self.params.efficiency_epsilon, warm_start)
         labels = book.class_ids[rows]
         coefficients = self._class_table()
         counts = np.bincount(labels, minlength=coefficients.shape[0])
@@ -285,6 +277,19 @@ class GavelMaxMin(Policy):
         return allocation
 
 
+@dataclass(frozen=True)
+class MaxMinParams(GavelMaxMin.Params):
+    """The max-min policies' parameters: the shared ones and the LP's warm start."""
+
+    warm_start: bool = field(
+        default=False,
+        metadata={
+            "help": "Start each LP solve from the last optimal basis: faster, but may pick "
+            "another of several optimal allocations (not under Gavel's simulator rules)"
+        },
+    )
+
+
 @register_policy("gavel_maxmin")
 class GavelMaxMinAware(GavelMaxMin):
     """Gavel max-min fairness, heterogeneity-aware: equalizes throughput relative to an equal share.
@@ -295,6 +300,7 @@ class GavelMaxMinAware(GavelMaxMin):
 
     display_name = "Gavel max-min"
     group = "Gavel"
+    Params = MaxMinParams
 
     heterogeneity_aware = True
 
@@ -309,5 +315,6 @@ class GavelMaxMinAgnostic(GavelMaxMin):
 
     display_name = "Gavel max-min (agnostic)"
     group = "Gavel"
+    Params = MaxMinParams
 
     heterogeneity_aware = False
