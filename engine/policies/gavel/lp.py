@@ -16,21 +16,23 @@ max_min_fairness.py`` of stanford-futuredata/gavel (MIT). The epsilon term is ou
 among the max-min optima, one that also uses the leftover capacity (Gavel reaches a Pareto-efficient
 optimum with its water-filling variant, which takes one LP per bottleneck level). HiGHS is the
 solver of ``scipy.optimize.linprog(method="highs")``; :class:`HighsSolver` calls it directly when
-it can, to save linprog's per-call overhead, and :class:`ClassMaxMin` keeps one instance and
-the solutions of recent class counts for a whole run.
+it can, to save linprog's per-call overhead (:mod:`engine.policies.gavel.class_lp` keeps one
+instance, and the solutions of recent class counts, for a whole run).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from engine.errors import EngineError
-from engine.policies.gavel.warm import WarmBasis
+
+if TYPE_CHECKING:
+    from engine.policies.gavel.class_lp import WarmBasis
 
 Basis = tuple[np.ndarray, np.ndarray]  # HiGHS status numbers of the columns and of the rows
 
@@ -138,13 +140,13 @@ def solve_max_min(
     _, first, inverse, counts = np.unique(
         class_ids, return_index=True, return_inverse=True, return_counts=True
     )
-    class_shares = _solve_classes(
+    class_shares = solve_classes(
         coefficients[first], scale_factors[first], counts, capacity, epsilon
     )
     return class_shares[inverse]
 
 
-def _solve_classes(
+def solve_classes(
     coefficients: np.ndarray,
     scale_factors: np.ndarray,
     counts: np.ndarray,
@@ -153,10 +155,21 @@ def _solve_classes(
     solver: HighsSolver | None = None,
     warm: tuple[WarmBasis, np.ndarray] | None = None,
 ) -> np.ndarray:
-    """The LP with one share row per class of ``counts`` identical jobs; (C, K) shares.
+    """The max-min LP with one share row per class of ``counts`` identical jobs.
 
-    ``warm``: the last basis and the (C,) class labels, to start from that basis and keep the
-    new one (:mod:`engine.policies.gavel.warm`).
+    Args:
+        coefficients: (C, K) each class's coefficient row; scale_factors: (C,) its GPUs.
+        counts: (C,) jobs per class (positive); capacity: (K,) GPUs per type.
+        epsilon: weight of the efficiency term.
+        solver: a HiGHS instance to reuse (else a fresh one).
+        warm: the last basis and the (C,) class labels, to start from that basis and keep the
+            new one (:mod:`engine.policies.gavel.class_lp`).
+
+    Returns:
+        (C, K) shares in [0, 1]; 0 for a class with no positive coefficient.
+
+    Raises:
+        EngineError: if HiGHS finds the LP infeasible (it never is: all-zero shares fit).
     """
     num_classes, num_types = coefficients.shape
     shares = np.zeros((num_classes, num_types))
@@ -202,68 +215,6 @@ def _solve_classes(
     live_shares[rows, cols] = np.clip(x[:m], 0.0, 1.0)
     shares[live] = live_shares
     return shares
-
-
-class ClassMaxMin:
-    """The class LP of :func:`solve_max_min` for one policy run: one HiGHS instance, and the
-    solutions of recent class counts remembered (the same counts give the same LP, hence the
-    same solution: HiGHS is deterministic).
-
-    Args:
-        capacity: (K,) GPUs per worker type.
-        epsilon: weight of the efficiency tie-break term.
-        warm_start: start each solve from the last optimal basis
-            (:mod:`engine.policies.gavel.warm`; may reach another of several optima).
-        cache_size: how many solutions to keep (oldest dropped first).
-    """
-
-    def __init__(
-        self,
-        capacity: np.ndarray,
-        epsilon: float,
-        warm_start: bool = False,
-        cache_size: int = 4096,
-    ) -> None:
-        self.capacity = capacity
-        self.epsilon = epsilon
-        self.cache_size = cache_size
-        self.solver = HighsSolver()
-        self.warm = WarmBasis(capacity.size) if warm_start else None
-        self._cache: dict[bytes, np.ndarray] = {}
-
-    def shares(
-        self, class_coefficients: np.ndarray, class_scale_factors: np.ndarray, counts: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Shares of the classes present.
-
-        Args:
-            class_coefficients: (C, K) coefficient row of every class seen so far. A class's
-                row must stay the same from call to call (the table may only grow): the
-                remembered solutions are keyed by class labels and counts.
-            class_scale_factors: (C,) GPUs per job of each class (same rule).
-            counts: (C,) active jobs per class (0 for absent classes).
-
-        Returns:
-            The present class ids (P,), ascending, and their shares (P, K).
-        """
-        present = np.flatnonzero(counts)
-        present_counts = counts[present]
-        key = present.tobytes() + present_counts.tobytes()
-        shares = self._cache.get(key)
-        if shares is None:
-            shares = _solve_classes(
-                class_coefficients[present],
-                class_scale_factors[present],
-                present_counts,
-                self.capacity,
-                self.epsilon,
-                self.solver,
-                None if self.warm is None else (self.warm, present),
-            )
-            if len(self._cache) >= self.cache_size:
-                del self._cache[next(iter(self._cache))]
-            self._cache[key] = shares
-        return present, shares
 
 
 @dataclass(frozen=True)

@@ -53,8 +53,9 @@ from engine.policies.base import (
     SchedulerState,
     register_policy,
 )
+from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
-from engine.policies.gavel.lp import ClassMaxMin, max_min_coefficients
+from engine.policies.gavel.lp import max_min_coefficients
 from engine.policies.gavel.queues import GavelQueues
 from engine.policies.gavel.rounds import RoundBook, RoundPairs, greedy_grants, priority_order
 from engine.state import JobState

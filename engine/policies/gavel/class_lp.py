@@ -1,4 +1,9 @@
-"""Warm starts for the max-min class LP: the last optimal basis, carried over to the next LP.
+"""The max-min class LP over a whole run: one HiGHS instance, remembered solutions, warm starts.
+
+:class:`ClassMaxMin` solves the LP of :func:`engine.policies.gavel.lp.solve_max_min` for the
+classes present, keeps one HiGHS instance, and remembers the solutions of recent class counts
+(the same counts give the same LP, hence the same solution). With ``warm_start``,
+:class:`WarmBasis` carries the last optimal basis over to the next LP.
 
 Consecutive solves differ in a few classes (jobs arrived or left) and in the class counts, so
 the previous optimal basis is nearly optimal for the next LP; HiGHS's dual simplex then takes a
@@ -16,6 +21,8 @@ results depend on the order of the solves; they stay deterministic.
 from __future__ import annotations
 
 import numpy as np
+
+from engine.policies.gavel.lp import HighsSolver, solve_classes
 
 _LOWER, _BASIC = 0, 1  # HiGHS's kLower (nonbasic at the lower bound) and kBasic
 
@@ -68,3 +75,65 @@ class WarmBasis:
         self._row_status = np.column_stack([row_status[:nc], row_status[nc : 2 * nc]])
         self._capacity_status = row_status[2 * nc :]
         self.empty = False
+
+
+class ClassMaxMin:
+    """The class LP of :func:`solve_max_min` for one policy run: one HiGHS instance, and the
+    solutions of recent class counts remembered (the same counts give the same LP, hence the
+    same solution: HiGHS is deterministic).
+
+    Args:
+        capacity: (K,) GPUs per worker type.
+        epsilon: weight of the efficiency tie-break term.
+        warm_start: start each solve from the last optimal basis
+            (:class:`WarmBasis`; may reach another of several optima).
+        cache_size: how many solutions to keep (oldest dropped first).
+    """
+
+    def __init__(
+        self,
+        capacity: np.ndarray,
+        epsilon: float,
+        warm_start: bool = False,
+        cache_size: int = 4096,
+    ) -> None:
+        self.capacity = capacity
+        self.epsilon = epsilon
+        self.cache_size = cache_size
+        self.solver = HighsSolver()
+        self.warm = WarmBasis(capacity.size) if warm_start else None
+        self._cache: dict[bytes, np.ndarray] = {}
+
+    def shares(
+        self, class_coefficients: np.ndarray, class_scale_factors: np.ndarray, counts: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Shares of the classes present.
+
+        Args:
+            class_coefficients: (C, K) coefficient row of every class seen so far. A class's
+                row must stay the same from call to call (the table may only grow): the
+                remembered solutions are keyed by class labels and counts.
+            class_scale_factors: (C,) GPUs per job of each class (same rule).
+            counts: (C,) active jobs per class (0 for absent classes).
+
+        Returns:
+            The present class ids (P,), ascending, and their shares (P, K).
+        """
+        present = np.flatnonzero(counts)
+        present_counts = counts[present]
+        key = present.tobytes() + present_counts.tobytes()
+        shares = self._cache.get(key)
+        if shares is None:
+            shares = solve_classes(
+                class_coefficients[present],
+                class_scale_factors[present],
+                present_counts,
+                self.capacity,
+                self.epsilon,
+                self.solver,
+                None if self.warm is None else (self.warm, present),
+            )
+            if len(self._cache) >= self.cache_size:
+                del self._cache[next(iter(self._cache))]
+            self._cache[key] = shares
+        return present, shares
