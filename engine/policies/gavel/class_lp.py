@@ -16,6 +16,9 @@ basic variables (an "alien" basis).
 [R] The optimum reached can differ from a cold solve's where the LP has several optima (it
 often does: classes with proportional throughputs can trade shares at equal objective), so
 results depend on the order of the solves; they stay deterministic.
+Measured (issue 11, a loaded 2-core machine): the full Philly trace took about 2% less CPU
+time in all and its mean JCT moved by -1% (-6% on the 2,000-job sample), so it is off by
+default.
 """
 
 from __future__ import annotations
