@@ -39,7 +39,6 @@ Gavel's program over every (job, type) pair with Gavel's solver, ECOS
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import ClassVar
@@ -54,10 +53,11 @@ from engine.policies.base import (
     SchedulerState,
     register_policy,
 )
+from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
-from engine.policies.gavel.lp import max_min_coefficients, solve_max_min
+from engine.policies.gavel.lp import max_min_coefficients
 from engine.policies.gavel.queues import GavelQueues
-from engine.policies.gavel.rounds import RoundBook, priority_order
+from engine.policies.gavel.rounds import RoundBook, RoundPairs, greedy_grants, priority_order
 from engine.state import JobState
 
 _BY_INDEX = attrgetter("index")  # the engine numbers jobs in arrival order
@@ -96,12 +96,14 @@ class GavelMaxMin(Policy):
         self.worker_types = list(capacity)
         self.capacity = np.array([capacity[wt] for wt in self.worker_types], dtype=float)
         self.book = RoundBook(self.worker_types, self.capacity, self.heterogeneity_aware)
-        self._solved_jobs: frozenset[int] | None = None
+        self._solved_rows: np.ndarray | None = None
+        self.class_lp: ClassMaxMin | None = None  # made at the first solve (subclasses: none)
+        self._class_coefficients = np.zeros((0, len(self.worker_types)))
         self._last_solve_s = -math.inf
         self._round_index = -1
-        self._round_pairs: tuple[list[JobState], list[int]] = ([], [])
-        self._pending: list[tuple[JobState, int]] | None = None
-        self._last_index = -1
+        self._round: RoundPairs | None = None  # this round's priority order
+        self._late: list[JobState] = []  # jobs that arrived since the round began
+        self._grants: dict[tuple[int, int], Grant] = {}  # (type column, GPUs) -> grant
         self.gavel_rules = context.rounds.gavel_rules
         self.queues: GavelQueues | None = None
         if self.gavel_rules:
@@ -142,8 +144,8 @@ class GavelMaxMin(Policy):
         """Round boundary: re-solve if due, then grant in priority order and count the round."""
         self._round_index = state.round_index
         jobs = sorted([*state.waiting, *state.running], key=_BY_INDEX)
-        self._round_pairs = ([], [])
-        self._pending = None
+        self._round = None
+        self._late = []
         if not jobs:
             return {}
         rows = self.book.rows(jobs)
@@ -151,12 +153,12 @@ class GavelMaxMin(Policy):
         pos, cols = priority_order(
             self.book, rows, self.params.work_conserving, self.heterogeneity_aware
         )
-        pair_jobs = [jobs[p] for p in pos.tolist()]
-        pair_cols = cols.tolist()
-        allocation = self._greedy(zip(pair_jobs, pair_cols, strict=True), state.capacity, 1.0)
+        sfs = self.book.scale_factors[rows][pos]
+        free = [state.capacity[wt] for wt in self.worker_types]
+        granted = greedy_grants(pos, cols, sfs, free)
+        allocation = self._grant(jobs, rows, pos, cols, granted, 1.0)
         self.book.in_system[rows] += 1.0
-        self._round_pairs = (pair_jobs, pair_cols)
-        self._last_index = jobs[-1].index
+        self._round = RoundPairs(jobs, rows, pos, cols, sfs)
         return allocation
 
     def _mid_round(self, state: SchedulerState) -> Allocation:
@@ -164,44 +166,36 @@ class GavelMaxMin(Policy):
 
         Returns only the new starts; the engine keeps running jobs until the round ends.
         """
+        self._late.extend(state.arrived)  # arrivals since the boundary (engine contract)
         if not any(state.free_gpus.values()):
             return {}
-        if self._pending is None:  # pairs of the jobs the boundary left waiting
-            pair_jobs, pair_cols = self._round_pairs
-            self._pending = [
-                (job, col)
-                for job, col in zip(pair_jobs, pair_cols, strict=True)
-                if job.placement is None
-            ]
         round_s = self.context.rounds.round_duration_s
         left = 1.0 - (state.now_s - state.round_index * round_s) / round_s
-        return self._greedy(self._mid_round_pairs(state), state.free_gpus, left)
-
-    def _mid_round_pairs(self, state: SchedulerState) -> Iterator[tuple[JobState, int]]:
-        """Still-waiting pairs of the round's order, then (lazily) those of late arrivals."""
-        for job, col in self._pending or ():
-            if job.placement is None and job.completion_s is None:
-                yield job, col
-        if not self.params.work_conserving:
-            return
-        late = sorted((j for j in state.waiting if j.index > self._last_index), key=_BY_INDEX)
-        if late:
-            pos, cols = priority_order(
-                self.book, self.book.rows(late), True, self.heterogeneity_aware
-            )
-            for p, col in zip(pos.tolist(), cols.tolist(), strict=True):
-                yield late[p], col
+        free = [state.free_gpus[wt] for wt in self.worker_types]
+        allocation: Allocation = {}
+        if self._round is not None:  # jobs the boundary left waiting, in its order
+            jobs, rows, pos, cols, sfs = self._round.waiting()
+            granted = greedy_grants(pos, cols, sfs, free)
+            allocation = self._grant(jobs, rows, pos, cols, granted, left)
+            self._round.granted(pos[granted])
+        late = [job for job in self._late if job.placement is None and job.completion_s is None]
+        if late and self.params.work_conserving and sum(free) > 0:
+            rows = self.book.rows(late)
+            pos, cols = priority_order(self.book, rows, True, self.heterogeneity_aware)
+            sfs = self.book.scale_factors[rows][pos]
+            granted = greedy_grants(pos, cols, sfs, free)
+            allocation.update(self._grant(late, rows, pos, cols, granted, left))
+        return allocation
 
     def _maybe_solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> None:
         """Re-solves the allocation when the job set changed and the interval has passed, or
         at once when no active job has a share left (the cluster would idle)."""
-        jobs = frozenset(job.index for job in active)
         interval = self.context.rounds.reallocation_interval_s
-        some_share_left = self.book.shares[rows].any()
-        if jobs == self._solved_jobs or (now_s - self._last_solve_s < interval and some_share_left):
+        same_jobs = self._solved_rows is not None and np.array_equal(rows, self._solved_rows)
+        if same_jobs or (now_s - self._last_solve_s < interval and self.book.shares[rows].any()):
             return
         self.book.set_shares(rows, self._solve(now_s, active, rows))
-        self._solved_jobs = jobs
+        self._solved_rows = rows
         self._last_solve_s = now_s
 
     def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
@@ -216,20 +210,32 @@ class GavelMaxMin(Policy):
                 self.heterogeneity_aware,
             )
             return max_min_shares(coefficients, book.scale_factors[rows], self.capacity)
-        coefficients = max_min_coefficients(
-            book.throughputs[rows],
-            book.scale_factors[rows],
-            book.priority_weights[rows],
-            self.capacity,
-            self.heterogeneity_aware,
+        if self.class_lp is None:
+            warm_start = getattr(self.params, "warm_start", False)  # MaxMinParams only
+            self.class_lp = ClassMaxMin(self.capacity, self.params.efficiency_epsilon, warm_start)
+        labels = book.class_ids[rows]
+        coefficients = self._class_table()
+        counts = np.bincount(labels, minlength=coefficients.shape[0])
+        present, class_shares = self.class_lp.shares(
+            coefficients, book.scale_factors[book.class_rows], counts
         )
-        return solve_max_min(
-            coefficients,
-            book.scale_factors[rows],
-            self.capacity,
-            self.params.efficiency_epsilon,
-            book.class_ids[rows],
-        )
+        return class_shares[np.searchsorted(present, labels)]
+
+    def _class_table(self) -> np.ndarray:
+        """(classes, K) the max-min LP's coefficient row of every job class seen so far
+        (computed once per class from its first job: the row depends on the class only)."""
+        book, known = self.book, self._class_coefficients.shape[0]
+        if known < len(book.class_rows):
+            first = book.class_rows[known:]
+            new = max_min_coefficients(
+                book.throughputs[first],
+                book.scale_factors[first],
+                book.priority_weights[first],
+                self.capacity,
+                self.heterogeneity_aware,
+            )
+            self._class_coefficients = np.vstack([self._class_coefficients, new])
+        return self._class_coefficients
 
     def _reference_throughputs(self, throughputs: np.ndarray) -> np.ndarray:
         """(n, K) the job's V100 (else fastest-type) throughput on every type it fits: how
@@ -243,32 +249,46 @@ class GavelMaxMin(Policy):
             return np.repeat(reference[:, None], throughputs.shape[1], axis=1)
         return np.where(throughputs > 0, reference[:, None], 0.0)
 
-    def _greedy(
+    def _grant(
         self,
-        pairs: Iterable[tuple[JobState, int]],
-        free: Mapping[str, int],
+        jobs: list[JobState],
+        rows: np.ndarray,
+        pos: np.ndarray,
+        cols: np.ndarray,
+        granted: list[int],
         round_fraction: float,
     ) -> Allocation:
-        """Gavel's greedy pass: each (job, type column) pair in order; counts the rounds granted.
-
-        A job is granted at most once, ``scale_factor`` GPUs of the pair's type if that many
-        are still free. A grant adds ``round_fraction`` (1 at a boundary, else the part of the
-        round left) to the job's rounds on that type.
-        """
+        """Grants of the pairs ``granted`` (indices into ``pos``/``cols``; ``pos`` indexes
+        ``jobs`` and ``rows``), in that order; each adds ``round_fraction`` (1 at a boundary,
+        else the part of the round left) to the job's rounds on that type. Equal grants are one
+        object, so a job that keeps its GPUs gets back the very grant it holds."""
+        picked = np.asarray(granted, dtype=np.intp)
+        job_pos, job_cols = pos[picked], cols[picked]
+        self.book.rounds[rows[job_pos], job_cols] += round_fraction
         allocation: Allocation = {}
-        free_list = [free[wt] for wt in self.worker_types]
-        total_free = sum(free_list)
-        for job, col in pairs:
-            if total_free <= 0:
-                break
-            scale_factor = job.scale_factor
-            if free_list[col] < scale_factor or job.index in allocation:
-                continue
-            allocation[job.index] = Grant(self.worker_types[col], scale_factor)
-            free_list[col] -= scale_factor
-            total_free -= scale_factor
-            self.book.rounds[job.index, col] += round_fraction  # rows() may regrow arrays
+        grants = self._grants
+        for p, col in zip(job_pos.tolist(), job_cols.tolist(), strict=True):
+            job = jobs[p]
+            grant = grants.get((col, job.scale_factor))
+            if grant is None:
+                grant = grants[col, job.scale_factor] = Grant(
+                    self.worker_types[col], job.scale_factor
+                )
+            allocation[job.index] = grant
         return allocation
+
+
+@dataclass(frozen=True)
+class MaxMinParams(GavelMaxMin.Params):
+    """The max-min policies' parameters: the shared ones and the LP's warm start."""
+
+    warm_start: bool = field(
+        default=False,
+        metadata={
+            "help": "Start each LP solve from the last optimal basis: faster, but may pick "
+            "another of several optimal allocations (not under Gavel's simulator rules)"
+        },
+    )
 
 
 @register_policy("gavel_maxmin")
@@ -281,6 +301,7 @@ class GavelMaxMinAware(GavelMaxMin):
 
     display_name = "Gavel max-min"
     group = "Gavel"
+    Params = MaxMinParams
 
     heterogeneity_aware = True
 
@@ -295,5 +316,6 @@ class GavelMaxMinAgnostic(GavelMaxMin):
 
     display_name = "Gavel max-min (agnostic)"
     group = "Gavel"
+    Params = MaxMinParams
 
     heterogeneity_aware = False

@@ -128,11 +128,10 @@ class GavelQueues:
             received[:] = self.initial_s
         self.worker_time[:] = self.initial_s * len(self.job_time)
 
-    def _priorities(self, jobs: list[JobState], throughputs: np.ndarray) -> np.ndarray:
-        """(len(jobs), K) Gavel priorities (module docstring)."""
-        shares = np.array(
-            [self.shares.get(job.index, np.zeros(len(self.worker_types))) for job in jobs]
-        )
+    def _priorities(
+        self, jobs: list[JobState], throughputs: np.ndarray, shares: np.ndarray
+    ) -> np.ndarray:
+        """(len(jobs), K) Gavel priorities (module docstring); ``shares`` is ``X`` per job."""
         known = np.array([job.index in self.shares for job in jobs])
         received = np.array([self.job_time[job.index] for job in jobs])
         fraction = np.divide(
@@ -152,27 +151,24 @@ class GavelQueues:
         """The per-type queues, walked type after type (module docstring)."""
         if not jobs:
             return {}
-        priority = self._priorities(jobs, throughputs)
+        zeros = np.zeros(len(self.worker_types))
+        shares = np.array([self.shares.get(job.index, zeros) for job in jobs])
+        priority = self._priorities(jobs, throughputs, shares)
+        deficit = np.array([self.deficit[job.index] for job in jobs])
         left = self.capacity.astype(int).tolist()
         picked: set[int] = set()
         allocation: Allocation = {}
         for col in self._type_order():
-            queue = sorted(
-                range(len(jobs)),
-                key=lambda i: (
-                    priority[i, col],
-                    self.deficit[jobs[i].index][col],
-                    self.shares.get(jobs[i].index, np.zeros(col + 1))[col],
-                ),
-                reverse=True,  # Python's sort stays stable: ties keep arrival order
-            )
-            for i in queue:
+            # (priority, deficit, X) largest first; lexsort is stable: ties keep arrival order
+            queue = np.lexsort((-shares[:, col], -deficit[:, col], -priority[:, col]))
+            col_priority, col_tput = priority[:, col].tolist(), throughputs[:, col].tolist()
+            for i in queue.tolist():
                 job = jobs[i]
                 if left[col] <= 0:
                     break
-                if job.index in picked or throughputs[i, col] <= 0:
+                if job.index in picked or col_tput[i] <= 0:
                     continue
-                if self.skip_zero_priority and priority[i, col] <= 0:
+                if self.skip_zero_priority and col_priority[i] <= 0:
                     continue
                 if job.scale_factor > left[col]:
                     continue

@@ -22,18 +22,22 @@ class RoundBook:
         throughputs: (rows, K) steps/s at the job's scale factor per worker type.
         scale_factors, priority_weights: (rows,).
         fits: (rows, K) whether the job can run on the type at all.
+        speed_order: (rows, K) the worker-type columns from the job's fastest down (ties in
+            column order).
         shares: (rows, K) the last LP solution (0 for jobs that arrived after it).
         rounds: (rows, K) rounds held per type (mid-round starts count fractionally).
         in_system: (rows,) round boundaries at which the job was active.
         known: (rows,) whether the row has been filled from a job.
         class_ids: (rows,) label shared by jobs the LP cannot tell apart (same throughput row,
             or same fit row when heterogeneity-agnostic, same scale factor and weight).
+        class_rows: the row of the first job of each class, in label order.
     """
 
     throughputs: np.ndarray
     scale_factors: np.ndarray
     priority_weights: np.ndarray
     fits: np.ndarray
+    speed_order: np.ndarray
     shares: np.ndarray
     rounds: np.ndarray
     in_system: np.ndarray
@@ -47,6 +51,7 @@ class RoundBook:
         self.capacity = capacity
         self.heterogeneity_aware = heterogeneity_aware
         self._classes: dict[tuple[float, ...], int] = {}
+        self.class_rows: list[int] = []
         self.known = np.zeros(0, dtype=bool)
         self._allocate(_INITIAL_ROWS)
 
@@ -64,6 +69,7 @@ class RoundBook:
         grow("scale_factors", (size,), float, 1.0)
         grow("priority_weights", (size,), float, 1.0)
         grow("fits", (size, num_types), bool, False)
+        grow("speed_order", (size, num_types), int, 0)
         grow("shares", (size, num_types), float, 0.0)
         grow("rounds", (size, num_types), float, 0.0)
         grow("in_system", (size,), float, 0.0)
@@ -87,10 +93,14 @@ class RoundBook:
             self.scale_factors[job.index] = job.scale_factor
             self.priority_weights[job.index] = job.priority_weight
         self.fits[rows] = fit_mask(self.throughputs[rows], self.scale_factors[rows], self.capacity)
+        self.speed_order[rows] = np.argsort(-self.throughputs[rows], axis=1, kind="stable")
         basis = self.throughputs if self.heterogeneity_aware else self.fits
         for row in rows.tolist():
             key = (*basis[row].tolist(), self.scale_factors[row], self.priority_weights[row])
-            self.class_ids[row] = self._classes.setdefault(key, len(self._classes))
+            label = self._classes.setdefault(key, len(self._classes))
+            if label == len(self.class_rows):
+                self.class_rows.append(row)
+            self.class_ids[row] = label
         self.known[rows] = True
 
     def set_shares(self, rows: np.ndarray, shares: np.ndarray) -> None:
@@ -105,20 +115,129 @@ def priority_order(
 
     ``priority = X / received``; infinite when ``X > 0`` and nothing received yet. Sorted by
     priority, then ``X``, then arrival (position), then (aware) faster type first. Pairs with
-    ``X = 0`` come last and only with ``work_conserving``.
+    ``X = 0`` come last and only with ``work_conserving``. Only the pairs with ``X > 0`` need a
+    sort: the pairs come out of ``np.nonzero`` by position, then by the job's types from the
+    fastest down (aware) or in column order (agnostic), which settles every other tie.
 
     Returns:
         Two (p,) int arrays: positions into ``rows`` and worker-type columns.
     """
-    shares = book.shares[rows]
-    present = book.in_system[rows][:, None]
-    received = np.divide(book.rounds[rows], present, out=np.zeros_like(shares), where=present > 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        priority = np.where(received > 0, shares / received, np.where(shares > 0, np.inf, 0.0))
-    mask = book.fits[rows]
-    if not work_conserving:
-        mask = mask & (shares > 0)
-    pos, cols = np.nonzero(mask)
-    tie = -book.throughputs[rows[pos], cols] if heterogeneity_aware else cols
-    order = np.lexsort((tie, pos, -shares[pos, cols], -priority[pos, cols]))
-    return pos[order], cols[order]
+    num_types = book.fits.shape[1]
+    by_speed = book.speed_order[rows] if heterogeneity_aware else np.arange(num_types)[None, :]
+    flat = rows[:, None] * num_types + by_speed  # (n, K) flat cells, fastest type first if aware
+    shares, fits = book.shares.ravel()[flat], book.fits.ravel()[flat]
+    positive = shares > 0
+    pos, slot = np.nonzero(fits & positive)
+    cells = flat[pos, slot]
+    share = shares[pos, slot]
+    present = book.in_system[rows[pos]]
+    received = book.rounds.ravel()[cells]
+    received = np.divide(received, present, out=np.zeros_like(share), where=present > 0)
+    with np.errstate(divide="ignore"):
+        priority = np.where(received > 0, share / received, np.inf)
+    order = np.lexsort((-share, -priority))
+    pos, cells = pos[order], cells[order]
+    if work_conserving:
+        zero_pos, zero_slot = np.nonzero(fits & ~positive)
+        pos = np.concatenate([pos, zero_pos])
+        cells = np.concatenate([cells, flat[zero_pos, zero_slot]])
+    return pos, cells % num_types
+
+
+def _waiting(job: JobState) -> bool:
+    return job.placement is None and job.completion_s is None
+
+
+class RoundPairs:
+    """A round's (job, type) pairs in priority order, kept for the round's mid-round passes.
+
+    The jobs still waiting are checked once, at the first mid-round pass; after that only the
+    jobs this policy granted mid-round can change (nothing else starts a job mid-round, and
+    running jobs are preempted only at boundaries), so only those are checked again.
+
+    Args:
+        jobs: the round's active jobs; rows: (n,) their rows in the book.
+        pos, cols, sfs: (p,) each pair's position in ``jobs``, worker-type column and GPUs.
+    """
+
+    def __init__(
+        self,
+        jobs: list[JobState],
+        rows: np.ndarray,
+        pos: np.ndarray,
+        cols: np.ndarray,
+        sfs: np.ndarray,
+    ) -> None:
+        self.jobs, self.rows, self.pos, self.cols, self.sfs = jobs, rows, pos, cols, sfs
+        self._alive: np.ndarray | None = None
+        self._recheck: list[int] = []
+        self._live: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def waiting(self) -> tuple[list[JobState], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``jobs``, ``rows`` and the (pos, cols, sfs) of the pairs whose job still waits."""
+        if self._alive is None:
+            self._alive = np.fromiter(map(_waiting, self.jobs), dtype=bool, count=len(self.jobs))
+        for p in self._recheck:
+            if not _waiting(self.jobs[p]):
+                self._alive[p] = False
+                self._live = None
+        self._recheck = []
+        if self._live is None:
+            keep = np.flatnonzero(self._alive[self.pos])
+            self._live = (self.pos[keep], self.cols[keep], self.sfs[keep])
+        return (self.jobs, self.rows, *self._live)
+
+    def granted(self, positions: np.ndarray) -> None:
+        """Jobs (positions) granted GPUs mid-round: checked again at the next pass."""
+        self._recheck.extend(positions.tolist())
+
+
+_SKIPS_BEFORE_FILTER = 128  # skipped pairs after which the rest are re-filtered with numpy
+
+
+def greedy_grants(pos: np.ndarray, cols: np.ndarray, sfs: np.ndarray, free: list[int]) -> list[int]:
+    """Gavel's greedy pass: each (job, type) pair in order gets ``sfs`` GPUs of its type if
+    that many are still free and its job has none yet; stops when no GPU is free.
+
+    The result is that of the plain loop over every pair. The loop only visits pairs that can
+    still be granted: pairs whose type has too few GPUs left or whose job was granted are
+    dropped with numpy up front and again after every ``_SKIPS_BEFORE_FILTER`` skips (free
+    GPUs only shrink and granted jobs stay granted, so a dropped pair would be skipped too).
+
+    Args:
+        pos: (p,) job of each pair (any non-negative int label).
+        cols: (p,) worker-type column of each pair.
+        sfs: (p,) GPUs each pair's job asks for.
+        free: free GPUs per worker-type column; decreased in place by the grants.
+
+    Returns:
+        Indices of the granted pairs, in grant order.
+    """
+    granted: list[int] = []
+    taken = np.zeros(int(pos.max()) + 1 if pos.size else 0, dtype=bool)
+    total, start = sum(free), 0
+    while total > 0 and start < pos.size:
+        rest = slice(start, None)
+        keep = (np.asarray(free)[cols[rest]] >= sfs[rest]) & ~taken[pos[rest]]
+        candidates = np.flatnonzero(keep) + start
+        start, skips = pos.size, 0
+        for i, job, col, gpus in zip(
+            candidates.tolist(),
+            pos[candidates].tolist(),
+            cols[candidates].tolist(),
+            sfs[candidates].tolist(),
+            strict=True,
+        ):
+            if total <= 0:
+                break
+            if free[col] < gpus or taken[job]:
+                skips += 1
+                if skips >= _SKIPS_BEFORE_FILTER:
+                    start = i + 1
+                    break
+                continue
+            free[col] -= int(gpus)
+            total -= int(gpus)
+            taken[job] = True
+            granted.append(i)
+    return granted

@@ -1,0 +1,204 @@
+"""Gavel's round bookkeeping and LP plumbing: the fast paths against their plain definitions.
+
+The greedy pass, the priority order, the class-LP cache and the reused HiGHS instance are
+shortcuts (issue 11); each must give exactly what the plain rule gives.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.policies.gavel import rounds
+from engine.policies.gavel.class_lp import ClassMaxMin
+from engine.policies.gavel.lp import max_min_coefficients, solve_max_min
+from engine.policies.gavel.rounds import RoundBook, greedy_grants, priority_order
+
+
+def _plain_greedy(
+    pos: list[int], cols: list[int], sfs: list[int], free: list[int]
+) -> tuple[list[int], list[int]]:
+    """Gavel's pass as written: every pair in order, while any GPU is free."""
+    free, granted, taken = list(free), [], set()
+    for i, (job, col, gpus) in enumerate(zip(pos, cols, sfs, strict=True)):
+        if sum(free) <= 0:
+            break
+        if free[col] < gpus or job in taken:
+            continue
+        free[col] -= gpus
+        taken.add(job)
+        granted.append(i)
+    return granted, free
+
+
+@st.composite
+def _pairs(draw: st.DrawFn) -> tuple[list[int], list[int], list[int], list[int]]:
+    num_types = draw(st.integers(1, 3))
+    num_jobs = draw(st.integers(0, 25))
+    sizes = [draw(st.sampled_from([1, 2, 4])) for _ in range(num_jobs)]
+    pairs = draw(
+        st.lists(
+            st.tuples(st.integers(0, max(num_jobs - 1, 0)), st.integers(0, num_types - 1)),
+            max_size=3 * num_jobs,
+            unique=True,
+        )
+        if num_jobs
+        else st.just([])
+    )
+    free = [draw(st.integers(0, 6)) for _ in range(num_types)]
+    return [p for p, _ in pairs], [c for _, c in pairs], [sizes[p] for p, _ in pairs], free
+
+
+@pytest.mark.parametrize("skips", [1, 2, rounds._SKIPS_BEFORE_FILTER])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(case=_pairs())
+def test_greedy_grants_is_the_plain_pass(
+    case: tuple[list[int], list[int], list[int], list[int]],
+    skips: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Same grants and the same GPUs left as the loop over every pair, however often the
+    pairs are re-filtered."""
+    monkeypatch.setattr(rounds, "_SKIPS_BEFORE_FILTER", skips)
+    pos, cols, sfs, free = case
+    expected, expected_free = _plain_greedy(pos, cols, sfs, free)
+    left = list(free)
+    granted = greedy_grants(
+        np.array(pos, dtype=int), np.array(cols, dtype=int), np.array(sfs, dtype=float), left
+    )
+    assert granted == expected
+    assert left == expected_free
+
+
+def test_greedy_grants_by_hand() -> None:
+    """Two V100s (col 0), one K80 (col 1). Pairs: a@V100 (2 GPUs), b@V100 (1: none left),
+    b@K80 (1), a@K80 (a already has GPUs), c@K80 (full, and nothing is free: stop)."""
+    pos = np.array([0, 1, 1, 0, 2])
+    cols = np.array([0, 0, 1, 1, 1])
+    sfs = np.array([2.0, 1.0, 1.0, 1.0, 1.0])
+    free = [2, 1]
+    assert greedy_grants(pos, cols, sfs, free) == [0, 2]
+    assert free == [0, 0]
+
+
+def _book(rng: np.random.Generator, n: int, num_types: int) -> tuple[RoundBook, np.ndarray]:
+    book = RoundBook(["v100", "p100", "k80"][:num_types], np.full(num_types, 4.0), True)
+    rows = np.sort(rng.choice(200, n, replace=False))
+    book.known[rows] = True
+    book.throughputs[rows] = rng.choice([0.0, 1.0, 2.0, 3.0], (n, num_types))
+    book.fits[rows] = book.throughputs[rows] > 0
+    book.speed_order[rows] = np.argsort(-book.throughputs[rows], axis=1, kind="stable")
+    shares = rng.choice([0.0, 0.0, 0.1, 0.2, 0.5], (n, num_types))
+    book.shares[rows] = shares * book.fits[rows]
+    book.rounds[rows] = rng.choice([0.0, 0.5, 1.0, 2.0], (n, num_types))
+    book.in_system[rows] = rng.choice([0.0, 1.0, 3.0], n)
+    return book, rows
+
+
+def _plain_order(
+    book: RoundBook, rows: np.ndarray, work_conserving: bool, aware: bool
+) -> list[tuple[int, int]]:
+    """The priority order by its definition: one sort over every pair with the full key."""
+    keys = []
+    for p, row in enumerate(rows.tolist()):
+        for col in range(book.fits.shape[1]):
+            share = book.shares[row, col]
+            if not book.fits[row, col] or (share <= 0 and not work_conserving):
+                continue
+            present = book.in_system[row]
+            received = book.rounds[row, col] / present if present > 0 else 0.0
+            priority = share / received if received > 0 else (np.inf if share > 0 else 0.0)
+            tie = -book.throughputs[row, col] if aware else 0.0
+            keys.append(((-priority, -share, p, tie, col), (p, col)))
+    return [pair for _, pair in sorted(keys)]
+
+
+@pytest.mark.parametrize("aware", [True, False])
+@pytest.mark.parametrize("work_conserving", [True, False])
+def test_priority_order_is_the_full_sort(aware: bool, work_conserving: bool) -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        book, rows = _book(rng, int(rng.integers(0, 30)), int(rng.integers(1, 4)))
+        pos, cols = priority_order(book, rows, work_conserving, aware)
+        got = list(zip(pos.tolist(), cols.tolist(), strict=True))
+        assert got == _plain_order(book, rows, work_conserving, aware)
+
+
+def _lp_case(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    tput = rng.uniform(0.5, 4.0, (12, 3))
+    tput[rng.random((12, 3)) < 0.2] = 0.0
+    sfs = rng.choice([1.0, 2.0], 12)
+    capacity = np.array([6.0, 6.0, 4.0])
+    return max_min_coefficients(tput, sfs, np.ones(12), capacity, True), sfs, capacity
+
+
+def test_reused_highs_instance_gives_what_a_fresh_one_gives() -> None:
+    """A solver that has just solved another LP returns the fresh solver's answer, bit for bit
+    (each call passes a whole model; no basis carries over)."""
+    (first, first_sfs, capacity), (second, second_sfs, _) = _lp_case(1), _lp_case(2)
+    fresh = solve_max_min(second, second_sfs, capacity, class_ids=np.arange(12))
+    class_lp = ClassMaxMin(capacity, 1e-3)
+    class_lp.shares(first, first_sfs, np.full(12, 2))  # other counts: not a remembered answer
+    present, shares = class_lp.shares(second, second_sfs, np.ones(12, dtype=int))
+    assert np.array_equal(present, np.arange(12))
+    assert np.array_equal(shares, fresh)
+
+
+def test_class_lp_remembers_solutions_by_class_counts() -> None:
+    """Class counts seen before are not solved again; the answer is the same array, and it
+    equals the per-job LP's shares of those classes."""
+    coefficients, sfs, capacity = _lp_case(3)
+    class_lp = ClassMaxMin(capacity, 1e-3)
+    counts = np.array([2, 0, 1, 3, 0, 1, 1, 0, 2, 1, 0, 1])
+    present, shares = class_lp.shares(coefficients, sfs, counts)
+    calls: list[int] = []
+    real = class_lp.solver.solve
+
+    def counting(*args):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return real(*args)
+
+    class_lp.solver.solve = counting  # type: ignore[method-assign]
+    again = class_lp.shares(coefficients, sfs, counts.copy())
+    assert not calls and again[1] is shares
+    assert np.array_equal(present, np.flatnonzero(counts))
+    jobs = np.repeat(np.arange(12), counts)
+    per_job = solve_max_min(coefficients[jobs], sfs[jobs], capacity, class_ids=jobs)
+    assert np.array_equal(per_job, shares[np.searchsorted(present, jobs)])
+
+
+def test_warm_started_solves_reach_the_cold_optimum() -> None:
+    """A run of class LPs whose classes come and go: every warm-started solve (from the last
+    optimal basis) has the cold solve's objective value and meets every constraint."""
+    rng = np.random.default_rng(9)
+    tput = rng.uniform(0.5, 4.0, (20, 3))
+    tput[rng.random((20, 3)) < 0.2] = 0.0
+    sfs = rng.choice([1.0, 2.0, 4.0], 20)
+    capacity = np.array([8.0, 8.0, 4.0])
+    coefficients = max_min_coefficients(tput, sfs, np.ones(20), capacity, True)
+    warm, cold = ClassMaxMin(capacity, 1e-3, warm_start=True), ClassMaxMin(capacity, 1e-3)
+    for _ in range(40):
+        counts = rng.integers(0, 4, 20) * (rng.random(20) < 0.6)
+        if not counts.any():
+            continue
+        present, shares = warm.shares(coefficients, sfs, counts)
+        _, reference = cold.shares(coefficients, sfs, counts)
+        c, n = coefficients[present], counts[present]
+        value = _class_objective(shares, c, n)
+        assert value == pytest.approx(_class_objective(reference, c, n), abs=1e-7)
+        assert np.all(shares.sum(axis=1) <= 1 + 1e-9)
+        assert np.all((n * sfs[present]) @ shares <= capacity + 1e-9)
+        assert np.all(shares[c == 0] == 0)
+
+
+def _class_objective(shares: np.ndarray, coefficients: np.ndarray, counts: np.ndarray) -> float:
+    """The class LP's objective: the fairness level plus the efficiency term (epsilon 1e-3)."""
+    live = coefficients.max(axis=1) > 0
+    level = (coefficients * shares).sum(axis=1)[live].min()
+    weight = 1e-3 / counts[live].sum()
+    return float(level + weight * (counts[:, None] * coefficients * shares).sum())
