@@ -44,6 +44,7 @@ from engine.topology import LinkLoad, Topology
 ProgressFn = Callable[[float], None]
 CancelFn = Callable[[], bool]
 _CHECK_EVERY = 2000  # loop iterations between progress reports / cancel checks
+_COMPACT_AT = 1024  # completion-heap entries beyond 4 per running job before stale ones go
 
 
 def simulate(
@@ -122,6 +123,7 @@ class Simulation:
         self.area = 0.0
         self.area_at_end = np.zeros(len(self.jobs))
         self.seq = 0
+        self._gang_models: dict[tuple[object, ...], StepModel] = {}
         self.num_decisions = 0
         self.decision_time_s = 0.0
 
@@ -381,10 +383,13 @@ class Simulation:
         job.placement = placement
         job.grant = grant
         job.segment_start_s = self.now_s
-        job.ref_gpus = sum(
-            count * job.ref_speed.get(worker_type, 1.0)
-            for worker_type, count in placement.gpus_by_type().items()
-        )
+        if placement.node_types:
+            job.ref_gpus = sum(
+                count * job.ref_speed.get(worker_type, 1.0)
+                for worker_type, count in placement.gpus_by_type().items()
+            )
+        else:  # one type: the same sum of one term
+            job.ref_gpus = placement.num_gpus * job.ref_speed.get(placement.worker_type, 1.0)
         if len(placement.nodes) == 1:
             self._set_rate(job)
         else:
@@ -414,13 +419,7 @@ class Simulation:
         job.bandwidth_gbps = bandwidth
         model_of_job = JobModel(job.job_type, job.scale_factor, job.gradient_bytes)
         if placement.combine == "gang" and not placement.node_types:
-            steps_per_s, comm_share = step_model_at(
-                self._measured_steps_per_s(job, placement.worker_type, placement.num_gpus),
-                placement.num_gpus, job.gradient_bytes, bandwidth, self.config.network,
-            )  # fmt: skip
-            ratio = placement.num_gpus / job.scale_factor
-            efficiency = statistical_efficiency(ratio, self.policy.noise_scale_ratio)
-            model = StepModel(steps_per_s * efficiency, comm_share)
+            model = self._gang_model(job, placement.worker_type, placement.num_gpus, bandwidth)
         else:
             model = progress_rate(
                 model_of_job, placement, self.matrix, self.config.network, self.now_s,
@@ -437,9 +436,38 @@ class Simulation:
         job.rate, job.comm_share = model
         job.version += 1
         self.seq += 1
+        completions = self.completions
         heapq.heappush(
-            self.completions, (job.finish_time_s(self.now_s), self.seq, job.index, job.version)
+            completions, (job.finish_time_s(self.now_s), self.seq, job.index, job.version)
         )
+        if len(completions) > _COMPACT_AT + 4 * len(self.running):
+            self._compact_completions()
+
+    def _compact_completions(self) -> None:
+        """Drops stale completion entries (preempted, re-rated or finished jobs) in place, so the
+        heap stays near the number of running jobs however often jobs are preempted. Entries
+        are unique ``(time, seq)`` keys, so the pop order of the live ones is unchanged."""
+        live = [entry for entry in self.completions if not self._stale(entry)]
+        heapq.heapify(live)
+        self.completions[:] = live
+
+    def _gang_model(
+        self, job: JobState, worker_type: str, num_gpus: int, bandwidth_gbps: float
+    ) -> StepModel:
+        """Rate and communication share of a one-type gang, memoized: a pure function of the
+        key (a run meets few distinct keys; one per job type, type and size in the common case)."""
+        noise = self.policy.noise_scale_ratio
+        key = (job.job_type, worker_type, num_gpus, job.scale_factor, job.gradient_bytes,
+               bandwidth_gbps, noise)  # fmt: skip
+        model = self._gang_models.get(key)
+        if model is None:
+            steps_per_s, comm_share = step_model_at(
+                self._measured_steps_per_s(job, worker_type, num_gpus),
+                num_gpus, job.gradient_bytes, bandwidth_gbps, self.config.network,
+            )  # fmt: skip
+            efficiency = statistical_efficiency(num_gpus / job.scale_factor, noise)
+            model = self._gang_models[key] = StepModel(steps_per_s * efficiency, comm_share)
+        return model
 
     def _measured_steps_per_s(self, job: JobState, worker_type: str, num_gpus: int) -> float:
         """Matrix throughput of ``job`` on ``num_gpus`` GPUs (precomputed at its scale factor)."""
@@ -453,8 +481,12 @@ class Simulation:
         job.sync(self.now_s)
         held_s = self.now_s - job.segment_start_s
         per_type = job.service_by_type_gpu_s
-        for worker_type, count in placement.gpus_by_type().items():
-            per_type[worker_type] = per_type.get(worker_type, 0.0) + held_s * count
+        if placement.node_types:
+            for worker_type, count in placement.gpus_by_type().items():
+                per_type[worker_type] = per_type.get(worker_type, 0.0) + held_s * count
+        else:
+            worker_type = placement.worker_type
+            per_type[worker_type] = per_type.get(worker_type, 0.0) + held_s * placement.num_gpus
         self.cluster.release(placement)
         self.recorder.close_segment(job, placement, self.now_s, reason)
         job.placement = None
