@@ -477,8 +477,7 @@ class Simulation:
 
     def _release(self, job: JobState, reason: str) -> None:
         placement = job.placement
-        assert placement is not None
-        job.sync(self.now_s)
+        assert placement is not None  # the caller synced the job
         held_s = self.now_s - job.segment_start_s
         per_type = job.service_by_type_gpu_s
         if placement.node_types:
