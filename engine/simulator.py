@@ -110,6 +110,7 @@ class Simulation:
         self.links = LinkLoad(self.topology)
         self.waiting: dict[int, JobState] = {}
         self.running: dict[int, JobState] = {}
+        self._left_waiting = 0  # deletions from ``waiting`` since it was last compacted
         self.completions: list[tuple[float, int, int, int]] = []
         self.recorder = Recorder(self.cluster.capacity)
         self.log: DecisionLog | None = None
@@ -374,6 +375,9 @@ class Simulation:
 
     def _start(self, job: JobState, placement: Placement, grant: Grant) -> None:
         del self.waiting[job.index]
+        self._left_waiting += 1
+        if self._left_waiting >= _COMPACT_AT:
+            self._compact_waiting()
         self.running[job.index] = job
         job.sync(self.now_s)
         if job.first_start_s is None:
@@ -442,6 +446,14 @@ class Simulation:
         )
         if len(completions) > _COMPACT_AT + 4 * len(self.running):
             self._compact_completions()
+
+    def _compact_waiting(self) -> None:
+        """Rebuilds the waiting dict in place, same order: a dict keeps a hole for every deleted
+        entry until it grows, and iterating from the front (every FIFO decision) walks them all."""
+        entries = list(self.waiting.items())
+        self.waiting.clear()
+        self.waiting.update(entries)
+        self._left_waiting = 0
 
     def _compact_completions(self) -> None:
         """Drops stale completion entries (preempted, re-rated or finished jobs) in place, so the
