@@ -421,17 +421,18 @@ class Simulation:
         else:
             bandwidth = self.links.bandwidth_gbps(job.index, self.now_s)
         job.bandwidth_gbps = bandwidth
-        model_of_job = JobModel(job.job_type, job.scale_factor, job.gradient_bytes)
         if placement.combine == "gang" and not placement.node_types:
             model = self._gang_model(job, placement.worker_type, placement.num_gpus, bandwidth)
         else:
             model = progress_rate(
-                model_of_job, placement, self.matrix, self.config.network, self.now_s,
+                JobModel(job.job_type, job.scale_factor, job.gradient_bytes), placement,
+                self.matrix, self.config.network, self.now_s,
                 self.round_s, self.policy.consolidation_fixed_s, bandwidth,
                 self.policy.noise_scale_ratio,
             )  # fmt: skip
         if placement.combine == "copies":  # the final consolidation after the last step
             fixed_s = self.policy.consolidation_fixed_s
+            model_of_job = JobModel(job.job_type, job.scale_factor, job.gradient_bytes)
             job.final_s = consolidation_s(model_of_job, placement, bandwidth, fixed_s)
         if model.steps_per_s <= 0:
             raise AllocationError(

@@ -212,7 +212,8 @@ def _fill(ordered: Iterable[tuple[int, JobState]], free: dict[str, int]) -> Allo
     for _, job in ordered:
         if total_free <= 0:
             break
-        current = job.worker_type
+        placement = job.placement  # job.worker_type, without the property call
+        current = placement.worker_type if placement is not None else None
         if current is not None and free[current] >= job.scale_factor:
             worker_type: str | None = current
         else:
