@@ -449,11 +449,11 @@ class Simulation:
             self._compact_completions()
 
     def _compact_waiting(self) -> None:
-        """Rebuilds the waiting dict in place, same order: a dict keeps a hole for every deleted
-        entry until it grows, and iterating from the front (every FIFO decision) walks them all."""
-        entries = list(self.waiting.items())
-        self.waiting.clear()
-        self.waiting.update(entries)
+        """A fresh copy of the waiting dict, same order: a dict keeps a hole for every deleted
+        entry until it grows, and iterating from the front (every FIFO decision) walks them all.
+        (A copy, not clear-and-refill, which costs ~10x more; nothing holds the old dict: a
+        policy gets ``waiting`` anew in each :class:`SchedulerState`.)"""
+        self.waiting = dict(self.waiting)
         self._left_waiting = 0
 
     def _compact_completions(self) -> None:
