@@ -94,11 +94,14 @@ class ClusterState:
         free = self._type_free[worker_type]
         taken = self.strategy(free, self._type_racks[worker_type], num_gpus)
         taken.sort()
-        valid = (
-            sum(count for _, count in taken) == num_gpus
-            and len({position for position, _ in taken}) == len(taken)
-            and all(1 <= count <= free[position] for position, count in taken)
-        )
+        if len(taken) == 1:  # the common one-node case, the same checks without generators
+            valid = taken[0][1] == num_gpus and 1 <= num_gpus <= free[taken[0][0]]
+        else:
+            valid = (
+                sum(count for _, count in taken) == num_gpus
+                and len({position for position, _ in taken}) == len(taken)
+                and all(1 <= count <= free[position] for position, count in taken)
+            )
         if not valid:
             raise AllocationError(f"placement strategy returned an invalid placement {taken}")
         for position, count in taken:

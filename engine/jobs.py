@@ -38,20 +38,38 @@ def job_states(
     )
     states = []
     ref_speeds: dict[str, dict[str, float]] = {}
+    per_kind: dict[tuple[str, int], tuple[dict[str, float], float, float]] = {}
     for i, (job_id, arrival_s, job_type, scale_factor, steps, weight) in enumerate(columns):
-        rates = {wt: matrix.steps_per_s(job_type, wt, scale_factor) for wt in worker_types}
-        grad = gradient_bytes(job_type)
+        kind = per_kind.get((job_type, scale_factor))
+        if kind is None:  # computed once per (job type, scale factor): a trace has few
+            kind = per_kind[job_type, scale_factor] = _kind(
+                matrix, capacity, net, job_type, scale_factor
+            )
+        rates, grad, sensitivity = kind
         if job_type not in ref_speeds:
             ref_speeds[job_type] = reference_speeds(matrix, job_type, worker_types)
-        holdable = [v for wt, v in rates.items() if capacity[wt] >= scale_factor]
-        sensitivity = network_sensitivity(max(holdable, default=0.0), scale_factor, grad, net)
         states.append(
             JobState(
-                i, job_id, arrival_s, job_type, scale_factor, steps, weight, rates, grad,
+                i, job_id, arrival_s, job_type, scale_factor, steps, weight, dict(rates), grad,
                 ref_speeds[job_type], sensitivity,
             )
         )  # fmt: skip
     return states
+
+
+def _kind(
+    matrix: ThroughputMatrix,
+    capacity: dict[str, int],
+    net: NetworkConfig,
+    job_type: str,
+    scale_factor: int,
+) -> tuple[dict[str, float], float, float]:
+    """Steps/s per worker type, gradient bytes and network sensitivity of a job kind."""
+    rates = {wt: matrix.steps_per_s(job_type, wt, scale_factor) for wt in capacity}
+    grad = gradient_bytes(job_type)
+    holdable = [v for wt, v in rates.items() if capacity[wt] >= scale_factor]
+    sensitivity = network_sensitivity(max(holdable, default=0.0), scale_factor, grad, net)
+    return rates, grad, sensitivity
 
 
 def reference_speeds(

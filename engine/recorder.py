@@ -105,9 +105,10 @@ def _held_per_requested(job: JobState) -> float:
 
 
 def _last_type(job: JobState) -> str:
-    if not job.service_by_type_gpu_s:
-        return ""
-    return max(job.service_by_type_gpu_s.items(), key=lambda kv: kv[1])[0]
+    per_type = job.service_by_type_gpu_s
+    if len(per_type) <= 1:  # ran on one type (or never): that type, as max() would say
+        return next(iter(per_type), "")
+    return max(per_type.items(), key=lambda kv: kv[1])[0]
 
 
 def lanes(placement: Placement) -> list[tuple[str, list[int], list[int]]]:

@@ -46,6 +46,7 @@ from engine.topology import LinkLoad, Topology
 ProgressFn = Callable[[float], None]
 CancelFn = Callable[[], bool]
 _CHECK_EVERY = 2000  # loop iterations between progress reports / cancel checks
+_COMPACT_AT = 1024  # completion-heap entries beyond 4 per running job before stale ones go
 
 
 def simulate(
@@ -111,6 +112,7 @@ class Simulation:
         self.links = LinkLoad(self.topology)
         self.waiting: dict[int, JobState] = {}
         self.running: dict[int, JobState] = {}
+        self._left_waiting = 0  # deletions from ``waiting`` since it was last compacted
         self.completions: list[tuple[float, int, int, int]] = []
         self.recorder = Recorder(self.cluster.capacity)
         self.log: DecisionLog | None = None
@@ -124,6 +126,7 @@ class Simulation:
         self.area = 0.0
         self.area_at_end = np.zeros(len(self.jobs))
         self.seq = 0
+        self._gang_models: dict[tuple[object, ...], StepModel] = {}
         self.num_decisions = 0
         self.decision_time_s = 0.0
         self.wake_at_s = math.inf  # the policy's last Decision, until its next one
@@ -327,6 +330,9 @@ class Simulation:
 
     def _start(self, job: JobState, placement: Placement, grant: Grant) -> None:
         del self.waiting[job.index]
+        self._left_waiting += 1
+        if self._left_waiting >= _COMPACT_AT:
+            self._compact_waiting()
         self.running[job.index] = job
         job.sync(self.now_s)
         if job.first_start_s is None:
@@ -336,10 +342,13 @@ class Simulation:
         job.placement = placement
         job.grant = grant
         job.segment_start_s = self.now_s
-        job.ref_gpus = sum(
-            count * job.ref_speed.get(worker_type, 1.0)
-            for worker_type, count in placement.gpus_by_type().items()
-        )
+        if placement.node_types:
+            job.ref_gpus = sum(
+                count * job.ref_speed.get(worker_type, 1.0)
+                for worker_type, count in placement.gpus_by_type().items()
+            )
+        else:  # one type: the same sum of one term
+            job.ref_gpus = placement.num_gpus * job.ref_speed.get(placement.worker_type, 1.0)
         if len(placement.nodes) == 1:
             self._set_rate(job)
         else:
@@ -367,23 +376,18 @@ class Simulation:
         else:
             bandwidth = self.links.bandwidth_gbps(job.index, self.now_s)
         job.bandwidth_gbps = bandwidth
-        model_of_job = JobModel(job.job_type, job.scale_factor, job.gradient_bytes)
         if placement.combine == "gang" and not placement.node_types:
-            steps_per_s, comm_share = step_model_at(
-                self._measured_steps_per_s(job, placement.worker_type, placement.num_gpus),
-                placement.num_gpus, job.gradient_bytes, bandwidth, self.config.network,
-            )  # fmt: skip
-            ratio = placement.num_gpus / job.scale_factor
-            efficiency = statistical_efficiency(ratio, self.policy.noise_scale_ratio)
-            model = StepModel(steps_per_s * efficiency, comm_share)
+            model = self._gang_model(job, placement.worker_type, placement.num_gpus, bandwidth)
         else:
             model = progress_rate(
-                model_of_job, placement, self.matrix, self.config.network, self.now_s,
+                JobModel(job.job_type, job.scale_factor, job.gradient_bytes), placement,
+                self.matrix, self.config.network, self.now_s,
                 self.round_s, self.policy.consolidation_fixed_s, bandwidth,
                 self.policy.noise_scale_ratio,
             )  # fmt: skip
         if placement.combine == "copies":  # the final consolidation after the last step
             fixed_s = self.policy.consolidation_fixed_s
+            model_of_job = JobModel(job.job_type, job.scale_factor, job.gradient_bytes)
             job.final_s = consolidation_s(model_of_job, placement, bandwidth, fixed_s)
         if model.steps_per_s <= 0:
             raise AllocationError(
@@ -392,9 +396,46 @@ class Simulation:
         job.rate, job.comm_share = model
         job.version += 1
         self.seq += 1
+        completions = self.completions
         heapq.heappush(
-            self.completions, (job.finish_time_s(self.now_s), self.seq, job.index, job.version)
+            completions, (job.finish_time_s(self.now_s), self.seq, job.index, job.version)
         )
+        if len(completions) > _COMPACT_AT + 4 * len(self.running):
+            self._compact_completions()
+
+    def _compact_waiting(self) -> None:
+        """A fresh copy of the waiting dict, same order: a dict keeps a hole for every deleted
+        entry until it grows, and iterating from the front (every FIFO decision) walks them all.
+        (A copy, not clear-and-refill, which costs ~10x more; nothing holds the old dict: a
+        policy gets ``waiting`` anew in each :class:`SchedulerState`.)"""
+        self.waiting = dict(self.waiting)
+        self._left_waiting = 0
+
+    def _compact_completions(self) -> None:
+        """Drops stale completion entries (preempted, re-rated or finished jobs) in place, so the
+        heap stays near the number of running jobs however often jobs are preempted. Entries
+        are unique ``(time, seq)`` keys, so the pop order of the live ones is unchanged."""
+        live = [entry for entry in self.completions if not self._stale(entry)]
+        heapq.heapify(live)
+        self.completions[:] = live
+
+    def _gang_model(
+        self, job: JobState, worker_type: str, num_gpus: int, bandwidth_gbps: float
+    ) -> StepModel:
+        """Rate and communication share of a one-type gang, memoized: a pure function of the
+        key (a run meets few distinct keys; one per job type, type and size in the common case)."""
+        noise = self.policy.noise_scale_ratio
+        key = (job.job_type, worker_type, num_gpus, job.scale_factor, job.gradient_bytes,
+               bandwidth_gbps, noise)  # fmt: skip
+        model = self._gang_models.get(key)
+        if model is None:
+            steps_per_s, comm_share = step_model_at(
+                self._measured_steps_per_s(job, worker_type, num_gpus),
+                num_gpus, job.gradient_bytes, bandwidth_gbps, self.config.network,
+            )  # fmt: skip
+            efficiency = statistical_efficiency(num_gpus / job.scale_factor, noise)
+            model = self._gang_models[key] = StepModel(steps_per_s * efficiency, comm_share)
+        return model
 
     def _measured_steps_per_s(self, job: JobState, worker_type: str, num_gpus: int) -> float:
         """Matrix throughput of ``job`` on ``num_gpus`` GPUs (precomputed at its scale factor)."""
@@ -404,12 +445,15 @@ class Simulation:
 
     def _release(self, job: JobState, reason: str) -> None:
         placement = job.placement
-        assert placement is not None
-        job.sync(self.now_s)
+        assert placement is not None  # the caller synced the job
         held_s = self.now_s - job.segment_start_s
         per_type = job.service_by_type_gpu_s
-        for worker_type, count in placement.gpus_by_type().items():
-            per_type[worker_type] = per_type.get(worker_type, 0.0) + held_s * count
+        if placement.node_types:
+            for worker_type, count in placement.gpus_by_type().items():
+                per_type[worker_type] = per_type.get(worker_type, 0.0) + held_s * count
+        else:
+            worker_type = placement.worker_type
+            per_type[worker_type] = per_type.get(worker_type, 0.0) + held_s * placement.num_gpus
         self.cluster.release(placement)
         self.recorder.close_segment(job, placement, self.now_s, reason)
         job.placement = None

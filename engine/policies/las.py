@@ -91,6 +91,8 @@ class TiresiasLas(Policy):
         self._run_start_s: dict[int, float] = {}
         self._last_run_s: dict[int, float] = {}
         self._preempted: dict[int, tuple[float, JobState]] = {}  # index -> (since_s, job)
+        # (promotion due time, index, since_s) of preempted jobs; stale entries are skipped
+        self._promotions: list[tuple[float, int, float]] = []
         self._service_offset: dict[int, float] = {}
         # Waiting jobs sorted by key = queue << 40 | index (job indices follow arrival order).
         # A waiting job's service is frozen, so its key changes only on promotion.
@@ -127,6 +129,17 @@ class TiresiasLas(Policy):
         waiting = self._waiting
         return ((key, waiting[key & _INDEX_MASK][1]) for key in self._waiting_keys)
 
+    def _merged(self, running: list[tuple[int, JobState]]) -> Iterator[tuple[int, JobState]]:
+        """Running jobs (sorted by key) and waiting jobs merged in key order (keys are unique).
+        A plain two-way merge: ``_fill`` stops early, and heapq.merge costs more per item."""
+        waiting, at, end = self._waiting, 0, len(running)
+        for key in self._waiting_keys:
+            while at < end and running[at][0] < key:
+                yield running[at]
+                at += 1
+            yield key, waiting[key & _INDEX_MASK][1]
+        yield from running[at:]
+
     def _admit(self, state: SchedulerState) -> Allocation:
         """Mid-round: waiting jobs in queue order onto free GPUs."""
         allocation = _fill(self._waiting_in_order(), dict(state.free_gpus))
@@ -137,12 +150,15 @@ class TiresiasLas(Policy):
         """Round boundary: running and waiting jobs merged in queue order onto every GPU."""
         now = state.now_s
         running = sorted(((self.queue(j, now) << _KEY_BITS) | j.index, j) for j in state.running)
-        allocation = _fill(heapq.merge(running, self._waiting_in_order()), dict(state.capacity))
+        allocation = _fill(self._merged(running), dict(state.capacity))
         for job in state.running:
             if job.index not in allocation:
                 start = self._run_start_s.pop(job.index, job.segment_start_s)
-                self._last_run_s[job.index] = now - start
+                self._last_run_s[job.index] = last_run = now - start
                 self._preempted[job.index] = (now, job)
+                if last_run > 0 and self.params.promote_knob > 0:
+                    due = now + self.params.promote_knob * last_run
+                    heapq.heappush(self._promotions, (due, job.index, now))
                 self._enqueue(job, now)
         self._started(allocation, now)
         return allocation
@@ -155,20 +171,33 @@ class TiresiasLas(Policy):
                 self._preempted.pop(index, None)
 
     def _promote(self, now_s: float) -> None:
-        """Sends starved preempted jobs back to queue 0 (Tiresias's STARVELIMIT)."""
+        """Sends starved preempted jobs back to queue 0 (Tiresias's STARVELIMIT).
+
+        Only jobs whose promotion falls due are looked at (a heap by due time); the test itself
+        is the exact ``waited >= knob x last run``, so rounding in the due time changes nothing.
+        """
         knob = self.params.promote_knob
-        if knob <= 0:
-            return
-        for index, (since, job) in self._preempted.items():
-            last_run = self._last_run_s.get(index, 0.0)
-            if last_run > 0 and now_s - since >= knob * last_run:
-                self._service_offset[index] = job.attained_service_gpu_s
-                del self._last_run_s[index]
-                self._dequeue(index)
-                self._enqueue(job, now_s)
+        heap, not_yet = self._promotions, []
+        while heap and heap[0][0] <= now_s + _DUE_SLACK_S:
+            entry = heapq.heappop(heap)
+            _, index, since = entry
+            preempted = self._preempted.get(index)
+            if preempted is None or preempted[0] != since or index not in self._last_run_s:
+                continue  # started again, preempted again since, or promoted already
+            if not now_s - since >= knob * self._last_run_s[index]:
+                not_yet.append(entry)
+                continue
+            job = preempted[1]
+            self._service_offset[index] = job.attained_service_gpu_s
+            del self._last_run_s[index]
+            self._dequeue(index)
+            self._enqueue(job, now_s)
+        for entry in not_yet:
+            heapq.heappush(heap, entry)
 
 
 _KEY_BITS = 40
+_DUE_SLACK_S = 1e-3  # far above the rounding of ``since + knob x last run`` at trace times
 _INDEX_MASK = (1 << _KEY_BITS) - 1
 
 
@@ -183,7 +212,8 @@ def _fill(ordered: Iterable[tuple[int, JobState]], free: dict[str, int]) -> Allo
     for _, job in ordered:
         if total_free <= 0:
             break
-        current = job.worker_type
+        placement = job.placement  # job.worker_type, without the property call
+        current = placement.worker_type if placement is not None else None
         if current is not None and free[current] >= job.scale_factor:
             worker_type: str | None = current
         else:

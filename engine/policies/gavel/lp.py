@@ -23,7 +23,7 @@ instance, and the solutions of recent class counts, for a whole run).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,10 +31,21 @@ from scipy.optimize import linprog
 
 from engine.errors import EngineError
 
-if TYPE_CHECKING:
-    from engine.policies.gavel.class_lp import WarmBasis
-
 Basis = tuple[np.ndarray, np.ndarray]  # HiGHS status numbers of the columns and of the rows
+
+
+class WarmBasis(Protocol):
+    """What a warm start needs of the last basis (:class:`engine.policies.gavel.class_lp.WarmBasis`
+    implements it; a protocol here keeps the two modules out of an import circle)."""
+
+    empty: bool
+
+    def start(self, labels: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> Basis: ...
+
+    def keep(
+        self, labels: np.ndarray, rows: np.ndarray, cols: np.ndarray, basis: Basis
+    ) -> None: ...
+
 
 try:  # the HiGHS bindings scipy bundles (private API, hence the guard and the fallback)
     from scipy.optimize._highspy import _core as _highs
