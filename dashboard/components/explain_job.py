@@ -7,6 +7,7 @@ import streamlit as st
 
 from dashboard.formatting import human_duration
 from engine.results import SimulationResult
+from engine.simulator import DECISION_LOG_MAX_JOBS
 
 WHY = {
     "no room": "no GPU type it can use had enough free GPUs",
@@ -39,7 +40,11 @@ def render_explain_job(sims: list[SimulationResult], default_job: str | None = N
     st.subheader("Explain a job")
     usable = [s for s in sims if s.decisions is not None]
     if not usable:
-        st.caption("This run recorded no decision log.")
+        st.caption(
+            "This run recorded no decision log: it is kept for traces of at most "
+            f"{DECISION_LOG_MAX_JOBS:,} jobs, because it grows with the queue's length times "
+            "the number of times free GPUs change."
+        )
         return
     left, right = st.columns([1, 2])
     names = [s.policy for s in usable]

@@ -38,6 +38,19 @@ def test_the_log_can_be_switched_off_and_changes_nothing_else() -> None:
     assert (events.groupby("job_id")["event"].last() == "completed").all()
 
 
+def test_a_trace_longer_than_the_bound_records_no_log_unless_asked(monkeypatch) -> None:
+    """The default records the log up to DECISION_LOG_MAX_JOBS jobs; a caller can force it."""
+    import engine.simulator
+
+    config = ScenarioConfig(cluster=cluster(("v100", 1, 2, "r0")))
+    jobs = jobs_frame(("a", 0, RESNET50, 1, 500), ("b", 10, RESNET50, 2, 500))
+    assert simulate(jobs, config, PolicySpec("fifo"), MATRIX).decisions is not None
+    monkeypatch.setattr(engine.simulator, "DECISION_LOG_MAX_JOBS", 1)
+    assert simulate(jobs, config, PolicySpec("fifo"), MATRIX).decisions is None
+    forced = simulate(jobs, config, PolicySpec("fifo"), MATRIX, decision_log=True)
+    assert forced.decisions is not None and set(forced.decisions["job_id"]) == {"a", "b"}
+
+
 def test_a_job_arriving_at_a_full_cluster_is_explained_from_its_arrival() -> None:
     """b arrives at 10 s while a holds the only GPU: its waiting row is at 10 s, not later."""
     config = ScenarioConfig(cluster=cluster(("v100", 1, 1, "r0")))
