@@ -105,7 +105,7 @@ def _grow(spec: PlanSpec, ev: Evaluator, current: Mix, say: Callable[[str], None
             return current
         say(f"grow {step}: + {_diff(spec, current, best)} -> {spec.label(best)}: "
             f"{spec.target_metric} {ev.mean(best):.0f} s; best gain per added USD/h "
-            f"({gains[best]:.4g} s per USD/h)")  # fmt: skip
+            f"({gains[best]:,.1f} s per USD/h)")  # fmt: skip
         current = best
     return current
 
