@@ -11,25 +11,13 @@ placement strategy (:func:`place_within`), so a policy that decides *how well* t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
+from engine.allocation.layout import NodeInfo, NodeLayout
 from engine.placement.base import PlacementStrategy, get_placement
 
 NODE, RACK, NETWORK = 0, 1, 2
 """Level indices into :data:`engine.network.LEVELS`."""
-
-
-class NodeLike(Protocol):
-    """What the layout reads of a node (:class:`engine.policies.base.NodeInfo`)."""
-
-    @property
-    def node(self) -> int: ...
-    @property
-    def worker_type(self) -> str: ...
-    @property
-    def rack(self) -> str: ...
-    @property
-    def num_gpus(self) -> int: ...
 
 
 class Option(NamedTuple):
@@ -79,27 +67,33 @@ def place_within(
     return None
 
 
-class TypeLayout:
-    """The cluster's nodes grouped by worker type and rack (static for a run)."""
+Nodes = NodeLayout | Sequence[NodeInfo]
+"""The engine's node layout, or a node list to build one from."""
 
-    def __init__(self, nodes: Sequence[NodeLike]) -> None:
-        self.rack_of = [node.rack for node in nodes]
-        self.type_nodes: dict[str, list[int]] = {}
-        self.size: dict[str, int] = {}
-        self.max_node: dict[str, int] = {}
+
+class TypeLayout:
+    """The cluster's nodes grouped by worker type and rack (static for a run), on the engine's
+    :class:`engine.allocation.NodeLayout` (built from ``nodes`` if given a node list), with the
+    largest node and rack of each type."""
+
+    def __init__(self, nodes: Nodes) -> None:
+        layout = nodes if isinstance(nodes, NodeLayout) else NodeLayout(nodes)
+        self.rack_of = layout.node_rack
+        self.racks = layout.racks
+        self.type_nodes = layout.type_nodes
+        self.size = layout.capacity
+        self.max_node = {
+            wt: max(layout.node_gpus[n] for n in members) for wt, members in self.type_nodes.items()
+        }
         rack_size: dict[tuple[str, str], int] = {}
-        for node in nodes:
-            wt = node.worker_type
-            self.type_nodes.setdefault(wt, []).append(node.node)
-            self.size[wt] = self.size.get(wt, 0) + node.num_gpus
-            self.max_node[wt] = max(self.max_node.get(wt, 0), node.num_gpus)
-            rack_size[(wt, node.rack)] = rack_size.get((wt, node.rack), 0) + node.num_gpus
+        for node in layout.nodes:
+            key = (node.worker_type, node.rack)
+            rack_size[key] = rack_size.get(key, 0) + node.num_gpus
         self.max_rack: dict[str, int] = {}
         for (worker_type, _), size in rack_size.items():
             self.max_rack[worker_type] = max(self.max_rack.get(worker_type, 0), size)
-        self.racks = tuple(sorted(set(self.rack_of)))
         self.type_racks = {  # rack index of each node of a type, as placement strategies take
-            wt: [self.racks.index(self.rack_of[n]) for n in members]
+            wt: [layout.node_rack_index[n] for n in members]
             for wt, members in self.type_nodes.items()
         }
 

@@ -59,7 +59,7 @@ class ConsolidationScheduler(Policy):
     def __init__(self, params: Any, context: PolicyContext) -> None:
         super().__init__(params, context)
         self.thresholds = parse_thresholds(params.queue_thresholds_gpu_s)
-        self.topology = NodeLayout(context.nodes)
+        self.topology = NodeLayout(context.layout)
         self.model = LevelModel(context.step_time, self.topology.racks)
         self.placement = context.placement
         self.restore_s = context.rounds.checkpoint_restore_s

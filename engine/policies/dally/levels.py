@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from collections.abc import Sequence
 
 from engine.network import LEVELS, change_times
-from engine.placement.levels import NETWORK, NODE, RACK, Board, NodeLike, Option, TypeLayout
+from engine.placement.levels import NETWORK, NODE, RACK, Board, Nodes, Option, TypeLayout
 from engine.policies.base import Grant, Part
 from engine.state import JobState
 from engine.step_time import StepTimeModel
@@ -35,7 +34,7 @@ def grant_of(option: Option) -> Grant:
 class NodeLayout(TypeLayout):
     """The cluster's nodes by worker type and rack, with the queries Dally makes about a job."""
 
-    def __init__(self, nodes: Sequence[NodeLike]) -> None:
+    def __init__(self, nodes: Nodes) -> None:
         super().__init__(nodes)
         self._fitting: dict[tuple[str, int], list[str]] = {}
 

@@ -44,7 +44,7 @@ class RingSpeed:
         self.step_time = context.step_time
         self.matrix = context.matrix
         self.noise_scale_ratio = noise_scale_ratio
-        self.layout = TypeLayout(context.nodes)
+        self.layout = TypeLayout(context.layout)
         self._cache: dict[tuple[str, int, str, int, float, float], float] = {}
 
     def knows(self, job_type: str, worker_type: str) -> bool:

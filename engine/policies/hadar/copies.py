@@ -35,7 +35,7 @@ class CopyRates:
         consolidation_fixed_s: float,
     ) -> None:
         self.step_time = context.step_time
-        self.rack_of = [node.rack for node in context.nodes]
+        self.rack_of = context.layout.node_rack
         self.changes = change_times(self.step_time.network)
         self.max_gpus_per_copy = max_gpus_per_copy
         self.noise_scale_ratio = noise_scale_ratio
