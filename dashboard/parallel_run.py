@@ -133,19 +133,26 @@ def run_policies(
             (serial) with one :class:`PolicyStatus` per policy, in the scenario's order.
         should_cancel: polled as often; True cancels every run.
         executor: "pool" or "serial" (default: ``$GPUSCHED_EXECUTOR``, else "pool" for more
-            than one policy); workers: pool size (default one per core).
+            than one policy); workers: pool size (default one per core). Runs are
+            submitted longest first (:mod:`dashboard.run_order`); results come back in the
+            scenario's order.
 
     Raises:
         SimulationCancelled: on cancel; EngineError: the first failing run's error.
     """
     from engine.results import ComparisonResult
 
-    tasks = policy_tasks(config, upload)
+    from dashboard import run_order
+
+    num_jobs = len(trace.jobs)
+    order = run_order.longest_first([p.name for p in config.policies], num_jobs)
+    in_scenario_order = policy_tasks(config, upload)
+    tasks = [in_scenario_order[i] for i in order]  # longest first; results in scenario order
     chosen = executor or os.environ.get(EXECUTOR_ENV) or ("pool" if len(tasks) > 1 else "serial")
     results: list[SimulationResult | None] = [None] * len(tasks)
     with tempfile.TemporaryDirectory(prefix="gpusched-progress-") as folder:
         files = ProgressFiles(Path(folder))
-        names = [spec.variant for spec, _ in tasks]
+        names = [spec.variant for spec, _ in in_scenario_order]
 
         def poll() -> bool:
             if on_status:
@@ -155,8 +162,12 @@ def run_policies(
                 files.request_cancel()
             return cancel
 
-        def done(i: int, result: SimulationResult) -> None:
+        def done(submitted: int, result: SimulationResult) -> None:
+            i = order[submitted]
             results[i] = result
+            seen = files.read(names[i])
+            if seen is not None:
+                run_order.remember(config.policies[i].name, seen[2], num_jobs)
             poll()
 
         extra = {"poll": poll} if chosen == "serial" else {}

@@ -100,3 +100,28 @@ def test_a_pool_worker_importing_the_app_runs_nothing() -> None:
         [sys.executable, "-c", code, str(app)], capture_output=True, text=True, check=True
     )
     assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr
+
+
+def test_the_longest_run_starts_first_and_results_keep_the_scenario_order() -> None:
+    """One worker, FIFO listed before hadar: hadar (the slower, dashboard.run_order) runs
+    first and FIFO waits; the result lists FIFO first all the same."""
+    config = _scenario(PolicySpec("fifo"), PolicySpec("hadar"), max_jobs=200)
+    seen: list[list[PolicyStatus]] = []
+    result = _run(config, executor="pool", workers=1, on_status=seen.append)
+    assert result.policies == ["FIFO", "Hadar"]
+    assert [s.policy for s in result.results] == ["FIFO", "Hadar"]
+    fifo_waits_for_hadar = [s for s in seen if s[1].state == "running" and s[0].state == "waiting"]
+    assert fifo_waits_for_hadar
+    assert not [s for s in seen if s[0].state == "running" and s[1].state == "waiting"]
+
+
+def test_longest_first_orders_by_seen_time_over_the_prior() -> None:
+    from dashboard import run_order
+
+    assert run_order.longest_first(["fifo", "sampling_placement", "las"], 2000) == [1, 2, 0]
+    assert run_order.longest_first(["fifo", "no_such_policy"], 2000) == [1, 0]  # the median
+    run_order.remember("fifo", elapsed_s=30.0, num_jobs=2000)  # FIFO seen slow in this server
+    try:
+        assert run_order.longest_first(["fifo", "sampling_placement", "las"], 2000) == [0, 1, 2]
+    finally:
+        run_order._seen_s_per_job.pop("fifo")
