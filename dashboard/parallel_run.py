@@ -140,9 +140,8 @@ def run_policies(
     Raises:
         SimulationCancelled: on cancel; EngineError: the first failing run's error.
     """
-    from engine.results import ComparisonResult
-
     from dashboard import run_order
+    from engine.results import ComparisonResult
 
     num_jobs = len(trace.jobs)
     order = run_order.longest_first([p.name for p in config.policies], num_jobs)
