@@ -8,14 +8,15 @@ and their sources).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
 
 from engine.config import NetworkConfig
 from engine.policies.sampling.matching import fill_jobs, market
-from engine.policies.sampling.model import JobInputs, JobRow, LinkModel, stack_rows, step_rates
+from engine.policies.sampling.model import JobInputs, LinkModel, step_rates
+from engine.policies.sampling.table import JobTable
 from engine.policies.sampling.types_axis import any_types
 from engine.state import JobState
 
@@ -59,20 +60,18 @@ class Plan(NamedTuple):
 
 def build_plan(
     active: Sequence[JobState],
-    rows: Mapping[int, JobRow],
-    types: list[str],
+    table: JobTable,
     capacity: np.ndarray,
     now_s: float,
     restore_s: float,
 ) -> Plan:
     """Selects at most ``K`` jobs (shortest ideal remaining time first) and builds their arrays."""
-    jobs = _select(active, rows, int(capacity.sum()))
-    inputs = stack_rows([rows[j.index] for j in jobs], jobs)
-    remaining = np.array([j.remaining_steps for j in jobs])
+    jobs, idx, remaining = _select(active, table, int(capacity.sum()))
+    inputs = table.inputs(idx)
     work = remaining / inputs.one_gpu.max(axis=1)
     usable = inputs.one_gpu > 0
     upper = np.minimum(inputs.scale_factor, (usable * capacity).sum(axis=1))
-    current = _current(jobs, types)
+    current = table.current(jobs)
     held = current.sum(axis=1)
     first = np.array([j.first_start_s is None for j in jobs])
     restore_left = np.array([max(0.0, j.restore_until_s - now_s) for j in jobs])
@@ -98,14 +97,16 @@ def build_plan(
     )
 
 
-def _select(active: Sequence[JobState], rows: Mapping[int, JobRow], budget: int) -> list[JobState]:
-    """The ``budget`` jobs of shortest ideal remaining time (ties: arrival, index)."""
-    best = np.array([rows[j.index].one_gpu for j in active]).max(axis=1)
-    scale = np.array([j.scale_factor for j in active])
-    ideal = np.array([j.remaining_steps for j in active]) / (scale * best)
-    arrival = np.array([j.arrival_s for j in active])
-    order = np.lexsort((np.array([j.index for j in active]), arrival, ideal))
-    return [active[i] for i in order[:budget].tolist()]
+def _select(
+    active: Sequence[JobState], table: JobTable, budget: int
+) -> tuple[list[JobState], np.ndarray, np.ndarray]:
+    """The ``budget`` jobs of shortest ideal remaining time (ties: arrival, index), their
+    indices and remaining steps."""
+    idx = table.indices(active)
+    remaining = np.fromiter((j.remaining_steps for j in active), dtype=float, count=len(active))
+    ideal = remaining / (table.scale_factor[idx] * table.best[idx])
+    order = np.lexsort((idx, table.arrival_s[idx], ideal))[:budget]
+    return [active[i] for i in order.tolist()], idx[order], remaining[order]
 
 
 def _classes(one_gpu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -119,17 +120,6 @@ def _classes(one_gpu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     job_class = np.empty(len(order), dtype=np.int64)
     job_class[order] = rank[np.cumsum(new) - 1]
     return one_gpu[np.sort(first)], job_class
-
-
-def _current(jobs: list[JobState], types: list[str]) -> np.ndarray:
-    """(J, T) GPUs each job holds now."""
-    current = np.zeros((len(jobs), len(types)), dtype=np.int64)
-    column = {worker_type: t for t, worker_type in enumerate(types)}
-    for j, job in enumerate(jobs):
-        if job.placement is not None:
-            for worker_type, count in job.placement.gpus_by_type().items():
-                current[j, column[worker_type]] = count
-    return current
 
 
 def _keep_order(job_class: np.ndarray, held: np.ndarray) -> np.ndarray:
