@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from engine.policies.sampling.ssp_one import add_supply_one
 from engine.policies.sampling.types_axis import all_types, cumsum_types, sum_types
 
 LSA_MAX_CELLS = 1 << 14
@@ -88,13 +89,15 @@ def ssp_market(values: np.ndarray, supply: np.ndarray, capacity: np.ndarray) -> 
     moves "a unit of some class leaves type t for type t'" costing the class's value
     difference; the cheapest such move per (t, t') is all a shortest path needs.
     """
-    base = supply.min(axis=0)  # slots every category has: matched once, then copied
-    counts = np.zeros((1, supply.shape[1], len(capacity)), dtype=np.int64)
-    free = capacity[None, :].astype(np.int64)
-    _add_supply(values, base[None, :], counts, free)
-    counts = np.repeat(counts, supply.shape[0], axis=0)
-    free = np.repeat(free, supply.shape[0], axis=0)
-    _add_supply(values, supply - base, counts, free)
+    base = supply.min(axis=0)  # slots every category has: matched once (in Python), then copied
+    base_counts = [[0] * len(capacity) for _ in range(supply.shape[1])]
+    base_free = capacity.tolist()
+    add_supply_one(values.tolist(), base.tolist(), base_counts, base_free)
+    counts = np.repeat(np.array(base_counts, dtype=np.int64)[None], supply.shape[0], axis=0)
+    free = np.repeat(np.array(base_free, dtype=np.int64)[None], supply.shape[0], axis=0)
+    rest = supply - base
+    if rest.any():
+        _add_supply(values, rest, counts, free)
     return counts
 
 
