@@ -14,7 +14,8 @@ from typing import NamedTuple
 import numpy as np
 
 from engine.config import NetworkConfig
-from engine.policies.sampling.matching import fill_jobs, market
+from engine.policies.sampling.fill import fill_jobs
+from engine.policies.sampling.matching import market
 from engine.policies.sampling.model import JobInputs, LinkModel, step_rates
 from engine.policies.sampling.table import JobTable
 from engine.policies.sampling.types_axis import any_types
@@ -36,7 +37,7 @@ class Plan(NamedTuple):
         job_class: (J,) class index; class_values, class_usable: (C, T) the market's valuation.
         capacity: (T,) GPUs per type.
         keep_order, line_order, type_order: arguments of
-            :func:`engine.policies.sampling.matching.fill_jobs`.
+            :func:`engine.policies.sampling.fill.fill_jobs`.
     """
 
     jobs: list[JobState]
