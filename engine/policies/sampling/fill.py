@@ -9,9 +9,11 @@ of a per-class line of types, so few jobs mix worker types.
 Most running jobs keep their GPUs in every category of a decision: a job that asks for its
 current size in every category, and whose class's running jobs up to it (in keep order) hold no
 more of any type than the class gets in the leanest category, is *settled*. :func:`fill_jobs`
-copies the settled jobs' GPUs once and runs the hand-out on the other jobs only, the settled
-jobs' GPUs taken out of the class shares and counted where they precede a job in keep order; the
-counts are those of handing out to every job (``tests/engine/test_sampling_fill.py``).
+copies the settled jobs' GPUs once and runs the hand-out on the other jobs only, with the settled
+jobs' GPUs taken out of the class shares. The counts are those of handing out to every job
+(``tests/engine/test_sampling_fill.py``): a job that asks to keep its GPUs is tested against the
+jobs before it in keep order, and taking out a settled job that comes after it changes nothing,
+since the running jobs up to that settled job, this one included, fit the leanest share.
 """
 
 from __future__ import annotations
@@ -55,7 +57,6 @@ def fill_jobs(
         return hand_out(class_counts, sizes, job_class, current, keep_order, line_order, type_order)
     rest = ~settled
     new_index = np.cumsum(rest) - 1
-    slack = _slack_before(settled, job_class, current, keep_order)
     held = np.zeros_like(class_counts[0])
     np.add.at(held, job_class[settled], current[settled])
     keep = keep_order[rest[keep_order]]
@@ -70,7 +71,6 @@ def fill_jobs(
         new_index[keep],
         new_index[line],
         type_order,
-        slack[keep],
     )
     return out
 
@@ -94,20 +94,6 @@ def _settled(
     return settled
 
 
-def _slack_before(
-    settled: np.ndarray, job_class: np.ndarray, current: np.ndarray, keep_order: np.ndarray
-) -> np.ndarray:
-    """(J, T) GPUs of settled jobs of the same class after each job in keep order: taken out of
-    the class's share, though the job's own keep test does not count them."""
-    mine = np.where(settled[keep_order, None], current[keep_order], 0)
-    before = _segment_cumsum(mine[None], job_class[keep_order])[0]
-    total = np.zeros((int(job_class.max()) + 1, current.shape[1]), dtype=np.int64)
-    np.add.at(total, job_class[keep_order], mine)
-    slack = np.zeros_like(current)
-    slack[keep_order] = total[job_class[keep_order]] - before
-    return slack
-
-
 def hand_out(
     class_counts: np.ndarray,
     sizes: np.ndarray,
@@ -116,12 +102,10 @@ def hand_out(
     keep_order: np.ndarray,
     line_order: np.ndarray,
     type_order: np.ndarray,
-    slack: np.ndarray | None = None,
 ) -> np.ndarray:
-    """:func:`fill_jobs` for every job given; ``slack`` (R, T), per job of ``keep_order``, is added
-    to its class's share in its keep test (None: zeros)."""
+    """:func:`fill_jobs` for every job given."""
     out = np.zeros(sizes.shape + (class_counts.shape[2],), dtype=np.int64)
-    pool = class_counts - _keep(class_counts, sizes, job_class, current, keep_order, out, slack)
+    pool = class_counts - _keep(class_counts, sizes, job_class, current, keep_order, out)
     need = (sizes - sum_types(out))[:, line_order]
     cls = job_class[line_order]
     lo = _segment_cumsum(need, cls) - need
@@ -141,7 +125,6 @@ def _keep(
     current: np.ndarray,
     keep_order: np.ndarray,
     out: np.ndarray,
-    slack: np.ndarray | None,
 ) -> np.ndarray:
     """Writes kept GPUs into ``out``; returns the (N, C, T) GPUs they take from each class."""
     if not keep_order.size:
@@ -150,8 +133,7 @@ def _keep(
     want = current[keep_order]
     asks = sizes[:, keep_order] == want.sum(axis=1)
     demand = asks[..., None] * want  # (N, R, T)
-    share = class_counts[:, cls, :] if slack is None else class_counts[:, cls, :] + slack
-    fits = all_types(_segment_cumsum(demand, cls) <= share)
+    fits = all_types(_segment_cumsum(demand, cls) <= class_counts[:, cls, :])
     kept = (asks & fits)[..., None] * want
     out[:, keep_order] = kept
     start = np.r_[0, np.nonzero(np.diff(cls))[0] + 1]
