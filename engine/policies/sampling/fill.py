@@ -52,18 +52,37 @@ def fill_jobs(
         ``keep_order`` that ask to keep theirs, it fits the class's share; the others take
         contiguous runs of the class's remaining workers along its line of types.
     """
+    settled, out_rest = split_fill(
+        class_counts, sizes, job_class, current, keep_order, line_order, type_order
+    )
+    out = np.empty(sizes.shape + (class_counts.shape[2],), dtype=np.int64)
+    out[:, settled] = current[settled]
+    out[:, ~settled] = out_rest
+    return out
+
+
+def split_fill(
+    class_counts: np.ndarray,
+    sizes: np.ndarray,
+    job_class: np.ndarray,
+    current: np.ndarray,
+    keep_order: np.ndarray,
+    line_order: np.ndarray,
+    type_order: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`fill_jobs` as (J,) the settled jobs (their current GPUs in every category) and
+    (N, J - S, T) the others' workers, jobs in order."""
     settled = _settled(class_counts, sizes, job_class, current, keep_order)
     if not settled.any():
-        return hand_out(class_counts, sizes, job_class, current, keep_order, line_order, type_order)
+        args = (class_counts, sizes, job_class, current, keep_order, line_order, type_order)
+        return settled, hand_out(*args)
     rest = ~settled
     new_index = np.cumsum(rest) - 1
     held = np.zeros_like(class_counts[0])
     np.add.at(held, job_class[settled], current[settled])
     keep = keep_order[rest[keep_order]]
     line = line_order[rest[line_order]]
-    out = np.empty(sizes.shape + (class_counts.shape[2],), dtype=np.int64)
-    out[:, settled] = current[settled]
-    out[:, rest] = hand_out(
+    out_rest = hand_out(
         class_counts - held,
         sizes[:, rest],
         job_class[rest],
@@ -72,7 +91,7 @@ def fill_jobs(
         new_index[line],
         type_order,
     )
-    return out
+    return settled, out_rest
 
 
 def _settled(

@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from engine.config import NetworkConfig
-from engine.policies.sampling.fill import fill_jobs
+from engine.policies.sampling.fill import split_fill
 from engine.policies.sampling.matching import market
 from engine.policies.sampling.model import JobInputs, LinkModel, step_rates
 from engine.policies.sampling.table import JobTable
@@ -129,6 +129,21 @@ def _keep_order(job_class: np.ndarray, held: np.ndarray) -> np.ndarray:
     return running[np.argsort(job_class[running], kind="stable")]
 
 
+class Scored(NamedTuple):
+    """Scored categories: (N,) ``scores`` (lower is better) and the workers per job, as the
+    settled jobs (J,) that keep ``current`` in every category and (N, J - S, T) the others'."""
+
+    scores: np.ndarray
+    settled: np.ndarray
+    others: np.ndarray
+
+    def counts(self, k: int, current: np.ndarray) -> np.ndarray:
+        """(J, T) GPUs of each type per job in category ``k``."""
+        row = current.copy()
+        row[~self.settled] = self.others[k]
+        return row
+
+
 def score_categories(
     plan: Plan,
     categories: np.ndarray,
@@ -136,16 +151,17 @@ def score_categories(
     bw: np.ndarray,
     net: NetworkConfig,
     beta: float,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> Scored:
     """Matches, fills and scores (N, J) categories.
 
-    Returns:
-        (N, J, T) GPUs of each type per job, and (N,) scores (lower is better).
+    A settled job (:mod:`engine.policies.sampling.fill`) has the same GPUs, rate and estimated
+    JCT in every category: its rate is computed once. The JCTs are then scored over all jobs
+    in order, as for per-category rates.
     """
     onehot = np.zeros((len(plan.jobs), len(plan.class_values)), dtype=np.int64)
     onehot[np.arange(len(plan.jobs)), plan.job_class] = 1
     class_counts = market(plan.class_values, plan.class_usable, categories @ onehot, plan.capacity)
-    counts = fill_jobs(
+    settled, others = split_fill(
         class_counts,
         categories,
         plan.job_class,
@@ -154,21 +170,29 @@ def score_categories(
         plan.line_order,
         plan.type_order,
     )
-    rate = _rates(counts, plan.inputs, links, bw, net)
-    moved = any_types(counts != plan.current[None])
+    rest = ~settled
+    rate = np.empty(categories.shape)
+    moved = np.zeros(categories.shape, dtype=bool)
+    if settled.any():
+        some = JobInputs(*(field[settled] for field in plan.inputs))
+        rate[:, settled] = step_rates(plan.current[None, settled], some, links, bw, net)
+    if rest.any():
+        some = JobInputs(*(field[rest] for field in plan.inputs))
+        rate[:, rest] = _rates(others, some, links, bw, net)
+        moved[:, rest] = any_types(others != plan.current[None, rest])
     with np.errstate(divide="ignore"):
         jct = np.where(moved, plan.lost_moved, plan.lost_kept) + plan.remaining / rate
     placed = rate > 0
     slowest = np.where(placed, jct, 0.0).max(axis=1, keepdims=True)
     jct = np.where(placed, jct, slowest + plan.ideal)
-    return counts, _score(jct, plan.ideal, beta)
+    return Scored(_score(jct, plan.ideal, beta), settled, others)
 
 
 def _rates(
     counts: np.ndarray, inputs: JobInputs, links: LinkModel, bw: np.ndarray, net: NetworkConfig
 ) -> np.ndarray:
     """:func:`step_rates` of (N, J, T) counts, computed once for a job whose GPUs are the same
-    in every category (most running jobs keep theirs) and per category for the others."""
+    in every category and per category for the others."""
     varying = any_types(counts != counts[:1]).any(axis=0)
     if len(counts) == 1 or varying.all():
         return step_rates(counts, inputs, links, bw, net)

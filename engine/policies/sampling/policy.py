@@ -147,13 +147,13 @@ class SamplingPlacement(Policy):
         bw = bandwidths(self.links, self.net, state.now_s)
         best, best_score, scored = None, np.inf, 0
         for categories in self._candidates(plan):
-            counts, scores = score_categories(
+            result = score_categories(
                 plan, categories, self.links, bw, self.net, self.params.beta
             )
-            k = int(scores.argmin())
+            k = int(result.scores.argmin())
             scored += len(categories)
-            if best is None or scores[k] < best_score:
-                best, best_score = counts[k], float(scores[k])
+            if best is None or result.scores[k] < best_score:
+                best, best_score = result.counts(k, plan.current), float(result.scores[k])
         self.last_categories, self.last_score = scored, best_score
         assert best is not None
         return self._grants(plan, best)
