@@ -108,6 +108,9 @@ def _add_supply(
     that is a shortest path.
     """
     move = values[:, :, None] - values[:, None, :]  # (C, T, T): value lost moving c from t to t'
+    move = np.ascontiguousarray(move.transpose(1, 2, 0))  # (T, T, C): classes last
+    diagonal = np.arange(len(move))
+    move[diagonal, diagonal] = np.inf  # no move from a type to itself
     favourite = values.argmax(axis=1)
     for cls in np.nonzero(supply.any(axis=0))[0].tolist():
         need = supply[:, cls].astype(np.int64)
@@ -135,10 +138,11 @@ def _augment(
         Units placed per row (>= 1).
     """
     held = counts[rows]  # (n, C, T)
-    n, _, n_types = held.shape
-    cost = np.where(held[..., None] > 0, move[None], np.inf)  # (n, C, T, T)
-    step, via = cost.min(axis=1), cost.argmin(axis=1)  # (n, T, T): cheapest move t -> t'
-    step[:, np.arange(n_types), np.arange(n_types)] = np.inf
+    n = len(rows)
+    holds = held.transpose(0, 2, 1)[:, :, None, :] > 0  # (n, T, 1, C)
+    cost = np.where(holds, move[None], np.inf)  # (n, T, T, C)
+    via = cost.argmin(axis=3)  # (n, T, T): cheapest move t -> t' (first such class)
+    step = np.take_along_axis(cost, via[..., None], axis=3)[..., 0]
     dist, nxt = _distance_to_free(step, free[rows])
     entry = (value[None, :] - dist).argmax(axis=1)
     if not np.isfinite(dist[np.arange(n), entry]).all():
