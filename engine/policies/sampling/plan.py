@@ -158,9 +158,9 @@ def score_categories(
     JCT in every category: its rate is computed once. The JCTs are then scored over all jobs
     in order, as for per-category rates.
     """
-    onehot = np.zeros((len(plan.jobs), len(plan.class_values)), dtype=np.int64)
-    onehot[np.arange(len(plan.jobs)), plan.job_class] = 1
-    class_counts = market(plan.class_values, plan.class_usable, categories @ onehot, plan.capacity)
+    class_counts = market(
+        plan.class_values, plan.class_usable, _class_supply(categories, plan), plan.capacity
+    )
     settled, others = split_fill(
         class_counts,
         categories,
@@ -170,16 +170,7 @@ def score_categories(
         plan.line_order,
         plan.type_order,
     )
-    rest = ~settled
-    rate = np.empty(categories.shape)
-    moved = np.zeros(categories.shape, dtype=bool)
-    if settled.any():
-        some = JobInputs(*(field[settled] for field in plan.inputs))
-        rate[:, settled] = step_rates(plan.current[None, settled], some, links, bw, net)
-    if rest.any():
-        some = JobInputs(*(field[rest] for field in plan.inputs))
-        rate[:, rest] = _rates(others, some, links, bw, net)
-        moved[:, rest] = any_types(others != plan.current[None, rest])
+    rate, moved = _rates(settled, others, plan, links, bw, net)
     with np.errstate(divide="ignore"):
         jct = np.where(moved, plan.lost_moved, plan.lost_kept) + plan.remaining / rate
     placed = rate > 0
@@ -188,19 +179,43 @@ def score_categories(
     return Scored(_score(jct, plan.ideal, beta), settled, others)
 
 
+def _class_supply(categories: np.ndarray, plan: Plan) -> np.ndarray:
+    """(N, C) slots of each class: the sizes of its jobs added up (every class has a job)."""
+    order = np.argsort(plan.job_class, kind="stable")
+    starts = np.flatnonzero(np.diff(plan.job_class[order], prepend=-1))
+    return np.add.reduceat(categories[:, order], starts, axis=1)
+
+
 def _rates(
-    counts: np.ndarray, inputs: JobInputs, links: LinkModel, bw: np.ndarray, net: NetworkConfig
-) -> np.ndarray:
-    """:func:`step_rates` of (N, J, T) counts, computed once for a job whose GPUs are the same
-    in every category and per category for the others."""
-    varying = any_types(counts != counts[:1]).any(axis=0)
-    if len(counts) == 1 or varying.all():
-        return step_rates(counts, inputs, links, bw, net)
-    rate = np.repeat(step_rates(counts[:1], inputs, links, bw, net), len(counts), axis=0)
+    settled: np.ndarray,
+    others: np.ndarray,
+    plan: Plan,
+    links: LinkModel,
+    bw: np.ndarray,
+    net: NetworkConfig,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(N, J) :func:`step_rates` and whether each job's GPUs change, per category; a rate is
+    computed once for a job whose GPUs are the same in every category (the settled jobs and
+    most others) and per category for the rest (rates are elementwise)."""
+    n_cat = len(others)
+    moved = np.zeros(settled.shape, dtype=bool)
+    varying = np.zeros(settled.shape, dtype=bool)
+    first = plan.current.copy()
+    if n_cat and others.shape[1]:
+        rest = ~settled
+        varying[rest] = any_types(others != others[:1]).any(axis=0)
+        first[rest] = others[0]
+        moved = np.zeros((n_cat, len(settled)), dtype=bool)
+        moved[:, rest] = any_types(others != plan.current[None, rest])
+    fixed = ~varying
+    rate = np.empty((n_cat, len(settled)))
+    if fixed.any():
+        some = JobInputs(*(field[fixed] for field in plan.inputs))
+        rate[:, fixed] = step_rates(first[None, fixed], some, links, bw, net)
     if varying.any():
-        some = JobInputs(*(field[varying] for field in inputs))
-        rate[:, varying] = step_rates(counts[:, varying], some, links, bw, net)
-    return rate
+        some = JobInputs(*(field[varying] for field in plan.inputs))
+        rate[:, varying] = step_rates(others[:, varying[~settled]], some, links, bw, net)
+    return rate, moved
 
 
 def _score(jct: np.ndarray, ideal: np.ndarray, beta: float) -> np.ndarray:
