@@ -155,7 +155,7 @@ def _keep(
     fits = all_types(_segment_cumsum(demand, cls) <= class_counts[:, cls, :])
     kept = (asks & fits)[..., None] * want
     out[:, keep_order] = kept
-    start = np.r_[0, np.nonzero(np.diff(cls))[0] + 1]
+    start = _run_starts(cls)
     taken = np.zeros_like(class_counts)
     taken[:, cls[start]] = np.add.reduceat(kept, start, axis=1)
     return taken
@@ -164,6 +164,11 @@ def _keep(
 def _segment_cumsum(values: np.ndarray, segments: np.ndarray) -> np.ndarray:
     """Cumulative sum along axis 1, restarting where ``segments`` (sorted runs) changes."""
     total = np.cumsum(values, axis=1)
-    start = np.r_[0, np.nonzero(np.diff(segments))[0] + 1]
-    first = np.repeat(start, np.diff(np.r_[start, len(segments)]))
+    start = _run_starts(segments)
+    first = np.repeat(start, np.diff(start, append=len(segments)))
     return total - total[:, first] + values[:, first]
+
+
+def _run_starts(segments: np.ndarray) -> np.ndarray:
+    """Where each run of equal values of ``segments`` (class indices, >= 0) starts."""
+    return np.flatnonzero(np.diff(segments, prepend=-1))

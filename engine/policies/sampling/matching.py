@@ -142,7 +142,7 @@ def _augment(
     holds = held.transpose(0, 2, 1)[:, :, None, :] > 0  # (n, T, 1, C)
     cost = np.where(holds, move[None], np.inf)  # (n, T, T, C)
     via = cost.argmin(axis=3)  # (n, T, T): cheapest move t -> t' (first such class)
-    step = np.take_along_axis(cost, via[..., None], axis=3)[..., 0]
+    step = cost.min(axis=3)
     dist, nxt = _distance_to_free(step, free[rows])
     entry = (value[None, :] - dist).argmax(axis=1)
     if not np.isfinite(dist[np.arange(n), entry]).all():
