@@ -72,11 +72,11 @@ def build_plan(
     work = remaining / inputs.one_gpu.max(axis=1)
     usable = inputs.one_gpu > 0
     upper = np.minimum(inputs.scale_factor, (usable * capacity).sum(axis=1))
-    current = table.current(jobs)
+    current = table.current(jobs, idx)
     held = current.sum(axis=1)
     first = np.array([j.first_start_s is None for j in jobs])
     restore_left = np.array([max(0.0, j.restore_until_s - now_s) for j in jobs])
-    values, job_class = _classes(inputs.one_gpu)
+    values, job_class = table.classes(idx)
     return Plan(
         jobs=jobs,
         inputs=inputs,
@@ -108,19 +108,6 @@ def _select(
     ideal = remaining / (table.scale_factor[idx] * table.best[idx])
     order = np.lexsort((idx, table.arrival_s[idx], ideal))[:budget]
     return [active[i] for i in order.tolist()], idx[order], remaining[order]
-
-
-def _classes(one_gpu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct valuation rows (C, T) in order of first appearance, and each job's row index."""
-    order = np.lexsort(one_gpu.T[::-1])  # stable: equal rows keep their job order
-    rows = one_gpu[order]
-    new = np.r_[True, (rows[1:] != rows[:-1]).any(axis=1)]
-    first = order[new]  # each class's first job
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first)] = np.arange(len(first))
-    job_class = np.empty(len(order), dtype=np.int64)
-    job_class[order] = rank[np.cumsum(new) - 1]
-    return one_gpu[np.sort(first)], job_class
 
 
 def _keep_order(job_class: np.ndarray, held: np.ndarray) -> np.ndarray:

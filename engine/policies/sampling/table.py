@@ -4,7 +4,9 @@ A job's step-time inputs (:func:`engine.policies.sampling.model.job_row`) never 
 policy reads them from the matrix once, the first time it sees the job, and stores them in rows
 of arrays indexed by job index; a decision gathers its jobs' rows by fancy indexing instead of
 stacking per-job arrays. The values are those of :func:`~engine.policies.sampling.model.stack_rows`
-bit for bit. A job's current GPUs per type are kept while its placement object stays the same.
+bit for bit. A job's current GPUs per type are kept while its placement object stays the same,
+and jobs with equal one-GPU rates share a valuation id, so a decision's job classes come from one
+``np.unique`` over ids.
 
 Memory: 8 x T x 4 bytes per job index seen, plus 8 x T x (scale factor + 1) bytes per job of scale
 factor > 1 (a one-GPU job's sync row is all zeros and shares row 0).
@@ -28,6 +30,8 @@ class JobTable:
 
     Attributes:
         one_gpu, full: (capacity, T) as in :class:`~engine.policies.sampling.model.JobRow`.
+        valuation: (capacity,) id of the job's ``one_gpu`` row among the distinct rows seen.
+        held: (capacity, T) GPUs per type held at the placement last seen.
         best: (capacity,) ``one_gpu.max(axis=1)``. scale_factor: (capacity,) int.
         gradient_bytes, arrival_s: (capacity,).
         sync: (S, T, W) measured sync rows; row 0 is all zeros; ``sync_row`` (capacity,) maps a
@@ -43,7 +47,10 @@ class JobTable:
         self.scale_factor = self.sync_row = np.zeros(0, dtype=np.int64)
         self.sync = np.zeros((1, len(types), 2))
         self._sync_used = 1
-        self._placed: dict[int, tuple[Placement, np.ndarray]] = {}
+        self.held = np.zeros((0, len(types)), dtype=np.int64)
+        self.valuation = np.zeros(0, dtype=np.int64)
+        self._placed: list[Placement | None] = []
+        self._valuation_ids: dict[bytes, int] = {}
 
     def indices(self, jobs: Sequence[JobState]) -> np.ndarray:
         """(J,) the jobs' indices, reading the rows of jobs not seen before."""
@@ -64,21 +71,28 @@ class JobTable:
             self.one_gpu[idx], self.full[idx], sync, scale_factor, self.gradient_bytes[idx]
         )
 
-    def current(self, jobs: Sequence[JobState]) -> np.ndarray:
-        """(J, T) GPUs each job holds now."""
-        current = np.zeros((len(jobs), len(self.types)), dtype=np.int64)
-        for j, job in enumerate(jobs):
+    def current(self, jobs: Sequence[JobState], idx: np.ndarray) -> np.ndarray:
+        """(J, T) GPUs each of ``jobs`` (indices ``idx``) holds now; a job's row is read again
+        only when its placement object changes."""
+        placed, held = self._placed, self.held
+        for job in jobs:
             placement = job.placement
-            if placement is None:
-                continue
-            cached = self._placed.get(job.index)
-            if cached is None or cached[0] is not placement:
-                row = np.zeros(len(self.types), dtype=np.int64)
-                for worker_type, count in placement.gpus_by_type().items():
-                    row[self.column[worker_type]] = count
-                cached = self._placed[job.index] = (placement, row)
-            current[j] = cached[1]
-        return current
+            if placement is not placed[job.index]:
+                placed[job.index] = placement
+                held[job.index] = 0
+                if placement is not None:
+                    for worker_type, count in placement.gpus_by_type().items():
+                        held[job.index, self.column[worker_type]] = count
+        return held[idx]
+
+    def classes(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Distinct valuation rows (C, T) of jobs ``idx`` (their ``one_gpu``) in order of first
+        appearance, and each job's row index."""
+        ids = self.valuation[idx]
+        _, first, job_class = np.unique(ids, return_index=True, return_inverse=True)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[np.argsort(first)] = np.arange(len(first))
+        return self.one_gpu[idx[np.sort(first)]], rank[job_class.ravel()]
 
     def _grow(self, size: int) -> None:
         size = max(size, 2 * len(self.known))
@@ -91,6 +105,9 @@ class JobTable:
         )
         self.scale_factor = np.r_[self.scale_factor, np.zeros(extra, dtype=np.int64)]
         self.sync_row = np.r_[self.sync_row, np.zeros(extra, dtype=np.int64)]
+        self.valuation = np.r_[self.valuation, np.zeros(extra, dtype=np.int64)]
+        self.held = np.vstack([self.held, np.zeros((extra, len(self.types)), dtype=np.int64)])
+        self._placed.extend([None] * extra)
 
     def _add(self, job: JobState) -> None:
         row = job_row(job, self.types, self.net, self.matrix)
@@ -99,6 +116,8 @@ class JobTable:
         self.one_gpu[i], self.full[i], self.best[i] = row.one_gpu, row.full, row.one_gpu.max()
         self.scale_factor[i], self.gradient_bytes[i] = job.scale_factor, job.gradient_bytes
         self.arrival_s[i] = job.arrival_s
+        key = row.one_gpu.tobytes()
+        self.valuation[i] = self._valuation_ids.setdefault(key, len(self._valuation_ids))
         if job.scale_factor + 1 > self.sync.shape[2]:
             pad = job.scale_factor + 1 - self.sync.shape[2]
             self.sync = np.pad(self.sync, ((0, 0), (0, 0), (0, pad)))
