@@ -143,12 +143,13 @@ def _augment(
     cost = np.where(holds, move[None], np.inf)  # (n, T, T, C)
     via = cost.argmin(axis=3)  # (n, T, T): cheapest move t -> t' (first such class)
     step = cost.min(axis=3)
-    dist, nxt = _distance_to_free(step, free[rows])
-    entry = (value[None, :] - dist).argmax(axis=1)
-    if not np.isfinite(dist[np.arange(n), entry]).all():
+    free_here = free[rows]
+    dist, nxt = _distance_to_free(step, free_here)
+    entry = (value[None, :] - dist).argmax(axis=1)  # a finite distance wins if there is one
+    if np.isinf(dist.min(axis=1)).any():
         raise RuntimeError("matching market: more slots than workers")
     delta, hops, end = _walk(nxt, via, held, entry, need)
-    delta = np.minimum(delta, free[rows, end])
+    delta = np.minimum(delta, free_here[np.arange(n), end])
     counts[rows, cls, entry] += delta
     for src, dst, mover, going in hops:
         moved = np.where(going, delta, 0)
