@@ -26,8 +26,10 @@ def make_jobs(count: int, seed: int) -> list[JobState]:
         job_type = names[int(rng.integers(len(names)))]
         sf = int(rng.choice([1, 1, 1, 2, 4, 8, 16]))
         rates = {wt: MATRIX.steps_per_s(job_type, wt, sf) for wt in TYPES}
-        jobs.append(JobState(i, f"j{i}", float(rng.integers(100)), job_type, sf, 1e4, 1.0, rates,
-                             gradient_bytes(job_type), reference_speeds(MATRIX, job_type, TYPES)))  # fmt: skip
+        speeds = reference_speeds(MATRIX, job_type, TYPES)
+        arrival_s = float(rng.integers(100))
+        grad = gradient_bytes(job_type)
+        jobs.append(JobState(i, f"j{i}", arrival_s, job_type, sf, 1e4, 1.0, rates, grad, speeds))
     return jobs
 
 

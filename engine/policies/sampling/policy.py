@@ -147,9 +147,7 @@ class SamplingPlacement(Policy):
         bw = bandwidths(self.links, self.net, state.now_s)
         best, best_score, scored = None, np.inf, 0
         for categories in self._candidates(plan):
-            result = score_categories(
-                plan, categories, self.links, bw, self.net, self.params.beta
-            )
+            result = score_categories(plan, categories, self.links, bw, self.net, self.params.beta)
             k = int(result.scores.argmin())
             scored += len(categories)
             if best is None or result.scores[k] < best_score:
