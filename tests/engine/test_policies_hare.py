@@ -229,3 +229,40 @@ def test_eft_with_ready_times_matches_relaxed_round_when_all_are_free(
     ready[late] = data.draw(st.floats(0.0, 1000.0))
     assert eft_task_counts(ready, task_s, num_tasks)[late] <= counts[late]
     assert sum(eft_task_counts(ready, task_s, num_tasks)) == num_tasks
+
+
+def test_hlas_reuses_the_previous_allocation_only_when_dispatch_would_repeat_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A busy mixed cluster (20 jobs of 1-4 GPUs on 4 V100 + 4 K80, 50 s rounds): the tables with
+    the previous-decision memo equal those of dispatching at every decision, and the memo is
+    used (fewer dispatches than decisions)."""
+    from engine.policies.hare.hlas import HareHlas
+
+    rows = [(f"j{i}", 37.0 * i, RESNET50, (1, 2, 4)[i % 3], (300 + 97 * (i % 7)) * R_V)
+            for i in range(20)]  # fmt: skip
+    jobs = jobs_frame(*rows)
+    config = ScenarioConfig(
+        cluster=cluster(("v100", 1, 4, "r0"), ("k80", 1, 4, "r0")),
+        rounds=RoundConfig(round_duration_s=50.0),
+    )
+    dispatch = HareHlas._dispatch
+    calls: list[int] = []
+
+    def counted(self: HareHlas, *args: object) -> object:
+        calls.append(1)
+        return dispatch(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(HareHlas, "_dispatch", counted)
+    memo = simulate(jobs, config, PolicySpec("hare_hlas"), MATRIX)
+    assert 0 < len(calls) < memo.num_decisions
+    allocate = HareHlas.allocate
+
+    def fresh(self: HareHlas, state: object) -> object:
+        self._last = ([], {})  # forget the previous decision: always dispatch
+        return allocate(self, state)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(HareHlas, "allocate", fresh)
+    plain = simulate(jobs, config, PolicySpec("hare_hlas"), MATRIX)
+    for table in ("jobs", "segments"):
+        pd.testing.assert_frame_equal(getattr(memo, table), getattr(plain, table))

@@ -89,6 +89,8 @@ class HareHlas(Policy):
         self.switch_cost_s = params.switch_cost_s
         self.matrix = context.matrix
         self._times: dict[int, TaskTimes] = {}
+        self._last: tuple[list[int], Allocation] = ([], {})
+        """The previous decision's job order and allocation."""
 
     def service_ref_gpu_s(self, job: JobState, now_s: float) -> float:
         """Attained service (reference-GPU-seconds) at ``now_s``, unsynced time included."""
@@ -103,10 +105,22 @@ class HareHlas(Policy):
         return (service, job.arrival_s, job.index)
 
     def allocate(self, state: SchedulerState) -> Allocation:
-        """The whole allocation (every call is a full decision: ``replans_on_events``)."""
-        jobs, free = [*state.waiting, *state.running], dict(state.capacity)
+        """The whole allocation (every call is a full decision: ``replans_on_events``).
+
+        The dispatch is a function of the jobs in priority order and their current grants only
+        (free GPUs start at capacity), so when both equal the previous decision's order and
+        output, the previous allocation is returned without dispatching again (at most round
+        boundaries where no job overtakes another).
+        """
+        jobs = [*state.waiting, *state.running]
         jobs.sort(key=lambda j: self.priority(j, state.now_s))
-        return self._dispatch(jobs, free)
+        order = [job.index for job in jobs]
+        last_order, last = self._last
+        if order == last_order and all(job.grant == last.get(job.index) for job in jobs):
+            return dict(last)
+        allocation = self._dispatch(jobs, dict(state.capacity))
+        self._last = (order, allocation)
+        return dict(allocation)
 
     def _dispatch(self, jobs: Iterable[JobState], free: dict[str, int]) -> Allocation:
         """Grants jobs in order from ``free`` (decremented) until no GPU is left."""

@@ -30,7 +30,7 @@ Reconstructions [R] (shared/docs/schedulers.md, section B):
 from __future__ import annotations
 
 import math
-from bisect import insort
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
@@ -118,8 +118,9 @@ class HareOffline(Policy):
             finish_s = self._finish_s(job, counts, kept, times, state.now_s)
             for worker_type, count in counts.items():
                 free[worker_type] -= count
-                for _ in range(count):
-                    insort(busy[worker_type], finish_s)
+                releases = busy[worker_type]  # count copies where insort would put each
+                at = bisect_right(releases, finish_s)
+                releases[at:at] = [finish_s] * count
             left -= grant.num_gpus
         return allocation
 

@@ -97,8 +97,8 @@ def equal_split(upper: np.ndarray, budget: int) -> np.ndarray:
 
 
 def unique_rows(categories: np.ndarray) -> np.ndarray:
-    """Distinct rows, in order of first appearance."""
-    seen: dict[bytes, int] = {}
-    for k, row in enumerate(np.ascontiguousarray(categories)):
-        seen.setdefault(row.tobytes(), k)
-    return categories[sorted(seen.values())]
+    """Distinct rows, in order of first appearance (rows compared as raw bytes)."""
+    rows = np.ascontiguousarray(categories)
+    as_bytes = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    first = np.unique(as_bytes, return_index=True)[1]  # first occurrence of each row
+    return categories[np.sort(first)]

@@ -16,9 +16,7 @@ Two exact solvers give the same maximum total value (the tests compare them with
   categories and warm-started from the slots all categories share; for 512-GPU clusters, where
   a 500 x 500 assignment per category would cost seconds per decision.
 
-:func:`fill_jobs` then hands each class's workers to its jobs (any split is optimal for the
-market): running jobs first keep their current types where the class's share allows, and the
-rest take contiguous runs of a per-class line of types, so few jobs mix worker types.
+:func:`engine.policies.sampling.fill.fill_jobs` then hands each class's workers to its jobs.
 """
 
 from __future__ import annotations
@@ -26,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from engine.policies.sampling.types_axis import all_types, cumsum_types, sum_types
+from engine.policies.sampling.ssp_one import add_supply_one
 
 LSA_MAX_CELLS = 1 << 14
 """:func:`market` uses :func:`lsa_market` while categories x slots x worker columns (at most as
@@ -88,13 +86,15 @@ def ssp_market(values: np.ndarray, supply: np.ndarray, capacity: np.ndarray) -> 
     moves "a unit of some class leaves type t for type t'" costing the class's value
     difference; the cheapest such move per (t, t') is all a shortest path needs.
     """
-    base = supply.min(axis=0)  # slots every category has: matched once, then copied
-    counts = np.zeros((1, supply.shape[1], len(capacity)), dtype=np.int64)
-    free = capacity[None, :].astype(np.int64)
-    _add_supply(values, base[None, :], counts, free)
-    counts = np.repeat(counts, supply.shape[0], axis=0)
-    free = np.repeat(free, supply.shape[0], axis=0)
-    _add_supply(values, supply - base, counts, free)
+    base = supply.min(axis=0)  # slots every category has: matched once (in Python), then copied
+    base_counts = [[0] * len(capacity) for _ in range(supply.shape[1])]
+    base_free = capacity.tolist()
+    add_supply_one(values.tolist(), base.tolist(), base_counts, base_free)
+    counts = np.repeat(np.array(base_counts, dtype=np.int64)[None], supply.shape[0], axis=0)
+    free = np.repeat(np.array(base_free, dtype=np.int64)[None], supply.shape[0], axis=0)
+    rest = supply - base
+    if rest.any():
+        _add_supply(values, rest, counts, free)
     return counts
 
 
@@ -108,6 +108,9 @@ def _add_supply(
     that is a shortest path.
     """
     move = values[:, :, None] - values[:, None, :]  # (C, T, T): value lost moving c from t to t'
+    move = np.ascontiguousarray(move.transpose(1, 2, 0))  # (T, T, C): classes last
+    diagonal = np.arange(len(move))
+    move[diagonal, diagonal] = np.inf  # no move from a type to itself
     favourite = values.argmax(axis=1)
     for cls in np.nonzero(supply.any(axis=0))[0].tolist():
         need = supply[:, cls].astype(np.int64)
@@ -135,16 +138,18 @@ def _augment(
         Units placed per row (>= 1).
     """
     held = counts[rows]  # (n, C, T)
-    n, _, n_types = held.shape
-    cost = np.where(held[..., None] > 0, move[None], np.inf)  # (n, C, T, T)
-    step, via = cost.min(axis=1), cost.argmin(axis=1)  # (n, T, T): cheapest move t -> t'
-    step[:, np.arange(n_types), np.arange(n_types)] = np.inf
-    dist, nxt = _distance_to_free(step, free[rows])
-    entry = (value[None, :] - dist).argmax(axis=1)
-    if not np.isfinite(dist[np.arange(n), entry]).all():
+    n = len(rows)
+    holds = held.transpose(0, 2, 1)[:, :, None, :] > 0  # (n, T, 1, C)
+    cost = np.where(holds, move[None], np.inf)  # (n, T, T, C)
+    via = cost.argmin(axis=3)  # (n, T, T): cheapest move t -> t' (first such class)
+    step = cost.min(axis=3)
+    free_here = free[rows]
+    dist, nxt = _distance_to_free(step, free_here)
+    entry = (value[None, :] - dist).argmax(axis=1)  # a finite distance wins if there is one
+    if np.isinf(dist.min(axis=1)).any():
         raise RuntimeError("matching market: more slots than workers")
     delta, hops, end = _walk(nxt, via, held, entry, need)
-    delta = np.minimum(delta, free[rows, end])
+    delta = np.minimum(delta, free_here[np.arange(n), end])
     counts[rows, cls, entry] += delta
     for src, dst, mover, going in hops:
         moved = np.where(going, delta, 0)
@@ -194,77 +199,3 @@ def _walk(
         hops.append((here, there, mover, going))
         here = there
     return delta, hops, here
-
-
-def fill_jobs(
-    class_counts: np.ndarray,
-    sizes: np.ndarray,
-    job_class: np.ndarray,
-    current: np.ndarray,
-    keep_order: np.ndarray,
-    line_order: np.ndarray,
-    type_order: np.ndarray,
-) -> np.ndarray:
-    """Hands each class's matched workers to its jobs.
-
-    Args:
-        class_counts: (N, C, T) workers per class and type, from :func:`market`.
-        sizes: (N, J) workers each job asked for in each category.
-        job_class: (J,) class of each job.
-        current: (J, T) GPUs each job holds now (zeros for waiting jobs).
-        keep_order: running jobs, those of a class contiguous, in the order they may keep
-            their GPUs.
-        line_order: (J,) job order along each class's line of types (jobs of a class
-            contiguous).
-        type_order: (C, T) each class's line of types.
-
-    Returns:
-        (N, J, T) workers of each type per job. A running job keeps exactly its current GPUs when
-        its size is unchanged and, together with the jobs of its class before it in
-        ``keep_order`` that ask to keep theirs, it fits the class's share; the others take
-        contiguous runs of the class's remaining workers along its line of types.
-    """
-    out = np.zeros(sizes.shape + (class_counts.shape[2],), dtype=np.int64)
-    pool = class_counts - _keep(class_counts, sizes, job_class, current, keep_order, out)
-    need = (sizes - sum_types(out))[:, line_order]
-    cls = job_class[line_order]
-    lo = _segment_cumsum(need, cls) - need
-    hi = lo + need
-    types = type_order[cls]  # (J, T): each job's class line
-    along = pool[:, cls[:, None], types]  # (N, J, T)
-    type_hi = cumsum_types(along)
-    share = np.minimum(hi[..., None], type_hi) - np.maximum(lo[..., None], type_hi - along)
-    out[:, line_order[:, None], types] += np.clip(share, 0, None)
-    return out
-
-
-def _keep(
-    class_counts: np.ndarray,
-    sizes: np.ndarray,
-    job_class: np.ndarray,
-    current: np.ndarray,
-    keep_order: np.ndarray,
-    out: np.ndarray,
-) -> np.ndarray:
-    """Writes kept GPUs into ``out``; returns the (N, C, T) GPUs they take from each class."""
-    if not keep_order.size:
-        return np.zeros_like(class_counts)
-    cls = job_class[keep_order]
-    want = current[keep_order]
-    asks = sizes[:, keep_order] == want.sum(axis=1)
-    demand = asks[..., None] * want  # (N, R, T)
-    fits = all_types(_segment_cumsum(demand, cls) <= class_counts[:, cls, :])
-    kept = (asks & fits)[..., None] * want
-    out[:, keep_order] = kept
-    start = np.r_[0, np.nonzero(np.diff(cls))[0] + 1]
-    taken = np.zeros_like(class_counts)
-    taken[:, cls[start]] = np.add.reduceat(kept, start, axis=1)
-    return taken
-
-
-def _segment_cumsum(values: np.ndarray, segments: np.ndarray) -> np.ndarray:
-    """Cumulative sum along axis 1, restarting where ``segments`` (sorted runs) changes."""
-    total = np.cumsum(values, axis=1)
-    start = np.r_[0, np.nonzero(np.diff(segments))[0] + 1]
-    first = np.repeat(start, np.diff(np.r_[start, len(segments)]))
-    return total - total[:, first] + values[:, first]

@@ -8,14 +8,16 @@ and their sources).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
 
 from engine.config import NetworkConfig
-from engine.policies.sampling.matching import fill_jobs, market
-from engine.policies.sampling.model import JobInputs, JobRow, LinkModel, stack_rows, step_rates
+from engine.policies.sampling.fill import split_fill
+from engine.policies.sampling.matching import market
+from engine.policies.sampling.model import JobInputs, LinkModel, step_rates
+from engine.policies.sampling.table import JobTable
 from engine.policies.sampling.types_axis import any_types
 from engine.state import JobState
 
@@ -35,7 +37,7 @@ class Plan(NamedTuple):
         job_class: (J,) class index; class_values, class_usable: (C, T) the market's valuation.
         capacity: (T,) GPUs per type.
         keep_order, line_order, type_order: arguments of
-            :func:`engine.policies.sampling.matching.fill_jobs`.
+            :func:`engine.policies.sampling.fill.fill_jobs`.
     """
 
     jobs: list[JobState]
@@ -59,24 +61,22 @@ class Plan(NamedTuple):
 
 def build_plan(
     active: Sequence[JobState],
-    rows: Mapping[int, JobRow],
-    types: list[str],
+    table: JobTable,
     capacity: np.ndarray,
     now_s: float,
     restore_s: float,
 ) -> Plan:
     """Selects at most ``K`` jobs (shortest ideal remaining time first) and builds their arrays."""
-    jobs = _select(active, rows, int(capacity.sum()))
-    inputs = stack_rows([rows[j.index] for j in jobs], jobs)
-    remaining = np.array([j.remaining_steps for j in jobs])
+    jobs, idx, remaining = _select(active, table, int(capacity.sum()))
+    inputs = table.inputs(idx)
     work = remaining / inputs.one_gpu.max(axis=1)
     usable = inputs.one_gpu > 0
     upper = np.minimum(inputs.scale_factor, (usable * capacity).sum(axis=1))
-    current = _current(jobs, types)
+    current = table.current(jobs, idx)
     held = current.sum(axis=1)
     first = np.array([j.first_start_s is None for j in jobs])
     restore_left = np.array([max(0.0, j.restore_until_s - now_s) for j in jobs])
-    values, job_class = _classes(inputs.one_gpu)
+    values, job_class = table.classes(idx)
     return Plan(
         jobs=jobs,
         inputs=inputs,
@@ -98,44 +98,37 @@ def build_plan(
     )
 
 
-def _select(active: Sequence[JobState], rows: Mapping[int, JobRow], budget: int) -> list[JobState]:
-    """The ``budget`` jobs of shortest ideal remaining time (ties: arrival, index)."""
-    best = np.array([rows[j.index].one_gpu for j in active]).max(axis=1)
-    scale = np.array([j.scale_factor for j in active])
-    ideal = np.array([j.remaining_steps for j in active]) / (scale * best)
-    arrival = np.array([j.arrival_s for j in active])
-    order = np.lexsort((np.array([j.index for j in active]), arrival, ideal))
-    return [active[i] for i in order[:budget].tolist()]
-
-
-def _classes(one_gpu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct valuation rows (C, T) in order of first appearance, and each job's row index."""
-    order = np.lexsort(one_gpu.T[::-1])  # stable: equal rows keep their job order
-    rows = one_gpu[order]
-    new = np.r_[True, (rows[1:] != rows[:-1]).any(axis=1)]
-    first = order[new]  # each class's first job
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first)] = np.arange(len(first))
-    job_class = np.empty(len(order), dtype=np.int64)
-    job_class[order] = rank[np.cumsum(new) - 1]
-    return one_gpu[np.sort(first)], job_class
-
-
-def _current(jobs: list[JobState], types: list[str]) -> np.ndarray:
-    """(J, T) GPUs each job holds now."""
-    current = np.zeros((len(jobs), len(types)), dtype=np.int64)
-    column = {worker_type: t for t, worker_type in enumerate(types)}
-    for j, job in enumerate(jobs):
-        if job.placement is not None:
-            for worker_type, count in job.placement.gpus_by_type().items():
-                current[j, column[worker_type]] = count
-    return current
+def _select(
+    active: Sequence[JobState], table: JobTable, budget: int
+) -> tuple[list[JobState], np.ndarray, np.ndarray]:
+    """The ``budget`` jobs of shortest ideal remaining time (ties: arrival, index), their
+    indices and remaining steps."""
+    idx = table.indices(active)
+    remaining = np.fromiter((j.remaining_steps for j in active), dtype=float, count=len(active))
+    ideal = remaining / (table.scale_factor[idx] * table.best[idx])
+    order = np.lexsort((idx, table.arrival_s[idx], ideal))[:budget]
+    return [active[i] for i in order.tolist()], idx[order], remaining[order]
 
 
 def _keep_order(job_class: np.ndarray, held: np.ndarray) -> np.ndarray:
     """Running jobs by class, then selection order."""
     running = np.nonzero(held > 0)[0]
     return running[np.argsort(job_class[running], kind="stable")]
+
+
+class Scored(NamedTuple):
+    """Scored categories: (N,) ``scores`` (lower is better) and the workers per job, as the
+    settled jobs (J,) that keep ``current`` in every category and (N, J - S, T) the others'."""
+
+    scores: np.ndarray
+    settled: np.ndarray
+    others: np.ndarray
+
+    def counts(self, k: int, current: np.ndarray) -> np.ndarray:
+        """(J, T) GPUs of each type per job in category ``k``."""
+        row = current.copy()
+        row[~self.settled] = self.others[k]
+        return row
 
 
 def score_categories(
@@ -145,16 +138,17 @@ def score_categories(
     bw: np.ndarray,
     net: NetworkConfig,
     beta: float,
-) -> tuple[np.ndarray, np.ndarray]:
+) -> Scored:
     """Matches, fills and scores (N, J) categories.
 
-    Returns:
-        (N, J, T) GPUs of each type per job, and (N,) scores (lower is better).
+    A settled job (:mod:`engine.policies.sampling.fill`) has the same GPUs, rate and estimated
+    JCT in every category: its rate is computed once. The JCTs are then scored over all jobs
+    in order, as for per-category rates.
     """
-    onehot = np.zeros((len(plan.jobs), len(plan.class_values)), dtype=np.int64)
-    onehot[np.arange(len(plan.jobs)), plan.job_class] = 1
-    class_counts = market(plan.class_values, plan.class_usable, categories @ onehot, plan.capacity)
-    counts = fill_jobs(
+    class_counts = market(
+        plan.class_values, plan.class_usable, _class_supply(categories, plan), plan.capacity
+    )
+    settled, others = split_fill(
         class_counts,
         categories,
         plan.job_class,
@@ -163,29 +157,52 @@ def score_categories(
         plan.line_order,
         plan.type_order,
     )
-    rate = _rates(counts, plan.inputs, links, bw, net)
-    moved = any_types(counts != plan.current[None])
+    rate, moved = _rates(settled, others, plan, links, bw, net)
     with np.errstate(divide="ignore"):
         jct = np.where(moved, plan.lost_moved, plan.lost_kept) + plan.remaining / rate
     placed = rate > 0
     slowest = np.where(placed, jct, 0.0).max(axis=1, keepdims=True)
     jct = np.where(placed, jct, slowest + plan.ideal)
-    return counts, _score(jct, plan.ideal, beta)
+    return Scored(_score(jct, plan.ideal, beta), settled, others)
+
+
+def _class_supply(categories: np.ndarray, plan: Plan) -> np.ndarray:
+    """(N, C) slots of each class: the sizes of its jobs added up (every class has a job)."""
+    order = np.argsort(plan.job_class, kind="stable")
+    starts = np.flatnonzero(np.diff(plan.job_class[order], prepend=-1))
+    return np.add.reduceat(categories[:, order], starts, axis=1)
 
 
 def _rates(
-    counts: np.ndarray, inputs: JobInputs, links: LinkModel, bw: np.ndarray, net: NetworkConfig
-) -> np.ndarray:
-    """:func:`step_rates` of (N, J, T) counts, computed once for a job whose GPUs are the same
-    in every category (most running jobs keep theirs) and per category for the others."""
-    varying = any_types(counts != counts[:1]).any(axis=0)
-    if len(counts) == 1 or varying.all():
-        return step_rates(counts, inputs, links, bw, net)
-    rate = np.repeat(step_rates(counts[:1], inputs, links, bw, net), len(counts), axis=0)
+    settled: np.ndarray,
+    others: np.ndarray,
+    plan: Plan,
+    links: LinkModel,
+    bw: np.ndarray,
+    net: NetworkConfig,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(N, J) :func:`step_rates` and whether each job's GPUs change, per category; a rate is
+    computed once for a job whose GPUs are the same in every category (the settled jobs and
+    most others) and per category for the rest (rates are elementwise)."""
+    n_cat = len(others)
+    moved = np.zeros(settled.shape, dtype=bool)
+    varying = np.zeros(settled.shape, dtype=bool)
+    first = plan.current.copy()
+    if n_cat and others.shape[1]:
+        rest = ~settled
+        varying[rest] = any_types(others != others[:1]).any(axis=0)
+        first[rest] = others[0]
+        moved = np.zeros((n_cat, len(settled)), dtype=bool)
+        moved[:, rest] = any_types(others != plan.current[None, rest])
+    fixed = ~varying
+    rate = np.empty((n_cat, len(settled)))
+    if fixed.any():
+        some = JobInputs(*(field[fixed] for field in plan.inputs))
+        rate[:, fixed] = step_rates(first[None, fixed], some, links, bw, net)
     if varying.any():
-        some = JobInputs(*(field[varying] for field in inputs))
-        rate[:, varying] = step_rates(counts[:, varying], some, links, bw, net)
-    return rate
+        some = JobInputs(*(field[varying] for field in plan.inputs))
+        rate[:, varying] = step_rates(others[:, varying[~settled]], some, links, bw, net)
+    return rate, moved
 
 
 def _score(jct: np.ndarray, ideal: np.ndarray, beta: float) -> np.ndarray:

@@ -69,8 +69,9 @@ from engine.policies.sampling.categories import (
     sample_categories,
     unique_rows,
 )
-from engine.policies.sampling.model import JobRow, bandwidths, job_row, link_model
+from engine.policies.sampling.model import bandwidths, link_model
 from engine.policies.sampling.plan import Plan, build_plan, score_categories
+from engine.policies.sampling.table import JobTable
 from engine.state import JobState
 
 MODES = ("auto", "exact", "sampled", "equal_split")
@@ -131,7 +132,7 @@ class SamplingPlacement(Policy):
         self.net = context.network
         self.links = link_model(context.cluster, self.types)
         self.matrix = context.matrix
-        self._rows: dict[int, JobRow] = {}
+        self._table = JobTable(self.types, self.net, self.matrix)
         self.last_categories = 0
         """Categories scored by the latest decision (for tests and benchmarks)."""
         self.last_score = float("nan")
@@ -141,22 +142,16 @@ class SamplingPlacement(Policy):
         jobs = [*state.waiting, *state.running]
         if not jobs:
             return {}
-        self._rows = {
-            j.index: self._rows.get(j.index) or job_row(j, self.types, self.net, self.matrix)
-            for j in jobs
-        }
         restore_s = self.context.rounds.checkpoint_restore_s
-        plan = build_plan(jobs, self._rows, self.types, self.capacity, state.now_s, restore_s)
+        plan = build_plan(jobs, self._table, self.capacity, state.now_s, restore_s)
         bw = bandwidths(self.links, self.net, state.now_s)
         best, best_score, scored = None, np.inf, 0
         for categories in self._candidates(plan):
-            counts, scores = score_categories(
-                plan, categories, self.links, bw, self.net, self.params.beta
-            )
-            k = int(scores.argmin())
+            result = score_categories(plan, categories, self.links, bw, self.net, self.params.beta)
+            k = int(result.scores.argmin())
             scored += len(categories)
-            if best is None or scores[k] < best_score:
-                best, best_score = counts[k], float(scores[k])
+            if best is None or result.scores[k] < best_score:
+                best, best_score = result.counts(k, plan.current), float(result.scores[k])
         self.last_categories, self.last_score = scored, best_score
         assert best is not None
         return self._grants(plan, best)
