@@ -55,7 +55,7 @@ from engine.policies.base import (
 )
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
-from engine.policies.gavel.lp import max_min_coefficients
+from engine.policies.gavel.lp import HighsSolver, max_min_coefficients
 from engine.policies.gavel.queues import GavelQueues
 from engine.policies.gavel.rounds import RoundBook, RoundPairs, greedy_grants, priority_order
 from engine.state import JobState
@@ -98,6 +98,7 @@ class GavelMaxMin(Policy):
         self.book = RoundBook(self.worker_types, self.capacity, self.heterogeneity_aware)
         self._solved_rows: np.ndarray | None = None
         self.class_lp: ClassMaxMin | None = None  # made at the first solve (subclasses: none)
+        self.probe_solver = HighsSolver()  # finish-time fairness's and min total duration's LPs
         self._class_coefficients = np.zeros((0, len(self.worker_types)))
         self._last_solve_s = -math.inf
         self._round_index = -1
