@@ -139,7 +139,7 @@ class GavelMaxMin(Policy):
         def solve(active: list[JobState]) -> np.ndarray:
             return self._solve(state.now_s, active, self.book.rows(active))
 
-        return self.queues.decide(state.now_s, jobs, self.book.throughputs[rows], solve)
+        return self.queues.decide(state.now_s, jobs, self.book.throughputs[rows], solve, rows)
 
     def _new_round(self, state: SchedulerState) -> Allocation:
         """Round boundary: re-solve if due, then grant in priority order and count the round."""
