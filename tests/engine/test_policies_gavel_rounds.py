@@ -6,6 +6,8 @@ shortcuts (issue 11); each must give exactly what the plain rule gives.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -199,3 +201,25 @@ def _class_objective(shares: np.ndarray, coefficients: np.ndarray, counts: np.nd
     level = (coefficients * shares).sum(axis=1)[live].min()
     weight = 1e-3 / counts[live].sum()
     return float(level + weight * (counts[:, None] * coefficients * shares).sum())
+
+
+@settings(max_examples=200, deadline=None)
+@given(case=_pairs())
+def test_round_pairs_can_grant_iff_the_greedy_pass_grants(
+    case: tuple[list[int], list[int], list[int], list[int]],
+) -> None:
+    """The mid-round shortcut skips the greedy pass only when that pass would grant nothing."""
+    pos, cols, sfs, free = case
+    jobs = [
+        SimpleNamespace(placement=None, completion_s=None) for _ in range(max(pos, default=-1) + 1)
+    ]
+    pairs = rounds.RoundPairs(
+        jobs,  # type: ignore[arg-type]
+        np.arange(len(jobs)),
+        np.array(pos, dtype=int),
+        np.array(cols, dtype=int),
+        np.array(sfs, dtype=float),
+    )
+    _, _, live_pos, live_cols, live_sfs = pairs.waiting()
+    grants = greedy_grants(live_pos, live_cols, live_sfs, list(free))
+    assert pairs.can_grant(list(free)) == bool(grants)

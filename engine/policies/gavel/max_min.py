@@ -176,9 +176,10 @@ class GavelMaxMin(Policy):
         allocation: Allocation = {}
         if self._round is not None:  # jobs the boundary left waiting, in its order
             jobs, rows, pos, cols, sfs = self._round.waiting()
-            granted = greedy_grants(pos, cols, sfs, free)
-            allocation = self._grant(jobs, rows, pos, cols, granted, left)
-            self._round.granted(pos[granted])
+            if self._round.can_grant(free):
+                granted = greedy_grants(pos, cols, sfs, free)
+                allocation = self._grant(jobs, rows, pos, cols, granted, left)
+                self._round.granted(pos[granted])
         late = [job for job in self._late if job.placement is None and job.completion_s is None]
         if late and self.params.work_conserving and sum(free) > 0:
             rows = self.book.rows(late)
@@ -263,6 +264,8 @@ class GavelMaxMin(Policy):
         ``jobs`` and ``rows``), in that order; each adds ``round_fraction`` (1 at a boundary,
         else the part of the round left) to the job's rounds on that type. Equal grants are one
         object, so a job that keeps its GPUs gets back the very grant it holds."""
+        if not granted:
+            return {}
         picked = np.asarray(granted, dtype=np.intp)
         job_pos, job_cols = pos[picked], cols[picked]
         self.book.rounds[rows[job_pos], job_cols] += round_fraction

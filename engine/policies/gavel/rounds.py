@@ -221,6 +221,7 @@ class RoundPairs:
         self._alive: np.ndarray | None = None
         self._recheck: list[int] = []
         self._live: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._smallest: list[float] | None = None
 
     def waiting(self) -> tuple[list[JobState], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``jobs``, ``rows`` and the (pos, cols, sfs) of the pairs whose job still waits."""
@@ -234,7 +235,19 @@ class RoundPairs:
         if self._live is None:
             keep = np.flatnonzero(self._alive[self.pos])
             self._live = (self.pos[keep], self.cols[keep], self.sfs[keep])
+            self._smallest = None
         return (self.jobs, self.rows, *self._live)
+
+    def can_grant(self, free: list[int]) -> bool:
+        """Whether some waiting pair asks for no more GPUs than its type has ``free`` (else
+        the greedy pass would grant nothing); call after :meth:`waiting`."""
+        assert self._live is not None
+        if self._smallest is None:  # fewest GPUs a waiting pair asks for, per type column
+            _, cols, sfs = self._live
+            smallest = np.full(len(free), np.inf)
+            np.minimum.at(smallest, cols, sfs)
+            self._smallest = smallest.tolist()
+        return any(have >= need for have, need in zip(free, self._smallest, strict=True))
 
     def granted(self, positions: np.ndarray) -> None:
         """Jobs (positions) granted GPUs mid-round: checked again at the next pass."""
