@@ -16,7 +16,8 @@ HiGHS's tolerances could answer either way, are still solved. So a decision take
 the efficiency LP instead of one LP per probe (about 12), and every answer is the one the probe
 LP gives: HiGHS's feasibility tolerance is 1e-7 on rows of size 1, the margin 1e-4.
 [R] our reformulation, for speed (issue 11); checked probe by probe against the LPs in
-``tests/engine/test_policies_gavel_makespan.py`` and on the 2,000-job sample.
+``tests/engine/test_policies_gavel_makespan.py`` and on the 2,000-job sample (every probe of
+both min-total-duration policies: 0 disagreements).
 """
 
 from __future__ import annotations

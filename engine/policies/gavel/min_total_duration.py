@@ -149,8 +149,8 @@ def _highs_makespan(
     if params.efficiency_epsilon > 0:
         x = problem.solve(best_s / remaining, params.efficiency_epsilon)
     if x is None and best is FEASIBLE:
-        best = probe(best_s)  # the LP the bisection would have ended on
-        if best is None:  # HiGHS disagrees with T* (never seen): solve every probe
+        x = probe(best_s)  # the LP the bisection would have ended on
+        if x is None:  # HiGHS disagrees with T* (never seen): solve every probe
             return _highs_makespan(problem, remaining, params, every_probe=True)
     return (best, best_s) if x is None else (x, best_s)
 

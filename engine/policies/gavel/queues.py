@@ -56,6 +56,12 @@ class GavelQueues:
         skip_zero_priority: Gavel's FIFO rule.
     """
 
+    job_time: np.ndarray  # (rows, K) time received on each type since the last solve (s)
+    deficit: np.ndarray  # (rows, K) Gavel's deficits (s)
+    shares: np.ndarray  # (rows, K) the last X (0 for jobs outside the last solve)
+    tracked: np.ndarray  # (rows,) in the system at the last round
+    has_share: np.ndarray  # (rows,) in the last solve
+
     def __init__(
         self,
         worker_types: Sequence[str],
@@ -84,7 +90,8 @@ class GavelQueues:
 
     def _grow(self, size: int) -> None:
         """Arrays for job indices below ``size`` (at least twice the old size)."""
-        num_types, old = len(self.worker_types), getattr(self, "tracked", np.zeros(0)).size
+        num_types = len(self.worker_types)
+        old = self.tracked.size if hasattr(self, "tracked") else 0
         size = max(size, 2 * old, 256)
         for name, dtype in (("job_time", float), ("deficit", float), ("shares", float)):
             array = np.zeros((size, num_types), dtype=dtype)
