@@ -34,7 +34,12 @@ from engine.policies.base import register_policy
 from engine.policies.gavel.ecos import feasible_shares
 from engine.policies.gavel.ftf import _FeasibilityLP
 from engine.policies.gavel.lp import HighsSolver, equal_share_throughput, fit_mask
-from engine.policies.gavel.makespan import FEASIBLE, answered_probe, shortest_makespan_s
+from engine.policies.gavel.makespan import (
+    ECOS_MARGIN,
+    FEASIBLE,
+    answered_probe,
+    shortest_makespan_s,
+)
 from engine.policies.gavel.max_min import GavelMaxMin
 from engine.state import JobState
 
@@ -111,9 +116,7 @@ def solve_min_total_duration(
     remaining = remaining_steps[live]
     if gavel_solver:
         tput, sf = throughputs[live], scale_factors[live]
-        best, best_s = bisect_makespan(
-            lambda t: feasible_shares(tput, sf, capacity, remaining, t), params
-        )
+        best, best_s = _ecos_makespan(tput, sf, capacity, remaining, params, solver, every_probe)
     else:
         equal = equal_share_throughput(throughputs, fits, capacity)[live]
         problem = _FeasibilityLP(
@@ -153,6 +156,38 @@ def _highs_makespan(
         if x is None:  # HiGHS disagrees with T* (never seen): solve every probe
             return _highs_makespan(problem, remaining, params, every_probe=True)
     return (best, best_s) if x is None else (x, best_s)
+
+
+def _ecos_makespan(
+    tput: np.ndarray,
+    scale_factors: np.ndarray,
+    capacity: np.ndarray,
+    remaining: np.ndarray,
+    params: GavelMinTotalDuration.Params,
+    solver: HighsSolver | None,
+    every_probe: bool,
+) -> tuple[np.ndarray, float]:
+    """Gavel's bisection with ECOS probes; those far from ``T*`` (HiGHS) answered from it,
+    and the shares are ECOS's point at the makespan found (as when every probe is solved)."""
+
+    def probe(makespan_s: float) -> np.ndarray | None:
+        return feasible_shares(tput, scale_factors, capacity, remaining, makespan_s)
+
+    shortest_s = None
+    if not every_probe:
+        shortest_s = shortest_makespan_s(
+            np.where(tput > 0, tput, 0.0), scale_factors, capacity, remaining,
+            solver or HighsSolver(),
+        )  # fmt: skip
+    if shortest_s is None:
+        return bisect_makespan(probe, params)
+    best, best_s = bisect_makespan(answered_probe(probe, shortest_s, ECOS_MARGIN), params)
+    if best is FEASIBLE:
+        x = probe(best_s)  # the program the bisection would have ended on
+        if x is None:  # ECOS disagrees with T* (never seen): solve every probe
+            return bisect_makespan(probe, params)
+        best = x
+    return best, best_s
 
 
 def bisect_makespan(
