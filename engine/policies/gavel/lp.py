@@ -260,8 +260,9 @@ class HighsSolver:
     input checking and result packing and HiGHS's set-up (together about 3 ms per call), which
     adds up over the ~18,000 solves of a 109-day trace. Each call passes a whole new model, so
     nothing of the previous solve (basis, factorization) carries over and the result is the
-    one a fresh instance gives. Falls back to ``linprog`` if the bindings are missing, changed,
-    or do not report an optimum. Not thread-safe: one solver per policy instance.
+    one a fresh instance gives. An LP HiGHS reports infeasible gives None at once; falls back
+    to ``linprog`` if the bindings are missing, changed, or report neither an optimum nor
+    infeasibility. Not thread-safe: one solver per policy instance.
     """
 
     def __init__(self) -> None:
