@@ -6,9 +6,11 @@ shortcuts (issue 11); each must give exactly what the plain rule gives.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.policies.gavel import rounds
@@ -51,19 +53,12 @@ def _pairs(draw: st.DrawFn) -> tuple[list[int], list[int], list[int], list[int]]
     return [p for p, _ in pairs], [c for _, c in pairs], [sizes[p] for p, _ in pairs], free
 
 
-@pytest.mark.parametrize("skips", [1, 2, rounds._SKIPS_BEFORE_FILTER])
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=300, deadline=None)
 @given(case=_pairs())
 def test_greedy_grants_is_the_plain_pass(
     case: tuple[list[int], list[int], list[int], list[int]],
-    skips: int,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Same grants and the same GPUs left as the loop over every pair, however often the
-    pairs are re-filtered."""
-    monkeypatch.setattr(rounds, "_SKIPS_BEFORE_FILTER", skips)
+    """Same grants and the same GPUs left as the loop over every pair, from numpy arrays."""
     pos, cols, sfs, free = case
     expected, expected_free = _plain_greedy(pos, cols, sfs, free)
     left = list(free)
@@ -117,9 +112,13 @@ def _plain_order(
     return [pair for _, pair in sorted(keys)]
 
 
+@pytest.mark.parametrize("lists_up_to", [0, 1000])  # numpy for every size; lists for all
 @pytest.mark.parametrize("aware", [True, False])
 @pytest.mark.parametrize("work_conserving", [True, False])
-def test_priority_order_is_the_full_sort(aware: bool, work_conserving: bool) -> None:
+def test_priority_order_is_the_full_sort(
+    aware: bool, work_conserving: bool, lists_up_to: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rounds, "_LISTS_UP_TO", lists_up_to)
     rng = np.random.default_rng(5)
     for _ in range(200):
         book, rows = _book(rng, int(rng.integers(0, 30)), int(rng.integers(1, 4)))
@@ -202,3 +201,25 @@ def _class_objective(shares: np.ndarray, coefficients: np.ndarray, counts: np.nd
     level = (coefficients * shares).sum(axis=1)[live].min()
     weight = 1e-3 / counts[live].sum()
     return float(level + weight * (counts[:, None] * coefficients * shares).sum())
+
+
+@settings(max_examples=200, deadline=None)
+@given(case=_pairs())
+def test_round_pairs_can_grant_iff_the_greedy_pass_grants(
+    case: tuple[list[int], list[int], list[int], list[int]],
+) -> None:
+    """The mid-round shortcut skips the greedy pass only when that pass would grant nothing."""
+    pos, cols, sfs, free = case
+    jobs = [
+        SimpleNamespace(placement=None, completion_s=None) for _ in range(max(pos, default=-1) + 1)
+    ]
+    pairs = rounds.RoundPairs(
+        jobs,  # type: ignore[arg-type]
+        np.arange(len(jobs)),
+        np.array(pos, dtype=int),
+        np.array(cols, dtype=int),
+        np.array(sfs, dtype=float),
+    )
+    _, _, live_pos, live_cols, live_sfs = pairs.waiting()
+    grants = greedy_grants(live_pos, live_cols, live_sfs, list(free))
+    assert pairs.can_grant(list(free)) == bool(grants)

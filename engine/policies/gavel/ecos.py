@@ -24,25 +24,18 @@ import ecos
 import numpy as np
 import scipy.sparse as sp
 
+from engine.policies.gavel.ecos_rows import base_entries, cone_entries, csc, per_job_entries
+
 _OPTIMAL = 0  # ECOS exit flag; cvxpy maps it to "optimal"
 _INACCURATE = 10  # "optimal_inaccurate": cvxpy still returns the point
 
 
-def base_rows(scale_factors: np.ndarray, capacity: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
-    """``G x <= h`` for Gavel's base constraints over n x K shares (row-major).
-
-    Returns:
-        ((n K + K + n, n K) matrix, right-hand sides).
-    """
-    n, num_types = scale_factors.size, capacity.size
-    m = n * num_types
-    pairs = np.arange(m)
-    job_of, type_of = pairs // num_types, pairs % num_types
-    nonnegative = -sp.identity(m, format="csr")
-    room = sp.csr_matrix((scale_factors[job_of], (type_of, pairs)), shape=(num_types, m))
-    time = sp.csr_matrix((np.ones(m), (job_of, pairs)), shape=(n, m))
-    rows = sp.vstack([nonnegative, room, time], format="csr")
-    return rows, np.concatenate([np.zeros(m), capacity.astype(float), np.ones(n)])
+def base_rhs(num_jobs: int, capacity: np.ndarray) -> np.ndarray:
+    """Right-hand sides of Gavel's base rows (:func:`engine.policies.gavel.ecos_rows.
+    base_entries`): 0 for ``-x``, the capacities, 1 per job."""
+    return np.concatenate(
+        [np.zeros(num_jobs * capacity.size), capacity.astype(float), np.ones(num_jobs)]
+    )
 
 
 def solve(
@@ -61,7 +54,7 @@ def solve(
     cones = cones or []
     result = ecos.solve(
         objective.astype(float),
-        sp.csc_matrix(rows),
+        rows if isinstance(rows, sp.csc_matrix) else sp.csc_matrix(rows),
         rhs.astype(float),
         {"l": rows.shape[0] - sum(cones), "q": cones, "e": 0},
         verbose=False,
@@ -82,18 +75,15 @@ def max_min_shares(
     """
     n, num_types = coefficients.shape
     m = n * num_types
-    base, base_rhs = base_rows(scale_factors, capacity)
-    pairs = np.arange(m)
-    fairness = sp.hstack(
-        [
-            sp.csr_matrix((-coefficients.ravel(), (pairs // num_types, pairs)), shape=(n, m)),
-            sp.csr_matrix(np.ones((n, 1))),
-        ]
+    jobs = np.arange(n)
+    fairness = [per_job_entries(-coefficients, 0), (jobs, np.full(n, m), np.ones(n))]
+    rows = csc(
+        [*fairness, *base_entries(scale_factors, capacity, n)], (2 * n + m + num_types, m + 1)
     )
-    rows = sp.vstack([fairness, sp.hstack([base, sp.csr_matrix((base.shape[0], 1))])])
     objective = np.zeros(m + 1)
     objective[-1] = -1.0
-    z = solve(objective, rows, np.concatenate([np.zeros(n), base_rhs]), accept_inaccurate=True)
+    rhs = np.concatenate([np.zeros(n), base_rhs(n, capacity)])
+    z = solve(objective, rows, rhs, accept_inaccurate=True)
     if z is None:
         from engine.errors import EngineError
 
@@ -112,11 +102,10 @@ def feasible_shares(
     does not report the program optimal (Gavel then treats the makespan as infeasible)."""
     n, num_types = throughputs.shape
     m = n * num_types
-    base, base_rhs = base_rows(scale_factors, capacity)
-    pairs = np.arange(m)
-    demand = sp.csr_matrix((-throughputs.ravel(), (pairs // num_types, pairs)), shape=(n, m))
-    rows = sp.vstack([base, demand])
-    z = solve(np.zeros(m), rows, np.concatenate([base_rhs, -remaining_steps / makespan_s]))
+    demand = per_job_entries(-throughputs, m + num_types + n)
+    rows = csc([*base_entries(scale_factors, capacity, 0), demand], (2 * n + m + num_types, m))
+    rhs = np.concatenate([base_rhs(n, capacity), -remaining_steps / makespan_s])
+    z = solve(np.zeros(m), rows, rhs)
     return None if z is None else np.clip(z.reshape(n, num_types), 0.0, 1.0)
 
 
@@ -164,29 +153,24 @@ def finish_time_fairness_shares(
     """
     n, num_types = throughputs.shape
     m = n * num_types
-    base, base_rhs = base_rows(scale_factors, capacity)
-    pairs = np.arange(m)
     jobs = np.arange(n)
-    rate = sp.csr_matrix((throughputs.ravel(), (pairs // num_types, pairs)), shape=(n, m))
-    w = sp.identity(n, format="csr")
-    zero_n, zero_1 = sp.csr_matrix((n, n)), sp.csr_matrix((n, 1))
-    ratio = sp.hstack(
-        [sp.csr_matrix((n, m)), sp.diags(remaining_steps / isolated_s), -np.ones((n, 1))]
-    )
-    linear = sp.vstack([sp.hstack([base, sp.csr_matrix((base.shape[0], n + 1))]), ratio])
-    linear_rhs = np.concatenate([base_rhs, -elapsed_s / isolated_s])
-    cone_rows = []
-    for sign_w, block in ((1.0, rate), (0.0, None), (-1.0, rate)):
-        part = sp.csr_matrix((n, m)) if block is None else -block
-        cone_rows.append(sp.hstack([part, -sign_w * w if sign_w else zero_n, zero_1]))
-    order = np.ravel(np.column_stack([jobs, n + jobs, 2 * n + jobs]))  # one 3-row cone per job
-    cones = sp.vstack(cone_rows, format="csr")[order]
-    cone_rhs = np.concatenate([np.zeros(n), np.full(n, 2.0), np.zeros(n)])[order]
+    linear = m + num_types + 2 * n  # base rows, then one ratio row per job
+    ratio = remaining_steps / isolated_s
+    stored = ratio != 0  # a diagonal block stores no zeros
+    entries = [
+        *base_entries(scale_factors, capacity, 0),
+        (linear - n + jobs[stored], m + jobs[stored], ratio[stored]),  # w_j's weight
+        (linear - n + jobs, np.full(n, m + n), np.full(n, -1.0)),  # -r
+        *cone_entries(throughputs, linear, m),
+    ]
+    rows = csc(entries, (linear + 3 * n, m + n + 1))
+    linear_rhs = np.concatenate([base_rhs(n, capacity), -elapsed_s / isolated_s])
+    cone_rhs = np.tile([0.0, 2.0, 0.0], n)
     objective = np.zeros(m + n + 1)
     objective[-1] = 1.0
     z = solve(
         objective,
-        sp.vstack([linear, cones]),
+        rows,
         np.concatenate([linear_rhs, cone_rhs]),
         cones=[3] * n,
         accept_inaccurate=True,

@@ -46,7 +46,12 @@ import scipy.sparse as sp
 
 from engine.policies.base import PolicyContext, register_policy
 from engine.policies.gavel.ecos import finish_time_fairness_shares
-from engine.policies.gavel.lp import equal_share_throughput, fit_mask, solve_lp_if_feasible
+from engine.policies.gavel.lp import (
+    HighsSolver,
+    equal_share_throughput,
+    fit_mask,
+    solve_lp_if_feasible,
+)
 from engine.policies.gavel.max_min import GavelMaxMin
 from engine.state import JobState
 
@@ -86,6 +91,7 @@ class GavelFinishTimeFairness(GavelMaxMin):
             remaining,
             self.heterogeneity_aware,
             self.params,
+            self.probe_solver,
         )
         return shares
 
@@ -149,6 +155,7 @@ def solve_finish_time_fairness(
     remaining_steps: np.ndarray,
     heterogeneity_aware: bool,
     params: GavelFinishTimeFairness.Params,
+    solver: HighsSolver | None = None,
 ) -> tuple[np.ndarray, float]:
     """Minimizes the worst rho by bisection (module docstring).
 
@@ -160,6 +167,7 @@ def solve_finish_time_fairness(
         remaining_steps: (n,) steps left.
         heterogeneity_aware: False treats every fitting type as equally fast.
         params: bisection and efficiency settings.
+        solver: a HiGHS instance to reuse (else a fresh one for this solve).
 
     Returns:
         (n, K) time shares ``X`` and the worst rho they reach (NaN if no job takes part).
@@ -174,7 +182,7 @@ def solve_finish_time_fairness(
         return shares, float("nan")
     tput = throughputs if heterogeneity_aware else fits * equal[:, None]
     problem = _FeasibilityLP(
-        np.where(fits, tput, 0.0)[live], scale_factors[live], capacity, equal[live]
+        np.where(fits, tput, 0.0)[live], scale_factors[live], capacity, equal[live], solver
     )
     elapsed, remaining = elapsed_s[live], remaining_steps[live]
     isolated_s = elapsed + remaining / iso[live]
@@ -227,10 +235,16 @@ class _FeasibilityLP:
     """Fixed structure of ``a_j T_j(X) >= 1``, the time rows and the capacity rows (CSC)."""
 
     def __init__(
-        self, tput: np.ndarray, scale_factors: np.ndarray, capacity: np.ndarray, equal: np.ndarray
+        self,
+        tput: np.ndarray,
+        scale_factors: np.ndarray,
+        capacity: np.ndarray,
+        equal: np.ndarray,
+        solver: HighsSolver | None = None,
     ) -> None:
         n, num_types = tput.shape
-        self.tput = tput
+        self.tput, self.scale_factors, self.capacity = tput, scale_factors, capacity
+        self.solver = solver or HighsSolver()  # one instance for every probe
         self.rows, self.cols = np.nonzero(tput > 0)
         m = self.rows.size
         self.values = tput[self.rows, self.cols]
@@ -249,7 +263,9 @@ class _FeasibilityLP:
         if coefficient is None:
             return None
         self.matrix.data[0::3] = -coefficient[self.rows] * self.values
-        x = solve_lp_if_feasible(-epsilon * self.efficiency, self.matrix, self.b_ub, self.upper)
+        x = solve_lp_if_feasible(
+            -epsilon * self.efficiency, self.matrix, self.b_ub, self.upper, self.solver
+        )
         if x is None:
             return None
         shares = np.zeros(self.shape)

@@ -55,7 +55,7 @@ from engine.policies.base import (
 )
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
-from engine.policies.gavel.lp import max_min_coefficients
+from engine.policies.gavel.lp import HighsSolver, max_min_coefficients
 from engine.policies.gavel.queues import GavelQueues
 from engine.policies.gavel.rounds import RoundBook, RoundPairs, greedy_grants, priority_order
 from engine.state import JobState
@@ -98,6 +98,7 @@ class GavelMaxMin(Policy):
         self.book = RoundBook(self.worker_types, self.capacity, self.heterogeneity_aware)
         self._solved_rows: np.ndarray | None = None
         self.class_lp: ClassMaxMin | None = None  # made at the first solve (subclasses: none)
+        self.probe_solver = HighsSolver()  # finish-time fairness's and min total duration's LPs
         self._class_coefficients = np.zeros((0, len(self.worker_types)))
         self._last_solve_s = -math.inf
         self._round_index = -1
@@ -138,7 +139,7 @@ class GavelMaxMin(Policy):
         def solve(active: list[JobState]) -> np.ndarray:
             return self._solve(state.now_s, active, self.book.rows(active))
 
-        return self.queues.decide(state.now_s, jobs, self.book.throughputs[rows], solve)
+        return self.queues.decide(state.now_s, jobs, self.book.throughputs[rows], solve, rows)
 
     def _new_round(self, state: SchedulerState) -> Allocation:
         """Round boundary: re-solve if due, then grant in priority order and count the round."""
@@ -175,9 +176,10 @@ class GavelMaxMin(Policy):
         allocation: Allocation = {}
         if self._round is not None:  # jobs the boundary left waiting, in its order
             jobs, rows, pos, cols, sfs = self._round.waiting()
-            granted = greedy_grants(pos, cols, sfs, free)
-            allocation = self._grant(jobs, rows, pos, cols, granted, left)
-            self._round.granted(pos[granted])
+            if self._round.can_grant(free):
+                granted = greedy_grants(pos, cols, sfs, free)
+                allocation = self._grant(jobs, rows, pos, cols, granted, left)
+                self._round.granted(pos[granted])
         late = [job for job in self._late if job.placement is None and job.completion_s is None]
         if late and self.params.work_conserving and sum(free) > 0:
             rows = self.book.rows(late)
@@ -262,6 +264,8 @@ class GavelMaxMin(Policy):
         ``jobs`` and ``rows``), in that order; each adds ``round_fraction`` (1 at a boundary,
         else the part of the round left) to the job's rounds on that type. Equal grants are one
         object, so a job that keeps its GPUs gets back the very grant it holds."""
+        if not granted:
+            return {}
         picked = np.asarray(granted, dtype=np.intp)
         job_pos, job_cols = pos[picked], cols[picked]
         self.book.rounds[rows[job_pos], job_cols] += round_fraction

@@ -33,7 +33,13 @@ import numpy as np
 from engine.policies.base import register_policy
 from engine.policies.gavel.ecos import feasible_shares
 from engine.policies.gavel.ftf import _FeasibilityLP
-from engine.policies.gavel.lp import equal_share_throughput, fit_mask
+from engine.policies.gavel.lp import HighsSolver, equal_share_throughput, fit_mask
+from engine.policies.gavel.makespan import (
+    ECOS_MARGIN,
+    FEASIBLE,
+    answered_probe,
+    shortest_makespan_s,
+)
 from engine.policies.gavel.max_min import GavelMaxMin
 from engine.state import JobState
 
@@ -68,6 +74,7 @@ class GavelMinTotalDuration(GavelMaxMin):
             remaining,
             self.params,
             gavel_solver=self.gavel_rules,
+            solver=self.probe_solver,
         )
         return shares
 
@@ -79,6 +86,8 @@ def solve_min_total_duration(
     remaining_steps: np.ndarray,
     params: GavelMinTotalDuration.Params,
     gavel_solver: bool = False,
+    solver: HighsSolver | None = None,
+    every_probe: bool = False,
 ) -> tuple[np.ndarray, float]:
     """Bisection on the makespan (module docstring).
 
@@ -91,6 +100,9 @@ def solve_min_total_duration(
         gavel_solver: Gavel's solver: ECOS over every (job, type) pair decides feasibility and
             gives the shares (:mod:`engine.policies.gavel.ecos`); else HiGHS over the pairs
             where the job fits, then the efficiency LP.
+        solver: a HiGHS instance to reuse (else a fresh one for this solve).
+        every_probe: solve every probe's LP instead of answering it from the smallest
+            makespan (:mod:`engine.policies.gavel.makespan`; same answers, more solves).
 
     Returns:
         (n, K) time shares and the makespan they reach (s; NaN if no job takes part).
@@ -104,20 +116,78 @@ def solve_min_total_duration(
     remaining = remaining_steps[live]
     if gavel_solver:
         tput, sf = throughputs[live], scale_factors[live]
-        best, best_s = bisect_makespan(
-            lambda t: feasible_shares(tput, sf, capacity, remaining, t), params
-        )
+        best, best_s = _ecos_makespan(tput, sf, capacity, remaining, params, solver, every_probe)
     else:
         equal = equal_share_throughput(throughputs, fits, capacity)[live]
         problem = _FeasibilityLP(
-            np.where(fits, throughputs, 0.0)[live], scale_factors[live], capacity, equal
+            np.where(fits, throughputs, 0.0)[live], scale_factors[live], capacity, equal, solver
         )
-        best, best_s = bisect_makespan(lambda t: problem.solve(t / remaining, 0.0), params)
-        if params.efficiency_epsilon > 0:
-            x = problem.solve(best_s / remaining, params.efficiency_epsilon)
-            best = best if x is None else x
+        best, best_s = _highs_makespan(problem, remaining, params, every_probe)
     shares[live] = np.clip(best, 0.0, 1.0)
     return shares, best_s
+
+
+def _highs_makespan(
+    problem: _FeasibilityLP,
+    remaining: np.ndarray,
+    params: GavelMinTotalDuration.Params,
+    every_probe: bool,
+) -> tuple[np.ndarray, float]:
+    """The bisection on HiGHS, then the efficiency LP at the makespan found; the probes are
+    answered from ``T*`` unless ``every_probe`` or HiGHS gives no ``T*`` (module docstring of
+    :mod:`engine.policies.gavel.makespan`)."""
+
+    def probe(makespan_s: float) -> np.ndarray | None:
+        return problem.solve(makespan_s / remaining, 0.0)
+
+    shortest_s = None
+    if not every_probe:
+        shortest_s = shortest_makespan_s(
+            problem.tput, problem.scale_factors, problem.capacity, remaining, problem.solver
+        )
+    best, best_s = bisect_makespan(
+        probe if shortest_s is None else answered_probe(probe, shortest_s), params
+    )
+    x = None
+    if params.efficiency_epsilon > 0:
+        x = problem.solve(best_s / remaining, params.efficiency_epsilon)
+    if x is None and best is FEASIBLE:
+        x = probe(best_s)  # the LP the bisection would have ended on
+        if x is None:  # HiGHS disagrees with T* (never seen): solve every probe
+            return _highs_makespan(problem, remaining, params, every_probe=True)
+    return (best, best_s) if x is None else (x, best_s)
+
+
+def _ecos_makespan(
+    tput: np.ndarray,
+    scale_factors: np.ndarray,
+    capacity: np.ndarray,
+    remaining: np.ndarray,
+    params: GavelMinTotalDuration.Params,
+    solver: HighsSolver | None,
+    every_probe: bool,
+) -> tuple[np.ndarray, float]:
+    """Gavel's bisection with ECOS probes; those far from ``T*`` (HiGHS) answered from it,
+    and the shares are ECOS's point at the makespan found (as when every probe is solved)."""
+
+    def probe(makespan_s: float) -> np.ndarray | None:
+        return feasible_shares(tput, scale_factors, capacity, remaining, makespan_s)
+
+    shortest_s = None
+    if not every_probe:
+        shortest_s = shortest_makespan_s(
+            np.where(tput > 0, tput, 0.0), scale_factors, capacity, remaining,
+            solver or HighsSolver(),
+        )  # fmt: skip
+    if shortest_s is None:
+        return bisect_makespan(probe, params)
+    best, best_s = bisect_makespan(answered_probe(probe, shortest_s, ECOS_MARGIN), params)
+    if best is FEASIBLE:
+        x = probe(best_s)  # the program the bisection would have ended on
+        if x is None:  # ECOS disagrees with T* (never seen): solve every probe
+            return bisect_makespan(probe, params)
+        best = x
+    return best, best_s
 
 
 def bisect_makespan(

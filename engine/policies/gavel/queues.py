@@ -43,6 +43,9 @@ SolveFn = Callable[[list[JobState]], np.ndarray]
 class GavelQueues:
     """Per-job time received, deficits and the last ``X``; one object per policy run.
 
+    Kept as arrays with one row per job index (grown on demand), so a round gathers them with
+    one fancy index each; the arithmetic per element is the same as Gavel's per-job updates.
+
     Args:
         worker_types: the cluster's worker types, in cluster order (columns of ``X``).
         capacity: (K,) GPUs per type.
@@ -52,6 +55,12 @@ class GavelQueues:
         rng: the run's generator (random type order).
         skip_zero_priority: Gavel's FIFO rule.
     """
+
+    job_time: np.ndarray  # (rows, K) time received on each type since the last solve (s)
+    deficit: np.ndarray  # (rows, K) Gavel's deficits (s)
+    shares: np.ndarray  # (rows, K) the last X (0 for jobs outside the last solve)
+    tracked: np.ndarray  # (rows,) in the system at the last round
+    has_share: np.ndarray  # (rows,) in the last solve
 
     def __init__(
         self,
@@ -71,23 +80,41 @@ class GavelQueues:
         self.rng = rng
         self.skip_zero_priority = skip_zero_priority
         self.initial_s = round_s / 2.0
-        num_types = len(self.worker_types)
-        self.job_time: dict[int, np.ndarray] = {}
-        self.deficit: dict[int, np.ndarray] = {}
-        self.shares: dict[int, np.ndarray] = {}
-        self.worker_time = np.zeros(num_types)
+        self.worker_time = np.zeros(len(self.worker_types))
+        self._grow(0)
         self.solved: frozenset[int] | None = None
         self.last_solve_s = 0.0
         fixed = [wt for wt in GAVEL_TYPE_ORDER if wt in self.worker_types]
         rest = [wt for wt in self.worker_types if wt not in fixed]
         self.fixed_order = [self.worker_types.index(wt) for wt in fixed + rest]
 
+    def _grow(self, size: int) -> None:
+        """Arrays for job indices below ``size`` (at least twice the old size)."""
+        num_types = len(self.worker_types)
+        old = self.tracked.size if hasattr(self, "tracked") else 0
+        size = max(size, 2 * old, 256)
+        for name, dtype in (("job_time", float), ("deficit", float), ("shares", float)):
+            array = np.zeros((size, num_types), dtype=dtype)
+            if old:
+                array[:old] = getattr(self, name)
+            setattr(self, name, array)
+        for name in ("tracked", "has_share"):  # in the system; in the last solve
+            flags = np.zeros(size, dtype=bool)
+            if old:
+                flags[:old] = getattr(self, name)
+            setattr(self, name, flags)
+
     def force_reallocation(self) -> None:
         """Gavel's reset when nothing runs and nothing arrives: the next round re-solves."""
         self.last_solve_s = 0.0
 
     def decide(
-        self, now_s: float, jobs: list[JobState], throughputs: np.ndarray, solve: SolveFn
+        self,
+        now_s: float,
+        jobs: list[JobState],
+        throughputs: np.ndarray,
+        solve: SolveFn,
+        rows: np.ndarray | None = None,
     ) -> Allocation:
         """One round: re-solve if due, then walk the queues.
 
@@ -95,51 +122,51 @@ class GavelQueues:
             jobs: active jobs in arrival order.
             throughputs: (len(jobs), K) steps/s at each job's scale factor.
             solve: returns ``X`` (len(jobs), K) for the jobs it is given.
+            rows: (len(jobs),) the jobs' indices, if the caller has them.
         """
-        self._track(jobs)
-        active = frozenset(job.index for job in jobs)
+        if rows is None:
+            rows = np.fromiter((job.index for job in jobs), dtype=np.int64, count=len(jobs))
+        self._track(rows)
+        active = frozenset(rows.tolist())
         due = now_s - self.last_solve_s >= self.interval_s or self.last_solve_s == 0.0
         if active != self.solved and due:
-            self._reset(now_s)
+            self._reset(now_s, rows)
             shares = solve(jobs) if jobs else np.zeros((0, len(self.worker_types)))
-            self.shares = {job.index: shares[i] for i, job in enumerate(jobs)}
+            self.shares[self.has_share] = 0.0  # jobs left out of the solve have no row in X
+            self.has_share[:] = False
+            self.shares[rows], self.has_share[rows] = shares, True
             self.solved = active
             self.last_solve_s = now_s
-        return self._walk(jobs, throughputs)
+        return self._walk(jobs, rows, throughputs)
 
-    def _track(self, jobs: list[JobState]) -> None:
-        """Adds rows for new jobs (half a round received) and drops finished ones."""
-        num_types = len(self.worker_types)
-        current = {job.index for job in jobs}
-        for index in [i for i in self.job_time if i not in current]:
-            del self.job_time[index], self.deficit[index]
-        for job in jobs:
-            if job.index not in self.job_time:
-                self.job_time[job.index] = np.full(num_types, self.initial_s)
-                self.deficit[job.index] = np.zeros(num_types)
+    def _track(self, rows: np.ndarray) -> None:
+        """Rows for new jobs (half a round received, no deficit); finished jobs are dropped."""
+        if rows.size and rows.max() >= self.tracked.size:
+            self._grow(int(rows.max()) + 1)
+        new = rows[~self.tracked[rows]]
+        self.tracked[:] = False
+        self.tracked[rows] = True
+        self.job_time[new] = self.initial_s
+        self.deficit[new] = 0.0
 
-    def _reset(self, now_s: float) -> None:
+    def _reset(self, now_s: float, rows: np.ndarray) -> None:
         """Deficits grow by what each job should have had minus what it had; times restart."""
         elapsed_s = now_s - self.last_solve_s
-        for index, received in self.job_time.items():
-            should = self.shares.get(index)
-            owed = 0.0 if should is None else should * elapsed_s
-            self.deficit[index] += owed - (received - self.initial_s)
-            received[:] = self.initial_s
-        self.worker_time[:] = self.initial_s * len(self.job_time)
+        received = self.job_time[rows]
+        owed = np.where(self.has_share[rows, None], self.shares[rows] * elapsed_s, 0.0)
+        self.deficit[rows] += owed - (received - self.initial_s)
+        self.job_time[rows] = self.initial_s
+        self.worker_time[:] = self.initial_s * rows.size
 
-    def _priorities(
-        self, jobs: list[JobState], throughputs: np.ndarray, shares: np.ndarray
-    ) -> np.ndarray:
-        """(len(jobs), K) Gavel priorities (module docstring); ``shares`` is ``X`` per job."""
-        known = np.array([job.index in self.shares for job in jobs])
-        received = np.array([self.job_time[job.index] for job in jobs])
+    def _priorities(self, rows: np.ndarray, throughputs: np.ndarray) -> np.ndarray:
+        """(len(rows), K) Gavel priorities (module docstring)."""
+        shares, received = self.shares[rows], self.job_time[rows]
         fraction = np.divide(
             received, self.worker_time, out=np.zeros_like(received), where=self.worker_time > 0
         )
         with np.errstate(divide="ignore", invalid="ignore"):
             priority = np.where(fraction > 0, shares / fraction, shares * _NEVER_RUN_PRIORITY)
-        usable = known[:, None] & (shares > 0) & (throughputs > 0)
+        usable = self.has_share[rows, None] & (shares > 0) & (throughputs > 0)
         return np.where(usable, priority, 0.0)
 
     def _type_order(self) -> list[int]:
@@ -147,41 +174,40 @@ class GavelQueues:
             return self.fixed_order
         return [int(col) for col in self.rng.permutation(len(self.worker_types))]
 
-    def _walk(self, jobs: list[JobState], throughputs: np.ndarray) -> Allocation:
+    def _walk(self, jobs: list[JobState], rows: np.ndarray, throughputs: np.ndarray) -> Allocation:
         """The per-type queues, walked type after type (module docstring)."""
         if not jobs:
             return {}
-        zeros = np.zeros(len(self.worker_types))
-        shares = np.array([self.shares.get(job.index, zeros) for job in jobs])
-        priority = self._priorities(jobs, throughputs, shares)
-        deficit = np.array([self.deficit[job.index] for job in jobs])
+        shares, deficit = self.shares[rows], self.deficit[rows]
+        priority = self._priorities(rows, throughputs)
+        has_share = self.has_share[rows].tolist()
         left = self.capacity.astype(int).tolist()
-        picked: set[int] = set()
+        picked = [False] * len(jobs)
         allocation: Allocation = {}
         for col in self._type_order():
             # (priority, deficit, X) largest first; lexsort is stable: ties keep arrival order
             queue = np.lexsort((-shares[:, col], -deficit[:, col], -priority[:, col]))
             col_priority, col_tput = priority[:, col].tolist(), throughputs[:, col].tolist()
             for i in queue.tolist():
-                job = jobs[i]
                 if left[col] <= 0:
                     break
-                if job.index in picked or col_tput[i] <= 0:
+                if picked[i] or col_tput[i] <= 0:
                     continue
                 if self.skip_zero_priority and col_priority[i] <= 0:
                     continue
+                job = jobs[i]
                 if job.scale_factor > left[col]:
                     continue
                 left[col] -= job.scale_factor
-                picked.add(job.index)
-                if job.index in self.shares:
+                picked[i] = True
+                if has_share[i]:
                     allocation[job.index] = Grant(self.worker_types[col], job.scale_factor)
-                    self._book(job, col, throughputs[i, col])
+                    self._book(job, col, col_tput[i])
         return allocation
 
     def _book(self, job: JobState, col: int, steps_per_s: float) -> None:
         """Adds the running time of the job's coming micro-task (Gavel books it at its end)."""
         steps = min(math.floor(steps_per_s * self.round_s), job.remaining_steps)
         run_s = steps / steps_per_s
-        self.job_time[job.index][col] += run_s
+        self.job_time[job.index, col] += run_s
         self.worker_time[col] += run_s

@@ -6,6 +6,9 @@ demand, so a round reads and updates them with numpy fancy indexing instead of p
 
 from __future__ import annotations
 
+import math
+from operator import itemgetter
+
 import numpy as np
 
 from engine.policies.gavel.lp import fit_mask
@@ -119,9 +122,14 @@ def priority_order(
     sort: the pairs come out of ``np.nonzero`` by position, then by the job's types from the
     fastest down (aware) or in column order (agnostic), which settles every other tie.
 
+    Up to :data:`_LISTS_UP_TO` jobs the pairs are ranked in Python lists (same keys, same
+    float operations; numpy's per-call cost dominates there), above it with numpy.
+
     Returns:
         Two (p,) int arrays: positions into ``rows`` and worker-type columns.
     """
+    if rows.size <= _LISTS_UP_TO:
+        return _priority_order_lists(book, rows, work_conserving, heterogeneity_aware)
     num_types = book.fits.shape[1]
     by_speed = book.speed_order[rows] if heterogeneity_aware else np.arange(num_types)[None, :]
     flat = rows[:, None] * num_types + by_speed  # (n, K) flat cells, fastest type first if aware
@@ -142,6 +150,47 @@ def priority_order(
         pos = np.concatenate([pos, zero_pos])
         cells = np.concatenate([cells, flat[zero_pos, zero_slot]])
     return pos, cells % num_types
+
+
+# Jobs up to which the priority order is ranked in Python lists. Measured on 4,402 orders of
+# the first 12,000 Philly jobs: lists 0.024 ms vs numpy 0.073 ms under 8 jobs, 0.057 vs 0.081
+# for 8-31, 0.21 vs 0.11 for 32-127 (issue 11).
+_LISTS_UP_TO = 16
+_RANK_KEY = itemgetter(0, 1)
+
+
+def _priority_order_lists(
+    book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`priority_order` for a few jobs: the same pairs, keys and order, in Python."""
+    num_types = book.fits.shape[1]
+    shares, fits = book.shares[rows].tolist(), book.fits[rows].tolist()
+    rounds, present = book.rounds[rows].tolist(), book.in_system[rows].tolist()
+    if heterogeneity_aware:
+        orders = book.speed_order[rows].tolist()
+    else:
+        orders = [list(range(num_types))] * len(shares)
+    ranked: list[tuple[float, float, int, int]] = []
+    zero_pos: list[int] = []
+    zero_cols: list[int] = []
+    for p, (share_row, fit_row, round_row, here, order) in enumerate(
+        zip(shares, fits, rounds, present, orders, strict=True)
+    ):
+        for col in order:
+            share = share_row[col]
+            if not fit_row[col]:
+                continue
+            if share > 0:
+                received = round_row[col] / here if here > 0 else 0.0
+                priority = share / received if received > 0 else math.inf
+                ranked.append((-priority, -share, p, col))
+            elif work_conserving:
+                zero_pos.append(p)
+                zero_cols.append(col)
+    ranked.sort(key=_RANK_KEY)  # stable, as the lexsort: ties keep position, then type order
+    pos = [rank[2] for rank in ranked] + zero_pos
+    cols = [rank[3] for rank in ranked] + zero_cols
+    return np.array(pos, dtype=np.intp), np.array(cols, dtype=np.intp)
 
 
 def _waiting(job: JobState) -> bool:
@@ -172,6 +221,7 @@ class RoundPairs:
         self._alive: np.ndarray | None = None
         self._recheck: list[int] = []
         self._live: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._smallest: list[float] | None = None
 
     def waiting(self) -> tuple[list[JobState], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``jobs``, ``rows`` and the (pos, cols, sfs) of the pairs whose job still waits."""
@@ -185,24 +235,32 @@ class RoundPairs:
         if self._live is None:
             keep = np.flatnonzero(self._alive[self.pos])
             self._live = (self.pos[keep], self.cols[keep], self.sfs[keep])
+            self._smallest = None
         return (self.jobs, self.rows, *self._live)
+
+    def can_grant(self, free: list[int]) -> bool:
+        """Whether some waiting pair asks for no more GPUs than its type has ``free`` (else
+        the greedy pass would grant nothing); call after :meth:`waiting`."""
+        assert self._live is not None
+        if self._smallest is None:  # fewest GPUs a waiting pair asks for, per type column
+            _, cols, sfs = self._live
+            smallest = np.full(len(free), np.inf)
+            np.minimum.at(smallest, cols, sfs)
+            self._smallest = smallest.tolist()
+        return any(have >= need for have, need in zip(free, self._smallest, strict=True))
 
     def granted(self, positions: np.ndarray) -> None:
         """Jobs (positions) granted GPUs mid-round: checked again at the next pass."""
         self._recheck.extend(positions.tolist())
 
 
-_SKIPS_BEFORE_FILTER = 128  # skipped pairs after which the rest are re-filtered with numpy
-
-
 def greedy_grants(pos: np.ndarray, cols: np.ndarray, sfs: np.ndarray, free: list[int]) -> list[int]:
     """Gavel's greedy pass: each (job, type) pair in order gets ``sfs`` GPUs of its type if
     that many are still free and its job has none yet; stops when no GPU is free.
 
-    The result is that of the plain loop over every pair. The loop only visits pairs that can
-    still be granted: pairs whose type has too few GPUs left or whose job was granted are
-    dropped with numpy up front and again after every ``_SKIPS_BEFORE_FILTER`` skips (free
-    GPUs only shrink and granted jobs stay granted, so a dropped pair would be skipped too).
+    A plain loop over the pairs as Python lists. Measured on 7,261 passes of the first 12,000
+    Philly jobs (median 55 pairs, up to 2,077), it beat the numpy pre-filter of the pairs that
+    can still be granted at every size (issue 11).
 
     Args:
         pos: (p,) job of each pair (any non-negative int label).
@@ -214,30 +272,17 @@ def greedy_grants(pos: np.ndarray, cols: np.ndarray, sfs: np.ndarray, free: list
         Indices of the granted pairs, in grant order.
     """
     granted: list[int] = []
-    taken = np.zeros(int(pos.max()) + 1 if pos.size else 0, dtype=bool)
-    total, start = sum(free), 0
-    while total > 0 and start < pos.size:
-        rest = slice(start, None)
-        keep = (np.asarray(free)[cols[rest]] >= sfs[rest]) & ~taken[pos[rest]]
-        candidates = np.flatnonzero(keep) + start
-        start, skips = pos.size, 0
-        for i, job, col, gpus in zip(
-            candidates.tolist(),
-            pos[candidates].tolist(),
-            cols[candidates].tolist(),
-            sfs[candidates].tolist(),
-            strict=True,
-        ):
-            if total <= 0:
-                break
-            if free[col] < gpus or taken[job]:
-                skips += 1
-                if skips >= _SKIPS_BEFORE_FILTER:
-                    start = i + 1
-                    break
-                continue
-            free[col] -= int(gpus)
-            total -= int(gpus)
-            taken[job] = True
-            granted.append(i)
+    taken: set[int] = set()
+    total = sum(free)
+    for i, (job, col, gpus) in enumerate(
+        zip(pos.tolist(), cols.tolist(), sfs.tolist(), strict=True)
+    ):
+        if total <= 0:
+            break
+        if free[col] < gpus or job in taken:
+            continue
+        free[col] -= int(gpus)
+        total -= int(gpus)
+        taken.add(job)
+        granted.append(i)
     return granted
