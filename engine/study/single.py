@@ -71,7 +71,10 @@ def run_spec(
     drawn = _drawn_trace(spec, payload)
     trace = fit_trace(drawn, config.cluster, matrix, config.trace.drop_oversized)
     full = spec.record == "full"
-    result = simulate(trace.jobs, config, config.policies[0], matrix, record_segments=full)
+    result = simulate(  # the decision log only where the run's tables are kept
+        trace.jobs, config, config.policies[0], matrix,
+        record_segments=full, decision_log=None if full else False,
+    )  # fmt: skip
     return RunResult(
         spec,
         _summary(result, len(trace.dropped_job_ids), config),

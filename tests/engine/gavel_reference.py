@@ -49,7 +49,7 @@ class Replay:
     avg_jct_s: float
     makespan_s: float
     utilization: float
-    wall_s: float
+    wall_s: float  # per run, simulate() alone, with what Gavel reports: no Gantt rows, no log
     job_jct_s: np.ndarray  # (jobs,) per trace line, mean over seeds
     seeds: tuple[int, ...]
 
@@ -88,7 +88,9 @@ def replay(trace: str, counts: str, gavel_policy: str) -> Replay:
     started = time.perf_counter()
     for seed in seeds:
         config = dataclasses.replace(base, seed=seed)
-        runs.append(simulate(jobs, config, PolicySpec(name), matrix))
+        # what Gavel's simulator gives (JCTs, makespan, utilization): no Gantt rows, no log
+        runs.append(simulate(jobs, config, PolicySpec(name), matrix,
+                             record_segments=False, decision_log=False))  # fmt: skip
     wall_s = (time.perf_counter() - started) / len(seeds)
     line = jobs["source_row"].to_numpy() - 1
     per_job = np.zeros(len(jobs))
