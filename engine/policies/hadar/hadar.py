@@ -96,6 +96,8 @@ class Hadar(PricedRounds):
                 f"hadar: combine must be gang or proportional, not {params.combine!r}"
             )
         self.combine = params.combine
+        self._best_rates: dict[int, float] = {}
+        self._thresholds: dict[int, list[float]] = {}
 
     def _rate(self, job: JobState, parts: Sequence[Part]) -> float:
         speeds = self.speeds(job)
@@ -108,8 +110,57 @@ class Hadar(PricedRounds):
         seconds = self._seconds(job, keep=job.placement is not None)
         return self._utility(job, rate, seconds) / job.scale_factor if rate > 0 else 0.0
 
+    def _price_bounds(self, jobs: Sequence[JobState]) -> tuple[float, float] | None:
+        """As the base class, from each job's slowest and fastest ``g_k`` only: with a
+        positive weight the utility is non-decreasing in the rate, and so are its rounded
+        floats. :meth:`_utility`, inlined: this runs for every active job at every decision."""
+        low, high = float("inf"), 0.0
+        round_s, moved_s = self.round_s, self._seconds_moved
+        remaining_basis = self.params.remaining_work_utility
+        levels_of = self._thresholds
+        for job in jobs:
+            levels = levels_of.get(job.index) or self._speed_levels(job)
+            remaining = job.total_steps - job.steps_done
+            remaining = remaining if remaining > 0.0 else 0.0  # job.remaining_steps
+            basis = remaining if remaining_basis else job.total_steps
+            weight = job.priority_weight
+            if not levels or basis <= 0 or weight <= 0:
+                bounds = self._utility_bounds(job, self._seconds(job, keep=False))
+                if bounds is not None:
+                    low, high = min(low, bounds[0]), max(high, bounds[1])
+                continue
+            seconds = round_s if job.first_start_s is None else moved_s
+            sf = job.scale_factor
+            slow, fast = levels[-1] * seconds, levels[0] * seconds  # min(remaining, ...) below
+            least = weight * (slow if slow < remaining else remaining) / basis / sf
+            most = weight * (fast if fast < remaining else remaining) / basis / sf
+            if least <= 0:  # only the fastest types earn anything: every type, one by one
+                bounds = self._utility_bounds(job, seconds)
+                if bounds is None:
+                    continue
+                least, most = bounds
+            if least < low:
+                low = least
+            if most > high:
+                high = most
+        return None if low == float("inf") else (low, high)
+
+    def _speed_levels(self, job: JobState) -> list[float]:
+        """The job's distinct ``g_k``, fastest first (cached: fixed for a job)."""
+        levels = self._thresholds.get(job.index)
+        if levels is None:
+            levels = sorted(set(self.speeds(job).values()), reverse=True)
+            self._thresholds[job.index] = levels
+        return levels
+
     def _best_rate(self, job: JobState) -> float:
-        """Rate on the fastest ``scale_factor`` GPUs of the whole cluster."""
+        """Rate on the fastest ``scale_factor`` GPUs of the whole cluster (cached)."""
+        rate = self._best_rates.get(job.index)
+        if rate is None:
+            rate = self._best_rates[job.index] = self._best_rate_uncached(job)
+        return rate
+
+    def _best_rate_uncached(self, job: JobState) -> float:
         left, total, slowest = job.scale_factor, 0.0, 0.0
         for worker_type, g in sorted(self.speeds(job).items(), key=lambda kv: -kv[1]):
             take = min(left, self.capacity[worker_type])
@@ -122,9 +173,15 @@ class Hadar(PricedRounds):
         if self.combine == "proportional":
             return self._proportional_offer(job, book, seconds)
         speeds = self.speeds(job)
-        best = None
-        for threshold in sorted(set(speeds.values()), reverse=True):
-            pick = book.cheapest(job.scale_factor, _gang_rank(speeds, threshold))
+        # ranked once: a threshold keeps the nodes of types at least that fast, in this order
+        ranked = book.ranked(_gang_rank(speeds))
+        best, seen = None, -1
+        for threshold in self._speed_levels(job):
+            allowed = [row for row in ranked if speeds[row[1]] >= threshold]
+            if len(allowed) == seen:
+                continue  # no new nodes: the same pick as the faster threshold's
+            seen = len(allowed)
+            pick = book.first(job.scale_factor, allowed)
             if pick is None:
                 continue
             parts, price = pick
@@ -150,11 +207,11 @@ class Hadar(PricedRounds):
         return Offer(parts, self._utility(job, self._rate(job, parts), seconds), price)
 
 
-def _gang_rank(speeds: dict[str, float], threshold: float) -> Rank:
-    """Ranks nodes of types at least ``threshold`` fast: cheapest, then emptiest, then fastest."""
+def _gang_rank(speeds: dict[str, float]) -> Rank:
+    """Ranks nodes of the types the job fits: cheapest, then emptiest, then fastest."""
 
     def rank(worker_type: str, price: float, free: int) -> tuple[float, ...] | None:
-        speed = speeds.get(worker_type, 0.0)
-        return (price, -free, -speed) if speed >= threshold else None
+        speed = speeds.get(worker_type)
+        return None if speed is None else (price, -free, -speed)
 
     return rank

@@ -38,6 +38,7 @@ class PricedRounds(Policy):
         self.capacity = context.cluster.capacity()
         self.round_s = context.rounds.round_duration_s
         self.restore_s = context.rounds.checkpoint_restore_s
+        self._seconds_moved = self.round_s**2 / (self.round_s + self.restore_s)
         self.now_s = 0.0
         self._round_index = -1
         self._speeds: dict[int, dict[str, float]] = {}
@@ -48,16 +49,11 @@ class PricedRounds(Policy):
         self._round_index = state.round_index
         self.now_s = state.now_s
         active = [*state.waiting, *state.running]
-        per_gpu = [
-            u
-            for job in active
-            for u in self._utility_per_gpu(job, self._seconds(job, keep=False)).values()
-            if u > 0
-        ]
-        if not per_gpu:
+        bounds = self._price_bounds(active)
+        if bounds is None:
             return self._finishing(state, None) if full else {}
-        free = [n.num_gpus for n in self.nodes] if full else list(state.node_free_gpus)
-        book = PriceBook(self.nodes, free, min(per_gpu), max(per_gpu))
+        free = [n.num_gpus for n in self.nodes] if full else list(state.node_free_gpus[:])
+        book = PriceBook(self.nodes, free, *bounds)
         candidates = active if full else list(state.waiting)
         density = {job.index: self._density(job) for job in candidates}
         ordered = sorted(
@@ -132,7 +128,7 @@ class PricedRounds(Policy):
         """Productive seconds of the round: all of it, unless a job that ran before moves."""
         if keep or job.first_start_s is None:
             return self.round_s
-        return self.round_s**2 / (self.round_s + self.restore_s)
+        return self._seconds_moved
 
     def _utility(self, job: JobState, rate: float, seconds: float) -> float:
         """What a round at ``rate`` steps/s for ``seconds`` earns (see module docstring)."""
@@ -146,6 +142,22 @@ class PricedRounds(Policy):
         """Utility per GPU of a whole-job gang on each type the job fits (sets L and U)."""
         sf = job.scale_factor
         return {wt: self._utility(job, g, seconds) / sf for wt, g in self.speeds(job).items()}
+
+    def _price_bounds(self, jobs: Sequence[JobState]) -> tuple[float, float] | None:
+        """``L`` and ``U``: the least and greatest positive utility per GPU of a (re)started
+        whole-job gang over ``jobs`` and the types each fits (None when none is positive)."""
+        low, high = float("inf"), 0.0
+        for job in jobs:
+            bounds = self._utility_bounds(job, self._seconds(job, keep=False))
+            if bounds is not None:
+                low, high = min(low, bounds[0]), max(high, bounds[1])
+        return None if low == float("inf") else (low, high)
+
+    def _utility_bounds(self, job: JobState, seconds: float) -> tuple[float, float] | None:
+        """The least and greatest positive utility per GPU of :meth:`_utility_per_gpu` (None
+        when none is positive): the job's share of ``L`` and ``U``."""
+        positive = [u for u in self._utility_per_gpu(job, seconds).values() if u > 0]
+        return (min(positive), max(positive)) if positive else None
 
     def _density(self, job: JobState) -> float:
         """Utility per GPU on the best GPUs an empty cluster offers the job."""
