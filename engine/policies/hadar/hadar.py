@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
 from engine.policies.base import Part, PolicyContext, register_policy
-from engine.policies.hadar.prices import Offer, PriceBook, Rank
+from engine.policies.hadar.prices import Offer, PriceBook
 from engine.policies.hadar.rounds import PricedRounds
 from engine.state import JobState
 
@@ -172,23 +172,41 @@ class Hadar(PricedRounds):
     def _best_offer(self, job: JobState, book: PriceBook, seconds: float) -> Offer | None:
         if self.combine == "proportional":
             return self._proportional_offer(job, book, seconds)
+        return self._gang_offer(job, book, seconds)
+
+    def _gang_offer(self, job: JobState, book: PriceBook, seconds: float) -> Offer | None:
+        """For each type taken as the slowest allowed, the cheapest ``scale_factor`` GPUs of
+        types at least as fast; the pick of greatest utility minus price (the first on ties)."""
         speeds = self.speeds(job)
-        # ranked once: a threshold keeps the nodes of types at least that fast, in this order
-        ranked = book.ranked(_gang_rank(speeds))
-        best, seen = None, -1
+        # the groups of the types the job fits, ranked once: cheapest, emptiest, fastest (ties:
+        # type, first node); a slowest allowed type keeps the rows at least that fast, in order
+        ranked = sorted(
+            (price, -free, -speeds[wt], wt, members[0], members)
+            for wt, free, price, members in book.levels()
+            if wt in speeds
+        )
+        remaining = job.remaining_steps  # self._utility, inlined
+        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        weight = job.priority_weight
+        best: tuple[list[tuple[int, str, int]], float, float] | None = None
+        best_net, seen = 0.0, -1
         for threshold in self._speed_levels(job):
-            allowed = [row for row in ranked if speeds[row[1]] >= threshold]
+            allowed = [row for row in ranked if -row[2] >= threshold]
             if len(allowed) == seen:
                 continue  # no new nodes: the same pick as the faster threshold's
             seen = len(allowed)
-            pick = book.first(job.scale_factor, allowed)
+            pick = _first_gpus(job.scale_factor, allowed)
             if pick is None:
                 continue
-            parts, price = pick
-            offer = Offer(parts, self._utility(job, self._rate(job, parts), seconds), price)
-            if best is None or offer.net > best.net:
-                best = offer
-        return best
+            taken, rate, cost = pick
+            utility = 0.0 if basis <= 0 else weight * min(remaining, rate * seconds) / basis
+            if best is None or utility - cost > best_net:
+                best, best_net = (taken, utility, cost), utility - cost
+        if best is None:
+            return None
+        taken, utility, cost = best
+        parts = tuple(Part(wt, gpus, node) for node, wt, gpus in sorted(taken))
+        return Offer(parts, utility, cost)
 
     def _proportional_offer(self, job: JobState, book: PriceBook, seconds: float) -> Offer | None:
         """The GPUs of highest value minus price, each worth its share of the job's rate."""
@@ -207,11 +225,22 @@ class Hadar(PricedRounds):
         return Offer(parts, self._utility(job, self._rate(job, parts), seconds), price)
 
 
-def _gang_rank(speeds: dict[str, float]) -> Rank:
-    """Ranks nodes of the types the job fits: cheapest, then emptiest, then fastest."""
-
-    def rank(worker_type: str, price: float, free: int) -> tuple[float, ...] | None:
-        speed = speeds.get(worker_type)
-        return None if speed is None else (price, -free, -speed)
-
-    return rank
+def _first_gpus(
+    need: int, ranked: list[tuple[float, int, float, str, int, list[int]]]
+) -> tuple[list[tuple[int, str, int]], float, float] | None:
+    """The first ``need`` GPUs of the ranked groups (whole groups in node order) as (node, type,
+    GPUs), the slowest speed among them and their summed price; None if there are fewer."""
+    taken: list[tuple[int, str, int]] = []
+    cost, left, rate = 0.0, need, float("inf")
+    for price, neg_free, neg_speed, worker_type, _, members in ranked:
+        free = -neg_free
+        if -neg_speed < rate:
+            rate = -neg_speed
+        for node in members:
+            take = free if free < left else left
+            taken.append((node, worker_type, take))
+            cost += take * price
+            left -= take
+            if left == 0:
+                return taken, rate, cost
+    return None

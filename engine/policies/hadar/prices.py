@@ -12,7 +12,7 @@ import bisect
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from engine.policies.base import NodeInfo, Part
+from engine.policies.base import Part
 
 TOLERANCE = 1e-9
 """Relative slack of price comparisons (utilities and prices are sums of floats)."""
@@ -48,27 +48,36 @@ class PriceBook:
     reads them, for every slowest type it tries).
     """
 
-    def __init__(self, nodes: Sequence[NodeInfo], free: Sequence[int], low: float, high: float):
-        self.nodes = nodes
-        self.used = [node.num_gpus - f for node, f in zip(nodes, free, strict=True)]
+    def __init__(
+        self,
+        node_types: Sequence[str],
+        node_gpus: Sequence[int],
+        free: Sequence[int],
+        low: float,
+        high: float,
+    ) -> None:
+        """Args: each node's worker type and GPUs (:class:`NodeLayout`'s ``node_type`` and
+        ``node_gpus``), its free GPUs now, and ``L`` and ``U``."""
+        self.node_types = node_types
+        self.node_gpus = node_gpus
+        self.used = [gpus - f for gpus, f in zip(node_gpus, free, strict=True)]
         self.low = low
         self.ratio = high / low
         self.total_free = sum(free)
         self._groups: dict[tuple[str, int, int], list[int]] = {}
-        for node, used in zip(nodes, self.used, strict=True):
-            if used < node.num_gpus:
-                self._groups.setdefault((node.worker_type, node.num_gpus, used), []).append(
-                    node.node
-                )
+        rows = zip(node_types, node_gpus, self.used, strict=True)
+        for node, (worker_type, gpus, used) in enumerate(rows):
+            if used < gpus:
+                self._groups.setdefault((worker_type, gpus, used), []).append(node)
         self._levels: list[Level] | None = None
         self._min_price = float("inf")
 
     def price(self, node: int) -> float:
         """Price per GPU of ``node`` at its use so far (``L (U/L)^(used/capacity)``)."""
-        return self.low * self.ratio ** (self.used[node] / self.nodes[node].num_gpus)
+        return self.low * self.ratio ** (self.used[node] / self.node_gpus[node])
 
     def free(self, node: int) -> int:
-        return self.nodes[node].num_gpus - self.used[node]
+        return self.node_gpus[node] - self.used[node]
 
     def levels(self) -> list[Level]:
         """(worker type, free GPUs per node, price per GPU, nodes) of every group with room."""
@@ -136,8 +145,12 @@ class PriceBook:
         """Marks the parts' GPUs as granted (prices of their nodes rise)."""
         self._levels = None
         for part in parts:
-            node, capacity = part.node, self.nodes[part.node].num_gpus
-            worker_type, used = self.nodes[node].worker_type, self.used[node]
+            node = part.node
+            worker_type, capacity, used = (
+                self.node_types[node],
+                self.node_gpus[node],
+                self.used[node],
+            )
             group = self._groups[(worker_type, capacity, used)]
             group.remove(node)
             if not group:

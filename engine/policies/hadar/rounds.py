@@ -35,6 +35,7 @@ class PricedRounds(Policy):
     def __init__(self, params: Any, context: PolicyContext) -> None:
         super().__init__(params, context)
         self.nodes = context.nodes
+        self.node_types, self.node_gpus = context.layout.node_type, context.layout.node_gpus
         self.capacity = context.cluster.capacity()
         self.round_s = context.rounds.round_duration_s
         self.restore_s = context.rounds.checkpoint_restore_s
@@ -52,8 +53,8 @@ class PricedRounds(Policy):
         bounds = self._price_bounds(active)
         if bounds is None:
             return self._finishing(state, None) if full else {}
-        free = [n.num_gpus for n in self.nodes] if full else list(state.node_free_gpus[:])
-        book = PriceBook(self.nodes, free, *bounds)
+        free = list(self.node_gpus) if full else list(state.node_free_gpus[:])
+        book = PriceBook(self.node_types, self.node_gpus, free, *bounds)
         candidates = active if full else list(state.waiting)
         density = {job.index: self._density(job) for job in candidates}
         ordered = sorted(
