@@ -9,7 +9,7 @@ keys its cache so, and asks the estimator once per distinct case.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from engine.network import change_times
 from engine.policies.base import Part, PolicyContext
@@ -45,7 +45,7 @@ class CopyRates:
         for node in context.nodes:
             self.first_node.setdefault(node.worker_type, node.node)
         self._rates: dict[CopyKey, float] = {}
-        self._single: dict[tuple[str, int, str, int], float] = {}
+        self.single_cache: dict[tuple[str, int, str, int], float] = {}
         self._empty: dict[int, tuple[tuple[str, int, float], ...]] = {}
 
     def gpus(self, job: JobState, free: int) -> int:
@@ -69,17 +69,42 @@ class CopyRates:
             ).steps_per_s
         return rate
 
+    def adding(self, job: JobState, parts: Sequence[Part], now_s: float) -> Callable[[Part], float]:
+        """``part -> rate(job, (*parts, part), now_s)`` for parts on nodes ``parts`` do not use:
+        the cache key is built from the fixed parts' shape and racks once (HadarE tries an
+        extra copy on every group of nodes)."""
+        ordered = sorted(parts, key=lambda p: p.node)
+        nodes = [p.node for p in ordered]
+        shape = [(p.worker_type, p.num_gpus) for p in ordered]
+        racks = {self.rack_of[node] for node in nodes}
+        epoch = bisect_right(self.changes, now_s)
+        job_type, scale_factor, rates, rack_of = (
+            job.job_type,
+            job.scale_factor,
+            self._rates,
+            self.rack_of,
+        )
+
+        def rate(part: Part) -> float:
+            at = bisect_right(nodes, part.node)
+            new_shape = (*shape[:at], (part.worker_type, part.num_gpus), *shape[at:])
+            new_racks = tuple(sorted(racks | {rack_of[part.node]}))
+            cached = rates.get((job_type, scale_factor, new_shape, new_racks, epoch))
+            return self.rate(job, (*parts, part), now_s) if cached is None else cached
+
+        return rate
+
     def single(self, job: JobState, worker_type: str, gpus: int) -> float:
         """Rate of one copy alone on ``gpus`` GPUs of a node of ``worker_type``."""
         key = (job.job_type, job.scale_factor, worker_type, gpus)
-        rate = self._single.get(key)
+        rate = self.single_cache.get(key)
         if rate is None:
             part = Part(worker_type, gpus, self.first_node[worker_type])
-            rate = self._single[key] = self.rate(job, (part,), 0.0)
+            rate = self.single_cache[key] = self.rate(job, (part,), 0.0)
         return rate
 
     def on_empty_nodes(
-        self, job: JobState, types: Sequence[str]
+        self, job: JobState, types: Iterable[str]
     ) -> tuple[tuple[str, int, float], ...]:
         """(worker type, GPUs, rate) of one copy on an empty node of each of ``types`` (the
         worker types the job fits, fixed for a job; cached per job)."""

@@ -43,6 +43,7 @@ class PricedRounds(Policy):
         self.now_s = 0.0
         self._round_index = -1
         self._speeds: dict[int, dict[str, float]] = {}
+        self._bounds: dict[int, tuple[float, float, tuple[float, float] | None]] = {}
 
     def allocate(self, state: SchedulerState) -> Allocation:
         """Round boundary: the whole allocation. Mid-round: starts of waiting jobs on free GPUs."""
@@ -148,10 +149,21 @@ class PricedRounds(Policy):
         """``L`` and ``U``: the least and greatest positive utility per GPU of a (re)started
         whole-job gang over ``jobs`` and the types each fits (None when none is positive)."""
         low, high = float("inf"), 0.0
+        round_s, moved_s = self.round_s, self._seconds_moved
+        known = self._bounds  # a waiting job's bounds hold until it runs
         for job in jobs:
-            bounds = self._utility_bounds(job, self._seconds(job, keep=False))
+            seconds = round_s if job.first_start_s is None else moved_s  # keep=False
+            hit = known.get(job.index)
+            if hit is not None and hit[0] == job.steps_done and hit[1] == seconds:
+                bounds = hit[2]
+            else:
+                bounds = self._utility_bounds(job, seconds)
+                known[job.index] = (job.steps_done, seconds, bounds)
             if bounds is not None:
-                low, high = min(low, bounds[0]), max(high, bounds[1])
+                if bounds[0] < low:
+                    low = bounds[0]
+                if bounds[1] > high:
+                    high = bounds[1]
         return None if low == float("inf") else (low, high)
 
     def _utility_bounds(self, job: JobState, seconds: float) -> tuple[float, float] | None:
