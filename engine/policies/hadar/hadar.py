@@ -189,13 +189,12 @@ class Hadar(PricedRounds):
         basis = remaining if self.params.remaining_work_utility else job.total_steps
         weight = job.priority_weight
         best: tuple[list[tuple[int, str, int]], float, float] | None = None
-        best_net, seen = 0.0, -1
+        best_net = 0.0
+        present = {row[2] for row in ranked}
         for threshold in self._speed_levels(job):
-            allowed = [row for row in ranked if -row[2] >= threshold]
-            if len(allowed) == seen:
-                continue  # no new nodes: the same pick as the faster threshold's
-            seen = len(allowed)
-            pick = _first_gpus(job.scale_factor, allowed)
+            if -threshold not in present:
+                continue  # no nodes of this speed: the same pick as the faster threshold's
+            pick = _first_gpus(job.scale_factor, ranked, -threshold)
             if pick is None:
                 continue
             taken, rate, cost = pick
@@ -226,13 +225,16 @@ class Hadar(PricedRounds):
 
 
 def _first_gpus(
-    need: int, ranked: list[tuple[float, int, float, str, int, list[int]]]
+    need: int, ranked: list[tuple[float, int, float, str, int, list[int]]], neg_threshold: float
 ) -> tuple[list[tuple[int, str, int]], float, float] | None:
-    """The first ``need`` GPUs of the ranked groups (whole groups in node order) as (node, type,
-    GPUs), the slowest speed among them and their summed price; None if there are fewer."""
+    """The first ``need`` GPUs of the ranked groups at least ``-neg_threshold`` fast (whole
+    groups in node order) as (node, type, GPUs), the slowest speed among them and their summed
+    price; None if there are fewer."""
     taken: list[tuple[int, str, int]] = []
     cost, left, rate = 0.0, need, float("inf")
     for price, neg_free, neg_speed, worker_type, _, members in ranked:
+        if neg_speed > neg_threshold:
+            continue
         free = -neg_free
         if -neg_speed < rate:
             rate = -neg_speed
