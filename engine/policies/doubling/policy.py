@@ -118,9 +118,16 @@ class Doubling(Policy):
                 sizes[job.index] = (worker_type, 1)
                 free[worker_type] -= 1
                 remaining -= 1
-        self._double(jobs, sizes, free, state.now_s)
+        by_index = {job.index: job for job in jobs}
+        self._double(by_index, sizes, free, state.now_s)
         order = sorted(sizes, key=lambda i: -sizes[i][1])  # largest first packs best
-        return {i: Grant(*sizes[i]) for i in order}
+        allocation: Allocation = {}
+        for i in order:
+            worker_type, num_gpus = sizes[i]
+            current = by_index[i].grant  # an unchanged grant is passed on as it is
+            same = current is not None and current == (worker_type, num_gpus, (), "gang")
+            allocation[i] = current if same else Grant(worker_type, num_gpus)
+        return allocation
 
     def _one_gpu_type(self, job: JobState, free: dict[str, int]) -> str | None:
         """The job's current type if it has a free GPU, else its fastest type with one."""
@@ -136,14 +143,13 @@ class Doubling(Policy):
         return None
 
     def _double(
-        self, jobs: list[JobState], sizes: dict[int, tuple[str, int]], free: dict[str, int],
-        now_s: float,
+        self, by_index: dict[int, JobState], sizes: dict[int, tuple[str, int]],
+        free: dict[str, int], now_s: float,
     ) -> None:  # fmt: skip
         """Greedy doubling (see the module docstring); updates ``sizes`` and ``free``.
 
         The heap holds at most one entry per job, so its keys ``(-gain, index)`` are distinct
         and the pop order does not depend on how the heap was built."""
-        by_index = {job.index: job for job in jobs}
         saving = self._savings_at(now_s)
         limits = self._limits
         heap: list[tuple[float, int]] = []
@@ -194,7 +200,8 @@ class Doubling(Policy):
                 current = estimate(job, worker_type, num_gpus, now_s)
             if current <= 0:
                 return 0.0
-            remaining = job.remaining_steps
+            remaining = job.total_steps - job.steps_done
+            remaining = remaining if remaining > 0.0 else 0.0  # job.remaining_steps
             grant = job.grant  # _restart_s for both sizes
             if grant is None:
                 restart_s = 0.0 if job.first_start_s is None else restart_cost_s
