@@ -131,9 +131,9 @@ def test_hadare_bounds_offers_and_copy_rates_equal_the_rules(
     def checked_adding(self: CopyRates, job: JobState, parts: Any, now_s: float) -> Any:
         fast = adding(self, job, parts, now_s)
 
-        def rate(part: Part) -> float:
-            got = fast(part)
-            assert got == self.rate(job, (*parts, part), now_s)
+        def rate(worker_type: str, num_gpus: int, node: int) -> float:
+            got = fast(worker_type, num_gpus, node)
+            assert got == self.rate(job, (*parts, Part(worker_type, num_gpus, node)), now_s)
             return got
 
         return rate
@@ -227,7 +227,7 @@ def test_extra_copy_rates_follow_racks_order_and_congestion() -> None:
             for node in sorted(set(range(5)) - set(fixed)):
                 part = Part(types[node], 2 if node != 2 else 1, node)
                 fresh = CopyRates(context, 0, 1.0, 10.0).rate(job, (*parts, part), now_s)
-                assert rate_with(part) == fresh
+                assert rate_with(*part) == fresh
     pair = (Part("v100", 2, 0), Part("v100", 2, 3))
     congested = CopyRates(context, 0, 1.0, 10.0).rate(job, pair, 150.0)
     calm = CopyRates(context, 0, 1.0, 10.0).rate(job, pair, 0.0)

@@ -45,6 +45,7 @@ class CopyRates:
         for node in context.nodes:
             self.first_node.setdefault(node.worker_type, node.node)
         self._rates: dict[CopyKey, float] = {}
+        self._adding: dict[tuple[object, ...], dict[tuple[str, int, int, str], float]] = {}
         self.single_cache: dict[tuple[str, int, str, int], float] = {}
         self._empty: dict[int, tuple[tuple[str, int, float], ...]] = {}
 
@@ -69,28 +70,33 @@ class CopyRates:
             ).steps_per_s
         return rate
 
-    def adding(self, job: JobState, parts: Sequence[Part], now_s: float) -> Callable[[Part], float]:
-        """``part -> rate(job, (*parts, part), now_s)`` for parts on nodes ``parts`` do not use:
-        the cache key is built from the fixed parts' shape and racks once (HadarE tries an
-        extra copy on every group of nodes)."""
+    def adding(
+        self, job: JobState, parts: Sequence[Part], now_s: float
+    ) -> Callable[[str, int, int], float]:
+        """``(worker type, GPUs, node) -> rate(job, (*parts, that copy), now_s)`` for copies on
+        nodes ``parts`` do not use. HadarE tries an extra copy on every group of nodes, so the
+        answers are kept per fixed copies and looked up by (type, GPUs, place in node order,
+        rack): exactly what :meth:`rate`'s key adds for the new copy."""
         ordered = sorted(parts, key=lambda p: p.node)
         nodes = [p.node for p in ordered]
-        shape = [(p.worker_type, p.num_gpus) for p in ordered]
-        racks = {self.rack_of[node] for node in nodes}
+        shape = tuple((p.worker_type, p.num_gpus) for p in ordered)
+        racks = frozenset(self.rack_of[node] for node in nodes)
         epoch = bisect_right(self.changes, now_s)
-        job_type, scale_factor, rates, rack_of = (
-            job.job_type,
-            job.scale_factor,
-            self._rates,
-            self.rack_of,
-        )
+        base = (job.job_type, job.scale_factor, shape, racks, epoch)
+        known = self._adding.get(base)
+        if known is None:
+            known = self._adding[base] = {}
+        rack_of = self.rack_of
 
-        def rate(part: Part) -> float:
-            at = bisect_right(nodes, part.node)
-            new_shape = (*shape[:at], (part.worker_type, part.num_gpus), *shape[at:])
-            new_racks = tuple(sorted(racks | {rack_of[part.node]}))
-            cached = rates.get((job_type, scale_factor, new_shape, new_racks, epoch))
-            return self.rate(job, (*parts, part), now_s) if cached is None else cached
+        def rate(worker_type: str, num_gpus: int, node: int) -> float:
+            at = bisect_right(nodes, node)
+            key = (worker_type, num_gpus, at, rack_of[node])
+            found = known.get(key)
+            if found is None:
+                found = known[key] = self.rate(
+                    job, (*parts, Part(worker_type, num_gpus, node)), now_s
+                )
+            return found
 
         return rate
 

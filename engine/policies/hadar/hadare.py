@@ -226,6 +226,7 @@ class HadarE(PricedRounds):
         basis = remaining if self.params.remaining_work_utility else job.total_steps
         weight = job.priority_weight
         rate_with = self.copies.adding(job, parts, self.now_s)
+        cap = self.copies.max_gpus_per_copy or job.scale_factor
         best, best_key = None, None
         for worker_type, free, price, members in book.levels():
             if worker_type not in speeds:
@@ -233,11 +234,11 @@ class HadarE(PricedRounds):
             node = next((n for n in members if n not in used), None)
             if node is None:
                 continue
-            part = Part(worker_type, self.copies.gpus(job, free), node)
-            work = rate_with(part) * seconds
+            gpus = min(free, cap)  # self.copies.gpus
+            work = rate_with(worker_type, gpus, node) * seconds
             gain = (0.0 if basis <= 0 else weight * min(remaining, work) / basis) - before
-            cost = part.num_gpus * price
-            key = (gain - cost, part.num_gpus, speeds[worker_type], -node)
+            cost = gpus * price
+            key = (gain - cost, gpus, speeds[worker_type], -node)
             if gain > 0 and gain >= cost * (1 - TOLERANCE) and (best_key is None or key > best_key):
-                best, best_key = part, key
-        return best
+                best, best_key = (worker_type, gpus, node), key
+        return None if best is None else Part(*best)
