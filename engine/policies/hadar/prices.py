@@ -65,10 +65,11 @@ class PriceBook:
         self.ratio = high / low
         self.total_free = sum(free)
         self._groups: dict[tuple[str, int, int], list[int]] = {}
-        rows = zip(node_types, node_gpus, self.used, strict=True)
-        for node, (worker_type, gpus, used) in enumerate(rows):
-            if used < gpus:
-                self._groups.setdefault((worker_type, gpus, used), []).append(node)
+        for node, node_free in enumerate(free):
+            if node_free > 0:
+                gpus = node_gpus[node]
+                key = (node_types[node], gpus, gpus - node_free)
+                self._groups.setdefault(key, []).append(node)
         self._levels: list[Level] | None = None
         self._min_price = float("inf")
 
