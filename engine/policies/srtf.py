@@ -107,7 +107,9 @@ class Srtf(Policy):
                 )
                 if worker_type is None:
                     continue
-            allocation[job.index] = Grant(worker_type, need)
+            current = job.grant  # an unchanged grant is passed on as it is
+            same = current is not None and current == (worker_type, need, (), "gang")
+            allocation[job.index] = current if same else Grant(worker_type, need)
             free[worker_type] -= need
             total_free -= need
         return allocation
