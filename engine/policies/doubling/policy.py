@@ -103,7 +103,7 @@ class Doubling(Policy):
         self.restart_cost_s = context.rounds.checkpoint_restore_s if cost < 0 else cost
         self.speed = RingSpeed(context, params.noise_scale_ratio)
         self._limits: dict[tuple[int, str], int] = {}
-        self._fastest: dict[int, list[str]] = {}
+        self._usable: dict[int, list[str]] = {}
 
     def allocate(self, state: SchedulerState) -> Allocation:
         jobs = state.active()
@@ -131,16 +131,14 @@ class Doubling(Policy):
 
     def _one_gpu_type(self, job: JobState, free: dict[str, int]) -> str | None:
         """The job's current type if it has a free GPU, else its fastest type with one."""
+        usable = self._usable.get(job.index)
+        if usable is None:  # the types it runs on (max_gpus > 0), fastest first; fixed per job
+            usable = [wt for wt in fastest_types(job, self.capacity) if self.max_gpus(job, wt)]
+            self._usable[job.index] = usable
         current = job.worker_type
-        if current is not None and free.get(current, 0) > 0 and self.max_gpus(job, current):
+        if current is not None and free.get(current, 0) > 0 and current in usable:
             return current
-        types = self._fastest.get(job.index)
-        if types is None:
-            types = self._fastest[job.index] = fastest_types(job, self.capacity)
-        for worker_type in types:
-            if free[worker_type] > 0 and self.max_gpus(job, worker_type):
-                return worker_type
-        return None
+        return next((wt for wt in usable if free[wt] > 0), None)
 
     def _double(
         self, by_index: dict[int, JobState], sizes: dict[int, tuple[str, int]],
