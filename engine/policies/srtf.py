@@ -107,9 +107,9 @@ class Srtf(Policy):
                 )
                 if worker_type is None:
                     continue
-            current = job.grant  # an unchanged grant is passed on as it is
-            same = current is not None and current == (worker_type, need, (), "gang")
-            allocation[job.index] = current if same else Grant(worker_type, need)
+            grant, current = Grant(worker_type, need), job.grant
+            # an unchanged grant is passed on as it is (the engine does not re-check it)
+            allocation[job.index] = current if current is not None and current == grant else grant
             free[worker_type] -= need
             total_free -= need
         return allocation

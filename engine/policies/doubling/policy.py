@@ -124,9 +124,9 @@ class Doubling(Policy):
         allocation: Allocation = {}
         for i in order:
             worker_type, num_gpus = sizes[i]
-            current = by_index[i].grant  # an unchanged grant is passed on as it is
-            same = current is not None and current == (worker_type, num_gpus, (), "gang")
-            allocation[i] = current if same else Grant(worker_type, num_gpus)
+            grant, current = Grant(worker_type, num_gpus), by_index[i].grant
+            # an unchanged grant is passed on as it is (the engine does not re-check it)
+            allocation[i] = current if current is not None and current == grant else grant
         return allocation
 
     def _one_gpu_type(self, job: JobState, free: dict[str, int]) -> str | None:
