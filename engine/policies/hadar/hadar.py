@@ -110,40 +110,23 @@ class Hadar(PricedRounds):
         seconds = self._seconds(job, keep=job.placement is not None)
         return self._utility(job, rate, seconds) / job.scale_factor if rate > 0 else 0.0
 
-    def _price_bounds(self, jobs: Sequence[JobState]) -> tuple[float, float] | None:
-        """As the base class, from each job's slowest and fastest ``g_k`` only: with a
-        positive weight the utility is non-decreasing in the rate, and so are its rounded
-        floats. :meth:`_utility`, inlined: this runs for every active job at every decision."""
-        low, high = float("inf"), 0.0
-        round_s, moved_s = self.round_s, self._seconds_moved
-        remaining_basis = self.params.remaining_work_utility
-        levels_of = self._thresholds
-        for job in jobs:
-            levels = levels_of.get(job.index) or self._speed_levels(job)
-            remaining = job.total_steps - job.steps_done
-            remaining = remaining if remaining > 0.0 else 0.0  # job.remaining_steps
-            basis = remaining if remaining_basis else job.total_steps
-            weight = job.priority_weight
-            if not levels or basis <= 0 or weight <= 0:
-                bounds = self._utility_bounds(job, self._seconds(job, keep=False))
-                if bounds is not None:
-                    low, high = min(low, bounds[0]), max(high, bounds[1])
-                continue
-            seconds = round_s if job.first_start_s is None else moved_s
-            sf = job.scale_factor
-            slow, fast = levels[-1] * seconds, levels[0] * seconds  # min(remaining, ...) below
-            least = weight * (slow if slow < remaining else remaining) / basis / sf
-            most = weight * (fast if fast < remaining else remaining) / basis / sf
-            if least <= 0:  # only the fastest types earn anything: every type, one by one
-                bounds = self._utility_bounds(job, seconds)
-                if bounds is None:
-                    continue
-                least, most = bounds
-            if least < low:
-                low = least
-            if most > high:
-                high = most
-        return None if low == float("inf") else (low, high)
+    def _utility_bounds(self, job: JobState, seconds: float) -> tuple[float, float] | None:
+        """As the base class, from the slowest and fastest ``g_k`` only: with a positive
+        weight the utility is non-decreasing in the rate, and so are its rounded floats
+        (:meth:`_utility`, inlined: this runs for every running job at every decision)."""
+        levels = self._thresholds.get(job.index) or self._speed_levels(job)
+        remaining = job.total_steps - job.steps_done
+        remaining = remaining if remaining > 0.0 else 0.0  # job.remaining_steps
+        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        weight = job.priority_weight
+        if not levels or basis <= 0 or weight <= 0:
+            return super()._utility_bounds(job, seconds)
+        sf = job.scale_factor
+        slow, fast = levels[-1] * seconds, levels[0] * seconds  # min(remaining, ...) below
+        least = weight * (slow if slow < remaining else remaining) / basis / sf
+        if least <= 0:  # only the fastest types earn anything: every type, one by one
+            return super()._utility_bounds(job, seconds)
+        return least, weight * (fast if fast < remaining else remaining) / basis / sf
 
     def _speed_levels(self, job: JobState) -> list[float]:
         """The job's distinct ``g_k``, fastest first (cached: fixed for a job)."""
