@@ -52,6 +52,7 @@ class Srtf(Policy):
         super().__init__(params, context)
         self.capacity = context.cluster.capacity()
         self._types_by_speed: dict[int, tuple[list[str], float]] = {}
+        self._best_rate: dict[int, float] = {}
 
     def _speed(self, job: JobState) -> tuple[list[str], float]:
         """The job's fitting worker types, fastest first, and its best steps/s (cached)."""
@@ -66,6 +67,7 @@ class Srtf(Policy):
             types.sort(key=lambda wt: -rates[wt])
             cached = (types, rates[types[0]] if types else 0.0)
             self._types_by_speed[job.index] = cached
+            self._best_rate[job.index] = cached[1]
         return cached
 
     def remaining_time_s(self, job: JobState) -> float:
@@ -74,28 +76,40 @@ class Srtf(Policy):
         return job.remaining_steps / best if best > 0 else float("inf")
 
     def allocate(self, state: SchedulerState) -> Allocation:
-        jobs = [*state.waiting, *state.running]
-        jobs.sort(key=lambda j: (self.remaining_time_s(j), j.arrival_s, j.index))
+        # (remaining time, arrival, index, job): remaining_time_s inlined, as it runs for
+        # every job at every decision; indices are distinct, so jobs are never compared
+        best = self._best_rate
+        keyed = []
+        for job in (*state.waiting, *state.running):
+            rate = best.get(job.index)
+            if rate is None:
+                rate = self._speed(job)[1]
+            remaining = job.total_steps - job.steps_done
+            remaining = remaining if remaining > 0.0 else 0.0  # job.remaining_steps
+            time_s = remaining / rate if rate > 0 else float("inf")
+            keyed.append((time_s, job.arrival_s, job.index, job))
+        keyed.sort()
         free = dict(state.capacity)
         total_free = sum(free.values())
         allocation: Allocation = {}
-        for job in jobs:
+        types_by_speed = self._types_by_speed
+        for entry in keyed:
             if total_free <= 0:
                 break
-            worker_type = self._choose_type(job, free)
-            if worker_type is None:
-                continue
-            allocation[job.index] = Grant(worker_type, job.scale_factor)
-            free[worker_type] -= job.scale_factor
-            total_free -= job.scale_factor
+            job = entry[3]
+            need = job.scale_factor
+            # its current type if that has room (no needless migration), else the fastest
+            # type with room, else it waits
+            worker_type = job.worker_type
+            if worker_type is None or free.get(worker_type, 0) < need:
+                worker_type = next(
+                    (wt for wt in types_by_speed[job.index][0] if free[wt] >= need), None
+                )
+                if worker_type is None:
+                    continue
+            grant, current = Grant(worker_type, need), job.grant
+            # an unchanged grant is passed on as it is (the engine does not re-check it)
+            allocation[job.index] = current if current is not None and current == grant else grant
+            free[worker_type] -= need
+            total_free -= need
         return allocation
-
-    def _choose_type(self, job: JobState, free: dict[str, int]) -> str | None:
-        """Current type if it has room, else the fastest type with room, else None."""
-        current = job.worker_type
-        if current is not None and free.get(current, 0) >= job.scale_factor:
-            return current
-        for worker_type in self._speed(job)[0]:
-            if free[worker_type] >= job.scale_factor:
-                return worker_type
-        return None

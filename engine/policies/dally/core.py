@@ -89,12 +89,11 @@ class ConsolidationScheduler(Policy):
         now = state.now_s
         tick = state.round_index != self._round_index
         self._round_index = state.round_index
+        node_free = list(state.node_free_gpus[:])  # one read of the engine's live view
         if self.tuner is not None:
             self.tuner.arrived(state.arrived)
-            self.gamma = self.tuner.retune(
-                now, self.gamma, state.waiting, state.running, state.node_free_gpus
-            )
-        board = Board(self.topology, state.node_free_gpus, self.placement)
+            self.gamma = self.tuner.retune(now, self.gamma, state.waiting, state.running, node_free)
+        board = Board(self.topology, node_free, self.placement)
         allocation: Allocation = {j.index: j.grant for j in state.running if j.grant is not None}
         waiting = sorted(state.waiting, key=lambda j: (self.queue(j), j.arrival_s, j.index))
         evictor = None

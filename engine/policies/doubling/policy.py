@@ -40,6 +40,7 @@ workloads. Everything below the abstract is a reconstruction [R] (shared/docs/sc
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
@@ -102,6 +103,7 @@ class Doubling(Policy):
         self.restart_cost_s = context.rounds.checkpoint_restore_s if cost < 0 else cost
         self.speed = RingSpeed(context, params.noise_scale_ratio)
         self._limits: dict[tuple[int, str], int] = {}
+        self._usable: dict[int, list[str]] = {}
 
     def allocate(self, state: SchedulerState) -> Allocation:
         jobs = state.active()
@@ -116,29 +118,47 @@ class Doubling(Policy):
                 sizes[job.index] = (worker_type, 1)
                 free[worker_type] -= 1
                 remaining -= 1
-        self._double(jobs, sizes, free, state.now_s)
+        by_index = {job.index: job for job in jobs}
+        self._double(by_index, sizes, free, state.now_s)
         order = sorted(sizes, key=lambda i: -sizes[i][1])  # largest first packs best
-        return {i: Grant(*sizes[i]) for i in order}
+        allocation: Allocation = {}
+        for i in order:
+            worker_type, num_gpus = sizes[i]
+            grant, current = Grant(worker_type, num_gpus), by_index[i].grant
+            # an unchanged grant is passed on as it is (the engine does not re-check it)
+            allocation[i] = current if current is not None and current == grant else grant
+        return allocation
 
     def _one_gpu_type(self, job: JobState, free: dict[str, int]) -> str | None:
         """The job's current type if it has a free GPU, else its fastest type with one."""
+        usable = self._usable.get(job.index)
+        if usable is None:  # the types it runs on (max_gpus > 0), fastest first; fixed per job
+            usable = [wt for wt in fastest_types(job, self.capacity) if self.max_gpus(job, wt)]
+            self._usable[job.index] = usable
         current = job.worker_type
-        if current is not None and free.get(current, 0) > 0 and self.max_gpus(job, current):
+        if current is not None and free.get(current, 0) > 0 and current in usable:
             return current
-        for worker_type in fastest_types(job, self.capacity):
-            if free[worker_type] > 0 and self.max_gpus(job, worker_type):
-                return worker_type
-        return None
+        return next((wt for wt in usable if free[wt] > 0), None)
 
     def _double(
-        self, jobs: list[JobState], sizes: dict[int, tuple[str, int]], free: dict[str, int],
-        now_s: float,
+        self, by_index: dict[int, JobState], sizes: dict[int, tuple[str, int]],
+        free: dict[str, int], now_s: float,
     ) -> None:  # fmt: skip
-        """Greedy doubling (see the module docstring); updates ``sizes`` and ``free``."""
-        by_index = {job.index: job for job in jobs}
+        """Greedy doubling (see the module docstring); updates ``sizes`` and ``free``.
+
+        The heap holds at most one entry per job, so its keys ``(-gain, index)`` are distinct
+        and the pop order does not depend on how the heap was built."""
+        saving = self._savings_at(now_s)
+        limits = self._limits
         heap: list[tuple[float, int]] = []
         for index, (worker_type, num_gpus) in sizes.items():
-            self._push(heap, by_index[index], worker_type, num_gpus, now_s)
+            job = by_index[index]
+            limit = limits.get((index, worker_type))
+            if 2 * num_gpus <= (self.max_gpus(job, worker_type) if limit is None else limit):
+                gain = saving(job, worker_type, num_gpus)
+                if gain > 0:
+                    heap.append((-gain, index))
+        heapq.heapify(heap)
         while heap:
             _, index = heapq.heappop(heap)
             worker_type, num_gpus = sizes[index]
@@ -146,37 +166,59 @@ class Doubling(Policy):
                 continue  # free GPUs only shrink: this job cannot double any more
             free[worker_type] -= num_gpus
             sizes[index] = (worker_type, 2 * num_gpus)
-            self._push(heap, by_index[index], worker_type, 2 * num_gpus, now_s)
-
-    def _push(
-        self, heap: list[tuple[float, int]], job: JobState, worker_type: str, num_gpus: int,
-        now_s: float,
-    ) -> None:  # fmt: skip
-        """Queues the job's next doubling if it is allowed and saves time."""
-        if 2 * num_gpus > self.max_gpus(job, worker_type):
-            return
-        gain = self.saving_per_gpu_s(job, worker_type, num_gpus, now_s)
-        if gain > 0:
-            heapq.heappush(heap, (-gain, job.index))
+            num_gpus *= 2  # its next doubling, if allowed and it saves time
+            if 2 * num_gpus <= limits[(index, worker_type)]:
+                gain = saving(by_index[index], worker_type, num_gpus)
+                if gain > 0:
+                    heapq.heappush(heap, (-gain, index))
 
     def saving_per_gpu_s(
         self, job: JobState, worker_type: str, num_gpus: int, now_s: float
     ) -> float:
         """Seconds of the job's remaining time saved per extra GPU by doubling ``num_gpus``
         (restart costs included); <= 0 when the doubling does not help or cannot run."""
-        bigger = self.speed.steps_per_s(job, worker_type, 2 * num_gpus, now_s)
-        if bigger <= 0:
-            return 0.0
-        current = self.speed.steps_per_s(job, worker_type, num_gpus, now_s)
-        if current <= 0:
-            return 0.0
-        remaining = job.remaining_steps
-        time_now_s = self._restart_s(job, worker_type, num_gpus, now_s) + remaining / current
-        time_doubled_s = self._restart_s(job, worker_type, 2 * num_gpus, now_s) + remaining / bigger
-        return (time_now_s - time_doubled_s) / num_gpus
+        return self._savings_at(now_s)(job, worker_type, num_gpus)
+
+    def _savings_at(self, now_s: float) -> Callable[[JobState, str, int], float]:
+        """:meth:`saving_per_gpu_s` at ``now_s`` as one function: it runs for every doubling
+        of every decision, so the speed cache and the restart rule are inlined."""
+        rates, factors = self.speed.cache_at(now_s)
+        estimate, restart_cost_s = self.speed.steps_per_s, self.restart_cost_s
+
+        def saving(job: JobState, worker_type: str, num_gpus: int) -> float:
+            key = (job.job_type, job.scale_factor, worker_type, 2 * num_gpus, *factors)
+            bigger = rates.get(key)
+            if bigger is None:
+                bigger = estimate(job, worker_type, 2 * num_gpus, now_s)
+            if bigger <= 0:
+                return 0.0
+            key = (job.job_type, job.scale_factor, worker_type, num_gpus, *factors)
+            current = rates.get(key)
+            if current is None:
+                current = estimate(job, worker_type, num_gpus, now_s)
+            if current <= 0:
+                return 0.0
+            remaining = job.total_steps - job.steps_done
+            remaining = remaining if remaining > 0.0 else 0.0  # job.remaining_steps
+            grant = job.grant  # _restart_s for both sizes
+            if grant is None:
+                restart_s = 0.0 if job.first_start_s is None else restart_cost_s
+                restart_now_s = restart_doubled_s = restart_s
+            else:
+                restart_now_s = restart_doubled_s = restart_cost_s
+                if grant == (worker_type, num_gpus, (), "gang"):
+                    restart_now_s = max(0.0, job.restore_until_s - now_s)
+                elif grant == (worker_type, 2 * num_gpus, (), "gang"):
+                    restart_doubled_s = max(0.0, job.restore_until_s - now_s)
+            time_now_s = restart_now_s + remaining / current
+            time_doubled_s = restart_doubled_s + remaining / bigger
+            return (time_now_s - time_doubled_s) / num_gpus
+
+        return saving
 
     def _restart_s(self, job: JobState, worker_type: str, num_gpus: int, now_s: float) -> float:
-        """Seconds lost before the job progresses under a grant of ``num_gpus`` GPUs."""
+        """Seconds lost before the job progresses under a grant of ``num_gpus`` GPUs (the rule
+        :meth:`_savings_at` inlines)."""
         if job.grant is not None and job.grant == Grant(worker_type, num_gpus):
             return max(0.0, job.restore_until_s - now_s)  # keeps its GPUs
         if job.grant is None and job.first_start_s is None:

@@ -46,6 +46,8 @@ class RingSpeed:
         self.noise_scale_ratio = noise_scale_ratio
         self.layout = TypeLayout(context.layout)
         self._cache: dict[tuple[str, int, str, int, float, float], float] = {}
+        self._factors_at_s = float("nan")
+        self._factors = (1.0, 1.0)
 
     def knows(self, job_type: str, worker_type: str) -> bool:
         """Whether the matrix has the job type on the worker type."""
@@ -58,17 +60,26 @@ class RingSpeed:
     def steps_per_s(self, job: JobState, worker_type: str, num_gpus: int, now_s: float) -> float:
         """Estimated steps/s (0 if the job cannot run on ``num_gpus`` GPUs of the type); cached
         per job type, scale factor, size and congestion in force."""
-        congestion = self.step_time.network.congestion
-        factors = (
-            congestion_factor(congestion, now_s, "rack", ()),
-            congestion_factor(congestion, now_s, "cross_rack", ()),
-        )
-        key = (job.job_type, job.scale_factor, worker_type, num_gpus, *factors)
+        key = (job.job_type, job.scale_factor, worker_type, num_gpus, *self.cache_at(now_s)[1])
         speed = self._cache.get(key)
         if speed is None:
             speed = self._estimate(job, worker_type, num_gpus, now_s)
             self._cache[key] = speed
         return speed
+
+    def cache_at(
+        self, now_s: float
+    ) -> tuple[dict[tuple[str, int, str, int, float, float], float], tuple[float, float]]:
+        """The speed cache and the (rack, cross-rack) congestion factors in force at ``now_s``
+        that key it (computed once per moment: a decision asks many times at one moment)."""
+        if now_s != self._factors_at_s:
+            congestion = self.step_time.network.congestion
+            self._factors = (
+                congestion_factor(congestion, now_s, "rack", ()),
+                congestion_factor(congestion, now_s, "cross_rack", ()),
+            )
+            self._factors_at_s = now_s
+        return self._cache, self._factors
 
     def _estimate(self, job: JobState, worker_type: str, num_gpus: int, now_s: float) -> float:
         if self.knows(job.job_type, worker_type):

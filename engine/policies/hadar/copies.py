@@ -9,7 +9,7 @@ keys its cache so, and asks the estimator once per distinct case.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from engine.network import change_times
 from engine.policies.base import Part, PolicyContext
@@ -45,7 +45,8 @@ class CopyRates:
         for node in context.nodes:
             self.first_node.setdefault(node.worker_type, node.node)
         self._rates: dict[CopyKey, float] = {}
-        self._single: dict[tuple[str, int, str, int], float] = {}
+        self._adding: dict[tuple[object, ...], dict[tuple[str, int, int, str], float]] = {}
+        self.single_cache: dict[tuple[str, int, str, int], float] = {}
         self._empty: dict[int, tuple[tuple[str, int, float], ...]] = {}
 
     def gpus(self, job: JobState, free: int) -> int:
@@ -69,17 +70,47 @@ class CopyRates:
             ).steps_per_s
         return rate
 
+    def adding(
+        self, job: JobState, parts: Sequence[Part], now_s: float
+    ) -> Callable[[str, int, int], float]:
+        """``(worker type, GPUs, node) -> rate(job, (*parts, that copy), now_s)`` for copies on
+        nodes ``parts`` do not use. HadarE tries an extra copy on every group of nodes, so the
+        answers are kept per fixed copies and looked up by (type, GPUs, place in node order,
+        rack): exactly what :meth:`rate`'s key adds for the new copy."""
+        ordered = sorted(parts, key=lambda p: p.node)
+        nodes = [p.node for p in ordered]
+        shape = tuple((p.worker_type, p.num_gpus) for p in ordered)
+        racks = frozenset(self.rack_of[node] for node in nodes)
+        epoch = bisect_right(self.changes, now_s)
+        base = (job.job_type, job.scale_factor, shape, racks, epoch)
+        known = self._adding.get(base)
+        if known is None:
+            known = self._adding[base] = {}
+        rack_of = self.rack_of
+
+        def rate(worker_type: str, num_gpus: int, node: int) -> float:
+            at = bisect_right(nodes, node)
+            key = (worker_type, num_gpus, at, rack_of[node])
+            found = known.get(key)
+            if found is None:
+                found = known[key] = self.rate(
+                    job, (*parts, Part(worker_type, num_gpus, node)), now_s
+                )
+            return found
+
+        return rate
+
     def single(self, job: JobState, worker_type: str, gpus: int) -> float:
         """Rate of one copy alone on ``gpus`` GPUs of a node of ``worker_type``."""
         key = (job.job_type, job.scale_factor, worker_type, gpus)
-        rate = self._single.get(key)
+        rate = self.single_cache.get(key)
         if rate is None:
             part = Part(worker_type, gpus, self.first_node[worker_type])
-            rate = self._single[key] = self.rate(job, (part,), 0.0)
+            rate = self.single_cache[key] = self.rate(job, (part,), 0.0)
         return rate
 
     def on_empty_nodes(
-        self, job: JobState, types: Sequence[str]
+        self, job: JobState, types: Iterable[str]
     ) -> tuple[tuple[str, int, float], ...]:
         """(worker type, GPUs, rate) of one copy on an empty node of each of ``types`` (the
         worker types the job fits, fixed for a job; cached per job)."""

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
 from engine.policies.base import Part, PolicyContext, register_policy
-from engine.policies.hadar.prices import Offer, PriceBook, Rank
+from engine.policies.hadar.prices import Offer, PriceBook
 from engine.policies.hadar.rounds import PricedRounds
 from engine.state import JobState
 
@@ -96,6 +96,8 @@ class Hadar(PricedRounds):
                 f"hadar: combine must be gang or proportional, not {params.combine!r}"
             )
         self.combine = params.combine
+        self._best_rates: dict[int, float] = {}
+        self._thresholds: dict[int, list[float]] = {}
 
     def _rate(self, job: JobState, parts: Sequence[Part]) -> float:
         speeds = self.speeds(job)
@@ -108,8 +110,40 @@ class Hadar(PricedRounds):
         seconds = self._seconds(job, keep=job.placement is not None)
         return self._utility(job, rate, seconds) / job.scale_factor if rate > 0 else 0.0
 
+    def _utility_bounds(self, job: JobState, seconds: float) -> tuple[float, float] | None:
+        """As the base class, from the slowest and fastest ``g_k`` only: with a positive
+        weight the utility is non-decreasing in the rate, and so are its rounded floats
+        (:meth:`_utility`, inlined: this runs for every running job at every decision)."""
+        levels = self._thresholds.get(job.index) or self._speed_levels(job)
+        remaining = job.total_steps - job.steps_done
+        remaining = remaining if remaining > 0.0 else 0.0  # job.remaining_steps
+        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        weight = job.priority_weight
+        if not levels or basis <= 0 or weight <= 0:
+            return super()._utility_bounds(job, seconds)
+        sf = job.scale_factor
+        slow, fast = levels[-1] * seconds, levels[0] * seconds  # min(remaining, ...) below
+        least = weight * (slow if slow < remaining else remaining) / basis / sf
+        if least <= 0:  # only the fastest types earn anything: every type, one by one
+            return super()._utility_bounds(job, seconds)
+        return least, weight * (fast if fast < remaining else remaining) / basis / sf
+
+    def _speed_levels(self, job: JobState) -> list[float]:
+        """The job's distinct ``g_k``, fastest first (cached: fixed for a job)."""
+        levels = self._thresholds.get(job.index)
+        if levels is None:
+            levels = sorted(set(self.speeds(job).values()), reverse=True)
+            self._thresholds[job.index] = levels
+        return levels
+
     def _best_rate(self, job: JobState) -> float:
-        """Rate on the fastest ``scale_factor`` GPUs of the whole cluster."""
+        """Rate on the fastest ``scale_factor`` GPUs of the whole cluster (cached)."""
+        rate = self._best_rates.get(job.index)
+        if rate is None:
+            rate = self._best_rates[job.index] = self._best_rate_uncached(job)
+        return rate
+
+    def _best_rate_uncached(self, job: JobState) -> float:
         left, total, slowest = job.scale_factor, 0.0, 0.0
         for worker_type, g in sorted(self.speeds(job).items(), key=lambda kv: -kv[1]):
             take = min(left, self.capacity[worker_type])
@@ -121,17 +155,40 @@ class Hadar(PricedRounds):
     def _best_offer(self, job: JobState, book: PriceBook, seconds: float) -> Offer | None:
         if self.combine == "proportional":
             return self._proportional_offer(job, book, seconds)
+        return self._gang_offer(job, book, seconds)
+
+    def _gang_offer(self, job: JobState, book: PriceBook, seconds: float) -> Offer | None:
+        """For each type taken as the slowest allowed, the cheapest ``scale_factor`` GPUs of
+        types at least as fast; the pick of greatest utility minus price (the first on ties)."""
         speeds = self.speeds(job)
-        best = None
-        for threshold in sorted(set(speeds.values()), reverse=True):
-            pick = book.cheapest(job.scale_factor, _gang_rank(speeds, threshold))
+        # the groups of the types the job fits, ranked once: cheapest, emptiest, fastest (ties:
+        # type, first node); a slowest allowed type keeps the rows at least that fast, in order
+        ranked = sorted(
+            (price, -free, -speeds[wt], wt, members[0], members)
+            for wt, free, price, members in book.levels()
+            if wt in speeds
+        )
+        remaining = job.remaining_steps  # self._utility, inlined
+        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        weight = job.priority_weight
+        best: tuple[list[tuple[int, str, int]], float, float] | None = None
+        best_net = 0.0
+        present = {row[2] for row in ranked}
+        for threshold in self._speed_levels(job):
+            if -threshold not in present:
+                continue  # no nodes of this speed: the same pick as the faster threshold's
+            pick = _first_gpus(job.scale_factor, ranked, -threshold)
             if pick is None:
                 continue
-            parts, price = pick
-            offer = Offer(parts, self._utility(job, self._rate(job, parts), seconds), price)
-            if best is None or offer.net > best.net:
-                best = offer
-        return best
+            taken, rate, cost = pick
+            utility = 0.0 if basis <= 0 else weight * min(remaining, rate * seconds) / basis
+            if best is None or utility - cost > best_net:
+                best, best_net = (taken, utility, cost), utility - cost
+        if best is None:
+            return None
+        taken, utility, cost = best
+        parts = tuple(Part(wt, gpus, node) for node, wt, gpus in sorted(taken))
+        return Offer(parts, utility, cost)
 
     def _proportional_offer(self, job: JobState, book: PriceBook, seconds: float) -> Offer | None:
         """The GPUs of highest value minus price, each worth its share of the job's rate."""
@@ -150,11 +207,25 @@ class Hadar(PricedRounds):
         return Offer(parts, self._utility(job, self._rate(job, parts), seconds), price)
 
 
-def _gang_rank(speeds: dict[str, float], threshold: float) -> Rank:
-    """Ranks nodes of types at least ``threshold`` fast: cheapest, then emptiest, then fastest."""
-
-    def rank(worker_type: str, price: float, free: int) -> tuple[float, ...] | None:
-        speed = speeds.get(worker_type, 0.0)
-        return (price, -free, -speed) if speed >= threshold else None
-
-    return rank
+def _first_gpus(
+    need: int, ranked: list[tuple[float, int, float, str, int, list[int]]], neg_threshold: float
+) -> tuple[list[tuple[int, str, int]], float, float] | None:
+    """The first ``need`` GPUs of the ranked groups at least ``-neg_threshold`` fast (whole
+    groups in node order) as (node, type, GPUs), the slowest speed among them and their summed
+    price; None if there are fewer."""
+    taken: list[tuple[int, str, int]] = []
+    cost, left, rate = 0.0, need, float("inf")
+    for price, neg_free, neg_speed, worker_type, _, members in ranked:
+        if neg_speed > neg_threshold:
+            continue
+        free = -neg_free
+        if -neg_speed < rate:
+            rate = -neg_speed
+        for node in members:
+            take = free if free < left else left
+            taken.append((node, worker_type, take))
+            cost += take * price
+            left -= take
+            if left == 0:
+                return taken, rate, cost
+    return None

@@ -126,7 +126,7 @@ class HadarE(PricedRounds):
 
     def _utility_per_gpu(self, job: JobState, seconds: float) -> dict[str, float]:
         """Utility per GPU of one copy on an empty node of each type the job fits."""
-        table = self.copies.on_empty_nodes(job, tuple(self.speeds(job)))
+        table = self.copies.on_empty_nodes(job, self.speeds(job))
         remaining = job.remaining_steps
         basis = remaining if self.params.remaining_work_utility else job.total_steps
         if basis <= 0:
@@ -134,6 +134,25 @@ class HadarE(PricedRounds):
         weight = job.priority_weight  # as _utility, inlined: called for every job and decision
         return {wt: weight * min(remaining, rate * seconds) / basis / gpus
                 for wt, gpus, rate in table}  # fmt: skip
+
+    def _utility_bounds(self, job: JobState, seconds: float) -> tuple[float, float] | None:
+        """Least and greatest positive utility per GPU of one copy on an empty node (as
+        :meth:`_utility_per_gpu`, without the dict: it runs for every job at every decision)."""
+        table = self.copies.on_empty_nodes(job, self.speeds(job))
+        remaining = job.remaining_steps
+        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        if basis <= 0:
+            return None
+        weight, low, high = job.priority_weight, float("inf"), 0.0
+        for _, gpus, rate in table:
+            work = rate * seconds
+            utility = weight * (work if work < remaining else remaining) / basis / gpus
+            if utility > 0:
+                if utility < low:
+                    low = utility
+                if utility > high:
+                    high = utility
+        return None if low == float("inf") else (low, high)
 
     def _density(self, job: JobState) -> float:
         """Utility per GPU of the job's best single copy on an empty node."""
@@ -150,18 +169,29 @@ class HadarE(PricedRounds):
         """The single copy of greatest utility minus price (ties: more GPUs, faster type, lower
         node)."""
         speeds = self.speeds(job)
+        remaining = job.remaining_steps  # self._utility and self.copies.single, inlined
+        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        weight = job.priority_weight
+        cap = self.copies.max_gpus_per_copy or job.scale_factor
+        single, singles = self.copies.single, self.copies.single_cache
         best, best_key = None, None
         for worker_type, free, price, members in book.levels():
             speed = speeds.get(worker_type)
             if speed is None:
                 continue
-            gpus = self.copies.gpus(job, free)
-            utility = self._utility(job, self.copies.single(job, worker_type, gpus), seconds)
+            gpus = min(free, cap)
+            rate = singles.get((job.job_type, job.scale_factor, worker_type, gpus))
+            if rate is None:
+                rate = single(job, worker_type, gpus)
+            utility = 0.0 if basis <= 0 else weight * min(remaining, rate * seconds) / basis
             cost = gpus * price
             key = (utility - cost, gpus, speed, -members[0])
             if best_key is None or key > best_key:
-                best, best_key = (Part(worker_type, gpus, members[0]), utility, cost), key
-        return None if best is None else Offer((best[0],), best[1], best[2])
+                best, best_key = (worker_type, gpus, members[0], utility, cost), key
+        if best is None:
+            return None
+        worker_type, gpus, node, utility, cost = best
+        return Offer((Part(worker_type, gpus, node),), utility, cost)
 
     def _extend(
         self, allocation: Allocation, ordered: list[JobState], book: PriceBook, full: bool
@@ -192,6 +222,11 @@ class HadarE(PricedRounds):
         rate_now = self._rate(job, parts)
         # growing an unchanged running job changes its grant: every copy pays a restore
         before = self._utility(job, rate_now, self.round_s if kept else seconds)
+        remaining = job.remaining_steps  # self._utility, inlined below
+        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        weight = job.priority_weight
+        rate_with = self.copies.adding(job, parts, self.now_s)
+        cap = self.copies.max_gpus_per_copy or job.scale_factor
         best, best_key = None, None
         for worker_type, free, price, members in book.levels():
             if worker_type not in speeds:
@@ -199,10 +234,11 @@ class HadarE(PricedRounds):
             node = next((n for n in members if n not in used), None)
             if node is None:
                 continue
-            part = Part(worker_type, self.copies.gpus(job, free), node)
-            gain = self._utility(job, self._rate(job, (*parts, part)), seconds) - before
-            cost = part.num_gpus * price
-            key = (gain - cost, part.num_gpus, speeds[worker_type], -node)
+            gpus = min(free, cap)  # self.copies.gpus
+            work = rate_with(worker_type, gpus, node) * seconds
+            gain = (0.0 if basis <= 0 else weight * min(remaining, work) / basis) - before
+            cost = gpus * price
+            key = (gain - cost, gpus, speeds[worker_type], -node)
             if gain > 0 and gain >= cost * (1 - TOLERANCE) and (best_key is None or key > best_key):
-                best, best_key = part, key
-        return best
+                best, best_key = (worker_type, gpus, node), key
+        return None if best is None else Part(*best)

@@ -9,16 +9,22 @@ choose the nodes, so Hadar and HadarE pin their parts to nodes themselves.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from engine.policies.base import NodeInfo, Part
+from engine.policies.base import Part
 
 TOLERANCE = 1e-9
 """Relative slack of price comparisons (utilities and prices are sums of floats)."""
 
 Rank = Callable[[str, float, int], tuple[float, ...] | None]
 """(worker type, price per GPU, free GPUs of a node) -> sort key, or None to skip the node."""
+
+Level = tuple[str, int, float, list[int]]
+"""(worker type, free GPUs per node, price per GPU, nodes in node order) of one group."""
+
+Ranked = tuple[tuple[float, ...], str, int, float, list[int]]
+"""A group as :meth:`PriceBook.ranked` lists it: (rank key, worker type, free, price, nodes)."""
 
 
 class Offer(NamedTuple):
@@ -37,37 +43,59 @@ class PriceBook:
     """GPUs granted per node during one decision, and each node's dual price per GPU.
 
     Nodes are grouped by (worker type, capacity, GPUs used): the nodes of a group cost the same
-    and have the same free GPUs, so choosing slots scans groups rather than nodes.
+    and have the same free GPUs, so choosing slots scans groups rather than nodes. The groups
+    and their prices are listed once between two :meth:`take` calls (every job of a decision
+    reads them, for every slowest type it tries).
     """
 
-    def __init__(self, nodes: Sequence[NodeInfo], free: Sequence[int], low: float, high: float):
-        self.nodes = nodes
-        self.used = [node.num_gpus - f for node, f in zip(nodes, free, strict=True)]
+    def __init__(
+        self,
+        node_types: Sequence[str],
+        node_gpus: Sequence[int],
+        free: Sequence[int],
+        low: float,
+        high: float,
+    ) -> None:
+        """Args: each node's worker type and GPUs (:class:`NodeLayout`'s ``node_type`` and
+        ``node_gpus``), its free GPUs now, and ``L`` and ``U``."""
+        self.node_types = node_types
+        self.node_gpus = node_gpus
+        self.used = [gpus - f for gpus, f in zip(node_gpus, free, strict=True)]
         self.low = low
         self.ratio = high / low
         self.total_free = sum(free)
         self._groups: dict[tuple[str, int, int], list[int]] = {}
-        for node, used in zip(nodes, self.used, strict=True):
-            if used < node.num_gpus:
-                self._groups.setdefault((node.worker_type, node.num_gpus, used), []).append(
-                    node.node
-                )
+        for node, node_free in enumerate(free):
+            if node_free > 0:
+                gpus = node_gpus[node]
+                key = (node_types[node], gpus, gpus - node_free)
+                self._groups.setdefault(key, []).append(node)
+        self._levels: list[Level] | None = None
+        self._min_price = float("inf")
 
     def price(self, node: int) -> float:
         """Price per GPU of ``node`` at its use so far (``L (U/L)^(used/capacity)``)."""
-        return self.low * self.ratio ** (self.used[node] / self.nodes[node].num_gpus)
+        return self.low * self.ratio ** (self.used[node] / self.node_gpus[node])
 
     def free(self, node: int) -> int:
-        return self.nodes[node].num_gpus - self.used[node]
+        return self.node_gpus[node] - self.used[node]
 
-    def levels(self) -> Iterator[tuple[str, int, float, list[int]]]:
+    def levels(self) -> list[Level]:
         """(worker type, free GPUs per node, price per GPU, nodes) of every group with room."""
-        for (worker_type, capacity, used), members in self._groups.items():
-            yield worker_type, capacity - used, self.low * self.ratio ** (used / capacity), members
+        levels = self._levels
+        if levels is None:
+            low, ratio = self.low, self.ratio
+            levels = self._levels = [
+                (worker_type, capacity - used, low * ratio ** (used / capacity), members)
+                for (worker_type, capacity, used), members in self._groups.items()
+            ]
+            self._min_price = min((level[2] for level in levels), default=float("inf"))
+        return levels
 
     def min_price(self) -> float:
         """The lowest price per GPU among nodes with room (inf when none has)."""
-        return min((price for _, _, price, _ in self.levels()), default=float("inf"))
+        self.levels()
+        return self._min_price
 
     def fits(self, parts: Sequence[Part]) -> bool:
         """Whether every part's node still has its GPUs free."""
@@ -85,12 +113,23 @@ class PriceBook:
     def cheapest(self, need: int, rank: Rank) -> tuple[tuple[Part, ...], float] | None:
         """The ``need`` GPUs first in ``rank`` order (whole groups in node order), with their
         summed price; None if the ranked nodes have fewer free GPUs."""
+        return self.first(need, self.ranked(rank))
+
+    def ranked(self, rank: Rank) -> list[Ranked]:
+        """The groups ``rank`` keeps, as (key, worker type, free, price, nodes), in rank order
+        (ties: worker type, then first node). Valid until the next :meth:`take`."""
         ranked = []
         for worker_type, free, price, members in self.levels():
             key = rank(worker_type, price, free)
             if key is not None:
                 ranked.append((key, worker_type, free, price, members))
         ranked.sort(key=lambda row: (row[0], row[1], row[4][0]))
+        return ranked
+
+    @staticmethod
+    def first(need: int, ranked: Iterable[Ranked]) -> tuple[tuple[Part, ...], float] | None:
+        """The first ``need`` GPUs of ``ranked`` groups (whole groups in node order), with their
+        summed price; None if they have fewer free GPUs."""
         parts: list[Part] = []
         cost, left = 0.0, need
         for _, worker_type, free, price, members in ranked:
@@ -105,9 +144,14 @@ class PriceBook:
 
     def take(self, parts: Sequence[Part]) -> None:
         """Marks the parts' GPUs as granted (prices of their nodes rise)."""
+        self._levels = None
         for part in parts:
-            node, capacity = part.node, self.nodes[part.node].num_gpus
-            worker_type, used = self.nodes[node].worker_type, self.used[node]
+            node = part.node
+            worker_type, capacity, used = (
+                self.node_types[node],
+                self.node_gpus[node],
+                self.used[node],
+            )
             group = self._groups[(worker_type, capacity, used)]
             group.remove(node)
             if not group:

@@ -35,12 +35,15 @@ class PricedRounds(Policy):
     def __init__(self, params: Any, context: PolicyContext) -> None:
         super().__init__(params, context)
         self.nodes = context.nodes
+        self.node_types, self.node_gpus = context.layout.node_type, context.layout.node_gpus
         self.capacity = context.cluster.capacity()
         self.round_s = context.rounds.round_duration_s
         self.restore_s = context.rounds.checkpoint_restore_s
+        self._seconds_moved = self.round_s**2 / (self.round_s + self.restore_s)
         self.now_s = 0.0
         self._round_index = -1
         self._speeds: dict[int, dict[str, float]] = {}
+        self._bounds: dict[int, tuple[float, float, tuple[float, float] | None]] = {}
 
     def allocate(self, state: SchedulerState) -> Allocation:
         """Round boundary: the whole allocation. Mid-round: starts of waiting jobs on free GPUs."""
@@ -48,16 +51,11 @@ class PricedRounds(Policy):
         self._round_index = state.round_index
         self.now_s = state.now_s
         active = [*state.waiting, *state.running]
-        per_gpu = [
-            u
-            for job in active
-            for u in self._utility_per_gpu(job, self._seconds(job, keep=False)).values()
-            if u > 0
-        ]
-        if not per_gpu:
+        bounds = self._price_bounds(active)
+        if bounds is None:
             return self._finishing(state, None) if full else {}
-        free = [n.num_gpus for n in self.nodes] if full else list(state.node_free_gpus)
-        book = PriceBook(self.nodes, free, min(per_gpu), max(per_gpu))
+        free = list(self.node_gpus) if full else list(state.node_free_gpus[:])
+        book = PriceBook(self.node_types, self.node_gpus, free, *bounds)
         candidates = active if full else list(state.waiting)
         density = {job.index: self._density(job) for job in candidates}
         ordered = sorted(
@@ -132,7 +130,7 @@ class PricedRounds(Policy):
         """Productive seconds of the round: all of it, unless a job that ran before moves."""
         if keep or job.first_start_s is None:
             return self.round_s
-        return self.round_s**2 / (self.round_s + self.restore_s)
+        return self._seconds_moved
 
     def _utility(self, job: JobState, rate: float, seconds: float) -> float:
         """What a round at ``rate`` steps/s for ``seconds`` earns (see module docstring)."""
@@ -146,6 +144,33 @@ class PricedRounds(Policy):
         """Utility per GPU of a whole-job gang on each type the job fits (sets L and U)."""
         sf = job.scale_factor
         return {wt: self._utility(job, g, seconds) / sf for wt, g in self.speeds(job).items()}
+
+    def _price_bounds(self, jobs: Sequence[JobState]) -> tuple[float, float] | None:
+        """``L`` and ``U``: the least and greatest positive utility per GPU of a (re)started
+        whole-job gang over ``jobs`` and the types each fits (None when none is positive)."""
+        low, high = float("inf"), 0.0
+        round_s, moved_s = self.round_s, self._seconds_moved
+        known = self._bounds  # a waiting job's bounds hold until it runs
+        for job in jobs:
+            seconds = round_s if job.first_start_s is None else moved_s  # keep=False
+            hit = known.get(job.index)
+            if hit is not None and hit[0] == job.steps_done and hit[1] == seconds:
+                bounds = hit[2]
+            else:
+                bounds = self._utility_bounds(job, seconds)
+                known[job.index] = (job.steps_done, seconds, bounds)
+            if bounds is not None:
+                if bounds[0] < low:
+                    low = bounds[0]
+                if bounds[1] > high:
+                    high = bounds[1]
+        return None if low == float("inf") else (low, high)
+
+    def _utility_bounds(self, job: JobState, seconds: float) -> tuple[float, float] | None:
+        """The least and greatest positive utility per GPU of :meth:`_utility_per_gpu` (None
+        when none is positive): the job's share of ``L`` and ``U``."""
+        positive = [u for u in self._utility_per_gpu(job, seconds).values() if u > 0]
+        return (min(positive), max(positive)) if positive else None
 
     def _density(self, job: JobState) -> float:
         """Utility per GPU on the best GPUs an empty cluster offers the job."""

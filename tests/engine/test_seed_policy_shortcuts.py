@@ -1,0 +1,234 @@
+"""The seed policies' speed shortcuts against the rules they stand for (issue 11).
+
+Hadar's L/U bounds and gang offers, HadarE's bounds, single-copy offers and extra-copy rates,
+and doubling's per-decision saving function are written for speed (inlined, cached, sorted
+once). Each test runs small random scenarios with the fast code checked, at every call, against
+a direct transcription of the rule (the code as it stood before the speed work): the two must
+agree to the last bit, since the tables must not move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.config import CongestionEpisode, NetworkConfig, PolicySpec, RoundConfig
+from engine.network import congestion_factor
+from engine.policies.base import Part, PolicyContext
+from engine.policies.doubling.policy import Doubling
+from engine.policies.doubling.speed import RingSpeed
+from engine.policies.hadar.copies import CopyRates
+from engine.policies.hadar.hadar import Hadar
+from engine.policies.hadar.hadare import HadarE
+from engine.policies.hadar.prices import Offer, PriceBook
+from engine.policies.hadar.rounds import PricedRounds
+from engine.simulator import simulate
+from engine.state import JobState
+from engine.throughput import gradient_bytes, load_matrix
+from tests.engine.helpers import RESNET50, cluster
+from tests.engine.test_properties import scenarios
+
+MATRIX = load_matrix()
+CHECKED = settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+def reference_bounds(policy: PricedRounds, jobs: list[JobState]) -> tuple[float, float] | None:
+    """L and U as written: every positive utility per GPU of every job and type."""
+    per_gpu = [
+        u
+        for job in jobs
+        for u in policy._utility_per_gpu(job, policy._seconds(job, keep=False)).values()
+        if u > 0
+    ]
+    return (min(per_gpu), max(per_gpu)) if per_gpu else None
+
+
+def reference_gang_offer(policy: Hadar, job: JobState, book: PriceBook, seconds: float) -> Any:
+    """Hadar's gang offer as written: one ranked search per slowest allowed type."""
+    speeds = policy.speeds(job)
+    best = None
+    for threshold in sorted(set(speeds.values()), reverse=True):
+
+        def rank(wt: str, price: float, free: int, t: float = threshold) -> Any:
+            speed = speeds.get(wt, 0.0)
+            return (price, -free, -speed) if speed >= t else None
+
+        pick = book.cheapest(job.scale_factor, rank)
+        if pick is None:
+            continue
+        parts, price = pick
+        offer = Offer(parts, policy._utility(job, policy._rate(job, parts), seconds), price)
+        if best is None or offer.net > best.net:
+            best = offer
+    return best
+
+
+def reference_copy_offer(policy: HadarE, job: JobState, book: PriceBook, seconds: float) -> Any:
+    """HadarE's single-copy offer as written."""
+    speeds = policy.speeds(job)
+    best, best_key = None, None
+    for worker_type, free, price, members in book.levels():
+        speed = speeds.get(worker_type)
+        if speed is None:
+            continue
+        gpus = policy.copies.gpus(job, free)
+        utility = policy._utility(job, policy.copies.single(job, worker_type, gpus), seconds)
+        cost = gpus * price
+        key = (utility - cost, gpus, speed, -members[0])
+        if best_key is None or key > best_key:
+            best, best_key = (Part(worker_type, gpus, members[0]), utility, cost), key
+    return None if best is None else Offer((best[0],), best[1], best[2])
+
+
+def checked(cls: type, name: str, reference: Callable[..., Any], monkeypatch: Any) -> None:
+    """Replaces ``cls.name`` by a wrapper asserting it returns what ``reference`` does."""
+    fast = getattr(cls, name)
+
+    def wrapper(self: Any, *args: Any) -> Any:
+        got = fast(self, *args)
+        assert got == reference(self, *args)
+        return got
+
+    monkeypatch.setattr(cls, name, wrapper)
+
+
+def weighted(frame: Any, weights: list[float]) -> Any:
+    frame = frame.copy()
+    frame["priority_weight"] = [weights[i % len(weights)] for i in range(len(frame))]
+    return frame
+
+
+@CHECKED
+@given(scenarios(), st.lists(st.sampled_from([0.5, 1.0, 3.0]), min_size=1, max_size=4))
+def test_hadar_bounds_and_gang_offers_equal_the_rules(
+    monkeypatch: pytest.MonkeyPatch, scenario: Any, weights: list[float]
+) -> None:
+    jobs, config = scenario
+    checked(Hadar, "_price_bounds", reference_bounds, monkeypatch)
+    checked(Hadar, "_gang_offer", reference_gang_offer, monkeypatch)
+    simulate(weighted(jobs, weights), config, PolicySpec("hadar"), MATRIX)
+
+
+@CHECKED
+@given(scenarios(), st.lists(st.sampled_from([0.5, 1.0, 3.0]), min_size=1, max_size=4))
+def test_hadare_bounds_offers_and_copy_rates_equal_the_rules(
+    monkeypatch: pytest.MonkeyPatch, scenario: Any, weights: list[float]
+) -> None:
+    jobs, config = scenario
+    checked(HadarE, "_price_bounds", reference_bounds, monkeypatch)
+    checked(HadarE, "_best_offer", reference_copy_offer, monkeypatch)
+    adding = CopyRates.adding
+
+    def checked_adding(self: CopyRates, job: JobState, parts: Any, now_s: float) -> Any:
+        fast = adding(self, job, parts, now_s)
+
+        def rate(worker_type: str, num_gpus: int, node: int) -> float:
+            got = fast(worker_type, num_gpus, node)
+            assert got == self.rate(job, (*parts, Part(worker_type, num_gpus, node)), now_s)
+            return got
+
+        return rate
+
+    monkeypatch.setattr(CopyRates, "adding", checked_adding)
+    spec = PolicySpec("hadare", {"max_copies": 3})
+    simulate(weighted(jobs, weights), config, spec, MATRIX)
+
+
+def reference_saving(policy: Doubling, job: JobState, wt: str, n: int, now_s: float) -> float:
+    """Doubling's saving per extra GPU as written, with :meth:`Doubling._restart_s`."""
+    bigger = policy.speed.steps_per_s(job, wt, 2 * n, now_s)
+    if bigger <= 0:
+        return 0.0
+    current = policy.speed.steps_per_s(job, wt, n, now_s)
+    if current <= 0:
+        return 0.0
+    remaining = job.remaining_steps
+    time_now_s = policy._restart_s(job, wt, n, now_s) + remaining / current
+    time_doubled_s = policy._restart_s(job, wt, 2 * n, now_s) + remaining / bigger
+    return (time_now_s - time_doubled_s) / n
+
+
+@CHECKED
+@given(scenarios(), st.sampled_from([-1.0, 0.0, 45.0]))
+def test_doubling_savings_equal_the_rule(
+    monkeypatch: pytest.MonkeyPatch, scenario: Any, restart_cost_s: float
+) -> None:
+    jobs, config = scenario
+    savings_at = Doubling._savings_at
+
+    def checked_savings(self: Doubling, now_s: float) -> Callable[[JobState, str, int], float]:
+        fast = savings_at(self, now_s)
+
+        def saving(job: JobState, wt: str, n: int) -> float:
+            got = fast(job, wt, n)
+            assert got == reference_saving(self, job, wt, n, now_s)
+            return got
+
+        return saving
+
+    cache_at = RingSpeed.cache_at
+
+    def checked_cache(self: RingSpeed, now_s: float) -> Any:
+        cache, factors = cache_at(self, now_s)
+        congestion = self.step_time.network.congestion
+        assert factors == (
+            congestion_factor(congestion, now_s, "rack", ()),
+            congestion_factor(congestion, now_s, "cross_rack", ()),
+        )
+        return cache, factors
+
+    monkeypatch.setattr(Doubling, "_savings_at", checked_savings)
+    monkeypatch.setattr(RingSpeed, "cache_at", checked_cache)
+    spec = PolicySpec("doubling", {"restart_cost_s": restart_cost_s})
+    simulate(jobs, config, spec, MATRIX)
+
+
+def test_price_book_lists_new_prices_after_every_take() -> None:
+    """Two 2-GPU V100 nodes, L = 1, U = 4: an empty node costs 1 per GPU, a half-used one
+    4^(1/2) = 2. The listing is cached between takes and must follow every take."""
+    book = PriceBook(("v100", "v100"), (2, 2), [2, 2], 1.0, 4.0)
+    assert book.levels() == [("v100", 2, 1.0, [0, 1])]
+    assert book.min_price() == 1.0
+    book.take((Part("v100", 1, 0),))
+    assert sorted(book.levels()) == [("v100", 1, 2.0, [0]), ("v100", 2, 1.0, [1])]
+    book.take((Part("v100", 2, 1),))
+    assert book.levels() == [("v100", 1, 2.0, [0])]
+    assert book.min_price() == 2.0
+    assert book.total_free == 1
+    book.take((Part("v100", 1, 0),))
+    assert book.levels() == []
+    assert book.min_price() == float("inf")
+
+
+def test_extra_copy_rates_follow_racks_order_and_congestion() -> None:
+    """HadarE's extra-copy rates (CopyRates.adding) equal a fresh CopyRates' rate of all the
+    copies, whichever node the new copy takes (its rack, its place in node order) and
+    whenever: the cache filled at t=0 must not answer for the congested t=150."""
+    spec = cluster(("v100", 2, 2, "r0"), ("k80", 1, 2, "r0"), ("v100", 2, 2, "r1"))
+    network = NetworkConfig(congestion=(CongestionEpisode(100.0, 200.0, 4.0, "inter_node"),))
+    context = PolicyContext(spec, RoundConfig(), np.random.default_rng(0), network, MATRIX)
+    rates = {wt: MATRIX.steps_per_s(RESNET50, wt, 2) for wt in ("v100", "k80")}
+    job = JobState(0, "A", 0.0, RESNET50, 2, 1e6, 1.0, rates, gradient_bytes(RESNET50))
+    copies = CopyRates(context, 0, 1.0, 10.0)
+    types = ("v100", "v100", "k80", "v100", "v100")
+    for now_s in (0.0, 150.0, 300.0):
+        for fixed in ((0,), (2,), (1, 3), (0, 4)):
+            parts = tuple(Part(types[n], 2, n) for n in fixed)
+            rate_with = copies.adding(job, parts, now_s)
+            for node in sorted(set(range(5)) - set(fixed)):
+                part = Part(types[node], 2 if node != 2 else 1, node)
+                fresh = CopyRates(context, 0, 1.0, 10.0).rate(job, (*parts, part), now_s)
+                assert rate_with(*part) == fresh
+    pair = (Part("v100", 2, 0), Part("v100", 2, 3))
+    congested = CopyRates(context, 0, 1.0, 10.0).rate(job, pair, 150.0)
+    calm = CopyRates(context, 0, 1.0, 10.0).rate(job, pair, 0.0)
+    assert congested < calm  # the case above does depend on the time
