@@ -14,6 +14,7 @@ import heapq
 import math
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -47,6 +48,7 @@ ProgressFn = Callable[[float], None]
 CancelFn = Callable[[], bool]
 _CHECK_EVERY = 2000  # loop iterations between progress reports / cancel checks
 _COMPACT_AT = 1024  # completion-heap entries beyond 4 per running job before stale ones go
+_NONE_HELD: frozenset[int] = frozenset()
 
 
 def simulate(
@@ -133,36 +135,44 @@ class Simulation:
         self.now_s = 0.0
         self.next_tick_s = math.inf
         self.next_arrival = 0
+        self.arrivals_s = [job.arrival_s for job in self.jobs]
         self.arrived_from = 0  # jobs[arrived_from:next_arrival] arrived since the last decision
         self.area = 0.0
         self.area_at_end = np.zeros(len(self.jobs))
         self.seq = 0
-        self._gang_models: dict[tuple[object, ...], StepModel] = {}
+        self._gang_models: dict[tuple[Any, ...], StepModel] = {}
         self.num_decisions = 0
         self.decision_time_s = 0.0
         self.wake_at_s = math.inf  # the policy's last Decision, until its next one
         self.held_back: frozenset[int] = frozenset()
+        self._recorded_changes = -1  # cluster.changes at the last utilization record
 
     def run(
         self, on_progress: ProgressFn | None, should_cancel: CancelFn | None
     ) -> SimulationResult:
         done = 0
         iteration = 0
+        cluster, completions, arrivals_s = self.cluster, self.completions, self.arrivals_s
         while (t := self._next_event_time()) != math.inf:
             self._advance(t)
-            completed = self._complete_jobs()
-            arrived = self._admit_arrivals()
-            self._apply_congestion()
-            woke = self.wake_at_s <= self.now_s
+            completed = self._complete_jobs() if completions and completions[0][0] <= t else 0
+            arrived = self.next_arrival < len(arrivals_s) and arrivals_s[self.next_arrival] <= t
+            if arrived:
+                self._admit_arrivals()
+            if self.congestion_times:
+                self._apply_congestion()
+            woke = self.wake_at_s <= t
             if woke:
                 self.wake_at_s = math.inf
             self._decide(changed=arrived or completed > 0 or woke)
             if self.log:  # after every event, so a job's reason is known from its arrival
                 self.log.waiting(
-                    self.now_s, self.waiting.values(), self.cluster.free_gpus,
-                    self.held_back, self.num_decisions,
+                    t, self.waiting.values(), cluster.free_gpus, self.held_back,
+                    self.num_decisions,
                 )  # fmt: skip
-            self.recorder.utilization(self.now_s, self.cluster.free_gpus)
+            if cluster.changes != self._recorded_changes:  # else the same busy GPUs as before
+                self._recorded_changes = cluster.changes
+                self.recorder.utilization(t, cluster.free_gpus)
             done += completed
             iteration += 1
             if iteration % _CHECK_EVERY == 0:
@@ -173,18 +183,25 @@ class Simulation:
         return self._result()
 
     def _next_event_time(self) -> float:
-        while self.completions and self._stale(self.completions[0]):
-            heapq.heappop(self.completions)
-        candidates = [self.next_tick_s]
-        if self.completions:
-            candidates.append(self.completions[0][0])
-        if self.next_arrival < len(self.jobs):
-            candidates.append(self.jobs[self.next_arrival].arrival_s)
+        """The earliest of the next round tick, completion, arrival, congestion change and the
+        policy's wake-up (stale completion entries at the heap's top are dropped first)."""
+        completions, jobs = self.completions, self.jobs
+        while completions:
+            _, _, index, version = completions[0]
+            job = jobs[index]
+            if job.placement is not None and job.version == version:
+                break
+            heapq.heappop(completions)
+        t = self.next_tick_s
+        if completions and completions[0][0] < t:
+            t = completions[0][0]
+        if self.next_arrival < len(self.arrivals_s) and self.arrivals_s[self.next_arrival] < t:
+            t = self.arrivals_s[self.next_arrival]
         if self.congestion_times and (self.running or self.waiting):
-            candidates.append(self.congestion_times[0])
-        if self.now_s < self.wake_at_s < math.inf and self.waiting:
-            candidates.append(self.wake_at_s)
-        return min(candidates)
+            t = min(t, self.congestion_times[0])
+        if self.now_s < self.wake_at_s < t and self.waiting:
+            t = self.wake_at_s
+        return t
 
     def _stale(self, entry: tuple[float, int, int, int]) -> bool:
         job = self.jobs[entry[2]]
@@ -192,9 +209,10 @@ class Simulation:
 
     def _advance(self, t: float) -> None:
         self.area += (len(self.waiting) + len(self.running)) * (t - self.now_s)
-        for index in self.held_back:
-            if index in self.waiting:
-                self.jobs[index].consolidation_wait_s += t - self.now_s
+        if self.held_back:
+            for index in self.held_back:
+                if index in self.waiting:
+                    self.jobs[index].consolidation_wait_s += t - self.now_s
         self.now_s = t
 
     def _complete_jobs(self) -> int:
@@ -255,7 +273,7 @@ class Simulation:
             return
         full = tick or not self.policy.uses_rounds or self.policy.replans_on_events
         admission_only = not full or not self.policy.preemptive
-        if admission_only and not (self.waiting and any(self.cluster.free_gpus.values())):
+        if admission_only and not (self.waiting and self.cluster.any_free()):
             return  # nothing could start and nothing may be preempted
         sync = full and self.policy.preemptive and self.policy.needs_sync
         allocation = self._ask_policy(sync_running=sync)
@@ -273,26 +291,29 @@ class Simulation:
         if sync_running:
             for job in self.running.values():
                 job.sync(self.now_s)
+        cluster = self.cluster
         state = SchedulerState(
-            now_s=self.now_s,
-            waiting=self.waiting.values(),
-            running=self.running.values(),
-            capacity=self.cluster.capacity,
-            free_gpus=self.cluster.free_gpus,
-            round_index=self._round_index(),
-            arrived=self.jobs[self.arrived_from : self.next_arrival],
-            node_free_gpus=self.cluster.node_free_view,
-        )
+            self.now_s, self.waiting.values(), self.running.values(), cluster.capacity,
+            cluster.free_gpus, self._round_index(),
+            self.jobs[self.arrived_from : self.next_arrival], cluster.node_free_view,
+        )  # fmt: skip
         self.arrived_from = self.next_arrival
         started = time.perf_counter()
-        decision = Decision.of(self.policy.allocate(state))
+        answer = self.policy.allocate(state)
         self.decision_time_s += time.perf_counter() - started
         self.num_decisions += 1
-        self.wake_at_s, self.held_back = decision.wake_at_s, decision.held_for_consolidation
-        validate_allocation(
-            decision.allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s
-        )
-        return decision.allocation
+        if type(answer) is dict:  # a bare allocation: no wake-up, none held
+            allocation: Allocation = answer
+            self.wake_at_s, self.held_back = math.inf, _NONE_HELD
+        else:
+            decision = Decision.of(answer)
+            allocation = decision.allocation
+            self.wake_at_s, self.held_back = decision.wake_at_s, decision.held_for_consolidation
+        if allocation:
+            validate_allocation(
+                allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s
+            )
+        return allocation
 
     def _round_index(self) -> int:
         return int(self.now_s // self.round_s)
@@ -388,7 +409,9 @@ class Simulation:
             bandwidth = self.links.bandwidth_gbps(job.index, self.now_s)
         job.bandwidth_gbps = bandwidth
         if placement.combine == "gang" and not placement.node_types:
-            model = self._gang_model(job, placement.worker_type, placement.num_gpus, bandwidth)
+            key = (job.job_type, placement.worker_type, placement.num_gpus, job.scale_factor,
+                   job.gradient_bytes, bandwidth, self.policy.noise_scale_ratio)  # fmt: skip
+            model = self._gang_models.get(key) or self._gang_model(key, job)
         else:
             model = progress_rate(
                 JobModel(job.job_type, job.scale_factor, job.gradient_bytes), placement,
@@ -430,22 +453,18 @@ class Simulation:
         heapq.heapify(live)
         self.completions[:] = live
 
-    def _gang_model(
-        self, job: JobState, worker_type: str, num_gpus: int, bandwidth_gbps: float
-    ) -> StepModel:
-        """Rate and communication share of a one-type gang, memoized: a pure function of the
-        key (a run meets few distinct keys; one per job type, type and size in the common case)."""
-        noise = self.policy.noise_scale_ratio
-        key = (job.job_type, worker_type, num_gpus, job.scale_factor, job.gradient_bytes,
-               bandwidth_gbps, noise)  # fmt: skip
-        model = self._gang_models.get(key)
-        if model is None:
-            steps_per_s, comm_share = step_model_at(
-                self._measured_steps_per_s(job, worker_type, num_gpus),
-                num_gpus, job.gradient_bytes, bandwidth_gbps, self.config.network,
-            )  # fmt: skip
-            efficiency = statistical_efficiency(num_gpus / job.scale_factor, noise)
-            model = self._gang_models[key] = StepModel(steps_per_s * efficiency, comm_share)
+    def _gang_model(self, key: tuple[Any, ...], job: JobState) -> StepModel:
+        """Rate and communication share of a one-type gang, memoized under ``key`` = (job type,
+        worker type, GPUs, scale factor, gradient bytes, bandwidth, noise scale ratio): a pure
+        function of the key (a run meets few; one per job type, type and size in the common
+        case)."""
+        _, worker_type, num_gpus, scale_factor, gradient_bytes, bandwidth_gbps, noise = key
+        steps_per_s, comm_share = step_model_at(
+            self._measured_steps_per_s(job, worker_type, num_gpus),
+            num_gpus, gradient_bytes, bandwidth_gbps, self.config.network,
+        )  # fmt: skip
+        efficiency = statistical_efficiency(num_gpus / scale_factor, noise)
+        model = self._gang_models[key] = StepModel(steps_per_s * efficiency, comm_share)
         return model
 
     def _measured_steps_per_s(self, job: JobState, worker_type: str, num_gpus: int) -> float:
