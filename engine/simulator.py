@@ -25,7 +25,7 @@ from engine.cluster import ClusterState, Placement
 from engine.config import PolicySpec, ScenarioConfig
 from engine.decision_log import DecisionLog
 from engine.errors import AllocationError, EngineError, SimulationCancelled
-from engine.jobs import isolated_run_s, job_states
+from engine.jobs import gc_paused, isolated_run_s, job_states
 from engine.metrics import summarize
 from engine.network import StepModel, change_times, step_model_at
 from engine.placement import get_placement
@@ -132,6 +132,11 @@ class Simulation:
         self.congestion_times = [t for t in change_times(config.network) if t > 0]
         self.round_s = config.rounds.round_duration_s
         self.ticks = self.policy.uses_rounds or not config.rounds.admit_mid_round
+        # the policy's class flags, read once (the event loop reads them at every event)
+        self.admit_mid_round = config.rounds.admit_mid_round
+        self.preemptive = self.policy.preemptive
+        self.full_on_events = not self.policy.uses_rounds or self.policy.replans_on_events
+        self.sync_on_full = self.policy.preemptive and self.policy.needs_sync
         self.now_s = 0.0
         self.next_tick_s = math.inf
         self.next_arrival = 0
@@ -269,15 +274,14 @@ class Simulation:
             )
             if self.next_tick_s == math.inf:
                 return
-        elif not (changed and self.config.rounds.admit_mid_round):
+        elif not (changed and self.admit_mid_round):
             return
-        full = tick or not self.policy.uses_rounds or self.policy.replans_on_events
-        admission_only = not full or not self.policy.preemptive
-        if admission_only and not (self.waiting and self.cluster.any_free()):
+        full = tick or self.full_on_events
+        preemptive = self.preemptive
+        if (not full or not preemptive) and not (self.waiting and self.cluster.any_free()):
             return  # nothing could start and nothing may be preempted
-        sync = full and self.policy.preemptive and self.policy.needs_sync
-        allocation = self._ask_policy(sync_running=sync)
-        if not self.policy.preemptive:
+        allocation = self._ask_policy(sync_running=full and self.sync_on_full)
+        if not preemptive:
             self._start_all(allocation, strict=True)
         elif full:
             self._preempt_ungranted(allocation)
@@ -319,10 +323,9 @@ class Simulation:
         return int(self.now_s // self.round_s)
 
     def _preempt_ungranted(self, allocation: Allocation) -> None:
-        for job in list(self.running.values()):
+        granted = allocation.get
+        for job in [job for job in self.running.values() if granted(job.index) != job.grant]:
             grant = allocation.get(job.index)
-            if grant is not None and grant == job.grant:
-                continue
             job.sync(self.now_s)
             if job.last_step_s is not None:  # its final consolidation is the checkpoint
                 self._complete(job)
@@ -366,11 +369,13 @@ class Simulation:
         if self._left_waiting >= _COMPACT_AT:
             self._compact_waiting()
         self.running[job.index] = job
-        job.sync(self.now_s)
+        now_s = self.now_s
+        if now_s > job.last_update_s:  # job.sync(now_s) of a waiting job
+            job.last_update_s = now_s
         if job.first_start_s is None:
-            job.first_start_s = self.now_s
+            job.first_start_s = now_s
         else:
-            job.restore_until_s = self.now_s + self.restore_s
+            job.restore_until_s = now_s + self.restore_s
         job.placement = placement
         job.grant = grant
         job.segment_start_s = self.now_s
@@ -510,12 +515,14 @@ class Simulation:
             )
         isolated_s = isolated_run_s(self.jobs, self.cluster.capacity)
         total_gpus = sum(self.cluster.capacity.values())
-        jobs = jobs_table(self.jobs, isolated_s, self.area_at_end, total_gpus)
+        with gc_paused():  # one row per job and per segment, no cycles among them
+            jobs = jobs_table(self.jobs, isolated_s, self.area_at_end, total_gpus)
+            segments = self.recorder.segments_table()
         utilization = self.recorder.utilization_table()
         return SimulationResult(
             policy=self.spec.display_name,
             jobs=jobs,
-            segments=self.recorder.segments_table(),
+            segments=segments,
             utilization=utilization,
             summary=summarize(jobs, utilization),
             num_decisions=self.num_decisions,

@@ -4,7 +4,8 @@
 2. Otherwise one rack: the rack with the fewest sufficient free GPUs, fullest-free nodes first.
 3. Otherwise across racks, fullest-free nodes first.
 Ties go to the lower node position, so placement is deterministic. Plain lists: nodes of one
-type number in the tens, where Python loops beat numpy's per-call overhead.
+type number in the tens, where Python loops beat numpy's per-call overhead; step 1 asks the
+list for each free count from ``num_gpus`` up (``in`` and ``index`` scan in C).
 """
 
 from __future__ import annotations
@@ -14,12 +15,10 @@ from engine.placement.base import register_placement
 
 @register_placement("consolidated")
 def consolidated(free: list[int], racks: list[int], num_gpus: int) -> list[tuple[int, int]]:
-    best, best_free = -1, 1 << 62
-    for position, node_free in enumerate(free):
-        if num_gpus <= node_free < best_free:
-            best, best_free = position, node_free
-    if best >= 0:
-        return [(best, num_gpus)]
+    most = max(free, default=0)
+    for node_free in range(max(num_gpus, 0), most + 1):  # the fewest free GPUs that suffice
+        if node_free in free:
+            return [(free.index(node_free), num_gpus)]
     rack_free: dict[int, int] = {}
     for rack, node_free in zip(racks, free, strict=True):
         rack_free[rack] = rack_free.get(rack, 0) + node_free
