@@ -209,11 +209,14 @@ class ClusterState:
         """Returns a placement's GPUs to the free pool."""
         self.changes += 1
         node_type, position, type_free, free_gpus = (
-            self.node_type,
-            self._position,
-            self._type_free,
-            self.free_gpus,
-        )
+            self.node_type, self._position, self._type_free, self.free_gpus
+        )  # fmt: skip
+        if len(placement.nodes) == 1:  # the common case, without zip
+            node, count = placement.nodes[0], placement.counts[0]
+            worker_type = node_type[node]
+            type_free[worker_type][position[node]] += count
+            free_gpus[worker_type] += count
+            return
         for node, count in zip(placement.nodes, placement.counts, strict=True):
             worker_type = node_type[node]
             type_free[worker_type][position[node]] += count

@@ -151,15 +151,14 @@ class TiresiasLas(Policy):
         now = state.now_s
         running = self._running_by_key(state.running, now)
         allocation = _fill(self._merged(running), dict(state.capacity))
-        for job in state.running:
-            if job.index not in allocation:
-                start = self._run_start_s.pop(job.index, job.segment_start_s)
-                self._last_run_s[job.index] = last_run = now - start
-                self._preempted[job.index] = (now, job)
-                if last_run > 0 and self.params.promote_knob > 0:
-                    due = now + self.params.promote_knob * last_run
-                    heapq.heappush(self._promotions, (due, job.index, now))
-                self._enqueue(job, now)
+        knob = self.params.promote_knob
+        for job in [job for job in state.running if job.index not in allocation]:
+            start = self._run_start_s.pop(job.index, job.segment_start_s)
+            self._last_run_s[job.index] = last_run = now - start
+            self._preempted[job.index] = (now, job)
+            if last_run > 0 and knob > 0:
+                heapq.heappush(self._promotions, (now + knob * last_run, job.index, now))
+            self._enqueue(job, now)
         self._started(allocation, now)
         return allocation
 
@@ -178,11 +177,12 @@ class TiresiasLas(Policy):
         return keyed
 
     def _started(self, allocation: Allocation, now_s: float) -> None:
-        for index in allocation:
-            if index in self._waiting:
-                self._dequeue(index)
-                self._run_start_s[index] = now_s
-                self._preempted.pop(index, None)
+        """Bookkeeping of the waiting jobs the allocation starts (their order does not matter:
+        each touches only its own entries)."""
+        for index in allocation.keys() & self._waiting.keys():
+            self._dequeue(index)
+            self._run_start_s[index] = now_s
+            self._preempted.pop(index, None)
 
     def _promote(self, now_s: float) -> None:
         """Sends starved preempted jobs back to queue 0 (Tiresias's STARVELIMIT).
