@@ -14,7 +14,6 @@ import heapq
 import math
 import time
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -27,7 +26,7 @@ from engine.decision_log import DecisionLog
 from engine.errors import AllocationError, EngineError, SimulationCancelled
 from engine.jobs import gc_paused, isolated_run_s, job_states
 from engine.metrics import summarize
-from engine.network import StepModel, change_times, step_model_at
+from engine.network import change_times
 from engine.placement import get_placement
 from engine.policies.base import (
     Allocation,
@@ -37,7 +36,7 @@ from engine.policies.base import (
     build_params,
     get_policy,
 )
-from engine.progress import JobModel, consolidation_s, progress_rate, statistical_efficiency
+from engine.rates import JobRates
 from engine.recorder import Recorder, jobs_table
 from engine.results import SimulationResult
 from engine.state import JobState
@@ -145,7 +144,7 @@ class Simulation:
         self.area = 0.0
         self.area_at_end = np.zeros(len(self.jobs))
         self.seq = 0
-        self._gang_models: dict[tuple[Any, ...], StepModel] = {}
+        self.rates = JobRates(matrix, config.network, self.round_s, self.policy)
         self.num_decisions = 0
         self.decision_time_s = 0.0
         self.wake_at_s = math.inf  # the policy's last Decision, until its next one
@@ -413,26 +412,9 @@ class Simulation:
         else:
             bandwidth = self.links.bandwidth_gbps(job.index, self.now_s)
         job.bandwidth_gbps = bandwidth
-        if placement.combine == "gang" and not placement.node_types:
-            key = (job.job_type, placement.worker_type, placement.num_gpus, job.scale_factor,
-                   job.gradient_bytes, bandwidth, self.policy.noise_scale_ratio)  # fmt: skip
-            model = self._gang_models.get(key) or self._gang_model(key, job)
-        else:
-            model = progress_rate(
-                JobModel(job.job_type, job.scale_factor, job.gradient_bytes), placement,
-                self.matrix, self.config.network, self.now_s,
-                self.round_s, self.policy.consolidation_fixed_s, bandwidth,
-                self.policy.noise_scale_ratio,
-            )  # fmt: skip
+        job.rate, job.comm_share = self.rates.of(job, placement, bandwidth, self.now_s)
         if placement.combine == "copies":  # the final consolidation after the last step
-            fixed_s = self.policy.consolidation_fixed_s
-            model_of_job = JobModel(job.job_type, job.scale_factor, job.gradient_bytes)
-            job.final_s = consolidation_s(model_of_job, placement, bandwidth, fixed_s)
-        if model.steps_per_s <= 0:
-            raise AllocationError(
-                f"{self.spec.name}: job {job.job_id} makes no progress on {placement}"
-            )
-        job.rate, job.comm_share = model
+            job.final_s = self.rates.final_s(job, placement, bandwidth)
         job.version += 1
         self.seq += 1
         completions = self.completions
@@ -457,26 +439,6 @@ class Simulation:
         live = [entry for entry in self.completions if not self._stale(entry)]
         heapq.heapify(live)
         self.completions[:] = live
-
-    def _gang_model(self, key: tuple[Any, ...], job: JobState) -> StepModel:
-        """Rate and communication share of a one-type gang, memoized under ``key`` = (job type,
-        worker type, GPUs, scale factor, gradient bytes, bandwidth, noise scale ratio): a pure
-        function of the key (a run meets few; one per job type, type and size in the common
-        case)."""
-        _, worker_type, num_gpus, scale_factor, gradient_bytes, bandwidth_gbps, noise = key
-        steps_per_s, comm_share = step_model_at(
-            self._measured_steps_per_s(job, worker_type, num_gpus),
-            num_gpus, gradient_bytes, bandwidth_gbps, self.config.network,
-        )  # fmt: skip
-        efficiency = statistical_efficiency(num_gpus / scale_factor, noise)
-        model = self._gang_models[key] = StepModel(steps_per_s * efficiency, comm_share)
-        return model
-
-    def _measured_steps_per_s(self, job: JobState, worker_type: str, num_gpus: int) -> float:
-        """Matrix throughput of ``job`` on ``num_gpus`` GPUs (precomputed at its scale factor)."""
-        if num_gpus == job.scale_factor:
-            return job.steps_per_s[worker_type]
-        return self.matrix.steps_per_s(job.job_type, worker_type, num_gpus)
 
     def _release(self, job: JobState, reason: str) -> None:
         placement = job.placement
