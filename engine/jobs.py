@@ -46,11 +46,13 @@ def job_states(
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Pauses Python's cyclic garbage collector while a run builds or tabulates one object per
-    job (82,247 on the full Philly trace): those objects hold no reference cycles, yet each few
-    hundred allocations trigger a collection that walks every young object (more than half of
-    the time of building the job states, measured). Reference counting still frees memory; the
-    collector's previous state is restored on exit."""
+    """Pauses Python's cyclic garbage collector while a run builds its job states, runs, and
+    tabulates its rows. The engine's objects hold no reference cycles, yet every few hundred
+    allocations trigger a collection that walks the young objects, and now and then all of them
+    (measured on the full Philly trace: more than half of the time of building 82,247 job states;
+    1.6 s of a 42 s Tiresias LAS run, 0.2 s of a 4 s FIFO run; peak memory unchanged).
+    Reference counting still frees memory; the collector's previous state is restored on exit,
+    and nested pauses keep it off until the outermost ends."""
     enabled = gc.isenabled()
     gc.disable()
     try:
