@@ -24,11 +24,9 @@ Reconstructions [R]:
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-
-from sortedcontainers import SortedList
 
 from engine.errors import ConfigError
 from engine.policies.base import (
@@ -98,7 +96,7 @@ class TiresiasLas(Policy):
         self._service_offset: dict[int, float] = {}
         # Waiting jobs sorted by key = queue << 40 | index (job indices follow arrival order).
         # A waiting job's service is frozen, so its key changes only on promotion.
-        self._waiting_keys: SortedList[int] = SortedList()  # O(log n) insert and remove
+        self._waiting_keys: list[int] = []
         self._waiting: dict[int, tuple[int, JobState]] = {}
 
     def queue(self, job: JobState, now_s: float) -> int:
@@ -120,12 +118,12 @@ class TiresiasLas(Policy):
 
     def _enqueue(self, job: JobState, now_s: float) -> None:
         key = (self.queue(job, now_s) << _KEY_BITS) | job.index
-        self._waiting_keys.add(key)
+        insort(self._waiting_keys, key)
         self._waiting[job.index] = (key, job)
 
     def _dequeue(self, index: int) -> None:
         key, _ = self._waiting.pop(index)
-        self._waiting_keys.remove(key)
+        del self._waiting_keys[bisect_left(self._waiting_keys, key)]
 
     def _waiting_in_order(self) -> Iterator[tuple[int, JobState]]:
         waiting = self._waiting
