@@ -82,6 +82,8 @@ class ClusterState:
         }
         self.free_gpus: dict[str, int] = dict(self.capacity)
         self.node_free_view = NodeFreeView(self)
+        self.changes = 0  # counts placements and releases: unchanged means the same free GPUs
+        self._one_node_placements: dict[tuple[str, int, int], Placement] = {}
 
     def place(self, worker_type: str, num_gpus: int) -> Placement | None:
         """Takes ``num_gpus`` GPUs of ``worker_type``; None if too few are free.
@@ -89,31 +91,53 @@ class ClusterState:
         Raises:
             AllocationError: if the placement strategy returns an invalid placement.
         """
-        if self.free_gpus.get(worker_type, 0) < num_gpus:
+        free_gpus = self.free_gpus
+        if free_gpus.get(worker_type, 0) < num_gpus:
             return None
         free = self._type_free[worker_type]
         taken = self.strategy(free, self._type_racks[worker_type], num_gpus)
+        if len(taken) == 1:  # the common one-node case: the same checks, a shared Placement
+            position, count = taken[0]
+            if count != num_gpus or not 1 <= num_gpus <= free[position]:
+                raise AllocationError(f"placement strategy returned an invalid placement {taken}")
+            free[position] -= count
+            free_gpus[worker_type] -= num_gpus
+            self.changes += 1
+            return self._one_node(worker_type, position, count)
         taken.sort()
-        if len(taken) == 1:  # the common one-node case, the same checks without generators
-            valid = taken[0][1] == num_gpus and 1 <= num_gpus <= free[taken[0][0]]
-        else:
-            valid = (
-                sum(count for _, count in taken) == num_gpus
-                and len({position for position, _ in taken}) == len(taken)
-                and all(1 <= count <= free[position] for position, count in taken)
-            )
-        if not valid:
+        if not (
+            sum(count for _, count in taken) == num_gpus
+            and len({position for position, _ in taken}) == len(taken)
+            and all(1 <= count <= free[position] for position, count in taken)
+        ):
             raise AllocationError(f"placement strategy returned an invalid placement {taken}")
         for position, count in taken:
             free[position] -= count
         nodes = self._type_nodes[worker_type]
         chosen = [nodes[position] for position, _ in taken]
         counts = [count for _, count in taken]
-        self.free_gpus[worker_type] -= num_gpus
+        free_gpus[worker_type] -= num_gpus
+        self.changes += 1
         rack_ids = sorted({self.node_rack[n] for n in chosen})
         level = LEVELS[0] if len(chosen) == 1 else LEVELS[1] if len(rack_ids) == 1 else LEVELS[2]
         racks = tuple(self.rack_names[r] for r in rack_ids)
         return Placement(worker_type, tuple(chosen), tuple(counts), racks, level, num_gpus)
+
+    def _one_node(self, worker_type: str, position: int, count: int) -> Placement:
+        """The placement of ``count`` GPUs on the ``position``-th node of ``worker_type``, built
+        once and shared (a Placement is immutable; restarts reuse the same few hundred)."""
+        key = (worker_type, position, count)
+        placement = self._one_node_placements.get(key)
+        if placement is None:
+            node = self._type_nodes[worker_type][position]
+            rack = self.rack_names[self.node_rack[node]]
+            placement = Placement(worker_type, (node,), (count,), (rack,), LEVELS[0], count)
+            self._one_node_placements[key] = placement
+        return placement
+
+    def any_free(self) -> bool:
+        """Whether any GPU is free."""
+        return any(self.free_gpus.values())
 
     def free_on(self, node: int) -> int:
         """Free GPUs on one node."""
@@ -155,6 +179,7 @@ class ClusterState:
             return None
         free[position] -= part.num_gpus
         self.free_gpus[part.worker_type] -= part.num_gpus
+        self.changes += 1
         rack = self.rack_names[self.node_rack[part.node]]
         return Placement(part.worker_type, (part.node,), (part.num_gpus,), (rack,), LEVELS[0],
                          part.num_gpus)  # fmt: skip
@@ -182,10 +207,20 @@ class ClusterState:
 
     def release(self, placement: Placement) -> None:
         """Returns a placement's GPUs to the free pool."""
+        self.changes += 1
+        node_type, position, type_free, free_gpus = (
+            self.node_type, self._position, self._type_free, self.free_gpus
+        )  # fmt: skip
+        if len(placement.nodes) == 1:  # the common case, without zip
+            node, count = placement.nodes[0], placement.counts[0]
+            worker_type = node_type[node]
+            type_free[worker_type][position[node]] += count
+            free_gpus[worker_type] += count
+            return
         for node, count in zip(placement.nodes, placement.counts, strict=True):
-            worker_type = self.node_type[node]
-            self._type_free[worker_type][self._position[node]] += count
-            self.free_gpus[worker_type] += count
+            worker_type = node_type[node]
+            type_free[worker_type][position[node]] += count
+            free_gpus[worker_type] += count
 
 
 class NodeFreeView(Sequence[int]):

@@ -57,6 +57,8 @@ class DecisionLog:
         self._held: set[int] = set()  # waiting, last row "held for consolidation"
         self._buckets: dict[Signature, dict[str, dict[int, JobState]]] = {}  # sig -> reason -> jobs
         self._signature: dict[int, Signature] = {}
+        # what the last waiting() saw; with no event since, the same inputs give no new row
+        self._seen: tuple[tuple[tuple[str, int], ...], frozenset[int]] | None = None
 
     def event(self, now_s: float, job: JobState, event: str, detail: str, decision: int) -> None:
         """A job arrived, started, was preempted or migrated, or completed."""
@@ -68,6 +70,7 @@ class DecisionLog:
         if event in _JOINS_QUEUE:
             self._jobs[index] = self._fresh[index] = job
             self._queue.push(index)
+        self._seen = None
         self.rows.append((now_s, job.job_id, event, "", 0, detail, decision))
 
     def started(self, now_s: float, job: JobState, placement: Placement, decision: int) -> None:
@@ -93,6 +96,10 @@ class DecisionLog:
         Raises:
             EngineError: ``waiting`` is not the set of jobs reported as queued by :meth:`event`.
         """
+        seen = (tuple(free_gpus.items()), frozenset(held))
+        if seen == self._seen:
+            return  # no job joined or left, the same free GPUs and held jobs: no reason changed
+        self._seen = seen
         if len(waiting) != len(self._jobs):
             raise EngineError("decision log: the engine's queue and the log's disagree")
         changed = self._changes(free_gpus, held)

@@ -5,7 +5,10 @@ Everything here is computed once per run, before the event loop starts.
 
 from __future__ import annotations
 
+import gc
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -25,7 +28,6 @@ def job_states(
     size, its reference speeds and its network sensitivity (on the fastest worker type whose
     GPUs can hold it, see :func:`engine.network.network_sensitivity`).
     """
-    worker_types = list(capacity)
     ordered = jobs.sort_values(["arrival_s", "job_id"], kind="stable")
     columns = zip(
         ordered["job_id"].astype(str).tolist(),
@@ -36,7 +38,38 @@ def job_states(
         ordered["priority_weight"].astype(float).tolist(),
         strict=True,
     )
-    states = []
+    states: list[JobState] = []
+    with gc_paused():
+        _fill_states(states, columns, matrix, capacity, net)
+    return states
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pauses Python's cyclic garbage collector while a run builds its job states, runs, and
+    tabulates its rows. The engine's objects hold no reference cycles, yet every few hundred
+    allocations trigger a collection that walks the young objects, and now and then all of them
+    (measured on the full Philly trace: more than half of the time of building 82,247 job states;
+    1.6 s of a 42 s Tiresias LAS run, 0.2 s of a 4 s FIFO run; peak memory unchanged).
+    Reference counting still frees memory; the collector's previous state is restored on exit,
+    and nested pauses keep it off until the outermost ends."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _fill_states(
+    states: list[JobState],
+    columns: Iterator[tuple[str, float, str, int, float, float]],
+    matrix: ThroughputMatrix,
+    capacity: dict[str, int],
+    net: NetworkConfig,
+) -> None:
+    worker_types = list(capacity)
     ref_speeds: dict[str, dict[str, float]] = {}
     per_kind: dict[tuple[str, int], tuple[dict[str, float], float, float]] = {}
     for i, (job_id, arrival_s, job_type, scale_factor, steps, weight) in enumerate(columns):
@@ -54,7 +87,6 @@ def job_states(
                 ref_speeds[job_type], sensitivity,
             )
         )  # fmt: skip
-    return states
 
 
 def _kind(
@@ -85,12 +117,15 @@ def reference_speeds(
 def isolated_run_s(jobs: list[JobState], capacity: dict[str, int]) -> np.ndarray:
     """Run time on a capacity-weighted mix of the cluster (see :mod:`engine.metrics`)."""
     total = sum(capacity.values())
-    out = np.empty(len(jobs))
-    for job in jobs:
-        rate = sum(
-            capacity[wt] / total * job.steps_per_s[wt]
-            for wt in capacity
-            if capacity[wt] >= job.scale_factor
-        )
-        out[job.index] = job.total_steps / rate if rate > 0 else math.nan
-    return out
+    scale_factor = np.array([job.scale_factor for job in jobs])
+    rate = np.zeros(len(jobs))
+    for wt, gpus in capacity.items():  # the same sum, term by term in the same order
+        steps_per_s = np.array([job.steps_per_s[wt] for job in jobs], dtype=float)
+        rate += np.where(gpus >= scale_factor, gpus / total * steps_per_s, 0.0)
+    total_steps = np.array([job.total_steps for job in jobs], dtype=float)
+    out = np.full(len(jobs), math.nan)
+    np.divide(total_steps, rate, out=out, where=rate > 0)
+    index = np.array([job.index for job in jobs], dtype=np.intp)
+    result = np.empty(len(jobs))
+    result[index] = out
+    return result

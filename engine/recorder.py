@@ -19,6 +19,7 @@ class Recorder:
         self.util_rows: list[tuple[float, str, int]] = []
         self._last_busy: dict[str, int] = {}
         self.keep_segments = True  # False: close_segment records nothing (summary-only runs)
+        self._one_node_names: dict[tuple[int, int], tuple[str, str]] = {}
 
     def close_segment(self, job: JobState, placement: Placement, now_s: float, reason: str) -> None:
         """One row per lane of the placement (:func:`lanes`)."""
@@ -26,11 +27,15 @@ class Recorder:
             return
         restore_s = max(0.0, min(job.restore_until_s, now_s) - job.segment_start_s)
         if len(placement.nodes) == 1:  # the common case, without building lanes
+            key = (placement.nodes[0], placement.counts[0])
+            names = self._one_node_names.get(key)
+            if names is None:  # the row's nodes and node_gpus text, made once per key
+                names = self._one_node_names[key] = (f"n{key[0]}", str(key[1]))
             self.segments.append(
                 (
                     job.job_id, job.segment_start_s, now_s, restore_s, placement.worker_type,
-                    placement.num_gpus, f"n{placement.nodes[0]}", placement.racks[0],
-                    placement.level, reason, 0, placement.combine, str(placement.counts[0]),
+                    placement.num_gpus, names[0], placement.racks[0],
+                    placement.level, reason, 0, placement.combine, names[1],
                 )
             )  # fmt: skip
             return

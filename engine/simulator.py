@@ -24,9 +24,9 @@ from engine.cluster import ClusterState, Placement
 from engine.config import PolicySpec, ScenarioConfig
 from engine.decision_log import DecisionLog
 from engine.errors import AllocationError, EngineError, SimulationCancelled
-from engine.jobs import isolated_run_s, job_states
+from engine.jobs import gc_paused, isolated_run_s, job_states
 from engine.metrics import summarize
-from engine.network import StepModel, change_times, step_model_at
+from engine.network import change_times
 from engine.placement import get_placement
 from engine.policies.base import (
     Allocation,
@@ -36,7 +36,7 @@ from engine.policies.base import (
     build_params,
     get_policy,
 )
-from engine.progress import JobModel, consolidation_s, progress_rate, statistical_efficiency
+from engine.rates import JobRates
 from engine.recorder import Recorder, jobs_table
 from engine.results import SimulationResult
 from engine.state import JobState
@@ -47,6 +47,7 @@ ProgressFn = Callable[[float], None]
 CancelFn = Callable[[], bool]
 _CHECK_EVERY = 2000  # loop iterations between progress reports / cancel checks
 _COMPACT_AT = 1024  # completion-heap entries beyond 4 per running job before stale ones go
+_NONE_HELD: frozenset[int] = frozenset()
 
 
 def simulate(
@@ -86,7 +87,8 @@ def simulate(
     if decision_log is None:
         decision_log = len(jobs) <= DECISION_LOG_MAX_JOBS
     sim.log = DecisionLog() if decision_log else None
-    return sim.run(on_progress, should_cancel)
+    with gc_paused():  # the run makes no reference cycles; the collector cost 4-5% of it
+        return sim.run(on_progress, should_cancel)
 
 
 DECISION_LOG_MAX_JOBS = 5_000
@@ -130,39 +132,52 @@ class Simulation:
         self.congestion_times = [t for t in change_times(config.network) if t > 0]
         self.round_s = config.rounds.round_duration_s
         self.ticks = self.policy.uses_rounds or not config.rounds.admit_mid_round
+        # the policy's class flags, read once (the event loop reads them at every event)
+        self.admit_mid_round = config.rounds.admit_mid_round
+        self.preemptive = self.policy.preemptive
+        self.full_on_events = not self.policy.uses_rounds or self.policy.replans_on_events
+        self.sync_on_full = self.policy.preemptive and self.policy.needs_sync
         self.now_s = 0.0
         self.next_tick_s = math.inf
         self.next_arrival = 0
+        self.arrivals_s = [job.arrival_s for job in self.jobs]
         self.arrived_from = 0  # jobs[arrived_from:next_arrival] arrived since the last decision
         self.area = 0.0
         self.area_at_end = np.zeros(len(self.jobs))
         self.seq = 0
-        self._gang_models: dict[tuple[object, ...], StepModel] = {}
+        self.rates = JobRates(matrix, config.network, self.round_s, self.policy)
         self.num_decisions = 0
         self.decision_time_s = 0.0
         self.wake_at_s = math.inf  # the policy's last Decision, until its next one
         self.held_back: frozenset[int] = frozenset()
+        self._recorded_changes = -1  # cluster.changes at the last utilization record
 
     def run(
         self, on_progress: ProgressFn | None, should_cancel: CancelFn | None
     ) -> SimulationResult:
         done = 0
         iteration = 0
+        cluster, completions, arrivals_s = self.cluster, self.completions, self.arrivals_s
         while (t := self._next_event_time()) != math.inf:
             self._advance(t)
-            completed = self._complete_jobs()
-            arrived = self._admit_arrivals()
-            self._apply_congestion()
-            woke = self.wake_at_s <= self.now_s
+            completed = self._complete_jobs() if completions and completions[0][0] <= t else 0
+            arrived = self.next_arrival < len(arrivals_s) and arrivals_s[self.next_arrival] <= t
+            if arrived:
+                self._admit_arrivals()
+            if self.congestion_times:
+                self._apply_congestion()
+            woke = self.wake_at_s <= t
             if woke:
                 self.wake_at_s = math.inf
             self._decide(changed=arrived or completed > 0 or woke)
             if self.log:  # after every event, so a job's reason is known from its arrival
                 self.log.waiting(
-                    self.now_s, self.waiting.values(), self.cluster.free_gpus,
-                    self.held_back, self.num_decisions,
+                    t, self.waiting.values(), cluster.free_gpus, self.held_back,
+                    self.num_decisions,
                 )  # fmt: skip
-            self.recorder.utilization(self.now_s, self.cluster.free_gpus)
+            if cluster.changes != self._recorded_changes:  # else the same busy GPUs as before
+                self._recorded_changes = cluster.changes
+                self.recorder.utilization(t, cluster.free_gpus)
             done += completed
             iteration += 1
             if iteration % _CHECK_EVERY == 0:
@@ -173,18 +188,25 @@ class Simulation:
         return self._result()
 
     def _next_event_time(self) -> float:
-        while self.completions and self._stale(self.completions[0]):
-            heapq.heappop(self.completions)
-        candidates = [self.next_tick_s]
-        if self.completions:
-            candidates.append(self.completions[0][0])
-        if self.next_arrival < len(self.jobs):
-            candidates.append(self.jobs[self.next_arrival].arrival_s)
+        """The earliest of the next round tick, completion, arrival, congestion change and the
+        policy's wake-up (stale completion entries at the heap's top are dropped first)."""
+        completions, jobs = self.completions, self.jobs
+        while completions:
+            _, _, index, version = completions[0]
+            job = jobs[index]
+            if job.placement is not None and job.version == version:
+                break
+            heapq.heappop(completions)
+        t = self.next_tick_s
+        if completions and completions[0][0] < t:
+            t = completions[0][0]
+        if self.next_arrival < len(self.arrivals_s) and self.arrivals_s[self.next_arrival] < t:
+            t = self.arrivals_s[self.next_arrival]
         if self.congestion_times and (self.running or self.waiting):
-            candidates.append(self.congestion_times[0])
-        if self.now_s < self.wake_at_s < math.inf and self.waiting:
-            candidates.append(self.wake_at_s)
-        return min(candidates)
+            t = min(t, self.congestion_times[0])
+        if self.now_s < self.wake_at_s < t and self.waiting:
+            t = self.wake_at_s
+        return t
 
     def _stale(self, entry: tuple[float, int, int, int]) -> bool:
         job = self.jobs[entry[2]]
@@ -192,9 +214,10 @@ class Simulation:
 
     def _advance(self, t: float) -> None:
         self.area += (len(self.waiting) + len(self.running)) * (t - self.now_s)
-        for index in self.held_back:
-            if index in self.waiting:
-                self.jobs[index].consolidation_wait_s += t - self.now_s
+        if self.held_back:
+            for index in self.held_back:
+                if index in self.waiting:
+                    self.jobs[index].consolidation_wait_s += t - self.now_s
         self.now_s = t
 
     def _complete_jobs(self) -> int:
@@ -251,15 +274,14 @@ class Simulation:
             )
             if self.next_tick_s == math.inf:
                 return
-        elif not (changed and self.config.rounds.admit_mid_round):
+        elif not (changed and self.admit_mid_round):
             return
-        full = tick or not self.policy.uses_rounds or self.policy.replans_on_events
-        admission_only = not full or not self.policy.preemptive
-        if admission_only and not (self.waiting and any(self.cluster.free_gpus.values())):
+        full = tick or self.full_on_events
+        preemptive = self.preemptive
+        if (not full or not preemptive) and not (self.waiting and self.cluster.any_free()):
             return  # nothing could start and nothing may be preempted
-        sync = full and self.policy.preemptive and self.policy.needs_sync
-        allocation = self._ask_policy(sync_running=sync)
-        if not self.policy.preemptive:
+        allocation = self._ask_policy(sync_running=full and self.sync_on_full)
+        if not preemptive:
             self._start_all(allocation, strict=True)
         elif full:
             self._preempt_ungranted(allocation)
@@ -273,35 +295,37 @@ class Simulation:
         if sync_running:
             for job in self.running.values():
                 job.sync(self.now_s)
+        cluster = self.cluster
         state = SchedulerState(
-            now_s=self.now_s,
-            waiting=self.waiting.values(),
-            running=self.running.values(),
-            capacity=self.cluster.capacity,
-            free_gpus=self.cluster.free_gpus,
-            round_index=self._round_index(),
-            arrived=self.jobs[self.arrived_from : self.next_arrival],
-            node_free_gpus=self.cluster.node_free_view,
-        )
+            self.now_s, self.waiting.values(), self.running.values(), cluster.capacity,
+            cluster.free_gpus, self._round_index(),
+            self.jobs[self.arrived_from : self.next_arrival], cluster.node_free_view,
+        )  # fmt: skip
         self.arrived_from = self.next_arrival
         started = time.perf_counter()
-        decision = Decision.of(self.policy.allocate(state))
+        answer = self.policy.allocate(state)
         self.decision_time_s += time.perf_counter() - started
         self.num_decisions += 1
-        self.wake_at_s, self.held_back = decision.wake_at_s, decision.held_for_consolidation
-        validate_allocation(
-            decision.allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s
-        )
-        return decision.allocation
+        if type(answer) is dict:  # a bare allocation: no wake-up, none held
+            allocation: Allocation = answer
+            self.wake_at_s, self.held_back = math.inf, _NONE_HELD
+        else:
+            decision = Decision.of(answer)
+            allocation = decision.allocation
+            self.wake_at_s, self.held_back = decision.wake_at_s, decision.held_for_consolidation
+        if allocation:
+            validate_allocation(
+                allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s
+            )
+        return allocation
 
     def _round_index(self) -> int:
         return int(self.now_s // self.round_s)
 
     def _preempt_ungranted(self, allocation: Allocation) -> None:
-        for job in list(self.running.values()):
+        granted = allocation.get
+        for job in [job for job in self.running.values() if granted(job.index) != job.grant]:
             grant = allocation.get(job.index)
-            if grant is not None and grant == job.grant:
-                continue
             job.sync(self.now_s)
             if job.last_step_s is not None:  # its final consolidation is the checkpoint
                 self._complete(job)
@@ -345,11 +369,13 @@ class Simulation:
         if self._left_waiting >= _COMPACT_AT:
             self._compact_waiting()
         self.running[job.index] = job
-        job.sync(self.now_s)
+        now_s = self.now_s
+        if now_s > job.last_update_s:  # job.sync(now_s) of a waiting job
+            job.last_update_s = now_s
         if job.first_start_s is None:
-            job.first_start_s = self.now_s
+            job.first_start_s = now_s
         else:
-            job.restore_until_s = self.now_s + self.restore_s
+            job.restore_until_s = now_s + self.restore_s
         job.placement = placement
         job.grant = grant
         job.segment_start_s = self.now_s
@@ -387,24 +413,9 @@ class Simulation:
         else:
             bandwidth = self.links.bandwidth_gbps(job.index, self.now_s)
         job.bandwidth_gbps = bandwidth
-        if placement.combine == "gang" and not placement.node_types:
-            model = self._gang_model(job, placement.worker_type, placement.num_gpus, bandwidth)
-        else:
-            model = progress_rate(
-                JobModel(job.job_type, job.scale_factor, job.gradient_bytes), placement,
-                self.matrix, self.config.network, self.now_s,
-                self.round_s, self.policy.consolidation_fixed_s, bandwidth,
-                self.policy.noise_scale_ratio,
-            )  # fmt: skip
+        job.rate, job.comm_share = self.rates.of(job, placement, bandwidth, self.now_s)
         if placement.combine == "copies":  # the final consolidation after the last step
-            fixed_s = self.policy.consolidation_fixed_s
-            model_of_job = JobModel(job.job_type, job.scale_factor, job.gradient_bytes)
-            job.final_s = consolidation_s(model_of_job, placement, bandwidth, fixed_s)
-        if model.steps_per_s <= 0:
-            raise AllocationError(
-                f"{self.spec.name}: job {job.job_id} makes no progress on {placement}"
-            )
-        job.rate, job.comm_share = model
+            job.final_s = self.rates.final_s(job, placement, bandwidth)
         job.version += 1
         self.seq += 1
         completions = self.completions
@@ -429,30 +440,6 @@ class Simulation:
         live = [entry for entry in self.completions if not self._stale(entry)]
         heapq.heapify(live)
         self.completions[:] = live
-
-    def _gang_model(
-        self, job: JobState, worker_type: str, num_gpus: int, bandwidth_gbps: float
-    ) -> StepModel:
-        """Rate and communication share of a one-type gang, memoized: a pure function of the
-        key (a run meets few distinct keys; one per job type, type and size in the common case)."""
-        noise = self.policy.noise_scale_ratio
-        key = (job.job_type, worker_type, num_gpus, job.scale_factor, job.gradient_bytes,
-               bandwidth_gbps, noise)  # fmt: skip
-        model = self._gang_models.get(key)
-        if model is None:
-            steps_per_s, comm_share = step_model_at(
-                self._measured_steps_per_s(job, worker_type, num_gpus),
-                num_gpus, job.gradient_bytes, bandwidth_gbps, self.config.network,
-            )  # fmt: skip
-            efficiency = statistical_efficiency(num_gpus / job.scale_factor, noise)
-            model = self._gang_models[key] = StepModel(steps_per_s * efficiency, comm_share)
-        return model
-
-    def _measured_steps_per_s(self, job: JobState, worker_type: str, num_gpus: int) -> float:
-        """Matrix throughput of ``job`` on ``num_gpus`` GPUs (precomputed at its scale factor)."""
-        if num_gpus == job.scale_factor:
-            return job.steps_per_s[worker_type]
-        return self.matrix.steps_per_s(job.job_type, worker_type, num_gpus)
 
     def _release(self, job: JobState, reason: str) -> None:
         placement = job.placement
@@ -491,12 +478,14 @@ class Simulation:
             )
         isolated_s = isolated_run_s(self.jobs, self.cluster.capacity)
         total_gpus = sum(self.cluster.capacity.values())
-        jobs = jobs_table(self.jobs, isolated_s, self.area_at_end, total_gpus)
+        with gc_paused():  # one row per job and per segment, no cycles among them
+            jobs = jobs_table(self.jobs, isolated_s, self.area_at_end, total_gpus)
+            segments = self.recorder.segments_table()
         utilization = self.recorder.utilization_table()
         return SimulationResult(
             policy=self.spec.display_name,
             jobs=jobs,
-            segments=self.recorder.segments_table(),
+            segments=segments,
             utilization=utilization,
             summary=summarize(jobs, utilization),
             num_decisions=self.num_decisions,

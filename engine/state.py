@@ -140,5 +140,9 @@ class JobState:
         step, plus ``final_s``."""
         if self.last_step_s is not None:
             return max(now_s, self.last_step_s + self.final_s)
-        start = max(now_s, self.restore_until_s)
-        return start + self.remaining_steps / self.rate + self.final_s
+        restore_until = self.restore_until_s
+        start = restore_until if restore_until > now_s else now_s  # max(now_s, restore_until)
+        remaining = self.total_steps - self.steps_done
+        if not remaining > 0.0:  # remaining_steps, without the property call
+            remaining = 0.0
+        return start + remaining / self.rate + self.final_s

@@ -2,7 +2,7 @@
 
 Policies ask "how fast would this job run here" through :class:`StepTimeModel` (on
 :attr:`engine.policies.base.PolicyContext.step_time`, built once per run). It calls the very
-functions the engine calls when it sets a running job's rate (``Simulation._set_rate``):
+functions the engine calls when it sets a running job's rate (:class:`engine.rates.JobRates`):
 :func:`engine.network.step_model_at` times :func:`engine.progress.statistical_efficiency` for a
 gang of one worker type, :func:`engine.progress.progress_rate` for every other combine mode
 (mixed gangs, proportional, relaxed, HadarE's copies). Nothing here re-derives the ring model.

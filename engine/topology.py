@@ -98,11 +98,28 @@ class Topology:
         return cached
 
     def _ring_links(self, nodes: tuple[int, ...]) -> tuple[str, ...]:
+        """The links on the graph's shortest path between consecutive ring members, read off the
+        tree the graph is: node - rack switch - node within a rack, node - rack switch - core -
+        rack switch - node across racks (each path is unique; ``shortest_path`` on the graph
+        returns the same links, see tests/engine/test_topology.py)."""
         if len(nodes) <= 1:
             return ()
-        ring = sorted(nodes, key=lambda n: (self.node_rack[n], n))
+        rack_of = self.node_rack
+        ring = sorted(nodes, key=lambda n: (rack_of[n], n))
         links: set[str] = set()
         for a, b in itertools.pairwise([*ring, ring[0]]):
+            links.add(node_link(a))
+            links.add(node_link(b))
+            if rack_of[a] != rack_of[b]:
+                links.add(uplink(rack_of[a]))
+                links.add(uplink(rack_of[b]))
+        return tuple(sorted(links))
+
+    def graph_ring_links(self, nodes: tuple[int, ...]) -> tuple[str, ...]:
+        """:meth:`links_of` computed on the graph with networkx's shortest paths (for tests)."""
+        ring = sorted(set(nodes), key=lambda n: (self.node_rack[n], n))
+        links: set[str] = set()
+        for a, b in itertools.pairwise([*ring, ring[0]] if len(ring) > 1 else []):
             path = nx.shortest_path(self.graph, f"n{a}", f"n{b}")
             links.update(self.graph.edges[u, v]["link"] for u, v in itertools.pairwise(path))
         return tuple(sorted(links))

@@ -30,7 +30,8 @@ def validate_allocation(
 ) -> None:
     """Checks that every grant is usable by its job and fits the cluster's capacity.
 
-    A job's unchanged grant (the very object it runs under) is not re-checked.
+    A job's unchanged grant (equal to the one it runs under, checked when it started) is not
+    re-checked for usability; it still counts towards capacity.
 
     Args:
         allocation: the policy's allocation (job index -> grant).
@@ -44,7 +45,7 @@ def validate_allocation(
         AllocationError: a job granted GPUs it cannot use (:func:`unusable`), more GPUs of a
             worker type than the cluster has, or more GPUs pinned to a node than it has.
     """
-    granted: dict[str, int] = {}
+    granted = dict.fromkeys(layout.capacity, 0)
     pinned: dict[int, int] = {}
     for index, grant in allocation.items():
         job = jobs[index]
@@ -52,11 +53,14 @@ def validate_allocation(
             validate_parts(job, grant, matrix, granted, pinned, policy)
             continue
         worker_type, num_gpus = grant.worker_type, grant.num_gpus
-        if grant is not job.grant and (
+        if grant != job.grant and (
             num_gpus < 1 or not gang_fits(job, worker_type, num_gpus, matrix)
         ):
             raise unusable(job, worker_type, num_gpus, policy)
-        granted[worker_type] = granted.get(worker_type, 0) + num_gpus
+        if worker_type in granted:
+            granted[worker_type] += num_gpus
+        else:
+            granted[worker_type] = num_gpus
     for worker_type, total in granted.items():
         if total > layout.capacity.get(worker_type, 0):
             raise AllocationError(

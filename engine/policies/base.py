@@ -38,7 +38,7 @@ import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -116,9 +116,9 @@ class PolicyContext:
         return StepTimeModel(self.nodes, self.network, self.matrix, self.rounds.round_duration_s)
 
 
-@dataclass(frozen=True)
-class SchedulerState:
-    """Read-only view of the simulation at a decision point.
+class SchedulerState(NamedTuple):
+    """Read-only view of the simulation at a decision point (a NamedTuple: the engine builds
+    one per decision, and a tuple is built several times faster than a frozen dataclass).
 
     Attributes:
         now_s: simulated time (s).

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.policies.base import Allocation, Grant, Policy, SchedulerState, register_policy
+from engine.policies.base import (
+    Allocation,
+    Grant,
+    Policy,
+    PolicyContext,
+    SchedulerState,
+    register_policy,
+)
 from engine.state import JobState
 
 
@@ -43,17 +50,30 @@ class Fifo(Policy):
             metadata={"help": "Let later jobs start on GPUs the head of the queue cannot use"},
         )
 
+    def __init__(self, params: Params, context: PolicyContext) -> None:
+        super().__init__(params, context)
+        # Without backfill the answer is empty while the same head finds the same free GPUs.
+        self._blocked: tuple[JobState, dict[str, int]] | None = None
+
     def allocate(self, state: SchedulerState) -> Allocation:
+        if not self.params.backfill and self._blocked is not None:
+            head, free_then = self._blocked
+            if next(iter(state.waiting), None) is head and state.free_gpus == free_then:
+                return {}
         free = dict(state.free_gpus)
+        free_total = sum(free.values())  # never negative: a grant takes free GPUs only
         allocation: Allocation = {}
         for job in state.waiting:
-            if not any(free.values()):
+            if free_total <= 0:
                 break
             worker_type = most_free_type(job, free)
             if worker_type is None:
                 if self.params.backfill:
                     continue
+                if not allocation:
+                    self._blocked = (job, free)
                 break
             allocation[job.index] = Grant(worker_type, job.scale_factor)
             free[worker_type] -= job.scale_factor
+            free_total -= job.scale_factor
         return allocation

@@ -149,26 +149,40 @@ class TiresiasLas(Policy):
     def _full_round(self, state: SchedulerState) -> Allocation:
         """Round boundary: running and waiting jobs merged in queue order onto every GPU."""
         now = state.now_s
-        running = sorted(((self.queue(j, now) << _KEY_BITS) | j.index, j) for j in state.running)
+        running = self._running_by_key(state.running, now)
         allocation = _fill(self._merged(running), dict(state.capacity))
-        for job in state.running:
-            if job.index not in allocation:
-                start = self._run_start_s.pop(job.index, job.segment_start_s)
-                self._last_run_s[job.index] = last_run = now - start
-                self._preempted[job.index] = (now, job)
-                if last_run > 0 and self.params.promote_knob > 0:
-                    due = now + self.params.promote_knob * last_run
-                    heapq.heappush(self._promotions, (due, job.index, now))
-                self._enqueue(job, now)
+        knob = self.params.promote_knob
+        for job in [job for job in state.running if job.index not in allocation]:
+            start = self._run_start_s.pop(job.index, job.segment_start_s)
+            self._last_run_s[job.index] = last_run = now - start
+            self._preempted[job.index] = (now, job)
+            if last_run > 0 and knob > 0:
+                heapq.heappush(self._promotions, (now + knob * last_run, job.index, now))
+            self._enqueue(job, now)
         self._started(allocation, now)
         return allocation
 
+    def _running_by_key(
+        self, running: Iterable[JobState], now_s: float
+    ) -> list[tuple[int, JobState]]:
+        """(key, job) of every running job, sorted: :meth:`queue` inlined, same arithmetic."""
+        offsets, thresholds = self._service_offset, self.thresholds
+        keyed = []
+        for job in running:
+            service = job.attained_service_gpu_s - offsets.get(job.index, 0.0)
+            if job.placement is not None:
+                service += (now_s - job.last_update_s) * job.placement.num_gpus
+            keyed.append(((bisect_right(thresholds, service) << _KEY_BITS) | job.index, job))
+        keyed.sort()
+        return keyed
+
     def _started(self, allocation: Allocation, now_s: float) -> None:
-        for index in allocation:
-            if index in self._waiting:
-                self._dequeue(index)
-                self._run_start_s[index] = now_s
-                self._preempted.pop(index, None)
+        """Bookkeeping of the waiting jobs the allocation starts (their order does not matter:
+        each touches only its own entries)."""
+        for index in allocation.keys() & self._waiting.keys():
+            self._dequeue(index)
+            self._run_start_s[index] = now_s
+            self._preempted.pop(index, None)
 
     def _promote(self, now_s: float) -> None:
         """Sends starved preempted jobs back to queue 0 (Tiresias's STARVELIMIT).
@@ -213,14 +227,17 @@ def _fill(ordered: Iterable[tuple[int, JobState]], free: dict[str, int]) -> Allo
         if total_free <= 0:
             break
         placement = job.placement  # job.worker_type, without the property call
-        current = placement.worker_type if placement is not None else None
-        if current is not None and free[current] >= job.scale_factor:
-            worker_type: str | None = current
+        scale_factor = job.scale_factor
+        if placement is not None and free[placement.worker_type] >= scale_factor:
+            worker_type = placement.worker_type
+            # its own grant, Grant(worker_type, scale_factor) already: the engine sees it unchanged
+            grant = job.grant or Grant(worker_type, scale_factor)
         else:
-            worker_type = most_free_type(job, free)
-        if worker_type is None:
-            continue
-        allocation[job.index] = Grant(worker_type, job.scale_factor)
-        free[worker_type] -= job.scale_factor
-        total_free -= job.scale_factor
+            found = most_free_type(job, free)
+            if found is None:
+                continue
+            worker_type, grant = found, Grant(found, scale_factor)
+        allocation[job.index] = grant
+        free[worker_type] -= scale_factor
+        total_free -= scale_factor
     return allocation

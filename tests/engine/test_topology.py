@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.config import CongestionEpisode, NetworkConfig, PolicySpec, ScenarioConfig
 from engine.network import ring_comm_s
@@ -44,6 +46,15 @@ def test_a_ring_crosses_each_nodes_link_and_the_uplinks_of_its_racks(
     nodes: tuple[int, ...], links: tuple[str, ...]
 ) -> None:
     assert Topology(TWO_RACKS, NET).links_of(nodes) == links
+
+
+@given(st.sets(st.integers(0, 8), max_size=9))
+def test_ring_links_read_off_the_tree_equal_the_graphs_shortest_paths(nodes: set[int]) -> None:
+    """links_of reads each ring hop's links off the node - rack switch - core tree; networkx's
+    shortest paths on the graph give the same links (three racks, one of a single node)."""
+    three_racks = cluster(("v100", 3, 2, "r0"), ("k80", 5, 4, "r1"), ("p100", 1, 2, "r2"))
+    topology = Topology(three_racks, NET)
+    assert topology.links_of(nodes) == topology.graph_ring_links(tuple(nodes))
 
 
 @pytest.mark.parametrize(
