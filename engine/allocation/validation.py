@@ -83,16 +83,19 @@ def validate_parts(
     pinned: dict[int, int],
     policy: str,
 ) -> None:
-    """Checks a grant of several parts: each part's worker type runs the job on one GPU.
+    """Checks a grant of several parts: each part's worker type runs the job on one GPU (not
+    re-checked for the grant the job already runs under).
 
     Adds the parts' GPUs to ``granted`` (per worker type) and ``pinned`` (per node).
 
     Raises:
         AllocationError: a part of fewer than one GPU or of a type the job cannot run on.
     """
+    checked = grant is job.grant or grant == job.grant  # checked when the job started
     for part in grant.pieces():
-        usable = matrix.steps_per_s(job.job_type, part.worker_type, 1) > 0
-        if part.num_gpus < 1 or not usable:
+        if not checked and (
+            part.num_gpus < 1 or matrix.steps_per_s(job.job_type, part.worker_type, 1) <= 0
+        ):
             raise unusable(job, part.worker_type, part.num_gpus, policy)
         granted[part.worker_type] = granted.get(part.worker_type, 0) + part.num_gpus
         if part.node >= 0:
