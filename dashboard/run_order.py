@@ -18,14 +18,14 @@ import statistics
 SAMPLE_S_PER_JOB = {
     name: seconds / 2000
     for name, seconds in {
-        "consolidation_none": 2.18, "consolidation_strict": 1.66, "consolidation_tiresias": 1.82,
-        "dally": 2.06, "doubling": 4.40, "fifo": 0.17, "gavel_fifo": 1.18, "gavel_fifo_perf": 0.90,
-        "gavel_ftf": 2.20, "gavel_ftf_agnostic": 3.06, "gavel_maxmin": 1.62,
-        "gavel_maxmin_agnostic": 2.89, "gavel_min_total_duration": 6.83,
-        "gavel_min_total_duration_agnostic": 12.58, "hadar": 4.40, "hadare": 6.61,
-        "hare_hlas": 2.34, "hare_offline": 3.19, "las": 0.67, "one_gpu_per_job": 0.18,
-        "sampling_placement": 24.84, "sampling_placement_equal_split": 8.90,
-        "sampling_placement_exact": 23.97, "srtf": 1.44,
+        "consolidation_none": 2.14, "consolidation_strict": 1.21, "consolidation_tiresias": 2.02,
+        "dally": 1.58, "doubling": 2.92, "fifo": 0.16, "gavel_fifo": 0.81,
+        "gavel_fifo_perf": 0.69, "gavel_ftf": 1.65, "gavel_ftf_agnostic": 2.30,
+        "gavel_maxmin": 1.23, "gavel_maxmin_agnostic": 1.86, "gavel_min_total_duration": 1.63,
+        "gavel_min_total_duration_agnostic": 2.70, "hadar": 1.87, "hadare": 3.76,
+        "hare_hlas": 2.19, "hare_offline": 2.85, "las": 0.42, "one_gpu_per_job": 0.15,
+        "sampling_placement": 15.52, "sampling_placement_equal_split": 7.34,
+        "sampling_placement_exact": 15.31, "srtf": 1.41,
     }.items()
 }  # fmt: skip
 """Seconds per job of each registered policy: ``benchmarks/bench_select_all.py`` on the 2,000-job
