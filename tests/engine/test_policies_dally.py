@@ -33,7 +33,7 @@ from engine.errors import ConfigError
 from engine.network import ring_comm_s
 from engine.policies.base import NodeInfo
 from engine.policies.dally.core import ConsolidationScheduler
-from engine.policies.dally.levels import NODE, NodeLayout
+from engine.policies.dally.levels import NODE, DallyLayout
 from engine.policies.dally.tuner import ReplayJob, Window, replay
 from engine.results import SimulationResult
 from engine.simulator import Simulation
@@ -225,7 +225,7 @@ def test_replay_prefers_waiting_when_a_node_frees_soon() -> None:
     2-GPU job arriving at 0 runs 1000 s on a node or 1500 s on the rack; its timers at gamma 1
     are (500, 0). gamma 0 starts it at once on the rack (JCT 1500); gamma 0.05 after 25 s on
     the rack (1525); gamma 1 waits for n0 at 100 s (1100)."""
-    topology = NodeLayout([NodeInfo(0, "v100", "r0", 2), NodeInfo(1, "v100", "r0", 2)])
+    topology = DallyLayout([NodeInfo(0, "v100", "r0", 2), NodeInfo(1, "v100", "r0", 2)])
     window = Window(0.0, (1, 1), ((100.0, "v100", (0,), (1,)), (1e9, "v100", (1,), (1,))))
     job = ReplayJob((0, 0.0, 0), 0.0, 0.0, 2, NODE, (500.0, 0.0),
                     (("v100", (1000.0, 1500.0, 1500.0)),))  # fmt: skip

@@ -22,8 +22,8 @@ from engine.policies.base import Allocation, Decision, Policy, PolicyContext, Sc
 from engine.policies.dally.levels import (
     NETWORK,
     Board,
+    DallyLayout,
     LevelModel,
-    NodeLayout,
     Option,
     grant_of,
 )
@@ -59,7 +59,7 @@ class ConsolidationScheduler(Policy):
     def __init__(self, params: Any, context: PolicyContext) -> None:
         super().__init__(params, context)
         self.thresholds = parse_thresholds(params.queue_thresholds_gpu_s)
-        self.topology = NodeLayout(context.layout)
+        self.topology = DallyLayout(context.layout)
         self.model = LevelModel(context.step_time, self.topology.racks)
         self.placement = context.placement
         self.restore_s = context.rounds.checkpoint_restore_s

@@ -2,7 +2,7 @@
 
 The levels and the search for free nodes at a level are the placement layer's
 (:mod:`engine.placement.levels`; the scenario's placement strategy picks the nodes within a
-level). Here: :class:`NodeLayout` adds the job's view (the worker types it fits, the best level
+level). Here: :class:`DallyLayout` adds the job's view (the worker types it fits, the best level
 it could reach), :class:`LevelModel` reads each level's iteration-time slowdown over node-local
 from the engine's step-time model (:mod:`engine.step_time`), so the policy never assumes
 bandwidths, and :func:`allowed_level` / :func:`next_timer_s` are the delay timers.
@@ -19,7 +19,7 @@ from engine.policies.base import Grant, Part
 from engine.state import JobState
 from engine.step_time import StepTimeModel
 
-__all__ = ["NETWORK", "NODE", "RACK", "Board", "LevelModel", "NodeLayout", "Option", "grant_of"]
+__all__ = ["NETWORK", "NODE", "RACK", "Board", "LevelModel", "DallyLayout", "Option", "grant_of"]
 
 TIMER_SLACK_S = 1e-6
 """A timer counts as expired this close to its expiry, so a wake-up at the expiry time
@@ -31,7 +31,7 @@ def grant_of(option: Option) -> Grant:
     return Grant.of_parts(Part(option.worker_type, count, node) for node, count in option.parts)
 
 
-class NodeLayout(TypeLayout):
+class DallyLayout(TypeLayout):
     """The cluster's nodes by worker type and rack, with the queries Dally makes about a job."""
 
     def __init__(self, nodes: Nodes) -> None:
@@ -113,7 +113,7 @@ class LevelModel:
 
 
 def allowed_level(
-    topology: NodeLayout, model: LevelModel, job: JobState, now_s: float, gamma: float
+    topology: DallyLayout, model: LevelModel, job: JobState, now_s: float, gamma: float
 ) -> int:
     """Worst level the job accepts at ``now_s`` under delay scheduling (Dally [R]).
 
@@ -132,7 +132,7 @@ def allowed_level(
 
 
 def next_timer_s(
-    topology: NodeLayout, model: LevelModel, job: JobState, now_s: float, gamma: float
+    topology: DallyLayout, model: LevelModel, job: JobState, now_s: float, gamma: float
 ) -> float:
     """When the job's next delay timer expires, as timed at ``now_s`` (infinity when it already
     accepts any level); Dally asks the engine to decide again then."""

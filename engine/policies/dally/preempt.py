@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
 from typing import NamedTuple
 
-from engine.policies.dally.levels import NODE, RACK, Board, LevelModel, NodeLayout, Option
+from engine.policies.dally.levels import NODE, RACK, Board, DallyLayout, LevelModel, Option
 from engine.state import JobState
 
 QueueFn = Callable[[JobState], int]
@@ -52,7 +52,7 @@ class Evictor:
     ) -> None:
         self.board, self.model, self.now_s = board, model, now_s
         self.restore_s, self.queue = restore_s, queue
-        assert isinstance(board.topology, NodeLayout)  # Dally's boards are built on its layout
+        assert isinstance(board.topology, DallyLayout)  # Dally's boards are built on its layout
         self.topology = board.topology
         self.on_node: dict[int, list[tuple[JobState, int]]] = {}
         for job in running:

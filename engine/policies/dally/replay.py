@@ -14,7 +14,7 @@ import heapq
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from engine.policies.dally.levels import NETWORK, NODE, RACK, Board, NodeLayout, Option
+from engine.policies.dally.levels import NETWORK, NODE, RACK, Board, DallyLayout, Option
 
 
 class ReplayJob(NamedTuple):
@@ -38,7 +38,7 @@ class Window(NamedTuple):
 
 
 def replay(
-    topology: NodeLayout,
+    topology: DallyLayout,
     window: Window,
     jobs: Sequence[ReplayJob],
     gamma: float,

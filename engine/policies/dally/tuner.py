@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from engine.policies.dally.levels import NETWORK, NODE, RACK, LevelModel, NodeLayout
+from engine.policies.dally.levels import NETWORK, NODE, RACK, DallyLayout, LevelModel
 from engine.policies.dally.replay import ReplayJob, Window, replay
 from engine.state import JobState
 
@@ -28,7 +28,7 @@ class AutoTuner:
 
     def __init__(
         self,
-        topology: NodeLayout,
+        topology: DallyLayout,
         model: LevelModel,
         grid: Sequence[float],
         period_s: float,
