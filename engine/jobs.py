@@ -40,8 +40,7 @@ def job_states(
         strict=True,
     )
     states: list[JobState] = []
-    with gc_paused():
-        _fill_states(states, columns, matrix, capacity, net)
+    _fill_states(states, columns, matrix, capacity, net)
     return states
 
 

@@ -47,7 +47,7 @@ ProgressFn = Callable[[float], None]
 CancelFn = Callable[[], bool]
 _CHECK_EVERY = 2000  # loop iterations between progress reports / cancel checks
 _COMPACT_AT = 1024  # completion-heap entries beyond 4 per running job before stale ones go
-_NONE_HELD: frozenset[int] = frozenset()
+_BARE = Decision({})  # what a bare allocation means: no wake-up, no job held back
 
 
 def simulate(
@@ -82,12 +82,12 @@ def simulate(
         from engine.micro_tasks import MicroTaskSimulation  # imports this module
 
         engine = MicroTaskSimulation
-    sim = engine(jobs, config, policy, matrix)
-    sim.recorder.keep_segments = record_segments
     if decision_log is None:
         decision_log = len(jobs) <= DECISION_LOG_MAX_JOBS
-    sim.log = DecisionLog() if decision_log else None
-    with gc_paused():  # the run makes no reference cycles; the collector cost 4-5% of it
+    with gc_paused():  # building, running and tabulating make no reference cycles
+        sim = engine(jobs, config, policy, matrix)
+        sim.recorder.keep_segments = record_segments
+        sim.log = DecisionLog() if decision_log else None
         return sim.run(on_progress, should_cancel)
 
 
@@ -190,12 +190,8 @@ class Simulation:
     def _next_event_time(self) -> float:
         """The earliest of the next round tick, completion, arrival, congestion change and the
         policy's wake-up (stale completion entries at the heap's top are dropped first)."""
-        completions, jobs = self.completions, self.jobs
-        while completions:
-            _, _, index, version = completions[0]
-            job = jobs[index]
-            if job.placement is not None and job.version == version:
-                break
+        completions = self.completions
+        while completions and self._stale(completions[0]):
             heapq.heappop(completions)
         t = self.next_tick_s
         if completions and completions[0][0] < t:
@@ -306,13 +302,11 @@ class Simulation:
         answer = self.policy.allocate(state)
         self.decision_time_s += time.perf_counter() - started
         self.num_decisions += 1
-        if type(answer) is dict:  # a bare allocation: no wake-up, none held
-            allocation: Allocation = answer
-            self.wake_at_s, self.held_back = math.inf, _NONE_HELD
-        else:
-            decision = Decision.of(answer)
-            allocation = decision.allocation
-            self.wake_at_s, self.held_back = decision.wake_at_s, decision.held_for_consolidation
+        if isinstance(answer, Decision):
+            decision, allocation = answer, answer.allocation
+        else:  # Decision(answer) without building one
+            decision, allocation = _BARE, answer
+        self.wake_at_s, self.held_back = decision.wake_at_s, decision.held_for_consolidation
         if allocation:
             validate_allocation(
                 allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s
@@ -324,8 +318,9 @@ class Simulation:
 
     def _preempt_ungranted(self, allocation: Allocation) -> None:
         granted = allocation.get
-        for job in [job for job in self.running.values() if granted(job.index) != job.grant]:
-            grant = allocation.get(job.index)
+        changed = [(job, grant) for job in self.running.values()
+                   if (grant := granted(job.index)) != job.grant]  # fmt: skip
+        for job, grant in changed:
             job.sync(self.now_s)
             if job.last_step_s is not None:  # its final consolidation is the checkpoint
                 self._complete(job)
@@ -370,8 +365,7 @@ class Simulation:
             self._compact_waiting()
         self.running[job.index] = job
         now_s = self.now_s
-        if now_s > job.last_update_s:  # job.sync(now_s) of a waiting job
-            job.last_update_s = now_s
+        job.sync(now_s)
         if job.first_start_s is None:
             job.first_start_s = now_s
         else:
@@ -478,9 +472,8 @@ class Simulation:
             )
         isolated_s = isolated_run_s(self.jobs, self.cluster.capacity)
         total_gpus = sum(self.cluster.capacity.values())
-        with gc_paused():  # one row per job and per segment, no cycles among them
-            jobs = jobs_table(self.jobs, isolated_s, self.area_at_end, total_gpus)
-            segments = self.recorder.segments_table()
+        jobs = jobs_table(self.jobs, isolated_s, self.area_at_end, total_gpus)
+        segments = self.recorder.segments_table()
         utilization = self.recorder.utilization_table()
         return SimulationResult(
             policy=self.spec.display_name,
