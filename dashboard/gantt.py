@@ -88,7 +88,12 @@ def make_gantt(
         fig.add_trace(clipped)
     _layout_rows(fig, order, f"Simulated time ({unit})")
     fig.update_xaxes(range=[0, shown_end_s / scale])
-    return style(fig, title, height=min(1400, max(360, ROW_PX * len(order) + 170)))
+    style(fig, title, height=min(1400, max(360, ROW_PX * len(order) + 170)))
+    # Gantts stand two side by side: a legend in one row above the bars, not a column beside
+    # them, leaves the bars the chart's whole width
+    fig.update_layout(legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0,
+                              "xanchor": "left"})  # fmt: skip
+    return fig
 
 
 def clipped_marks(

@@ -70,6 +70,13 @@ def test_gantt_draws_a_jobs_copies_as_lanes_of_one_row() -> None:
     assert labels == {" · copy 1 of 3", " · copy 2 of 3", " · copy 3 of 3"}
 
 
+def test_gantt_legend_is_one_row_above_the_bars(comparison: ComparisonResult) -> None:
+    """Two Gantts stand side by side: a legend column beside each took half the bars' width."""
+    result = comparison.results[0]
+    legend = charts.make_gantt(result.segments, result.jobs, {}).layout.legend
+    assert legend.orientation == "h" and legend.y >= 1 and legend.yanchor == "bottom"
+
+
 def test_gantt_caps_the_number_of_jobs(comparison: ComparisonResult) -> None:
     result = comparison.results[0]
     fig = charts.make_gantt(result.segments, result.jobs, {}, max_jobs=5)
