@@ -7,6 +7,7 @@ or "done" with the time it took; the policies run side by side in worker process
 
 from __future__ import annotations
 
+import math
 import time
 
 import streamlit as st
@@ -19,10 +20,15 @@ def _bar_text(status: PolicyStatus) -> str:
         return f"✓ **{status.name}** · done in {status.elapsed_s:.1f} s"
     if status.state == "running":
         return (
-            f"**{status.name}** · running · {status.fraction:.0%} of jobs finished · "
-            f"{status.elapsed_s:.0f} s"
+            f"**{status.name}** · running · {_percent_down(status.fraction)}% of jobs finished"
+            f" · {status.elapsed_s:.0f} s"
         )
     return f"{status.name} · queued"
+
+
+def _percent_down(fraction: float) -> int:
+    """Whole percent, rounded down: a run at 99.6% reads 99%, never "100%" while running."""
+    return min(100, max(0, math.floor(fraction * 100)))
 
 
 class RunProgress:
