@@ -6,8 +6,9 @@ from dashboard.components.chart import render_chart
 from dashboard.components.network_controls import render_jobs_at, render_network_controls
 from dashboard.components.results_common import render_run_caption, require_result
 from dashboard.gantt import initial_end_s
-from dashboard.network_charts import make_congestion_timeline, make_rack_load, make_topology
+from dashboard.network_charts import make_topology
 from dashboard.network_data import network_summary, rack_capacity, rack_load
+from dashboard.network_timelines import make_congestion_timeline, make_rack_load
 from engine.topology import Topology
 
 result = require_result()

@@ -14,13 +14,7 @@ import pandas as pd
 import pytest
 
 from dashboard import charts
-from dashboard.network_charts import (
-    CONGESTED_COLOR,
-    layout_positions,
-    make_congestion_timeline,
-    make_rack_load,
-    make_topology,
-)
+from dashboard.network_charts import CONGESTED_COLOR, layout_positions, make_topology
 from dashboard.network_data import (
     active_at,
     default_time,
@@ -30,6 +24,7 @@ from dashboard.network_data import (
     rack_summary,
     time_options,
 )
+from dashboard.network_timelines import make_congestion_timeline, make_rack_load
 from engine.config import ClusterSpec, CongestionEpisode, NetworkConfig, NodeGroup
 from engine.results import ComparisonResult
 from engine.topology import Topology
