@@ -9,6 +9,7 @@ agree to the last bit, since the tables must not move.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Any
 
@@ -17,9 +18,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.config import CongestionEpisode, NetworkConfig, PolicySpec, RoundConfig
+from engine.config import (
+    CongestionEpisode,
+    NetworkConfig,
+    PolicySpec,
+    RoundConfig,
+    ScenarioConfig,
+)
 from engine.network import congestion_factor
-from engine.policies.base import Part, PolicyContext
+from engine.policies.base import Grant, Part, PolicyContext
 from engine.policies.doubling.policy import Doubling
 from engine.policies.doubling.speed import RingSpeed
 from engine.policies.hadar.copies import CopyRates
@@ -30,7 +37,7 @@ from engine.policies.hadar.rounds import PricedRounds
 from engine.simulator import simulate
 from engine.state import JobState
 from engine.throughput import gradient_bytes, load_matrix
-from tests.engine.helpers import RESNET50, cluster
+from tests.engine.helpers import RESNET50, cluster, jobs_frame
 from tests.engine.test_properties import scenarios
 
 MATRIX = load_matrix()
@@ -141,6 +148,139 @@ def test_hadare_bounds_offers_and_copy_rates_equal_the_rules(
     monkeypatch.setattr(CopyRates, "adding", checked_adding)
     spec = PolicySpec("hadare", {"max_copies": 3})
     simulate(weighted(jobs, weights), config, spec, MATRIX)
+
+
+def reference_grant(policy: PricedRounds, job: JobState, book: PriceBook, full: bool) -> Any:
+    """A job's grant as written before the move ceiling: the best offer is searched every time,
+    then compared with keeping."""
+    offer = policy._best_offer(job, book, policy._seconds(job, keep=False))
+    current = job.grant if full and policy.params.keep_running else None
+    grant = None
+    if current is not None and book.fits(current.pieces()):
+        parts = current.pieces()
+        kept = Offer(parts, policy._utility(job, policy._rate(job, parts), policy.round_s),
+                     book.cost(parts))  # fmt: skip
+        admitted = kept.utility >= kept.price * (1 - 1e-9)
+        if admitted and (offer is None or policy._prefer_kept(kept, offer)):
+            offer, grant = kept, current
+    if offer is None or not offer.utility >= offer.price * (1 - 1e-9):
+        return None
+    book.take(offer.parts)
+    return grant or Grant.of_parts(offer.parts, policy.combine)
+
+
+def checked_grants(cls: type, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Checks ``cls._grant`` against :func:`reference_grant` on a copy of the price book (the
+    grant and the GPUs it takes); returns a counter of searches the ceiling skipped."""
+    fast, best_offer = cls._grant, cls._best_offer
+    skipped = [0]
+
+    def wrapper(self: Any, job: JobState, book: PriceBook, full: bool) -> Any:
+        before = copy.deepcopy(book)
+        expected = reference_grant(self, job, before, full)
+        searches = len(searched)
+        got = fast(self, job, book, full)
+        skipped[0] += len(searched) == searches
+        assert got == expected and book.used == before.used
+        return got
+
+    searched: list[int] = []
+
+    def counted(self: Any, job: JobState, *args: Any) -> Any:
+        searched.append(job.index)
+        return best_offer(self, job, *args)
+
+    monkeypatch.setattr(cls, "_grant", wrapper)
+    monkeypatch.setattr(cls, "_best_offer", counted)
+    return skipped
+
+
+@CHECKED
+@given(scenarios(), st.sampled_from(["gang", "proportional"]))
+def test_hadar_grants_without_searching_equal_the_searched_ones(
+    monkeypatch: pytest.MonkeyPatch, scenario: Any, combine: str
+) -> None:
+    jobs, config = scenario
+    checked_grants(Hadar, monkeypatch)
+    simulate(jobs, config, PolicySpec("hadar", {"combine": combine}), MATRIX)
+
+
+@CHECKED
+@given(scenarios())
+def test_hadare_grants_without_searching_equal_the_searched_ones(
+    monkeypatch: pytest.MonkeyPatch, scenario: Any
+) -> None:
+    jobs, config = scenario
+    checked_grants(HadarE, monkeypatch)
+    simulate(jobs, config, PolicySpec("hadare", {"max_copies": 3}), MATRIX)
+
+
+@pytest.mark.parametrize("name", ["hadar", "hadare"])
+def test_running_jobs_keep_their_grants_without_a_search(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Two long ResNet-50 jobs on two 4-GPU V100 nodes run alone for many rounds: from the
+    second round on, each keeps its GPUs without a search (the ceiling is used, not only
+    correct: Hadar's kept gang pays the empty-cluster price and earns a whole round, a move
+    would pay the same and lose the restore)."""
+    config = ScenarioConfig(
+        cluster=cluster(("v100", 2, 4, "r0")),
+        rounds=RoundConfig(round_duration_s=360.0, checkpoint_restore_s=20.0),
+    )
+    jobs = jobs_frame(("a", 0.0, RESNET50, 4, 2e5), ("b", 0.0, RESNET50, 4, 2e5))
+    skipped = checked_grants(Hadar if name == "hadar" else HadarE, monkeypatch)
+    result = simulate(jobs, config, PolicySpec(name), MATRIX)
+    rounds_run = result.num_decisions
+    assert rounds_run > 5
+    assert skipped[0] >= 2 * (rounds_run - 2)
+
+
+@CHECKED
+@given(
+    st.lists(st.integers(0, 4), min_size=6, max_size=6),
+    st.lists(
+        st.tuples(st.integers(0, 2), st.sampled_from([1, 2, 4]), st.floats(0.0, 0.99)),
+        min_size=1,
+        max_size=6,
+    ),
+    st.floats(1.0, 50.0),
+    st.sampled_from(["gang", "proportional"]),
+)
+def test_hadar_move_ceiling_bounds_every_offer(
+    used: list[int], specs: list[tuple[int, int, float]], ratio: float, combine: str
+) -> None:
+    """Whatever the nodes' use and the job, no offer (gang or proportional, moved or not)
+    nets more than :meth:`Hadar._move_ceiling`."""
+    spec = cluster(("v100", 2, 4, "r0"), ("p100", 2, 4, "r0"), ("k80", 2, 4, "r1"))
+    context = PolicyContext(spec, RoundConfig(), np.random.default_rng(0), NetworkConfig(), MATRIX)
+    policy = Hadar(Hadar.Params(combine=combine), context)
+    free = [gpus - u for gpus, u in zip(policy.node_gpus, used, strict=True)]
+    book = PriceBook(policy.node_types, policy.node_gpus, free, 0.01, 0.01 * ratio)
+    for index, (kind, sf, done) in enumerate(specs):
+        job_type = ("A3C", RESNET50, "Transformer (batch size 32)")[kind]
+        rates = {wt: MATRIX.steps_per_s(job_type, wt, sf) for wt in ("v100", "p100", "k80")}
+        job = JobState(index, f"j{index}", 0.0, job_type, sf, 1e5, 1.0, rates, 1.0)
+        job.steps_done = done * 1e5
+        for seconds in (policy.round_s, policy._seconds_moved):
+            offer = policy._best_offer(job, book, seconds)
+            if offer is not None:
+                assert offer.net <= policy._move_ceiling(job, book, seconds)
+
+
+def test_hadar_move_ceiling_by_hand() -> None:
+    """One free 4-GPU V100 node at L = 0.01 and a half-used one at 0.01 * 4^(1/2) = 0.02; a
+    2-GPU job with 1,000 of 1e5 steps left, 2 steps/s on V100, 360 s: it earns at most
+    min(1000, 720) / 1000 = 0.72, and pays at least 2 x 0.01."""
+    spec = cluster(("v100", 2, 4, "r0"))
+    context = PolicyContext(spec, RoundConfig(), np.random.default_rng(0), NetworkConfig(), MATRIX)
+    policy = Hadar(Hadar.Params(), context)
+    book = PriceBook(policy.node_types, policy.node_gpus, [4, 2], 0.01, 0.04)
+    job = JobState(0, "a", 0.0, RESNET50, 2, 1e5, 1.0, {"v100": 2.0, "k80": 0.5}, 1.0)
+    job.steps_done = 1e5 - 1000
+    assert policy._move_ceiling(job, book, 360.0) == pytest.approx(0.72 - 0.02, rel=1e-11)
+    assert policy._move_ceiling(job, book, 360.0) > 0.72 - 0.02  # the rounding margin
+    offer = policy._best_offer(job, book, 360.0)
+    assert offer is not None and offer.net == pytest.approx(0.72 - 0.02, rel=1e-11)
 
 
 def reference_saving(policy: Doubling, job: JobState, wt: str, n: int, now_s: float) -> float:

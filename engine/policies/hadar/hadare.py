@@ -165,6 +165,9 @@ class HadarE(PricedRounds):
     def _prefer_kept(self, kept: Offer, move: Offer) -> bool:
         return True  # a running job keeps its copies while they cover their price
 
+    def _move_ceiling(self, job: JobState, book: PriceBook, seconds: float) -> float:
+        return -float("inf")  # keeping is preferred to any move: no search
+
     def _best_offer(self, job: JobState, book: PriceBook, seconds: float) -> Offer | None:
         """The single copy of greatest utility minus price (ties: more GPUs, faster type, lower
         node)."""

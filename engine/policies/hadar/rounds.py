@@ -90,19 +90,34 @@ class PricedRounds(Policy):
     def _grant(self, job: JobState, book: PriceBook, full: bool) -> Grant | None:
         """The job's best offer, or its current grant when keeping it is at least as good;
         None when the utility does not cover the price."""
-        offer = self._best_offer(job, book, self._seconds(job, keep=False))
+        seconds = self._seconds(job, keep=False)
         current = job.grant if full and self.params.keep_running else None
-        grant = None
+        offer = None
         if current is not None and book.fits(current.pieces()):
             parts = current.pieces()
             kept = Offer(parts, self._utility(job, self._rate(job, parts), self.round_s),
                          book.cost(parts))  # fmt: skip
-            if _admitted(kept) and (offer is None or self._prefer_kept(kept, offer)):
-                offer, grant = kept, current
+            if _admitted(kept):
+                # a kept grant netting at least the ceiling beats every move: no search
+                keep = kept.net >= self._move_ceiling(job, book, seconds)
+                if not keep:
+                    offer = self._best_offer(job, book, seconds)
+                    keep = offer is None or self._prefer_kept(kept, offer)
+                if keep:
+                    book.take(parts)
+                    return current
+        if offer is None:
+            offer = self._best_offer(job, book, seconds)
         if offer is None or not _admitted(offer):
             return None
         book.take(offer.parts)
-        return grant or Grant.of_parts(offer.parts, self.combine)
+        return Grant.of_parts(offer.parts, self.combine)
+
+    def _move_ceiling(self, job: JobState, book: PriceBook, seconds: float) -> float:
+        """At least the net of any offer :meth:`_best_offer` could make that
+        :meth:`_prefer_kept` would take over keeping: a kept grant netting this much is kept
+        without a search (here: no bound)."""
+        return float("inf")
 
     def _prefer_kept(self, kept: Offer, move: Offer) -> bool:
         return kept.net >= move.net - TOLERANCE * abs(move.net)
