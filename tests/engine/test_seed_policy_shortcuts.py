@@ -349,6 +349,35 @@ def test_price_book_lists_new_prices_after_every_take() -> None:
     assert book.min_price() == float("inf")
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([1, 2, 4, 8]), min_size=1, max_size=8),
+    st.floats(1.0, 1e6),
+    st.lists(st.tuples(st.integers(0, 7), st.integers(1, 8)), max_size=20),
+)
+def test_price_book_keeps_the_least_price_across_takes(
+    gpus: list[int], ratio: float, takes: list[tuple[int, int]]
+) -> None:
+    """After any takes, the kept least price equals the least price of a fresh listing, and a
+    repriced copy of an unused book lists what a new book does (the copy left unchanged)."""
+    types = [("v100", "k80")[n % 2] for n in range(len(gpus))]
+    template = PriceBook(types, gpus, gpus, 1.0, 1.0)
+    book = template.repriced(0.5, 0.5 * ratio)
+    fresh = PriceBook(types, gpus, gpus, 0.5, 0.5 * ratio)
+    for node, want in takes:
+        node %= len(gpus)
+        take = min(want, book.free(node))
+        if take:
+            book.min_price()  # the kept value is what a take must correct
+            book.take((Part(types[node], take, node),))
+            fresh.take((Part(types[node], take, node),))
+        listed = [price for _, _, price, _ in book.levels()]
+        assert book.min_price() == min(listed, default=float("inf"))
+        assert book.levels() == fresh.levels() and book.used == fresh.used
+    assert template.used == [0] * len(gpus) and template.total_free == sum(gpus)
+    assert sum(len(members) for _, _, _, members in template.levels()) == len(gpus)
+
+
 def test_extra_copy_rates_follow_racks_order_and_congestion() -> None:
     """HadarE's extra-copy rates (CopyRates.adding) equal a fresh CopyRates' rate of all the
     copies, whichever node the new copy takes (its rack, its place in node order) and

@@ -9,6 +9,7 @@ choose the nodes, so Hadar and HadarE pin their parts to nodes themselves.
 from __future__ import annotations
 
 import bisect
+import copy
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
@@ -71,7 +72,17 @@ class PriceBook:
                 key = (node_types[node], gpus, gpus - node_free)
                 self._groups.setdefault(key, []).append(node)
         self._levels: list[Level] | None = None
-        self._min_price = float("inf")
+        self._min_price: float | None = None
+
+    def repriced(self, low: float, high: float) -> PriceBook:
+        """A copy of this book with its nodes' use so far, priced at ``L = low``, ``U = high``
+        (cheaper than listing the nodes again)."""
+        book = copy.copy(self)
+        book.used = self.used[:]
+        book.low, book.ratio = low, high / low
+        book._groups = {key: members[:] for key, members in self._groups.items()}
+        book._levels, book._min_price = None, None
+        return book
 
     def price(self, node: int) -> float:
         """Price per GPU of ``node`` at its use so far (``L (U/L)^(used/capacity)``)."""
@@ -89,13 +100,20 @@ class PriceBook:
                 (worker_type, capacity - used, low * ratio ** (used / capacity), members)
                 for (worker_type, capacity, used), members in self._groups.items()
             ]
-            self._min_price = min((level[2] for level in levels), default=float("inf"))
         return levels
 
     def min_price(self) -> float:
-        """The lowest price per GPU among nodes with room (inf when none has)."""
-        self.levels()
-        return self._min_price
+        """The lowest price per GPU among nodes with room (inf when none has). Kept across
+        :meth:`take`, which lowers it only through a group it creates and raises it only by
+        emptying a group at the lowest price (then it is listed again)."""
+        price = self._min_price
+        if price is None:
+            low, ratio = self.low, self.ratio
+            price = self._min_price = min(
+                (low * ratio ** (used / capacity) for _, capacity, used in self._groups),
+                default=float("inf"),
+            )
+        return price
 
     def fits(self, parts: Sequence[Part]) -> bool:
         """Whether every part's node still has its GPUs free."""
@@ -156,7 +174,16 @@ class PriceBook:
             group.remove(node)
             if not group:
                 del self._groups[(worker_type, capacity, used)]
+                least = self._min_price
+                if least is not None and self.low * self.ratio ** (used / capacity) <= least:
+                    self._min_price = None
             self.used[node] = used = used + part.num_gpus
             if used < capacity:
-                bisect.insort(self._groups.setdefault((worker_type, capacity, used), []), node)
+                group = self._groups.get((worker_type, capacity, used))
+                if group is None:
+                    group = self._groups[(worker_type, capacity, used)] = []
+                    least = self._min_price
+                    if least is not None and self.low * self.ratio ** (used / capacity) < least:
+                        self._min_price = self.low * self.ratio ** (used / capacity)
+                bisect.insort(group, node)
             self.total_free -= part.num_gpus

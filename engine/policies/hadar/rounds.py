@@ -44,6 +44,7 @@ class PricedRounds(Policy):
         self._round_index = -1
         self._speeds: dict[int, dict[str, float]] = {}
         self._bounds: dict[int, tuple[float, float, tuple[float, float] | None]] = {}
+        self._empty_book = PriceBook(self.node_types, self.node_gpus, self.node_gpus, 1.0, 1.0)
 
     def allocate(self, state: SchedulerState) -> Allocation:
         """Round boundary: the whole allocation. Mid-round: starts of waiting jobs on free GPUs."""
@@ -54,8 +55,10 @@ class PricedRounds(Policy):
         bounds = self._price_bounds(active)
         if bounds is None:
             return self._finishing(state, None) if full else {}
-        free = list(self.node_gpus) if full else list(state.node_free_gpus[:])
-        book = PriceBook(self.node_types, self.node_gpus, free, *bounds)
+        if full:
+            book = self._empty_book.repriced(*bounds)
+        else:
+            book = PriceBook(self.node_types, self.node_gpus, state.node_free_gpus[:], *bounds)
         candidates = active if full else list(state.waiting)
         density = {job.index: self._density(job) for job in candidates}
         ordered = sorted(
