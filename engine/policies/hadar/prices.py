@@ -163,27 +163,31 @@ class PriceBook:
     def take(self, parts: Sequence[Part]) -> None:
         """Marks the parts' GPUs as granted (prices of their nodes rise)."""
         self._levels = None
+        groups = self._groups
         for part in parts:
             node = part.node
-            worker_type, capacity, used = (
-                self.node_types[node],
-                self.node_gpus[node],
-                self.used[node],
-            )
-            group = self._groups[(worker_type, capacity, used)]
+            key = (self.node_types[node], self.node_gpus[node], self.used[node])
+            group = groups[key]
             group.remove(node)
             if not group:
-                del self._groups[(worker_type, capacity, used)]
-                least = self._min_price
-                if least is not None and self.low * self.ratio ** (used / capacity) <= least:
-                    self._min_price = None
-            self.used[node] = used = used + part.num_gpus
-            if used < capacity:
-                group = self._groups.get((worker_type, capacity, used))
-                if group is None:
-                    group = self._groups[(worker_type, capacity, used)] = []
-                    least = self._min_price
-                    if least is not None and self.low * self.ratio ** (used / capacity) < least:
-                        self._min_price = self.low * self.ratio ** (used / capacity)
-                bisect.insort(group, node)
+                del groups[key]
+                self._track_least(key, created=False)
+            self.used[node] += part.num_gpus
+            key = (key[0], key[1], self.used[node])
+            if key[2] < key[1]:
+                if key not in groups:
+                    groups[key] = []
+                    self._track_least(key, created=True)
+                bisect.insort(groups[key], node)
             self.total_free -= part.num_gpus
+
+    def _track_least(self, key: tuple[str, int, int], created: bool) -> None:
+        """Keeps :meth:`min_price` right when the group ``key`` is created or emptied."""
+        least = self._min_price
+        if least is None:
+            return
+        price = self.low * self.ratio ** (key[2] / key[1])
+        if created and price < least:
+            self._min_price = price
+        elif not created and price <= least:
+            self._min_price = None  # listed again when asked
