@@ -10,6 +10,7 @@ agree to the last bit, since the tables must not move.
 from __future__ import annotations
 
 import copy
+import heapq
 from collections.abc import Callable
 from typing import Any
 
@@ -329,6 +330,55 @@ def test_doubling_savings_equal_the_rule(
     monkeypatch.setattr(Doubling, "_savings_at", checked_savings)
     monkeypatch.setattr(RingSpeed, "cache_at", checked_cache)
     spec = PolicySpec("doubling", {"restart_cost_s": restart_cost_s})
+    simulate(jobs, config, spec, MATRIX)
+
+
+def reference_double(
+    policy: Doubling, by_index: dict[int, JobState], sizes: dict[int, tuple[str, int]],
+    free: dict[str, int], now_s: float,
+) -> None:  # fmt: skip
+    """Doubling's greedy loop as written before the pruning: every job's saving enters the
+    heap, and the heap is emptied."""
+    heap = []
+    for index, (worker_type, num_gpus) in sizes.items():
+        job = by_index[index]
+        if 2 * num_gpus <= policy.max_gpus(job, worker_type):
+            gain = reference_saving(policy, job, worker_type, num_gpus, now_s)
+            if gain > 0:
+                heap.append((-gain, index))
+    heapq.heapify(heap)
+    while heap:
+        _, index = heapq.heappop(heap)
+        worker_type, num_gpus = sizes[index]
+        if free[worker_type] < num_gpus:
+            continue
+        free[worker_type] -= num_gpus
+        sizes[index] = (worker_type, 2 * num_gpus)
+        num_gpus *= 2
+        if 2 * num_gpus <= policy.max_gpus(by_index[index], worker_type):
+            gain = reference_saving(policy, by_index[index], worker_type, num_gpus, now_s)
+            if gain > 0:
+                heapq.heappush(heap, (-gain, index))
+
+
+@CHECKED
+@given(scenarios(), st.sampled_from([-1.0, 0.0, 45.0]), st.sampled_from([0, 2, 4]))
+def test_doubling_pruned_loop_doubles_as_the_full_one(
+    monkeypatch: pytest.MonkeyPatch, scenario: Any, restart_cost_s: float, max_gpus: int
+) -> None:
+    """Skipping jobs whose type has too few free GPUs, and stopping when none is free, leaves
+    the sizes and free GPUs of the full greedy loop."""
+    jobs, config = scenario
+    double = Doubling._double
+
+    def checked_double(self: Doubling, by_index: Any, sizes: Any, free: Any, now_s: float) -> None:
+        expected_sizes, expected_free = dict(sizes), dict(free)
+        reference_double(self, by_index, expected_sizes, expected_free, now_s)
+        double(self, by_index, sizes, free, now_s)
+        assert sizes == expected_sizes and free == expected_free
+
+    monkeypatch.setattr(Doubling, "_double", checked_double)
+    spec = PolicySpec("doubling", {"restart_cost_s": restart_cost_s, "max_gpus_per_job": max_gpus})
     simulate(jobs, config, spec, MATRIX)
 
 

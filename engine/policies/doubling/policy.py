@@ -152,6 +152,8 @@ class Doubling(Policy):
         limits = self._limits
         heap: list[tuple[float, int]] = []
         for index, (worker_type, num_gpus) in sizes.items():
+            if free[worker_type] < num_gpus:
+                continue  # free GPUs only shrink: this job cannot double (nor its saving count)
             job = by_index[index]
             limit = limits.get((index, worker_type))
             if 2 * num_gpus <= (self.max_gpus(job, worker_type) if limit is None else limit):
@@ -159,15 +161,17 @@ class Doubling(Policy):
                 if gain > 0:
                     heap.append((-gain, index))
         heapq.heapify(heap)
-        while heap:
+        total_free = sum(free.values())
+        while heap and total_free > 0:
             _, index = heapq.heappop(heap)
             worker_type, num_gpus = sizes[index]
             if free[worker_type] < num_gpus:
-                continue  # free GPUs only shrink: this job cannot double any more
+                continue  # as above
             free[worker_type] -= num_gpus
+            total_free -= num_gpus
             sizes[index] = (worker_type, 2 * num_gpus)
-            num_gpus *= 2  # its next doubling, if allowed and it saves time
-            if 2 * num_gpus <= limits[(index, worker_type)]:
+            num_gpus *= 2  # its next doubling, if allowed, possible and it saves time
+            if 2 * num_gpus <= limits[(index, worker_type)] and free[worker_type] >= num_gpus:
                 gain = saving(by_index[index], worker_type, num_gpus)
                 if gain > 0:
                     heapq.heappush(heap, (-gain, index))
@@ -182,18 +186,16 @@ class Doubling(Policy):
     def _savings_at(self, now_s: float) -> Callable[[JobState, str, int], float]:
         """:meth:`saving_per_gpu_s` at ``now_s`` as one function: it runs for every doubling
         of every decision, so the speed cache and the restart rule are inlined."""
-        rates, factors = self.speed.cache_at(now_s)
+        rates = self.speed.cache_at(now_s)[0]
         estimate, restart_cost_s = self.speed.steps_per_s, self.restart_cost_s
 
         def saving(job: JobState, worker_type: str, num_gpus: int) -> float:
-            key = (job.job_type, job.scale_factor, worker_type, 2 * num_gpus, *factors)
-            bigger = rates.get(key)
+            bigger = rates.get((job.job_type, job.scale_factor, worker_type, 2 * num_gpus))
             if bigger is None:
                 bigger = estimate(job, worker_type, 2 * num_gpus, now_s)
             if bigger <= 0:
                 return 0.0
-            key = (job.job_type, job.scale_factor, worker_type, num_gpus, *factors)
-            current = rates.get(key)
+            current = rates.get((job.job_type, job.scale_factor, worker_type, num_gpus))
             if current is None:
                 current = estimate(job, worker_type, num_gpus, now_s)
             if current <= 0:
