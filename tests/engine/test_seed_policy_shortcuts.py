@@ -97,6 +97,12 @@ def reference_copy_offer(policy: HadarE, job: JobState, book: PriceBook, seconds
     return None if best is None else Offer((best[0],), best[1], best[2])
 
 
+def reference_copy_density(policy: HadarE, job: JobState) -> float:
+    """HadarE's density as written: the greatest utility per GPU of one copy on an empty node."""
+    seconds = policy._seconds(job, keep=job.placement is not None)
+    return max(policy._utility_per_gpu(job, seconds).values(), default=0.0)
+
+
 def checked(cls: type, name: str, reference: Callable[..., Any], monkeypatch: Any) -> None:
     """Replaces ``cls.name`` by a wrapper asserting it returns what ``reference`` does."""
     fast = getattr(cls, name)
@@ -134,6 +140,7 @@ def test_hadare_bounds_offers_and_copy_rates_equal_the_rules(
     jobs, config = scenario
     checked(HadarE, "_price_bounds", reference_bounds, monkeypatch)
     checked(HadarE, "_best_offer", reference_copy_offer, monkeypatch)
+    checked(HadarE, "_density", reference_copy_density, monkeypatch)
     adding = CopyRates.adding
 
     def checked_adding(self: CopyRates, job: JobState, parts: Any, now_s: float) -> Any:

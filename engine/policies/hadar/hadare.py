@@ -157,7 +157,17 @@ class HadarE(PricedRounds):
     def _density(self, job: JobState) -> float:
         """Utility per GPU of the job's best single copy on an empty node."""
         seconds = self._seconds(job, keep=job.placement is not None)
-        return max(self._utility_per_gpu(job, seconds).values(), default=0.0)
+        table = self.copies.on_empty_nodes(job, self.speeds(job))
+        remaining = job.remaining_steps  # as _utility_per_gpu, without the dict
+        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        if basis <= 0 or not table:
+            return 0.0
+        weight, best = job.priority_weight, -float("inf")
+        for _, gpus, rate in table:
+            utility = weight * min(remaining, rate * seconds) / basis / gpus
+            if utility > best:
+                best = utility
+        return best
 
     def _out_of_reach(self, density: float, book: PriceBook) -> bool:
         return False  # a kept grant of several copies may earn more than the density bound
@@ -232,16 +242,20 @@ class HadarE(PricedRounds):
         cap = self.copies.max_gpus_per_copy or job.scale_factor
         best, best_key = None, None
         for worker_type, free, price, members in book.levels():
-            if worker_type not in speeds:
+            speed = speeds.get(worker_type)
+            if speed is None:
                 continue
-            node = next((n for n in members if n not in used), None)
-            if node is None:
+            for node in members:  # the group's first node the job does not use
+                if node not in used:
+                    break
+            else:
                 continue
             gpus = min(free, cap)  # self.copies.gpus
             work = rate_with(worker_type, gpus, node) * seconds
             gain = (0.0 if basis <= 0 else weight * min(remaining, work) / basis) - before
             cost = gpus * price
-            key = (gain - cost, gpus, speeds[worker_type], -node)
-            if gain > 0 and gain >= cost * (1 - TOLERANCE) and (best_key is None or key > best_key):
-                best, best_key = (worker_type, gpus, node), key
+            if gain > 0 and gain >= cost * (1 - TOLERANCE):
+                key = (gain - cost, gpus, speed, -node)
+                if best_key is None or key > best_key:
+                    best, best_key = (worker_type, gpus, node), key
         return None if best is None else Part(*best)
