@@ -192,11 +192,14 @@ class HadarE(PricedRounds):
             speed = speeds.get(worker_type)
             if speed is None:
                 continue
-            gpus = min(free, cap)
+            gpus = free if free < cap else cap  # min(free, cap), inlined here and below
             rate = singles.get((job.job_type, job.scale_factor, worker_type, gpus))
             if rate is None:
                 rate = single(job, worker_type, gpus)
-            utility = 0.0 if basis <= 0 else weight * min(remaining, rate * seconds) / basis
+            work = rate * seconds
+            utility = (
+                0.0 if basis <= 0 else weight * (work if work < remaining else remaining) / basis
+            )
             cost = gpus * price
             key = (utility - cost, gpus, speed, -members[0])
             if best_key is None or key > best_key:
@@ -250,9 +253,10 @@ class HadarE(PricedRounds):
                     break
             else:
                 continue
-            gpus = min(free, cap)  # self.copies.gpus
+            gpus = free if free < cap else cap  # self.copies.gpus
             work = rate_with(worker_type, gpus, node) * seconds
-            gain = (0.0 if basis <= 0 else weight * min(remaining, work) / basis) - before
+            done = work if work < remaining else remaining
+            gain = (0.0 if basis <= 0 else weight * done / basis) - before
             cost = gpus * price
             if gain > 0 and gain >= cost * (1 - TOLERANCE):
                 key = (gain - cost, gpus, speed, -node)
