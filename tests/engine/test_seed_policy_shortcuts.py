@@ -435,6 +435,21 @@ def test_price_book_keeps_the_least_price_across_takes(
     assert sum(len(members) for _, _, _, members in template.levels()) == len(gpus)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 4), min_size=3, max_size=3),
+    st.lists(st.tuples(st.integers(-1, 2), st.integers(1, 4)), min_size=1, max_size=3),
+)
+def test_price_book_cost_if_fits_is_cost_when_it_fits(
+    used: list[int], pieces: list[tuple[int, int]]
+) -> None:
+    """One part or several (on one node twice, or unpinned): the price if the parts fit."""
+    book = PriceBook(("v100", "v100", "k80"), (4, 4, 4), [4 - u for u in used], 0.5, 8.0)
+    parts = tuple(Part("v100", gpus, node) for node, gpus in pieces)
+    expected = book.cost(parts) if book.fits(parts) else None
+    assert book.cost_if_fits(parts) == expected
+
+
 def test_extra_copy_rates_follow_racks_order_and_congestion() -> None:
     """HadarE's extra-copy rates (CopyRates.adding) equal a fresh CopyRates' rate of all the
     copies, whichever node the new copy takes (its rack, its place in node order) and

@@ -128,6 +128,15 @@ class PriceBook:
         """Summed price of ``parts`` at the nodes' use before them."""
         return sum(part.num_gpus * self.price(part.node) for part in parts)
 
+    def cost_if_fits(self, parts: Sequence[Part]) -> float | None:
+        """:meth:`cost` of ``parts`` if they :meth:`fits`, else None (one part: at once)."""
+        if len(parts) == 1:
+            node, num_gpus = parts[0].node, parts[0].num_gpus
+            if node < 0 or self.node_gpus[node] - self.used[node] < num_gpus:
+                return None
+            return num_gpus * self.price(node)  # the sum of one term
+        return self.cost(parts) if self.fits(parts) else None
+
     def cheapest(self, need: int, rank: Rank) -> tuple[tuple[Part, ...], float] | None:
         """The ``need`` GPUs first in ``rank`` order (whole groups in node order), with their
         summed price; None if the ranked nodes have fewer free GPUs."""
