@@ -209,10 +209,12 @@ class Doubling(Policy):
                 restart_now_s = restart_doubled_s = restart_s
             else:
                 restart_now_s = restart_doubled_s = restart_cost_s
-                if grant == (worker_type, num_gpus, (), "gang"):
-                    restart_now_s = max(0.0, job.restore_until_s - now_s)
-                elif grant == (worker_type, 2 * num_gpus, (), "gang"):
-                    restart_doubled_s = max(0.0, job.restore_until_s - now_s)
+                # grant == Grant(worker_type, num_gpus) or Grant(worker_type, 2 * num_gpus)
+                if grant[0] == worker_type and grant[2] == () and grant[3] == "gang":
+                    if grant[1] == num_gpus:
+                        restart_now_s = max(0.0, job.restore_until_s - now_s)
+                    elif grant[1] == 2 * num_gpus:
+                        restart_doubled_s = max(0.0, job.restore_until_s - now_s)
             time_now_s = restart_now_s + remaining / current
             time_doubled_s = restart_doubled_s + remaining / bigger
             return (time_now_s - time_doubled_s) / num_gpus
