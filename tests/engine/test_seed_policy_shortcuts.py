@@ -9,6 +9,8 @@ agree to the last bit, since the tables must not move.
 
 from __future__ import annotations
 
+import copy
+import heapq
 from collections.abc import Callable
 from typing import Any
 
@@ -17,9 +19,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.config import CongestionEpisode, NetworkConfig, PolicySpec, RoundConfig
+from engine.config import (
+    CongestionEpisode,
+    NetworkConfig,
+    PolicySpec,
+    RoundConfig,
+    ScenarioConfig,
+)
 from engine.network import congestion_factor
-from engine.policies.base import Part, PolicyContext
+from engine.policies.base import Grant, Part, PolicyContext
 from engine.policies.doubling.policy import Doubling
 from engine.policies.doubling.speed import RingSpeed
 from engine.policies.hadar.copies import CopyRates
@@ -30,7 +38,7 @@ from engine.policies.hadar.rounds import PricedRounds
 from engine.simulator import simulate
 from engine.state import JobState
 from engine.throughput import gradient_bytes, load_matrix
-from tests.engine.helpers import RESNET50, cluster
+from tests.engine.helpers import RESNET50, cluster, jobs_frame
 from tests.engine.test_properties import scenarios
 
 MATRIX = load_matrix()
@@ -89,6 +97,12 @@ def reference_copy_offer(policy: HadarE, job: JobState, book: PriceBook, seconds
     return None if best is None else Offer((best[0],), best[1], best[2])
 
 
+def reference_copy_density(policy: HadarE, job: JobState) -> float:
+    """HadarE's density as written: the greatest utility per GPU of one copy on an empty node."""
+    seconds = policy._seconds(job, keep=job.placement is not None)
+    return max(policy._utility_per_gpu(job, seconds).values(), default=0.0)
+
+
 def checked(cls: type, name: str, reference: Callable[..., Any], monkeypatch: Any) -> None:
     """Replaces ``cls.name`` by a wrapper asserting it returns what ``reference`` does."""
     fast = getattr(cls, name)
@@ -126,6 +140,7 @@ def test_hadare_bounds_offers_and_copy_rates_equal_the_rules(
     jobs, config = scenario
     checked(HadarE, "_price_bounds", reference_bounds, monkeypatch)
     checked(HadarE, "_best_offer", reference_copy_offer, monkeypatch)
+    checked(HadarE, "_density", reference_copy_density, monkeypatch)
     adding = CopyRates.adding
 
     def checked_adding(self: CopyRates, job: JobState, parts: Any, now_s: float) -> Any:
@@ -141,6 +156,139 @@ def test_hadare_bounds_offers_and_copy_rates_equal_the_rules(
     monkeypatch.setattr(CopyRates, "adding", checked_adding)
     spec = PolicySpec("hadare", {"max_copies": 3})
     simulate(weighted(jobs, weights), config, spec, MATRIX)
+
+
+def reference_grant(policy: PricedRounds, job: JobState, book: PriceBook, full: bool) -> Any:
+    """A job's grant as written before the move ceiling: the best offer is searched every time,
+    then compared with keeping."""
+    offer = policy._best_offer(job, book, policy._seconds(job, keep=False))
+    current = job.grant if full and policy.params.keep_running else None
+    grant = None
+    if current is not None and book.fits(current.pieces()):
+        parts = current.pieces()
+        kept = Offer(parts, policy._utility(job, policy._rate(job, parts), policy.round_s),
+                     book.cost(parts))  # fmt: skip
+        admitted = kept.utility >= kept.price * (1 - 1e-9)
+        if admitted and (offer is None or policy._prefer_kept(kept, offer)):
+            offer, grant = kept, current
+    if offer is None or not offer.utility >= offer.price * (1 - 1e-9):
+        return None
+    book.take(offer.parts)
+    return grant or Grant.of_parts(offer.parts, policy.combine)
+
+
+def checked_grants(cls: type, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Checks ``cls._grant`` against :func:`reference_grant` on a copy of the price book (the
+    grant and the GPUs it takes); returns a counter of searches the ceiling skipped."""
+    fast, best_offer = cls._grant, cls._best_offer
+    skipped = [0]
+
+    def wrapper(self: Any, job: JobState, book: PriceBook, full: bool) -> Any:
+        before = copy.deepcopy(book)
+        expected = reference_grant(self, job, before, full)
+        searches = len(searched)
+        got = fast(self, job, book, full)
+        skipped[0] += len(searched) == searches
+        assert got == expected and book.used == before.used
+        return got
+
+    searched: list[int] = []
+
+    def counted(self: Any, job: JobState, *args: Any) -> Any:
+        searched.append(job.index)
+        return best_offer(self, job, *args)
+
+    monkeypatch.setattr(cls, "_grant", wrapper)
+    monkeypatch.setattr(cls, "_best_offer", counted)
+    return skipped
+
+
+@CHECKED
+@given(scenarios(), st.sampled_from(["gang", "proportional"]))
+def test_hadar_grants_without_searching_equal_the_searched_ones(
+    monkeypatch: pytest.MonkeyPatch, scenario: Any, combine: str
+) -> None:
+    jobs, config = scenario
+    checked_grants(Hadar, monkeypatch)
+    simulate(jobs, config, PolicySpec("hadar", {"combine": combine}), MATRIX)
+
+
+@CHECKED
+@given(scenarios())
+def test_hadare_grants_without_searching_equal_the_searched_ones(
+    monkeypatch: pytest.MonkeyPatch, scenario: Any
+) -> None:
+    jobs, config = scenario
+    checked_grants(HadarE, monkeypatch)
+    simulate(jobs, config, PolicySpec("hadare", {"max_copies": 3}), MATRIX)
+
+
+@pytest.mark.parametrize("name", ["hadar", "hadare"])
+def test_running_jobs_keep_their_grants_without_a_search(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Two long ResNet-50 jobs on two 4-GPU V100 nodes run alone for many rounds: from the
+    second round on, each keeps its GPUs without a search (the ceiling is used, not only
+    correct: Hadar's kept gang pays the empty-cluster price and earns a whole round, a move
+    would pay the same and lose the restore)."""
+    config = ScenarioConfig(
+        cluster=cluster(("v100", 2, 4, "r0")),
+        rounds=RoundConfig(round_duration_s=360.0, checkpoint_restore_s=20.0),
+    )
+    jobs = jobs_frame(("a", 0.0, RESNET50, 4, 2e5), ("b", 0.0, RESNET50, 4, 2e5))
+    skipped = checked_grants(Hadar if name == "hadar" else HadarE, monkeypatch)
+    result = simulate(jobs, config, PolicySpec(name), MATRIX)
+    rounds_run = result.num_decisions
+    assert rounds_run > 5
+    assert skipped[0] >= 2 * (rounds_run - 2)
+
+
+@CHECKED
+@given(
+    st.lists(st.integers(0, 4), min_size=6, max_size=6),
+    st.lists(
+        st.tuples(st.integers(0, 2), st.sampled_from([1, 2, 4]), st.floats(0.0, 0.99)),
+        min_size=1,
+        max_size=6,
+    ),
+    st.floats(1.0, 50.0),
+    st.sampled_from(["gang", "proportional"]),
+)
+def test_hadar_move_ceiling_bounds_every_offer(
+    used: list[int], specs: list[tuple[int, int, float]], ratio: float, combine: str
+) -> None:
+    """Whatever the nodes' use and the job, no offer (gang or proportional, moved or not)
+    nets more than :meth:`Hadar._move_ceiling`."""
+    spec = cluster(("v100", 2, 4, "r0"), ("p100", 2, 4, "r0"), ("k80", 2, 4, "r1"))
+    context = PolicyContext(spec, RoundConfig(), np.random.default_rng(0), NetworkConfig(), MATRIX)
+    policy = Hadar(Hadar.Params(combine=combine), context)
+    free = [gpus - u for gpus, u in zip(policy.node_gpus, used, strict=True)]
+    book = PriceBook(policy.node_types, policy.node_gpus, free, 0.01, 0.01 * ratio)
+    for index, (kind, sf, done) in enumerate(specs):
+        job_type = ("A3C", RESNET50, "Transformer (batch size 32)")[kind]
+        rates = {wt: MATRIX.steps_per_s(job_type, wt, sf) for wt in ("v100", "p100", "k80")}
+        job = JobState(index, f"j{index}", 0.0, job_type, sf, 1e5, 1.0, rates, 1.0)
+        job.steps_done = done * 1e5
+        for seconds in (policy.round_s, policy._seconds_moved):
+            offer = policy._best_offer(job, book, seconds)
+            if offer is not None:
+                assert offer.net <= policy._move_ceiling(job, book, seconds)
+
+
+def test_hadar_move_ceiling_by_hand() -> None:
+    """One free 4-GPU V100 node at L = 0.01 and a half-used one at 0.01 * 4^(1/2) = 0.02; a
+    2-GPU job with 1,000 of 1e5 steps left, 2 steps/s on V100, 360 s: it earns at most
+    min(1000, 720) / 1000 = 0.72, and pays at least 2 x 0.01."""
+    spec = cluster(("v100", 2, 4, "r0"))
+    context = PolicyContext(spec, RoundConfig(), np.random.default_rng(0), NetworkConfig(), MATRIX)
+    policy = Hadar(Hadar.Params(), context)
+    book = PriceBook(policy.node_types, policy.node_gpus, [4, 2], 0.01, 0.04)
+    job = JobState(0, "a", 0.0, RESNET50, 2, 1e5, 1.0, {"v100": 2.0, "k80": 0.5}, 1.0)
+    job.steps_done = 1e5 - 1000
+    assert policy._move_ceiling(job, book, 360.0) == pytest.approx(0.72 - 0.02, rel=1e-11)
+    assert policy._move_ceiling(job, book, 360.0) > 0.72 - 0.02  # the rounding margin
+    offer = policy._best_offer(job, book, 360.0)
+    assert offer is not None and offer.net == pytest.approx(0.72 - 0.02, rel=1e-11)
 
 
 def reference_saving(policy: Doubling, job: JobState, wt: str, n: int, now_s: float) -> float:
@@ -192,6 +340,55 @@ def test_doubling_savings_equal_the_rule(
     simulate(jobs, config, spec, MATRIX)
 
 
+def reference_double(
+    policy: Doubling, by_index: dict[int, JobState], sizes: dict[int, tuple[str, int]],
+    free: dict[str, int], now_s: float,
+) -> None:  # fmt: skip
+    """Doubling's greedy loop as written before the pruning: every job's saving enters the
+    heap, and the heap is emptied."""
+    heap = []
+    for index, (worker_type, num_gpus) in sizes.items():
+        job = by_index[index]
+        if 2 * num_gpus <= policy.max_gpus(job, worker_type):
+            gain = reference_saving(policy, job, worker_type, num_gpus, now_s)
+            if gain > 0:
+                heap.append((-gain, index))
+    heapq.heapify(heap)
+    while heap:
+        _, index = heapq.heappop(heap)
+        worker_type, num_gpus = sizes[index]
+        if free[worker_type] < num_gpus:
+            continue
+        free[worker_type] -= num_gpus
+        sizes[index] = (worker_type, 2 * num_gpus)
+        num_gpus *= 2
+        if 2 * num_gpus <= policy.max_gpus(by_index[index], worker_type):
+            gain = reference_saving(policy, by_index[index], worker_type, num_gpus, now_s)
+            if gain > 0:
+                heapq.heappush(heap, (-gain, index))
+
+
+@CHECKED
+@given(scenarios(), st.sampled_from([-1.0, 0.0, 45.0]), st.sampled_from([0, 2, 4]))
+def test_doubling_pruned_loop_doubles_as_the_full_one(
+    monkeypatch: pytest.MonkeyPatch, scenario: Any, restart_cost_s: float, max_gpus: int
+) -> None:
+    """Skipping jobs whose type has too few free GPUs, and stopping when none is free, leaves
+    the sizes and free GPUs of the full greedy loop."""
+    jobs, config = scenario
+    double = Doubling._double
+
+    def checked_double(self: Doubling, by_index: Any, sizes: Any, free: Any, now_s: float) -> None:
+        expected_sizes, expected_free = dict(sizes), dict(free)
+        reference_double(self, by_index, expected_sizes, expected_free, now_s)
+        double(self, by_index, sizes, free, now_s)
+        assert sizes == expected_sizes and free == expected_free
+
+    monkeypatch.setattr(Doubling, "_double", checked_double)
+    spec = PolicySpec("doubling", {"restart_cost_s": restart_cost_s, "max_gpus_per_job": max_gpus})
+    simulate(jobs, config, spec, MATRIX)
+
+
 def test_price_book_lists_new_prices_after_every_take() -> None:
     """Two 2-GPU V100 nodes, L = 1, U = 4: an empty node costs 1 per GPU, a half-used one
     4^(1/2) = 2. The listing is cached between takes and must follow every take."""
@@ -207,6 +404,50 @@ def test_price_book_lists_new_prices_after_every_take() -> None:
     book.take((Part("v100", 1, 0),))
     assert book.levels() == []
     assert book.min_price() == float("inf")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from([1, 2, 4, 8]), min_size=1, max_size=8),
+    st.floats(1.0, 1e6),
+    st.lists(st.tuples(st.integers(0, 7), st.integers(1, 8)), max_size=20),
+)
+def test_price_book_keeps_the_least_price_across_takes(
+    gpus: list[int], ratio: float, takes: list[tuple[int, int]]
+) -> None:
+    """After any takes, the kept least price equals the least price of a fresh listing, and a
+    repriced copy of an unused book lists what a new book does (the copy left unchanged)."""
+    types = [("v100", "k80")[n % 2] for n in range(len(gpus))]
+    template = PriceBook(types, gpus, gpus, 1.0, 1.0)
+    book = template.repriced(0.5, 0.5 * ratio)
+    fresh = PriceBook(types, gpus, gpus, 0.5, 0.5 * ratio)
+    for node, want in takes:
+        node %= len(gpus)
+        take = min(want, book.free(node))
+        if take:
+            book.min_price()  # the kept value is what a take must correct
+            book.take((Part(types[node], take, node),))
+            fresh.take((Part(types[node], take, node),))
+        listed = [price for _, _, price, _ in book.levels()]
+        assert book.min_price() == min(listed, default=float("inf"))
+        assert book.levels() == fresh.levels() and book.used == fresh.used
+    assert template.used == [0] * len(gpus) and template.total_free == sum(gpus)
+    assert sum(len(members) for _, _, _, members in template.levels()) == len(gpus)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(0, 4), min_size=3, max_size=3),
+    st.lists(st.tuples(st.integers(-1, 2), st.integers(1, 4)), min_size=1, max_size=3),
+)
+def test_price_book_cost_if_fits_is_cost_when_it_fits(
+    used: list[int], pieces: list[tuple[int, int]]
+) -> None:
+    """One part or several (on one node twice, or unpinned): the price if the parts fit."""
+    book = PriceBook(("v100", "v100", "k80"), (4, 4, 4), [4 - u for u in used], 0.5, 8.0)
+    parts = tuple(Part("v100", gpus, node) for node, gpus in pieces)
+    expected = book.cost(parts) if book.fits(parts) else None
+    assert book.cost_if_fits(parts) == expected
 
 
 def test_extra_copy_rates_follow_racks_order_and_congestion() -> None:

@@ -110,10 +110,16 @@ class Doubling(Policy):
         free = dict(state.capacity)
         sizes: dict[int, tuple[str, int]] = {}
         remaining = sum(free.values())
+        usable_types = self._usable
         for job in jobs:
             if remaining <= 0:
                 break
-            worker_type = self._one_gpu_type(job, free)
+            # its current type if that has a free GPU, else its fastest type with one
+            usable = usable_types.get(job.index) or self._usable_types(job)
+            placement = job.placement
+            worker_type = placement.worker_type if placement is not None else None
+            if worker_type is None or not free.get(worker_type) or worker_type not in usable:
+                worker_type = next((wt for wt in usable if free[wt] > 0), None)
             if worker_type is not None:
                 sizes[job.index] = (worker_type, 1)
                 free[worker_type] -= 1
@@ -129,16 +135,11 @@ class Doubling(Policy):
             allocation[i] = current if current is not None and current == grant else grant
         return allocation
 
-    def _one_gpu_type(self, job: JobState, free: dict[str, int]) -> str | None:
-        """The job's current type if it has a free GPU, else its fastest type with one."""
-        usable = self._usable.get(job.index)
-        if usable is None:  # the types it runs on (max_gpus > 0), fastest first; fixed per job
-            usable = [wt for wt in fastest_types(job, self.capacity) if self.max_gpus(job, wt)]
-            self._usable[job.index] = usable
-        current = job.worker_type
-        if current is not None and free.get(current, 0) > 0 and current in usable:
-            return current
-        return next((wt for wt in usable if free[wt] > 0), None)
+    def _usable_types(self, job: JobState) -> list[str]:
+        """The types the job runs on (max_gpus > 0), fastest first (fixed per job; cached)."""
+        usable = [wt for wt in fastest_types(job, self.capacity) if self.max_gpus(job, wt)]
+        self._usable[job.index] = usable
+        return usable
 
     def _double(
         self, by_index: dict[int, JobState], sizes: dict[int, tuple[str, int]],
@@ -152,6 +153,8 @@ class Doubling(Policy):
         limits = self._limits
         heap: list[tuple[float, int]] = []
         for index, (worker_type, num_gpus) in sizes.items():
+            if free[worker_type] < num_gpus:
+                continue  # free GPUs only shrink: this job cannot double (nor its saving count)
             job = by_index[index]
             limit = limits.get((index, worker_type))
             if 2 * num_gpus <= (self.max_gpus(job, worker_type) if limit is None else limit):
@@ -159,15 +162,17 @@ class Doubling(Policy):
                 if gain > 0:
                     heap.append((-gain, index))
         heapq.heapify(heap)
-        while heap:
+        total_free = sum(free.values())
+        while heap and total_free > 0:
             _, index = heapq.heappop(heap)
             worker_type, num_gpus = sizes[index]
             if free[worker_type] < num_gpus:
-                continue  # free GPUs only shrink: this job cannot double any more
+                continue  # as above
             free[worker_type] -= num_gpus
+            total_free -= num_gpus
             sizes[index] = (worker_type, 2 * num_gpus)
-            num_gpus *= 2  # its next doubling, if allowed and it saves time
-            if 2 * num_gpus <= limits[(index, worker_type)]:
+            num_gpus *= 2  # its next doubling, if allowed, possible and it saves time
+            if 2 * num_gpus <= limits[(index, worker_type)] and free[worker_type] >= num_gpus:
                 gain = saving(by_index[index], worker_type, num_gpus)
                 if gain > 0:
                     heapq.heappush(heap, (-gain, index))
@@ -182,18 +187,16 @@ class Doubling(Policy):
     def _savings_at(self, now_s: float) -> Callable[[JobState, str, int], float]:
         """:meth:`saving_per_gpu_s` at ``now_s`` as one function: it runs for every doubling
         of every decision, so the speed cache and the restart rule are inlined."""
-        rates, factors = self.speed.cache_at(now_s)
+        rates = self.speed.cache_at(now_s)[0]
         estimate, restart_cost_s = self.speed.steps_per_s, self.restart_cost_s
 
         def saving(job: JobState, worker_type: str, num_gpus: int) -> float:
-            key = (job.job_type, job.scale_factor, worker_type, 2 * num_gpus, *factors)
-            bigger = rates.get(key)
+            bigger = rates.get((job.job_type, job.scale_factor, worker_type, 2 * num_gpus))
             if bigger is None:
                 bigger = estimate(job, worker_type, 2 * num_gpus, now_s)
             if bigger <= 0:
                 return 0.0
-            key = (job.job_type, job.scale_factor, worker_type, num_gpus, *factors)
-            current = rates.get(key)
+            current = rates.get((job.job_type, job.scale_factor, worker_type, num_gpus))
             if current is None:
                 current = estimate(job, worker_type, num_gpus, now_s)
             if current <= 0:
@@ -206,10 +209,12 @@ class Doubling(Policy):
                 restart_now_s = restart_doubled_s = restart_s
             else:
                 restart_now_s = restart_doubled_s = restart_cost_s
-                if grant == (worker_type, num_gpus, (), "gang"):
-                    restart_now_s = max(0.0, job.restore_until_s - now_s)
-                elif grant == (worker_type, 2 * num_gpus, (), "gang"):
-                    restart_doubled_s = max(0.0, job.restore_until_s - now_s)
+                # grant == Grant(worker_type, num_gpus) or Grant(worker_type, 2 * num_gpus)
+                if grant[0] == worker_type and grant[2] == () and grant[3] == "gang":
+                    if grant[1] == num_gpus:
+                        restart_now_s = max(0.0, job.restore_until_s - now_s)
+                    elif grant[1] == 2 * num_gpus:
+                        restart_doubled_s = max(0.0, job.restore_until_s - now_s)
             time_now_s = restart_now_s + remaining / current
             time_doubled_s = restart_doubled_s + remaining / bigger
             return (time_now_s - time_doubled_s) / num_gpus

@@ -16,6 +16,9 @@ from engine.policies.base import PolicyContext
 from engine.progress import NOISE_SCALE_RATIO
 from engine.state import JobState
 
+SpeedKey = tuple[str, int, str, int]
+"""(job type, scale factor, worker type, GPUs) of a cached speed."""
+
 
 def largest_power_of_two(n: int) -> int:
     """Largest power of two <= ``n`` (0 when ``n < 1``)."""
@@ -45,7 +48,7 @@ class RingSpeed:
         self.matrix = context.matrix
         self.noise_scale_ratio = noise_scale_ratio
         self.layout = TypeLayout(context.layout)
-        self._cache: dict[tuple[str, int, str, int, float, float], float] = {}
+        self._caches: dict[tuple[float, float], dict[SpeedKey, float]] = {}
         self._factors_at_s = float("nan")
         self._factors = (1.0, 1.0)
 
@@ -60,18 +63,18 @@ class RingSpeed:
     def steps_per_s(self, job: JobState, worker_type: str, num_gpus: int, now_s: float) -> float:
         """Estimated steps/s (0 if the job cannot run on ``num_gpus`` GPUs of the type); cached
         per job type, scale factor, size and congestion in force."""
-        key = (job.job_type, job.scale_factor, worker_type, num_gpus, *self.cache_at(now_s)[1])
-        speed = self._cache.get(key)
+        cache = self.cache_at(now_s)[0]
+        key = (job.job_type, job.scale_factor, worker_type, num_gpus)
+        speed = cache.get(key)
         if speed is None:
             speed = self._estimate(job, worker_type, num_gpus, now_s)
-            self._cache[key] = speed
+            cache[key] = speed
         return speed
 
-    def cache_at(
-        self, now_s: float
-    ) -> tuple[dict[tuple[str, int, str, int, float, float], float], tuple[float, float]]:
-        """The speed cache and the (rack, cross-rack) congestion factors in force at ``now_s``
-        that key it (computed once per moment: a decision asks many times at one moment)."""
+    def cache_at(self, now_s: float) -> tuple[dict[SpeedKey, float], tuple[float, float]]:
+        """The speed cache for the (rack, cross-rack) congestion factors in force at ``now_s``,
+        and those factors (computed once per moment: a decision asks many times at one
+        moment). The cache is keyed by :data:`SpeedKey`."""
         if now_s != self._factors_at_s:
             congestion = self.step_time.network.congestion
             self._factors = (
@@ -79,7 +82,10 @@ class RingSpeed:
                 congestion_factor(congestion, now_s, "cross_rack", ()),
             )
             self._factors_at_s = now_s
-        return self._cache, self._factors
+        cache = self._caches.get(self._factors)
+        if cache is None:
+            cache = self._caches[self._factors] = {}
+        return cache, self._factors
 
     def _estimate(self, job: JobState, worker_type: str, num_gpus: int, now_s: float) -> float:
         if self.knows(job.job_type, worker_type):

@@ -190,6 +190,21 @@ class Hadar(PricedRounds):
         parts = tuple(Part(wt, gpus, node) for node, wt, gpus in sorted(taken))
         return Offer(parts, utility, cost)
 
+    def _move_ceiling(self, job: JobState, book: PriceBook, seconds: float) -> float:
+        """No offer runs faster than the job's fastest ``g_k`` (a gang runs at its slowest
+        type's, a proportional mix at a weighted mean), and none pays less than ``scale_factor``
+        times the cheapest free GPU's price: no offer nets more than the difference (the
+        utility raised and the price lowered by a relative 1e-12, far more than the rounding of
+        a mean rate or a summed price)."""
+        levels = self._speed_levels(job)
+        if not levels:
+            return float("inf")
+        remaining = job.remaining_steps  # self._utility, inlined
+        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        work = levels[0] * seconds
+        utility = 0.0 if basis <= 0 else job.priority_weight * min(remaining, work) / basis
+        return utility * (1 + 1e-12) - job.scale_factor * (1 - 1e-12) * book.min_price()
+
     def _proportional_offer(self, job: JobState, book: PriceBook, seconds: float) -> Offer | None:
         """The GPUs of highest value minus price, each worth its share of the job's rate."""
         speeds = self.speeds(job)

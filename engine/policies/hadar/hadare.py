@@ -157,13 +157,26 @@ class HadarE(PricedRounds):
     def _density(self, job: JobState) -> float:
         """Utility per GPU of the job's best single copy on an empty node."""
         seconds = self._seconds(job, keep=job.placement is not None)
-        return max(self._utility_per_gpu(job, seconds).values(), default=0.0)
+        table = self.copies.on_empty_nodes(job, self.speeds(job))
+        remaining = job.remaining_steps  # as _utility_per_gpu, without the dict
+        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        if basis <= 0 or not table:
+            return 0.0
+        weight, best = job.priority_weight, -float("inf")
+        for _, gpus, rate in table:
+            utility = weight * min(remaining, rate * seconds) / basis / gpus
+            if utility > best:
+                best = utility
+        return best
 
     def _out_of_reach(self, density: float, book: PriceBook) -> bool:
         return False  # a kept grant of several copies may earn more than the density bound
 
     def _prefer_kept(self, kept: Offer, move: Offer) -> bool:
         return True  # a running job keeps its copies while they cover their price
+
+    def _move_ceiling(self, job: JobState, book: PriceBook, seconds: float) -> float:
+        return -float("inf")  # keeping is preferred to any move: no search
 
     def _best_offer(self, job: JobState, book: PriceBook, seconds: float) -> Offer | None:
         """The single copy of greatest utility minus price (ties: more GPUs, faster type, lower
@@ -179,11 +192,14 @@ class HadarE(PricedRounds):
             speed = speeds.get(worker_type)
             if speed is None:
                 continue
-            gpus = min(free, cap)
+            gpus = free if free < cap else cap  # min(free, cap), inlined here and below
             rate = singles.get((job.job_type, job.scale_factor, worker_type, gpus))
             if rate is None:
                 rate = single(job, worker_type, gpus)
-            utility = 0.0 if basis <= 0 else weight * min(remaining, rate * seconds) / basis
+            work = rate * seconds
+            utility = (
+                0.0 if basis <= 0 else weight * (work if work < remaining else remaining) / basis
+            )
             cost = gpus * price
             key = (utility - cost, gpus, speed, -members[0])
             if best_key is None or key > best_key:
@@ -229,16 +245,21 @@ class HadarE(PricedRounds):
         cap = self.copies.max_gpus_per_copy or job.scale_factor
         best, best_key = None, None
         for worker_type, free, price, members in book.levels():
-            if worker_type not in speeds:
+            speed = speeds.get(worker_type)
+            if speed is None:
                 continue
-            node = next((n for n in members if n not in used), None)
-            if node is None:
+            for node in members:  # the group's first node the job does not use
+                if node not in used:
+                    break
+            else:
                 continue
-            gpus = min(free, cap)  # self.copies.gpus
+            gpus = free if free < cap else cap  # self.copies.gpus
             work = rate_with(worker_type, gpus, node) * seconds
-            gain = (0.0 if basis <= 0 else weight * min(remaining, work) / basis) - before
+            done = work if work < remaining else remaining
+            gain = (0.0 if basis <= 0 else weight * done / basis) - before
             cost = gpus * price
-            key = (gain - cost, gpus, speeds[worker_type], -node)
-            if gain > 0 and gain >= cost * (1 - TOLERANCE) and (best_key is None or key > best_key):
-                best, best_key = (worker_type, gpus, node), key
+            if gain > 0 and gain >= cost * (1 - TOLERANCE):
+                key = (gain - cost, gpus, speed, -node)
+                if best_key is None or key > best_key:
+                    best, best_key = (worker_type, gpus, node), key
         return None if best is None else Part(*best)

@@ -9,6 +9,7 @@ choose the nodes, so Hadar and HadarE pin their parts to nodes themselves.
 from __future__ import annotations
 
 import bisect
+import copy
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
@@ -71,7 +72,17 @@ class PriceBook:
                 key = (node_types[node], gpus, gpus - node_free)
                 self._groups.setdefault(key, []).append(node)
         self._levels: list[Level] | None = None
-        self._min_price = float("inf")
+        self._min_price: float | None = None
+
+    def repriced(self, low: float, high: float) -> PriceBook:
+        """A copy of this book with its nodes' use so far, priced at ``L = low``, ``U = high``
+        (cheaper than listing the nodes again)."""
+        book = copy.copy(self)
+        book.used = self.used[:]
+        book.low, book.ratio = low, high / low
+        book._groups = {key: members[:] for key, members in self._groups.items()}
+        book._levels, book._min_price = None, None
+        return book
 
     def price(self, node: int) -> float:
         """Price per GPU of ``node`` at its use so far (``L (U/L)^(used/capacity)``)."""
@@ -89,13 +100,20 @@ class PriceBook:
                 (worker_type, capacity - used, low * ratio ** (used / capacity), members)
                 for (worker_type, capacity, used), members in self._groups.items()
             ]
-            self._min_price = min((level[2] for level in levels), default=float("inf"))
         return levels
 
     def min_price(self) -> float:
-        """The lowest price per GPU among nodes with room (inf when none has)."""
-        self.levels()
-        return self._min_price
+        """The lowest price per GPU among nodes with room (inf when none has). Kept across
+        :meth:`take`, which lowers it only through a group it creates and raises it only by
+        emptying a group at the lowest price (then it is listed again)."""
+        price = self._min_price
+        if price is None:
+            low, ratio = self.low, self.ratio
+            price = self._min_price = min(
+                (low * ratio ** (used / capacity) for _, capacity, used in self._groups),
+                default=float("inf"),
+            )
+        return price
 
     def fits(self, parts: Sequence[Part]) -> bool:
         """Whether every part's node still has its GPUs free."""
@@ -109,6 +127,15 @@ class PriceBook:
     def cost(self, parts: Sequence[Part]) -> float:
         """Summed price of ``parts`` at the nodes' use before them."""
         return sum(part.num_gpus * self.price(part.node) for part in parts)
+
+    def cost_if_fits(self, parts: Sequence[Part]) -> float | None:
+        """:meth:`cost` of ``parts`` if they :meth:`fits`, else None (one part: at once)."""
+        if len(parts) == 1:
+            node, num_gpus = parts[0].node, parts[0].num_gpus
+            if node < 0 or self.node_gpus[node] - self.used[node] < num_gpus:
+                return None
+            return num_gpus * self.price(node)  # the sum of one term
+        return self.cost(parts) if self.fits(parts) else None
 
     def cheapest(self, need: int, rank: Rank) -> tuple[tuple[Part, ...], float] | None:
         """The ``need`` GPUs first in ``rank`` order (whole groups in node order), with their
@@ -145,18 +172,31 @@ class PriceBook:
     def take(self, parts: Sequence[Part]) -> None:
         """Marks the parts' GPUs as granted (prices of their nodes rise)."""
         self._levels = None
+        groups = self._groups
         for part in parts:
             node = part.node
-            worker_type, capacity, used = (
-                self.node_types[node],
-                self.node_gpus[node],
-                self.used[node],
-            )
-            group = self._groups[(worker_type, capacity, used)]
+            key = (self.node_types[node], self.node_gpus[node], self.used[node])
+            group = groups[key]
             group.remove(node)
             if not group:
-                del self._groups[(worker_type, capacity, used)]
-            self.used[node] = used = used + part.num_gpus
-            if used < capacity:
-                bisect.insort(self._groups.setdefault((worker_type, capacity, used), []), node)
+                del groups[key]
+                self._track_least(key, created=False)
+            self.used[node] += part.num_gpus
+            key = (key[0], key[1], self.used[node])
+            if key[2] < key[1]:
+                if key not in groups:
+                    groups[key] = []
+                    self._track_least(key, created=True)
+                bisect.insort(groups[key], node)
             self.total_free -= part.num_gpus
+
+    def _track_least(self, key: tuple[str, int, int], created: bool) -> None:
+        """Keeps :meth:`min_price` right when the group ``key`` is created or emptied."""
+        least = self._min_price
+        if least is None:
+            return
+        price = self.low * self.ratio ** (key[2] / key[1])
+        if created and price < least:
+            self._min_price = price
+        elif not created and price <= least:
+            self._min_price = None  # listed again when asked

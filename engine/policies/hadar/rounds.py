@@ -43,7 +43,8 @@ class PricedRounds(Policy):
         self.now_s = 0.0
         self._round_index = -1
         self._speeds: dict[int, dict[str, float]] = {}
-        self._bounds: dict[int, tuple[float, float, tuple[float, float] | None]] = {}
+        self._bounds: dict[int, tuple[float, float, float, float]] = {}
+        self._empty_book = PriceBook(self.node_types, self.node_gpus, self.node_gpus, 1.0, 1.0)
 
     def allocate(self, state: SchedulerState) -> Allocation:
         """Round boundary: the whole allocation. Mid-round: starts of waiting jobs on free GPUs."""
@@ -54,8 +55,10 @@ class PricedRounds(Policy):
         bounds = self._price_bounds(active)
         if bounds is None:
             return self._finishing(state, None) if full else {}
-        free = list(self.node_gpus) if full else list(state.node_free_gpus[:])
-        book = PriceBook(self.node_types, self.node_gpus, free, *bounds)
+        if full:
+            book = self._empty_book.repriced(*bounds)
+        else:
+            book = PriceBook(self.node_types, self.node_gpus, state.node_free_gpus[:], *bounds)
         candidates = active if full else list(state.waiting)
         density = {job.index: self._density(job) for job in candidates}
         ordered = sorted(
@@ -90,19 +93,34 @@ class PricedRounds(Policy):
     def _grant(self, job: JobState, book: PriceBook, full: bool) -> Grant | None:
         """The job's best offer, or its current grant when keeping it is at least as good;
         None when the utility does not cover the price."""
-        offer = self._best_offer(job, book, self._seconds(job, keep=False))
+        seconds = self._seconds(job, keep=False)
         current = job.grant if full and self.params.keep_running else None
-        grant = None
-        if current is not None and book.fits(current.pieces()):
-            parts = current.pieces()
-            kept = Offer(parts, self._utility(job, self._rate(job, parts), self.round_s),
-                         book.cost(parts))  # fmt: skip
-            if _admitted(kept) and (offer is None or self._prefer_kept(kept, offer)):
-                offer, grant = kept, current
+        offer = None
+        parts = current.pieces() if current is not None else ()
+        price = book.cost_if_fits(parts) if parts else None
+        if price is not None:
+            kept = Offer(parts, self._utility(job, self._rate(job, parts), self.round_s), price)
+            if _admitted(kept):
+                # a kept grant netting at least the ceiling beats every move: no search
+                keep = kept.net >= self._move_ceiling(job, book, seconds)
+                if not keep:
+                    offer = self._best_offer(job, book, seconds)
+                    keep = offer is None or self._prefer_kept(kept, offer)
+                if keep:
+                    book.take(parts)
+                    return current
+        if offer is None:
+            offer = self._best_offer(job, book, seconds)
         if offer is None or not _admitted(offer):
             return None
         book.take(offer.parts)
-        return grant or Grant.of_parts(offer.parts, self.combine)
+        return Grant.of_parts(offer.parts, self.combine)
+
+    def _move_ceiling(self, job: JobState, book: PriceBook, seconds: float) -> float:
+        """At least the net of any offer :meth:`_best_offer` could make that
+        :meth:`_prefer_kept` would take over keeping: a kept grant netting this much is kept
+        without a search (here: no bound)."""
+        return float("inf")
 
     def _prefer_kept(self, kept: Offer, move: Offer) -> bool:
         return kept.net >= move.net - TOLERANCE * abs(move.net)
@@ -148,23 +166,23 @@ class PricedRounds(Policy):
     def _price_bounds(self, jobs: Sequence[JobState]) -> tuple[float, float] | None:
         """``L`` and ``U``: the least and greatest positive utility per GPU of a (re)started
         whole-job gang over ``jobs`` and the types each fits (None when none is positive)."""
-        low, high = float("inf"), 0.0
+        inf = float("inf")
+        low, high = inf, 0.0
         round_s, moved_s = self.round_s, self._seconds_moved
-        known = self._bounds  # a waiting job's bounds hold until it runs
+        known = self._bounds  # a job's bounds hold while its progress does (e.g. waiting)
         for job in jobs:
             seconds = round_s if job.first_start_s is None else moved_s  # keep=False
+            steps = job.steps_done
             hit = known.get(job.index)
-            if hit is not None and hit[0] == job.steps_done and hit[1] == seconds:
-                bounds = hit[2]
-            else:
-                bounds = self._utility_bounds(job, seconds)
-                known[job.index] = (job.steps_done, seconds, bounds)
-            if bounds is not None:
-                if bounds[0] < low:
-                    low = bounds[0]
-                if bounds[1] > high:
-                    high = bounds[1]
-        return None if low == float("inf") else (low, high)
+            if hit is None or hit[0] != steps or hit[1] != seconds:
+                # none positive: (inf, 0), which moves neither bound
+                bounds = self._utility_bounds(job, seconds) or (inf, 0.0)
+                hit = known[job.index] = (steps, seconds, *bounds)
+            if hit[2] < low:
+                low = hit[2]
+            if hit[3] > high:
+                high = hit[3]
+        return None if low == inf else (low, high)
 
     def _utility_bounds(self, job: JobState, seconds: float) -> tuple[float, float] | None:
         """The least and greatest positive utility per GPU of :meth:`_utility_per_gpu` (None
