@@ -1,0 +1,227 @@
+"""Compiled loops (Numba) of the sampling-based placement policy: the market and the hand-out.
+
+Liu, Wang, Huang, Pan, IEEE TPDS 35(6), 2024, doi 10.1109/TPDS.2024.3390109; the rules are those
+of :mod:`engine.policies.sampling.matching` and :mod:`engine.policies.sampling.fill`, run one
+category at a time over arrays of a few dozen cells, where numpy's per-call overhead cost more
+than the arithmetic. Every float is the same difference or sum in the same order, and every tie
+goes to the same (first) index, so the counts are identical to the vectorized solvers'
+(``tests/engine/test_sampling_ssp_one.py``, ``tests/engine/test_sampling_kernels.py``). No
+``fastmath``; ``error_model="numpy"`` so a division by zero gives inf as in numpy.
+
+Imported on first use (``engine.policies.sampling`` skips this module when it fills the
+registry), so only runs of the sampling policies pay Numba's import; compiled code is cached
+next to this file (``cache=True``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_EPS = 1e-7  # the vectorized solver's guard against float noise
+
+
+@njit(cache=True)
+def ssp_rows(values: np.ndarray, supply: np.ndarray, counts: np.ndarray, free: np.ndarray) -> None:
+    """:func:`engine.policies.sampling.matching._add_supply`: adds ``supply`` (N, C) slots to
+    ``counts`` (N, C, T) and ``free`` (N, T) in place, category by category, class by class."""
+    n_cat, n_cls = supply.shape
+    for k in range(n_cat):
+        for cls in range(n_cls):
+            need = supply[k, cls]
+            if need <= 0:
+                continue
+            best = np.argmax(values[cls])
+            direct = min(need, free[k, best])
+            counts[k, cls, best] += direct
+            free[k, best] -= direct
+            need -= direct
+            while need > 0:
+                need -= _augment(values, counts[k], free[k], cls, need)
+
+
+@njit(cache=True)
+def _augment(
+    values: np.ndarray, counts: np.ndarray, free: np.ndarray, cls: int, need: int
+) -> int:
+    """One shortest augmenting path for ``cls`` in one category; returns the units placed."""
+    n_cls, n_types = counts.shape
+    step = np.full((n_types, n_types), np.inf)
+    via = np.zeros((n_types, n_types), dtype=np.int64)
+    for src in range(n_types):
+        for dst in range(n_types):
+            if src == dst:
+                continue
+            for c in range(n_cls):
+                if counts[c, src] > 0:
+                    cost = values[c, src] - values[c, dst]
+                    if cost < step[src, dst]:
+                        step[src, dst] = cost
+                        via[src, dst] = c
+    dist, nxt = _distance_to_free(step, free)
+    entry = np.argmax(values[cls] - dist)
+    if np.isinf(dist.min()):
+        raise RuntimeError("matching market: more slots than workers")
+    delta, here = need, entry
+    hops = np.empty((n_types, 3), dtype=np.int64)
+    n_hops = 0
+    for _ in range(n_types - 1):
+        there = nxt[here]
+        if there < 0:
+            break
+        mover = via[here, there]
+        delta = min(delta, counts[mover, here])
+        hops[n_hops, 0], hops[n_hops, 1], hops[n_hops, 2] = here, there, mover
+        n_hops += 1
+        here = there
+    delta = min(delta, free[here])
+    counts[cls, entry] += delta
+    for h in range(n_hops):
+        counts[hops[h, 2], hops[h, 0]] -= delta
+        counts[hops[h, 2], hops[h, 1]] += delta
+    free[here] -= delta
+    return delta
+
+
+@njit(cache=True)
+def _distance_to_free(step: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bellman-Ford to the nearest type with a free worker, every type updated from the
+    previous pass (as the vectorized solver does); next type on the path, -1: none."""
+    n_types = len(free)
+    dist = np.where(free > 0, 0.0, np.inf)
+    nxt = np.full(n_types, -1, dtype=np.int64)
+    for _ in range(n_types - 1):
+        new = dist.copy()
+        for t in range(n_types):
+            best, arg = np.inf, 0
+            for u in range(n_types):
+                through = step[t, u] + dist[u]
+                if through < best:
+                    best, arg = through, u
+            if best < dist[t] - _EPS:
+                new[t], nxt[t] = best, arg
+        dist = new
+    return dist, nxt
+
+
+@njit(cache=True)
+def split_fill_rows(
+    class_counts: np.ndarray,
+    sizes: np.ndarray,
+    job_class: np.ndarray,
+    current: np.ndarray,
+    keep_order: np.ndarray,
+    line_order: np.ndarray,
+    type_order: np.ndarray,
+    with_settled: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`engine.policies.sampling.fill.split_fill` (``with_settled=False``: no job settled,
+    as :func:`~engine.policies.sampling.fill.hand_out`)."""
+    n_cat, n_cls, n_types = class_counts.shape
+    settled = np.zeros(len(job_class), dtype=np.bool_)
+    if with_settled:
+        settle(class_counts, sizes, job_class, current, keep_order, settled)
+    new_index = np.cumsum(~settled) - 1
+    pool = class_counts.copy()
+    for j in np.nonzero(settled)[0]:
+        pool[:, job_class[j]] -= current[j]
+    out = np.zeros((n_cat, len(job_class) - settled.sum(), n_types), dtype=np.int64)
+    taken = np.zeros((n_cls, n_types), dtype=np.int64)
+    cum = np.zeros(n_types, dtype=np.int64)
+    for k in range(n_cat):
+        taken[:] = 0
+        _keep(
+            pool[k], sizes[k], job_class, current, keep_order, settled, new_index, out[k], taken, cum
+        )
+        pool[k] -= taken
+        _line(pool[k], sizes[k], job_class, line_order, type_order, settled, new_index, out[k])
+    return settled, out
+
+
+@njit(cache=True)
+def settle(
+    class_counts: np.ndarray,
+    sizes: np.ndarray,
+    job_class: np.ndarray,
+    current: np.ndarray,
+    keep_order: np.ndarray,
+    settled: np.ndarray,
+) -> None:
+    """:func:`engine.policies.sampling.fill._settled`, written into ``settled``."""
+    leanest = class_counts[0].copy()
+    for k in range(1, len(class_counts)):
+        leanest = np.minimum(leanest, class_counts[k])
+    upper = np.zeros(class_counts.shape[2], dtype=np.int64)
+    previous = -1
+    for j in keep_order:
+        c = job_class[j]
+        if c != previous:
+            upper[:] = 0
+            previous = c
+        upper += current[j]
+        want = current[j].sum()
+        settled[j] = (sizes[:, j] == want).all() and (upper <= leanest[c]).all()
+
+
+@njit(cache=True)
+def _keep(
+    pool: np.ndarray,
+    sizes: np.ndarray,
+    job_class: np.ndarray,
+    current: np.ndarray,
+    keep_order: np.ndarray,
+    settled: np.ndarray,
+    new_index: np.ndarray,
+    out: np.ndarray,
+    taken: np.ndarray,
+    cum: np.ndarray,
+) -> None:
+    """Running jobs of unchanged size keep their GPUs while the running total of those asking
+    to, per class in keep order, fits the class's share (one category, unsettled jobs)."""
+    previous = -1
+    for j in keep_order:
+        if settled[j]:
+            continue
+        c = job_class[j]
+        if c != previous:
+            cum[:] = 0
+            taken[c] = 0
+            previous = c
+        asks = sizes[j] == current[j].sum()
+        if asks:
+            cum += current[j]
+            if (cum <= pool[c]).all():
+                out[new_index[j]] = current[j]
+                taken[c] += current[j]
+
+
+@njit(cache=True)
+def _line(
+    pool: np.ndarray,
+    sizes: np.ndarray,
+    job_class: np.ndarray,
+    line_order: np.ndarray,
+    type_order: np.ndarray,
+    settled: np.ndarray,
+    new_index: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """The hand-out's contiguous runs along each class's line of types, for one category."""
+    previous, below = -1, 0
+    for j in line_order:
+        if settled[j]:
+            continue
+        c = job_class[j]
+        if c != previous:
+            below, previous = 0, c
+        row = out[new_index[j]]
+        lo = below
+        hi = lo + sizes[j] - row.sum()
+        below = hi
+        type_hi = 0
+        for t in type_order[c]:
+            along = pool[c, t]
+            type_hi += along
+            share = min(hi, type_hi) - max(lo, type_hi - along)
+            if share > 0:
+                row[t] += share
