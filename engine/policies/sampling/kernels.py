@@ -124,17 +124,16 @@ def split_fill_rows(
     new_index = np.cumsum(~settled) - 1
     pool = class_counts.copy()
     for j in np.nonzero(settled)[0]:
-        pool[:, job_class[j]] -= current[j]
-    out = np.zeros((n_cat, len(job_class) - settled.sum(), n_types), dtype=np.int64)
-    taken = np.zeros((n_cls, n_types), dtype=np.int64)
+        for t in range(n_types):
+            pool[:, job_class[j], t] -= current[j, t]
+    held = current.sum(axis=1)
+    keep = np.array([j for j in keep_order if not settled[j]], dtype=np.int64)
+    line = np.array([j for j in line_order if not settled[j]], dtype=np.int64)
+    out = np.zeros((n_cat, len(line), n_types), dtype=np.int64)
     cum = np.zeros(n_types, dtype=np.int64)
     for k in range(n_cat):
-        taken[:] = 0
-        _keep(
-            pool[k], sizes[k], job_class, current, keep_order, settled, new_index, out[k], taken, cum
-        )
-        pool[k] -= taken
-        _line(pool[k], sizes[k], job_class, line_order, type_order, settled, new_index, out[k])
+        _keep(pool[k], sizes[k], job_class, current, held, keep, new_index, out[k], cum)
+        _line(pool[k], sizes[k], job_class, line, type_order, new_index, out[k])
     return settled, out
 
 
@@ -148,19 +147,24 @@ def settle(
     settled: np.ndarray,
 ) -> None:
     """:func:`engine.policies.sampling.fill._settled`, written into ``settled``."""
-    leanest = class_counts[0].copy()
-    for k in range(1, len(class_counts)):
-        leanest = np.minimum(leanest, class_counts[k])
-    upper = np.zeros(class_counts.shape[2], dtype=np.int64)
+    n_cat, _, n_types = class_counts.shape
+    upper = np.zeros(n_types, dtype=np.int64)
     previous = -1
     for j in keep_order:
         c = job_class[j]
         if c != previous:
             upper[:] = 0
             previous = c
-        upper += current[j]
-        want = current[j].sum()
-        settled[j] = (sizes[:, j] == want).all() and (upper <= leanest[c]).all()
+        want = 0
+        for t in range(n_types):
+            upper[t] += current[j, t]
+            want += current[j, t]
+        ok = True
+        for k in range(n_cat):
+            ok = ok and sizes[k, j] == want
+            for t in range(n_types):
+                ok = ok and upper[t] <= class_counts[k, c, t]
+        settled[j] = ok
 
 
 @njit(cache=True)
@@ -169,30 +173,33 @@ def _keep(
     sizes: np.ndarray,
     job_class: np.ndarray,
     current: np.ndarray,
-    keep_order: np.ndarray,
-    settled: np.ndarray,
+    held: np.ndarray,
+    keep: np.ndarray,
     new_index: np.ndarray,
     out: np.ndarray,
-    taken: np.ndarray,
     cum: np.ndarray,
 ) -> None:
     """Running jobs of unchanged size keep their GPUs while the running total of those asking
-    to, per class in keep order, fits the class's share (one category, unsettled jobs)."""
+    to, per class in keep order (a class's jobs contiguous), fits the class's share (one
+    category); what they keep then leaves ``pool``."""
+    n_types = len(cum)
     previous = -1
-    for j in keep_order:
-        if settled[j]:
-            continue
+    for j in keep:
         c = job_class[j]
         if c != previous:
             cum[:] = 0
-            taken[c] = 0
             previous = c
-        asks = sizes[j] == current[j].sum()
-        if asks:
-            cum += current[j]
-            if (cum <= pool[c]).all():
-                out[new_index[j]] = current[j]
-                taken[c] += current[j]
+        if sizes[j] != held[j]:
+            continue
+        fits = True
+        for t in range(n_types):
+            cum[t] += current[j, t]
+            fits = fits and cum[t] <= pool[c, t]
+        if fits:
+            out[new_index[j]] = current[j]
+    for j in keep:
+        for t in range(n_types):
+            pool[job_class[j], t] -= out[new_index[j], t]
 
 
 @njit(cache=True)
@@ -200,17 +207,14 @@ def _line(
     pool: np.ndarray,
     sizes: np.ndarray,
     job_class: np.ndarray,
-    line_order: np.ndarray,
+    line: np.ndarray,
     type_order: np.ndarray,
-    settled: np.ndarray,
     new_index: np.ndarray,
     out: np.ndarray,
 ) -> None:
     """The hand-out's contiguous runs along each class's line of types, for one category."""
     previous, below = -1, 0
-    for j in line_order:
-        if settled[j]:
-            continue
+    for j in line:
         c = job_class[j]
         if c != previous:
             below, previous = 0, c
