@@ -26,6 +26,10 @@ def ssp_rows(values: np.ndarray, supply: np.ndarray, counts: np.ndarray, free: n
     """:func:`engine.policies.sampling.matching._add_supply`: adds ``supply`` (N, C) slots to
     ``counts`` (N, C, T) and ``free`` (N, T) in place, category by category, class by class."""
     n_cat, n_cls = supply.shape
+    n_types = values.shape[1]
+    step = np.empty((n_types, n_types))  # cheapest move t -> t' (value lost), and its class
+    via = np.empty((n_types, n_types), dtype=np.int64)
+    dist, nxt = np.empty(n_types), np.empty(n_types, dtype=np.int64)
     for k in range(n_cat):
         for cls in range(n_cls):
             need = supply[k, cls]
@@ -37,71 +41,91 @@ def ssp_rows(values: np.ndarray, supply: np.ndarray, counts: np.ndarray, free: n
             free[k, best] -= direct
             need -= direct
             while need > 0:
-                need -= _augment(values, counts[k], free[k], cls, need)
+                _cheapest_moves(values, counts[k], step, via)
+                _distance_to_free(step, free[k], dist, nxt)
+                need -= _augment(values, counts[k], free[k], cls, need, dist, nxt, via)
 
 
 @njit(cache=True)
-def _augment(
-    values: np.ndarray, counts: np.ndarray, free: np.ndarray, cls: int, need: int
-) -> int:
-    """One shortest augmenting path for ``cls`` in one category; returns the units placed."""
+def _cheapest_moves(
+    values: np.ndarray, counts: np.ndarray, step: np.ndarray, via: np.ndarray
+) -> None:
+    """``step[t, t']``: the least value lost moving a held unit from t to t' (first class on
+    ties; inf when no class holds t, or t == t'), ``via``: that class."""
     n_cls, n_types = counts.shape
-    step = np.full((n_types, n_types), np.inf)
-    via = np.zeros((n_types, n_types), dtype=np.int64)
     for src in range(n_types):
         for dst in range(n_types):
+            step[src, dst], via[src, dst] = np.inf, 0
             if src == dst:
                 continue
             for c in range(n_cls):
                 if counts[c, src] > 0:
                     cost = values[c, src] - values[c, dst]
                     if cost < step[src, dst]:
-                        step[src, dst] = cost
-                        via[src, dst] = c
-    dist, nxt = _distance_to_free(step, free)
-    entry = np.argmax(values[cls] - dist)
-    if np.isinf(dist.min()):
+                        step[src, dst], via[src, dst] = cost, c
+
+
+@njit(cache=True)
+def _distance_to_free(step: np.ndarray, free: np.ndarray, dist: np.ndarray, nxt: np.ndarray) -> None:
+    """Bellman-Ford to the nearest type with a free worker, into ``dist`` (inf: none) and
+    ``nxt`` (next type on the path, -1: none); every type updated from the previous pass, as
+    the vectorized solver did."""
+    n_types = len(free)
+    for t in range(n_types):
+        dist[t] = 0.0 if free[t] > 0 else np.inf
+        nxt[t] = -1
+    for _ in range(n_types - 1):
+        before = dist.copy()
+        for t in range(n_types):
+            best, arg = np.inf, 0
+            for u in range(n_types):
+                through = step[t, u] + before[u]
+                if through < best:
+                    best, arg = through, u
+            if best < before[t] - _EPS:
+                dist[t], nxt[t] = best, arg
+
+
+@njit(cache=True)
+def _augment(
+    values: np.ndarray,
+    counts: np.ndarray,
+    free: np.ndarray,
+    cls: int,
+    need: int,
+    dist: np.ndarray,
+    nxt: np.ndarray,
+    via: np.ndarray,
+) -> int:
+    """One shortest augmenting path for ``cls`` in one category, entering at the type of
+    greatest value less distance (the first on ties); returns the units placed (>= 1)."""
+    n_types = len(free)
+    entry, gain, reachable = 0, values[cls, 0] - dist[0], False
+    for t in range(n_types):
+        reachable = reachable or dist[t] < np.inf
+        if values[cls, t] - dist[t] > gain:
+            entry, gain = t, values[cls, t] - dist[t]
+    if not reachable:
         raise RuntimeError("matching market: more slots than workers")
     delta, here = need, entry
-    hops = np.empty((n_types, 3), dtype=np.int64)
-    n_hops = 0
+    for _ in range(n_types - 1):  # the bottleneck along the path
+        there = nxt[here]
+        if there < 0:
+            break
+        delta = min(delta, counts[via[here, there], here])
+        here = there
+    delta = min(delta, free[here])
+    counts[cls, entry] += delta
+    here = entry
     for _ in range(n_types - 1):
         there = nxt[here]
         if there < 0:
             break
-        mover = via[here, there]
-        delta = min(delta, counts[mover, here])
-        hops[n_hops, 0], hops[n_hops, 1], hops[n_hops, 2] = here, there, mover
-        n_hops += 1
+        counts[via[here, there], here] -= delta
+        counts[via[here, there], there] += delta
         here = there
-    delta = min(delta, free[here])
-    counts[cls, entry] += delta
-    for h in range(n_hops):
-        counts[hops[h, 2], hops[h, 0]] -= delta
-        counts[hops[h, 2], hops[h, 1]] += delta
     free[here] -= delta
     return delta
-
-
-@njit(cache=True)
-def _distance_to_free(step: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Bellman-Ford to the nearest type with a free worker, every type updated from the
-    previous pass (as the vectorized solver does); next type on the path, -1: none."""
-    n_types = len(free)
-    dist = np.where(free > 0, 0.0, np.inf)
-    nxt = np.full(n_types, -1, dtype=np.int64)
-    for _ in range(n_types - 1):
-        new = dist.copy()
-        for t in range(n_types):
-            best, arg = np.inf, 0
-            for u in range(n_types):
-                through = step[t, u] + dist[u]
-                if through < best:
-                    best, arg = through, u
-            if best < dist[t] - _EPS:
-                new[t], nxt[t] = best, arg
-        dist = new
-    return dist, nxt
 
 
 @njit(cache=True)

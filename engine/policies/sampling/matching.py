@@ -12,9 +12,10 @@ Two exact solvers give the same maximum total value (the tests compare them with
 
 - :func:`lsa_market`: ``scipy.optimize.linear_sum_assignment`` on the slot x worker matrix, one
   category at a time; fast for the small markets of the paper's testbed.
-- :func:`ssp_market`: successive shortest paths between classes and types, vectorized over the
-  categories and warm-started from the slots all categories share; for 512-GPU clusters, where
-  a 500 x 500 assignment per category would cost seconds per decision.
+- :func:`ssp_market`: successive shortest paths between classes and types, one category at a
+  time in compiled code (:mod:`engine.policies.sampling.kernels`, Numba), warm-started from the
+  slots all categories share; for 512-GPU clusters, where a 500 x 500 assignment per category
+  would cost seconds per decision.
 
 :func:`engine.policies.sampling.fill.fill_jobs` then hands each class's workers to its jobs.
 """
@@ -24,13 +25,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from engine.policies.sampling.ssp_one import add_supply_one
-
 LSA_MAX_CELLS = 1 << 14
 """:func:`market` uses :func:`lsa_market` while categories x slots x worker columns (at most as
 many per type as there are slots) stays below this: a 400 x 512 assignment costs ~10 ms, the
 class-level solver well under 1 ms (benchmarks/bench_sampling.py) [R]."""
-_EPS = 1e-7  # improvement a shortest-path update must make (guards float noise)
 
 
 def market(
@@ -86,12 +84,12 @@ def ssp_market(values: np.ndarray, supply: np.ndarray, capacity: np.ndarray) -> 
     moves "a unit of some class leaves type t for type t'" costing the class's value
     difference; the cheapest such move per (t, t') is all a shortest path needs.
     """
-    base = supply.min(axis=0)  # slots every category has: matched once (in Python), then copied
-    base_counts = [[0] * len(capacity) for _ in range(supply.shape[1])]
-    base_free = capacity.tolist()
-    add_supply_one(values.tolist(), base.tolist(), base_counts, base_free)
-    counts = np.repeat(np.array(base_counts, dtype=np.int64)[None], supply.shape[0], axis=0)
-    free = np.repeat(np.array(base_free, dtype=np.int64)[None], supply.shape[0], axis=0)
+    base = supply.min(axis=0)  # slots every category has: matched once, then copied
+    counts = np.zeros((1, *values.shape), dtype=np.int64)
+    free = capacity[None, :].astype(np.int64)
+    _add_supply(values, base[None, :], counts, free)
+    counts = np.repeat(counts, supply.shape[0], axis=0)
+    free = np.repeat(free, supply.shape[0], axis=0)
     rest = supply - base
     if rest.any():
         _add_supply(values, rest, counts, free)
