@@ -146,18 +146,18 @@ def split_fill_rows(
     if with_settled:
         settle(class_counts, sizes, job_class, current, keep_order, settled)
     new_index = np.cumsum(~settled) - 1
-    pool = class_counts.copy()
+    held_by_class = np.zeros((n_cls, n_types), dtype=np.int64)
     for j in np.nonzero(settled)[0]:
-        for t in range(n_types):
-            pool[:, job_class[j], t] -= current[j, t]
+        held_by_class[job_class[j]] += current[j]
+    pool = class_counts - held_by_class
     held = current.sum(axis=1)
     keep = np.array([j for j in keep_order if not settled[j]], dtype=np.int64)
     line = np.array([j for j in line_order if not settled[j]], dtype=np.int64)
     out = np.zeros((n_cat, len(line), n_types), dtype=np.int64)
     cum = np.zeros(n_types, dtype=np.int64)
     for k in range(n_cat):
-        _keep(pool[k], sizes[k], job_class, current, held, keep, new_index, out[k], cum)
-        _line(pool[k], sizes[k], job_class, line, type_order, new_index, out[k])
+        _keep(k, pool, sizes, job_class, current, held, keep, new_index, out, cum)
+        _line(k, pool, sizes, job_class, line, type_order, new_index, out)
     return settled, out
 
 
@@ -171,7 +171,12 @@ def settle(
     settled: np.ndarray,
 ) -> None:
     """:func:`engine.policies.sampling.fill._settled`, written into ``settled``."""
-    n_cat, _, n_types = class_counts.shape
+    n_cat, n_cls, n_types = class_counts.shape
+    leanest = class_counts[0].copy()  # (C, T): each class's share in its leanest category
+    for k in range(1, n_cat):
+        for c in range(n_cls):
+            for t in range(n_types):
+                leanest[c, t] = min(leanest[c, t], class_counts[k, c, t])
     upper = np.zeros(n_types, dtype=np.int64)
     previous = -1
     for j in keep_order:
@@ -179,20 +184,19 @@ def settle(
         if c != previous:
             upper[:] = 0
             previous = c
-        want = 0
+        want, fits = 0, True
         for t in range(n_types):
             upper[t] += current[j, t]
             want += current[j, t]
-        ok = True
+            fits = fits and upper[t] <= leanest[c, t]
         for k in range(n_cat):
-            ok = ok and sizes[k, j] == want
-            for t in range(n_types):
-                ok = ok and upper[t] <= class_counts[k, c, t]
-        settled[j] = ok
+            fits = fits and sizes[k, j] == want
+        settled[j] = fits
 
 
 @njit(cache=True)
 def _keep(
+    k: int,
     pool: np.ndarray,
     sizes: np.ndarray,
     job_class: np.ndarray,
@@ -204,8 +208,8 @@ def _keep(
     cum: np.ndarray,
 ) -> None:
     """Running jobs of unchanged size keep their GPUs while the running total of those asking
-    to, per class in keep order (a class's jobs contiguous), fits the class's share (one
-    category); what they keep then leaves ``pool``."""
+    to, per class in keep order (a class's jobs contiguous), fits the class's share (category
+    ``k``); what they keep then leaves ``pool``."""
     n_types = len(cum)
     previous = -1
     for j in keep:
@@ -213,21 +217,23 @@ def _keep(
         if c != previous:
             cum[:] = 0
             previous = c
-        if sizes[j] != held[j]:
+        if sizes[k, j] != held[j]:
             continue
         fits = True
         for t in range(n_types):
             cum[t] += current[j, t]
-            fits = fits and cum[t] <= pool[c, t]
+            fits = fits and cum[t] <= pool[k, c, t]
         if fits:
-            out[new_index[j]] = current[j]
+            for t in range(n_types):
+                out[k, new_index[j], t] = current[j, t]
     for j in keep:
         for t in range(n_types):
-            pool[job_class[j], t] -= out[new_index[j], t]
+            pool[k, job_class[j], t] -= out[k, new_index[j], t]
 
 
 @njit(cache=True)
 def _line(
+    k: int,
     pool: np.ndarray,
     sizes: np.ndarray,
     job_class: np.ndarray,
@@ -236,20 +242,23 @@ def _line(
     new_index: np.ndarray,
     out: np.ndarray,
 ) -> None:
-    """The hand-out's contiguous runs along each class's line of types, for one category."""
+    """The hand-out's contiguous runs along each class's line of types, for category ``k``."""
+    n_types = type_order.shape[1]
     previous, below = -1, 0
     for j in line:
-        c = job_class[j]
+        c, i = job_class[j], new_index[j]
         if c != previous:
             below, previous = 0, c
-        row = out[new_index[j]]
         lo = below
-        hi = lo + sizes[j] - row.sum()
+        hi = lo + sizes[k, j]
+        for t in range(n_types):
+            hi -= out[k, i, t]
         below = hi
         type_hi = 0
-        for t in type_order[c]:
-            along = pool[c, t]
+        for n in range(n_types):
+            t = type_order[c, n]
+            along = pool[k, c, t]
             type_hi += along
             share = min(hi, type_hi) - max(lo, type_hi - along)
             if share > 0:
-                row[t] += share
+                out[k, i, t] += share
