@@ -35,7 +35,10 @@ def ssp_rows(values: np.ndarray, supply: np.ndarray, counts: np.ndarray, free: n
             need = supply[k, cls]
             if need <= 0:
                 continue
-            best = np.argmax(values[cls])
+            best = 0  # the class's most valued type (the first on ties)
+            for t in range(n_types):
+                if values[cls, t] > values[cls, best]:
+                    best = t
             direct = min(need, free[k, best])
             counts[k, cls, best] += direct
             free[k, best] -= direct
@@ -75,7 +78,7 @@ def _distance_to_free(step: np.ndarray, free: np.ndarray, dist: np.ndarray, nxt:
         dist[t] = 0.0 if free[t] > 0 else np.inf
         nxt[t] = -1
     for _ in range(n_types - 1):
-        before = dist.copy()
+        before = dist.copy()  # every type updated from the previous pass
         for t in range(n_types):
             best, arg = np.inf, 0
             for u in range(n_types):
@@ -142,23 +145,46 @@ def split_fill_rows(
     """:func:`engine.policies.sampling.fill.split_fill` (``with_settled=False``: no job settled,
     as :func:`~engine.policies.sampling.fill.hand_out`)."""
     n_cat, n_cls, n_types = class_counts.shape
-    settled = np.zeros(len(job_class), dtype=np.bool_)
+    n_jobs = len(job_class)
+    settled = np.zeros(n_jobs, dtype=np.bool_)
     if with_settled:
         settle(class_counts, sizes, job_class, current, keep_order, settled)
-    new_index = np.cumsum(~settled) - 1
-    held_by_class = np.zeros((n_cls, n_types), dtype=np.int64)
-    for j in np.nonzero(settled)[0]:
-        held_by_class[job_class[j]] += current[j]
-    pool = class_counts - held_by_class
-    held = current.sum(axis=1)
-    keep = np.array([j for j in keep_order if not settled[j]], dtype=np.int64)
-    line = np.array([j for j in line_order if not settled[j]], dtype=np.int64)
-    out = np.zeros((n_cat, len(line), n_types), dtype=np.int64)
+    new_index = np.empty(n_jobs, dtype=np.int64)  # index among the unsettled jobs
+    held = np.zeros(n_jobs, dtype=np.int64)  # GPUs held now
+    held_settled = np.zeros((n_cls, n_types), dtype=np.int64)  # by the settled jobs, per class
+    n_rest = 0
+    for j in range(n_jobs):
+        new_index[j] = n_rest
+        if not settled[j]:
+            n_rest += 1
+        for t in range(n_types):
+            held[j] += current[j, t]
+            if settled[j]:
+                held_settled[job_class[j], t] += current[j, t]
+    pool = class_counts.copy()
+    for k in range(n_cat):
+        for c in range(n_cls):
+            for t in range(n_types):
+                pool[k, c, t] -= held_settled[c, t]
+    keep, line = _unsettled(keep_order, settled), _unsettled(line_order, settled)
+    out = np.zeros((n_cat, n_rest, n_types), dtype=np.int64)
     cum = np.zeros(n_types, dtype=np.int64)
     for k in range(n_cat):
         _keep(k, pool, sizes, job_class, current, held, keep, new_index, out, cum)
         _line(k, pool, sizes, job_class, line, type_order, new_index, out)
     return settled, out
+
+
+@njit(cache=True)
+def _unsettled(order: np.ndarray, settled: np.ndarray) -> np.ndarray:
+    """The jobs of ``order`` that are not settled, in order."""
+    out = np.empty(len(order), dtype=np.int64)
+    n = 0
+    for j in order:
+        if not settled[j]:
+            out[n] = j
+            n += 1
+    return out[:n]
 
 
 @njit(cache=True)
