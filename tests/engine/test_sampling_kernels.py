@@ -113,3 +113,43 @@ def test_compiled_step_rates_equal_the_vectorized_ones(seed: int, enabled: bool)
     ours = step_rates(counts, inputs, links, bw, net)
     expected = numpy_step_rates(counts, inputs, links, bw, net)
     assert np.array_equal(ours, expected)  # bit for bit (NaN nowhere: zeros where no GPU)
+
+
+def numpy_jcts(settled, others, current, inputs, links, bw, net, lost_moved, lost_kept, remaining, ideal):  # type: ignore[no-untyped-def]
+    """The vectorized JCT estimate (old ``plan.score_categories`` and ``plan._rates``)."""
+    counts = np.repeat(current[None], len(others), axis=0)
+    counts[:, ~settled] = others
+    rate = numpy_step_rates(counts, inputs, links, bw, net)
+    moved = (counts != current[None]).any(axis=-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        jct = np.where(moved, lost_moved, lost_kept) + remaining / rate
+    placed = rate > 0
+    slowest = np.where(placed, jct, 0.0).max(axis=1, keepdims=True)
+    return np.where(placed, jct, slowest + ideal)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_compiled_jcts_equal_the_vectorized_ones(seed: int) -> None:
+    """Settled jobs keep their GPUs; the others' GPUs vary by category, some are left out."""
+    from engine.policies.sampling.kernels_rates import jct_rows
+    from engine.policies.sampling.model import model_arrays
+
+    rng = np.random.default_rng(seed)
+    n_cat, n_jobs, width = int(rng.integers(1, 5)), int(rng.integers(1, 8)), int(rng.integers(2, 10))
+    one_gpu = rng.uniform(0.1, 2, (n_jobs, 3))
+    full = one_gpu * rng.uniform(1, 6, (n_jobs, 3)) * (rng.random((n_jobs, 3)) < 0.8)
+    sync = rng.random((n_jobs, 3, width)) * 0.1
+    inputs = JobInputs(one_gpu, full, sync, rng.integers(1, width, n_jobs), rng.uniform(0, 1e9, n_jobs))
+    current = rng.integers(0, 3, (n_jobs, 3)) * (rng.random((n_jobs, 1)) < 0.7)
+    settled = (rng.random(n_jobs) < 0.5) & (current.sum(axis=1) > 0)
+    others = rng.integers(0, 3, (n_cat, int((~settled).sum()), 3)) * (rng.random((n_cat, 1, 3)) < 0.7)
+    net = NetworkConfig(congestion=(CongestionEpisode(0.0, 10.0, 3.0),))
+    links = link_model(CLUSTER, TYPES)
+    bw = bandwidths(links, net, 5.0)
+    lost_moved, lost_kept = rng.choice([0.0, 30.0], n_jobs), rng.choice([0.0, 12.5, 30.0], n_jobs)
+    remaining, ideal = rng.uniform(0, 1e4, n_jobs), rng.uniform(0, 1e3, n_jobs)
+    tail = (lost_moved, lost_kept, remaining, ideal)
+    ours = jct_rows(settled, others, current, model_arrays(inputs, links, bw, net), *tail)
+    expected = numpy_jcts(settled, others, current, inputs, links, bw, net, *tail)
+    assert np.array_equal(ours, expected)

@@ -20,7 +20,7 @@ throughput matrix (:attr:`engine.policies.base.PolicyContext.matrix`).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -156,8 +156,15 @@ def step_rates(
     rates_rows`, one cell at a time)."""
     from engine.policies.sampling.kernels_rates import rates_rows
 
-    return rates_rows(
-        np.ascontiguousarray(counts, dtype=np.int64),
+    return rates_rows(np.ascontiguousarray(counts, dtype=np.int64), model_arrays(inputs, links, bw, net))
+
+
+def model_arrays(
+    inputs: JobInputs, links: LinkModel, bw: np.ndarray, net: NetworkConfig
+) -> tuple[Any, ...]:
+    """The step-time model's inputs as the compiled kernels take them
+    (:mod:`engine.policies.sampling.kernels_rates`)."""
+    return (
         *(np.ascontiguousarray(a, dtype=float) for a in inputs[:3]),
         np.ascontiguousarray(inputs.scale_factor, dtype=np.int64),
         np.ascontiguousarray(inputs.gradient_bytes, dtype=float),
@@ -165,5 +172,5 @@ def step_rates(
         links.rack_max,
         bw,
         net.enabled,
-        net.intra_node_gbps,
+        float(net.intra_node_gbps),
     )
