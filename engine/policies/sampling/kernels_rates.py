@@ -29,7 +29,7 @@ def rates_rows(counts: np.ndarray, model: tuple[Any, ...]) -> np.ndarray:
     rate = np.zeros((n_cat, n_jobs))
     for k in range(n_cat):
         for j in range(n_jobs):
-            rate[k, j] = _rate(counts[k, j], j, model)
+            rate[k, j] = _rate(counts, k, j, j, model)
     return rate
 
 
@@ -46,23 +46,29 @@ def jct_rows(
 ) -> np.ndarray:
     """(N, J) estimated JCTs: the restart a job pays (``lost_moved`` if its GPUs change, else
     ``lost_kept``) plus remaining steps / rate; a job without GPUs finishes after the slowest
-    placed job plus its ``ideal`` time. A settled job's rate is computed once."""
+    placed job plus its ``ideal`` time. A settled job's rate is computed once, and another's
+    again only when its GPUs differ from the previous category's."""
     n_cat, n_jobs = others.shape[0], len(settled)
     jct = np.empty((n_cat, n_jobs))
     placed = np.empty((n_cat, n_jobs), dtype=np.bool_)
+    held = current.reshape((1, *current.shape))
     i = 0  # index among the unsettled jobs
     for j in range(n_jobs):
         if settled[j]:
-            rate = _rate(current[j], j, model)
+            rate = _rate(held, 0, j, j, model)
             for k in range(n_cat):
                 jct[k, j] = lost_kept[j] + remaining[j] / rate
                 placed[k, j] = rate > 0
             continue
         for k in range(n_cat):
-            rate = _rate(others[k, i], j, model)
-            moved = False
+            same, moved = k > 0, False  # same: the GPUs of category k - 1 (its JCT holds)
             for t in range(current.shape[1]):
+                same = same and others[k, i, t] == others[k - 1, i, t]
                 moved = moved or others[k, i, t] != current[j, t]
+            if same:
+                jct[k, j], placed[k, j] = jct[k - 1, j], placed[k - 1, j]
+                continue
+            rate = _rate(others, k, i, j, model)
             jct[k, j] = (lost_moved[j] if moved else lost_kept[j]) + remaining[j] / rate
             placed[k, j] = rate > 0
         i += 1
@@ -76,22 +82,24 @@ def jct_rows(
     return jct
 
 
-@njit(cache=True, error_model="numpy")
-def _rate(row: np.ndarray, j: int, model: tuple[Any, ...]) -> float:
-    """Steps/s of job ``j`` on ``row`` (T,) GPUs per type (0 with no GPU)."""
+@njit(cache=True, error_model="numpy", inline="always")
+def _rate(counts: np.ndarray, k: int, i: int, j: int, model: tuple[Any, ...]) -> float:
+    """Steps/s of job ``j`` on ``counts[k, i]`` (T,) GPUs per type (0 with no GPU)."""
     one_gpu, full, sync, scale_factor, gradient_bytes, node_max, rack_max, bw, enabled, intra = (
         model
     )
+    n_types = counts.shape[2]
     workers = 0
-    for t in range(len(row)):
-        workers += row[t]
+    for t in range(n_types):
+        workers += counts[k, i, t]
     if workers <= 0:
         return 0.0
     at_m = min(workers, sync.shape[2] - 1)
     measured, speed, mask, kinds, first = 0.0, 0.0, 0, 0, -1
-    for t in range(len(row)):
-        speed = row[0] * one_gpu[j, 0] if t == 0 else speed + row[t] * one_gpu[j, t]
-        if row[t] > 0:
+    for t in range(n_types):
+        n = counts[k, i, t]
+        speed = n * one_gpu[j, 0] if t == 0 else speed + n * one_gpu[j, t]
+        if n > 0:
             measured = max(measured, sync[j, t, at_m])
             mask += 1 << t
             kinds += 1
