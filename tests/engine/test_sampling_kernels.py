@@ -92,7 +92,8 @@ def numpy_step_rates(
     return np.where(workers > 0, rate, 0.0)
 
 
-CLUSTER = cluster(("v100", 2, 4, "r0"), ("v100", 1, 4, "r1"), ("k80", 2, 4, "r1"), ("p100", 1, 8, "r2"))
+CLUSTER = cluster(("v100", 2, 4, "r0"), ("v100", 1, 4, "r1"), ("k80", 2, 4, "r1"),
+                  ("p100", 1, 8, "r2"))  # fmt: skip
 TYPES = ["k80", "p100", "v100"]
 
 
@@ -101,11 +102,12 @@ TYPES = ["k80", "p100", "v100"]
 def test_compiled_step_rates_equal_the_vectorized_ones(seed: int, enabled: bool) -> None:
     """Random inputs (zeros where a job does not fit, a sync table per size) and counts."""
     rng = np.random.default_rng(seed)
-    n_cat, n_jobs, width = int(rng.integers(1, 5)), int(rng.integers(1, 8)), int(rng.integers(2, 10))
+    n_cat, n_jobs, width = (int(rng.integers(low, high)) for low, high in ((1, 5), (1, 8), (2, 10)))
     one_gpu = rng.random((n_jobs, 3)) * (rng.random((n_jobs, 3)) < 0.8)
     full = one_gpu * rng.uniform(1, 6, (n_jobs, 3)) * (rng.random((n_jobs, 3)) < 0.8)
     sync = rng.random((n_jobs, 3, width)) * 0.1 - 0.01
-    inputs = JobInputs(one_gpu, full, sync, rng.integers(1, width, n_jobs), rng.uniform(0, 1e9, n_jobs))
+    scale_factor, gradient_bytes = rng.integers(1, width, n_jobs), rng.uniform(0, 1e9, n_jobs)
+    inputs = JobInputs(one_gpu, full, sync, scale_factor, gradient_bytes)
     counts = rng.integers(0, 5, (n_cat, n_jobs, 3)) * (rng.random((n_cat, n_jobs, 3)) < 0.6)
     net = NetworkConfig(enabled=enabled, congestion=(CongestionEpisode(0.0, 10.0, 3.0),))
     links = link_model(CLUSTER, TYPES)
@@ -115,8 +117,9 @@ def test_compiled_step_rates_equal_the_vectorized_ones(seed: int, enabled: bool)
     assert np.array_equal(ours, expected)  # bit for bit (NaN nowhere: zeros where no GPU)
 
 
-def numpy_jcts(settled, others, current, inputs, links, bw, net, lost_moved, lost_kept, remaining, ideal):  # type: ignore[no-untyped-def]
+def numpy_jcts(settled, others, current, inputs, links, bw, net, *tail):  # type: ignore[no-untyped-def]
     """The vectorized JCT estimate (old ``plan.score_categories`` and ``plan._rates``)."""
+    lost_moved, lost_kept, remaining, ideal = tail
     counts = np.repeat(current[None], len(others), axis=0)
     counts[:, ~settled] = others
     rate = numpy_step_rates(counts, inputs, links, bw, net)
@@ -136,14 +139,16 @@ def test_compiled_jcts_equal_the_vectorized_ones(seed: int) -> None:
     from engine.policies.sampling.model import model_arrays
 
     rng = np.random.default_rng(seed)
-    n_cat, n_jobs, width = int(rng.integers(1, 5)), int(rng.integers(1, 8)), int(rng.integers(2, 10))
+    n_cat, n_jobs, width = (int(rng.integers(low, high)) for low, high in ((1, 5), (1, 8), (2, 10)))
     one_gpu = rng.uniform(0.1, 2, (n_jobs, 3))
     full = one_gpu * rng.uniform(1, 6, (n_jobs, 3)) * (rng.random((n_jobs, 3)) < 0.8)
     sync = rng.random((n_jobs, 3, width)) * 0.1
-    inputs = JobInputs(one_gpu, full, sync, rng.integers(1, width, n_jobs), rng.uniform(0, 1e9, n_jobs))
+    scale_factor, gradient_bytes = rng.integers(1, width, n_jobs), rng.uniform(0, 1e9, n_jobs)
+    inputs = JobInputs(one_gpu, full, sync, scale_factor, gradient_bytes)
     current = rng.integers(0, 3, (n_jobs, 3)) * (rng.random((n_jobs, 1)) < 0.7)
     settled = (rng.random(n_jobs) < 0.5) & (current.sum(axis=1) > 0)
-    others = rng.integers(0, 3, (n_cat, int((~settled).sum()), 3)) * (rng.random((n_cat, 1, 3)) < 0.7)
+    others = rng.integers(0, 3, (n_cat, int((~settled).sum()), 3))
+    others *= rng.random((n_cat, 1, 3)) < 0.7
     net = NetworkConfig(congestion=(CongestionEpisode(0.0, 10.0, 3.0),))
     links = link_model(CLUSTER, TYPES)
     bw = bandwidths(links, net, 5.0)

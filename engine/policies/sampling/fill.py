@@ -21,7 +21,6 @@ from __future__ import annotations
 import numpy as np
 
 
-
 def fill_jobs(
     class_counts: np.ndarray,
     sizes: np.ndarray,

@@ -15,8 +15,12 @@ next to this file (``cache=True``).
 
 from __future__ import annotations
 
+from typing import Any
+
+import numba
 import numpy as np
-from numba import njit
+
+njit: Any = numba.njit  # Any for mypy: numba's hints type a dispatcher's call wrongly
 
 _EPS = 1e-7  # the vectorized solver's guard against float noise
 
@@ -69,7 +73,9 @@ def _cheapest_moves(
 
 
 @njit(cache=True)
-def _distance_to_free(step: np.ndarray, free: np.ndarray, dist: np.ndarray, nxt: np.ndarray) -> None:
+def _distance_to_free(
+    step: np.ndarray, free: np.ndarray, dist: np.ndarray, nxt: np.ndarray
+) -> None:
     """Bellman-Ford to the nearest type with a free worker, into ``dist`` (inf: none) and
     ``nxt`` (next type on the path, -1: none); every type updated from the previous pass, as
     the vectorized solver did."""

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba
 import numpy as np
-from numba import njit
+
+njit: Any = numba.njit  # Any for mypy: numba's hints type a dispatcher's call wrongly
 
 
 @njit(cache=True, error_model="numpy")

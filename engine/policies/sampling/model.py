@@ -156,7 +156,9 @@ def step_rates(
     rates_rows`, one cell at a time)."""
     from engine.policies.sampling.kernels_rates import rates_rows
 
-    return rates_rows(np.ascontiguousarray(counts, dtype=np.int64), model_arrays(inputs, links, bw, net))
+    return rates_rows(
+        np.ascontiguousarray(counts, dtype=np.int64), model_arrays(inputs, links, bw, net)
+    )
 
 
 def model_arrays(
