@@ -26,6 +26,31 @@ _EPS = 1e-7  # the vectorized solver's guard against float noise
 
 
 @njit(cache=True)
+def ssp_market_rows(values: np.ndarray, supply: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """:func:`engine.policies.sampling.matching.ssp_market`: the slots every category has are
+    matched once and copied, then each category's other slots are added (:func:`ssp_rows`)."""
+    n_cat, n_cls = supply.shape
+    n_types = len(capacity)
+    base = supply[0].copy()
+    for k in range(1, n_cat):
+        for c in range(n_cls):
+            base[c] = min(base[c], supply[k, c])
+    shared = np.zeros((1, n_cls, n_types), dtype=np.int64)
+    shared_free = capacity.copy().reshape((1, n_types))
+    ssp_rows(values, base.reshape((1, n_cls)), shared, shared_free)
+    counts = np.empty((n_cat, n_cls, n_types), dtype=np.int64)
+    free = np.empty((n_cat, n_types), dtype=np.int64)
+    rest = np.empty((n_cat, n_cls), dtype=np.int64)
+    for k in range(n_cat):
+        counts[k] = shared[0]
+        free[k] = shared_free[0]
+        for c in range(n_cls):
+            rest[k, c] = supply[k, c] - base[c]
+    ssp_rows(values, rest, counts, free)
+    return counts
+
+
+@njit(cache=True)
 def ssp_rows(values: np.ndarray, supply: np.ndarray, counts: np.ndarray, free: np.ndarray) -> None:
     """:func:`engine.policies.sampling.matching._add_supply`: adds ``supply`` (N, C) slots to
     ``counts`` (N, C, T) and ``free`` (N, T) in place, category by category, class by class."""

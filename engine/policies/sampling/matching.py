@@ -77,23 +77,22 @@ def lsa_market(values: np.ndarray, supply: np.ndarray, capacity: np.ndarray) -> 
 
 
 def ssp_market(values: np.ndarray, supply: np.ndarray, capacity: np.ndarray) -> np.ndarray:
-    """:func:`market` by successive shortest paths, all categories at once.
+    """:func:`market` by successive shortest paths, category by category (compiled:
+    :func:`~engine.policies.sampling.kernels.ssp_market_rows`), warm-started from the slots
+    every category shares, matched once.
 
     Adding a class's slots to an optimal transport along shortest augmenting paths keeps it
     optimal (no negative cycle in the residual graph). Types are few, so a path is a chain of
     moves "a unit of some class leaves type t for type t'" costing the class's value
     difference; the cheapest such move per (t, t') is all a shortest path needs.
     """
-    base = supply.min(axis=0)  # slots every category has: matched once, then copied
-    counts = np.zeros((1, *values.shape), dtype=np.int64)
-    free = capacity[None, :].astype(np.int64)
-    _add_supply(values, base[None, :], counts, free)
-    counts = np.repeat(counts, supply.shape[0], axis=0)
-    free = np.repeat(free, supply.shape[0], axis=0)
-    rest = supply - base
-    if rest.any():
-        _add_supply(values, rest, counts, free)
-    return counts
+    from engine.policies.sampling.kernels import ssp_market_rows  # Numba: loaded on first use
+
+    return ssp_market_rows(
+        np.ascontiguousarray(values, dtype=float),
+        np.ascontiguousarray(supply, dtype=np.int64),
+        np.ascontiguousarray(capacity, dtype=np.int64),
+    )
 
 
 def _add_supply(

@@ -68,13 +68,13 @@ def build_plan(
     """Selects at most ``K`` jobs (shortest ideal remaining time first) and builds their arrays."""
     jobs, idx, remaining = _select(active, table, int(capacity.sum()))
     inputs = table.inputs(idx)
-    work = remaining / inputs.one_gpu.max(axis=1)
+    work = remaining / table.best[idx]  # one_gpu.max(axis=1), kept in the table
     usable = inputs.one_gpu > 0
     upper = np.minimum(inputs.scale_factor, (usable * capacity).sum(axis=1))
     current = table.current(jobs, idx)
     held = current.sum(axis=1)
     first = np.array([j.first_start_s is None for j in jobs])
-    restore_left = np.array([max(0.0, j.restore_until_s - now_s) for j in jobs])
+    restore_left = np.maximum(np.array([j.restore_until_s for j in jobs]) - now_s, 0.0)
     values, job_class = table.classes(idx)
     return Plan(
         jobs=jobs,
