@@ -99,10 +99,6 @@ def equal_split(upper: np.ndarray, budget: int) -> np.ndarray:
 def unique_rows(categories: np.ndarray) -> np.ndarray:
     """Distinct rows, in order of first appearance (rows compared as raw bytes)."""
     rows = np.ascontiguousarray(categories)
-    raw, width = rows.tobytes(), rows.itemsize * rows.shape[1]
-    first: dict[bytes, int] = {}  # a row's bytes -> its first index, in order of appearance
-    for i in range(len(rows)):
-        first.setdefault(raw[i * width : (i + 1) * width], i)
-    if len(first) == len(rows):
-        return categories
-    return categories[list(first.values())]
+    as_bytes = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    first = np.unique(as_bytes, return_index=True)[1]  # first occurrence of each row
+    return categories[np.sort(first)]
