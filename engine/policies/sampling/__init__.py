@@ -6,4 +6,5 @@ Importing the package registers its policies (Numba's kernels load on first use)
 
 from engine.registry import import_submodules
 
-import_submodules(__name__, __path__, skip=("kernels", "kernels_rates"))  # compiled: on first use
+# the compiled kernels (Numba) are imported on first use, not to fill the registry
+import_submodules(__name__, __path__, skip=("kernels", "kernels_fill", "kernels_rates"))

@@ -70,8 +70,8 @@ def split_fill(
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`fill_jobs` as (J,) the settled jobs (their current GPUs in every category) and
     (N, J - S, T) the others' workers, jobs in order (compiled:
-    :func:`~engine.policies.sampling.kernels.split_fill_rows`)."""
-    from engine.policies.sampling.kernels import split_fill_rows
+    :func:`~engine.policies.sampling.kernels_fill.split_fill_rows`)."""
+    from engine.policies.sampling.kernels_fill import split_fill_rows
 
     args = _contiguous(class_counts, sizes, job_class, current, keep_order, line_order, type_order)
     settled, out_rest = split_fill_rows(*args, True)
@@ -86,7 +86,7 @@ def _settled(
     keep_order: np.ndarray,
 ) -> np.ndarray:
     """(J,) jobs that keep their current GPUs in every category (see the module docstring)."""
-    from engine.policies.sampling.kernels import settle
+    from engine.policies.sampling.kernels_fill import settle
 
     settled = np.zeros(len(job_class), dtype=bool)
     settle(*_contiguous(class_counts, sizes, job_class, current, keep_order), settled)
@@ -105,7 +105,7 @@ def hand_out(
     """:func:`fill_jobs` for every job given, none settled: per category, running jobs of
     unchanged size keep their GPUs in keep order while their class's share holds them, then
     every job takes its contiguous run along its class's line of types."""
-    from engine.policies.sampling.kernels import split_fill_rows
+    from engine.policies.sampling.kernels_fill import split_fill_rows
 
     args = _contiguous(class_counts, sizes, job_class, current, keep_order, line_order, type_order)
     return split_fill_rows(*args, False)[1]
