@@ -115,9 +115,10 @@ def test_the_longest_run_starts_first_and_results_keep_the_scenario_order() -> N
     assert not [s for s in seen if s[0].state == "running" and s[1].state == "waiting"]
 
 
-def test_longest_first_orders_by_seen_time_over_the_prior() -> None:
+def test_longest_first_orders_by_seen_time_over_the_prior(monkeypatch: pytest.MonkeyPatch) -> None:
     from dashboard import run_order
 
+    monkeypatch.setattr(run_order, "_seen_s_per_job", {})  # not the runs of earlier tests
     assert run_order.longest_first(["fifo", "sampling_placement", "las"], 2000) == [1, 2, 0]
     assert run_order.longest_first(["fifo", "no_such_policy"], 2000) == [1, 0]  # the median
     run_order.remember("fifo", elapsed_s=30.0, num_jobs=2000)  # FIFO seen slow in this server

@@ -83,17 +83,23 @@ class HareOffline(Policy):
         self.switch_cost_s = params.switch_cost_s
         self.matrix = context.matrix
         self._times: dict[int, TaskTimes] = {}
+        self._fastest_s: dict[int, float] = {}  # seconds of one task on the job's fastest type
 
     def times(self, job: JobState) -> TaskTimes:
-        """The job's task times (cached)."""
+        """The job's task times (cached, with the fastest one)."""
         times = self._times.get(job.index)
         if times is None:
             times = self._times[job.index] = task_times(job, self.matrix)
+            self._fastest_s[job.index] = next(iter(times.values()))
         return times
 
     def priority(self, job: JobState) -> tuple[float, float, int]:
         """Sort key, smallest first: (-weight / remaining work in GPU-s, arrival, index)."""
-        work_s = job.remaining_steps * next(iter(self.times(job).values()))
+        fastest_s = self._fastest_s.get(job.index)
+        if fastest_s is None:
+            self.times(job)
+            fastest_s = self._fastest_s[job.index]
+        work_s = job.remaining_steps * fastest_s
         ratio = job.priority_weight / work_s if work_s > 0 else math.inf
         return (-ratio, job.arrival_s, job.index)
 

@@ -150,9 +150,11 @@ def relaxed_grant(counts: Mapping[str, int], times: TaskTimes) -> Grant:
 
 def grant_counts(grant: Grant) -> dict[str, int]:
     """GPUs per worker type of a grant."""
+    if not grant.parts:
+        return {grant.worker_type: grant.num_gpus}
     counts: dict[str, int] = {}
-    for part in grant.pieces():
-        counts[part.worker_type] = counts.get(part.worker_type, 0) + part.num_gpus
+    for worker_type, num_gpus, _ in grant.parts:
+        counts[worker_type] = counts.get(worker_type, 0) + num_gpus
     return counts
 
 

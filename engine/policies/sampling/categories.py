@@ -86,9 +86,9 @@ def fit_budget(categories: np.ndarray, budget: int) -> np.ndarray:
 def equal_split(upper: np.ndarray, budget: int) -> np.ndarray:
     """(1, J) the largest even share ``min(upper_i, level)`` within ``budget``; the GPUs left
     (fewer than the uncapped jobs) go one each to the first uncapped jobs."""
-    level = 1
-    while level < upper.max() and np.minimum(upper, level + 1).sum() <= budget:
-        level += 1
+    levels = np.arange(2, int(upper.max()) + 1)  # GPUs used at each even share: monotone
+    used = np.minimum(upper[None, :], levels[:, None]).sum(axis=1)
+    level = 1 + int(np.count_nonzero(used <= budget))
     counts = np.minimum(upper, level)
     spare = budget - int(counts.sum())
     open_jobs = np.nonzero(counts < upper)[0][:spare]

@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.policies.sampling.types_axis import all_types, cumsum_types, sum_types
-
 
 def fill_jobs(
     class_counts: np.ndarray,
@@ -71,26 +69,12 @@ def split_fill(
     type_order: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`fill_jobs` as (J,) the settled jobs (their current GPUs in every category) and
-    (N, J - S, T) the others' workers, jobs in order."""
-    settled = _settled(class_counts, sizes, job_class, current, keep_order)
-    if not settled.any():
-        args = (class_counts, sizes, job_class, current, keep_order, line_order, type_order)
-        return settled, hand_out(*args)
-    rest = ~settled
-    new_index = np.cumsum(rest) - 1
-    held = np.zeros_like(class_counts[0])
-    np.add.at(held, job_class[settled], current[settled])
-    keep = keep_order[rest[keep_order]]
-    line = line_order[rest[line_order]]
-    out_rest = hand_out(
-        class_counts - held,
-        sizes[:, rest],
-        job_class[rest],
-        current[rest],
-        new_index[keep],
-        new_index[line],
-        type_order,
-    )
+    (N, J - S, T) the others' workers, jobs in order (compiled:
+    :func:`~engine.policies.sampling.kernels_fill.split_fill_rows`)."""
+    from engine.policies.sampling.kernels_fill import split_fill_rows
+
+    args = _contiguous(class_counts, sizes, job_class, current, keep_order, line_order, type_order)
+    settled, out_rest = split_fill_rows(*args, True)
     return settled, out_rest
 
 
@@ -102,14 +86,10 @@ def _settled(
     keep_order: np.ndarray,
 ) -> np.ndarray:
     """(J,) jobs that keep their current GPUs in every category (see the module docstring)."""
+    from engine.policies.sampling.kernels_fill import settle
+
     settled = np.zeros(len(job_class), dtype=bool)
-    if not keep_order.size:
-        return settled
-    want = current[keep_order]
-    asks = (sizes[:, keep_order] == want.sum(axis=1)).all(axis=0)
-    upper = _segment_cumsum(want[None], job_class[keep_order])[0]
-    leanest = class_counts.min(axis=0)[job_class[keep_order]]
-    settled[keep_order] = asks & (upper <= leanest).all(axis=1)
+    settle(*_contiguous(class_counts, sizes, job_class, current, keep_order), settled)
     return settled
 
 
@@ -122,53 +102,15 @@ def hand_out(
     line_order: np.ndarray,
     type_order: np.ndarray,
 ) -> np.ndarray:
-    """:func:`fill_jobs` for every job given."""
-    out = np.zeros(sizes.shape + (class_counts.shape[2],), dtype=np.int64)
-    pool = class_counts - _keep(class_counts, sizes, job_class, current, keep_order, out)
-    need = (sizes - sum_types(out))[:, line_order]
-    cls = job_class[line_order]
-    lo = _segment_cumsum(need, cls) - need
-    hi = lo + need
-    types = type_order[cls]  # (J, T): each job's class line
-    along = pool[:, cls[:, None], types]  # (N, J, T)
-    type_hi = cumsum_types(along)
-    share = np.minimum(hi[..., None], type_hi) - np.maximum(lo[..., None], type_hi - along)
-    out[:, line_order[:, None], types] += np.clip(share, 0, None)
-    return out
+    """:func:`fill_jobs` for every job given, none settled: per category, running jobs of
+    unchanged size keep their GPUs in keep order while their class's share holds them, then
+    every job takes its contiguous run along its class's line of types."""
+    from engine.policies.sampling.kernels_fill import split_fill_rows
+
+    args = _contiguous(class_counts, sizes, job_class, current, keep_order, line_order, type_order)
+    return split_fill_rows(*args, False)[1]
 
 
-def _keep(
-    class_counts: np.ndarray,
-    sizes: np.ndarray,
-    job_class: np.ndarray,
-    current: np.ndarray,
-    keep_order: np.ndarray,
-    out: np.ndarray,
-) -> np.ndarray:
-    """Writes kept GPUs into ``out``; returns the (N, C, T) GPUs they take from each class."""
-    if not keep_order.size:
-        return np.zeros_like(class_counts)
-    cls = job_class[keep_order]
-    want = current[keep_order]
-    asks = sizes[:, keep_order] == want.sum(axis=1)
-    demand = asks[..., None] * want  # (N, R, T)
-    fits = all_types(_segment_cumsum(demand, cls) <= class_counts[:, cls, :])
-    kept = (asks & fits)[..., None] * want
-    out[:, keep_order] = kept
-    start = _run_starts(cls)
-    taken = np.zeros_like(class_counts)
-    taken[:, cls[start]] = np.add.reduceat(kept, start, axis=1)
-    return taken
-
-
-def _segment_cumsum(values: np.ndarray, segments: np.ndarray) -> np.ndarray:
-    """Cumulative sum along axis 1, restarting where ``segments`` (sorted runs) changes."""
-    total = np.cumsum(values, axis=1)
-    start = _run_starts(segments)
-    first = np.repeat(start, np.diff(start, append=len(segments)))
-    return total - total[:, first] + values[:, first]
-
-
-def _run_starts(segments: np.ndarray) -> np.ndarray:
-    """Where each run of equal values of ``segments`` (class indices, >= 0) starts."""
-    return np.flatnonzero(np.diff(segments, prepend=-1))
+def _contiguous(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The arrays as C-contiguous int64 (one compiled signature)."""
+    return tuple(np.ascontiguousarray(a, dtype=np.int64) for a in arrays)

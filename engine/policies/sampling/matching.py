@@ -12,9 +12,10 @@ Two exact solvers give the same maximum total value (the tests compare them with
 
 - :func:`lsa_market`: ``scipy.optimize.linear_sum_assignment`` on the slot x worker matrix, one
   category at a time; fast for the small markets of the paper's testbed.
-- :func:`ssp_market`: successive shortest paths between classes and types, vectorized over the
-  categories and warm-started from the slots all categories share; for 512-GPU clusters, where
-  a 500 x 500 assignment per category would cost seconds per decision.
+- :func:`ssp_market`: successive shortest paths between classes and types, one category at a
+  time in compiled code (:mod:`engine.policies.sampling.kernels`, Numba), warm-started from the
+  slots all categories share; for 512-GPU clusters, where a 500 x 500 assignment per category
+  would cost seconds per decision.
 
 :func:`engine.policies.sampling.fill.fill_jobs` then hands each class's workers to its jobs.
 """
@@ -24,13 +25,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from engine.policies.sampling.ssp_one import add_supply_one
-
 LSA_MAX_CELLS = 1 << 14
 """:func:`market` uses :func:`lsa_market` while categories x slots x worker columns (at most as
 many per type as there are slots) stays below this: a 400 x 512 assignment costs ~10 ms, the
 class-level solver well under 1 ms (benchmarks/bench_sampling.py) [R]."""
-_EPS = 1e-7  # improvement a shortest-path update must make (guards float noise)
 
 
 def market(
@@ -79,123 +77,36 @@ def lsa_market(values: np.ndarray, supply: np.ndarray, capacity: np.ndarray) -> 
 
 
 def ssp_market(values: np.ndarray, supply: np.ndarray, capacity: np.ndarray) -> np.ndarray:
-    """:func:`market` by successive shortest paths, all categories at once.
+    """:func:`market` by successive shortest paths, category by category (compiled:
+    :func:`~engine.policies.sampling.kernels.ssp_market_rows`), warm-started from the slots
+    every category shares, matched once.
 
     Adding a class's slots to an optimal transport along shortest augmenting paths keeps it
     optimal (no negative cycle in the residual graph). Types are few, so a path is a chain of
     moves "a unit of some class leaves type t for type t'" costing the class's value
     difference; the cheapest such move per (t, t') is all a shortest path needs.
     """
-    base = supply.min(axis=0)  # slots every category has: matched once (in Python), then copied
-    base_counts = [[0] * len(capacity) for _ in range(supply.shape[1])]
-    base_free = capacity.tolist()
-    add_supply_one(values.tolist(), base.tolist(), base_counts, base_free)
-    counts = np.repeat(np.array(base_counts, dtype=np.int64)[None], supply.shape[0], axis=0)
-    free = np.repeat(np.array(base_free, dtype=np.int64)[None], supply.shape[0], axis=0)
-    rest = supply - base
-    if rest.any():
-        _add_supply(values, rest, counts, free)
-    return counts
+    from engine.policies.sampling.kernels import ssp_market_rows  # Numba: loaded on first use
+
+    return ssp_market_rows(
+        np.ascontiguousarray(values, dtype=float),
+        np.ascontiguousarray(supply, dtype=np.int64),
+        np.ascontiguousarray(capacity, dtype=np.int64),
+    )
 
 
 def _add_supply(
     values: np.ndarray, supply: np.ndarray, counts: np.ndarray, free: np.ndarray
 ) -> None:
-    """Augments ``counts`` / ``free`` in place with ``supply`` (N, C) more slots.
+    """Augments ``counts`` (N, C, T) / ``free`` (N, T) in place with ``supply`` (N, C) more slots,
+    category by category, class by class (compiled: :func:`~engine.policies.sampling.kernels.
+    ssp_rows`).
 
     A class whose most valued type has a free worker takes it directly: making room anywhere
     costs >= 0 in an optimal transport (else a unit could move to the free worker and gain), so
-    that is a shortest path.
+    that is a shortest path. Otherwise one shortest augmenting path at a time: Bellman-Ford over
+    the types from the cheapest move per (t, t') to the nearest type with a free worker.
     """
-    move = values[:, :, None] - values[:, None, :]  # (C, T, T): value lost moving c from t to t'
-    move = np.ascontiguousarray(move.transpose(1, 2, 0))  # (T, T, C): classes last
-    diagonal = np.arange(len(move))
-    move[diagonal, diagonal] = np.inf  # no move from a type to itself
-    favourite = values.argmax(axis=1)
-    for cls in np.nonzero(supply.any(axis=0))[0].tolist():
-        need = supply[:, cls].astype(np.int64)
-        best = favourite[cls]
-        direct = np.minimum(need, free[:, best])
-        counts[:, cls, best] += direct
-        free[:, best] -= direct
-        need -= direct
-        while (rows := np.nonzero(need > 0)[0]).size:
-            need[rows] -= _augment(values[cls], move, counts, free, rows, cls, need[rows])
+    from engine.policies.sampling.kernels import ssp_rows
 
-
-def _augment(
-    value: np.ndarray,
-    move: np.ndarray,
-    counts: np.ndarray,
-    free: np.ndarray,
-    rows: np.ndarray,
-    cls: int,
-    need: np.ndarray,
-) -> np.ndarray:
-    """One shortest augmenting path for class ``cls`` in each category of ``rows``.
-
-    Returns:
-        Units placed per row (>= 1).
-    """
-    held = counts[rows]  # (n, C, T)
-    n = len(rows)
-    holds = held.transpose(0, 2, 1)[:, :, None, :] > 0  # (n, T, 1, C)
-    cost = np.where(holds, move[None], np.inf)  # (n, T, T, C)
-    via = cost.argmin(axis=3)  # (n, T, T): cheapest move t -> t' (first such class)
-    step = cost.min(axis=3)
-    free_here = free[rows]
-    dist, nxt = _distance_to_free(step, free_here)
-    entry = (value[None, :] - dist).argmax(axis=1)  # a finite distance wins if there is one
-    if np.isinf(dist.min(axis=1)).any():
-        raise RuntimeError("matching market: more slots than workers")
-    delta, hops, end = _walk(nxt, via, held, entry, need)
-    delta = np.minimum(delta, free_here[np.arange(n), end])
-    counts[rows, cls, entry] += delta
-    for src, dst, mover, going in hops:
-        moved = np.where(going, delta, 0)
-        counts[rows, mover, src] -= moved
-        counts[rows, mover, dst] += moved
-    free[rows, end] -= delta
-    return delta
-
-
-def _distance_to_free(step: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Bellman-Ford from every type to the nearest type with a free worker.
-
-    Returns:
-        dist (n, T) cost of making room on each type, and the next type on that path (-1: none).
-    """
-    n_types = free.shape[1]
-    dist = np.where(free > 0, 0.0, np.inf)
-    nxt = np.full(dist.shape, -1)
-    for _ in range(n_types - 1):
-        through = step + dist[:, None, :]
-        best, arg = through.min(axis=2), through.argmin(axis=2)
-        better = best < dist - _EPS
-        dist = np.where(better, best, dist)
-        nxt = np.where(better, arg, nxt)
-    return dist, nxt
-
-
-Hop = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-
-def _walk(
-    nxt: np.ndarray, via: np.ndarray, held: np.ndarray, entry: np.ndarray, need: np.ndarray
-) -> tuple[np.ndarray, list[Hop], np.ndarray]:
-    """Follows each row's path from ``entry``; returns the bottleneck, the hops and end types."""
-    rows = np.arange(len(entry))
-    delta = need.copy()
-    here = entry.copy()
-    hops: list[Hop] = []
-    for _ in range(nxt.shape[1] - 1):
-        there = nxt[rows, here]
-        going = there >= 0
-        if not going.any():
-            break
-        there = np.where(going, there, here)
-        mover = via[rows, here, there]
-        delta = np.where(going, np.minimum(delta, held[rows, mover, here]), delta)
-        hops.append((here, there, mover, going))
-        here = there
-    return delta, hops, here
+    ssp_rows(np.ascontiguousarray(values, dtype=float), supply.astype(np.int64), counts, free)

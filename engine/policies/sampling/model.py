@@ -20,13 +20,12 @@ throughput matrix (:attr:`engine.policies.base.PolicyContext.matrix`).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from engine.config import ClusterSpec, NetworkConfig
 from engine.network import LEVELS, bottleneck_gbps, ring_comm_s
-from engine.policies.sampling.types_axis import first_true, max_types, sum_types
 from engine.state import JobState
 from engine.throughput import ThroughputMatrix
 
@@ -152,36 +151,28 @@ def bandwidths(links: LinkModel, net: NetworkConfig, now_s: float) -> np.ndarray
 def step_rates(
     counts: np.ndarray, inputs: JobInputs, links: LinkModel, bw: np.ndarray, net: NetworkConfig
 ) -> np.ndarray:
-    """(N, J) steps/s of every job on its (N, J, T) GPU counts (0 for a job with no GPU)."""
-    workers = sum_types(counts)
-    present = counts > 0
-    n_types = counts.shape[2]
-    jobs = np.arange(counts.shape[1])[None, :, None]
-    at_m = np.minimum(workers, inputs.sync.shape[2] - 1)[..., None]
-    sync = inputs.sync[jobs, np.arange(n_types)[None, None, :], at_m]
-    measured = max_types(np.where(present, sync, 0.0), 0.0)
-    measured = np.where(workers > 1, measured, 0.0)
-    mask = sum_types(present * (1 << np.arange(n_types)))
-    level = np.where(
-        workers <= links.node_max[mask], 0, np.where(workers <= links.rack_max[mask], 1, 2)
+    """(N, J) steps/s of every job on its (N, J, T) GPU counts (0 for a job with no GPU), by the
+    rules of the module docstring (compiled: :func:`~engine.policies.sampling.kernels_rates.
+    rates_rows`, one cell at a time)."""
+    from engine.policies.sampling.kernels_rates import rates_rows
+
+    return rates_rows(
+        np.ascontiguousarray(counts, dtype=np.int64), model_arrays(inputs, links, bw, net)
     )
-    extra = _extra_comm_s(workers, inputs.gradient_bytes, bw[mask, level], net)
-    full = inputs.full[jobs[..., 0], first_true(present)]
-    gang = (sum_types(present.view(np.int8)) == 1) & (workers == inputs.scale_factor) & (full > 0)
-    speed = sum_types(counts * inputs.one_gpu[None])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        proportional = inputs.scale_factor / (inputs.scale_factor / speed + measured + extra)
-        whole = workers / (workers / full + extra)
-        rate = np.where(gang, whole, proportional)
-    return np.where(workers > 0, rate, 0.0)
 
 
-def _extra_comm_s(
-    workers: np.ndarray, gradient_bytes: np.ndarray, bandwidth_gbps: np.ndarray, net: NetworkConfig
-) -> np.ndarray:
-    """Ring all-reduce seconds the bottleneck adds over a node-local ring (0 when disabled)."""
-    if not net.enabled:
-        return np.zeros(workers.shape)
-    share = 2 * np.maximum(workers - 1, 0) / np.maximum(workers, 1) * gradient_bytes * 8 / 1e9
-    extra = share / bandwidth_gbps - share / net.intra_node_gbps
-    return np.maximum(extra, 0.0)
+def model_arrays(
+    inputs: JobInputs, links: LinkModel, bw: np.ndarray, net: NetworkConfig
+) -> tuple[Any, ...]:
+    """The step-time model's inputs as the compiled kernels take them
+    (:mod:`engine.policies.sampling.kernels_rates`)."""
+    return (
+        *(np.ascontiguousarray(a, dtype=float) for a in inputs[:3]),
+        np.ascontiguousarray(inputs.scale_factor, dtype=np.int64),
+        np.ascontiguousarray(inputs.gradient_bytes, dtype=float),
+        links.node_max,
+        links.rack_max,
+        bw,
+        net.enabled,
+        float(net.intra_node_gbps),
+    )

@@ -16,9 +16,8 @@ import numpy as np
 from engine.config import NetworkConfig
 from engine.policies.sampling.fill import split_fill
 from engine.policies.sampling.matching import market
-from engine.policies.sampling.model import JobInputs, LinkModel, step_rates
+from engine.policies.sampling.model import JobInputs, LinkModel, model_arrays
 from engine.policies.sampling.table import JobTable
-from engine.policies.sampling.types_axis import any_types
 from engine.state import JobState
 
 
@@ -69,13 +68,13 @@ def build_plan(
     """Selects at most ``K`` jobs (shortest ideal remaining time first) and builds their arrays."""
     jobs, idx, remaining = _select(active, table, int(capacity.sum()))
     inputs = table.inputs(idx)
-    work = remaining / inputs.one_gpu.max(axis=1)
+    work = remaining / table.best[idx]  # one_gpu.max(axis=1), kept in the table
     usable = inputs.one_gpu > 0
     upper = np.minimum(inputs.scale_factor, (usable * capacity).sum(axis=1))
     current = table.current(jobs, idx)
     held = current.sum(axis=1)
     first = np.array([j.first_start_s is None for j in jobs])
-    restore_left = np.array([max(0.0, j.restore_until_s - now_s) for j in jobs])
+    restore_left = np.maximum(np.array([j.restore_until_s for j in jobs]) - now_s, 0.0)
     values, job_class = table.classes(idx)
     return Plan(
         jobs=jobs,
@@ -142,9 +141,14 @@ def score_categories(
     """Matches, fills and scores (N, J) categories.
 
     A settled job (:mod:`engine.policies.sampling.fill`) has the same GPUs, rate and estimated
-    JCT in every category: its rate is computed once. The JCTs are then scored over all jobs
-    in order, as for per-category rates.
+    JCT in every category: its rate is computed once. The JCTs
+    (:func:`~engine.policies.sampling.kernels_rates.jct_rows`: the restart a job pays plus
+    remaining steps over its :func:`~engine.policies.sampling.model.step_rates` rate; a job
+    left without GPUs finishes after the slowest placed job plus its ideal time) are then
+    scored over all jobs in order.
     """
+    from engine.policies.sampling.kernels_rates import jct_rows  # Numba: loaded on first use
+
     class_counts = market(
         plan.class_values, plan.class_usable, _class_supply(categories, plan), plan.capacity
     )
@@ -157,12 +161,9 @@ def score_categories(
         plan.line_order,
         plan.type_order,
     )
-    rate, moved = _rates(settled, others, plan, links, bw, net)
-    with np.errstate(divide="ignore"):
-        jct = np.where(moved, plan.lost_moved, plan.lost_kept) + plan.remaining / rate
-    placed = rate > 0
-    slowest = np.where(placed, jct, 0.0).max(axis=1, keepdims=True)
-    jct = np.where(placed, jct, slowest + plan.ideal)
+    model = model_arrays(plan.inputs, links, bw, net)
+    args = (plan.lost_moved, plan.lost_kept, plan.remaining, plan.ideal)
+    jct = jct_rows(settled, others, plan.current, model, *args)
     return Scored(_score(jct, plan.ideal, beta), settled, others)
 
 
@@ -171,38 +172,6 @@ def _class_supply(categories: np.ndarray, plan: Plan) -> np.ndarray:
     order = np.argsort(plan.job_class, kind="stable")
     starts = np.flatnonzero(np.diff(plan.job_class[order], prepend=-1))
     return np.add.reduceat(categories[:, order], starts, axis=1)
-
-
-def _rates(
-    settled: np.ndarray,
-    others: np.ndarray,
-    plan: Plan,
-    links: LinkModel,
-    bw: np.ndarray,
-    net: NetworkConfig,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(N, J) :func:`step_rates` and whether each job's GPUs change, per category; a rate is
-    computed once for a job whose GPUs are the same in every category (the settled jobs and
-    most others) and per category for the rest (rates are elementwise)."""
-    n_cat = len(others)
-    moved = np.zeros(settled.shape, dtype=bool)
-    varying = np.zeros(settled.shape, dtype=bool)
-    first = plan.current.copy()
-    if n_cat and others.shape[1]:
-        rest = ~settled
-        varying[rest] = any_types(others != others[:1]).any(axis=0)
-        first[rest] = others[0]
-        moved = np.zeros((n_cat, len(settled)), dtype=bool)
-        moved[:, rest] = any_types(others != plan.current[None, rest])
-    fixed = ~varying
-    rate = np.empty((n_cat, len(settled)))
-    if fixed.any():
-        some = JobInputs(*(field[fixed] for field in plan.inputs))
-        rate[:, fixed] = step_rates(first[None, fixed], some, links, bw, net)
-    if varying.any():
-        some = JobInputs(*(field[varying] for field in plan.inputs))
-        rate[:, varying] = step_rates(others[:, varying[~settled]], some, links, bw, net)
-    return rate, moved
 
 
 def _score(jct: np.ndarray, ideal: np.ndarray, beta: float) -> np.ndarray:

@@ -133,6 +133,8 @@ class SamplingPlacement(Policy):
         self.links = link_model(context.cluster, self.types)
         self.matrix = context.matrix
         self._table = JobTable(self.types, self.net, self.matrix)
+        self._steady_bw = None if self.net.congestion else bandwidths(self.links, self.net, 0.0)
+        """The bandwidths at every time when no congestion episode is scheduled."""
         self.last_categories = 0
         """Categories scored by the latest decision (for tests and benchmarks)."""
         self.last_score = float("nan")
@@ -144,7 +146,9 @@ class SamplingPlacement(Policy):
             return {}
         restore_s = self.context.rounds.checkpoint_restore_s
         plan = build_plan(jobs, self._table, self.capacity, state.now_s, restore_s)
-        bw = bandwidths(self.links, self.net, state.now_s)
+        bw = self._steady_bw
+        if bw is None:
+            bw = bandwidths(self.links, self.net, state.now_s)
         best, best_score, scored = None, np.inf, 0
         for categories in self._candidates(plan):
             result = score_categories(plan, categories, self.links, bw, self.net, self.params.beta)

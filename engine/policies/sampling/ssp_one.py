@@ -1,12 +1,12 @@
-"""Successive shortest paths for one category, in plain Python.
+"""Successive shortest paths for one category, in plain Python: the readable statement of the
+market's solver and the reference of its compiled form.
 
 The same steps as :func:`engine.policies.sampling.matching.ssp_market` (see there for the
 method: Liu et al., TPDS 2024's matching market as a transportation problem between job classes
-and worker types), on Python lists instead of (N, C, T) arrays: the shared slots of every
-decision's categories, and equal split's single category, are one market, where numpy's
-per-call overhead on arrays of a few dozen cells costs more than the arithmetic. Every float is
-the same sum or difference in the same order, and every tie goes to the same (first) index, so
-the counts are identical to the vectorized solver's (``tests/engine/test_sampling_ssp_one.py``).
+and worker types), on Python lists. The policy runs the compiled loops of
+:mod:`engine.policies.sampling.kernels` (Numba); every float there is the same sum or difference
+in the same order, and every tie goes to the same (first) index, so the counts are identical
+(``tests/engine/test_sampling_ssp_one.py``).
 """
 
 from __future__ import annotations

@@ -88,11 +88,15 @@ class JobTable:
     def classes(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Distinct valuation rows (C, T) of jobs ``idx`` (their ``one_gpu``) in order of first
         appearance, and each job's row index."""
-        ids = self.valuation[idx]
-        _, first, job_class = np.unique(ids, return_index=True, return_inverse=True)
-        rank = np.empty(len(first), dtype=np.int64)
-        rank[np.argsort(first)] = np.arange(len(first))
-        return self.one_gpu[idx[np.sort(first)]], rank[job_class.ravel()]
+        class_of: dict[int, int] = {}  # valuation id -> class, in order of first appearance
+        first: list[int] = []  # each class's first job
+        job_class = []
+        for j, valuation in enumerate(self.valuation[idx].tolist()):
+            c = class_of.setdefault(valuation, len(class_of))
+            if c == len(first):
+                first.append(j)
+            job_class.append(c)
+        return self.one_gpu[idx[first]], np.array(job_class, dtype=np.int64)
 
     def _grow(self, size: int) -> None:
         size = max(size, 2 * len(self.known))
