@@ -7,11 +7,11 @@ demand, so a round reads and updates them with numpy fancy indexing instead of p
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from operator import itemgetter
 
 import numpy as np
 
-from engine.policies.gavel.lp import fit_mask
 from engine.state import JobState
 
 _MIN_SHARE = 1e-9  # LP shares below this count as zero
@@ -56,6 +56,7 @@ class RoundBook:
         self._classes: dict[tuple[float, ...], int] = {}
         self.class_rows: list[int] = []
         self.known = np.zeros(0, dtype=bool)
+        self._known_below = 0  # every row below this one is known
         self._allocate(_INITIAL_ROWS)
 
     def _allocate(self, size: int) -> None:
@@ -81,30 +82,49 @@ class RoundBook:
 
     def rows(self, active: list[JobState]) -> np.ndarray:
         """(n,) row (= job index) of each active job; records jobs seen for the first time."""
-        rows = np.fromiter((job.index for job in active), dtype=np.int64, count=len(active))
-        if rows.size and rows.max() >= self.known.size:
-            self._allocate(max(2 * self.known.size, int(rows.max()) + 1024))
+        return self.rows_of([job.index for job in active], active)
+
+    def rows_of(self, indices: list[int], active: list[JobState]) -> np.ndarray:
+        """:meth:`rows` when the caller has the jobs' indices already (``indices[i]`` is
+        ``active[i].index``)."""
+        rows = np.array(indices, dtype=np.int64)
+        top = max(indices, default=-1)
+        if top < self._known_below:  # the usual case: jobs are first seen in arrival order
+            return rows
+        if top >= self.known.size:
+            self._allocate(max(2 * self.known.size, top + 1024))
         new_pos = np.flatnonzero(~self.known[rows])
         if new_pos.size:
-            self._register([active[pos] for pos in new_pos.tolist()], rows[new_pos])
+            self._register([active[pos] for pos in new_pos.tolist()])
+        while self._known_below < self.known.size and self.known[self._known_below]:
+            self._known_below += 1
         return rows
 
-    def _register(self, jobs: list[JobState], rows: np.ndarray) -> None:
-        """Fills the static rows of jobs seen for the first time and labels their class."""
+    def _register(self, jobs: list[JobState]) -> None:
+        """Fills the static rows of jobs seen for the first time and labels their class
+        (one job at a time, in Python: jobs are mostly first seen one or two per round)."""
+        capacity = self.capacity.tolist()
+        columns = range(len(self.worker_types))
         for job in jobs:
-            self.throughputs[job.index] = [job.steps_per_s.get(wt, 0.0) for wt in self.worker_types]
-            self.scale_factors[job.index] = job.scale_factor
-            self.priority_weights[job.index] = job.priority_weight
-        self.fits[rows] = fit_mask(self.throughputs[rows], self.scale_factors[rows], self.capacity)
-        self.speed_order[rows] = np.argsort(-self.throughputs[rows], axis=1, kind="stable")
-        basis = self.throughputs if self.heterogeneity_aware else self.fits
-        for row in rows.tolist():
-            key = (*basis[row].tolist(), self.scale_factors[row], self.priority_weights[row])
-            label = self._classes.setdefault(key, len(self._classes))
+            row = job.index
+            throughputs = [float(job.steps_per_s.get(wt, 0.0)) for wt in self.worker_types]
+            scale_factor, weight = float(job.scale_factor), float(job.priority_weight)
+            fits = [
+                tput > 0 and scale_factor <= cap
+                for tput, cap in zip(throughputs, capacity, strict=True)
+            ]
+            self.throughputs[row] = throughputs
+            self.scale_factors[row] = scale_factor
+            self.priority_weights[row] = weight
+            self.fits[row] = fits
+            # fastest first, ties in column order (sorted keeps ties in order even reversed)
+            self.speed_order[row] = sorted(columns, key=throughputs.__getitem__, reverse=True)
+            basis = throughputs if self.heterogeneity_aware else fits
+            label = self._classes.setdefault((*basis, scale_factor, weight), len(self._classes))
             if label == len(self.class_rows):
                 self.class_rows.append(row)
             self.class_ids[row] = label
-        self.known[rows] = True
+            self.known[row] = True
 
     def set_shares(self, rows: np.ndarray, shares: np.ndarray) -> None:
         """Stores an LP solution for ``rows``."""
@@ -114,6 +134,14 @@ class RoundBook:
 def priority_order(
     book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
 ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`priority_pairs` as two (p,) int arrays."""
+    pos, cols = priority_pairs(book, rows, work_conserving, heterogeneity_aware)
+    return np.array(pos, dtype=np.intp), np.array(cols, dtype=np.intp)
+
+
+def priority_pairs(
+    book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
+) -> tuple[list[int], list[int]]:
     """(job position, worker-type column) pairs in Gavel's priority order.
 
     ``priority = X / received``; infinite when ``X > 0`` and nothing received yet. Sorted by
@@ -126,7 +154,8 @@ def priority_order(
     float operations; numpy's per-call cost dominates there), above it with numpy.
 
     Returns:
-        Two (p,) int arrays: positions into ``rows`` and worker-type columns.
+        Two lists of p ints: positions into ``rows`` and worker-type columns (lists, because
+        the greedy pass and the grants walk them in Python).
     """
     if rows.size <= _LISTS_UP_TO:
         return _priority_order_lists(book, rows, work_conserving, heterogeneity_aware)
@@ -149,7 +178,7 @@ def priority_order(
         zero_pos, zero_slot = np.nonzero(fits & ~positive)
         pos = np.concatenate([pos, zero_pos])
         cells = np.concatenate([cells, flat[zero_pos, zero_slot]])
-    return pos, cells % num_types
+    return pos.tolist(), (cells % num_types).tolist()
 
 
 # Jobs up to which the priority order is ranked in Python lists. Measured on 4,402 orders of
@@ -161,8 +190,8 @@ _RANK_KEY = itemgetter(0, 1)
 
 def _priority_order_lists(
     book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`priority_order` for a few jobs: the same pairs, keys and order, in Python."""
+) -> tuple[list[int], list[int]]:
+    """:func:`priority_pairs` for a few jobs: the same pairs, keys and order, in Python."""
     num_types = book.fits.shape[1]
     shares, fits = book.shares[rows].tolist(), book.fits[rows].tolist()
     rounds, present = book.rounds[rows].tolist(), book.in_system[rows].tolist()
@@ -190,11 +219,14 @@ def _priority_order_lists(
     ranked.sort(key=_RANK_KEY)  # stable, as the lexsort: ties keep position, then type order
     pos = [rank[2] for rank in ranked] + zero_pos
     cols = [rank[3] for rank in ranked] + zero_cols
-    return np.array(pos, dtype=np.intp), np.array(cols, dtype=np.intp)
+    return pos, cols
 
 
 def _waiting(job: JobState) -> bool:
     return job.placement is None and job.completion_s is None
+
+
+Pairs = Sequence[int] | Sequence[float] | np.ndarray  # a pair attribute: list or (p,) array
 
 
 class RoundPairs:
@@ -206,35 +238,39 @@ class RoundPairs:
 
     Args:
         jobs: the round's active jobs; rows: (n,) their rows in the book.
-        pos, cols, sfs: (p,) each pair's position in ``jobs``, worker-type column and GPUs.
+        pos, cols, sfs: (p,) each pair's position in ``jobs``, worker-type column and GPUs
+            (lists, or arrays that are turned into lists).
     """
 
     def __init__(
         self,
         jobs: list[JobState],
         rows: np.ndarray,
-        pos: np.ndarray,
-        cols: np.ndarray,
-        sfs: np.ndarray,
+        pos: Pairs,
+        cols: Pairs,
+        sfs: Pairs,
     ) -> None:
-        self.jobs, self.rows, self.pos, self.cols, self.sfs = jobs, rows, pos, cols, sfs
-        self._alive: np.ndarray | None = None
+        self.jobs, self.rows = jobs, rows
+        self.pos, self.cols, self.sfs = _as_list(pos), _as_list(cols), _as_list(sfs)
+        self._alive: list[bool] | None = None
         self._recheck: list[int] = []
-        self._live: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._live: tuple[list[int], list[int], list[int]] | None = None
         self._smallest: list[float] | None = None
 
-    def waiting(self) -> tuple[list[JobState], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def waiting(self) -> tuple[list[JobState], np.ndarray, list[int], list[int], list[int]]:
         """``jobs``, ``rows`` and the (pos, cols, sfs) of the pairs whose job still waits."""
         if self._alive is None:
-            self._alive = np.fromiter(map(_waiting, self.jobs), dtype=bool, count=len(self.jobs))
+            self._alive = [_waiting(job) for job in self.jobs]
         for p in self._recheck:
             if not _waiting(self.jobs[p]):
                 self._alive[p] = False
                 self._live = None
         self._recheck = []
         if self._live is None:
-            keep = np.flatnonzero(self._alive[self.pos])
-            self._live = (self.pos[keep], self.cols[keep], self.sfs[keep])
+            alive = self._alive
+            keep = [i for i, p in enumerate(self.pos) if alive[p]]
+            pos, cols, sfs = self.pos, self.cols, self.sfs
+            self._live = ([pos[i] for i in keep], [cols[i] for i in keep], [sfs[i] for i in keep])
             self._smallest = None
         return (self.jobs, self.rows, *self._live)
 
@@ -243,18 +279,26 @@ class RoundPairs:
         the greedy pass would grant nothing); call after :meth:`waiting`."""
         assert self._live is not None
         if self._smallest is None:  # fewest GPUs a waiting pair asks for, per type column
-            _, cols, sfs = self._live
-            smallest = np.full(len(free), np.inf)
-            np.minimum.at(smallest, cols, sfs)
-            self._smallest = smallest.tolist()
+            smallest = [math.inf] * len(free)
+            for col, gpus in zip(self._live[1], self._live[2], strict=True):
+                if gpus < smallest[col]:
+                    smallest[col] = gpus
+            self._smallest = smallest
         return any(have >= need for have, need in zip(free, self._smallest, strict=True))
 
-    def granted(self, positions: np.ndarray) -> None:
+    def granted(self, positions: list[int]) -> None:
         """Jobs (positions) granted GPUs mid-round: checked again at the next pass."""
-        self._recheck.extend(positions.tolist())
+        self._recheck.extend(positions)
 
 
-def greedy_grants(pos: np.ndarray, cols: np.ndarray, sfs: np.ndarray, free: list[int]) -> list[int]:
+def _as_list(values: Pairs) -> list:  # type: ignore[type-arg]
+    """``values`` as a list (itself if it is one)."""
+    if isinstance(values, list):
+        return values
+    return values.tolist() if isinstance(values, np.ndarray) else list(values)
+
+
+def greedy_grants(pos: Pairs, cols: Pairs, sfs: Pairs, free: list[int]) -> list[int]:
     """Gavel's greedy pass: each (job, type) pair in order gets ``sfs`` GPUs of its type if
     that many are still free and its job has none yet; stops when no GPU is free.
 
@@ -271,12 +315,11 @@ def greedy_grants(pos: np.ndarray, cols: np.ndarray, sfs: np.ndarray, free: list
     Returns:
         Indices of the granted pairs, in grant order.
     """
+    pos, cols, sfs = _as_list(pos), _as_list(cols), _as_list(sfs)
     granted: list[int] = []
     taken: set[int] = set()
     total = sum(free)
-    for i, (job, col, gpus) in enumerate(
-        zip(pos.tolist(), cols.tolist(), sfs.tolist(), strict=True)
-    ):
+    for i, (job, col, gpus) in enumerate(zip(pos, cols, sfs, strict=True)):
         if total <= 0:
             break
         if free[col] < gpus or job in taken:
