@@ -57,7 +57,13 @@ from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
 from engine.policies.gavel.lp import HighsSolver, max_min_coefficients
 from engine.policies.gavel.queues import GavelQueues
-from engine.policies.gavel.rounds import RoundBook, RoundPairs, greedy_grants, priority_pairs
+from engine.policies.gavel.rounds import (
+    RoundBook,
+    RoundPairs,
+    greedy_grants,
+    priority_pairs,
+    round_pairs,
+)
 from engine.state import JobState
 
 _BY_INDEX = attrgetter("index")  # the engine numbers jobs in arrival order
@@ -152,15 +158,14 @@ class GavelMaxMin(Policy):
         indices = [job.index for job in jobs]
         rows = self.book.rows_of(indices, jobs)
         self._maybe_solve(state.now_s, jobs, rows, indices)
-        pos, cols = priority_pairs(
-            self.book, rows, self.params.work_conserving, self.heterogeneity_aware
+        pairs = round_pairs(
+            jobs, self.book, rows, self.params.work_conserving, self.heterogeneity_aware
         )
-        sfs = [jobs[p].scale_factor for p in pos]
         free = [state.capacity[wt] for wt in self.worker_types]
-        granted = greedy_grants(pos, cols, sfs, free)
-        allocation = self._grant(jobs, pos, cols, granted, 1.0)
+        granted = greedy_grants(pairs.pos, pairs.cols, pairs.sfs, free)
+        allocation = self._grant(jobs, pairs.pos, pairs.cols, granted, 1.0)
         self.book.in_system[rows] += 1.0
-        self._round = RoundPairs(jobs, rows, pos, cols, sfs)
+        self._round = pairs
         return allocation
 
     def _mid_round(self, state: SchedulerState) -> Allocation:
@@ -184,8 +189,7 @@ class GavelMaxMin(Policy):
         late = [job for job in self._late if job.placement is None and job.completion_s is None]
         if late and self.params.work_conserving and sum(free) > 0:
             rows = self.book.rows(late)
-            pos, cols = priority_pairs(self.book, rows, True, self.heterogeneity_aware)
-            sfs = [late[p].scale_factor for p in pos]
+            pos, cols, sfs = priority_pairs(self.book, rows, True, self.heterogeneity_aware)
             granted = greedy_grants(pos, cols, sfs, free)
             allocation.update(self._grant(late, pos, cols, granted, left))
         return allocation

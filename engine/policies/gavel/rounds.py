@@ -134,14 +134,14 @@ class RoundBook:
 def priority_order(
     book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`priority_pairs` as two (p,) int arrays."""
-    pos, cols = priority_pairs(book, rows, work_conserving, heterogeneity_aware)
+    """The positions and columns of :func:`priority_pairs` as two (p,) int arrays."""
+    pos, cols, _ = priority_pairs(book, rows, work_conserving, heterogeneity_aware)
     return np.array(pos, dtype=np.intp), np.array(cols, dtype=np.intp)
 
 
 def priority_pairs(
     book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
-) -> tuple[list[int], list[int]]:
+) -> tuple[list[int], list[int], list[float]]:
     """(job position, worker-type column) pairs in Gavel's priority order.
 
     ``priority = X / received``; infinite when ``X > 0`` and nothing received yet. Sorted by
@@ -154,11 +154,36 @@ def priority_pairs(
     float operations; numpy's per-call cost dominates there), above it with numpy.
 
     Returns:
-        Two lists of p ints: positions into ``rows`` and worker-type columns (lists, because
-        the greedy pass and the grants walk them in Python).
+        Three lists of p items: positions into ``rows``, worker-type columns and the GPUs of
+        each pair's job (lists, because the greedy pass and the grants walk them in Python).
     """
     if rows.size <= _LISTS_UP_TO:
         return _priority_order_lists(book, rows, work_conserving, heterogeneity_aware)
+    pos, cols, sfs = _priority_order_arrays(book, rows, work_conserving, heterogeneity_aware)
+    return pos.tolist(), cols.tolist(), sfs.tolist()
+
+
+def round_pairs(
+    jobs: list[JobState],
+    book: RoundBook,
+    rows: np.ndarray,
+    work_conserving: bool,
+    heterogeneity_aware: bool,
+) -> RoundPairs:
+    """:func:`priority_pairs` of the round's active ``jobs`` (``rows`` theirs), kept with the
+    jobs for the round's mid-round passes (and, when ranked with numpy, as arrays too)."""
+    if rows.size <= _LISTS_UP_TO:
+        ranked = _priority_order_lists(book, rows, work_conserving, heterogeneity_aware)
+        return RoundPairs(jobs, rows, *ranked)
+    return RoundPairs(
+        jobs, rows, *_priority_order_arrays(book, rows, work_conserving, heterogeneity_aware)
+    )
+
+
+def _priority_order_arrays(
+    book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`priority_pairs` with numpy, as three (p,) arrays."""
     num_types = book.fits.shape[1]
     by_speed = book.speed_order[rows] if heterogeneity_aware else np.arange(num_types)[None, :]
     flat = rows[:, None] * num_types + by_speed  # (n, K) flat cells, fastest type first if aware
@@ -178,7 +203,7 @@ def priority_pairs(
         zero_pos, zero_slot = np.nonzero(fits & ~positive)
         pos = np.concatenate([pos, zero_pos])
         cells = np.concatenate([cells, flat[zero_pos, zero_slot]])
-    return pos.tolist(), (cells % num_types).tolist()
+    return pos, cells % num_types, book.scale_factors[rows[pos]]
 
 
 # Jobs up to which the priority order is ranked in Python lists. Measured on 4,402 orders of
@@ -190,13 +215,13 @@ _RANK_KEY = itemgetter(0, 1)
 
 def _priority_order_lists(
     book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
-) -> tuple[list[int], list[int]]:
+) -> tuple[list[int], list[int], list[float]]:
     """:func:`priority_pairs` for a few jobs: the same pairs, keys and order, in Python."""
     num_types = book.fits.shape[1]
-    shares, fits = book.shares[rows].tolist(), book.fits[rows].tolist()
-    rounds, present = book.rounds[rows].tolist(), book.in_system[rows].tolist()
+    shares, fits = book.shares.take(rows, axis=0).tolist(), book.fits.take(rows, axis=0).tolist()
+    rounds, present = book.rounds.take(rows, axis=0).tolist(), book.in_system.take(rows).tolist()
     if heterogeneity_aware:
-        orders = book.speed_order[rows].tolist()
+        orders = book.speed_order.take(rows, axis=0).tolist()
     else:
         orders = [list(range(num_types))] * len(shares)
     ranked: list[tuple[float, float, int, int]] = []
@@ -219,7 +244,8 @@ def _priority_order_lists(
     ranked.sort(key=_RANK_KEY)  # stable, as the lexsort: ties keep position, then type order
     pos = [rank[2] for rank in ranked] + zero_pos
     cols = [rank[3] for rank in ranked] + zero_cols
-    return pos, cols
+    sizes = book.scale_factors.take(rows).tolist()
+    return pos, cols, [sizes[p] for p in pos]
 
 
 def _waiting(job: JobState) -> bool:
@@ -227,6 +253,7 @@ def _waiting(job: JobState) -> bool:
 
 
 Pairs = Sequence[int] | Sequence[float] | np.ndarray  # a pair attribute: list or (p,) array
+_FILTER_IN_PYTHON_UP_TO = 64  # pairs up to which RoundPairs filters them in Python
 
 
 class RoundPairs:
@@ -239,7 +266,7 @@ class RoundPairs:
     Args:
         jobs: the round's active jobs; rows: (n,) their rows in the book.
         pos, cols, sfs: (p,) each pair's position in ``jobs``, worker-type column and GPUs
-            (lists, or arrays that are turned into lists).
+            (lists, or arrays: then kept for filtering, and turned into lists).
     """
 
     def __init__(
@@ -254,10 +281,14 @@ class RoundPairs:
         self.pos, self.cols, self.sfs = _as_list(pos), _as_list(cols), _as_list(sfs)
         self._alive: list[bool] | None = None
         self._recheck: list[int] = []
-        self._live: tuple[list[int], list[int], list[int]] | None = None
+        self._live: tuple[list[int], list[int], list[float]] | None = None
+        self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        if isinstance(pos, np.ndarray):
+            self._arrays = (pos, np.asarray(cols), np.asarray(sfs))
         self._smallest: list[float] | None = None
+        self._live_arrays: tuple[np.ndarray, np.ndarray] | None = None  # cols, sfs if numpy
 
-    def waiting(self) -> tuple[list[JobState], np.ndarray, list[int], list[int], list[int]]:
+    def waiting(self) -> tuple[list[JobState], np.ndarray, list[int], list[int], list[float]]:
         """``jobs``, ``rows`` and the (pos, cols, sfs) of the pairs whose job still waits."""
         if self._alive is None:
             self._alive = [_waiting(job) for job in self.jobs]
@@ -267,23 +298,43 @@ class RoundPairs:
                 self._live = None
         self._recheck = []
         if self._live is None:
-            alive = self._alive
+            self._smallest = self._live_arrays = None
+            self._live = self._filter()
+        return (self.jobs, self.rows, *self._live)
+
+    def _filter(self) -> tuple[list[int], list[int], list[float]]:
+        """The pairs whose job is alive: in Python for a few pairs, else with numpy."""
+        alive = self._alive
+        assert alive is not None
+        if len(self.pos) <= _FILTER_IN_PYTHON_UP_TO:
             keep = [i for i, p in enumerate(self.pos) if alive[p]]
             pos, cols, sfs = self.pos, self.cols, self.sfs
-            self._live = ([pos[i] for i in keep], [cols[i] for i in keep], [sfs[i] for i in keep])
-            self._smallest = None
-        return (self.jobs, self.rows, *self._live)
+            return [pos[i] for i in keep], [cols[i] for i in keep], [sfs[i] for i in keep]
+        if self._arrays is None:
+            self._arrays = (np.array(self.pos), np.array(self.cols), np.array(self.sfs))
+        pos_array, cols_array, sfs_array = self._arrays
+        kept = np.flatnonzero(np.array(alive)[pos_array])
+        self._live_arrays = (cols_array[kept], sfs_array[kept])
+        return (
+            pos_array[kept].tolist(),
+            self._live_arrays[0].tolist(),
+            self._live_arrays[1].tolist(),
+        )
 
     def can_grant(self, free: list[int]) -> bool:
         """Whether some waiting pair asks for no more GPUs than its type has ``free`` (else
         the greedy pass would grant nothing); call after :meth:`waiting`."""
         assert self._live is not None
         if self._smallest is None:  # fewest GPUs a waiting pair asks for, per type column
-            smallest = [math.inf] * len(free)
-            for col, gpus in zip(self._live[1], self._live[2], strict=True):
-                if gpus < smallest[col]:
-                    smallest[col] = gpus
-            self._smallest = smallest
+            if self._live_arrays is not None:
+                least = np.full(len(free), np.inf)
+                np.minimum.at(least, *self._live_arrays)
+                self._smallest = least.tolist()
+            else:
+                smallest = [math.inf] * len(free)
+                for col, gpus in zip(self._live[1], self._live[2], strict=True):
+                    smallest[col] = min(smallest[col], gpus)
+                self._smallest = smallest
         return any(have >= need for have, need in zip(free, self._smallest, strict=True))
 
     def granted(self, positions: list[int]) -> None:
