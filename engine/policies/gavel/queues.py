@@ -60,7 +60,6 @@ class GavelQueues:
     job_time: np.ndarray  # (rows, K) time received on each type since the last solve (s)
     deficit: np.ndarray  # (rows, K) Gavel's deficits (s)
     shares: np.ndarray  # (rows, K) the last X (0 for jobs outside the last solve)
-    tracked: np.ndarray  # (rows,) in the system at the last round
     has_share: np.ndarray  # (rows,) in the last solve
 
     def __init__(
@@ -81,7 +80,8 @@ class GavelQueues:
         self.rng = rng
         self.skip_zero_priority = skip_zero_priority
         self.initial_s = round_s / 2.0
-        self.worker_time = np.zeros(len(self.worker_types))
+        self.worker_time = [0.0] * len(self.worker_types)  # per type, since the last solve (s)
+        self._present: set[int] = set()  # job indices in the system at the last round
         self._grow(0)
         self.solved: frozenset[int] | None = None
         self.last_solve_s = 0.0
@@ -93,18 +93,17 @@ class GavelQueues:
     def _grow(self, size: int) -> None:
         """Arrays for job indices below ``size`` (at least twice the old size)."""
         num_types = len(self.worker_types)
-        old = self.tracked.size if hasattr(self, "tracked") else 0
+        old = self.has_share.size if hasattr(self, "has_share") else 0
         size = max(size, 2 * old, 256)
         for name, dtype in (("job_time", float), ("deficit", float), ("shares", float)):
             array = np.zeros((size, num_types), dtype=dtype)
             if old:
                 array[:old] = getattr(self, name)
             setattr(self, name, array)
-        for name in ("tracked", "has_share"):  # in the system; in the last solve
-            flags = np.zeros(size, dtype=bool)
-            if old:
-                flags[:old] = getattr(self, name)
-            setattr(self, name, flags)
+        has_share = np.zeros(size, dtype=bool)
+        if old:
+            has_share[:old] = self.has_share
+        self.has_share = has_share
 
     def force_reallocation(self) -> None:
         """Gavel's reset when nothing runs and nothing arrives: the next round re-solves."""
@@ -143,13 +142,15 @@ class GavelQueues:
 
     def _track(self, rows: np.ndarray) -> None:
         """Rows for new jobs (half a round received, no deficit); finished jobs are dropped."""
-        if rows.size and rows.max() >= self.tracked.size:
-            self._grow(int(rows.max()) + 1)
-        new = rows[~self.tracked[rows]]
-        self.tracked[:] = False
-        self.tracked[rows] = True
-        self.job_time[new] = self.initial_s
-        self.deficit[new] = 0.0
+        indices = rows.tolist()
+        if indices and max(indices) >= self.has_share.size:
+            self._grow(max(indices) + 1)
+        present = self._present
+        new = [index for index in indices if index not in present]
+        self._present = set(indices)
+        if new:
+            self.job_time[new] = self.initial_s
+            self.deficit[new] = 0.0
 
     def _reset(self, now_s: float, rows: np.ndarray) -> None:
         """Deficits grow by what each job should have had minus what it had; times restart."""
@@ -158,12 +159,12 @@ class GavelQueues:
         owed = np.where(self.has_share[rows, None], self.shares[rows] * elapsed_s, 0.0)
         self.deficit[rows] += owed - (received - self.initial_s)
         self.job_time[rows] = self.initial_s
-        self.worker_time[:] = self.initial_s * rows.size
+        self.worker_time = [self.initial_s * rows.size] * len(self.worker_types)
 
     def _priorities(self, rows: np.ndarray, throughputs: np.ndarray) -> np.ndarray:
         """(len(rows), K) Gavel priorities (module docstring)."""
         shares, received = self.shares[rows], self.job_time[rows]
-        worker_time = self.worker_time
+        worker_time = np.array(self.worker_time)
         fraction = np.divide(
             received, worker_time, out=np.zeros_like(received), where=worker_time > 0
         )
@@ -179,7 +180,7 @@ class GavelQueues:
         float operations, for a few jobs (numpy's per-call cost dominates there)."""
         shares, deficits = self.shares[rows].tolist(), self.deficit[rows].tolist()
         received, has_share = self.job_time[rows].tolist(), self.has_share[rows].tolist()
-        worker_time = self.worker_time.tolist()
+        worker_time = self.worker_time
         priorities = []
         for share_row, received_row, tput_row, has in zip(
             shares, received, throughputs, has_share, strict=True
@@ -199,7 +200,8 @@ class GavelQueues:
     def _type_order(self) -> list[int]:
         if self.aware:
             return self.fixed_order
-        order: list[int] = self.rng.permutation(len(self.worker_types)).tolist()
+        order = list(range(len(self.worker_types)))
+        self.rng.shuffle(order)  # the draws of rng.permutation: the same Fisher-Yates pass
         return order
 
     def _queues(
