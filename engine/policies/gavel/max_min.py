@@ -56,14 +56,9 @@ from engine.policies.base import (
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
 from engine.policies.gavel.lp import HighsSolver, max_min_coefficients
+from engine.policies.gavel.pairs import RoundPairs, greedy_grants
 from engine.policies.gavel.queues import GavelQueues
-from engine.policies.gavel.rounds import (
-    RoundBook,
-    RoundPairs,
-    greedy_grants,
-    priority_pairs,
-    round_pairs,
-)
+from engine.policies.gavel.rounds import RoundBook, priority_pairs, round_pairs
 from engine.state import JobState
 
 _BY_INDEX = attrgetter("index")  # the engine numbers jobs in arrival order
