@@ -59,7 +59,9 @@ class RoundPairs:
     def waiting(self) -> tuple[list[JobState], np.ndarray, list[int], list[int], list[float]]:
         """``jobs``, ``rows`` and the (pos, cols, sfs) of the pairs whose job still waits."""
         if self._alive is None:
-            self._alive = [_waiting(job) for job in self.jobs]
+            self._alive = [  # _waiting, inline: thousands of jobs per round on long traces
+                job.placement is None and job.completion_s is None for job in self.jobs
+            ]
         for p in self._recheck:
             if not _waiting(self.jobs[p]):
                 self._alive[p] = False
