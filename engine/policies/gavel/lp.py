@@ -56,6 +56,9 @@ try:  # the HiGHS bindings scipy bundles (private API, hence the guard and the f
     from scipy.optimize._highspy import _core as _highs
 except ImportError:  # pragma: no cover - older or newer scipy layouts
     _highs = None
+else:
+    _COLWISE = int(_highs.MatrixFormat.kColwise)
+    _MINIMIZE = int(_highs.ObjSense.kMinimize)
 
 
 def fit_mask(
@@ -321,28 +324,31 @@ class HighsSolver:
         :data:`_INFEASIBLE` if it reports the LP infeasible, else None (then ``linprog`` tries)."""
         assert _highs is not None
         num_rows, num_cols = matrix.num_rows, objective.size
-        lp = _highs.HighsLp()
-        lp.num_col_ = num_cols
-        lp.num_row_ = num_rows
-        lp.col_cost_ = objective
-        lp.col_lower_ = np.zeros(num_cols)
-        lp.col_upper_ = np.where(np.isinf(upper), _highs.kHighsInf, upper)
-        lp.row_lower_ = np.full(num_rows, -_highs.kHighsInf)
-        lp.row_upper_ = b_ub
-        a_matrix = lp.a_matrix_
-        a_matrix.format_ = _highs.MatrixFormat.kColwise
-        a_matrix.num_col_ = num_cols
-        a_matrix.num_row_ = num_rows
-        a_matrix.start_ = matrix.indptr
-        a_matrix.index_ = matrix.indices
-        a_matrix.value_ = matrix.data
+        infinity = _highs.kHighsInf
+        model = (  # passModel's array form: numpy buffers, no per-element conversion
+            num_cols,
+            num_rows,
+            matrix.data.size,
+            _COLWISE,
+            _MINIMIZE,
+            0.0,  # objective offset
+            np.ascontiguousarray(objective, dtype=np.float64),
+            np.zeros(num_cols),
+            np.where(np.isinf(upper), infinity, upper).astype(np.float64),
+            np.full(num_rows, -infinity),
+            np.ascontiguousarray(b_ub, dtype=np.float64),
+            matrix.indptr.astype(np.int32),
+            matrix.indices.astype(np.int32),
+            np.ascontiguousarray(matrix.data, dtype=np.float64),
+            np.zeros(num_cols, dtype=np.int32),  # integrality: every column continuous
+        )
         solver = self._instance
         if solver is None:
             solver = _highs._Highs()
             solver.setOptionValue("output_flag", False)
             solver.setOptionValue("presolve", "off")  # tiny LPs: presolve costs more than it saves
             self._instance = solver
-        solver.passModel(lp)
+        solver.passModel(*model)
         if start is not None:
             solver.setBasis(_highs_basis(start))
         solver.run()

@@ -56,8 +56,9 @@ from engine.policies.base import (
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
 from engine.policies.gavel.lp import HighsSolver, max_min_coefficients
+from engine.policies.gavel.pairs import RoundPairs, greedy_grants
 from engine.policies.gavel.queues import GavelQueues
-from engine.policies.gavel.rounds import RoundBook, RoundPairs, greedy_grants, priority_order
+from engine.policies.gavel.rounds import RoundBook, priority_pairs, round_pairs
 from engine.state import JobState
 
 _BY_INDEX = attrgetter("index")  # the engine numbers jobs in arrival order
@@ -96,7 +97,7 @@ class GavelMaxMin(Policy):
         self.worker_types = list(capacity)
         self.capacity = np.array([capacity[wt] for wt in self.worker_types], dtype=float)
         self.book = RoundBook(self.worker_types, self.capacity, self.heterogeneity_aware)
-        self._solved_rows: np.ndarray | None = None
+        self._solved_jobs: list[int] | None = None  # job indices of the last solve
         self.class_lp: ClassMaxMin | None = None  # made at the first solve (subclasses: none)
         self.probe_solver = HighsSolver()  # finish-time fairness's and min total duration's LPs
         self._class_coefficients = np.zeros((0, len(self.worker_types)))
@@ -149,17 +150,17 @@ class GavelMaxMin(Policy):
         self._late = []
         if not jobs:
             return {}
-        rows = self.book.rows(jobs)
-        self._maybe_solve(state.now_s, jobs, rows)
-        pos, cols = priority_order(
-            self.book, rows, self.params.work_conserving, self.heterogeneity_aware
+        indices = [job.index for job in jobs]
+        rows = self.book.rows_of(indices, jobs)
+        self._maybe_solve(state.now_s, jobs, rows, indices)
+        pairs = round_pairs(
+            jobs, self.book, rows, self.params.work_conserving, self.heterogeneity_aware
         )
-        sfs = self.book.scale_factors[rows][pos]
         free = [state.capacity[wt] for wt in self.worker_types]
-        granted = greedy_grants(pos, cols, sfs, free)
-        allocation = self._grant(jobs, rows, pos, cols, granted, 1.0)
+        granted = greedy_grants(pairs.pos, pairs.cols, pairs.sfs, free)
+        allocation = self._grant(jobs, pairs.pos, pairs.cols, granted, 1.0)
         self.book.in_system[rows] += 1.0
-        self._round = RoundPairs(jobs, rows, pos, cols, sfs)
+        self._round = pairs
         return allocation
 
     def _mid_round(self, state: SchedulerState) -> Allocation:
@@ -178,26 +179,29 @@ class GavelMaxMin(Policy):
             jobs, rows, pos, cols, sfs = self._round.waiting()
             if self._round.can_grant(free):
                 granted = greedy_grants(pos, cols, sfs, free)
-                allocation = self._grant(jobs, rows, pos, cols, granted, left)
-                self._round.granted(pos[granted])
+                allocation = self._grant(jobs, pos, cols, granted, left)
+                self._round.granted([pos[i] for i in granted])
         late = [job for job in self._late if job.placement is None and job.completion_s is None]
         if late and self.params.work_conserving and sum(free) > 0:
             rows = self.book.rows(late)
-            pos, cols = priority_order(self.book, rows, True, self.heterogeneity_aware)
-            sfs = self.book.scale_factors[rows][pos]
+            pos, cols, sfs = priority_pairs(self.book, rows, True, self.heterogeneity_aware)
             granted = greedy_grants(pos, cols, sfs, free)
-            allocation.update(self._grant(late, rows, pos, cols, granted, left))
+            allocation.update(self._grant(late, pos, cols, granted, left))
         return allocation
 
-    def _maybe_solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> None:
+    def _maybe_solve(
+        self, now_s: float, active: list[JobState], rows: np.ndarray, indices: list[int]
+    ) -> None:
         """Re-solves the allocation when the job set changed and the interval has passed, or
-        at once when no active job has a share left (the cluster would idle)."""
+        at once when no active job has a share left (the cluster would idle); ``indices``
+        are the active jobs' indices (``rows`` as a list)."""
         interval = self.context.rounds.reallocation_interval_s
-        same_jobs = self._solved_rows is not None and np.array_equal(rows, self._solved_rows)
-        if same_jobs or (now_s - self._last_solve_s < interval and self.book.shares[rows].any()):
+        if indices == self._solved_jobs:
+            return
+        if now_s - self._last_solve_s < interval and self.book.shares[rows].any():
             return
         self.book.set_shares(rows, self._solve(now_s, active, rows))
-        self._solved_rows = rows
+        self._solved_jobs = indices
         self._last_solve_s = now_s
 
     def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
@@ -254,25 +258,22 @@ class GavelMaxMin(Policy):
     def _grant(
         self,
         jobs: list[JobState],
-        rows: np.ndarray,
-        pos: np.ndarray,
-        cols: np.ndarray,
+        pos: list[int],
+        cols: list[int],
         granted: list[int],
         round_fraction: float,
     ) -> Allocation:
         """Grants of the pairs ``granted`` (indices into ``pos``/``cols``; ``pos`` indexes
-        ``jobs`` and ``rows``), in that order; each adds ``round_fraction`` (1 at a boundary,
-        else the part of the round left) to the job's rounds on that type. Equal grants are one
-        object, so a job that keeps its GPUs gets back the very grant it holds."""
+        ``jobs``), in that order; each adds ``round_fraction`` (1 at a boundary, else the part
+        of the round left) to the job's rounds on that type. Equal grants are one object, so a
+        job that keeps its GPUs gets back the very grant it holds."""
         if not granted:
             return {}
-        picked = np.asarray(granted, dtype=np.intp)
-        job_pos, job_cols = pos[picked], cols[picked]
-        self.book.rounds[rows[job_pos], job_cols] += round_fraction
         allocation: Allocation = {}
-        grants = self._grants
-        for p, col in zip(job_pos.tolist(), job_cols.tolist(), strict=True):
-            job = jobs[p]
+        grants, rounds = self._grants, self.book.rounds
+        for i in granted:
+            job, col = jobs[pos[i]], cols[i]
+            rounds[job.index, col] += round_fraction
             grant = grants.get((col, job.scale_factor))
             if grant is None:
                 grant = grants[col, job.scale_factor] = Grant(

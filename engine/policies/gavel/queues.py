@@ -36,6 +36,7 @@ from engine.state import JobState
 
 GAVEL_TYPE_ORDER = ("v100", "p100", "k80")  # Gavel's fill order for the _perf policies
 _NEVER_RUN_PRIORITY = 1e9  # Gavel's "infinite" priority scale when no time was received
+_LISTS_UP_TO = 16  # jobs up to which a round's queues are ranked in Python lists
 
 SolveFn = Callable[[list[JobState]], np.ndarray]
 
@@ -59,7 +60,6 @@ class GavelQueues:
     job_time: np.ndarray  # (rows, K) time received on each type since the last solve (s)
     deficit: np.ndarray  # (rows, K) Gavel's deficits (s)
     shares: np.ndarray  # (rows, K) the last X (0 for jobs outside the last solve)
-    tracked: np.ndarray  # (rows,) in the system at the last round
     has_share: np.ndarray  # (rows,) in the last solve
 
     def __init__(
@@ -80,29 +80,30 @@ class GavelQueues:
         self.rng = rng
         self.skip_zero_priority = skip_zero_priority
         self.initial_s = round_s / 2.0
-        self.worker_time = np.zeros(len(self.worker_types))
+        self.worker_time = [0.0] * len(self.worker_types)  # per type, since the last solve (s)
+        self._present: set[int] = set()  # job indices in the system at the last round
         self._grow(0)
         self.solved: frozenset[int] | None = None
         self.last_solve_s = 0.0
         fixed = [wt for wt in GAVEL_TYPE_ORDER if wt in self.worker_types]
         rest = [wt for wt in self.worker_types if wt not in fixed]
         self.fixed_order = [self.worker_types.index(wt) for wt in fixed + rest]
+        self._grants: dict[tuple[int, int], Grant] = {}
 
     def _grow(self, size: int) -> None:
         """Arrays for job indices below ``size`` (at least twice the old size)."""
         num_types = len(self.worker_types)
-        old = self.tracked.size if hasattr(self, "tracked") else 0
+        old = self.has_share.size if hasattr(self, "has_share") else 0
         size = max(size, 2 * old, 256)
         for name, dtype in (("job_time", float), ("deficit", float), ("shares", float)):
             array = np.zeros((size, num_types), dtype=dtype)
             if old:
                 array[:old] = getattr(self, name)
             setattr(self, name, array)
-        for name in ("tracked", "has_share"):  # in the system; in the last solve
-            flags = np.zeros(size, dtype=bool)
-            if old:
-                flags[:old] = getattr(self, name)
-            setattr(self, name, flags)
+        has_share = np.zeros(size, dtype=bool)
+        if old:
+            has_share[:old] = self.has_share
+        self.has_share = has_share
 
     def force_reallocation(self) -> None:
         """Gavel's reset when nothing runs and nothing arrives: the next round re-solves."""
@@ -141,13 +142,15 @@ class GavelQueues:
 
     def _track(self, rows: np.ndarray) -> None:
         """Rows for new jobs (half a round received, no deficit); finished jobs are dropped."""
-        if rows.size and rows.max() >= self.tracked.size:
-            self._grow(int(rows.max()) + 1)
-        new = rows[~self.tracked[rows]]
-        self.tracked[:] = False
-        self.tracked[rows] = True
-        self.job_time[new] = self.initial_s
-        self.deficit[new] = 0.0
+        indices = rows.tolist()
+        if indices and max(indices) >= self.has_share.size:
+            self._grow(max(indices) + 1)
+        present = self._present
+        new = [index for index in indices if index not in present]
+        self._present = set(indices)
+        if new:
+            self.job_time[new] = self.initial_s
+            self.deficit[new] = 0.0
 
     def _reset(self, now_s: float, rows: np.ndarray) -> None:
         """Deficits grow by what each job should have had minus what it had; times restart."""
@@ -156,44 +159,94 @@ class GavelQueues:
         owed = np.where(self.has_share[rows, None], self.shares[rows] * elapsed_s, 0.0)
         self.deficit[rows] += owed - (received - self.initial_s)
         self.job_time[rows] = self.initial_s
-        self.worker_time[:] = self.initial_s * rows.size
+        self.worker_time = [self.initial_s * rows.size] * len(self.worker_types)
 
     def _priorities(self, rows: np.ndarray, throughputs: np.ndarray) -> np.ndarray:
         """(len(rows), K) Gavel priorities (module docstring)."""
         shares, received = self.shares[rows], self.job_time[rows]
+        worker_time = np.array(self.worker_time)
         fraction = np.divide(
-            received, self.worker_time, out=np.zeros_like(received), where=self.worker_time > 0
+            received, worker_time, out=np.zeros_like(received), where=worker_time > 0
         )
-        with np.errstate(divide="ignore", invalid="ignore"):
-            priority = np.where(fraction > 0, shares / fraction, shares * _NEVER_RUN_PRIORITY)
+        priority = shares * _NEVER_RUN_PRIORITY  # where nothing was received yet
+        np.divide(shares, fraction, out=priority, where=fraction > 0)
         usable = self.has_share[rows, None] & (shares > 0) & (throughputs > 0)
         return np.where(usable, priority, 0.0)
+
+    def _priority_lists(
+        self, rows: np.ndarray, throughputs: list[list[float]]
+    ) -> tuple[list[list[float]], list[list[float]], list[list[float]]]:
+        """(priority, deficit, X) rows of the jobs, as lists: :meth:`_priorities` with the same
+        float operations, for a few jobs (numpy's per-call cost dominates there)."""
+        shares, deficits = self.shares[rows].tolist(), self.deficit[rows].tolist()
+        received, has_share = self.job_time[rows].tolist(), self.has_share[rows].tolist()
+        worker_time = self.worker_time
+        priorities = []
+        for share_row, received_row, tput_row, has in zip(
+            shares, received, throughputs, has_share, strict=True
+        ):
+            row = []
+            for share, got, total, tput in zip(
+                share_row, received_row, worker_time, tput_row, strict=True
+            ):
+                if not (has and share > 0 and tput > 0):
+                    row.append(0.0)
+                    continue
+                fraction = got / total if total > 0 else 0.0
+                row.append(share / fraction if fraction > 0 else share * _NEVER_RUN_PRIORITY)
+            priorities.append(row)
+        return priorities, deficits, shares
 
     def _type_order(self) -> list[int]:
         if self.aware:
             return self.fixed_order
-        return [int(col) for col in self.rng.permutation(len(self.worker_types))]
+        order = list(range(len(self.worker_types)))
+        self.rng.shuffle(order)  # the draws of rng.permutation: the same Fisher-Yates pass
+        return order
+
+    def _queues(
+        self, rows: np.ndarray, throughputs: np.ndarray
+    ) -> tuple[list[list[float]], Callable[[int], list[int]]]:
+        """(priority rows as lists, the queue of a type column): job positions by (priority,
+        deficit, X) largest first, ties in arrival order; in Python lists up to
+        :data:`_LISTS_UP_TO` jobs, else with numpy (the same keys and order)."""
+        if rows.size <= _LISTS_UP_TO:
+            priority, deficit, shares = self._priority_lists(rows, throughputs.tolist())
+            positions = range(len(priority))
+
+            def queue_lists(col: int) -> list[int]:  # sorted is stable, as lexsort
+                return sorted(
+                    positions, key=lambda i: (-priority[i][col], -deficit[i][col], -shares[i][col])
+                )
+
+            return priority, queue_lists
+        share_array, deficit_array = self.shares[rows], self.deficit[rows]
+        priority_array = self._priorities(rows, throughputs)
+
+        def queue_numpy(col: int) -> list[int]:  # lexsort is stable: ties keep arrival order
+            keys = (-share_array[:, col], -deficit_array[:, col], -priority_array[:, col])
+            order: list[int] = np.lexsort(keys).tolist()
+            return order
+
+        return priority_array.tolist(), queue_numpy
 
     def _walk(self, jobs: list[JobState], rows: np.ndarray, throughputs: np.ndarray) -> Allocation:
         """The per-type queues, walked type after type (module docstring)."""
         if not jobs:
             return {}
-        shares, deficit = self.shares[rows], self.deficit[rows]
-        priority = self._priorities(rows, throughputs)
+        priority, queue = self._queues(rows, throughputs)
+        tput = throughputs.tolist()
         has_share = self.has_share[rows].tolist()
         left = self.capacity.astype(int).tolist()
         picked = [False] * len(jobs)
         allocation: Allocation = {}
         for col in self._type_order():
-            # (priority, deficit, X) largest first; lexsort is stable: ties keep arrival order
-            queue = np.lexsort((-shares[:, col], -deficit[:, col], -priority[:, col]))
-            col_priority, col_tput = priority[:, col].tolist(), throughputs[:, col].tolist()
-            for i in queue.tolist():
+            for i in queue(col):
                 if left[col] <= 0:
                     break
-                if picked[i] or col_tput[i] <= 0:
+                if picked[i] or tput[i][col] <= 0:
                     continue
-                if self.skip_zero_priority and col_priority[i] <= 0:
+                if self.skip_zero_priority and priority[i][col] <= 0:
                     continue
                 job = jobs[i]
                 if job.scale_factor > left[col]:
@@ -201,9 +254,16 @@ class GavelQueues:
                 left[col] -= job.scale_factor
                 picked[i] = True
                 if has_share[i]:
-                    allocation[job.index] = Grant(self.worker_types[col], job.scale_factor)
-                    self._book(job, col, col_tput[i])
+                    allocation[job.index] = self._grant(col, job.scale_factor)
+                    self._book(job, col, tput[i][col])
         return allocation
+
+    def _grant(self, col: int, num_gpus: int) -> Grant:
+        """The grant of ``num_gpus`` GPUs of type column ``col`` (one object per pair)."""
+        grant = self._grants.get((col, num_gpus))
+        if grant is None:
+            grant = self._grants[col, num_gpus] = Grant(self.worker_types[col], num_gpus)
+        return grant
 
     def _book(self, job: JobState, col: int, steps_per_s: float) -> None:
         """Adds the running time of the job's coming micro-task (Gavel books it at its end)."""

@@ -2,6 +2,8 @@
 
 Arrays are indexed by job index (the arrival-sorted position the engine assigns) and grow on
 demand, so a round reads and updates them with numpy fancy indexing instead of per-job dicts.
+The ranked pairs and the greedy pass over them live in :mod:`engine.policies.gavel.pairs`
+(re-exported here).
 """
 
 from __future__ import annotations
@@ -11,8 +13,17 @@ from operator import itemgetter
 
 import numpy as np
 
-from engine.policies.gavel.lp import fit_mask
+from engine.policies.gavel.pairs import RoundPairs, greedy_grants
 from engine.state import JobState
+
+__all__ = [
+    "RoundBook",
+    "RoundPairs",
+    "greedy_grants",
+    "priority_order",
+    "priority_pairs",
+    "round_pairs",
+]
 
 _MIN_SHARE = 1e-9  # LP shares below this count as zero
 _INITIAL_ROWS = 1024  # arrays double when a larger job index shows up
@@ -56,6 +67,7 @@ class RoundBook:
         self._classes: dict[tuple[float, ...], int] = {}
         self.class_rows: list[int] = []
         self.known = np.zeros(0, dtype=bool)
+        self._known_below = 0  # every row below this one is known
         self._allocate(_INITIAL_ROWS)
 
     def _allocate(self, size: int) -> None:
@@ -81,30 +93,49 @@ class RoundBook:
 
     def rows(self, active: list[JobState]) -> np.ndarray:
         """(n,) row (= job index) of each active job; records jobs seen for the first time."""
-        rows = np.fromiter((job.index for job in active), dtype=np.int64, count=len(active))
-        if rows.size and rows.max() >= self.known.size:
-            self._allocate(max(2 * self.known.size, int(rows.max()) + 1024))
+        return self.rows_of([job.index for job in active], active)
+
+    def rows_of(self, indices: list[int], active: list[JobState]) -> np.ndarray:
+        """:meth:`rows` when the caller has the jobs' indices already (``indices[i]`` is
+        ``active[i].index``)."""
+        rows = np.array(indices, dtype=np.int64)
+        top = max(indices, default=-1)
+        if top < self._known_below:  # the usual case: jobs are first seen in arrival order
+            return rows
+        if top >= self.known.size:
+            self._allocate(max(2 * self.known.size, top + 1024))
         new_pos = np.flatnonzero(~self.known[rows])
         if new_pos.size:
-            self._register([active[pos] for pos in new_pos.tolist()], rows[new_pos])
+            self._register([active[pos] for pos in new_pos.tolist()])
+        while self._known_below < self.known.size and self.known[self._known_below]:
+            self._known_below += 1
         return rows
 
-    def _register(self, jobs: list[JobState], rows: np.ndarray) -> None:
-        """Fills the static rows of jobs seen for the first time and labels their class."""
+    def _register(self, jobs: list[JobState]) -> None:
+        """Fills the static rows of jobs seen for the first time and labels their class
+        (one job at a time, in Python: jobs are mostly first seen one or two per round)."""
+        capacity = self.capacity.tolist()
+        columns = range(len(self.worker_types))
         for job in jobs:
-            self.throughputs[job.index] = [job.steps_per_s.get(wt, 0.0) for wt in self.worker_types]
-            self.scale_factors[job.index] = job.scale_factor
-            self.priority_weights[job.index] = job.priority_weight
-        self.fits[rows] = fit_mask(self.throughputs[rows], self.scale_factors[rows], self.capacity)
-        self.speed_order[rows] = np.argsort(-self.throughputs[rows], axis=1, kind="stable")
-        basis = self.throughputs if self.heterogeneity_aware else self.fits
-        for row in rows.tolist():
-            key = (*basis[row].tolist(), self.scale_factors[row], self.priority_weights[row])
-            label = self._classes.setdefault(key, len(self._classes))
+            row = job.index
+            throughputs = [float(job.steps_per_s.get(wt, 0.0)) for wt in self.worker_types]
+            scale_factor, weight = float(job.scale_factor), float(job.priority_weight)
+            fits = [
+                tput > 0 and scale_factor <= cap
+                for tput, cap in zip(throughputs, capacity, strict=True)
+            ]
+            self.throughputs[row] = throughputs
+            self.scale_factors[row] = scale_factor
+            self.priority_weights[row] = weight
+            self.fits[row] = fits
+            # fastest first, ties in column order (sorted keeps ties in order even reversed)
+            self.speed_order[row] = sorted(columns, key=throughputs.__getitem__, reverse=True)
+            basis = throughputs if self.heterogeneity_aware else fits
+            label = self._classes.setdefault((*basis, scale_factor, weight), len(self._classes))
             if label == len(self.class_rows):
                 self.class_rows.append(row)
             self.class_ids[row] = label
-        self.known[rows] = True
+            self.known[row] = True
 
     def set_shares(self, rows: np.ndarray, shares: np.ndarray) -> None:
         """Stores an LP solution for ``rows``."""
@@ -114,6 +145,14 @@ class RoundBook:
 def priority_order(
     book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
 ) -> tuple[np.ndarray, np.ndarray]:
+    """The positions and columns of :func:`priority_pairs` as two (p,) int arrays."""
+    pos, cols, _ = priority_pairs(book, rows, work_conserving, heterogeneity_aware)
+    return np.array(pos, dtype=np.intp), np.array(cols, dtype=np.intp)
+
+
+def priority_pairs(
+    book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
+) -> tuple[list[int], list[int], list[float]]:
     """(job position, worker-type column) pairs in Gavel's priority order.
 
     ``priority = X / received``; infinite when ``X > 0`` and nothing received yet. Sorted by
@@ -126,10 +165,36 @@ def priority_order(
     float operations; numpy's per-call cost dominates there), above it with numpy.
 
     Returns:
-        Two (p,) int arrays: positions into ``rows`` and worker-type columns.
+        Three lists of p items: positions into ``rows``, worker-type columns and the GPUs of
+        each pair's job (lists, because the greedy pass and the grants walk them in Python).
     """
     if rows.size <= _LISTS_UP_TO:
         return _priority_order_lists(book, rows, work_conserving, heterogeneity_aware)
+    pos, cols, sfs = _priority_order_arrays(book, rows, work_conserving, heterogeneity_aware)
+    return pos.tolist(), cols.tolist(), sfs.tolist()
+
+
+def round_pairs(
+    jobs: list[JobState],
+    book: RoundBook,
+    rows: np.ndarray,
+    work_conserving: bool,
+    heterogeneity_aware: bool,
+) -> RoundPairs:
+    """:func:`priority_pairs` of the round's active ``jobs`` (``rows`` theirs), kept with the
+    jobs for the round's mid-round passes (and, when ranked with numpy, as arrays too)."""
+    if rows.size <= _LISTS_UP_TO:
+        ranked = _priority_order_lists(book, rows, work_conserving, heterogeneity_aware)
+        return RoundPairs(jobs, rows, *ranked)
+    return RoundPairs(
+        jobs, rows, *_priority_order_arrays(book, rows, work_conserving, heterogeneity_aware)
+    )
+
+
+def _priority_order_arrays(
+    book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`priority_pairs` with numpy, as three (p,) arrays."""
     num_types = book.fits.shape[1]
     by_speed = book.speed_order[rows] if heterogeneity_aware else np.arange(num_types)[None, :]
     flat = rows[:, None] * num_types + by_speed  # (n, K) flat cells, fastest type first if aware
@@ -149,7 +214,7 @@ def priority_order(
         zero_pos, zero_slot = np.nonzero(fits & ~positive)
         pos = np.concatenate([pos, zero_pos])
         cells = np.concatenate([cells, flat[zero_pos, zero_slot]])
-    return pos, cells % num_types
+    return pos, cells % num_types, book.scale_factors[rows[pos]]
 
 
 # Jobs up to which the priority order is ranked in Python lists. Measured on 4,402 orders of
@@ -161,13 +226,13 @@ _RANK_KEY = itemgetter(0, 1)
 
 def _priority_order_lists(
     book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`priority_order` for a few jobs: the same pairs, keys and order, in Python."""
+) -> tuple[list[int], list[int], list[float]]:
+    """:func:`priority_pairs` for a few jobs: the same pairs, keys and order, in Python."""
     num_types = book.fits.shape[1]
-    shares, fits = book.shares[rows].tolist(), book.fits[rows].tolist()
-    rounds, present = book.rounds[rows].tolist(), book.in_system[rows].tolist()
+    shares, fits = book.shares.take(rows, axis=0).tolist(), book.fits.take(rows, axis=0).tolist()
+    rounds, present = book.rounds.take(rows, axis=0).tolist(), book.in_system.take(rows).tolist()
     if heterogeneity_aware:
-        orders = book.speed_order[rows].tolist()
+        orders = book.speed_order.take(rows, axis=0).tolist()
     else:
         orders = [list(range(num_types))] * len(shares)
     ranked: list[tuple[float, float, int, int]] = []
@@ -190,99 +255,5 @@ def _priority_order_lists(
     ranked.sort(key=_RANK_KEY)  # stable, as the lexsort: ties keep position, then type order
     pos = [rank[2] for rank in ranked] + zero_pos
     cols = [rank[3] for rank in ranked] + zero_cols
-    return np.array(pos, dtype=np.intp), np.array(cols, dtype=np.intp)
-
-
-def _waiting(job: JobState) -> bool:
-    return job.placement is None and job.completion_s is None
-
-
-class RoundPairs:
-    """A round's (job, type) pairs in priority order, kept for the round's mid-round passes.
-
-    The jobs still waiting are checked once, at the first mid-round pass; after that only the
-    jobs this policy granted mid-round can change (nothing else starts a job mid-round, and
-    running jobs are preempted only at boundaries), so only those are checked again.
-
-    Args:
-        jobs: the round's active jobs; rows: (n,) their rows in the book.
-        pos, cols, sfs: (p,) each pair's position in ``jobs``, worker-type column and GPUs.
-    """
-
-    def __init__(
-        self,
-        jobs: list[JobState],
-        rows: np.ndarray,
-        pos: np.ndarray,
-        cols: np.ndarray,
-        sfs: np.ndarray,
-    ) -> None:
-        self.jobs, self.rows, self.pos, self.cols, self.sfs = jobs, rows, pos, cols, sfs
-        self._alive: np.ndarray | None = None
-        self._recheck: list[int] = []
-        self._live: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        self._smallest: list[float] | None = None
-
-    def waiting(self) -> tuple[list[JobState], np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``jobs``, ``rows`` and the (pos, cols, sfs) of the pairs whose job still waits."""
-        if self._alive is None:
-            self._alive = np.fromiter(map(_waiting, self.jobs), dtype=bool, count=len(self.jobs))
-        for p in self._recheck:
-            if not _waiting(self.jobs[p]):
-                self._alive[p] = False
-                self._live = None
-        self._recheck = []
-        if self._live is None:
-            keep = np.flatnonzero(self._alive[self.pos])
-            self._live = (self.pos[keep], self.cols[keep], self.sfs[keep])
-            self._smallest = None
-        return (self.jobs, self.rows, *self._live)
-
-    def can_grant(self, free: list[int]) -> bool:
-        """Whether some waiting pair asks for no more GPUs than its type has ``free`` (else
-        the greedy pass would grant nothing); call after :meth:`waiting`."""
-        assert self._live is not None
-        if self._smallest is None:  # fewest GPUs a waiting pair asks for, per type column
-            _, cols, sfs = self._live
-            smallest = np.full(len(free), np.inf)
-            np.minimum.at(smallest, cols, sfs)
-            self._smallest = smallest.tolist()
-        return any(have >= need for have, need in zip(free, self._smallest, strict=True))
-
-    def granted(self, positions: np.ndarray) -> None:
-        """Jobs (positions) granted GPUs mid-round: checked again at the next pass."""
-        self._recheck.extend(positions.tolist())
-
-
-def greedy_grants(pos: np.ndarray, cols: np.ndarray, sfs: np.ndarray, free: list[int]) -> list[int]:
-    """Gavel's greedy pass: each (job, type) pair in order gets ``sfs`` GPUs of its type if
-    that many are still free and its job has none yet; stops when no GPU is free.
-
-    A plain loop over the pairs as Python lists. Measured on 7,261 passes of the first 12,000
-    Philly jobs (median 55 pairs, up to 2,077), it beat the numpy pre-filter of the pairs that
-    can still be granted at every size (issue 11).
-
-    Args:
-        pos: (p,) job of each pair (any non-negative int label).
-        cols: (p,) worker-type column of each pair.
-        sfs: (p,) GPUs each pair's job asks for.
-        free: free GPUs per worker-type column; decreased in place by the grants.
-
-    Returns:
-        Indices of the granted pairs, in grant order.
-    """
-    granted: list[int] = []
-    taken: set[int] = set()
-    total = sum(free)
-    for i, (job, col, gpus) in enumerate(
-        zip(pos.tolist(), cols.tolist(), sfs.tolist(), strict=True)
-    ):
-        if total <= 0:
-            break
-        if free[col] < gpus or job in taken:
-            continue
-        free[col] -= int(gpus)
-        total -= int(gpus)
-        taken.add(job)
-        granted.append(i)
-    return granted
+    sizes = book.scale_factors.take(rows).tolist()
+    return pos, cols, [sizes[p] for p in pos]
