@@ -17,6 +17,17 @@ from engine.config import PolicySpec, ScenarioConfig, TraceSpec
 from engine.errors import SimulationCancelled
 from engine.scenario import load_scenario_trace, run_scenario, scenario_matrix
 
+
+@pytest.fixture(autouse=True)
+def no_seen_run_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test orders its runs by the prior alone: run times an earlier test left in
+    :mod:`dashboard.run_order`'s memory (a run slowed by load, or by Numba loading its kernels)
+    would change which policy a one-worker pool starts first."""
+    from dashboard import run_order
+
+    monkeypatch.setattr(run_order, "_seen_s_per_job", {})
+
+
 TABLES = ("jobs", "segments", "utilization", "decisions")
 
 
@@ -115,10 +126,9 @@ def test_the_longest_run_starts_first_and_results_keep_the_scenario_order() -> N
     assert not [s for s in seen if s[0].state == "running" and s[1].state == "waiting"]
 
 
-def test_longest_first_orders_by_seen_time_over_the_prior(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_longest_first_orders_by_seen_time_over_the_prior() -> None:
     from dashboard import run_order
 
-    monkeypatch.setattr(run_order, "_seen_s_per_job", {})  # not the runs of earlier tests
     assert run_order.longest_first(["fifo", "sampling_placement", "las"], 2000) == [1, 2, 0]
     assert run_order.longest_first(["fifo", "no_such_policy"], 2000) == [1, 0]  # the median
     run_order.remember("fifo", elapsed_s=30.0, num_jobs=2000)  # FIFO seen slow in this server
