@@ -279,13 +279,10 @@ class Simulation:
         if (not full or not preemptive) and not (self.waiting and self.cluster.any_free()):
             return  # nothing could start and nothing may be preempted
         allocation = self._ask_policy(sync_running=full and self.sync_on_full)
-        if not preemptive:
-            self._start_all(allocation, strict=True)
-        elif full:
+        if full and preemptive:
             self._preempt_ungranted(allocation)
-            self._start_all(allocation, strict=True)
-        else:
-            self._start_all(allocation, strict=False)
+        if allocation:
+            self._start_all(allocation, strict=full or not preemptive)
         if full:
             self._check_progress_possible()
 
@@ -372,8 +369,7 @@ class Simulation:
             self._compact_waiting()
         self.running[index] = job
         now_s = self.now_s
-        if now_s > job.last_update_s:  # job.sync(now_s) of a waiting job: it holds no GPUs
-            job.last_update_s = now_s
+        job.sync(now_s)
         if job.first_start_s is None:
             job.first_start_s = now_s
         else:
