@@ -259,10 +259,9 @@ class Simulation:
         while self.congestion_times and self.congestion_times[0] <= self.now_s:
             self.congestion_times.pop(0)
         for job in self.running.values():
-            placement = job.placement
-            if placement is not None and len(placement.nodes) > 1:
+            if job.placement is not None and len(job.placement.nodes) > 1:
                 job.sync(self.now_s)
-                self._set_rate(job, placement, self.links.bandwidth_gbps(job.index, self.now_s))
+                self._set_rate(job, job.placement, self.links.bandwidth_gbps(job.index, self.now_s))
 
     def _decide(self, changed: bool) -> None:
         tick = self.now_s >= self.next_tick_s
@@ -362,12 +361,11 @@ class Simulation:
             self._start(job, placement, grant)
 
     def _start(self, job: JobState, placement: Placement, grant: Grant) -> None:
-        index = job.index
-        del self.waiting[index]
+        del self.waiting[job.index]
         self._left_waiting += 1
         if self._left_waiting >= _COMPACT_AT:
             self._compact_waiting()
-        self.running[index] = job
+        self.running[job.index] = job
         now_s = self.now_s
         job.sync(now_s)
         if job.first_start_s is None:
@@ -387,8 +385,8 @@ class Simulation:
         if len(placement.nodes) == 1:
             self._set_rate(job, placement, self.intra_node_gbps)
         else:
-            neighbours = self.links.attach(index, self.topology.links_of(placement.nodes))
-            self._set_rate(job, placement, self.links.bandwidth_gbps(index, now_s))
+            neighbours = self.links.attach(job.index, self.topology.links_of(placement.nodes))
+            self._set_rate(job, placement, self.links.bandwidth_gbps(job.index, now_s))
             self._refresh_rates(neighbours)
         if self.log:
             self.log.started(now_s, job, placement, self.num_decisions)
@@ -406,8 +404,7 @@ class Simulation:
                 self._set_rate(job, placement, bandwidth_gbps)
 
     def _set_rate(self, job: JobState, placement: Placement, bandwidth_gbps: float) -> None:
-        """Sets the rate of ``job`` on its ``placement`` with ``bandwidth_gbps`` on its bottleneck
-        link (synced already) and files its completion."""
+        """Rates a synced job on its placement and bottleneck bandwidth; files its completion."""
         now_s = self.now_s
         job.bandwidth_gbps = bandwidth_gbps
         job.rate, job.comm_share = self.rates.of(job, placement, bandwidth_gbps, now_s)
