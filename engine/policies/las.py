@@ -24,6 +24,7 @@ Reconstructions [R]:
 from __future__ import annotations
 
 import heapq
+import math
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -101,6 +102,8 @@ class TiresiasLas(Policy):
         # A waiting job's service is frozen, so its key changes only on promotion.
         self._waiting_keys: list[list[int]] = [[] for _ in range(len(self.thresholds) + 1)]
         self._waiting: dict[int, tuple[int, JobState]] = {}
+        # index -> (key, time before which it cannot change) of jobs started (see _running_key)
+        self._running_keys: dict[int, tuple[int, float]] = {}
 
     def queue(self, job: JobState, now_s: float) -> int:
         """The job's queue at ``now_s``: 0 = least attained service since its last promotion."""
@@ -173,16 +176,35 @@ class TiresiasLas(Policy):
     def _running_by_key(
         self, running: Iterable[JobState], now_s: float
     ) -> list[tuple[int, JobState]]:
-        """(key, job) of every running job, sorted: :meth:`queue` inlined, same arithmetic."""
-        offsets, thresholds = self._service_offset, self.thresholds
+        """(key, job) of every running job, sorted. A running job's key changes only when its
+        service crosses a threshold, so each job's key is kept with a time before which it
+        cannot change (:meth:`_running_key`) and recomputed exactly after it."""
+        cache = self._running_keys
         keyed = []
         for job in running:
-            service = job.attained_service_gpu_s - offsets.get(job.index, 0.0)
-            if job.placement is not None:
-                service += (now_s - job.last_update_s) * job.placement.num_gpus
-            keyed.append(((bisect_right(thresholds, service) << _KEY_BITS) | job.index, job))
+            key, until_s = cache[job.index]
+            if now_s >= until_s:
+                key, until_s = cache[job.index] = self._running_key(job, now_s)
+            keyed.append((key, job))
         keyed.sort()
         return keyed
+
+    def _running_key(self, job: JobState, now_s: float) -> tuple[int, float]:
+        """A running job's key (:meth:`queue` inlined, same arithmetic) and a time before which
+        it cannot change: its service grows at ``num_gpus`` GPU-s per second, and the time is
+        :data:`_KEY_MARGIN_GPU_S` of service short of the next threshold (far beyond rounding)."""
+        index, thresholds = job.index, self.thresholds
+        service = job.attained_service_gpu_s - self._service_offset.get(index, 0.0)
+        placement = job.placement
+        if placement is not None:
+            service += (now_s - job.last_update_s) * placement.num_gpus
+        queue = bisect_right(thresholds, service)
+        until_s = -math.inf  # not placed: look again next time
+        if queue == len(thresholds):
+            until_s = math.inf
+        elif placement is not None:
+            until_s = now_s + (thresholds[queue] - service - _KEY_MARGIN_GPU_S) / placement.num_gpus
+        return (queue << _KEY_BITS) | index, until_s
 
     def _started(self, allocation: Allocation, now_s: float) -> None:
         """Bookkeeping of the waiting jobs the allocation starts (their order does not matter:
@@ -190,12 +212,14 @@ class TiresiasLas(Policy):
         waiting, queues, run_start_s, preempted = (
             self._waiting, self._waiting_keys, self._run_start_s, self._preempted
         )  # fmt: skip
+        running_keys = self._running_keys
         for index in allocation.keys() & waiting.keys():
             key = waiting.pop(index)[0]  # out of the waiting queue
             keys = queues[key >> _KEY_BITS]
             del keys[bisect_left(keys, -key)]
             run_start_s[index] = now_s
             preempted.pop(index, None)
+            running_keys[index] = _UNKNOWN_KEY  # computed at the next round boundary
 
     def _promote(self, now_s: float) -> None:
         """Sends starved preempted jobs back to queue 0 (Tiresias's STARVELIMIT).
@@ -232,6 +256,8 @@ class TiresiasLas(Policy):
 _KEY_BITS = 40
 _DUE_SLACK_S = 1e-3  # far above the rounding of ``since + knob x last run`` at trace times
 _INDEX_MASK = (1 << _KEY_BITS) - 1
+_KEY_MARGIN_GPU_S = 1.0  # service short of a threshold at which a cached key is recomputed
+_UNKNOWN_KEY = (0, -math.inf)  # a key to compute at the next look
 
 
 def _fill(ordered: Iterable[tuple[int, JobState]], free: dict[str, int]) -> Allocation:
