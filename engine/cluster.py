@@ -103,7 +103,8 @@ class ClusterState:
             free[position] -= count
             free_gpus[worker_type] -= num_gpus
             self.changes += 1
-            return self._one_node(worker_type, position, count)
+            placement = self._one_node_placements.get((worker_type, position, count))
+            return placement or self._one_node(worker_type, position, count)
         taken.sort()
         if not (
             sum(count for _, count in taken) == num_gpus

@@ -25,7 +25,10 @@ class Recorder:
         """One row per lane of the placement (:func:`lanes`)."""
         if not self.keep_segments:
             return
-        restore_s = max(0.0, min(job.restore_until_s, now_s) - job.segment_start_s)
+        restore_until_s = job.restore_until_s  # max(0, min(restore_until_s, now_s) - start)
+        restore_s = (now_s if now_s < restore_until_s else restore_until_s) - job.segment_start_s
+        if not restore_s > 0.0:
+            restore_s = 0.0
         if len(placement.nodes) == 1:  # the common case, without building lanes
             key = (placement.nodes[0], placement.counts[0])
             names = self._one_node_names.get(key)
@@ -74,39 +77,43 @@ def jobs_table(
 ) -> pd.DataFrame:
     """The per-job result table (see :mod:`engine.results`).
 
+    Built column by column: one attribute read per job and column, the arithmetic in numpy
+    (the same IEEE operations, in the same order, as per-row Python floats).
+
     Args:
         isolated_s: each job's run time alone on the whole cluster's capacity-weighted mix.
         area_at_end: integral of the number of jobs in the system up to each job's completion.
         total_gpus: cluster size C. A 1/N share holds C/N GPUs, so an ``sf``-GPU gang runs a
             ``min(1, C / (N sf))`` fraction of the time (Themis / Gavel finish-time fairness).
     """
-    rows = []
-    for job, alone_s, area in zip(jobs, isolated_s, area_at_end, strict=True):
-        completion = job.completion_s
-        jct = completion - job.arrival_s if completion is not None else float("nan")
-        jobs_in_system = (area - job.area_at_arrival) / jct if jct and jct > 0 else 1.0
-        isolated = alone_s * max(1.0, jobs_in_system * job.scale_factor / total_gpus)
-        first = job.first_start_s if job.first_start_s is not None else float("nan")
-        rows.append(
-            (
-                job.job_id, job.arrival_s, job.job_type, job.scale_factor, job.total_steps,
-                job.priority_weight, first, completion if completion is not None else np.nan,
-                jct, first - job.arrival_s, job.held_s, job.num_preemptions,
-                job.comm_s / job.productive_s if job.productive_s > 0 else 0.0,
-                job.attained_service_gpu_s, job.attained_service_ref_gpu_s,
-                _held_per_requested(job), isolated,
-                jct / isolated, job.network_sensitivity, job.consolidation_wait_s,
-                _last_type(job),
-            )
+    nan = float("nan")
+    arrival = _column(jobs, "arrival_s")
+    scale_factor = np.array([job.scale_factor for job in jobs], dtype=np.int64)
+    first = np.array([nan if job.first_start_s is None else job.first_start_s for job in jobs])
+    completion = np.array([nan if job.completion_s is None else job.completion_s for job in jobs])
+    held, productive = _column(jobs, "held_s"), _column(jobs, "productive_s")
+    attained = _column(jobs, "attained_service_gpu_s")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        jct = completion - arrival
+        in_system = np.where(jct > 0, (area_at_end - _column(jobs, "area_at_arrival")) / jct, 1.0)
+        share = in_system * scale_factor / total_gpus
+        isolated = np.asarray(isolated_s, dtype=float) * np.where(share > 1.0, share, 1.0)
+        columns = (
+            [job.job_id for job in jobs], arrival, [job.job_type for job in jobs], scale_factor,
+            _column(jobs, "total_steps"), _column(jobs, "priority_weight"), first, completion,
+            jct, first - arrival, held, np.array([job.num_preemptions for job in jobs], np.int64),
+            np.where(productive > 0, _column(jobs, "comm_s") / productive, 0.0), attained,
+            _column(jobs, "attained_service_ref_gpu_s"),
+            np.where(held <= 0, 0.0, attained / (held * scale_factor)),  # held per requested
+            isolated, jct / isolated, _column(jobs, "network_sensitivity"),
+            _column(jobs, "consolidation_wait_s"), [_last_type(job) for job in jobs],
         )  # fmt: skip
-    return pd.DataFrame(rows, columns=list(JOB_RESULT_COLUMNS))
+    return pd.DataFrame(dict(zip(JOB_RESULT_COLUMNS, columns, strict=True)))
 
 
-def _held_per_requested(job: JobState) -> float:
-    """Time-weighted GPUs held over the scale factor (0 for a job that never held GPUs)."""
-    if job.held_s <= 0:
-        return 0.0
-    return job.attained_service_gpu_s / (job.held_s * job.scale_factor)
+def _column(jobs: list[JobState], attribute: str) -> np.ndarray:
+    """One float attribute of every job."""
+    return np.array([getattr(job, attribute) for job in jobs], dtype=float)
 
 
 def _last_type(job: JobState) -> str:

@@ -131,6 +131,7 @@ class Simulation:
         self.log: DecisionLog | None = None
         self.congestion_times = [t for t in change_times(config.network) if t > 0]
         self.round_s = config.rounds.round_duration_s
+        self.intra_node_gbps = config.network.intra_node_gbps
         self.ticks = self.policy.uses_rounds or not config.rounds.admit_mid_round
         # the policy's class flags, read once (the event loop reads them at every event)
         self.admit_mid_round = config.rounds.admit_mid_round
@@ -260,7 +261,7 @@ class Simulation:
         for job in self.running.values():
             if job.placement is not None and len(job.placement.nodes) > 1:
                 job.sync(self.now_s)
-                self._set_rate(job)
+                self._set_rate(job, job.placement, self.links.bandwidth_gbps(job.index, self.now_s))
 
     def _decide(self, changed: bool) -> None:
         tick = self.now_s >= self.next_tick_s
@@ -277,13 +278,10 @@ class Simulation:
         if (not full or not preemptive) and not (self.waiting and self.cluster.any_free()):
             return  # nothing could start and nothing may be preempted
         allocation = self._ask_policy(sync_running=full and self.sync_on_full)
-        if not preemptive:
-            self._start_all(allocation, strict=True)
-        elif full:
+        if full and preemptive:
             self._preempt_ungranted(allocation)
-            self._start_all(allocation, strict=True)
-        else:
-            self._start_all(allocation, strict=False)
+        if allocation:
+            self._start_all(allocation, strict=full or not preemptive)
         if full:
             self._check_progress_possible()
 
@@ -319,7 +317,8 @@ class Simulation:
     def _preempt_ungranted(self, allocation: Allocation) -> None:
         granted = allocation.get
         changed = [(job, grant) for job in self.running.values()
-                   if (grant := granted(job.index)) != job.grant]  # fmt: skip
+                   if (grant := granted(job.index)) is not job.grant
+                   and grant != job.grant]  # fmt: skip
         for job, grant in changed:
             job.sync(self.now_s)
             if job.last_step_s is not None:  # its final consolidation is the checkpoint
@@ -335,20 +334,23 @@ class Simulation:
                                self.num_decisions)  # fmt: skip
 
     def _start_all(self, allocation: Allocation, strict: bool) -> None:
+        jobs, running, place = self.jobs, self.running, self.cluster.place
         for index, grant in allocation.items():
-            job = self.jobs[index]
+            if index in running:  # (a completed job has left ``running``)
+                if strict and not self.preemptive:
+                    raise AllocationError(
+                        f"{self.spec.name}: job {jobs[index].job_id} is already running"
+                    )
+                continue
+            job = jobs[index]
             if job.completion_s is not None:
                 continue  # its steps were done; completed instead of preempted
-            if index in self.running:
-                if strict and not self.policy.preemptive:
-                    raise AllocationError(f"{self.spec.name}: job {job.job_id} is already running")
-                continue
             if index not in self.waiting:
                 raise AllocationError(f"{self.spec.name}: job {job.job_id} is not in the system")
             if grant.parts or grant.combine != "gang":
                 placement = self.cluster.place_parts(grant.pieces(), grant.combine)
             else:
-                placement = self.cluster.place(grant.worker_type, grant.num_gpus)
+                placement = place(grant.worker_type, grant.num_gpus)
             if placement is None:
                 if strict:
                     raise AllocationError(
@@ -372,7 +374,7 @@ class Simulation:
             job.restore_until_s = now_s + self.restore_s
         job.placement = placement
         job.grant = grant
-        job.segment_start_s = self.now_s
+        job.segment_start_s = now_s
         if placement.node_types:
             job.ref_gpus = sum(
                 count * job.ref_speed.get(worker_type, 1.0)
@@ -381,41 +383,37 @@ class Simulation:
         else:  # one type: the same sum of one term
             job.ref_gpus = placement.num_gpus * job.ref_speed.get(placement.worker_type, 1.0)
         if len(placement.nodes) == 1:
-            self._set_rate(job)
+            self._set_rate(job, placement, self.intra_node_gbps)
         else:
             neighbours = self.links.attach(job.index, self.topology.links_of(placement.nodes))
-            self._set_rate(job)
+            self._set_rate(job, placement, self.links.bandwidth_gbps(job.index, now_s))
             self._refresh_rates(neighbours)
         if self.log:
-            self.log.started(self.now_s, job, placement, self.num_decisions)
+            self.log.started(now_s, job, placement, self.num_decisions)
 
     def _refresh_rates(self, indices: set[int]) -> None:
         """Re-rates running jobs whose share of a link changed (another job came or went)."""
         for index in sorted(indices):
             job = self.jobs[index]
-            if job.placement is None:
+            placement = job.placement
+            if placement is None:
                 continue
-            if self.links.bandwidth_gbps(index, self.now_s) != job.bandwidth_gbps:
+            bandwidth_gbps = self.links.bandwidth_gbps(index, self.now_s)
+            if bandwidth_gbps != job.bandwidth_gbps:
                 job.sync(self.now_s)
-                self._set_rate(job)
+                self._set_rate(job, placement, bandwidth_gbps)
 
-    def _set_rate(self, job: JobState) -> None:
-        placement = job.placement
-        assert placement is not None
-        if len(placement.nodes) == 1:
-            bandwidth = self.config.network.intra_node_gbps
-        else:
-            bandwidth = self.links.bandwidth_gbps(job.index, self.now_s)
-        job.bandwidth_gbps = bandwidth
-        job.rate, job.comm_share = self.rates.of(job, placement, bandwidth, self.now_s)
+    def _set_rate(self, job: JobState, placement: Placement, bandwidth_gbps: float) -> None:
+        """Rates a synced job on its placement and bottleneck bandwidth; files its completion."""
+        now_s = self.now_s
+        job.bandwidth_gbps = bandwidth_gbps
+        job.rate, job.comm_share = self.rates.of(job, placement, bandwidth_gbps, now_s)
         if placement.combine == "copies":  # the final consolidation after the last step
-            job.final_s = self.rates.final_s(job, placement, bandwidth)
+            job.final_s = self.rates.final_s(job, placement, bandwidth_gbps)
         job.version += 1
         self.seq += 1
         completions = self.completions
-        heapq.heappush(
-            completions, (job.finish_time_s(self.now_s), self.seq, job.index, job.version)
-        )
+        heapq.heappush(completions, (job.finish_time_s(now_s), self.seq, job.index, job.version))
         if len(completions) > _COMPACT_AT + 4 * len(self.running):
             self._compact_completions()
 
@@ -438,7 +436,8 @@ class Simulation:
     def _release(self, job: JobState, reason: str) -> None:
         placement = job.placement
         assert placement is not None  # the caller synced the job
-        held_s = self.now_s - job.segment_start_s
+        now_s = self.now_s
+        held_s = now_s - job.segment_start_s
         per_type = job.service_by_type_gpu_s
         if placement.node_types:
             for worker_type, count in placement.gpus_by_type().items():
@@ -447,7 +446,7 @@ class Simulation:
             worker_type = placement.worker_type
             per_type[worker_type] = per_type.get(worker_type, 0.0) + held_s * placement.num_gpus
         self.cluster.release(placement)
-        self.recorder.close_segment(job, placement, self.now_s, reason)
+        self.recorder.close_segment(job, placement, now_s, reason)
         job.placement = None
         job.grant = None
         job.ref_gpus = 0.0

@@ -24,6 +24,7 @@ Reconstructions [R]:
 from __future__ import annotations
 
 import heapq
+import math
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -94,10 +95,15 @@ class TiresiasLas(Policy):
         # (promotion due time, index, since_s) of preempted jobs; stale entries are skipped
         self._promotions: list[tuple[float, int, float]] = []
         self._service_offset: dict[int, float] = {}
-        # Waiting jobs sorted by key = queue << 40 | index (job indices follow arrival order).
+        # Waiting jobs' keys = queue << 40 | index (job indices follow arrival order), one list
+        # per queue of the keys negated, ascending: the jobs served first sit at the list's
+        # end, where starts remove them and promotions (old jobs) insert them, so a list
+        # shifts few entries (on the full Philly trace queue 0 holds ~5,000 waiting jobs).
         # A waiting job's service is frozen, so its key changes only on promotion.
-        self._waiting_keys: list[int] = []
+        self._waiting_keys: list[list[int]] = [[] for _ in range(len(self.thresholds) + 1)]
         self._waiting: dict[int, tuple[int, JobState]] = {}
+        # index -> (key, time before which it cannot change) of jobs started (see _running_key)
+        self._running_keys: dict[int, tuple[int, float]] = {}
 
     def queue(self, job: JobState, now_s: float) -> int:
         """The job's queue at ``now_s``: 0 = least attained service since its last promotion."""
@@ -117,23 +123,27 @@ class TiresiasLas(Policy):
         return self._full_round(state)
 
     def _enqueue(self, job: JobState, now_s: float) -> None:
-        key = (self.queue(job, now_s) << _KEY_BITS) | job.index
-        insort(self._waiting_keys, key)
-        self._waiting[job.index] = (key, job)
+        index = job.index  # self.queue(job, now_s) inlined, same arithmetic
+        service = job.attained_service_gpu_s - self._service_offset.get(index, 0.0)
+        placement = job.placement
+        if placement is not None:
+            service += (now_s - job.last_update_s) * placement.num_gpus
+        key = (bisect_right(self.thresholds, service) << _KEY_BITS) | index
+        insort(self._waiting_keys[key >> _KEY_BITS], -key)
+        self._waiting[index] = (key, job)
 
-    def _dequeue(self, index: int) -> None:
-        key, _ = self._waiting.pop(index)
-        del self._waiting_keys[bisect_left(self._waiting_keys, key)]
+    def _waiting_keys_in_order(self) -> Iterator[int]:
+        return (-negated for keys in self._waiting_keys for negated in reversed(keys))
 
     def _waiting_in_order(self) -> Iterator[tuple[int, JobState]]:
         waiting = self._waiting
-        return ((key, waiting[key & _INDEX_MASK][1]) for key in self._waiting_keys)
+        return ((key, waiting[key & _INDEX_MASK][1]) for key in self._waiting_keys_in_order())
 
     def _merged(self, running: list[tuple[int, JobState]]) -> Iterator[tuple[int, JobState]]:
         """Running jobs (sorted by key) and waiting jobs merged in key order (keys are unique).
         A plain two-way merge: ``_fill`` stops early, and heapq.merge costs more per item."""
         waiting, at, end = self._waiting, 0, len(running)
-        for key in self._waiting_keys:
+        for key in self._waiting_keys_in_order():
             while at < end and running[at][0] < key:
                 yield running[at]
                 at += 1
@@ -152,12 +162,13 @@ class TiresiasLas(Policy):
         running = self._running_by_key(state.running, now)
         allocation = _fill(self._merged(running), dict(state.capacity))
         knob = self.params.promote_knob
+        run_start_s, last_run_s, preempted = self._run_start_s, self._last_run_s, self._preempted
         for job in [job for job in state.running if job.index not in allocation]:
-            start = self._run_start_s.pop(job.index, job.segment_start_s)
-            self._last_run_s[job.index] = last_run = now - start
-            self._preempted[job.index] = (now, job)
+            index = job.index
+            last_run_s[index] = last_run = now - run_start_s.pop(index, job.segment_start_s)
+            preempted[index] = (now, job)
             if last_run > 0 and knob > 0:
-                heapq.heappush(self._promotions, (now + knob * last_run, job.index, now))
+                heapq.heappush(self._promotions, (now + knob * last_run, index, now))
             self._enqueue(job, now)
         self._started(allocation, now)
         return allocation
@@ -165,24 +176,50 @@ class TiresiasLas(Policy):
     def _running_by_key(
         self, running: Iterable[JobState], now_s: float
     ) -> list[tuple[int, JobState]]:
-        """(key, job) of every running job, sorted: :meth:`queue` inlined, same arithmetic."""
-        offsets, thresholds = self._service_offset, self.thresholds
+        """(key, job) of every running job, sorted. A running job's key changes only when its
+        service crosses a threshold, so each job's key is kept with a time before which it
+        cannot change (:meth:`_running_key`) and recomputed exactly after it."""
+        cache = self._running_keys
         keyed = []
         for job in running:
-            service = job.attained_service_gpu_s - offsets.get(job.index, 0.0)
-            if job.placement is not None:
-                service += (now_s - job.last_update_s) * job.placement.num_gpus
-            keyed.append(((bisect_right(thresholds, service) << _KEY_BITS) | job.index, job))
+            key, until_s = cache[job.index]
+            if now_s >= until_s:
+                key, until_s = cache[job.index] = self._running_key(job, now_s)
+            keyed.append((key, job))
         keyed.sort()
         return keyed
+
+    def _running_key(self, job: JobState, now_s: float) -> tuple[int, float]:
+        """A running job's key (:meth:`queue` inlined, same arithmetic) and a time before which
+        it cannot change: its service grows at ``num_gpus`` GPU-s per second, and the time is
+        :data:`_KEY_MARGIN_GPU_S` of service short of the next threshold (far beyond rounding)."""
+        index, thresholds = job.index, self.thresholds
+        service = job.attained_service_gpu_s - self._service_offset.get(index, 0.0)
+        placement = job.placement
+        if placement is not None:
+            service += (now_s - job.last_update_s) * placement.num_gpus
+        queue = bisect_right(thresholds, service)
+        until_s = -math.inf  # not placed: look again next time
+        if queue == len(thresholds):
+            until_s = math.inf
+        elif placement is not None:
+            until_s = now_s + (thresholds[queue] - service - _KEY_MARGIN_GPU_S) / placement.num_gpus
+        return (queue << _KEY_BITS) | index, until_s
 
     def _started(self, allocation: Allocation, now_s: float) -> None:
         """Bookkeeping of the waiting jobs the allocation starts (their order does not matter:
         each touches only its own entries)."""
-        for index in allocation.keys() & self._waiting.keys():
-            self._dequeue(index)
-            self._run_start_s[index] = now_s
-            self._preempted.pop(index, None)
+        waiting, queues, run_start_s, preempted = (
+            self._waiting, self._waiting_keys, self._run_start_s, self._preempted
+        )  # fmt: skip
+        running_keys = self._running_keys
+        for index in allocation.keys() & waiting.keys():
+            key = waiting.pop(index)[0]  # out of the waiting queue
+            keys = queues[key >> _KEY_BITS]
+            del keys[bisect_left(keys, -key)]
+            run_start_s[index] = now_s
+            preempted.pop(index, None)
+            running_keys[index] = _UNKNOWN_KEY  # computed at the next round boundary
 
     def _promote(self, now_s: float) -> None:
         """Sends starved preempted jobs back to queue 0 (Tiresias's STARVELIMIT).
@@ -192,20 +229,26 @@ class TiresiasLas(Policy):
         """
         knob = self.params.promote_knob
         heap, not_yet = self._promotions, []
+        last_run_s, waiting, queues = self._last_run_s, self._waiting, self._waiting_keys
         while heap and heap[0][0] <= now_s + _DUE_SLACK_S:
             entry = heapq.heappop(heap)
             _, index, since = entry
             preempted = self._preempted.get(index)
-            if preempted is None or preempted[0] != since or index not in self._last_run_s:
+            if preempted is None or preempted[0] != since or index not in last_run_s:
                 continue  # started again, preempted again since, or promoted already
-            if not now_s - since >= knob * self._last_run_s[index]:
+            if not now_s - since >= knob * last_run_s[index]:
                 not_yet.append(entry)
                 continue
             job = preempted[1]
             self._service_offset[index] = job.attained_service_gpu_s
-            del self._last_run_s[index]
-            self._dequeue(index)
-            self._enqueue(job, now_s)
+            del last_run_s[index]
+            # out of its queue and into queue 0: it holds no GPUs and its service counts
+            # afresh (attained - offset = 0, below every threshold; _enqueue would agree)
+            key = waiting[index][0]
+            keys = queues[key >> _KEY_BITS]
+            del keys[bisect_left(keys, -key)]
+            insort(queues[0], -index)
+            waiting[index] = (index, job)
         for entry in not_yet:
             heapq.heappush(heap, entry)
 
@@ -213,6 +256,8 @@ class TiresiasLas(Policy):
 _KEY_BITS = 40
 _DUE_SLACK_S = 1e-3  # far above the rounding of ``since + knob x last run`` at trace times
 _INDEX_MASK = (1 << _KEY_BITS) - 1
+_KEY_MARGIN_GPU_S = 1.0  # service short of a threshold at which a cached key is recomputed
+_UNKNOWN_KEY = (0, -math.inf)  # a key to compute at the next look
 
 
 def _fill(ordered: Iterable[tuple[int, JobState]], free: dict[str, int]) -> Allocation:

@@ -17,6 +17,8 @@ NSDI 2019). On a cluster of gang-scheduled jobs it has no canonical form; ours i
 
 from __future__ import annotations
 
+from bisect import bisect_left, insort
+from collections.abc import Iterable, Iterator, Sized
 from dataclasses import dataclass
 
 from engine.policies.base import (
@@ -53,6 +55,9 @@ class Srtf(Policy):
         self.capacity = context.cluster.capacity()
         self._types_by_speed: dict[int, tuple[list[str], float]] = {}
         self._best_rate: dict[int, float] = {}
+        # waiting jobs: index -> (key, job), and the keys sorted (a waiting job's key is fixed)
+        self._waiting: dict[int, tuple[tuple[float, float, int], JobState]] = {}
+        self._waiting_keys: list[tuple[float, float, int]] = []
 
     def _speed(self, job: JobState) -> tuple[list[str], float]:
         """The job's fitting worker types, fastest first, and its best steps/s (cached)."""
@@ -76,40 +81,92 @@ class Srtf(Policy):
         return job.remaining_steps / best if best > 0 else float("inf")
 
     def allocate(self, state: SchedulerState) -> Allocation:
-        # (remaining time, arrival, index, job): remaining_time_s inlined, as it runs for
-        # every job at every decision; indices are distinct, so jobs are never compared
+        """Running jobs keyed afresh (they progressed) and merged with the waiting jobs, whose
+        keys cannot change while they wait (kept sorted between decisions)."""
+        for job in state.arrived:
+            self._wait(self._key(job), job)
+        waiting = self._waiting
+        if not isinstance(state.waiting, Sized) or len(waiting) != len(state.waiting):
+            # not (or perhaps not) the jobs this policy left waiting
+            self._rebuild_waiting(state.waiting)
         best = self._best_rate
-        keyed = []
-        for job in (*state.waiting, *state.running):
+        running = []  # (remaining time, arrival, index, job): _key inlined, same arithmetic
+        for job in state.running:
             rate = best.get(job.index)
             if rate is None:
                 rate = self._speed(job)[1]
             remaining = job.total_steps - job.steps_done
             remaining = remaining if remaining > 0.0 else 0.0  # job.remaining_steps
             time_s = remaining / rate if rate > 0 else float("inf")
-            keyed.append((time_s, job.arrival_s, job.index, job))
-        keyed.sort()
+            running.append((time_s, job.arrival_s, job.index, job))
+        running.sort()  # indices are distinct, so jobs are never compared
         free = dict(state.capacity)
         total_free = sum(free.values())
         allocation: Allocation = {}
         types_by_speed = self._types_by_speed
-        for entry in keyed:
+        for job in self._in_order(running):
             if total_free <= 0:
                 break
-            job = entry[3]
             need = job.scale_factor
             # its current type if that has room (no needless migration), else the fastest
             # type with room, else it waits
-            worker_type = job.worker_type
+            placement = job.placement
+            worker_type = placement.worker_type if placement is not None else None
             if worker_type is None or free.get(worker_type, 0) < need:
                 worker_type = next(
                     (wt for wt in types_by_speed[job.index][0] if free[wt] >= need), None
                 )
                 if worker_type is None:
                     continue
-            grant, current = Grant(worker_type, need), job.grant
-            # an unchanged grant is passed on as it is (the engine does not re-check it)
-            allocation[job.index] = current if current is not None and current == grant else grant
+            # an unchanged grant is passed on as it is (the engine does not re-check it); its
+            # fields are compared rather than a Grant built for every running job
+            grant = job.grant
+            if grant is None or not (
+                grant.worker_type == worker_type and grant.num_gpus == need
+                and not grant.parts and grant.combine == "gang"
+            ):  # fmt: skip
+                grant = Grant(worker_type, need)
+            allocation[job.index] = grant
             free[worker_type] -= need
             total_free -= need
+        self._update_waiting(allocation, running)
         return allocation
+
+    def _key(self, job: JobState) -> tuple[float, float, int]:
+        """(remaining time, arrival, index): :meth:`remaining_time_s` inlined."""
+        rate = self._best_rate.get(job.index)
+        if rate is None:
+            rate = self._speed(job)[1]
+        remaining = job.total_steps - job.steps_done
+        remaining = remaining if remaining > 0.0 else 0.0  # job.remaining_steps
+        return (remaining / rate if rate > 0 else float("inf"), job.arrival_s, job.index)
+
+    def _wait(self, key: tuple[float, float, int], job: JobState) -> None:
+        insort(self._waiting_keys, key)
+        self._waiting[job.index] = (key, job)
+
+    def _rebuild_waiting(self, waiting: Iterable[JobState]) -> None:
+        self._waiting = {job.index: (self._key(job), job) for job in waiting}
+        self._waiting_keys = sorted(key for key, _ in self._waiting.values())
+
+    def _in_order(self, running: list[tuple[float, float, int, JobState]]) -> Iterator[JobState]:
+        """Running and waiting jobs merged in key order (the order of sorting them together)."""
+        waiting, at, end = self._waiting, 0, len(running)
+        for key in self._waiting_keys:
+            while at < end and running[at] < key:
+                yield running[at][3]
+                at += 1
+            yield waiting[key[2]][1]
+        for entry in running[at:]:
+            yield entry[3]
+
+    def _update_waiting(
+        self, allocation: Allocation, running: list[tuple[float, float, int, JobState]]
+    ) -> None:
+        """The engine starts every grant and preempts every running job without one."""
+        waiting, keys = self._waiting, self._waiting_keys
+        for index in allocation.keys() & waiting.keys():
+            del keys[bisect_left(keys, waiting.pop(index)[0])]
+        for entry in running:
+            if entry[2] not in allocation:
+                self._wait(entry[:3], entry[3])
