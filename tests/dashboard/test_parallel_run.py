@@ -60,8 +60,10 @@ def test_parallel_tables_equal_the_serial_run(executor: str) -> None:
 
 
 def test_statuses_move_from_waiting_through_running_to_done() -> None:
-    """One worker, two policies: the second waits while the first runs."""
-    config = _scenario(PolicySpec("srtf"), PolicySpec("fifo"), max_jobs=600)
+    """One worker, two policies: the second waits while the first runs. The whole sample, so
+    SRTF runs for several of the caller's quarter-second polls (600 jobs took under 0.25 s
+    once the engine got faster, and no poll saw it running)."""
+    config = _scenario(PolicySpec("srtf"), PolicySpec("fifo"), max_jobs=2000)
     seen: list[list[PolicyStatus]] = []
     _run(config, executor="pool", workers=1, on_status=seen.append)
     first = [statuses[0].state for statuses in seen]
