@@ -18,14 +18,14 @@ import statistics
 SAMPLE_S_PER_JOB = {
     name: seconds / 2000
     for name, seconds in {
-        "consolidation_none": 2.14, "consolidation_strict": 1.21, "consolidation_tiresias": 2.02,
-        "dally": 1.58, "doubling": 2.92, "fifo": 0.16, "gavel_fifo": 0.81,
-        "gavel_fifo_perf": 0.69, "gavel_ftf": 1.65, "gavel_ftf_agnostic": 2.30,
-        "gavel_maxmin": 1.23, "gavel_maxmin_agnostic": 1.86, "gavel_min_total_duration": 1.63,
-        "gavel_min_total_duration_agnostic": 2.70, "hadar": 1.87, "hadare": 3.76,
-        "hare_hlas": 2.19, "hare_offline": 2.85, "las": 0.42, "one_gpu_per_job": 0.15,
-        "sampling_placement": 15.52, "sampling_placement_equal_split": 7.34,
-        "sampling_placement_exact": 15.31, "srtf": 1.41,
+        "consolidation_none": 1.40, "consolidation_strict": 1.13, "consolidation_tiresias": 1.24,
+        "dally": 1.47, "doubling": 2.45, "fifo": 0.14, "gavel_fifo": 0.66,
+        "gavel_fifo_perf": 0.55, "gavel_ftf": 1.30, "gavel_ftf_agnostic": 1.86,
+        "gavel_maxmin": 0.90, "gavel_maxmin_agnostic": 1.27, "gavel_min_total_duration": 1.25,
+        "gavel_min_total_duration_agnostic": 2.31, "hadar": 1.13, "hadare": 2.54,
+        "hare_hlas": 1.84, "hare_offline": 2.35, "las": 0.41, "one_gpu_per_job": 0.13,
+        "sampling_placement": 6.06, "sampling_placement_equal_split": 3.04,
+        "sampling_placement_exact": 6.01, "srtf": 0.97,
     }.items()
 }  # fmt: skip
 """Seconds per job of each registered policy: ``benchmarks/bench_select_all.py`` on the 2,000-job
