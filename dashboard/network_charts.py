@@ -71,7 +71,11 @@ def make_topology(
     fig.update_xaxes(visible=False, range=_x_range(positions))
     fig.update_yaxes(visible=False, range=[-0.6, 2.3])
     fig.update_layout(plot_bgcolor="white")
-    return style(fig, title, height=440)
+    fig = style(fig, title, height=440)
+    # the legend in one row above the drawing: a column at the right overlapped the colorbar
+    fig.update_layout(legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0,
+                              "xanchor": "left"})  # fmt: skip
+    return fig
 
 
 def _x_range(positions: dict[str, tuple[float, float]]) -> list[float]:

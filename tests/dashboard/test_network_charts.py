@@ -182,3 +182,12 @@ def test_gantt_colors_segments_by_network_sensitivity(comparison: ComparisonResu
     assert list(bars.marker.color) == pytest.approx(list(expected))
     assert bars.marker.colorbar.title.text.startswith("Network sensitivity")
     assert "network sensitivity: %{customdata[7]:.2f}" in bars.hovertemplate
+
+
+def test_topology_legend_sits_above_the_drawing_clear_of_the_colorbar() -> None:
+    """A legend column at the right overlapped the "GPUs busy" colorbar (network.png)."""
+    fig = make_topology(Topology(CLUSTER, NetworkConfig()), segments(), 150.0)
+    legend = fig.layout.legend
+    assert legend.orientation == "h" and legend.y >= 1 and legend.yanchor == "bottom"
+    (nodes,) = [t for t in fig.data if t.marker.colorbar.title.text == "GPUs busy"]
+    assert nodes.marker.colorbar.y is None or nodes.marker.colorbar.y < 1
