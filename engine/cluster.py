@@ -103,8 +103,7 @@ class ClusterState:
             free[position] -= count
             free_gpus[worker_type] -= num_gpus
             self.changes += 1
-            placement = self._one_node_placements.get((worker_type, position, count))
-            return placement or self._one_node(worker_type, position, count)
+            return self._one_node(worker_type, position, count)
         taken.sort()
         if not (
             sum(count for _, count in taken) == num_gpus

@@ -25,10 +25,7 @@ class Recorder:
         """One row per lane of the placement (:func:`lanes`)."""
         if not self.keep_segments:
             return
-        restore_until_s = job.restore_until_s  # max(0, min(restore_until_s, now_s) - start)
-        restore_s = (now_s if now_s < restore_until_s else restore_until_s) - job.segment_start_s
-        if not restore_s > 0.0:
-            restore_s = 0.0
+        restore_s = max(0.0, min(job.restore_until_s, now_s) - job.segment_start_s)
         if len(placement.nodes) == 1:  # the common case, without building lanes
             key = (placement.nodes[0], placement.counts[0])
             names = self._one_node_names.get(key)

@@ -111,21 +111,17 @@ class Srtf(Policy):
             # its current type if that has room (no needless migration), else the fastest
             # type with room, else it waits
             placement = job.placement
-            worker_type = placement.worker_type if placement is not None else None
-            if worker_type is None or free.get(worker_type, 0) < need:
-                worker_type = next(
+            if placement is not None and free.get(placement.worker_type, 0) >= need:
+                worker_type = placement.worker_type
+                # its own grant, Grant(worker_type, need) already: the engine sees it unchanged
+                grant = job.grant or Grant(worker_type, need)
+            else:
+                fastest = next(
                     (wt for wt in types_by_speed[job.index][0] if free[wt] >= need), None
                 )
-                if worker_type is None:
+                if fastest is None:
                     continue
-            # an unchanged grant is passed on as it is (the engine does not re-check it); its
-            # fields are compared rather than a Grant built for every running job
-            grant = job.grant
-            if grant is None or not (
-                grant.worker_type == worker_type and grant.num_gpus == need
-                and not grant.parts and grant.combine == "gang"
-            ):  # fmt: skip
-                grant = Grant(worker_type, need)
+                worker_type, grant = fastest, Grant(fastest, need)
             allocation[job.index] = grant
             free[worker_type] -= need
             total_free -= need

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.policies.sampling.matching import _add_supply
-from engine.policies.sampling.ssp_one import add_supply_one
+from tests.engine.ssp_one import add_supply_one
 
 BIG = -1e6  # what market() prices an unusable type at
 

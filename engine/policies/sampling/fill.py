@@ -21,38 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 
-def fill_jobs(
-    class_counts: np.ndarray,
-    sizes: np.ndarray,
-    job_class: np.ndarray,
-    current: np.ndarray,
-    keep_order: np.ndarray,
-    line_order: np.ndarray,
-    type_order: np.ndarray,
-) -> np.ndarray:
-    """Hands each class's matched workers to its jobs.
-
-    Args:
-        class_counts: (N, C, T) workers per class and type, from
-            :func:`engine.policies.sampling.matching.market`.
-        sizes: (N, J) workers each job asked for in each category.
-        job_class: (J,) class of each job.
-        current: (J, T) GPUs each job holds now (zeros for waiting jobs).
-        keep_order: running jobs, those of a class contiguous, in the order they may keep
-            their GPUs.
-        line_order: (J,) job order along each class's line of types (jobs of a class
-            contiguous).
-        type_order: (C, T) each class's line of types.
-
-    Returns:
-        (N, J, T) workers of each type per job. A running job keeps exactly its current GPUs when
-        its size is unchanged and, together with the jobs of its class before it in
-        ``keep_order`` that ask to keep theirs, it fits the class's share; the others take
-        contiguous runs of the class's remaining workers along its line of types.
-    """
-    settled, out_rest = split_fill(
-        class_counts, sizes, job_class, current, keep_order, line_order, type_order
-    )
+def fill_jobs(*arrays: np.ndarray) -> np.ndarray:
+    """(N, J, T) workers of each type per job: :func:`split_fill`'s two parts put together."""
+    settled, out_rest = split_fill(*arrays)
+    class_counts, sizes, current = arrays[0], arrays[1], arrays[3]
     out = np.empty(sizes.shape + (class_counts.shape[2],), dtype=np.int64)
     out[:, settled] = current[settled]
     out[:, ~settled] = out_rest
@@ -67,15 +39,42 @@ def split_fill(
     keep_order: np.ndarray,
     line_order: np.ndarray,
     type_order: np.ndarray,
+    *,
+    settle: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`fill_jobs` as (J,) the settled jobs (their current GPUs in every category) and
-    (N, J - S, T) the others' workers, jobs in order (compiled:
-    :func:`~engine.policies.sampling.kernels_fill.split_fill_rows`)."""
+    """Hands each class's matched workers to its jobs (compiled:
+    :func:`~engine.policies.sampling.kernels_fill.split_fill_rows`).
+
+    Args:
+        class_counts: (N, C, T) workers per class and type, from
+            :func:`engine.policies.sampling.matching.market`.
+        sizes: (N, J) workers each job asked for in each category.
+        job_class: (J,) class of each job.
+        current: (J, T) GPUs each job holds now (zeros for waiting jobs).
+        keep_order: running jobs, those of a class contiguous, in the order they may keep
+            their GPUs.
+        line_order: (J,) job order along each class's line of types (jobs of a class
+            contiguous).
+        type_order: (C, T) each class's line of types.
+        settle: False hands out to every job, none settled (the rule settling must equal).
+
+    Returns:
+        (J,) the settled jobs (their current GPUs in every category), and (N, J - S, T) the
+        others' workers, jobs in order. A running job keeps exactly its current GPUs when its
+        size is unchanged and, together with the jobs of its class before it in ``keep_order``
+        that ask to keep theirs, it fits the class's share; the others take contiguous runs of
+        the class's remaining workers along its line of types.
+    """
     from engine.policies.sampling.kernels_fill import split_fill_rows
 
-    args = _contiguous(class_counts, sizes, job_class, current, keep_order, line_order, type_order)
-    settled, out_rest = split_fill_rows(*args, True)
+    arrays = (class_counts, sizes, job_class, current, keep_order, line_order, type_order)
+    settled, out_rest = split_fill_rows(*_contiguous(arrays), settle)
     return settled, out_rest
+
+
+def hand_out(*arrays: np.ndarray) -> np.ndarray:
+    """:func:`split_fill`'s (N, J, T) hand-out to every job, none settled."""
+    return split_fill(*arrays, settle=False)[1]
 
 
 def _settled(
@@ -89,28 +88,10 @@ def _settled(
     from engine.policies.sampling.kernels_fill import settle
 
     settled = np.zeros(len(job_class), dtype=bool)
-    settle(*_contiguous(class_counts, sizes, job_class, current, keep_order), settled)
+    settle(*_contiguous((class_counts, sizes, job_class, current, keep_order)), settled)
     return settled
 
 
-def hand_out(
-    class_counts: np.ndarray,
-    sizes: np.ndarray,
-    job_class: np.ndarray,
-    current: np.ndarray,
-    keep_order: np.ndarray,
-    line_order: np.ndarray,
-    type_order: np.ndarray,
-) -> np.ndarray:
-    """:func:`fill_jobs` for every job given, none settled: per category, running jobs of
-    unchanged size keep their GPUs in keep order while their class's share holds them, then
-    every job takes its contiguous run along its class's line of types."""
-    from engine.policies.sampling.kernels_fill import split_fill_rows
-
-    args = _contiguous(class_counts, sizes, job_class, current, keep_order, line_order, type_order)
-    return split_fill_rows(*args, False)[1]
-
-
-def _contiguous(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
+def _contiguous(arrays: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
     """The arrays as C-contiguous int64 (one compiled signature)."""
     return tuple(np.ascontiguousarray(a, dtype=np.int64) for a in arrays)

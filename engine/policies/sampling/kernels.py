@@ -5,7 +5,7 @@ of :mod:`engine.policies.sampling.matching` (successive shortest paths between j
 worker types), run one category at a time over arrays of a few dozen cells, where numpy's
 per-call overhead cost more than the arithmetic. Every float is the same difference or sum in
 the same order, and every tie goes to the same (first) index, so the counts are identical to the
-vectorized solver's and the plain-Python one's (:mod:`engine.policies.sampling.ssp_one`,
+vectorized solver's and the plain-Python one's (``tests/engine/ssp_one.py``,
 ``tests/engine/test_sampling_ssp_one.py``). No ``fastmath``.
 
 Imported on first use (``engine.policies.sampling`` skips the ``kernels*`` modules when it fills

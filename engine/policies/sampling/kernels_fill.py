@@ -83,7 +83,8 @@ def settle(
     keep_order: np.ndarray,
     settled: np.ndarray,
 ) -> None:
-    """:func:`engine.policies.sampling.fill._settled`, written into ``settled``."""
+    """Marks in ``settled`` the jobs that keep their current GPUs in every category (see
+    :mod:`engine.policies.sampling.fill`)."""
     n_cat, n_cls, n_types = class_counts.shape
     leanest = class_counts[0].copy()  # (C, T): each class's share in its leanest category
     for k in range(1, n_cat):
