@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from engine.policies.gavel import rounds
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.lp import max_min_coefficients, solve_max_min
-from engine.policies.gavel.rounds import RoundBook, greedy_grants, priority_order
+from engine.policies.gavel.pairs import greedy_grants
+from engine.policies.gavel.rounds import RoundBook, priority_order
 
 
 def _plain_greedy(

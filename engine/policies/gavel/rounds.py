@@ -2,8 +2,7 @@
 
 Arrays are indexed by job index (the arrival-sorted position the engine assigns) and grow on
 demand, so a round reads and updates them with numpy fancy indexing instead of per-job dicts.
-The ranked pairs and the greedy pass over them live in :mod:`engine.policies.gavel.pairs`
-(re-exported here).
+The ranked pairs and the greedy pass over them live in :mod:`engine.policies.gavel.pairs`.
 """
 
 from __future__ import annotations
@@ -13,17 +12,8 @@ from operator import itemgetter
 
 import numpy as np
 
-from engine.policies.gavel.pairs import RoundPairs, greedy_grants
+from engine.policies.gavel.pairs import RoundPairs
 from engine.state import JobState
-
-__all__ = [
-    "RoundBook",
-    "RoundPairs",
-    "greedy_grants",
-    "priority_order",
-    "priority_pairs",
-    "round_pairs",
-]
 
 _MIN_SHARE = 1e-9  # LP shares below this count as zero
 _INITIAL_ROWS = 1024  # arrays double when a larger job index shows up
