@@ -85,8 +85,13 @@ class PriceBook:
         return book
 
     def price(self, node: int) -> float:
-        """Price per GPU of ``node`` at its use so far (``L (U/L)^(used/capacity)``)."""
-        return self.low * self.ratio ** (self.used[node] / self.node_gpus[node])
+        """Price per GPU of ``node`` at its use so far."""
+        return self.price_at(self.used[node], self.node_gpus[node])
+
+    def price_at(self, used: int, capacity: int) -> float:
+        """Price per GPU of a node of ``capacity`` GPUs with ``used`` taken:
+        ``L (U/L)^(used/capacity)``."""
+        return self.low * self.ratio ** (used / capacity)
 
     def free(self, node: int) -> int:
         return self.node_gpus[node] - self.used[node]
@@ -95,9 +100,9 @@ class PriceBook:
         """(worker type, free GPUs per node, price per GPU, nodes) of every group with room."""
         levels = self._levels
         if levels is None:
-            low, ratio = self.low, self.ratio
+            price_at = self.price_at
             levels = self._levels = [
-                (worker_type, capacity - used, low * ratio ** (used / capacity), members)
+                (worker_type, capacity - used, price_at(used, capacity), members)
                 for (worker_type, capacity, used), members in self._groups.items()
             ]
         return levels
@@ -108,9 +113,8 @@ class PriceBook:
         emptying a group at the lowest price (then it is listed again)."""
         price = self._min_price
         if price is None:
-            low, ratio = self.low, self.ratio
             price = self._min_price = min(
-                (low * ratio ** (used / capacity) for _, capacity, used in self._groups),
+                (self.price_at(used, capacity) for _, capacity, used in self._groups),
                 default=float("inf"),
             )
         return price
@@ -195,7 +199,7 @@ class PriceBook:
         least = self._min_price
         if least is None:
             return
-        price = self.low * self.ratio ** (key[2] / key[1])
+        price = self.price_at(key[2], key[1])
         if created and price < least:
             self._min_price = price
         elif not created and price <= least:
