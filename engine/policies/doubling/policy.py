@@ -110,16 +110,10 @@ class Doubling(Policy):
         free = dict(state.capacity)
         sizes: dict[int, tuple[str, int]] = {}
         remaining = sum(free.values())
-        usable_types = self._usable
         for job in jobs:
             if remaining <= 0:
                 break
-            # its current type if that has a free GPU, else its fastest type with one
-            usable = usable_types.get(job.index) or self._usable_types(job)
-            placement = job.placement
-            worker_type = placement.worker_type if placement is not None else None
-            if worker_type is None or not free.get(worker_type) or worker_type not in usable:
-                worker_type = next((wt for wt in usable if free[wt] > 0), None)
+            worker_type = self._one_gpu_type(job, free)
             if worker_type is not None:
                 sizes[job.index] = (worker_type, 1)
                 free[worker_type] -= 1
@@ -135,11 +129,17 @@ class Doubling(Policy):
             allocation[i] = current if current is not None and current == grant else grant
         return allocation
 
-    def _usable_types(self, job: JobState) -> list[str]:
-        """The types the job runs on (max_gpus > 0), fastest first (fixed per job; cached)."""
-        usable = [wt for wt in fastest_types(job, self.capacity) if self.max_gpus(job, wt)]
-        self._usable[job.index] = usable
-        return usable
+    def _one_gpu_type(self, job: JobState, free: dict[str, int]) -> str | None:
+        """The job's current type if it has a free GPU, else its fastest type with one."""
+        usable = self._usable.get(job.index)
+        if usable is None:  # the types it runs on (max_gpus > 0), fastest first; fixed per job
+            usable = [wt for wt in fastest_types(job, self.capacity) if self.max_gpus(job, wt)]
+            self._usable[job.index] = usable
+        placement = job.placement
+        current = placement.worker_type if placement is not None else None
+        if current is not None and free.get(current, 0) > 0 and current in usable:
+            return current
+        return next((wt for wt in usable if free[wt] > 0), None)
 
     def _double(
         self, by_index: dict[int, JobState], sizes: dict[int, tuple[str, int]],
