@@ -10,7 +10,8 @@
 # missing or broken, and runs `pip install -e .` / `pip install -e ".[test]"`
 # only when pyproject.toml changed since the last successful install (a sha256
 # of it is stored in .venv/.gpusched-bootstrap). pip's output goes to a log
-# that is printed only on failure.
+# that is printed only on failure. Then scripts/build_native.py compiles the
+# engine core with mypyc when its sources changed (see engine/native.py).
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$REPO_ROOT/.venv"
@@ -115,6 +116,11 @@ sys.exit(1 if missing else 0)' $modules >/dev/null 2>&1; then
             [ -n "${lockfd:-}" ] && exec {lockfd}>&-
             return 1
         fi
+    fi
+
+    # 3. The compiled engine core (engine/native.py), rebuilt only when its sources changed.
+    if ! "$VENV/bin/python" "$REPO_ROOT/scripts/build_native.py"; then
+        _bs_log "WARNING: the engine core is not compiled; it runs as plain Python (slower)"
     fi
 
     [ -n "${lockfd:-}" ] && exec {lockfd}>&-

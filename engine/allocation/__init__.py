@@ -9,6 +9,10 @@ Placement (which GPUs of those nodes) lives in :mod:`engine.placement` and
 :mod:`engine.cluster`; the policy contract in :mod:`engine.policies.base`.
 """
 
+from engine import native
+
+native.activate(__path__, __name__)  # compiled modules first, when built
+
 from engine.allocation.grants import COMBINE_MODES, Allocation, Decision, Grant, Part
 from engine.allocation.layout import NodeInfo, NodeLayout
 from engine.allocation.validation import validate_allocation

@@ -5,6 +5,10 @@ GPU count of every node of the granted worker type and returns how many GPUs to 
 nodes, or None when the type has too few free GPUs.
 """
 
+from engine import native
+
+native.activate(__path__, __name__)  # compiled modules first, when built
+
 from engine.placement.base import (
     PlacementStrategy,
     get_placement,

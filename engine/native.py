@@ -1,0 +1,76 @@
+"""The engine's hot modules compiled with mypyc: the same source, built once per checkout.
+
+:data:`MODULES` are compiled by ``scripts/build_native.py`` (run by ``scripts/_bootstrap.sh``)
+into ``.native/`` at the repository root, beside a stamp: the sha256 of their sources and the
+Python it was built for. At import, :func:`activate` puts ``.native/<package>`` ahead of the
+package's own directory only when that stamp matches the sources as they are now, so an edited
+module runs as plain Python until the next build, never as a stale compiled copy.
+
+mypyc (https://mypyc.readthedocs.io, part of mypy) turns type-annotated Python into a C
+extension with the same semantics: results are bit for bit the same as the plain-Python run
+(``tests/engine/test_native.py`` checks the result tables). ``ENGINE_NATIVE=0`` in the
+environment forces plain Python, e.g. to profile with cProfile, which sees no compiled frames.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILD_DIR = ROOT / ".native"
+STAMP = BUILD_DIR / "STAMP"
+GROUP = "engine_native"  # the name of the shared library of mypyc's runtime for these modules
+
+MODULES = (
+    "engine/state.py",
+    "engine/cluster.py",
+    "engine/recorder.py",
+    "engine/rates.py",
+    "engine/simulator.py",
+    "engine/micro_tasks.py",
+    "engine/allocation/validation.py",
+    "engine/placement/consolidated.py",
+)
+"""Repository-relative paths of the compiled modules: the engine core that every policy's
+event loop runs through (profiled on the full Philly trace, November 2026). A module compiled
+here can only be subclassed by modules compiled with it."""
+
+
+def source_hash() -> str:
+    """sha256 (hex) of :data:`MODULES`' paths and bytes and the running Python's cache tag."""
+    digest = hashlib.sha256(sys.implementation.cache_tag.encode())
+    for module in MODULES:
+        digest.update(module.encode())
+        digest.update((ROOT / module).read_bytes())
+    return digest.hexdigest()
+
+
+def is_current() -> bool:
+    """True when ``.native/`` holds a build of the sources as they are now."""
+    try:
+        return STAMP.read_text(encoding="utf-8").strip() == source_hash()
+    except OSError:
+        return False
+
+
+def _wanted() -> bool:
+    return os.environ.get("ENGINE_NATIVE", "1") != "0" and is_current()
+
+
+ACTIVE = _wanted()
+"""Whether this process runs the compiled modules (decided once, when :mod:`engine` loads)."""
+
+
+def activate(package_path: list[str], package: str) -> None:
+    """Puts the compiled copies of ``package``'s modules first on its ``__path__`` when
+    :data:`ACTIVE`; called from the ``__init__`` of every package in :data:`MODULES`."""
+    if not ACTIVE:
+        return
+    if str(BUILD_DIR) not in sys.path:  # where the shared runtime library (GROUP) lives
+        sys.path.append(str(BUILD_DIR))
+    compiled = BUILD_DIR.joinpath(*package.split("."))
+    if compiled.is_dir() and str(compiled) not in package_path:
+        package_path.insert(0, str(compiled))
