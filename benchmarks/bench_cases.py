@@ -208,6 +208,9 @@ def main() -> None:
     args = parser.parse_args()
     out = run_case(args.case, args.jobs)
     out["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    from engine import native
+
+    out["native"] = native.ACTIVE  # the compiled engine core in use (engine/native.py)
     print(json.dumps(out))
 
 
