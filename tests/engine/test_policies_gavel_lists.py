@@ -1,6 +1,6 @@
 """Gavel's Python-list fast paths against their numpy (or plain) definitions (issue 11).
 
-Small rounds rank Gavel's per-type queues in Python lists, RoundPairs filters few pairs in
+Gavel's per-type queues are ranked in Python lists, RoundPairs filters few pairs in
 Python and many with numpy, the random type order shuffles a list, and the round book
 registers jobs one at a time in Python. Each must give exactly what the other form gives.
 """
@@ -12,42 +12,74 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from engine.policies.gavel import pairs, queues
+from engine.policies.gavel import pairs
 from engine.policies.gavel.lp import fit_mask
 from engine.policies.gavel.pairs import RoundPairs, greedy_grants
 from engine.policies.gavel.queues import GavelQueues
 from engine.policies.gavel.rounds import RoundBook
+from engine.state import JobState
 
 TYPES = ["v100", "p100", "k80"]
 
 
-def _queues(rng: np.random.Generator, n: int) -> tuple[GavelQueues, np.ndarray, np.ndarray]:
-    """Queues with random X, times, deficits and shares for ``n`` jobs (some ties, some zeros)."""
-    book = GavelQueues(TYPES, np.array([4.0, 4.0, 4.0]), 360.0, 1920.0, True, rng)
-    rows = np.sort(rng.choice(300, n, replace=False))
-    book._grow(300)
-    book.shares[rows] = rng.choice([0.0, 0.0, 0.25, 0.5, 1.0], (n, 3))
-    book.job_time[rows] = rng.choice([0.0, 180.0, 360.0, 540.0], (n, 3))
-    book.deficit[rows] = rng.choice([-90.0, 0.0, 0.0, 120.0], (n, 3))
-    book.has_share[rows] = rng.random(n) < 0.8
+def _queues(
+    rng: np.random.Generator, n: int, skip_zero: bool
+) -> tuple[GavelQueues, list[JobState], list[int]]:
+    """Queues with random X, times, deficits and shares for ``n`` jobs (some ties, some zeros,
+    some jobs without a row in X)."""
+    book = GavelQueues(TYPES, np.array([4.0, 4.0, 4.0]), 360.0, 1920.0, True, rng, skip_zero)
+    indices = np.sort(rng.choice(300, n, replace=False)).tolist()
+    tputs = rng.choice([0.0, 1.0, 2.5], (n, 3))
+    jobs = [
+        JobState(index, f"j{index}", 0.0, "t", int(rng.choice([1, 2, 4])), 100.0, 1.0,
+                 dict(zip(TYPES, tputs[i].tolist(), strict=True)), 1.0)
+        for i, index in enumerate(indices)
+    ]  # fmt: skip
+    book._track(jobs, indices)
+    for index in indices:
+        book.job_time[index] = rng.choice([0.0, 180.0, 360.0, 540.0], 3).tolist()
+        book.deficit[index] = rng.choice([-90.0, 0.0, 0.0, 120.0], 3).tolist()
+        if rng.random() < 0.8:
+            book.shares[index] = rng.choice([0.0, 0.0, 0.25, 0.5, 1.0], 3).tolist()
     book.worker_time = rng.choice([0.0, 900.0, 1800.0], 3).tolist()
-    throughputs = rng.choice([0.0, 1.0, 2.5], (n, 3))
-    return book, rows, throughputs
+    return book, jobs, indices
+
+
+def _numpy_priorities(book: GavelQueues, indices: list[int]) -> np.ndarray:
+    """(n, K) Gavel's priorities as its vectorized definition (the former numpy path)."""
+    shares = np.array([book.shares.get(i, [0.0] * 3) for i in indices])
+    has_share = np.array([i in book.shares for i in indices])
+    received = np.array([book.job_time[i] for i in indices])
+    tputs = np.array([book.throughputs[i] for i in indices])
+    worker_time = np.array(book.worker_time)
+    fraction = np.divide(received, worker_time, out=np.zeros_like(received), where=worker_time > 0)
+    priority = shares * 1e9
+    np.divide(shares, fraction, out=priority, where=fraction > 0)
+    return np.where(has_share[:, None] & (shares > 0) & (tputs > 0), priority, 0.0)
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_queue_lists_rank_as_the_lexsort(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Same priorities (bit for bit) and the same queue of every type, in lists and numpy."""
+def test_queue_lists_rank_as_the_lexsort(seed: int) -> None:
+    """Each type's queue is the stable lexsort by (priority, deficit, X), largest first, with
+    the priorities of the numpy definition, less the jobs the type could not take."""
     rng = np.random.default_rng(seed)
     for _ in range(100):
-        book, rows, throughputs = _queues(rng, int(rng.integers(1, 30)))
-        monkeypatch.setattr(queues, "_LISTS_UP_TO", 1000)
-        priority_lists, queue_lists = book._queues(rows, throughputs)
-        monkeypatch.setattr(queues, "_LISTS_UP_TO", 0)
-        priority_numpy, queue_numpy = book._queues(rows, throughputs)
-        assert priority_lists == priority_numpy
+        skip_zero = bool(rng.random() < 0.5)
+        book, jobs, indices = _queues(rng, int(rng.integers(1, 40)), skip_zero)
+        priority = _numpy_priorities(book, indices)
+        shares = np.array([book.shares.get(i, [0.0] * 3) for i in indices])
+        deficit = np.array([book.deficit[i] for i in indices])
+        picked = (rng.random(len(jobs)) < 0.3).tolist()
         for col in range(3):
-            assert queue_lists(col) == queue_numpy(col)
+            room = int(rng.integers(1, 5))
+            order = np.lexsort((-shares[:, col], -deficit[:, col], -priority[:, col])).tolist()
+            expected = [
+                i for i in order
+                if not picked[i] and book.throughputs[indices[i]][col] > 0
+                and not (skip_zero and priority[i, col] <= 0) and jobs[i].scale_factor <= room
+            ]  # fmt: skip
+            got = book._candidates(jobs, indices, picked, col, room)
+            assert got == expected
 
 
 def test_shuffled_type_order_draws_as_rng_permutation() -> None:

@@ -135,12 +135,12 @@ class GavelMaxMin(Policy):
         """Gavel's own mechanism (module docstring), at every round boundary."""
         assert self.queues is not None
         jobs = sorted([*state.waiting, *state.running], key=_BY_INDEX)
-        rows = self.book.rows(jobs)
+        self.book.register(jobs)  # jobs seen for the first time get their static rows
 
         def solve(active: list[JobState]) -> np.ndarray:
             return self._solve(state.now_s, active, self.book.rows(active))
 
-        return self.queues.decide(state.now_s, jobs, self.book.throughputs[rows], solve, rows)
+        return self.queues.decide(state.now_s, jobs, solve)
 
     def _new_round(self, state: SchedulerState) -> Allocation:
         """Round boundary: re-solve if due, then grant in priority order and count the round."""

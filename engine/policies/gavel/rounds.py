@@ -81,6 +81,11 @@ class RoundBook:
         grow("known", (size,), bool, False)
         grow("class_ids", (size,), int, 0)
 
+    def register(self, active: list[JobState]) -> None:
+        """Records the jobs of ``active`` (sorted by index) seen for the first time."""
+        if active and active[-1].index >= self._known_below:
+            self.rows(active)
+
     def rows(self, active: list[JobState]) -> np.ndarray:
         """(n,) row (= job index) of each active job; records jobs seen for the first time."""
         return self.rows_of([job.index for job in active], active)
