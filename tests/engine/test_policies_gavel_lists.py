@@ -15,7 +15,7 @@ import pytest
 from engine.policies.gavel import pairs
 from engine.policies.gavel.lp import fit_mask
 from engine.policies.gavel.pairs import RoundPairs, greedy_grants
-from engine.policies.gavel.queues import GavelQueues
+from engine.policies.gavel.queues import GavelQueues, QueueRow
 from engine.policies.gavel.rounds import RoundBook
 from engine.state import JobState
 
@@ -24,7 +24,7 @@ TYPES = ["v100", "p100", "k80"]
 
 def _queues(
     rng: np.random.Generator, n: int, skip_zero: bool
-) -> tuple[GavelQueues, list[JobState], list[int]]:
+) -> tuple[GavelQueues, list[JobState], list[QueueRow]]:
     """Queues with random X, times, deficits and shares for ``n`` jobs (some ties, some zeros,
     some jobs without a row in X)."""
     book = GavelQueues(TYPES, np.array([4.0, 4.0, 4.0]), 360.0, 1920.0, True, rng, skip_zero)
@@ -35,22 +35,22 @@ def _queues(
                  dict(zip(TYPES, tputs[i].tolist(), strict=True)), 1.0)
         for i, index in enumerate(indices)
     ]  # fmt: skip
-    book._track(jobs, indices)
-    for index in indices:
-        book.job_time[index] = rng.choice([0.0, 180.0, 360.0, 540.0], 3).tolist()
-        book.deficit[index] = rng.choice([-90.0, 0.0, 0.0, 120.0], 3).tolist()
+    rows = book._track(jobs)
+    for row in rows:
+        row.job_time = rng.choice([0.0, 180.0, 360.0, 540.0], 3).tolist()
+        row.deficit = rng.choice([-90.0, 0.0, 0.0, 120.0], 3).tolist()
         if rng.random() < 0.8:
-            book.shares[index] = rng.choice([0.0, 0.0, 0.25, 0.5, 1.0], 3).tolist()
+            row.shares = rng.choice([0.0, 0.0, 0.25, 0.5, 1.0], 3).tolist()
     book.worker_time = rng.choice([0.0, 900.0, 1800.0], 3).tolist()
-    return book, jobs, indices
+    return book, jobs, rows
 
 
-def _numpy_priorities(book: GavelQueues, indices: list[int]) -> np.ndarray:
+def _numpy_priorities(book: GavelQueues, rows: list[QueueRow]) -> np.ndarray:
     """(n, K) Gavel's priorities as its vectorized definition (the former numpy path)."""
-    shares = np.array([book.shares.get(i, [0.0] * 3) for i in indices])
-    has_share = np.array([i in book.shares for i in indices])
-    received = np.array([book.job_time[i] for i in indices])
-    tputs = np.array([book.throughputs[i] for i in indices])
+    shares = np.array([row.shares or [0.0] * 3 for row in rows])
+    has_share = np.array([row.shares is not None for row in rows])
+    received = np.array([row.job_time for row in rows])
+    tputs = np.array([row.throughputs for row in rows])
     worker_time = np.array(book.worker_time)
     fraction = np.divide(received, worker_time, out=np.zeros_like(received), where=worker_time > 0)
     priority = shares * 1e9
@@ -65,21 +65,20 @@ def test_queue_lists_rank_as_the_lexsort(seed: int) -> None:
     rng = np.random.default_rng(seed)
     for _ in range(100):
         skip_zero = bool(rng.random() < 0.5)
-        book, jobs, indices = _queues(rng, int(rng.integers(1, 40)), skip_zero)
-        priority = _numpy_priorities(book, indices)
-        shares = np.array([book.shares.get(i, [0.0] * 3) for i in indices])
-        deficit = np.array([book.deficit[i] for i in indices])
+        book, jobs, rows = _queues(rng, int(rng.integers(1, 40)), skip_zero)
+        priority = _numpy_priorities(book, rows)
+        shares = np.array([row.shares or [0.0] * 3 for row in rows])
+        deficit = np.array([row.deficit for row in rows])
         picked = (rng.random(len(jobs)) < 0.3).tolist()
         for col in range(3):
             room = int(rng.integers(1, 5))
             order = np.lexsort((-shares[:, col], -deficit[:, col], -priority[:, col])).tolist()
             expected = [
                 i for i in order
-                if not picked[i] and book.throughputs[indices[i]][col] > 0
+                if not picked[i] and rows[i].throughputs[col] > 0
                 and not (skip_zero and priority[i, col] <= 0) and jobs[i].scale_factor <= room
             ]  # fmt: skip
-            got = book._candidates(jobs, indices, picked, col, room)
-            assert got == expected
+            assert book._candidates(jobs, rows, picked, col, room) == expected
 
 
 def test_shuffled_type_order_draws_as_rng_permutation() -> None:

@@ -40,12 +40,29 @@ _NEVER_RUN_PRIORITY = 1e9  # Gavel's "infinite" priority scale when no time was 
 SolveFn = Callable[[list[JobState]], np.ndarray]
 
 
+class QueueRow:
+    """One job's state in Gavel's queues: lists with one float per worker type (s, steps/s).
+
+    Attributes:
+        throughputs: steps/s on each type at the job's scale factor (0 where it cannot run).
+        job_time: time received on each type since the last solve (s), from half a round.
+        deficit: Gavel's deficit on each type (s).
+        shares: the job's row of the last ``X``; None when it was not in the last solve.
+    """
+
+    def __init__(self, throughputs: list[float], initial_s: float) -> None:
+        self.throughputs = throughputs
+        self.job_time = [initial_s] * len(throughputs)
+        self.deficit = [0.0] * len(throughputs)
+        self.shares: list[float] | None = None
+
+
 class GavelQueues:
     """Per-job time received, deficits and the last ``X``; one object per policy run.
 
-    Kept per job index in dicts of Python lists (one float per worker type): a round touches
-    a few dozen jobs one at a time, where numpy's per-call cost would dominate; the arithmetic
-    per element is Gavel's per-job update. Compiled with mypyc (:mod:`engine.native`).
+    One :class:`QueueRow` of Python lists per job in the system: a round touches a few dozen
+    jobs one at a time, where numpy's per-call cost would dominate; the arithmetic per element
+    is Gavel's per-job update. Compiled with mypyc (:mod:`engine.native`).
 
     Args:
         worker_types: the cluster's worker types, in cluster order (columns of ``X``).
@@ -76,11 +93,7 @@ class GavelQueues:
         self.skip_zero_priority = skip_zero_priority
         self.initial_s = self.round_s / 2.0
         self.worker_time = [0.0] * len(self.worker_types)  # per type, since the last solve (s)
-        self.job_time: dict[int, list[float]] = {}  # per type, since the last solve (s)
-        self.deficit: dict[int, list[float]] = {}  # Gavel's deficits per type (s)
-        self.shares: dict[int, list[float]] = {}  # the last X, jobs in the last solve only
-        self.throughputs: dict[int, list[float]] = {}  # steps/s per type at the scale factor
-        self._present: set[int] = set()  # job indices in the system at the last round
+        self.rows: dict[int, QueueRow] = {}  # job index -> row, for the jobs of the last round
         self.solved: frozenset[int] | None = None
         self.last_solve_s = 0.0
         fixed = [wt for wt in GAVEL_TYPE_ORDER if wt in self.worker_types]
@@ -99,56 +112,54 @@ class GavelQueues:
             jobs: active jobs in arrival order.
             solve: returns ``X`` (len(jobs), K) for the jobs it is given.
         """
-        indices = [job.index for job in jobs]
-        self._track(jobs, indices)
-        active = frozenset(indices)
+        rows = self._track(jobs)
         due = now_s - self.last_solve_s >= self.interval_s or self.last_solve_s == 0.0
-        if active != self.solved and due:
-            self._reset(now_s, indices)
-            self.shares = {}  # jobs left out of the solve have no row in X
-            if jobs:
-                solved: list[list[float]] = solve(jobs).tolist()
-                self.shares = dict(zip(indices, solved, strict=True))
-            self.solved = active
-            self.last_solve_s = now_s
+        if due:
+            active = frozenset([job.index for job in jobs])
+            if active != self.solved:
+                self._reset(now_s, rows)
+                if jobs:
+                    solved: list[list[float]] = solve(jobs).tolist()
+                    for row, shares in zip(rows, solved, strict=True):
+                        row.shares = shares
+                self.solved = active
+                self.last_solve_s = now_s
         if not jobs:
             return {}
-        return self._walk(jobs, indices)
+        return self._walk(jobs, rows)
 
-    def _track(self, jobs: list[JobState], indices: list[int]) -> None:
-        """Rows for new jobs (half a round received, no deficit); finished jobs are dropped."""
-        present = self._present
-        num_types = len(self.worker_types)
+    def _track(self, jobs: list[JobState]) -> list[QueueRow]:
+        """The jobs' rows: new jobs get one (half a round received, no deficit, no row in
+        ``X``); the rows of jobs gone since the last round are dropped."""
+        known = self.rows
+        rows: list[QueueRow] = []
         for job in jobs:
-            index = job.index
-            if index in present:
-                continue
-            self.job_time[index] = [self.initial_s] * num_types
-            self.deficit[index] = [0.0] * num_types
-            if index not in self.throughputs:
-                self.throughputs[index] = [
-                    float(job.steps_per_s.get(wt, 0.0)) for wt in self.worker_types
-                ]
-        current = set(indices)
-        if len(current) != len(present) or not current.issuperset(present):
-            for index in present - current:
-                del self.job_time[index], self.deficit[index], self.throughputs[index]
-        self._present = current
+            row = known.get(job.index)
+            if row is None:
+                tputs = [float(job.steps_per_s.get(wt, 0.0)) for wt in self.worker_types]
+                row = QueueRow(tputs, self.initial_s)
+                known[job.index] = row
+            rows.append(row)
+        if len(known) != len(jobs):
+            current = {job.index for job in jobs}
+            for index in [index for index in known if index not in current]:
+                del known[index]
+        return rows
 
-    def _reset(self, now_s: float, indices: list[int]) -> None:
-        """Deficits grow by what each job should have had minus what it had; times restart."""
+    def _reset(self, now_s: float, rows: list[QueueRow]) -> None:
+        """Deficits grow by what each job should have had minus what it had; times restart;
+        every job's row of ``X`` goes (the solve that follows gives the new ones)."""
         elapsed_s = now_s - self.last_solve_s
         initial_s = self.initial_s
         num_types = len(self.worker_types)
-        for index in indices:
-            received = self.job_time[index]
-            deficit = self.deficit[index]
-            shares = self.shares.get(index)
+        for row in rows:
+            received, deficit, shares = row.job_time, row.deficit, row.shares
             for k in range(num_types):
                 owed = shares[k] * elapsed_s if shares is not None else 0.0
                 deficit[k] += owed - (received[k] - initial_s)
-            self.job_time[index] = [initial_s] * num_types
-        self.worker_time = [initial_s * len(indices)] * num_types
+            row.job_time = [initial_s] * num_types
+            row.shares = None
+        self.worker_time = [initial_s * len(rows)] * num_types
 
     def _type_order(self) -> list[int]:
         if self.aware:
@@ -157,7 +168,7 @@ class GavelQueues:
         self.rng.shuffle(order)  # the draws of rng.permutation: the same Fisher-Yates pass
         return order
 
-    def _walk(self, jobs: list[JobState], indices: list[int]) -> Allocation:
+    def _walk(self, jobs: list[JobState], rows: list[QueueRow]) -> Allocation:
         """The per-type queues, walked type after type (module docstring). A type's queue
         holds only the jobs it could still take (not picked, runnable there, a gang that fits
         the GPUs left, a positive priority under FIFO): the rest would be passed over.
@@ -171,7 +182,7 @@ class GavelQueues:
         for col in self._type_order():
             if left[col] <= 0:
                 continue
-            for i in self._candidates(jobs, indices, picked, col, left[col]):
+            for i in self._candidates(jobs, rows, picked, col, left[col]):
                 if left[col] <= 0:
                     break
                 job = jobs[i]
@@ -179,34 +190,35 @@ class GavelQueues:
                     continue
                 left[col] -= job.scale_factor
                 picked[i] = True
-                if indices[i] in self.shares:
+                row = rows[i]
+                if row.shares is not None:
                     allocation[job.index] = self._grant(col, job.scale_factor)
-                    self._book(job, col, self.throughputs[job.index][col])
+                    self._book(job, row, col)
         return allocation
 
     def _candidates(
-        self, jobs: list[JobState], indices: list[int], picked: list[bool], col: int, room: int
+        self, jobs: list[JobState], rows: list[QueueRow], picked: list[bool], col: int, room: int
     ) -> list[int]:
         """Positions of the jobs type column ``col`` could take, in its queue's order: by
         (priority, deficit, X), largest first, ties in arrival (position) order."""
         skip_zero = self.skip_zero_priority
         total = self.worker_time[col]
         keyed: list[tuple[float, float, float, int]] = []
-        for i in range(len(indices)):
+        for i in range(len(rows)):
             if picked[i]:
                 continue
-            index = indices[i]
-            if self.throughputs[index][col] <= 0 or jobs[i].scale_factor > room:
+            row = rows[i]
+            if row.throughputs[col] <= 0 or jobs[i].scale_factor > room:
                 continue
-            shares = self.shares.get(index)
+            shares = row.shares
             share = shares[col] if shares is not None else 0.0
             priority = 0.0
             if share > 0:  # then the job has a row in X and runs on the type
-                fraction = self.job_time[index][col] / total if total > 0 else 0.0
+                fraction = row.job_time[col] / total if total > 0 else 0.0
                 priority = share / fraction if fraction > 0 else share * _NEVER_RUN_PRIORITY
             if skip_zero and priority <= 0:
                 continue
-            keyed.append((-priority, -self.deficit[index][col], -share, i))
+            keyed.append((-priority, -row.deficit[col], -share, i))
         keyed.sort()  # the queue's keys, then position: a stable sort by the keys
         return [key[3] for key in keyed]
 
@@ -218,12 +230,13 @@ class GavelQueues:
             self._grants[col, num_gpus] = grant
         return grant
 
-    def _book(self, job: JobState, col: int, steps_per_s: float) -> None:
+    def _book(self, job: JobState, row: QueueRow, col: int) -> None:
         """Adds the running time of the job's coming micro-task (Gavel books it at its end):
         ``min(floor(steps/s x round), remaining) / steps/s``."""
+        steps_per_s = row.throughputs[col]
         floor_steps = float(math.floor(steps_per_s * self.round_s))  # exact: a float's floor
         remaining = job.remaining_steps
         steps = floor_steps if floor_steps <= remaining else remaining  # min(), as Gavel
         run_s = steps / steps_per_s
-        self.job_time[job.index][col] += run_s
+        row.job_time[col] += run_s
         self.worker_time[col] += run_s
