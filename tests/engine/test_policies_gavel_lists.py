@@ -81,6 +81,14 @@ def test_queue_lists_rank_as_the_lexsort(seed: int) -> None:
             assert book._candidates(jobs, rows, picked, col, room) == expected
 
 
+def _job(index: int, waiting: bool) -> JobState:
+    """A job that waits, or one that completed (neither waits nor can be granted)."""
+    job = JobState(index, f"j{index}", 0.0, "t", 1, 10.0, 1.0, {}, 1.0)
+    if not waiting:
+        job.completion_s = 0.0
+    return job
+
+
 def test_shuffled_type_order_draws_as_rng_permutation() -> None:
     """The list shuffle takes the draws rng.permutation takes (the agnostic policies' seeds)."""
     book = GavelQueues(TYPES, np.ones(3), 360.0, 1920.0, False, np.random.default_rng(7))
@@ -96,18 +104,15 @@ def test_round_pairs_filter_the_waiting_pairs(num_jobs: int) -> None:
     and can_grant says whether the greedy pass over them grants anything."""
     rng = np.random.default_rng(num_jobs)
     for _ in range(50):
-        jobs = [
-            SimpleNamespace(placement=None if rng.random() < 0.6 else object(), completion_s=None)
-            for _ in range(num_jobs)
-        ]
+        jobs = [_job(i, waiting=rng.random() < 0.6) for i in range(num_jobs)]
         pos = rng.integers(0, num_jobs, 3 * num_jobs)
         cols = rng.integers(0, 3, pos.size)
         sfs = rng.choice([1.0, 2.0, 4.0], pos.size)
-        alive = [job.placement is None for job in jobs]
+        alive = [job.completion_s is None for job in jobs]
         keep = [i for i, p in enumerate(pos.tolist()) if alive[p]]
         free = rng.integers(0, 5, 3).tolist()
         for given in ((pos, cols, sfs), (pos.tolist(), cols.tolist(), sfs.tolist())):
-            round_pairs = RoundPairs(jobs, np.arange(num_jobs), *given)  # type: ignore[arg-type]
+            round_pairs = RoundPairs(jobs, np.arange(num_jobs), *given)
             _, _, live_pos, live_cols, live_sfs = round_pairs.waiting()
             assert live_pos == pos[keep].tolist()
             assert live_cols == cols[keep].tolist()

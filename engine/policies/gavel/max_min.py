@@ -56,7 +56,7 @@ from engine.policies.base import (
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
 from engine.policies.gavel.lp import HighsSolver, max_min_coefficients
-from engine.policies.gavel.pairs import RoundPairs, greedy_grants
+from engine.policies.gavel.pairs import RoundPairs, grant_pairs, greedy_grants
 from engine.policies.gavel.queues import GavelQueues
 from engine.policies.gavel.rounds import RoundBook, priority_pairs, round_pairs
 from engine.state import JobState
@@ -267,20 +267,10 @@ class GavelMaxMin(Policy):
         ``jobs``), in that order; each adds ``round_fraction`` (1 at a boundary, else the part
         of the round left) to the job's rounds on that type. Equal grants are one object, so a
         job that keeps its GPUs gets back the very grant it holds."""
-        if not granted:
-            return {}
-        allocation: Allocation = {}
-        grants, rounds = self._grants, self.book.rounds
-        for i in granted:
-            job, col = jobs[pos[i]], cols[i]
-            rounds[job.index, col] += round_fraction
-            grant = grants.get((col, job.scale_factor))
-            if grant is None:
-                grant = grants[col, job.scale_factor] = Grant(
-                    self.worker_types[col], job.scale_factor
-                )
-            allocation[job.index] = grant
-        return allocation
+        return grant_pairs(
+            jobs, pos, cols, granted, round_fraction, self.book.rounds, self._grants,
+            self.worker_types,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)

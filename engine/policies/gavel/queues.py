@@ -99,7 +99,7 @@ class GavelQueues:
         fixed = [wt for wt in GAVEL_TYPE_ORDER if wt in self.worker_types]
         rest = [wt for wt in self.worker_types if wt not in fixed]
         self.fixed_order: list[int] = [self.worker_types.index(wt) for wt in fixed + rest]
-        self._grants: dict[tuple[int, int], Grant] = {}
+        self._grants: list[dict[int, Grant]] = [{} for _ in self.worker_types]  # by GPUs
 
     def force_reallocation(self) -> None:
         """Gavel's reset when nothing runs and nothing arrives: the next round re-solves."""
@@ -224,10 +224,10 @@ class GavelQueues:
 
     def _grant(self, col: int, num_gpus: int) -> Grant:
         """The grant of ``num_gpus`` GPUs of type column ``col`` (one object per pair)."""
-        grant = self._grants.get((col, num_gpus))
+        grants = self._grants[col]
+        grant = grants.get(num_gpus)
         if grant is None:
-            grant = Grant(self.worker_types[col], num_gpus)
-            self._grants[col, num_gpus] = grant
+            grant = grants[num_gpus] = Grant(self.worker_types[col], num_gpus)
         return grant
 
     def _book(self, job: JobState, row: QueueRow, col: int) -> None:
