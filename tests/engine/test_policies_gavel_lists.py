@@ -7,8 +7,6 @@ registers jobs one at a time in Python. Each must give exactly what the other fo
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 
@@ -132,16 +130,12 @@ def test_registered_rows_match_the_vectorized_definitions() -> None:
         tput = rng.choice([0.0, 1.0, 2.0, 2.0, 3.5], (60, 3))
         sfs = rng.choice([1, 2, 4], 60)
         jobs = [
-            SimpleNamespace(
-                index=i,
-                steps_per_s={wt: tput[i, k] for k, wt in enumerate(TYPES) if tput[i, k] > 0},
-                scale_factor=int(sfs[i]),
-                priority_weight=1.0,
-            )
+            JobState(i, f"j{i}", 0.0, "t", int(sfs[i]), 10.0, 1.0,
+                     {wt: tput[i, k] for k, wt in enumerate(TYPES) if tput[i, k] > 0}, 1.0)
             for i in range(60)
-        ]
+        ]  # fmt: skip
         for start in range(0, 60, 7):  # jobs first seen a few at a time
-            book.rows(jobs[start : start + 7])  # type: ignore[arg-type]
+            book.rows(jobs[start : start + 7])
         fits = fit_mask(tput, sfs.astype(float), capacity)
         assert np.array_equal(book.fits[:60], fits)
         assert np.array_equal(book.speed_order[:60], np.argsort(-tput, axis=1, kind="stable"))
