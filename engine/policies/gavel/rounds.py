@@ -214,8 +214,9 @@ def _priority_order_arrays(
 
 # Jobs up to which the priority order is ranked in Python lists. Measured on 4,402 orders of
 # the first 12,000 Philly jobs: lists 0.024 ms vs numpy 0.073 ms under 8 jobs, 0.057 vs 0.081
-# for 8-31, 0.21 vs 0.11 for 32-127 (issue 11).
-_LISTS_UP_TO = 16
+# for 8-31, 0.21 vs 0.11 for 32-127 (issue 11). Compiled (engine.native), on random books:
+# lists 13 / 24 / 32 / 41 us vs numpy 38 / 39 / 41 / 39 us at 8 / 16 / 24 / 32 jobs.
+_LISTS_UP_TO = 24
 _RANK_KEY = itemgetter(0, 1)
 
 
