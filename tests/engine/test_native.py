@@ -28,10 +28,11 @@ CONGESTED = NetworkConfig(
                 CongestionEpisode(86_400.0, 172_800.0, 2.0, "inter_node")),
 )  # fmt: skip
 # (policy, scenario): the loops the compiled modules run: a non-preemptive event loop, rounds with
-# restarts, the engine's own mid-round starts, Gavel's round loop (micro_tasks) and copies grants
+# restarts, the engine's own mid-round starts, Gavel's round loop (micro_tasks) and queues, copies
+# grants, and Gavel's priority order, greedy pass and mid-round pairs (gavel rounds, pairs)
 CASES = (
     ("fifo", "congested"), ("las", "congested"), ("srtf", "default"), ("hadare", "congested"),
-    ("gavel_maxmin", "gavel"), ("gavel_fifo", "gavel"),
+    ("gavel_maxmin", "gavel"), ("gavel_fifo", "gavel"), ("gavel_maxmin", "default"),
 )  # fmt: skip
 NUM_JOBS = 300
 
@@ -67,7 +68,7 @@ def test_the_compiled_core_is_in_use_after_set_up() -> None:
 
 
 def test_compiled_and_plain_python_give_identical_tables() -> None:
-    """The same six runs in a plain-Python process give the same tables to the last bit."""
+    """The same runs in a plain-Python process give the same tables to the last bit."""
     script = "from tests.engine.test_native import table_hashes; print(*table_hashes(), sep='\\n')"
     env = {**os.environ, "ENGINE_NATIVE": "0"}
     plain = subprocess.run(

@@ -1,53 +1,90 @@
 """Gavel's Python-list fast paths against their numpy (or plain) definitions (issue 11).
 
-Small rounds rank Gavel's per-type queues in Python lists, RoundPairs filters few pairs in
+Gavel's per-type queues are ranked in Python lists, RoundPairs filters few pairs in
 Python and many with numpy, the random type order shuffles a list, and the round book
 registers jobs one at a time in Python. Each must give exactly what the other form gives.
 """
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 
-from engine.policies.gavel import pairs, queues
+from engine.policies.gavel import pairs
 from engine.policies.gavel.lp import fit_mask
 from engine.policies.gavel.pairs import RoundPairs, greedy_grants
-from engine.policies.gavel.queues import GavelQueues
+from engine.policies.gavel.queues import GavelQueues, QueueRow
 from engine.policies.gavel.rounds import RoundBook
+from engine.state import JobState
 
 TYPES = ["v100", "p100", "k80"]
 
 
-def _queues(rng: np.random.Generator, n: int) -> tuple[GavelQueues, np.ndarray, np.ndarray]:
-    """Queues with random X, times, deficits and shares for ``n`` jobs (some ties, some zeros)."""
-    book = GavelQueues(TYPES, np.array([4.0, 4.0, 4.0]), 360.0, 1920.0, True, rng)
-    rows = np.sort(rng.choice(300, n, replace=False))
-    book._grow(300)
-    book.shares[rows] = rng.choice([0.0, 0.0, 0.25, 0.5, 1.0], (n, 3))
-    book.job_time[rows] = rng.choice([0.0, 180.0, 360.0, 540.0], (n, 3))
-    book.deficit[rows] = rng.choice([-90.0, 0.0, 0.0, 120.0], (n, 3))
-    book.has_share[rows] = rng.random(n) < 0.8
+def _queues(
+    rng: np.random.Generator, n: int, skip_zero: bool
+) -> tuple[GavelQueues, list[JobState], list[QueueRow]]:
+    """Queues with random X, times, deficits and shares for ``n`` jobs (some ties, some zeros,
+    some jobs without a row in X)."""
+    book = GavelQueues(TYPES, np.array([4.0, 4.0, 4.0]), 360.0, 1920.0, True, rng, skip_zero)
+    indices = np.sort(rng.choice(300, n, replace=False)).tolist()
+    tputs = rng.choice([0.0, 1.0, 2.5], (n, 3))
+    jobs = [
+        JobState(index, f"j{index}", 0.0, "t", int(rng.choice([1, 2, 4])), 100.0, 1.0,
+                 dict(zip(TYPES, tputs[i].tolist(), strict=True)), 1.0)
+        for i, index in enumerate(indices)
+    ]  # fmt: skip
+    rows = book._track(jobs)
+    for row in rows:
+        row.job_time = rng.choice([0.0, 180.0, 360.0, 540.0], 3).tolist()
+        row.deficit = rng.choice([-90.0, 0.0, 0.0, 120.0], 3).tolist()
+        if rng.random() < 0.8:
+            row.shares = rng.choice([0.0, 0.0, 0.25, 0.5, 1.0], 3).tolist()
     book.worker_time = rng.choice([0.0, 900.0, 1800.0], 3).tolist()
-    throughputs = rng.choice([0.0, 1.0, 2.5], (n, 3))
-    return book, rows, throughputs
+    return book, jobs, rows
+
+
+def _numpy_priorities(book: GavelQueues, rows: list[QueueRow]) -> np.ndarray:
+    """(n, K) Gavel's priorities as its vectorized definition (the former numpy path)."""
+    shares = np.array([row.shares or [0.0] * 3 for row in rows])
+    has_share = np.array([row.shares is not None for row in rows])
+    received = np.array([row.job_time for row in rows])
+    tputs = np.array([row.throughputs for row in rows])
+    worker_time = np.array(book.worker_time)
+    fraction = np.divide(received, worker_time, out=np.zeros_like(received), where=worker_time > 0)
+    priority = shares * 1e9
+    np.divide(shares, fraction, out=priority, where=fraction > 0)
+    return np.where(has_share[:, None] & (shares > 0) & (tputs > 0), priority, 0.0)
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_queue_lists_rank_as_the_lexsort(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Same priorities (bit for bit) and the same queue of every type, in lists and numpy."""
+def test_queue_lists_rank_as_the_lexsort(seed: int) -> None:
+    """Each type's queue is the stable lexsort by (priority, deficit, X), largest first, with
+    the priorities of the numpy definition, less the jobs the type could not take."""
     rng = np.random.default_rng(seed)
     for _ in range(100):
-        book, rows, throughputs = _queues(rng, int(rng.integers(1, 30)))
-        monkeypatch.setattr(queues, "_LISTS_UP_TO", 1000)
-        priority_lists, queue_lists = book._queues(rows, throughputs)
-        monkeypatch.setattr(queues, "_LISTS_UP_TO", 0)
-        priority_numpy, queue_numpy = book._queues(rows, throughputs)
-        assert priority_lists == priority_numpy
+        skip_zero = bool(rng.random() < 0.5)
+        book, jobs, rows = _queues(rng, int(rng.integers(1, 40)), skip_zero)
+        priority = _numpy_priorities(book, rows)
+        shares = np.array([row.shares or [0.0] * 3 for row in rows])
+        deficit = np.array([row.deficit for row in rows])
+        picked = (rng.random(len(jobs)) < 0.3).tolist()
         for col in range(3):
-            assert queue_lists(col) == queue_numpy(col)
+            room = int(rng.integers(1, 5))
+            order = np.lexsort((-shares[:, col], -deficit[:, col], -priority[:, col])).tolist()
+            expected = [
+                i for i in order
+                if not picked[i] and rows[i].throughputs[col] > 0
+                and not (skip_zero and priority[i, col] <= 0) and jobs[i].scale_factor <= room
+            ]  # fmt: skip
+            assert book._candidates(jobs, rows, picked, col, room) == expected
+
+
+def _job(index: int, waiting: bool) -> JobState:
+    """A job that waits, or one that completed (neither waits nor can be granted)."""
+    job = JobState(index, f"j{index}", 0.0, "t", 1, 10.0, 1.0, {}, 1.0)
+    if not waiting:
+        job.completion_s = 0.0
+    return job
 
 
 def test_shuffled_type_order_draws_as_rng_permutation() -> None:
@@ -65,18 +102,15 @@ def test_round_pairs_filter_the_waiting_pairs(num_jobs: int) -> None:
     and can_grant says whether the greedy pass over them grants anything."""
     rng = np.random.default_rng(num_jobs)
     for _ in range(50):
-        jobs = [
-            SimpleNamespace(placement=None if rng.random() < 0.6 else object(), completion_s=None)
-            for _ in range(num_jobs)
-        ]
+        jobs = [_job(i, waiting=rng.random() < 0.6) for i in range(num_jobs)]
         pos = rng.integers(0, num_jobs, 3 * num_jobs)
         cols = rng.integers(0, 3, pos.size)
         sfs = rng.choice([1.0, 2.0, 4.0], pos.size)
-        alive = [job.placement is None for job in jobs]
+        alive = [job.completion_s is None for job in jobs]
         keep = [i for i, p in enumerate(pos.tolist()) if alive[p]]
         free = rng.integers(0, 5, 3).tolist()
         for given in ((pos, cols, sfs), (pos.tolist(), cols.tolist(), sfs.tolist())):
-            round_pairs = RoundPairs(jobs, np.arange(num_jobs), *given)  # type: ignore[arg-type]
+            round_pairs = RoundPairs(jobs, np.arange(num_jobs), *given)
             _, _, live_pos, live_cols, live_sfs = round_pairs.waiting()
             assert live_pos == pos[keep].tolist()
             assert live_cols == cols[keep].tolist()
@@ -96,16 +130,12 @@ def test_registered_rows_match_the_vectorized_definitions() -> None:
         tput = rng.choice([0.0, 1.0, 2.0, 2.0, 3.5], (60, 3))
         sfs = rng.choice([1, 2, 4], 60)
         jobs = [
-            SimpleNamespace(
-                index=i,
-                steps_per_s={wt: tput[i, k] for k, wt in enumerate(TYPES) if tput[i, k] > 0},
-                scale_factor=int(sfs[i]),
-                priority_weight=1.0,
-            )
+            JobState(i, f"j{i}", 0.0, "t", int(sfs[i]), 10.0, 1.0,
+                     {wt: tput[i, k] for k, wt in enumerate(TYPES) if tput[i, k] > 0}, 1.0)
             for i in range(60)
-        ]
+        ]  # fmt: skip
         for start in range(0, 60, 7):  # jobs first seen a few at a time
-            book.rows(jobs[start : start + 7])  # type: ignore[arg-type]
+            book.rows(jobs[start : start + 7])
         fits = fit_mask(tput, sfs.astype(float), capacity)
         assert np.array_equal(book.fits[:60], fits)
         assert np.array_equal(book.speed_order[:60], np.argsort(-tput, axis=1, kind="stable"))

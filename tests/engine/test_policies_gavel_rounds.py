@@ -6,8 +6,6 @@ shortcuts (issue 11); each must give exactly what the plain rule gives.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -18,6 +16,7 @@ from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.lp import max_min_coefficients, solve_max_min
 from engine.policies.gavel.pairs import greedy_grants
 from engine.policies.gavel.rounds import RoundBook, priority_order
+from engine.state import JobState
 
 
 def _plain_greedy(
@@ -212,10 +211,11 @@ def test_round_pairs_can_grant_iff_the_greedy_pass_grants(
     """The mid-round shortcut skips the greedy pass only when that pass would grant nothing."""
     pos, cols, sfs, free = case
     jobs = [
-        SimpleNamespace(placement=None, completion_s=None) for _ in range(max(pos, default=-1) + 1)
+        JobState(i, f"j{i}", 0.0, "t", 1, 10.0, 1.0, {}, 1.0)
+        for i in range(max(pos, default=-1) + 1)
     ]
     pairs = rounds.RoundPairs(
-        jobs,  # type: ignore[arg-type]
+        jobs,
         np.arange(len(jobs)),
         np.array(pos, dtype=int),
         np.array(cols, dtype=int),

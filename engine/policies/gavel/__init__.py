@@ -4,6 +4,10 @@ with the LP programs, round scheduling and priority queues they share.
 Importing the package registers its policies.
 """
 
-from engine.registry import import_submodules
+from engine import native
+
+native.activate(__path__, __name__)  # compiled modules first, when built
+
+from engine.registry import import_submodules  # noqa: E402
 
 import_submodules(__name__, __path__)

@@ -56,7 +56,7 @@ from engine.policies.base import (
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
 from engine.policies.gavel.lp import HighsSolver, max_min_coefficients
-from engine.policies.gavel.pairs import RoundPairs, greedy_grants
+from engine.policies.gavel.pairs import RoundPairs, grant_pairs, greedy_grants
 from engine.policies.gavel.queues import GavelQueues
 from engine.policies.gavel.rounds import RoundBook, priority_pairs, round_pairs
 from engine.state import JobState
@@ -135,12 +135,12 @@ class GavelMaxMin(Policy):
         """Gavel's own mechanism (module docstring), at every round boundary."""
         assert self.queues is not None
         jobs = sorted([*state.waiting, *state.running], key=_BY_INDEX)
-        rows = self.book.rows(jobs)
+        self.book.register(jobs)  # jobs seen for the first time get their static rows
 
         def solve(active: list[JobState]) -> np.ndarray:
             return self._solve(state.now_s, active, self.book.rows(active))
 
-        return self.queues.decide(state.now_s, jobs, self.book.throughputs[rows], solve, rows)
+        return self.queues.decide(state.now_s, jobs, solve)
 
     def _new_round(self, state: SchedulerState) -> Allocation:
         """Round boundary: re-solve if due, then grant in priority order and count the round."""
@@ -267,20 +267,10 @@ class GavelMaxMin(Policy):
         ``jobs``), in that order; each adds ``round_fraction`` (1 at a boundary, else the part
         of the round left) to the job's rounds on that type. Equal grants are one object, so a
         job that keeps its GPUs gets back the very grant it holds."""
-        if not granted:
-            return {}
-        allocation: Allocation = {}
-        grants, rounds = self._grants, self.book.rounds
-        for i in granted:
-            job, col = jobs[pos[i]], cols[i]
-            rounds[job.index, col] += round_fraction
-            grant = grants.get((col, job.scale_factor))
-            if grant is None:
-                grant = grants[col, job.scale_factor] = Grant(
-                    self.worker_types[col], job.scale_factor
-                )
-            allocation[job.index] = grant
-        return allocation
+        return grant_pairs(
+            jobs, pos, cols, granted, round_fraction, self.book.rounds, self._grants,
+            self.worker_types,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)

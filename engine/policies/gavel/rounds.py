@@ -81,6 +81,11 @@ class RoundBook:
         grow("known", (size,), bool, False)
         grow("class_ids", (size,), int, 0)
 
+    def register(self, active: list[JobState]) -> None:
+        """Records the jobs of ``active`` (sorted by index) seen for the first time."""
+        if active and active[-1].index >= self._known_below:
+            self.rows(active)
+
     def rows(self, active: list[JobState]) -> np.ndarray:
         """(n,) row (= job index) of each active job; records jobs seen for the first time."""
         return self.rows_of([job.index for job in active], active)
@@ -209,8 +214,9 @@ def _priority_order_arrays(
 
 # Jobs up to which the priority order is ranked in Python lists. Measured on 4,402 orders of
 # the first 12,000 Philly jobs: lists 0.024 ms vs numpy 0.073 ms under 8 jobs, 0.057 vs 0.081
-# for 8-31, 0.21 vs 0.11 for 32-127 (issue 11).
-_LISTS_UP_TO = 16
+# for 8-31, 0.21 vs 0.11 for 32-127 (issue 11). Compiled (engine.native), on random books:
+# lists 13 / 24 / 32 / 41 us vs numpy 38 / 39 / 41 / 39 us at 8 / 16 / 24 / 32 jobs.
+_LISTS_UP_TO = 24
 _RANK_KEY = itemgetter(0, 1)
 
 
