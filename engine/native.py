@@ -28,11 +28,18 @@ MODULES = (
     "engine/state.py",
     "engine/cluster.py",
     "engine/recorder.py",
+    "engine/segments.py",
     "engine/rates.py",
     "engine/simulator.py",
     "engine/micro_tasks.py",
     "engine/allocation/validation.py",
     "engine/placement/consolidated.py",
+    "engine/topology.py",
+    "engine/jobs.py",
+    "engine/network.py",
+    "engine/allocation/layout.py",
+    "engine/placement/base.py",
+    "engine/placement/first_fit.py",
 )
 """Repository-relative paths of the compiled modules: the engine core that every policy's
 event loop runs through (profiled on the full Philly trace, November 2026). A module compiled

@@ -472,7 +472,7 @@ class Simulation:
         isolated_s = isolated_run_s(self.jobs, self.cluster.capacity)
         total_gpus = sum(self.cluster.capacity.values())
         jobs = jobs_table(self.jobs, isolated_s, self.area_at_end, total_gpus)
-        segments = self.recorder.segments_table()
+        segments = self.recorder.segments_table([job.job_id for job in self.jobs])
         utilization = self.recorder.utilization_table()
         return SimulationResult(
             policy=self.spec.display_name,

@@ -21,6 +21,7 @@ bottleneck is its worst link (shared/docs/schedulers.md, "Communication").
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable
 
 import networkx as nx
@@ -65,6 +66,8 @@ class Topology:
         self.graph = nx.Graph()
         self.capacity_gbps: dict[str, float] = {}
         self._links_cache: dict[tuple[int, ...], tuple[str, ...]] = {}
+        self._free_gbps: dict[str, float] = {}  # link -> capacity less the background load
+        self._episodes: dict[str, tuple[CongestionEpisode, ...]] = {}  # link -> those hitting it
         self.graph.add_node(CORE, kind="core")
         for node in self.layout.nodes:
             self._add_node(node.node, node.worker_type, node.num_gpus, node.rack)
@@ -126,9 +129,13 @@ class Topology:
 
     def congestion_factor(self, link: str, now_s: float) -> float:
         """Largest bandwidth divisor in force on ``link`` at ``now_s`` (1 when none)."""
+        episodes = self._episodes.get(link)
+        if episodes is None:  # which episodes hit a link does not change with time
+            episodes = tuple(e for e in self.net.congestion if self.hits(e, link))
+            self._episodes[link] = episodes
         factor = 1.0
-        for episode in self.net.congestion:
-            if episode.start_s <= now_s < episode.end_s and self.hits(episode, link):
+        for episode in episodes:
+            if episode.start_s <= now_s < episode.end_s:
                 factor = max(factor, episode.factor)
         return factor
 
@@ -141,7 +148,9 @@ class Topology:
 
     def link_share_gbps(self, link: str, sharers: int, now_s: float) -> float:
         """Bandwidth one of ``sharers`` jobs gets on ``link`` at ``now_s`` (Gb/s)."""
-        free = self.capacity_gbps[link] * (1 - self.net.background_load)
+        free = self._free_gbps.get(link)
+        if free is None:
+            free = self._free_gbps[link] = self.capacity_gbps[link] * (1 - self.net.background_load)
         share = free / max(1, sharers)
         if link.startswith("uplink:"):
             share = min(share, self.net.cross_rack_gbps)
@@ -182,15 +191,16 @@ class LinkLoad:
 
     def bandwidth_gbps(self, job: int, now_s: float) -> float:
         """The job's bottleneck bandwidth (Gb/s): its worst share over the links it crosses."""
-        return min(
-            (
-                self.topology.link_share_gbps(
-                    link, len(self.jobs_on[link]) if self.share else 1, now_s
-                )
-                for link in self.links.get(job, ())
-            ),
-            default=self.topology.net.intra_node_gbps,
-        )
+        links = self.links.get(job, ())
+        if not links:
+            return self.topology.net.intra_node_gbps
+        share, jobs_on, link_share_gbps = self.share, self.jobs_on, self.topology.link_share_gbps
+        worst = math.inf
+        for link in links:  # min() over the shares, first of equals (they are equal floats)
+            gbps = link_share_gbps(link, len(jobs_on[link]) if share else 1, now_s)
+            if gbps < worst:
+                worst = gbps
+        return worst
 
     def busy_links(self) -> dict[str, int]:
         """Link id -> number of jobs crossing it now (links with none are left out)."""
