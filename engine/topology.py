@@ -1,8 +1,9 @@
 """The cluster's network as a graph: GPUs, nodes, rack switches, the core, and their links.
 
-Built with networkx from the GPU mix and the network settings. Vertices are ``"core"``,
-``"tor:<rack>"`` (a rack's top-of-rack switch), ``"n<i>"`` (a node, numbered in GPU-mix order) and
-``"n<i>/g<j>"`` (its GPUs). Every edge carries ``link`` (an id), ``kind`` and ``capacity_gbps``:
+Built with networkx (on first use of ``graph``) from the GPU mix and the network settings.
+Vertices are ``"core"``, ``"tor:<rack>"`` (a rack's top-of-rack switch), ``"n<i>"`` (a node,
+numbered in GPU-mix order) and ``"n<i>/g<j>"`` (its GPUs). Every edge carries ``link`` (an
+id), ``kind`` and ``capacity_gbps``:
 
 - GPU - node, kind ``"gpu"``: ``intra_node_gbps`` (NVLink/PCIe class; never shared).
 - node - rack switch, kind ``"node"``, id ``"node:n<i>"``: the node's NIC, ``intra_rack_gbps``.
@@ -23,8 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Iterable
-
-import networkx as nx
+from typing import Any
 
 from engine.allocation.layout import NodeLayout
 from engine.config import ClusterSpec, CongestionEpisode, NetworkConfig
@@ -63,34 +63,49 @@ class Topology:
         self.net = net
         self.layout = cluster if isinstance(cluster, NodeLayout) else NodeLayout.of(cluster)
         self.node_rack = self.layout.node_rack
-        self.graph = nx.Graph()
         self.capacity_gbps: dict[str, float] = {}
+        self._graph: Any = None  # built on first use: the engine reads only the link ids
         self._links_cache: dict[tuple[int, ...], tuple[str, ...]] = {}
         self._free_gbps: dict[str, float] = {}  # link -> capacity less the background load
         self._episodes: dict[str, tuple[CongestionEpisode, ...]] = {}  # link -> those hitting it
-        self.graph.add_node(CORE, kind="core")
         for node in self.layout.nodes:
-            self._add_node(node.node, node.worker_type, node.num_gpus, node.rack)
+            self.capacity_gbps[node_link(node.node)] = net.intra_rack_gbps
         for rack in self.layout.racks:
-            nodes_in_rack = self.node_rack.count(rack)
-            capacity = nodes_in_rack * net.intra_rack_gbps / net.uplink_oversubscription
-            self._add_link(tor(rack), CORE, uplink(rack), "uplink", capacity)
+            self.capacity_gbps[uplink(rack)] = self._uplink_gbps(rack)
+
+    def _uplink_gbps(self, rack: str) -> float:
+        nodes_in_rack = self.node_rack.count(rack)
+        return nodes_in_rack * self.net.intra_rack_gbps / self.net.uplink_oversubscription
+
+    @property
+    def graph(self) -> Any:
+        """The networkx graph (module docstring), built on first access: a run only needs
+        :attr:`capacity_gbps` and the ring links, read off the tree without it."""
+        if self._graph is None:
+            import networkx as nx  # only the dashboard and the tests draw on the graph
+
+            self._graph = nx.Graph()
+            self._graph.add_node(CORE, kind="core")
+            for node in self.layout.nodes:
+                self._add_node(node.node, node.worker_type, node.num_gpus, node.rack)
+            for rack in self.layout.racks:
+                self._add_link(tor(rack), CORE, uplink(rack), "uplink", self._uplink_gbps(rack))
+        return self._graph
 
     def _add_node(self, index: int, worker_type: str, gpus: int, rack: str) -> None:
         name = f"n{index}"
-        self.graph.add_node(name, kind="node", worker_type=worker_type, rack=rack)
-        self.graph.add_node(tor(rack), kind="rack", rack=rack)
+        self._graph.add_node(name, kind="node", worker_type=worker_type, rack=rack)
+        self._graph.add_node(tor(rack), kind="rack", rack=rack)
         self._add_link(name, tor(rack), node_link(index), "node", self.net.intra_rack_gbps)
         for gpu in range(gpus):
-            self.graph.add_node(f"{name}/g{gpu}", kind="gpu", worker_type=worker_type)
-            self.graph.add_edge(
+            self._graph.add_node(f"{name}/g{gpu}", kind="gpu", worker_type=worker_type)
+            self._graph.add_edge(
                 f"{name}/g{gpu}", name, link=f"gpu:{name}/g{gpu}", kind="gpu",
                 capacity_gbps=self.net.intra_node_gbps,
             )  # fmt: skip
 
     def _add_link(self, a: str, b: str, link: str, kind: str, capacity_gbps: float) -> None:
-        self.graph.add_edge(a, b, link=link, kind=kind, capacity_gbps=capacity_gbps)
-        self.capacity_gbps[link] = capacity_gbps
+        self._graph.add_edge(a, b, link=link, kind=kind, capacity_gbps=capacity_gbps)
 
     def links_of(self, nodes: Iterable[int]) -> tuple[str, ...]:
         """Inter-node link ids a ring over ``nodes`` crosses (empty for one node), sorted."""
@@ -120,6 +135,8 @@ class Topology:
 
     def graph_ring_links(self, nodes: tuple[int, ...]) -> tuple[str, ...]:
         """:meth:`links_of` computed on the graph with networkx's shortest paths (for tests)."""
+        import networkx as nx
+
         ring = sorted(set(nodes), key=lambda n: (self.node_rack[n], n))
         links: set[str] = set()
         for a, b in itertools.pairwise([*ring, ring[0]] if len(ring) > 1 else []):
