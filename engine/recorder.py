@@ -7,7 +7,7 @@ import pandas as pd
 
 from engine.cluster import Placement
 from engine.results import JOB_RESULT_COLUMNS, UTILIZATION_COLUMNS
-from engine.segments import Segments
+from engine.segments import Segments, text_column
 from engine.state import JobState
 
 
@@ -130,14 +130,15 @@ def jobs_table(
         share = in_system * scale_factor / total_gpus
         isolated = np.asarray(isolated_s, dtype=float) * np.where(share > 1.0, share, 1.0)
         columns = (
-            [job.job_id for job in jobs], arrival, [job.job_type for job in jobs], scale_factor,
+            text_column([job.job_id for job in jobs]), arrival,
+            text_column([job.job_type for job in jobs]), scale_factor,
             _column(jobs, "total_steps"), _column(jobs, "priority_weight"), first, completion,
             jct, first - arrival, held, np.array([job.num_preemptions for job in jobs], np.int64),
             np.where(productive > 0, _column(jobs, "comm_s") / productive, 0.0), attained,
             _column(jobs, "attained_service_ref_gpu_s"),
             np.where(held <= 0, 0.0, attained / (held * scale_factor)),  # held per requested
             isolated, jct / isolated, _column(jobs, "network_sensitivity"),
-            _column(jobs, "consolidation_wait_s"), [_last_type(job) for job in jobs],
+            _column(jobs, "consolidation_wait_s"), text_column([_last_type(job) for job in jobs]),
         )  # fmt: skip
     return pd.DataFrame(dict(zip(JOB_RESULT_COLUMNS, columns, strict=True)))
 
