@@ -60,8 +60,8 @@ class Segments:
     def table(self, job_ids: list[str]) -> pd.DataFrame:
         """The ``segments`` table; ``job_ids`` by job index. The same values and dtypes as a
         DataFrame built from the rows as tuples (empty: pandas' own empty frame)."""
-        if not self.job:
-            return pd.DataFrame([], columns=list(SEGMENT_COLUMNS))
+        if not self.job:  # a copy of pandas' own empty frame, built once (1 ms each time)
+            return _empty().copy()
         lanes = list(self.lanes)  # in code order
         lane = np.array(self.lane, dtype=np.int64)
         columns: dict[str, Any] = {
@@ -83,6 +83,16 @@ class Segments:
 _LANE_COLUMNS = (
     "worker_type", "num_gpus", "nodes", "racks", "level", "lane", "combine", "node_gpus",
 )  # fmt: skip
+
+
+def _empty() -> pd.DataFrame:
+    global _EMPTY
+    if _EMPTY is None:
+        _EMPTY = pd.DataFrame([], columns=list(SEGMENT_COLUMNS))
+    return _EMPTY
+
+
+_EMPTY: pd.DataFrame | None = None
 
 
 def _text(vocabulary: list[str], codes: np.ndarray) -> Any:

@@ -315,9 +315,8 @@ class Simulation:
         return int(self.now_s // self.round_s)
 
     def _preempt_ungranted(self, allocation: Allocation) -> None:
-        granted = allocation.get
         changed = [(job, grant) for job in self.running.values()
-                   if (grant := granted(job.index)) is not job.grant
+                   if (grant := allocation.get(job.index)) is not job.grant
                    and grant != job.grant]  # fmt: skip
         for job, grant in changed:
             job.sync(self.now_s)
