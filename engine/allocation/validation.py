@@ -52,8 +52,10 @@ def validate_allocation(
             validate_parts(job, grant, matrix, granted, pinned, policy)
             continue
         worker_type, num_gpus = grant.worker_type, grant.num_gpus
-        if grant is not job.grant and grant != job.grant and (
-            num_gpus < 1 or not gang_fits(job, worker_type, num_gpus, matrix)
+        if (
+            grant is not job.grant
+            and grant != job.grant
+            and (num_gpus < 1 or not gang_fits(job, worker_type, num_gpus, matrix))
         ):
             raise unusable(job, worker_type, num_gpus, policy)
         if worker_type in granted:
