@@ -333,7 +333,7 @@ class Simulation:
                                self.num_decisions)  # fmt: skip
 
     def _start_all(self, allocation: Allocation, strict: bool) -> None:
-        jobs, running, place = self.jobs, self.running, self.cluster.place
+        jobs, running, cluster = self.jobs, self.running, self.cluster
         for index, grant in allocation.items():
             if index in running:  # (a completed job has left ``running``)
                 if strict and not self.preemptive:
@@ -347,9 +347,9 @@ class Simulation:
             if index not in self.waiting:
                 raise AllocationError(f"{self.spec.name}: job {job.job_id} is not in the system")
             if grant.parts or grant.combine != "gang":
-                placement = self.cluster.place_parts(grant.pieces(), grant.combine)
-            else:
-                placement = place(grant.worker_type, grant.num_gpus)
+                placement = cluster.place_parts(grant.pieces(), grant.combine)
+            else:  # a method call on the cluster, not a bound method (compiled: a C call)
+                placement = cluster.place(grant.worker_type, grant.num_gpus)
             if placement is None:
                 if strict:
                     raise AllocationError(

@@ -109,6 +109,10 @@ class Topology:
 
     def links_of(self, nodes: Iterable[int]) -> tuple[str, ...]:
         """Inter-node link ids a ring over ``nodes`` crosses (empty for one node), sorted."""
+        if isinstance(nodes, tuple):  # a placement's nodes: ascending and distinct already
+            known = self._links_cache.get(nodes)  # (keys are sorted and distinct)
+            if known is not None:
+                return known
         key = tuple(sorted(set(nodes)))
         cached = self._links_cache.get(key)
         if cached is None:
@@ -211,10 +215,10 @@ class LinkLoad:
         links = self.links.get(job, ())
         if not links:
             return self.topology.net.intra_node_gbps
-        share, jobs_on, link_share_gbps = self.share, self.jobs_on, self.topology.link_share_gbps
+        share, jobs_on, topology = self.share, self.jobs_on, self.topology
         worst = math.inf
         for link in links:  # min() over the shares, first of equals (they are equal floats)
-            gbps = link_share_gbps(link, len(jobs_on[link]) if share else 1, now_s)
+            gbps = topology.link_share_gbps(link, len(jobs_on[link]) if share else 1, now_s)
             if gbps < worst:
                 worst = gbps
         return worst
