@@ -35,6 +35,7 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 
 class Metric(NamedTuple):
@@ -97,61 +98,125 @@ def utilization_by_type(utilization: pd.DataFrame, end_s: float) -> pd.Series:
 
 
 def _busy_gpu_s(rows: pd.DataFrame, end_s: float) -> float:
-    times = np.minimum(rows["time_s"].to_numpy(dtype=float), end_s)
+    return _busy_of(rows["time_s"].to_numpy(dtype=float), rows["busy_gpus"], end_s)
+
+
+def _busy_of(time_s: np.ndarray, busy_gpus: ArrayLike, end_s: float) -> float:
+    """Busy GPU-seconds of one worker type's step function (rows in time order) up to end_s."""
+    times = np.minimum(time_s, end_s)
     widths = np.diff(np.append(times, end_s))
-    return float(np.sum(widths * rows["busy_gpus"].to_numpy(dtype=float)))
+    return float(np.sum(widths * np.asarray(busy_gpus, dtype=float)))
 
 
 def active_span_s(jobs: pd.DataFrame) -> float:
     """Length (s) of the union of the jobs' [arrival_s, completion_s] intervals: the time during
     which at least one job is waiting or running. Jobs without a completion are left out."""
-    done = jobs.dropna(subset=["completion_s"]).sort_values("arrival_s")
+    return _active_span(
+        jobs["arrival_s"].to_numpy(dtype=float), jobs["completion_s"].to_numpy(dtype=float)
+    )
+
+
+def _active_span(arrival_s: np.ndarray, completion_s: np.ndarray) -> float:
+    """The union's length; np.float64 when any job completed (``utilization_active`` keeps the
+    type it always had)."""
+    done = ~np.isnan(completion_s)
+    starts, ends = arrival_s[done], completion_s[done]
+    order = np.argsort(starts, kind="quicksort")  # pandas' sort_values: the same tie order
     total, reach = 0.0, -np.inf
-    starts, ends = done["arrival_s"].to_numpy(float), done["completion_s"].to_numpy(float)
-    for start, end in zip(starts, ends, strict=True):
+    for start, end in zip(starts[order].tolist(), ends[order].tolist(), strict=True):
         if end <= reach:
             continue
         total += end - max(start, reach)
         reach = end
-    return total
+    return np.float64(total) if starts.size else total  # the type the numpy loop gave
 
 
 def summarize(jobs: pd.DataFrame, utilization: pd.DataFrame) -> dict[str, float]:
-    """The summary metrics of one run (keys: :data:`METRICS`)."""
-    done = jobs.dropna(subset=["completion_s"])
-    jct = done["jct_s"].to_numpy(dtype=float)
-    end_s = float(done["completion_s"].max()) if len(done) else 0.0
-    start_s = float(jobs["arrival_s"].min()) if len(jobs) else 0.0
-    capacity = utilization.groupby("worker_type")["capacity_gpus"].first()
-    busy = sum(
-        _busy_gpu_s(rows, end_s) for _, rows in utilization.groupby("worker_type", sort=True)
-    )
+    """The summary metrics of one run (keys: :data:`METRICS`).
+
+    Computed on the tables' numpy columns with the reductions pandas uses (NaN skipped as in
+    ``Series.mean``/``max``/``sum``), without a pandas round trip per metric: the same floats,
+    a fraction of the fixed cost of a small run."""
+    column = {name: jobs[name].to_numpy() for name in _SUMMARY_COLUMNS if name in jobs}
+    completion = column["completion_s"].astype(float)
+    done = ~np.isnan(completion)
+    jct = column["jct_s"].astype(float)[done]
+    end_s = float(completion[done].max()) if jct.size else 0.0
+    arrival = column["arrival_s"].astype(float)
+    start_s = float(arrival.min()) if arrival.size else 0.0
+    busy, capacity_gpus, num_types = _busy_and_capacity(utilization, end_s)
     span_s = max(end_s - start_s, 1e-9)
     quantile = (lambda q: float(np.quantile(jct, q))) if jct.size else (lambda q: float("nan"))
+    ftf_rho = column["ftf_rho"].astype(float)[done]
+    wait = column.get("consolidation_wait_s")
     return {
         "jct_mean_s": float(jct.mean()) if jct.size else float("nan"),
         "jct_median_s": quantile(0.5),
         "jct_p95_s": quantile(0.95),
         "jct_p99_s": quantile(0.99),
         "makespan_s": end_s - start_s,
-        "queueing_delay_mean_s": float(done["queueing_delay_s"].mean()),
+        "queueing_delay_mean_s": _mean(column["queueing_delay_s"][done]),
         "utilization_active": (
-            busy / (float(capacity.sum()) * max(active_span_s(jobs), 1e-9))
-            if len(capacity)
+            busy / (capacity_gpus * max(_active_span(arrival, completion), 1e-9))
+            if num_types
             else 0.0
         ),
-        "utilization_mean": busy / (float(capacity.sum()) * span_s) if len(capacity) else 0.0,
-        "ftf_rho_mean": float(done["ftf_rho"].mean()),
-        "ftf_rho_max": float(done["ftf_rho"].max()),
-        "jain_index": jain_index(1.0 / done["ftf_rho"].to_numpy(dtype=float)),
-        "comm_overhead_mean": float(done["comm_overhead"].mean()),
-        "consolidation_wait_mean_s": float(
-            done.get("consolidation_wait_s", pd.Series([0.0])).mean()
-        ),
-        "gpu_hours_used": float(jobs["attained_service_gpu_s"].sum()) / 3600,
-        "preemptions_total": float(jobs["num_preemptions"].sum()),
-        "jobs_completed": float(len(done)),
+        "utilization_mean": busy / (capacity_gpus * span_s) if num_types else 0.0,
+        "ftf_rho_mean": _mean(ftf_rho),
+        "ftf_rho_max": float(np.nanmax(ftf_rho)) if (ftf_rho == ftf_rho).any() else float("nan"),
+        "jain_index": jain_index(1.0 / ftf_rho),
+        "comm_overhead_mean": _mean(column["comm_overhead"][done]),
+        "consolidation_wait_mean_s": _mean(np.zeros(1) if wait is None else wait[done]),
+        "gpu_hours_used": _sum(column["attained_service_gpu_s"]) / 3600,
+        "preemptions_total": _sum(column["num_preemptions"]),
+        "jobs_completed": float(jct.size),
     }
+
+
+_SUMMARY_COLUMNS = (
+    "arrival_s", "completion_s", "jct_s", "queueing_delay_s", "ftf_rho", "comm_overhead",
+    "consolidation_wait_s", "attained_service_gpu_s", "num_preemptions",
+)  # fmt: skip
+
+
+def _busy_and_capacity(utilization: pd.DataFrame, end_s: float) -> tuple[float, float, int]:
+    """Busy GPU-seconds up to end_s summed over worker types (sorted, as groupby does), the
+    total capacity (each type's first row) and the number of worker types."""
+    worker_type = utilization["worker_type"].to_numpy()
+    if not worker_type.size:
+        return 0, 0.0, 0
+    time_s = utilization["time_s"].to_numpy(dtype=float)
+    busy_gpus = utilization["busy_gpus"].to_numpy()
+    capacity = utilization["capacity_gpus"].to_numpy()
+    busy: float = 0  # an int 0 when there are no types, as sum() of nothing gave
+    capacity_gpus = 0
+    names = sorted(set(worker_type.tolist()))
+    for name in names:
+        rows = worker_type == name
+        busy += _busy_of(time_s[rows], busy_gpus[rows], end_s)
+        capacity_gpus += capacity[rows][0]
+    return busy, float(capacity_gpus), len(names)
+
+
+def _mean(values: np.ndarray) -> float:
+    """``Series.mean()`` of a float column: NaN skipped (summed as 0), NaN when none is left."""
+    values = np.asarray(values, dtype=float)
+    missing = np.isnan(values)
+    count = values.size - int(missing.sum())
+    if count == 0:
+        return float("nan")
+    if missing.any():
+        values = np.where(missing, 0.0, values)
+    return float(values.sum(dtype=np.float64) / count)
+
+
+def _sum(values: np.ndarray) -> float:
+    """``Series.sum()`` of a float column: NaN skipped."""
+    values = np.asarray(values, dtype=float)
+    missing = np.isnan(values)
+    if missing.any():
+        values = np.where(missing, 0.0, values)
+    return float(values.sum(dtype=np.float64))
 
 
 def jct_cdf(jobs: pd.DataFrame) -> pd.DataFrame:

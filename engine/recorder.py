@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 
 from engine.cluster import Placement
-from engine.results import JOB_RESULT_COLUMNS, SEGMENT_COLUMNS, UTILIZATION_COLUMNS
+from engine.results import JOB_RESULT_COLUMNS, UTILIZATION_COLUMNS
+from engine.segments import Segments, text_column
 from engine.state import JobState
 
 
@@ -15,38 +16,37 @@ class Recorder:
 
     def __init__(self, capacity: dict[str, int]) -> None:
         self.capacity = capacity
-        self.segments: list[tuple[object, ...]] = []
+        self.segments = Segments()
         self.util_rows: list[tuple[float, str, int]] = []
         self._last_busy: dict[str, int] = {}
         self.keep_segments = True  # False: close_segment records nothing (summary-only runs)
-        self._one_node_names: dict[tuple[int, int], tuple[str, str]] = {}
+        self._one_node_lanes: dict[tuple[object, ...], int] = {}
 
     def close_segment(self, job: JobState, placement: Placement, now_s: float, reason: str) -> None:
         """One row per lane of the placement (:func:`lanes`)."""
         if not self.keep_segments:
             return
         restore_s = max(0.0, min(job.restore_until_s, now_s) - job.segment_start_s)
+        segments = self.segments
         if len(placement.nodes) == 1:  # the common case, without building lanes
-            key = (placement.nodes[0], placement.counts[0])
-            names = self._one_node_names.get(key)
-            if names is None:  # the row's nodes and node_gpus text, made once per key
-                names = self._one_node_names[key] = (f"n{key[0]}", str(key[1]))
-            self.segments.append(
-                (
-                    job.job_id, job.segment_start_s, now_s, restore_s, placement.worker_type,
-                    placement.num_gpus, names[0], placement.racks[0],
-                    placement.level, reason, 0, placement.combine, names[1],
-                )
-            )  # fmt: skip
+            node, count = placement.nodes[0], placement.counts[0]
+            key = (node, count, placement.worker_type, placement.num_gpus, placement.racks[0],
+                   placement.level, placement.combine)  # fmt: skip
+            code = self._one_node_lanes.get(key)
+            if code is None:  # the row's text, made once per key
+                code = self._one_node_lanes[key] = segments.lane_code(
+                    (placement.worker_type, placement.num_gpus, f"n{node}", placement.racks[0],
+                     placement.level, 0, placement.combine, str(count))
+                )  # fmt: skip
+            segments.add(job.index, job.segment_start_s, now_s, restore_s, reason, code)
             return
         for lane, (worker_type, nodes, counts) in enumerate(lanes(placement)):
-            self.segments.append(
-                (
-                    job.job_id, job.segment_start_s, now_s, restore_s, worker_type, sum(counts),
-                    ",".join(f"n{n}" for n in nodes), ",".join(placement.racks), placement.level,
-                    reason, lane, placement.combine, ",".join(str(c) for c in counts),
-                )
+            code = segments.lane_code(
+                (worker_type, sum(counts), ",".join(f"n{n}" for n in nodes),
+                 ",".join(placement.racks), placement.level, lane, placement.combine,
+                 ",".join(str(c) for c in counts))
             )  # fmt: skip
+            segments.add(job.index, job.segment_start_s, now_s, restore_s, reason, code)
 
     def utilization(self, now_s: float, free_gpus: dict[str, int]) -> None:
         """Records busy GPUs per worker type if they changed since the last record."""
@@ -56,10 +56,44 @@ class Recorder:
                 self._last_busy[worker_type] = busy
                 self.util_rows.append((now_s, worker_type, busy))
 
-    def segments_table(self) -> pd.DataFrame:
-        return pd.DataFrame(self.segments, columns=list(SEGMENT_COLUMNS))
+    def segments_table(self, job_ids: list[str]) -> pd.DataFrame:
+        """The ``segments`` table (:mod:`engine.results`); ``job_ids`` by job index."""
+        return self.segments.table(job_ids)
 
     def utilization_table(self) -> pd.DataFrame:
+        """The utilization step functions (:mod:`engine.results`): rows by worker type, then
+        time; of several rows of one type at one time, the last. Built from per-type lists
+        (rows arrive in time order), not by a pandas dedupe, map and sort."""
+        if not self.util_rows:  # the empty frame's dtypes are pandas' own
+            return self._utilization_frame()
+        by_type: dict[str, tuple[list[float], list[int]]] = {}
+        for now_s, worker_type, busy in self.util_rows:
+            times, busy_gpus = by_type.setdefault(worker_type, ([], []))
+            if times and times[-1] >= now_s:
+                if times[-1] > now_s:  # out of time order: never from the engine's clock
+                    return self._utilization_frame()
+                busy_gpus[-1] = busy
+                continue
+            times.append(now_s)
+            busy_gpus.append(busy)
+        names = sorted(by_type)
+        time_s = [t for name in names for t in by_type[name][0]]
+        busy_column = np.array([b for name in names for b in by_type[name][1]], dtype=np.int64)
+        capacity = np.repeat(
+            np.array([self.capacity[name] for name in names], dtype=np.int64),
+            [len(by_type[name][0]) for name in names],
+        )
+        columns = {
+            "time_s": np.array(time_s, dtype=float),
+            "worker_type": [name for name in names for _ in by_type[name][0]],
+            "busy_gpus": busy_column,
+            "capacity_gpus": capacity,
+            "utilization": busy_column / capacity,
+        }
+        return pd.DataFrame(columns, columns=list(UTILIZATION_COLUMNS))
+
+    def _utilization_frame(self) -> pd.DataFrame:
+        """:meth:`utilization_table` with pandas, for rows in any order."""
         frame = pd.DataFrame(self.util_rows, columns=["time_s", "worker_type", "busy_gpus"])
         frame = frame.drop_duplicates(["time_s", "worker_type"], keep="last")
         frame["capacity_gpus"] = frame["worker_type"].map(self.capacity).astype(int)
@@ -96,14 +130,15 @@ def jobs_table(
         share = in_system * scale_factor / total_gpus
         isolated = np.asarray(isolated_s, dtype=float) * np.where(share > 1.0, share, 1.0)
         columns = (
-            [job.job_id for job in jobs], arrival, [job.job_type for job in jobs], scale_factor,
+            text_column([job.job_id for job in jobs]), arrival,
+            text_column([job.job_type for job in jobs]), scale_factor,
             _column(jobs, "total_steps"), _column(jobs, "priority_weight"), first, completion,
             jct, first - arrival, held, np.array([job.num_preemptions for job in jobs], np.int64),
             np.where(productive > 0, _column(jobs, "comm_s") / productive, 0.0), attained,
             _column(jobs, "attained_service_ref_gpu_s"),
             np.where(held <= 0, 0.0, attained / (held * scale_factor)),  # held per requested
             isolated, jct / isolated, _column(jobs, "network_sensitivity"),
-            _column(jobs, "consolidation_wait_s"), [_last_type(job) for job in jobs],
+            _column(jobs, "consolidation_wait_s"), text_column([_last_type(job) for job in jobs]),
         )  # fmt: skip
     return pd.DataFrame(dict(zip(JOB_RESULT_COLUMNS, columns, strict=True)))
 

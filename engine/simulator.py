@@ -315,9 +315,8 @@ class Simulation:
         return int(self.now_s // self.round_s)
 
     def _preempt_ungranted(self, allocation: Allocation) -> None:
-        granted = allocation.get
         changed = [(job, grant) for job in self.running.values()
-                   if (grant := granted(job.index)) is not job.grant
+                   if (grant := allocation.get(job.index)) is not job.grant
                    and grant != job.grant]  # fmt: skip
         for job, grant in changed:
             job.sync(self.now_s)
@@ -334,7 +333,7 @@ class Simulation:
                                self.num_decisions)  # fmt: skip
 
     def _start_all(self, allocation: Allocation, strict: bool) -> None:
-        jobs, running, place = self.jobs, self.running, self.cluster.place
+        jobs, running, cluster = self.jobs, self.running, self.cluster
         for index, grant in allocation.items():
             if index in running:  # (a completed job has left ``running``)
                 if strict and not self.preemptive:
@@ -348,9 +347,9 @@ class Simulation:
             if index not in self.waiting:
                 raise AllocationError(f"{self.spec.name}: job {job.job_id} is not in the system")
             if grant.parts or grant.combine != "gang":
-                placement = self.cluster.place_parts(grant.pieces(), grant.combine)
-            else:
-                placement = place(grant.worker_type, grant.num_gpus)
+                placement = cluster.place_parts(grant.pieces(), grant.combine)
+            else:  # a method call on the cluster, not a bound method (compiled: a C call)
+                placement = cluster.place(grant.worker_type, grant.num_gpus)
             if placement is None:
                 if strict:
                     raise AllocationError(
@@ -472,7 +471,7 @@ class Simulation:
         isolated_s = isolated_run_s(self.jobs, self.cluster.capacity)
         total_gpus = sum(self.cluster.capacity.values())
         jobs = jobs_table(self.jobs, isolated_s, self.area_at_end, total_gpus)
-        segments = self.recorder.segments_table()
+        segments = self.recorder.segments_table([job.job_id for job in self.jobs])
         utilization = self.recorder.utilization_table()
         return SimulationResult(
             policy=self.spec.display_name,

@@ -1,8 +1,9 @@
 """The cluster's network as a graph: GPUs, nodes, rack switches, the core, and their links.
 
-Built with networkx from the GPU mix and the network settings. Vertices are ``"core"``,
-``"tor:<rack>"`` (a rack's top-of-rack switch), ``"n<i>"`` (a node, numbered in GPU-mix order) and
-``"n<i>/g<j>"`` (its GPUs). Every edge carries ``link`` (an id), ``kind`` and ``capacity_gbps``:
+Built with networkx (on first use of ``graph``) from the GPU mix and the network settings.
+Vertices are ``"core"``, ``"tor:<rack>"`` (a rack's top-of-rack switch), ``"n<i>"`` (a node,
+numbered in GPU-mix order) and ``"n<i>/g<j>"`` (its GPUs). Every edge carries ``link`` (an
+id), ``kind`` and ``capacity_gbps``:
 
 - GPU - node, kind ``"gpu"``: ``intra_node_gbps`` (NVLink/PCIe class; never shared).
 - node - rack switch, kind ``"node"``, id ``"node:n<i>"``: the node's NIC, ``intra_rack_gbps``.
@@ -21,9 +22,9 @@ bottleneck is its worst link (shared/docs/schedulers.md, "Communication").
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable
-
-import networkx as nx
+from typing import Any
 
 from engine.allocation.layout import NodeLayout
 from engine.config import ClusterSpec, CongestionEpisode, NetworkConfig
@@ -62,35 +63,56 @@ class Topology:
         self.net = net
         self.layout = cluster if isinstance(cluster, NodeLayout) else NodeLayout.of(cluster)
         self.node_rack = self.layout.node_rack
-        self.graph = nx.Graph()
         self.capacity_gbps: dict[str, float] = {}
+        self._graph: Any = None  # built on first use: the engine reads only the link ids
         self._links_cache: dict[tuple[int, ...], tuple[str, ...]] = {}
-        self.graph.add_node(CORE, kind="core")
+        self._free_gbps: dict[str, float] = {}  # link -> capacity less the background load
+        self._episodes: dict[str, tuple[CongestionEpisode, ...]] = {}  # link -> those hitting it
         for node in self.layout.nodes:
-            self._add_node(node.node, node.worker_type, node.num_gpus, node.rack)
+            self.capacity_gbps[node_link(node.node)] = net.intra_rack_gbps
         for rack in self.layout.racks:
-            nodes_in_rack = self.node_rack.count(rack)
-            capacity = nodes_in_rack * net.intra_rack_gbps / net.uplink_oversubscription
-            self._add_link(tor(rack), CORE, uplink(rack), "uplink", capacity)
+            self.capacity_gbps[uplink(rack)] = self._uplink_gbps(rack)
+
+    def _uplink_gbps(self, rack: str) -> float:
+        nodes_in_rack = self.node_rack.count(rack)
+        return nodes_in_rack * self.net.intra_rack_gbps / self.net.uplink_oversubscription
+
+    @property
+    def graph(self) -> Any:
+        """The networkx graph (module docstring), built on first access: a run only needs
+        :attr:`capacity_gbps` and the ring links, read off the tree without it."""
+        if self._graph is None:
+            import networkx as nx  # only the dashboard and the tests draw on the graph
+
+            self._graph = nx.Graph()
+            self._graph.add_node(CORE, kind="core")
+            for node in self.layout.nodes:
+                self._add_node(node.node, node.worker_type, node.num_gpus, node.rack)
+            for rack in self.layout.racks:
+                self._add_link(tor(rack), CORE, uplink(rack), "uplink", self._uplink_gbps(rack))
+        return self._graph
 
     def _add_node(self, index: int, worker_type: str, gpus: int, rack: str) -> None:
         name = f"n{index}"
-        self.graph.add_node(name, kind="node", worker_type=worker_type, rack=rack)
-        self.graph.add_node(tor(rack), kind="rack", rack=rack)
+        self._graph.add_node(name, kind="node", worker_type=worker_type, rack=rack)
+        self._graph.add_node(tor(rack), kind="rack", rack=rack)
         self._add_link(name, tor(rack), node_link(index), "node", self.net.intra_rack_gbps)
         for gpu in range(gpus):
-            self.graph.add_node(f"{name}/g{gpu}", kind="gpu", worker_type=worker_type)
-            self.graph.add_edge(
+            self._graph.add_node(f"{name}/g{gpu}", kind="gpu", worker_type=worker_type)
+            self._graph.add_edge(
                 f"{name}/g{gpu}", name, link=f"gpu:{name}/g{gpu}", kind="gpu",
                 capacity_gbps=self.net.intra_node_gbps,
             )  # fmt: skip
 
     def _add_link(self, a: str, b: str, link: str, kind: str, capacity_gbps: float) -> None:
-        self.graph.add_edge(a, b, link=link, kind=kind, capacity_gbps=capacity_gbps)
-        self.capacity_gbps[link] = capacity_gbps
+        self._graph.add_edge(a, b, link=link, kind=kind, capacity_gbps=capacity_gbps)
 
     def links_of(self, nodes: Iterable[int]) -> tuple[str, ...]:
         """Inter-node link ids a ring over ``nodes`` crosses (empty for one node), sorted."""
+        if isinstance(nodes, tuple):  # a placement's nodes: ascending and distinct already
+            known = self._links_cache.get(nodes)  # (keys are sorted and distinct)
+            if known is not None:
+                return known
         key = tuple(sorted(set(nodes)))
         cached = self._links_cache.get(key)
         if cached is None:
@@ -117,6 +139,8 @@ class Topology:
 
     def graph_ring_links(self, nodes: tuple[int, ...]) -> tuple[str, ...]:
         """:meth:`links_of` computed on the graph with networkx's shortest paths (for tests)."""
+        import networkx as nx
+
         ring = sorted(set(nodes), key=lambda n: (self.node_rack[n], n))
         links: set[str] = set()
         for a, b in itertools.pairwise([*ring, ring[0]] if len(ring) > 1 else []):
@@ -126,9 +150,13 @@ class Topology:
 
     def congestion_factor(self, link: str, now_s: float) -> float:
         """Largest bandwidth divisor in force on ``link`` at ``now_s`` (1 when none)."""
+        episodes = self._episodes.get(link)
+        if episodes is None:  # which episodes hit a link does not change with time
+            episodes = tuple(e for e in self.net.congestion if self.hits(e, link))
+            self._episodes[link] = episodes
         factor = 1.0
-        for episode in self.net.congestion:
-            if episode.start_s <= now_s < episode.end_s and self.hits(episode, link):
+        for episode in episodes:
+            if episode.start_s <= now_s < episode.end_s:
                 factor = max(factor, episode.factor)
         return factor
 
@@ -141,7 +169,9 @@ class Topology:
 
     def link_share_gbps(self, link: str, sharers: int, now_s: float) -> float:
         """Bandwidth one of ``sharers`` jobs gets on ``link`` at ``now_s`` (Gb/s)."""
-        free = self.capacity_gbps[link] * (1 - self.net.background_load)
+        free = self._free_gbps.get(link)
+        if free is None:
+            free = self._free_gbps[link] = self.capacity_gbps[link] * (1 - self.net.background_load)
         share = free / max(1, sharers)
         if link.startswith("uplink:"):
             share = min(share, self.net.cross_rack_gbps)
@@ -182,15 +212,16 @@ class LinkLoad:
 
     def bandwidth_gbps(self, job: int, now_s: float) -> float:
         """The job's bottleneck bandwidth (Gb/s): its worst share over the links it crosses."""
-        return min(
-            (
-                self.topology.link_share_gbps(
-                    link, len(self.jobs_on[link]) if self.share else 1, now_s
-                )
-                for link in self.links.get(job, ())
-            ),
-            default=self.topology.net.intra_node_gbps,
-        )
+        links = self.links.get(job, ())
+        if not links:
+            return self.topology.net.intra_node_gbps
+        share, jobs_on, topology = self.share, self.jobs_on, self.topology
+        worst = math.inf
+        for link in links:  # min() over the shares, first of equals (they are equal floats)
+            gbps = topology.link_share_gbps(link, len(jobs_on[link]) if share else 1, now_s)
+            if gbps < worst:
+                worst = gbps
+        return worst
 
     def busy_links(self) -> dict[str, int]:
         """Link id -> number of jobs crossing it now (links with none are left out)."""

@@ -8,7 +8,6 @@ the granted GPUs are *free* is checked later, when the placement strategy places
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine.errors import AllocationError
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
 
 def validate_allocation(
     allocation: Allocation,
-    jobs: Sequence[JobState],
+    jobs: list[JobState],
     layout: NodeLayout,
     matrix: ThroughputMatrix,
     policy: str,
@@ -35,7 +34,7 @@ def validate_allocation(
 
     Args:
         allocation: the policy's allocation (job index -> grant).
-        jobs: every job's state, indexed by job index.
+        jobs: every job's state, indexed by job index (a list: compiled, indexed in C).
         layout: the cluster's nodes.
         matrix: the scenario's throughput matrix.
         policy: the policy's registry name, for messages.
@@ -53,8 +52,10 @@ def validate_allocation(
             validate_parts(job, grant, matrix, granted, pinned, policy)
             continue
         worker_type, num_gpus = grant.worker_type, grant.num_gpus
-        if grant != job.grant and (
-            num_gpus < 1 or not gang_fits(job, worker_type, num_gpus, matrix)
+        if (
+            grant is not job.grant
+            and grant != job.grant
+            and (num_gpus < 1 or not gang_fits(job, worker_type, num_gpus, matrix))
         ):
             raise unusable(job, worker_type, num_gpus, policy)
         if worker_type in granted:

@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.allocation import Decision, Grant, NodeInfo, NodeLayout, Part, validate_allocation
@@ -47,6 +47,7 @@ def test_nodes_are_numbered_once_in_gpu_mix_order() -> None:
     assert layout.rack_nodes("r0") == [2, 3]
 
 
+@settings(deadline=None)  # the first example imports networkx (the graph is lazy)
 @given(
     st.lists(
         st.tuples(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.config import CongestionEpisode, NetworkConfig, PolicySpec, ScenarioConfig
@@ -48,6 +48,7 @@ def test_a_ring_crosses_each_nodes_link_and_the_uplinks_of_its_racks(
     assert Topology(TWO_RACKS, NET).links_of(nodes) == links
 
 
+@settings(deadline=None)  # the first example imports networkx (the graph is lazy)
 @given(st.sets(st.integers(0, 8), max_size=9))
 def test_ring_links_read_off_the_tree_equal_the_graphs_shortest_paths(nodes: set[int]) -> None:
     """links_of reads each ring hop's links off the node - rack switch - core tree; networkx's

@@ -1,0 +1,119 @@
+"""The Gantt segments of a run, stored column by column, and the ``segments`` result table.
+
+A row's placement columns (worker type, GPUs, nodes, racks, level, lane, combine, GPUs per node)
+repeat across restarts: a run of the full Philly trace under Tiresias LAS closes about 980,000
+segments on a few hundred distinct lanes. Each row stores the code of its lane and of its end
+reason; the table is built once at the end by indexing small vocabularies (numpy for numbers,
+Arrow's ``take`` for text), not by converting a million Python tuples and strings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from engine.results import SEGMENT_COLUMNS
+
+Lane = tuple[str, int, str, str, str, int, str, str]
+"""A row's placement columns: worker_type, num_gpus, nodes, racks, level, lane, combine,
+node_gpus (see :mod:`engine.results`)."""
+
+_TEXT = pd.Series(["text"]).dtype  # the dtype pandas gives a column of Python strings
+
+
+class Segments:
+    """The rows closed so far: one entry per row in each column list."""
+
+    def __init__(self) -> None:
+        self.job: list[int] = []  # the job's index (position in the arrival-sorted table)
+        self.start_s: list[float] = []
+        self.end_s: list[float] = []
+        self.restore_s: list[float] = []
+        self.reason: list[int] = []  # code into ``reasons``
+        self.lane: list[int] = []  # code into ``lanes``
+        self.reasons: dict[str, int] = {}
+        self.lanes: dict[Lane, int] = {}
+
+    def add(
+        self, job: int, start_s: float, end_s: float, restore_s: float, reason: str, lane: int
+    ) -> None:
+        """Appends one row; ``lane`` is a code from :meth:`lane_code`."""
+        code = self.reasons.get(reason)
+        if code is None:
+            code = self.reasons[reason] = len(self.reasons)
+        self.job.append(job)
+        self.start_s.append(start_s)
+        self.end_s.append(end_s)
+        self.restore_s.append(restore_s)
+        self.reason.append(code)
+        self.lane.append(lane)
+
+    def lane_code(self, lane: Lane) -> int:
+        """The code of a row's placement columns (a new one for a lane not seen before)."""
+        code = self.lanes.get(lane)
+        if code is None:
+            code = self.lanes[lane] = len(self.lanes)
+        return code
+
+    def table(self, job_ids: list[str]) -> pd.DataFrame:
+        """The ``segments`` table; ``job_ids`` by job index. The same values and dtypes as a
+        DataFrame built from the rows as tuples (empty: pandas' own empty frame)."""
+        if not self.job:  # a copy of pandas' own empty frame, built once (1 ms each time)
+            return _empty().copy()
+        lanes = list(self.lanes)  # in code order
+        lane = np.array(self.lane, dtype=np.int64)
+        columns: dict[str, Any] = {
+            "job_id": _text(job_ids, np.array(self.job, dtype=np.int64)),
+            "start_s": np.array(self.start_s, dtype=float),
+            "end_s": np.array(self.end_s, dtype=float),
+            "restore_s": np.array(self.restore_s, dtype=float),
+            "end_reason": _text(list(self.reasons), np.array(self.reason, dtype=np.int64)),
+        }
+        for position in (1, 5):  # num_gpus, lane
+            numbers = [int(row[position]) for row in lanes]
+            columns[_LANE_COLUMNS[position]] = np.array(numbers, dtype=np.int64)[lane]
+        for position in (0, 2, 3, 4, 6, 7):
+            text = [str(row[position]) for row in lanes]
+            columns[_LANE_COLUMNS[position]] = _text(text, lane)
+        return pd.DataFrame(columns, columns=list(SEGMENT_COLUMNS))
+
+
+_LANE_COLUMNS = (
+    "worker_type", "num_gpus", "nodes", "racks", "level", "lane", "combine", "node_gpus",
+)  # fmt: skip
+
+
+def _empty() -> pd.DataFrame:
+    global _EMPTY
+    if _EMPTY is None:
+        _EMPTY = pd.DataFrame([], columns=list(SEGMENT_COLUMNS))
+    return _EMPTY
+
+
+_EMPTY: pd.DataFrame | None = None
+
+
+def _text(vocabulary: list[str], codes: np.ndarray) -> Any:
+    """The strings ``vocabulary[codes]`` as the column pandas would make of them."""
+    if _ARROW_TEXT:
+        import pyarrow as pa
+
+        taken = pa.array(vocabulary, type=pa.large_string()).take(pa.array(codes))
+        return pd.array(taken, dtype=_TEXT)
+    return [vocabulary[code] for code in codes.tolist()]
+
+
+def text_column(values: list[str]) -> Any:
+    """A column of Python strings as pandas would make it, converted by Arrow when pandas keeps
+    text in Arrow (pandas >= 3: about 4x faster than pandas' own conversion). Empty: the list,
+    whose dtype pandas decides."""
+    if _ARROW_TEXT and values:
+        import pyarrow as pa
+
+        return pd.array(pa.array(values, type=pa.large_string()), dtype=_TEXT)
+    return values
+
+
+_ARROW_TEXT = isinstance(_TEXT, pd.StringDtype) and _TEXT.storage == "pyarrow"
