@@ -33,6 +33,9 @@ MODULES = (
     "engine/micro_tasks.py",
     "engine/allocation/validation.py",
     "engine/placement/consolidated.py",
+    "engine/allocation/grants.py",
+    "engine/policies/fifo.py",
+    "engine/policies/las.py",
 )
 """Repository-relative paths of the compiled modules: the engine core that every policy's
 event loop runs through (profiled on the full Philly trace, November 2026). A module compiled

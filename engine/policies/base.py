@@ -28,7 +28,8 @@ Part, Grant, Allocation, Decision and the node layout live in :mod:`engine.alloc
 re-exported here so a policy imports its whole contract from one module.
 
 Register a policy with ``@register_policy("name")`` on a subclass with a frozen ``Params``
-dataclass whose fields carry ``metadata={"help": ...}``; the dashboard builds its forms from them.
+dataclass (nested, or module-level and assigned to ``Params``) whose fields carry
+``metadata={"help": ...}``; the dashboard builds its forms from them.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ __all__ = [  # the allocation types are re-exported: policies import them from h
     "Allocation",
     "Decision",
     "Grant",
+    "NoParams",
     "NodeInfo",
     "Part",
     "Policy",
@@ -148,6 +150,11 @@ class SchedulerState(NamedTuple):
         return jobs
 
 
+@dataclass(frozen=True)
+class NoParams:
+    """The knobs of a policy that has none (:attr:`Policy.Params`' default)."""
+
+
 class Policy(ABC):
     """Base class of every scheduling policy.
 
@@ -162,7 +169,9 @@ class Policy(ABC):
             policy that dispatches whenever a GPU falls idle, like Hare's HLAS).
         needs_sync: whether running jobs' progress counters must be current before a full
             decision (True unless the policy reads them itself from ``last_update_s``).
-        Params: frozen dataclass of the policy's knobs.
+        Params: frozen dataclass of the policy's knobs (a class nested in the policy's body,
+            or a module-level one assigned, ``Params = LasParams``, in a module compiled with
+            mypyc, which does not compile nested classes).
         switch_cost_s: seconds of lost progress when a job starts again or its GPUs change;
             None means the scenario's checkpoint-restore cost. A policy whose paper models a
             cheaper switch (e.g. Hare's task switch) sets it in ``__init__``.
@@ -188,9 +197,7 @@ class Policy(ABC):
     honours_placement: ClassVar[bool] = True
     placement_note: ClassVar[str] = ""
 
-    @dataclass(frozen=True)
-    class Params:
-        pass
+    Params: ClassVar[type[Any]] = NoParams
 
     def __init__(self, params: Any, context: PolicyContext) -> None:
         self.params = params

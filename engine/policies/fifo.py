@@ -30,6 +30,16 @@ def most_free_type(job: JobState, free_gpus: dict[str, int]) -> str | None:
     return best
 
 
+@dataclass(frozen=True)
+class FifoParams:
+    """FIFO's knobs (:attr:`Fifo.Params`)."""
+
+    backfill: bool = field(
+        default=False,
+        metadata={"help": "Let later jobs start on GPUs the head of the queue cannot use"},
+    )
+
+
 @register_policy("fifo")
 class Fifo(Policy):
     """First in, first out, gang-scheduled, non-preemptive; optional backfilling.
@@ -43,14 +53,9 @@ class Fifo(Policy):
     preemptive = False
     uses_rounds = False
 
-    @dataclass(frozen=True)
-    class Params:
-        backfill: bool = field(
-            default=False,
-            metadata={"help": "Let later jobs start on GPUs the head of the queue cannot use"},
-        )
+    Params = FifoParams
 
-    def __init__(self, params: Params, context: PolicyContext) -> None:
+    def __init__(self, params: FifoParams, context: PolicyContext) -> None:
         super().__init__(params, context)
         # Without backfill the answer is empty while the same head finds the same free GPUs.
         self._blocked: tuple[JobState, dict[str, int]] | None = None

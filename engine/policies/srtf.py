@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Iterator, Sized
-from dataclasses import dataclass
 
 from engine.policies.base import (
     Allocation,
     Grant,
+    NoParams,
     Policy,
     PolicyContext,
     SchedulerState,
@@ -46,11 +46,7 @@ class Srtf(Policy):
     preemptive = True
     uses_rounds = False
 
-    @dataclass(frozen=True)
-    class Params:
-        pass
-
-    def __init__(self, params: Params, context: PolicyContext) -> None:
+    def __init__(self, params: NoParams, context: PolicyContext) -> None:
         super().__init__(params, context)
         self.capacity = context.cluster.capacity()
         self._types_by_speed: dict[int, tuple[list[str], float]] = {}
