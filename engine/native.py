@@ -36,6 +36,7 @@ MODULES = (
     "engine/allocation/grants.py",
     "engine/policies/fifo.py",
     "engine/policies/las.py",
+    "engine/policies/srtf.py",
 )
 """Repository-relative paths of the compiled modules: the engine core that every policy's
 event loop runs through (profiled on the full Philly trace, November 2026). A module compiled

@@ -29,7 +29,10 @@ re-exported here so a policy imports its whole contract from one module.
 
 Register a policy with ``@register_policy("name")`` on a subclass with a frozen ``Params``
 dataclass (nested, or module-level and assigned to ``Params``) whose fields carry
-``metadata={"help": ...}``; the dashboard builds its forms from them.
+``metadata={"help": ...}``; the dashboard builds its forms from them. A policy compiled with
+mypyc (:mod:`engine.native`; see :mod:`engine.policies.las`) is registered by a call after its
+class body that passes its docstring (``register_policy("las", doc=...)(TiresiasLas)``) and
+declares its class attributes ``ClassVar``.
 """
 
 from __future__ import annotations
@@ -229,13 +232,16 @@ def policy_group(name: str) -> str:
     return group if group in POLICY_GROUPS else "Other"
 
 
-def register_policy(name: str) -> Callable[[type[Policy]], type[Policy]]:
-    """Class decorator adding a policy to the registry under ``name``."""
+def register_policy(name: str, doc: str = "") -> Callable[[type[Policy]], type[Policy]]:
+    """Class decorator adding a policy to the registry under ``name``; ``doc``, when given,
+    becomes the class's docstring (a class compiled with mypyc keeps none of its own)."""
 
     def wrap(cls: type[Policy]) -> type[Policy]:
         if name in _REGISTRY:
             raise ValueError(f"policy {name!r} registered twice")
         cls.name = name
+        if doc:
+            cls.__doc__ = doc
         _REGISTRY[name] = cls
         return cls
 

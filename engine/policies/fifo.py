@@ -9,10 +9,11 @@ first job that does not fit; with backfill later jobs may start on GPUs the head
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
+from engine.allocation.grants import gang_grant
 from engine.policies.base import (
     Allocation,
-    Grant,
     Policy,
     PolicyContext,
     SchedulerState,
@@ -40,28 +41,33 @@ class FifoParams:
     )
 
 
-@register_policy("fifo")
+_FIFO_DOC = """First in, first out, gang-scheduled, non-preemptive; optional backfilling.
+
+Baseline of every seed paper (YARN-CS in Hadar's evaluation).
+"""
+
+
 class Fifo(Policy):
-    """First in, first out, gang-scheduled, non-preemptive; optional backfilling.
+    # Compiled with mypyc (engine.native), so: class attributes are declared ClassVar, the
+    # class is registered after its body, not decorated (mypyc compiles a decorated class as
+    # a plain Python class, looked up by name at every use), and its docstring is _FIFO_DOC,
+    # passed to the registration (mypyc keeps no class docstring).
+    display_name: ClassVar[str] = "FIFO"
+    group: ClassVar[str] = "Baselines"
 
-    Baseline of every seed paper (YARN-CS in Hadar's evaluation).
-    """
+    preemptive: ClassVar[bool] = False
+    uses_rounds: ClassVar[bool] = False
 
-    display_name = "FIFO"
-    group = "Baselines"
-
-    preemptive = False
-    uses_rounds = False
-
-    Params = FifoParams
+    Params: ClassVar[type[FifoParams]] = FifoParams
 
     def __init__(self, params: FifoParams, context: PolicyContext) -> None:
         super().__init__(params, context)
+        self.backfill: bool = params.backfill
         # Without backfill the answer is empty while the same head finds the same free GPUs.
         self._blocked: tuple[JobState, dict[str, int]] | None = None
 
     def allocate(self, state: SchedulerState) -> Allocation:
-        if not self.params.backfill and self._blocked is not None:
+        if not self.backfill and self._blocked is not None:
             head, free_then = self._blocked
             if next(iter(state.waiting), None) is head and state.free_gpus == free_then:
                 return {}
@@ -73,12 +79,15 @@ class Fifo(Policy):
                 break
             worker_type = most_free_type(job, free)
             if worker_type is None:
-                if self.params.backfill:
+                if self.backfill:
                     continue
                 if not allocation:
                     self._blocked = (job, free)
                 break
-            allocation[job.index] = Grant(worker_type, job.scale_factor)
+            allocation[job.index] = gang_grant(worker_type, job.scale_factor)
             free[worker_type] -= job.scale_factor
             free_total -= job.scale_factor
         return allocation
+
+
+register_policy("fifo", doc=_FIFO_DOC)(Fifo)

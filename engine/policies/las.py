@@ -28,6 +28,7 @@ import math
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import ClassVar, Final
 
 from engine.allocation.grants import gang_grant
@@ -72,16 +73,19 @@ class LasParams:
     )
 
 
+_LAS_DOC = """Tiresias discretized 2D-LAS: least attained GPU-seconds first, in queues, with
+promotion.
+
+Gu et al., NSDI 2019. Non-clairvoyant and heterogeneity-agnostic; preempts at round
+boundaries (leases).
+"""
+
+
 class TiresiasLas(Policy):
-    """Tiresias discretized 2D-LAS: least attained GPU-seconds first, in queues, with promotion.
-
-    Gu et al., NSDI 2019. Non-clairvoyant and heterogeneity-agnostic; preempts at round
-    boundaries (leases).
-    """
-
-    # Compiled with mypyc (engine.native): class attributes are declared ClassVar, and the
-    # class is registered below rather than decorated (mypyc compiles a decorated class as a
-    # plain Python class, whose attributes and methods are looked up by name at every use).
+    # Compiled with mypyc (engine.native), so: class attributes are declared ClassVar, the
+    # class is registered after its body, not decorated (mypyc compiles a decorated class as
+    # a plain Python class, looked up by name at every use), and its docstring is _LAS_DOC,
+    # passed to the registration (mypyc keeps no class docstring).
     display_name: ClassVar[str] = "Tiresias LAS"
     group: ClassVar[str] = "Baselines"
 
@@ -168,29 +172,38 @@ class TiresiasLas(Policy):
 
     def _admit(self, state: SchedulerState) -> Allocation:
         """Mid-round: waiting jobs in queue order onto free GPUs."""
-        allocation = _fill(self._waiting_in_order(), dict(state.free_gpus))
-        self._started(allocation, state.now_s)
+        started: list[JobState] = []
+        allocation = _fill(self._waiting_in_order(), dict(state.free_gpus), started)
+        self._started(started, state.now_s)
         return allocation
 
     def _full_round(self, state: SchedulerState) -> Allocation:
         """Round boundary: running and waiting jobs merged in queue order onto every GPU."""
         now = state.now_s
         running = self._running_by_key(state.running, now)
-        allocation = _fill(self._merged(running), dict(state.capacity))
+        started: list[JobState] = []
+        allocation = _fill(self._merged(running), dict(state.capacity), started)
+        if len(allocation) - len(started) < len(running):  # some running job lost its GPUs
+            self._preempted_from(running, allocation, now)
+        self._started(started, now)
+        return allocation
+
+    def _preempted_from(
+        self, running: list[tuple[int, JobState]], allocation: Allocation, now_s: float
+    ) -> None:
+        """Bookkeeping of the running jobs without a grant: the engine preempts them."""
         knob = self.promote_knob
         run_start_s, last_run_s, preempted = self._run_start_s, self._last_run_s, self._preempted
         for _, job in running:
             index = job.index
             if index in allocation:
                 continue
-            last_run = now - run_start_s.pop(index, job.segment_start_s)
+            last_run = now_s - run_start_s.pop(index, job.segment_start_s)
             last_run_s[index] = last_run
-            preempted[index] = (now, job)
+            preempted[index] = (now_s, job)
             if last_run > 0 and knob > 0:
-                heapq.heappush(self._promotions, (now + knob * last_run, index, now))
-            self._enqueue(job, now)
-        self._started(allocation, now)
-        return allocation
+                heapq.heappush(self._promotions, (now_s + knob * last_run, index, now_s))
+            self._enqueue(job, now_s)
 
     def _running_by_key(
         self, running: Iterable[JobState], now_s: float
@@ -206,7 +219,7 @@ class TiresiasLas(Policy):
                 key, until_s = self._running_key(job, now_s)
                 cache[job.index] = (key, until_s)
             keyed.append((key, job))
-        keyed.sort()
+        keyed.sort(key=itemgetter(0))  # keys are unique; compared alone, not as tuples
         return keyed
 
     def _running_key(self, job: JobState, now_s: float) -> tuple[int, float]:
@@ -227,18 +240,16 @@ class TiresiasLas(Policy):
             until_s = now_s + (thresholds[queue] - service - margin_gpu_s) / placement.num_gpus
         return (queue << _KEY_BITS) | index, until_s
 
-    def _started(self, allocation: Allocation, now_s: float) -> None:
+    def _started(self, started: list[JobState], now_s: float) -> None:
         """Bookkeeping of the waiting jobs the allocation starts (their order does not matter:
         each touches only its own entries)."""
         waiting, queues, run_start_s, preempted = (
             self._waiting, self._waiting_keys, self._run_start_s, self._preempted
         )  # fmt: skip
         running_keys = self._running_keys
-        for index in allocation:
-            entry = waiting.pop(index, None)  # out of the waiting queue
-            if entry is None:
-                continue  # running already
-            key = entry[0]
+        for job in started:
+            index = job.index
+            key = waiting.pop(index)[0]  # out of the waiting queue
             keys = queues[key >> _KEY_BITS]
             del keys[bisect_left(keys, -key)]
             run_start_s[index] = now_s
@@ -278,7 +289,7 @@ class TiresiasLas(Policy):
             heapq.heappush(heap, entry)
 
 
-register_policy("las")(TiresiasLas)
+register_policy("las", doc=_LAS_DOC)(TiresiasLas)
 
 _KEY_BITS: Final = 40
 _DUE_SLACK_S: Final = 1e-3  # far above the rounding of ``since + knob x last run`` at trace times
@@ -288,8 +299,9 @@ _KEY_MARGIN_GPU_S = 1.0  # service short of a threshold at which a cached key is
 """Not Final, so a test can set it to infinity: every key recomputed at every look."""
 
 
-def _fill(ordered: Iterable[JobState], free: dict[str, int]) -> Allocation:
-    """Grants jobs in order while GPUs remain; a job without room is skipped.
+def _fill(ordered: Iterable[JobState], free: dict[str, int], started: list[JobState]) -> Allocation:
+    """Grants jobs in order while GPUs remain; a job without room is skipped. Appends the
+    waiting jobs granted (those without a placement) to ``started``.
 
     A running job keeps its worker type when it has room; others take the type with the most
     free GPUs (heterogeneity-agnostic, as Tiresias).
@@ -310,6 +322,8 @@ def _fill(ordered: Iterable[JobState], free: dict[str, int]) -> Allocation:
             if found is None:
                 continue
             worker_type, grant = found, gang_grant(found, scale_factor)
+            if placement is None:
+                started.append(job)
         allocation[job.index] = grant
         free[worker_type] -= scale_factor
         total_free -= scale_factor
