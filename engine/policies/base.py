@@ -172,9 +172,9 @@ class Policy(ABC):
             policy that dispatches whenever a GPU falls idle, like Hare's HLAS).
         needs_sync: whether running jobs' progress counters must be current before a full
             decision (True unless the policy reads them itself from ``last_update_s``).
-        Params: frozen dataclass of the policy's knobs (a class nested in the policy's body,
-            or a module-level one assigned, ``Params = LasParams``, in a module compiled with
-            mypyc, which does not compile nested classes).
+        Params: frozen dataclass of the policy's knobs: a class nested in the policy's body,
+            or a module-level one assigned to it (``Params: ClassVar[type[LasParams]] =
+            LasParams`` in a module compiled with mypyc, which compiles no nested class).
         switch_cost_s: seconds of lost progress when a job starts again or its GPUs change;
             None means the scenario's checkpoint-restore cost. A policy whose paper models a
             cheaper switch (e.g. Hare's task switch) sets it in ``__init__``.
