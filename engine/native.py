@@ -34,7 +34,7 @@ MODULES = (
     "engine/allocation/validation.py",
     "engine/placement/consolidated.py",
     "engine/allocation/grants.py",
-    "engine/policies/fifo.py",
+    "engine/policies/agnostic.py",
     "engine/policies/las.py",
     "engine/policies/srtf.py",
 )

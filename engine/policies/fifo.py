@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from engine.allocation.grants import gang_grant
+from engine.policies.agnostic import most_free_type
 from engine.policies.base import (
     Allocation,
     Policy,
@@ -20,15 +21,6 @@ from engine.policies.base import (
     register_policy,
 )
 from engine.state import JobState
-
-
-def most_free_type(job: JobState, free_gpus: dict[str, int]) -> str | None:
-    """The worker type with the most free GPUs that fits ``job``'s gang, or None."""
-    best, best_free = None, job.scale_factor - 1
-    for worker_type, free in free_gpus.items():
-        if free > best_free and job.steps_per_s.get(worker_type, 0.0) > 0:
-            best, best_free = worker_type, free
-    return best
 
 
 @dataclass(frozen=True)
@@ -41,17 +33,15 @@ class FifoParams:
     )
 
 
-_FIFO_DOC = """First in, first out, gang-scheduled, non-preemptive; optional backfilling.
-
-Baseline of every seed paper (YARN-CS in Hadar's evaluation).
-"""
-
-
+@register_policy("fifo")
 class Fifo(Policy):
-    # Compiled with mypyc (engine.native), so: class attributes are declared ClassVar, the
-    # class is registered after its body, not decorated (mypyc compiles a decorated class as
-    # a plain Python class, looked up by name at every use), and its docstring is _FIFO_DOC,
-    # passed to the registration (mypyc keeps no class docstring).
+    """First in, first out, gang-scheduled, non-preemptive; optional backfilling.
+
+    Baseline of every seed paper (YARN-CS in Hadar's evaluation).
+    """
+
+    # Not compiled (tests subclass it, and an interpreted class cannot inherit from a compiled
+    # one); its per-job rule, most_free_type, is (engine.policies.agnostic).
     display_name: ClassVar[str] = "FIFO"
     group: ClassVar[str] = "Baselines"
 
@@ -88,6 +78,3 @@ class Fifo(Policy):
             free[worker_type] -= job.scale_factor
             free_total -= job.scale_factor
         return allocation
-
-
-register_policy("fifo", doc=_FIFO_DOC)(Fifo)

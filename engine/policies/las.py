@@ -33,6 +33,7 @@ from typing import ClassVar, Final
 
 from engine.allocation.grants import gang_grant
 from engine.errors import ConfigError
+from engine.policies.agnostic import most_free_type
 from engine.policies.base import (
     Allocation,
     Policy,
@@ -40,7 +41,6 @@ from engine.policies.base import (
     SchedulerState,
     register_policy,
 )
-from engine.policies.fifo import most_free_type
 from engine.state import JobState
 
 
