@@ -43,10 +43,16 @@ MODULES = (
     "engine/policies/gavel/queues.py",
     "engine/policies/gavel/pairs.py",
     "engine/policies/gavel/rounds.py",
+    "engine/allocation/grants.py",
+    "engine/policies/agnostic.py",
+    "engine/policies/las.py",
+    "engine/policies/srtf.py",
 )
-"""Repository-relative paths of the compiled modules: the engine core that every policy's
-event loop runs through (profiled on the full Philly trace, November 2026). A module compiled
-here can only be subclassed by modules compiled with it."""
+"""Repository-relative paths of the compiled modules: the engine core that every policy's event
+loop runs through, and the policies whose own time dominated full-trace runs (LAS, SRTF, Gavel's
+round mechanism), profiled on the full Philly trace, November 2026. A class compiled here can only
+be subclassed by classes compiled with it; class docstrings are dropped (hence
+``register_policy(name, doc=...)``). Every package holding one of them calls :func:`activate`."""
 
 
 def source_hash() -> str:

@@ -68,6 +68,20 @@ class Grant(NamedTuple):
         return self.parts or (Part(self.worker_type, self.num_gpus),)
 
 
+def gang_grant(worker_type: str, num_gpus: int) -> Grant:
+    """``Grant(worker_type, num_gpus)``, one shared instance per pair: a grant is an immutable
+    value, and a policy that starts a million gangs on a long trace (Tiresias LAS on the full
+    Philly trace) need not build a tuple for each."""
+    key = (worker_type, num_gpus)
+    grant = _GANGS.get(key)
+    if grant is None:
+        grant = _GANGS[key] = Grant(worker_type, num_gpus)
+    return grant
+
+
+_GANGS: dict[tuple[str, int], Grant] = {}
+
+
 Allocation = dict[int, Grant]
 """Job index -> grant, in priority order (the engine places jobs in this order)."""
 

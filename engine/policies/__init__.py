@@ -4,6 +4,10 @@ paper's family in its own subpackage (gavel, dally, hadar, sampling, hare).
 Import this package to fill the registry; see :mod:`engine.policies.base` for the contract.
 """
 
+from engine import native
+
+native.activate(__path__, __name__)  # compiled modules first, when built
+
 from engine.policies.base import (
     Allocation,
     Grant,

@@ -28,7 +28,11 @@ Part, Grant, Allocation, Decision and the node layout live in :mod:`engine.alloc
 re-exported here so a policy imports its whole contract from one module.
 
 Register a policy with ``@register_policy("name")`` on a subclass with a frozen ``Params``
-dataclass whose fields carry ``metadata={"help": ...}``; the dashboard builds its forms from them.
+dataclass (nested, or module-level and assigned to ``Params``) whose fields carry
+``metadata={"help": ...}``; the dashboard builds its forms from them. A policy compiled with
+mypyc (:mod:`engine.native`; see :mod:`engine.policies.las`) is registered by a call after its
+class body that passes its docstring (``register_policy("las", doc=...)(TiresiasLas)``) and
+declares its class attributes ``ClassVar``.
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ __all__ = [  # the allocation types are re-exported: policies import them from h
     "Allocation",
     "Decision",
     "Grant",
+    "NoParams",
     "NodeInfo",
     "Part",
     "Policy",
@@ -148,6 +153,11 @@ class SchedulerState(NamedTuple):
         return jobs
 
 
+@dataclass(frozen=True)
+class NoParams:
+    """The knobs of a policy that has none (:attr:`Policy.Params`' default)."""
+
+
 class Policy(ABC):
     """Base class of every scheduling policy.
 
@@ -162,7 +172,9 @@ class Policy(ABC):
             policy that dispatches whenever a GPU falls idle, like Hare's HLAS).
         needs_sync: whether running jobs' progress counters must be current before a full
             decision (True unless the policy reads them itself from ``last_update_s``).
-        Params: frozen dataclass of the policy's knobs.
+        Params: frozen dataclass of the policy's knobs: a class nested in the policy's body,
+            or a module-level one assigned to it (``Params: ClassVar[type[LasParams]] =
+            LasParams`` in a module compiled with mypyc, which compiles no nested class).
         switch_cost_s: seconds of lost progress when a job starts again or its GPUs change;
             None means the scenario's checkpoint-restore cost. A policy whose paper models a
             cheaper switch (e.g. Hare's task switch) sets it in ``__init__``.
@@ -188,9 +200,7 @@ class Policy(ABC):
     honours_placement: ClassVar[bool] = True
     placement_note: ClassVar[str] = ""
 
-    @dataclass(frozen=True)
-    class Params:
-        pass
+    Params: ClassVar[type[Any]] = NoParams
 
     def __init__(self, params: Any, context: PolicyContext) -> None:
         self.params = params
@@ -222,13 +232,16 @@ def policy_group(name: str) -> str:
     return group if group in POLICY_GROUPS else "Other"
 
 
-def register_policy(name: str) -> Callable[[type[Policy]], type[Policy]]:
-    """Class decorator adding a policy to the registry under ``name``."""
+def register_policy(name: str, doc: str = "") -> Callable[[type[Policy]], type[Policy]]:
+    """Class decorator adding a policy to the registry under ``name``; ``doc``, when given,
+    becomes the class's docstring (a class compiled with mypyc keeps none of its own)."""
 
     def wrap(cls: type[Policy]) -> type[Policy]:
         if name in _REGISTRY:
             raise ValueError(f"policy {name!r} registered twice")
         cls.name = name
+        if doc:
+            cls.__doc__ = doc
         _REGISTRY[name] = cls
         return cls
 

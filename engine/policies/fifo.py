@@ -9,10 +9,12 @@ first job that does not fit; with backfill later jobs may start on GPUs the head
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
+from engine.allocation.grants import gang_grant
+from engine.policies.agnostic import most_free_type
 from engine.policies.base import (
     Allocation,
-    Grant,
     Policy,
     PolicyContext,
     SchedulerState,
@@ -21,13 +23,14 @@ from engine.policies.base import (
 from engine.state import JobState
 
 
-def most_free_type(job: JobState, free_gpus: dict[str, int]) -> str | None:
-    """The worker type with the most free GPUs that fits ``job``'s gang, or None."""
-    best, best_free = None, job.scale_factor - 1
-    for worker_type, free in free_gpus.items():
-        if free > best_free and job.steps_per_s.get(worker_type, 0.0) > 0:
-            best, best_free = worker_type, free
-    return best
+@dataclass(frozen=True)
+class FifoParams:
+    """FIFO's knobs (:attr:`Fifo.Params`)."""
+
+    backfill: bool = field(
+        default=False,
+        metadata={"help": "Let later jobs start on GPUs the head of the queue cannot use"},
+    )
 
 
 @register_policy("fifo")
@@ -37,26 +40,24 @@ class Fifo(Policy):
     Baseline of every seed paper (YARN-CS in Hadar's evaluation).
     """
 
-    display_name = "FIFO"
-    group = "Baselines"
+    # Not compiled (tests subclass it, and an interpreted class cannot inherit from a compiled
+    # one); its per-job rule, most_free_type, is (engine.policies.agnostic).
+    display_name: ClassVar[str] = "FIFO"
+    group: ClassVar[str] = "Baselines"
 
-    preemptive = False
-    uses_rounds = False
+    preemptive: ClassVar[bool] = False
+    uses_rounds: ClassVar[bool] = False
 
-    @dataclass(frozen=True)
-    class Params:
-        backfill: bool = field(
-            default=False,
-            metadata={"help": "Let later jobs start on GPUs the head of the queue cannot use"},
-        )
+    Params: ClassVar[type[FifoParams]] = FifoParams
 
-    def __init__(self, params: Params, context: PolicyContext) -> None:
+    def __init__(self, params: FifoParams, context: PolicyContext) -> None:
         super().__init__(params, context)
+        self.backfill: bool = params.backfill
         # Without backfill the answer is empty while the same head finds the same free GPUs.
         self._blocked: tuple[JobState, dict[str, int]] | None = None
 
     def allocate(self, state: SchedulerState) -> Allocation:
-        if not self.params.backfill and self._blocked is not None:
+        if not self.backfill and self._blocked is not None:
             head, free_then = self._blocked
             if next(iter(state.waiting), None) is head and state.free_gpus == free_then:
                 return {}
@@ -68,12 +69,12 @@ class Fifo(Policy):
                 break
             worker_type = most_free_type(job, free)
             if worker_type is None:
-                if self.params.backfill:
+                if self.backfill:
                     continue
                 if not allocation:
                     self._blocked = (job, free)
                 break
-            allocation[job.index] = Grant(worker_type, job.scale_factor)
+            allocation[job.index] = gang_grant(worker_type, job.scale_factor)
             free[worker_type] -= job.scale_factor
             free_total -= job.scale_factor
         return allocation

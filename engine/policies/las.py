@@ -28,17 +28,19 @@ import math
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from operator import itemgetter
+from typing import ClassVar, Final
 
+from engine.allocation.grants import gang_grant
 from engine.errors import ConfigError
+from engine.policies.agnostic import most_free_type
 from engine.policies.base import (
     Allocation,
-    Grant,
     Policy,
     PolicyContext,
     SchedulerState,
     register_policy,
 )
-from engine.policies.fifo import most_free_type
 from engine.state import JobState
 
 
@@ -57,37 +59,48 @@ def parse_thresholds(text: str) -> tuple[float, ...]:
     return values
 
 
-@register_policy("las")
+@dataclass(frozen=True)
+class LasParams:
+    """Tiresias LAS's knobs (:attr:`TiresiasLas.Params`)."""
+
+    queue_thresholds_gpu_s: str = field(
+        default="3600",
+        metadata={"help": "Comma-separated queue thresholds in GPU-seconds, increasing"},
+    )
+    promote_knob: float = field(
+        default=2.0,
+        metadata={"help": "Promote a job waiting > knob x its last run time (0 = never)"},
+    )
+
+
+_LAS_DOC = """Tiresias discretized 2D-LAS: least attained GPU-seconds first, in queues, with
+promotion.
+
+Gu et al., NSDI 2019. Non-clairvoyant and heterogeneity-agnostic; preempts at round
+boundaries (leases).
+"""
+
+
 class TiresiasLas(Policy):
-    """Tiresias discretized 2D-LAS: least attained GPU-seconds first, in queues, with promotion.
+    # Compiled with mypyc (engine.native), so: class attributes are declared ClassVar, the
+    # class is registered after its body, not decorated (mypyc compiles a decorated class as
+    # a plain Python class, looked up by name at every use), and its docstring is _LAS_DOC,
+    # passed to the registration (mypyc keeps no class docstring).
+    display_name: ClassVar[str] = "Tiresias LAS"
+    group: ClassVar[str] = "Baselines"
 
-    Gu et al., NSDI 2019. Non-clairvoyant and heterogeneity-agnostic; preempts at round
-    boundaries (leases).
-    """
+    preemptive: ClassVar[bool] = True
+    uses_rounds: ClassVar[bool] = True
+    needs_sync: ClassVar[bool] = False  # reads service of running jobs through queue(job, now_s)
 
-    display_name = "Tiresias LAS"
-    group = "Baselines"
+    Params: ClassVar[type[LasParams]] = LasParams
 
-    preemptive = True
-    uses_rounds = True
-    needs_sync = False  # reads service of running jobs through queue(job, now_s)
-
-    @dataclass(frozen=True)
-    class Params:
-        queue_thresholds_gpu_s: str = field(
-            default="3600",
-            metadata={"help": "Comma-separated queue thresholds in GPU-seconds, increasing"},
-        )
-        promote_knob: float = field(
-            default=2.0,
-            metadata={"help": "Promote a job waiting > knob x its last run time (0 = never)"},
-        )
-
-    def __init__(self, params: Params, context: PolicyContext) -> None:
+    def __init__(self, params: LasParams, context: PolicyContext) -> None:
         super().__init__(params, context)
-        self.thresholds = parse_thresholds(params.queue_thresholds_gpu_s)
+        self.thresholds: tuple[float, ...] = parse_thresholds(params.queue_thresholds_gpu_s)
         if params.promote_knob < 0:
             raise ConfigError("las: promote_knob must be >= 0")
+        self.promote_knob: float = params.promote_knob
         self._round_index = -1
         self._run_start_s: dict[int, float] = {}
         self._last_run_s: dict[int, float] = {}
@@ -98,7 +111,7 @@ class TiresiasLas(Policy):
         # Waiting jobs' keys = queue << 40 | index (job indices follow arrival order), one list
         # per queue of the keys negated, ascending: the jobs served first sit at the list's
         # end, where starts remove them and promotions (old jobs) insert them, so a list
-        # shifts few entries (on the full Philly trace queue 0 holds ~5,000 waiting jobs).
+        # shifts few entries (on the full Philly trace queue 0 holds ~2,000 waiting jobs).
         # A waiting job's service is frozen, so its key changes only on promotion.
         self._waiting_keys: list[list[int]] = [[] for _ in range(len(self.thresholds) + 1)]
         self._waiting: dict[int, tuple[int, JobState]] = {}
@@ -107,71 +120,90 @@ class TiresiasLas(Policy):
 
     def queue(self, job: JobState, now_s: float) -> int:
         """The job's queue at ``now_s``: 0 = least attained service since its last promotion."""
-        service = job.attained_service_gpu_s - self._service_offset.get(job.index, 0.0)
-        if job.placement is not None:
-            service += (now_s - job.last_update_s) * job.placement.num_gpus
-        return bisect_right(self.thresholds, service)
+        return self._queue_key(job, now_s) >> _KEY_BITS
 
-    def allocate(self, state: SchedulerState) -> Allocation:
-        """Round boundary: the whole allocation. Mid-round: new starts on free GPUs only."""
-        for job in state.arrived:
-            self._enqueue(job, state.now_s)
-        if state.round_index == self._round_index:
-            return self._admit(state)
-        self._round_index = state.round_index
-        self._promote(state.now_s)
-        return self._full_round(state)
-
-    def _enqueue(self, job: JobState, now_s: float) -> None:
-        index = job.index  # self.queue(job, now_s) inlined, same arithmetic
+    def _queue_key(self, job: JobState, now_s: float) -> int:
+        """The job's key at ``now_s``: its queue << :data:`_KEY_BITS` | its index."""
+        index = job.index
         service = job.attained_service_gpu_s - self._service_offset.get(index, 0.0)
         placement = job.placement
         if placement is not None:
             service += (now_s - job.last_update_s) * placement.num_gpus
-        key = (bisect_right(self.thresholds, service) << _KEY_BITS) | index
+        return (bisect_right(self.thresholds, service) << _KEY_BITS) | index
+
+    def allocate(self, state: SchedulerState) -> Allocation:
+        """Round boundary: the whole allocation. Mid-round: new starts on free GPUs only."""
+        now_s = state.now_s
+        for job in state.arrived:
+            self._enqueue(job, now_s)
+        if state.round_index == self._round_index:
+            return self._admit(state)
+        self._round_index = state.round_index
+        self._promote(now_s)
+        return self._full_round(state)
+
+    def _enqueue(self, job: JobState, now_s: float) -> None:
+        key = self._queue_key(job, now_s)
         insort(self._waiting_keys[key >> _KEY_BITS], -key)
-        self._waiting[index] = (key, job)
+        self._waiting[job.index] = (key, job)
 
-    def _waiting_keys_in_order(self) -> Iterator[int]:
-        return (-negated for keys in self._waiting_keys for negated in reversed(keys))
-
-    def _waiting_in_order(self) -> Iterator[tuple[int, JobState]]:
+    def _waiting_in_order(self) -> Iterator[JobState]:
+        """Waiting jobs in key order (a generator function: mypyc turns a returned generator
+        expression into a list, here of every waiting job at every decision)."""
         waiting = self._waiting
-        return ((key, waiting[key & _INDEX_MASK][1]) for key in self._waiting_keys_in_order())
+        for keys in self._waiting_keys:
+            for negated in reversed(keys):
+                yield waiting[-negated & _INDEX_MASK][1]
 
-    def _merged(self, running: list[tuple[int, JobState]]) -> Iterator[tuple[int, JobState]]:
+    def _merged(self, running: list[tuple[int, JobState]]) -> Iterator[JobState]:
         """Running jobs (sorted by key) and waiting jobs merged in key order (keys are unique).
         A plain two-way merge: ``_fill`` stops early, and heapq.merge costs more per item."""
         waiting, at, end = self._waiting, 0, len(running)
-        for key in self._waiting_keys_in_order():
-            while at < end and running[at][0] < key:
-                yield running[at]
-                at += 1
-            yield key, waiting[key & _INDEX_MASK][1]
-        yield from running[at:]
+        for keys in self._waiting_keys:
+            for negated in reversed(keys):
+                key = -negated
+                while at < end and running[at][0] < key:
+                    yield running[at][1]
+                    at += 1
+                yield waiting[key & _INDEX_MASK][1]
+        while at < end:
+            yield running[at][1]
+            at += 1
 
     def _admit(self, state: SchedulerState) -> Allocation:
         """Mid-round: waiting jobs in queue order onto free GPUs."""
-        allocation = _fill(self._waiting_in_order(), dict(state.free_gpus))
-        self._started(allocation, state.now_s)
+        started: list[JobState] = []
+        allocation = _fill(self._waiting_in_order(), dict(state.free_gpus), started)
+        self._started(started, state.now_s)
         return allocation
 
     def _full_round(self, state: SchedulerState) -> Allocation:
         """Round boundary: running and waiting jobs merged in queue order onto every GPU."""
         now = state.now_s
         running = self._running_by_key(state.running, now)
-        allocation = _fill(self._merged(running), dict(state.capacity))
-        knob = self.params.promote_knob
-        run_start_s, last_run_s, preempted = self._run_start_s, self._last_run_s, self._preempted
-        for job in [job for job in state.running if job.index not in allocation]:
-            index = job.index
-            last_run_s[index] = last_run = now - run_start_s.pop(index, job.segment_start_s)
-            preempted[index] = (now, job)
-            if last_run > 0 and knob > 0:
-                heapq.heappush(self._promotions, (now + knob * last_run, index, now))
-            self._enqueue(job, now)
-        self._started(allocation, now)
+        started: list[JobState] = []
+        allocation = _fill(self._merged(running), dict(state.capacity), started)
+        if len(allocation) - len(started) < len(running):  # some running job lost its GPUs
+            self._preempted_from(running, allocation, now)
+        self._started(started, now)
         return allocation
+
+    def _preempted_from(
+        self, running: list[tuple[int, JobState]], allocation: Allocation, now_s: float
+    ) -> None:
+        """Bookkeeping of the running jobs without a grant: the engine preempts them."""
+        knob = self.promote_knob
+        run_start_s, last_run_s, preempted = self._run_start_s, self._last_run_s, self._preempted
+        for _, job in running:
+            index = job.index
+            if index in allocation:
+                continue
+            last_run = now_s - run_start_s.pop(index, job.segment_start_s)
+            last_run_s[index] = last_run
+            preempted[index] = (now_s, job)
+            if last_run > 0 and knob > 0:
+                heapq.heappush(self._promotions, (now_s + knob * last_run, index, now_s))
+            self._enqueue(job, now_s)
 
     def _running_by_key(
         self, running: Iterable[JobState], now_s: float
@@ -180,18 +212,19 @@ class TiresiasLas(Policy):
         service crosses a threshold, so each job's key is kept with a time before which it
         cannot change (:meth:`_running_key`) and recomputed exactly after it."""
         cache = self._running_keys
-        keyed = []
+        keyed: list[tuple[int, JobState]] = []
         for job in running:
             key, until_s = cache[job.index]
             if now_s >= until_s:
-                key, until_s = cache[job.index] = self._running_key(job, now_s)
+                key, until_s = self._running_key(job, now_s)
+                cache[job.index] = (key, until_s)
             keyed.append((key, job))
-        keyed.sort()
+        keyed.sort(key=itemgetter(0))  # keys are unique; compared alone, not as tuples
         return keyed
 
     def _running_key(self, job: JobState, now_s: float) -> tuple[int, float]:
-        """A running job's key (:meth:`queue` inlined, same arithmetic) and a time before which
-        it cannot change: its service grows at ``num_gpus`` GPU-s per second, and the time is
+        """A running job's key (:meth:`_queue_key`) and a time before which it cannot change:
+        its service grows at ``num_gpus`` GPU-s per second, and the time is
         :data:`_KEY_MARGIN_GPU_S` of service short of the next threshold (far beyond rounding)."""
         index, thresholds = job.index, self.thresholds
         service = job.attained_service_gpu_s - self._service_offset.get(index, 0.0)
@@ -203,17 +236,19 @@ class TiresiasLas(Policy):
         if queue == len(thresholds):
             until_s = math.inf
         elif placement is not None:
-            until_s = now_s + (thresholds[queue] - service - _KEY_MARGIN_GPU_S) / placement.num_gpus
+            margin_gpu_s: float = _KEY_MARGIN_GPU_S
+            until_s = now_s + (thresholds[queue] - service - margin_gpu_s) / placement.num_gpus
         return (queue << _KEY_BITS) | index, until_s
 
-    def _started(self, allocation: Allocation, now_s: float) -> None:
+    def _started(self, started: list[JobState], now_s: float) -> None:
         """Bookkeeping of the waiting jobs the allocation starts (their order does not matter:
         each touches only its own entries)."""
         waiting, queues, run_start_s, preempted = (
             self._waiting, self._waiting_keys, self._run_start_s, self._preempted
         )  # fmt: skip
         running_keys = self._running_keys
-        for index in allocation.keys() & waiting.keys():
+        for job in started:
+            index = job.index
             key = waiting.pop(index)[0]  # out of the waiting queue
             keys = queues[key >> _KEY_BITS]
             del keys[bisect_left(keys, -key)]
@@ -227,8 +262,9 @@ class TiresiasLas(Policy):
         Only jobs whose promotion falls due are looked at (a heap by due time); the test itself
         is the exact ``waited >= knob x last run``, so rounding in the due time changes nothing.
         """
-        knob = self.params.promote_knob
-        heap, not_yet = self._promotions, []
+        knob = self.promote_knob
+        heap = self._promotions
+        not_yet: list[tuple[float, int, float]] = []
         last_run_s, waiting, queues = self._last_run_s, self._waiting, self._waiting_keys
         while heap and heap[0][0] <= now_s + _DUE_SLACK_S:
             entry = heapq.heappop(heap)
@@ -253,35 +289,41 @@ class TiresiasLas(Policy):
             heapq.heappush(heap, entry)
 
 
-_KEY_BITS = 40
-_DUE_SLACK_S = 1e-3  # far above the rounding of ``since + knob x last run`` at trace times
-_INDEX_MASK = (1 << _KEY_BITS) - 1
+register_policy("las", doc=_LAS_DOC)(TiresiasLas)
+
+_KEY_BITS: Final = 40
+_DUE_SLACK_S: Final = 1e-3  # far above the rounding of ``since + knob x last run`` at trace times
+_INDEX_MASK: Final = (1 << _KEY_BITS) - 1
+_UNKNOWN_KEY: Final = (0, -math.inf)  # a key to compute at the next look
 _KEY_MARGIN_GPU_S = 1.0  # service short of a threshold at which a cached key is recomputed
-_UNKNOWN_KEY = (0, -math.inf)  # a key to compute at the next look
+"""Not Final, so a test can set it to infinity: every key recomputed at every look."""
 
 
-def _fill(ordered: Iterable[tuple[int, JobState]], free: dict[str, int]) -> Allocation:
-    """Grants jobs in order while GPUs remain; a job without room is skipped.
+def _fill(ordered: Iterable[JobState], free: dict[str, int], started: list[JobState]) -> Allocation:
+    """Grants jobs in order while GPUs remain; a job without room is skipped. Appends the
+    waiting jobs granted (those without a placement) to ``started``.
 
     A running job keeps its worker type when it has room; others take the type with the most
     free GPUs (heterogeneity-agnostic, as Tiresias).
     """
     allocation: Allocation = {}
     total_free = sum(free.values())
-    for _, job in ordered:
+    for job in ordered:
         if total_free <= 0:
             break
         placement = job.placement  # job.worker_type, without the property call
         scale_factor = job.scale_factor
         if placement is not None and free[placement.worker_type] >= scale_factor:
             worker_type = placement.worker_type
-            # its own grant, Grant(worker_type, scale_factor) already: the engine sees it unchanged
-            grant = job.grant or Grant(worker_type, scale_factor)
+            # its own grant, a gang of worker_type already: the engine sees it unchanged
+            grant = job.grant or gang_grant(worker_type, scale_factor)
         else:
             found = most_free_type(job, free)
             if found is None:
                 continue
-            worker_type, grant = found, Grant(found, scale_factor)
+            worker_type, grant = found, gang_grant(found, scale_factor)
+            if placement is None:
+                started.append(job)
         allocation[job.index] = grant
         free[worker_type] -= scale_factor
         total_free -= scale_factor

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from bisect import bisect_left, insort
 from collections.abc import Iterable, Iterator, Sized
-from dataclasses import dataclass
+from typing import ClassVar
 
+from engine.allocation.grants import gang_grant
 from engine.policies.base import (
     Allocation,
-    Grant,
+    NoParams,
     Policy,
     PolicyContext,
     SchedulerState,
@@ -31,26 +32,26 @@ from engine.policies.base import (
 )
 from engine.state import JobState
 
+_SRTF_DOC = """Shortest remaining time first: clairvoyant and preemptive, re-decided at every
+event.
 
-@register_policy("srtf")
+Baseline of Gavel's and Tiresias's evaluations; remaining time is measured on the job's
+fastest fitting worker type.
+"""
+
+
 class Srtf(Policy):
-    """Shortest remaining time first: clairvoyant and preemptive, re-decided at every event.
+    # Compiled with mypyc (engine.native), so: class attributes are declared ClassVar, the
+    # class is registered after its body, not decorated (mypyc compiles a decorated class as
+    # a plain Python class, looked up by name at every use), and its docstring is _SRTF_DOC,
+    # passed to the registration (mypyc keeps no class docstring).
+    display_name: ClassVar[str] = "SRTF"
+    group: ClassVar[str] = "Baselines"
 
-    Baseline of Gavel's and Tiresias's evaluations; remaining time is measured on the job's
-    fastest fitting worker type.
-    """
+    preemptive: ClassVar[bool] = True
+    uses_rounds: ClassVar[bool] = False
 
-    display_name = "SRTF"
-    group = "Baselines"
-
-    preemptive = True
-    uses_rounds = False
-
-    @dataclass(frozen=True)
-    class Params:
-        pass
-
-    def __init__(self, params: Params, context: PolicyContext) -> None:
+    def __init__(self, params: NoParams, context: PolicyContext) -> None:
         super().__init__(params, context)
         self.capacity = context.cluster.capacity()
         self._types_by_speed: dict[int, tuple[list[str], float]] = {}
@@ -113,15 +114,13 @@ class Srtf(Policy):
             placement = job.placement
             if placement is not None and free.get(placement.worker_type, 0) >= need:
                 worker_type = placement.worker_type
-                # its own grant, Grant(worker_type, need) already: the engine sees it unchanged
-                grant = job.grant or Grant(worker_type, need)
+                # its own grant, a gang of worker_type already: the engine sees it unchanged
+                grant = job.grant or gang_grant(worker_type, need)
             else:
-                fastest = next(
-                    (wt for wt in types_by_speed[job.index][0] if free[wt] >= need), None
-                )
+                fastest = _first_with_room(types_by_speed[job.index][0], free, need)
                 if fastest is None:
                     continue
-                worker_type, grant = fastest, Grant(fastest, need)
+                worker_type, grant = fastest, gang_grant(fastest, need)
             allocation[job.index] = grant
             free[worker_type] -= need
             total_free -= need
@@ -166,3 +165,14 @@ class Srtf(Policy):
         for entry in running:
             if entry[2] not in allocation:
                 self._wait(entry[:3], entry[3])
+
+
+register_policy("srtf", doc=_SRTF_DOC)(Srtf)
+
+
+def _first_with_room(types: list[str], free: dict[str, int], need: int) -> str | None:
+    """The first of ``types`` with at least ``need`` free GPUs, or None."""
+    for worker_type in types:
+        if free[worker_type] >= need:
+            return worker_type
+    return None
