@@ -199,24 +199,15 @@ def _busy_and_capacity(utilization: pd.DataFrame, end_s: float) -> tuple[float, 
 
 
 def _mean(values: np.ndarray) -> float:
-    """``Series.mean()`` of a float column: NaN skipped (summed as 0), NaN when none is left."""
+    """``Series.mean()`` of a float column (NaN skipped; NaN when none is left): numpy's
+    ``nanmean``, the same zero-filled sum over the count, without its empty-slice warning."""
     values = np.asarray(values, dtype=float)
-    missing = np.isnan(values)
-    count = values.size - int(missing.sum())
-    if count == 0:
-        return float("nan")
-    if missing.any():
-        values = np.where(missing, 0.0, values)
-    return float(values.sum(dtype=np.float64) / count)
+    return float(np.nanmean(values)) if (values == values).any() else float("nan")
 
 
 def _sum(values: np.ndarray) -> float:
-    """``Series.sum()`` of a float column: NaN skipped."""
-    values = np.asarray(values, dtype=float)
-    missing = np.isnan(values)
-    if missing.any():
-        values = np.where(missing, 0.0, values)
-    return float(values.sum(dtype=np.float64))
+    """``Series.sum()`` of a float column: numpy's ``nansum`` (NaN skipped)."""
+    return float(np.nansum(np.asarray(values, dtype=float)))
 
 
 def jct_cdf(jobs: pd.DataFrame) -> pd.DataFrame:

@@ -32,7 +32,8 @@ dataclass (nested, or module-level and assigned to ``Params``) whose fields carr
 ``metadata={"help": ...}``; the dashboard builds its forms from them. A policy compiled with
 mypyc (:mod:`engine.native`; see :mod:`engine.policies.las`) is registered by a call after its
 class body that passes its docstring (``register_policy("las", doc=...)(TiresiasLas)``) and
-declares its class attributes ``ClassVar``.
+declares its class attributes ``ClassVar``: mypyc compiles a decorated class as a plain Python
+class and keeps no class docstring.
 """
 
 from __future__ import annotations

@@ -82,10 +82,8 @@ boundaries (leases).
 
 
 class TiresiasLas(Policy):
-    # Compiled with mypyc (engine.native), so: class attributes are declared ClassVar, the
-    # class is registered after its body, not decorated (mypyc compiles a decorated class as
-    # a plain Python class, looked up by name at every use), and its docstring is _LAS_DOC,
-    # passed to the registration (mypyc keeps no class docstring).
+    # Compiled with mypyc: ClassVar attributes, registered after its body with its docstring
+    # (_LAS_DOC), as engine.policies.base's module docstring says.
     display_name: ClassVar[str] = "Tiresias LAS"
     group: ClassVar[str] = "Baselines"
 
@@ -124,12 +122,16 @@ class TiresiasLas(Policy):
 
     def _queue_key(self, job: JobState, now_s: float) -> int:
         """The job's key at ``now_s``: its queue << :data:`_KEY_BITS` | its index."""
-        index = job.index
-        service = job.attained_service_gpu_s - self._service_offset.get(index, 0.0)
+        service = self._service_gpu_s(job, now_s)
+        return (bisect_right(self.thresholds, service) << _KEY_BITS) | job.index
+
+    def _service_gpu_s(self, job: JobState, now_s: float) -> float:
+        """Attained service since the job's last promotion, at ``now_s``."""
+        service = job.attained_service_gpu_s - self._service_offset.get(job.index, 0.0)
         placement = job.placement
         if placement is not None:
             service += (now_s - job.last_update_s) * placement.num_gpus
-        return (bisect_right(self.thresholds, service) << _KEY_BITS) | index
+        return service
 
     def allocate(self, state: SchedulerState) -> Allocation:
         """Round boundary: the whole allocation. Mid-round: new starts on free GPUs only."""
@@ -226,11 +228,8 @@ class TiresiasLas(Policy):
         """A running job's key (:meth:`_queue_key`) and a time before which it cannot change:
         its service grows at ``num_gpus`` GPU-s per second, and the time is
         :data:`_KEY_MARGIN_GPU_S` of service short of the next threshold (far beyond rounding)."""
-        index, thresholds = job.index, self.thresholds
-        service = job.attained_service_gpu_s - self._service_offset.get(index, 0.0)
-        placement = job.placement
-        if placement is not None:
-            service += (now_s - job.last_update_s) * placement.num_gpus
+        thresholds, placement = self.thresholds, job.placement
+        service = self._service_gpu_s(job, now_s)
         queue = bisect_right(thresholds, service)
         until_s = -math.inf  # not placed: look again next time
         if queue == len(thresholds):
@@ -238,7 +237,7 @@ class TiresiasLas(Policy):
         elif placement is not None:
             margin_gpu_s: float = _KEY_MARGIN_GPU_S
             until_s = now_s + (thresholds[queue] - service - margin_gpu_s) / placement.num_gpus
-        return (queue << _KEY_BITS) | index, until_s
+        return (queue << _KEY_BITS) | job.index, until_s
 
     def _started(self, started: list[JobState], now_s: float) -> None:
         """Bookkeeping of the waiting jobs the allocation starts (their order does not matter:

@@ -41,10 +41,8 @@ fastest fitting worker type.
 
 
 class Srtf(Policy):
-    # Compiled with mypyc (engine.native), so: class attributes are declared ClassVar, the
-    # class is registered after its body, not decorated (mypyc compiles a decorated class as
-    # a plain Python class, looked up by name at every use), and its docstring is _SRTF_DOC,
-    # passed to the registration (mypyc keeps no class docstring).
+    # Compiled with mypyc: ClassVar attributes, registered after its body with its docstring
+    # (_SRTF_DOC), as engine.policies.base's module docstring says.
     display_name: ClassVar[str] = "SRTF"
     group: ClassVar[str] = "Baselines"
 
