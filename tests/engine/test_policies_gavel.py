@@ -8,7 +8,7 @@ import pytest
 from scipy.optimize import linprog
 
 from engine.config import PolicySpec, RoundConfig, ScenarioConfig
-from engine.policies.gavel import lp as _gavel_lp
+from engine.policies.gavel import highs as _gavel_highs
 from engine.policies.gavel import max_min as gavel
 from engine.policies.gavel import rounds as _gavel_rounds
 from engine.policies.gavel.lp import max_min_coefficients, solve_max_min
@@ -96,7 +96,7 @@ def test_direct_highs_call_matches_linprog(aware: bool, monkeypatch: pytest.Monk
     capacity = np.array([6.0, 6.0, 4.0])
     coefficients = max_min_coefficients(tput, sfs, np.ones(25), capacity, aware)
     fast = solve_max_min(coefficients, sfs, capacity)
-    monkeypatch.setattr(_gavel_lp, "_highs", None)
+    monkeypatch.setattr(_gavel_highs, "_highs", None)
     reference = solve_max_min(coefficients, sfs, capacity)
     value = (coefficients * reference).sum(axis=1).min()
     assert (coefficients * fast).sum(axis=1).min() == pytest.approx(value, rel=1e-9)

@@ -1,8 +1,8 @@
 """Gavel's Python-list fast paths against their numpy (or plain) definitions (issue 11).
 
-Gavel's per-type queues are ranked in Python lists, RoundPairs filters few pairs in
-Python and many with numpy, the random type order shuffles a list, and the round book
-registers jobs one at a time in Python. Each must give exactly what the other form gives.
+Gavel's per-type queues are ranked in Python lists, RoundPairs skips the pairs of jobs no
+longer waiting inside the greedy pass, the random type order shuffles a list, and the round
+book registers jobs one at a time in Python. Each must give exactly what the other form gives.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.policies.gavel import pairs
 from engine.policies.gavel.lp import fit_mask
 from engine.policies.gavel.pairs import RoundPairs, greedy_grants
 from engine.policies.gavel.queues import GavelQueues, QueueRow
@@ -96,28 +95,40 @@ def test_shuffled_type_order_draws_as_rng_permutation() -> None:
     assert book.rng.random() == reference.random()
 
 
-@pytest.mark.parametrize("num_jobs", [5, 40])  # pairs filtered in Python, and with numpy
-def test_round_pairs_filter_the_waiting_pairs(num_jobs: int) -> None:
-    """waiting() keeps exactly the pairs of jobs still waiting, in order, from lists or arrays,
-    and can_grant says whether the greedy pass over them grants anything."""
+def _plain_pass_over_waiting(
+    jobs: list[JobState], pos: list[int], cols: list[int], sfs: list[float], free: list[int]
+) -> list[int]:
+    """The greedy pass over the pairs of waiting jobs only, as indices into the whole lists."""
+    keep = [i for i, p in enumerate(pos) if jobs[p].completion_s is None]
+    granted = greedy_grants([pos[i] for i in keep], [cols[i] for i in keep],
+                            [sfs[i] for i in keep], free)  # fmt: skip
+    return [keep[g] for g in granted]
+
+
+@pytest.mark.parametrize("num_jobs", [5, 40])
+def test_round_pairs_grant_as_the_pass_over_the_waiting_pairs(num_jobs: int) -> None:
+    """Pass after pass of a round, RoundPairs.grants (from lists or arrays) grants what the
+    greedy pass over the pairs of the jobs still waiting grants, and leaves the same GPUs free;
+    the jobs it granted stop waiting before the next pass, as the engine starts them."""
     rng = np.random.default_rng(num_jobs)
     for _ in range(50):
-        jobs = [_job(i, waiting=rng.random() < 0.6) for i in range(num_jobs)]
         pos = rng.integers(0, num_jobs, 3 * num_jobs)
         cols = rng.integers(0, 3, pos.size)
         sfs = rng.choice([1.0, 2.0, 4.0], pos.size)
-        alive = [job.completion_s is None for job in jobs]
-        keep = [i for i, p in enumerate(pos.tolist()) if alive[p]]
-        free = rng.integers(0, 5, 3).tolist()
         for given in ((pos, cols, sfs), (pos.tolist(), cols.tolist(), sfs.tolist())):
+            jobs = [_job(i, waiting=rng.random() < 0.6) for i in range(num_jobs)]
+            reference = [_job(i, waiting=job.completion_s is None) for i, job in enumerate(jobs)]
             round_pairs = RoundPairs(jobs, np.arange(num_jobs), *given)
-            _, _, live_pos, live_cols, live_sfs = round_pairs.waiting()
-            assert live_pos == pos[keep].tolist()
-            assert live_cols == cols[keep].tolist()
-            assert live_sfs == sfs[keep].tolist()
-            grants = greedy_grants(live_pos, live_cols, live_sfs, list(free))
-            assert round_pairs.can_grant(list(free)) == bool(grants)
-    assert pairs._FILTER_IN_PYTHON_UP_TO < 3 * 40
+            for _ in range(4):
+                free = rng.integers(0, 5, 3).tolist()
+                expected_free = list(free)
+                expected = _plain_pass_over_waiting(
+                    reference, pos.tolist(), cols.tolist(), sfs.tolist(), expected_free
+                )
+                assert round_pairs.grants(free) == expected
+                assert free == expected_free
+                for i in expected:
+                    jobs[pos[i]].completion_s = reference[pos[i]].completion_s = 1.0
 
 
 def test_registered_rows_match_the_vectorized_definitions() -> None:

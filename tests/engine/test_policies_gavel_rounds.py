@@ -138,13 +138,15 @@ def _lp_case(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def test_reused_highs_instance_gives_what_a_fresh_one_gives() -> None:
     """A solver that has just solved another LP returns the fresh solver's answer, bit for bit
-    (each call passes a whole model; no basis carries over)."""
+    (each call passes a whole model; no basis carries over). The two LPs' classes are distinct
+    labels of one table, as in a run (a class's row never changes)."""
     (first, first_sfs, capacity), (second, second_sfs, _) = _lp_case(1), _lp_case(2)
     fresh = solve_max_min(second, second_sfs, capacity, class_ids=np.arange(12))
+    table, sfs = np.vstack([first, second]), np.concatenate([first_sfs, second_sfs])
     class_lp = ClassMaxMin(capacity, 1e-3)
-    class_lp.shares(first, first_sfs, np.full(12, 2))  # other counts: not a remembered answer
-    present, shares = class_lp.shares(second, second_sfs, np.ones(12, dtype=int))
-    assert np.array_equal(present, np.arange(12))
+    class_lp.shares(table, sfs, np.repeat([2, 0], 12))
+    present, shares = class_lp.shares(table, sfs, np.repeat([0, 1], 12))
+    assert np.array_equal(present, np.arange(12, 24))
     assert np.array_equal(shares, fresh)
 
 
@@ -205,10 +207,11 @@ def _class_objective(shares: np.ndarray, coefficients: np.ndarray, counts: np.nd
 
 @settings(max_examples=200, deadline=None)
 @given(case=_pairs())
-def test_round_pairs_can_grant_iff_the_greedy_pass_grants(
+def test_round_pairs_grant_what_the_greedy_pass_grants(
     case: tuple[list[int], list[int], list[int], list[int]],
 ) -> None:
-    """The mid-round shortcut skips the greedy pass only when that pass would grant nothing."""
+    """Every job waiting: the mid-round pass (with its shortcut when no pair fits) grants the
+    greedy pass's pairs and leaves the same GPUs free."""
     pos, cols, sfs, free = case
     jobs = [
         JobState(i, f"j{i}", 0.0, "t", 1, 10.0, 1.0, {}, 1.0)
@@ -221,6 +224,7 @@ def test_round_pairs_can_grant_iff_the_greedy_pass_grants(
         np.array(cols, dtype=int),
         np.array(sfs, dtype=float),
     )
-    _, _, live_pos, live_cols, live_sfs = pairs.waiting()
-    grants = greedy_grants(live_pos, live_cols, live_sfs, list(free))
-    assert pairs.can_grant(list(free)) == bool(grants)
+    expected_free = list(free)
+    expected = greedy_grants(pos, cols, sfs, expected_free)
+    assert pairs.grants(free) == expected
+    assert free == expected_free

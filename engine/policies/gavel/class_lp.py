@@ -23,10 +23,14 @@ default.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import numpy as np
 
-from engine.policies.gavel.lp import HighsSolver, solve_classes
+from engine.policies.gavel.class_model import ClassModel
+from engine.policies.gavel.highs import HighsSolver
 
+T = TypeVar("T")
 _LOWER, _BASIC = 0, 1  # HiGHS's kLower (nonbasic at the lower bound) and kBasic
 
 
@@ -91,6 +95,8 @@ class ClassMaxMin:
         warm_start: start each solve from the last optimal basis
             (:class:`WarmBasis`; may reach another of several optima).
         cache_size: how many solutions to keep (oldest dropped first).
+        models_kept: how many class sets' models (:class:`ClassModel`) to keep (oldest
+            dropped first); consecutive solves mostly share their class set.
     """
 
     def __init__(
@@ -99,6 +105,7 @@ class ClassMaxMin:
         epsilon: float,
         warm_start: bool = False,
         cache_size: int = 4096,
+        models_kept: int = 64,
     ) -> None:
         self.capacity = capacity
         self.epsilon = epsilon
@@ -106,6 +113,8 @@ class ClassMaxMin:
         self.solver = HighsSolver()
         self.warm = WarmBasis(capacity.size) if warm_start else None
         self._cache: dict[bytes, np.ndarray] = {}
+        self.models_kept = models_kept
+        self._models: dict[bytes, ClassModel] = {}  # by the present classes' ids
 
     def shares(
         self, class_coefficients: np.ndarray, class_scale_factors: np.ndarray, counts: np.ndarray
@@ -124,19 +133,25 @@ class ClassMaxMin:
         """
         present = np.flatnonzero(counts)
         present_counts = counts[present]
-        key = present.tobytes() + present_counts.tobytes()
+        classes = present.tobytes()
+        key = classes + present_counts.tobytes()
         shares = self._cache.get(key)
         if shares is None:
-            shares = solve_classes(
-                class_coefficients[present],
-                class_scale_factors[present],
-                present_counts,
-                self.capacity,
-                self.epsilon,
-                self.solver,
-                None if self.warm is None else (self.warm, present),
-            )
-            if len(self._cache) >= self.cache_size:
-                del self._cache[next(iter(self._cache))]
-            self._cache[key] = shares
+            model = self._models.get(classes)
+            if model is None:
+                model = ClassModel(
+                    class_coefficients[present], class_scale_factors[present], self.capacity,
+                    self.epsilon,
+                )  # fmt: skip
+                _remember(self._models, classes, model, self.models_kept)
+            warm = None if self.warm is None else (self.warm, present)
+            shares = model.solve(present_counts, self.solver, warm)
+            _remember(self._cache, key, shares, self.cache_size)
         return present, shares
+
+
+def _remember(cache: dict[bytes, T], key: bytes, value: T, size: int) -> None:
+    """Stores ``value`` under ``key``, first dropping the oldest entry if ``cache`` is full."""
+    if len(cache) >= size:
+        del cache[next(iter(cache))]
+    cache[key] = value

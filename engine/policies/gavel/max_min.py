@@ -175,13 +175,13 @@ class GavelMaxMin(Policy):
         left = 1.0 - (state.now_s - state.round_index * round_s) / round_s
         free = [state.free_gpus[wt] for wt in self.worker_types]
         allocation: Allocation = {}
-        if self._round is not None:  # jobs the boundary left waiting, in its order
-            jobs, rows, pos, cols, sfs = self._round.waiting()
-            if self._round.can_grant(free):
-                granted = greedy_grants(pos, cols, sfs, free)
-                allocation = self._grant(jobs, pos, cols, granted, left)
-                self._round.granted([pos[i] for i in granted])
+        pairs = self._round
+        if pairs is not None:  # jobs the boundary left waiting, in its order
+            granted = pairs.grants(free)
+            allocation = self._grant(pairs.jobs, pairs.pos, pairs.cols, granted, left)
+        # jobs started or finished leave the list for good (nothing preempts mid-round)
         late = [job for job in self._late if job.placement is None and job.completion_s is None]
+        self._late = late
         if late and self.params.work_conserving and sum(free) > 0:
             rows = self.book.rows(late)
             pos, cols, sfs = priority_pairs(self.book, rows, True, self.heterogeneity_aware)

@@ -2,8 +2,7 @@
 
 :func:`engine.policies.gavel.rounds.priority_pairs` ranks the pairs; :func:`greedy_grants` hands
 out GPUs along them at a round boundary, and :class:`RoundPairs` keeps them for the round's
-mid-round passes. Pairs are Python lists, because both walk them one by one; a round ranked
-with numpy also keeps its arrays, for filtering many pairs at once.
+mid-round passes. Pairs are Python lists, because both walk them one by one.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ def _waiting(job: JobState) -> bool:
 
 
 Pairs = Sequence[int] | Sequence[float] | np.ndarray  # a pair attribute: list or (p,) array
-_FILTER_IN_PYTHON_UP_TO = 64  # pairs up to which RoundPairs filters them in Python
 
 
 class RoundPairs:
@@ -35,7 +33,7 @@ class RoundPairs:
     Args:
         jobs: the round's active jobs; rows: (n,) their rows in the book.
         pos, cols, sfs: (p,) each pair's position in ``jobs``, worker-type column and GPUs
-            (lists, or arrays: then kept for filtering, and turned into lists).
+            (lists, or arrays: then turned into lists).
     """
 
     def __init__(
@@ -48,69 +46,53 @@ class RoundPairs:
     ) -> None:
         self.jobs, self.rows = jobs, rows
         self.pos, self.cols, self.sfs = _as_list(pos), _as_list(cols), _as_list(sfs)
-        self._alive: list[bool] | None = None
+        self._waiting: list[bool] | None = None  # per position in jobs
         self._recheck: list[int] = []
-        self._live: tuple[list[int], list[int], list[float]] | None = None
-        self._arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        if isinstance(pos, np.ndarray):
-            self._arrays = (pos, np.asarray(cols), np.asarray(sfs))
-        self._smallest: list[float] | None = None
-        self._live_arrays: tuple[np.ndarray, np.ndarray] | None = None  # cols, sfs if numpy
+        self._smallest: list[float] | None = None  # fewest GPUs a waiting pair asks, per type
 
-    def waiting(self) -> tuple[list[JobState], np.ndarray, list[int], list[int], list[float]]:
-        """``jobs``, ``rows`` and the (pos, cols, sfs) of the pairs whose job still waits."""
-        if self._alive is None:
-            self._alive = [  # _waiting, inline: thousands of jobs per round on long traces
+    def grants(self, free: list[int]) -> list[int]:
+        """Gavel's greedy pass (:func:`greedy_grants`) over the pairs whose job still waits;
+        ``free`` is decreased in place. Returns indices into ``pos``/``cols``/``sfs``, in grant
+        order; their jobs are checked again at the next pass."""
+        waiting = self._waiting_now()
+        if self._smallest is None:
+            self._smallest = self._smallest_waiting(len(free))
+        for have, need in zip(free, self._smallest, strict=True):
+            if have >= need:
+                break
+        else:  # no waiting pair fits its type's free GPUs: the pass would grant nothing
+            return []
+        granted = greedy_grants(self.pos, self.cols, self.sfs, free, waiting)
+        pos = self.pos
+        for i in granted:
+            self._recheck.append(pos[i])
+        return granted
+
+    def _waiting_now(self) -> list[bool]:
+        """Whether each job waits, with the jobs granted since the last pass checked again."""
+        waiting = self._waiting
+        if waiting is None:
+            waiting = self._waiting = [  # _waiting, inline: thousands of jobs on long traces
                 job.placement is None and job.completion_s is None for job in self.jobs
             ]
+            return waiting
         for p in self._recheck:
-            if not _waiting(self.jobs[p]):
-                self._alive[p] = False
-                self._live = None
+            if waiting[p] and not _waiting(self.jobs[p]):
+                waiting[p] = False
+                self._smallest = None
         self._recheck = []
-        if self._live is None:
-            self._smallest = self._live_arrays = None
-            self._live = self._filter()
-        return (self.jobs, self.rows, *self._live)
+        return waiting
 
-    def _filter(self) -> tuple[list[int], list[int], list[float]]:
-        """The pairs whose job is alive: in Python for a few pairs, else with numpy."""
-        alive = self._alive
-        assert alive is not None
-        if len(self.pos) <= _FILTER_IN_PYTHON_UP_TO:
-            keep = [i for i, p in enumerate(self.pos) if alive[p]]
-            pos, cols, sfs = self.pos, self.cols, self.sfs
-            return [pos[i] for i in keep], [cols[i] for i in keep], [sfs[i] for i in keep]
-        if self._arrays is None:
-            self._arrays = (np.array(self.pos), np.array(self.cols), np.array(self.sfs))
-        pos_array, cols_array, sfs_array = self._arrays
-        kept = np.flatnonzero(np.array(alive)[pos_array])
-        self._live_arrays = (cols_array[kept], sfs_array[kept])
-        return (
-            pos_array[kept].tolist(),
-            self._live_arrays[0].tolist(),
-            self._live_arrays[1].tolist(),
-        )
-
-    def can_grant(self, free: list[int]) -> bool:
-        """Whether some waiting pair asks for no more GPUs than its type has ``free`` (else
-        the greedy pass would grant nothing); call after :meth:`waiting`."""
-        assert self._live is not None
-        if self._smallest is None:  # fewest GPUs a waiting pair asks for, per type column
-            if self._live_arrays is not None:
-                least = np.full(len(free), np.inf)
-                np.minimum.at(least, *self._live_arrays)
-                self._smallest = least.tolist()
-            else:
-                smallest = [math.inf] * len(free)
-                for col, gpus in zip(self._live[1], self._live[2], strict=True):
-                    smallest[col] = min(smallest[col], gpus)
-                self._smallest = smallest
-        return any(have >= need for have, need in zip(free, self._smallest, strict=True))
-
-    def granted(self, positions: list[int]) -> None:
-        """Jobs (positions) granted GPUs mid-round: checked again at the next pass."""
-        self._recheck.extend(positions)
+    def _smallest_waiting(self, num_types: int) -> list[float]:
+        """Fewest GPUs a pair of a waiting job asks for, per type column (inf: none)."""
+        waiting = self._waiting
+        assert waiting is not None
+        smallest = [math.inf] * num_types
+        cols, sfs = self.cols, self.sfs
+        for i, p in enumerate(self.pos):
+            if waiting[p] and sfs[i] < smallest[cols[i]]:
+                smallest[cols[i]] = sfs[i]
+        return smallest
 
 
 def _as_list(values: Pairs) -> list:  # type: ignore[type-arg]
@@ -120,7 +102,9 @@ def _as_list(values: Pairs) -> list:  # type: ignore[type-arg]
     return values.tolist() if isinstance(values, np.ndarray) else list(values)
 
 
-def greedy_grants(pos: Pairs, cols: Pairs, sfs: Pairs, free: list[int]) -> list[int]:
+def greedy_grants(
+    pos: Pairs, cols: Pairs, sfs: Pairs, free: list[int], waiting: list[bool] | None = None
+) -> list[int]:
     """Gavel's greedy pass: each (job, type) pair in order gets ``sfs`` GPUs of its type if
     that many are still free and its job has none yet; stops when no GPU is free.
 
@@ -133,6 +117,8 @@ def greedy_grants(pos: Pairs, cols: Pairs, sfs: Pairs, free: list[int]) -> list[
         cols: (p,) worker-type column of each pair.
         sfs: (p,) GPUs each pair's job asks for.
         free: free GPUs per worker-type column; decreased in place by the grants.
+        waiting: per job label, whether it may be granted (default: every job); the pass
+            skips the other jobs' pairs, as if they were not in the lists.
 
     Returns:
         Indices of the granted pairs, in grant order.
@@ -153,6 +139,8 @@ def greedy_grants(pos: Pairs, cols: Pairs, sfs: Pairs, free: list[int]) -> list[
             break
         col = columns[i]
         if free[col] < sizes[i] or jobs[i] in taken:
+            continue
+        if waiting is not None and not waiting[jobs[i]]:
             continue
         gpus = int(sizes[i])
         free[col] -= gpus

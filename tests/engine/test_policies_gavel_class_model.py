@@ -1,0 +1,82 @@
+"""The class LP's kept models and remembered solutions against fresh solves (issue 11).
+
+:class:`ClassMaxMin` reuses a :class:`ClassModel` per class set and a solution per class counts;
+both shortcuts must give, bit for bit, what a fresh model on a fresh HiGHS instance gives.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.policies.gavel.class_lp import ClassMaxMin
+from engine.policies.gavel.class_model import ClassModel
+from engine.policies.gavel.highs import HighsSolver
+from engine.policies.gavel.lp import max_min_coefficients
+
+
+@st.composite
+def _class_runs(draw: st.DrawFn) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
+    """A table of classes (some fitting no type) and a run of count vectors over it, drawn
+    from a few class sets so that sets and counts repeat."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    num_classes = draw(st.integers(1, 10))
+    tput = rng.uniform(0.5, 4.0, (num_classes, 3)).round(1)
+    tput[rng.random((num_classes, 3)) < 0.3] = 0.0
+    sfs = rng.choice([1.0, 2.0, 4.0], num_classes)
+    capacity = np.array([4.0, 6.0, 2.0])
+    coefficients = max_min_coefficients(tput, sfs, np.ones(num_classes), capacity, True)
+    sets = [rng.random(num_classes) < 0.7 for _ in range(3)]
+    runs = []
+    for _ in range(draw(st.integers(1, 12))):
+        members = sets[draw(st.integers(0, 2))]
+        runs.append(rng.integers(1, 4, num_classes) * members)
+    return coefficients, sfs, capacity, [counts for counts in runs if counts.any()]
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=_class_runs())
+def test_kept_models_and_solutions_equal_fresh_solves(
+    case: tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]],
+) -> None:
+    coefficients, sfs, capacity, runs = case
+    kept = ClassMaxMin(capacity, 1e-3, models_kept=2, cache_size=3)
+    for counts in runs:
+        present, shares = kept.shares(coefficients, sfs, counts)
+        fresh = ClassModel(coefficients[present], sfs[present], capacity, 1e-3)
+        assert np.array_equal(present, np.flatnonzero(counts))
+        assert np.array_equal(shares, fresh.solve(counts[present], HighsSolver()))
+
+
+def test_model_arrays_are_the_lp_of_its_definition() -> None:
+    """Two classes on two types; class 1 fits type 0 only, class 2 fits nothing (no rows).
+    The matrix, bounds and costs written out by hand from the LP (lp module docstring)."""
+    coefficients = np.array([[2.0, 0.5], [3.0, 0.0], [0.0, 0.0]])
+    model = ClassModel(coefficients, np.array([1.0, 2.0, 1.0]), np.array([4.0, 8.0]), 0.1)
+    counts = np.array([3, 2, 5])
+    live_counts = counts[model.live]
+    matrix = np.zeros((model.num_rows, model.m + 1))
+    data = model.data(live_counts)
+    for col in range(model.m + 1):
+        for at in range(model.indptr[col], model.indptr[col + 1]):
+            matrix[model.indices[at], col] = data[at]
+    # columns: X[0,0], X[0,1], X[1,0], t; rows: fairness 0, 1; time 0, 1; capacity 0, 1
+    expected = np.array(
+        [
+            [-2.0, -0.5, 0.0, 1.0],
+            [0.0, 0.0, -3.0, 1.0],
+            [1.0, 1.0, 0.0, 0.0],
+            [0.0, 0.0, 1.0, 0.0],
+            [3.0, 0.0, 4.0, 0.0],
+            [0.0, 3.0, 0.0, 0.0],
+        ]
+    )
+    assert np.array_equal(matrix, expected)
+    assert np.array_equal(model.b_ub, [0.0, 0.0, 1.0, 1.0, 4.0, 8.0])
+    assert np.array_equal(model.upper, [1.0, 1.0, 1.0, np.inf])
+    weight = 0.1 / 5  # epsilon over the live classes' jobs
+    assert np.allclose(model.objective(live_counts), [-weight * 6, -weight * 1.5, -weight * 6, -1])
+    shares = model.solve(counts, HighsSolver())
+    assert shares.shape == (3, 2) and not shares[2].any()
