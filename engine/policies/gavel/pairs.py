@@ -7,7 +7,6 @@ mid-round passes. Pairs are Python lists, because both walk them one by one.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -23,11 +22,25 @@ def _waiting(job: JobState) -> bool:
 Pairs = Sequence[int] | Sequence[float] | np.ndarray  # a pair attribute: list or (p,) array
 
 
+class _Bucket:
+    """The pairs of one worker-type column asking for the same GPUs, in priority order;
+    ``start`` skips the first pairs for good (their jobs no longer wait)."""
+
+    def __init__(self, col: int, gpus: float) -> None:
+        self.col, self.gpus = col, gpus
+        self.pairs: list[int] = []
+        self.start = 0
+
+
 class RoundPairs:
     """A round's (job, type) pairs in priority order, kept for the round's mid-round passes.
 
-    The jobs still waiting are checked once, at the first mid-round pass; after that only the
-    jobs this policy granted mid-round can change (nothing else starts a job mid-round, and
+    The first mid-round pass sorts the pairs of the jobs still waiting into buckets by type
+    and GPUs (each in priority order). A pass then walks, in priority order, only the buckets
+    whose pairs fit their type's free GPUs: free GPUs only decrease during Gavel's greedy
+    pass, so a pair that does not fit at the start is skipped by the whole pass, and the walk
+    grants exactly what the greedy pass over all waiting pairs grants. Only the jobs this
+    policy granted mid-round can stop waiting (nothing else starts a job mid-round, and
     running jobs are preempted only at boundaries), so only those are checked again.
 
     Args:
@@ -46,53 +59,84 @@ class RoundPairs:
     ) -> None:
         self.jobs, self.rows = jobs, rows
         self.pos, self.cols, self.sfs = _as_list(pos), _as_list(cols), _as_list(sfs)
-        self._waiting: list[bool] | None = None  # per position in jobs
-        self._recheck: list[int] = []
-        self._smallest: list[float] | None = None  # fewest GPUs a waiting pair asks, per type
+        self._waiting: list[bool] = []  # per position in jobs, from the first pass on
+        self._buckets: list[_Bucket] | None = None
+        self._recheck: list[int] = []  # positions granted since the last pass
 
     def grants(self, free: list[int]) -> list[int]:
         """Gavel's greedy pass (:func:`greedy_grants`) over the pairs whose job still waits;
         ``free`` is decreased in place. Returns indices into ``pos``/``cols``/``sfs``, in grant
         order; their jobs are checked again at the next pass."""
-        waiting = self._waiting_now()
-        if self._smallest is None:
-            self._smallest = self._smallest_waiting(len(free))
-        for have, need in zip(free, self._smallest, strict=True):
-            if have >= need:
-                break
-        else:  # no waiting pair fits its type's free GPUs: the pass would grant nothing
+        buckets = self._buckets
+        if buckets is None:
+            buckets = self._buckets = self._sort_waiting()
+        waiting, jobs, pos = self._waiting, self.jobs, self.pos
+        for p in self._recheck:
+            waiting[p] = _waiting(jobs[p])
+        self._recheck = []
+        heads: list[_Bucket] = []
+        for bucket in buckets:
+            if bucket.gpus <= free[bucket.col]:
+                pairs, at = bucket.pairs, bucket.start
+                while at < len(pairs) and not waiting[pos[pairs[at]]]:
+                    at += 1
+                bucket.start = at
+                if at < len(pairs):
+                    heads.append(bucket)
+        if not heads:
             return []
-        granted = greedy_grants(self.pos, self.cols, self.sfs, free, waiting)
-        pos = self.pos
-        for i in granted:
-            self._recheck.append(pos[i])
+        granted = _merged_pass(heads, pos, waiting, free)
+        self._recheck = [pos[i] for i in granted]
         return granted
 
-    def _waiting_now(self) -> list[bool]:
-        """Whether each job waits, with the jobs granted since the last pass checked again."""
-        waiting = self._waiting
-        if waiting is None:
-            waiting = self._waiting = [  # _waiting, inline: thousands of jobs on long traces
-                job.placement is None and job.completion_s is None for job in self.jobs
-            ]
-            return waiting
-        for p in self._recheck:
-            if waiting[p] and not _waiting(self.jobs[p]):
-                waiting[p] = False
-                self._smallest = None
-        self._recheck = []
-        return waiting
+    def _sort_waiting(self) -> list[_Bucket]:
+        """The waiting jobs (``_waiting``) and their pairs in buckets by (type, GPUs)."""
+        self._waiting = [job.placement is None and job.completion_s is None for job in self.jobs]
+        waiting, pos, cols, sfs = self._waiting, self.pos, self.cols, self.sfs
+        by_gpus: list[dict[float, _Bucket]] = []  # per type column
+        buckets: list[_Bucket] = []
+        for i in range(len(pos)):
+            if waiting[pos[i]]:
+                col, gpus = cols[i], sfs[i]
+                while len(by_gpus) <= col:
+                    by_gpus.append({})
+                bucket = by_gpus[col].get(gpus)
+                if bucket is None:
+                    bucket = by_gpus[col][gpus] = _Bucket(col, gpus)
+                    buckets.append(bucket)
+                bucket.pairs.append(i)
+        return buckets
 
-    def _smallest_waiting(self, num_types: int) -> list[float]:
-        """Fewest GPUs a pair of a waiting job asks for, per type column (inf: none)."""
-        waiting = self._waiting
-        assert waiting is not None
-        smallest = [math.inf] * num_types
-        cols, sfs = self.cols, self.sfs
-        for i, p in enumerate(self.pos):
-            if waiting[p] and sfs[i] < smallest[cols[i]]:
-                smallest[cols[i]] = sfs[i]
-        return smallest
+
+def _merged_pass(
+    heads: list[_Bucket], pos: list[int], waiting: list[bool], free: list[int]
+) -> list[int]:
+    """The greedy pass over the pairs of ``heads`` (from each bucket's ``start``), merged in
+    priority order (ascending pair index): the greedy pass over all waiting pairs, whose
+    other pairs cannot fit. Decreases ``free``; returns the granted pair indices."""
+    at = [bucket.start for bucket in heads]
+    granted: list[int] = []
+    taken: set[int] = set()
+    total = sum(free)
+    while total > 0 and heads:
+        best, best_pair = 0, -1
+        for b in range(len(heads)):
+            pair = heads[b].pairs[at[b]]
+            if best_pair < 0 or pair < best_pair:
+                best, best_pair = b, pair
+        bucket = heads[best]
+        at[best] += 1
+        col, p = bucket.col, pos[best_pair]
+        if waiting[p] and p not in taken and free[col] >= bucket.gpus:
+            gpus = int(bucket.gpus)
+            free[col] -= gpus
+            total -= gpus
+            taken.add(p)
+            granted.append(best_pair)
+        if at[best] >= len(bucket.pairs) or free[col] < bucket.gpus:  # nothing more to grant
+            del heads[best]
+            del at[best]
+    return granted
 
 
 def _as_list(values: Pairs) -> list:  # type: ignore[type-arg]
@@ -102,9 +146,7 @@ def _as_list(values: Pairs) -> list:  # type: ignore[type-arg]
     return values.tolist() if isinstance(values, np.ndarray) else list(values)
 
 
-def greedy_grants(
-    pos: Pairs, cols: Pairs, sfs: Pairs, free: list[int], waiting: list[bool] | None = None
-) -> list[int]:
+def greedy_grants(pos: Pairs, cols: Pairs, sfs: Pairs, free: list[int]) -> list[int]:
     """Gavel's greedy pass: each (job, type) pair in order gets ``sfs`` GPUs of its type if
     that many are still free and its job has none yet; stops when no GPU is free.
 
@@ -117,8 +159,6 @@ def greedy_grants(
         cols: (p,) worker-type column of each pair.
         sfs: (p,) GPUs each pair's job asks for.
         free: free GPUs per worker-type column; decreased in place by the grants.
-        waiting: per job label, whether it may be granted (default: every job); the pass
-            skips the other jobs' pairs, as if they were not in the lists.
 
     Returns:
         Indices of the granted pairs, in grant order.
@@ -139,8 +179,6 @@ def greedy_grants(
             break
         col = columns[i]
         if free[col] < sizes[i] or jobs[i] in taken:
-            continue
-        if waiting is not None and not waiting[jobs[i]]:
             continue
         gpus = int(sizes[i])
         free[col] -= gpus
