@@ -13,12 +13,12 @@ for value, so HiGHS solves the very same model (``test_policies_gavel_class_mode
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from engine.errors import EngineError
-from engine.policies.gavel.highs import Basis, CscMatrix, HighsSolver
+from engine.policies.gavel.highs import DATA, OBJECTIVE, Basis, CscMatrix, HighsSolver, model_arrays
 
 
 class WarmBasis(Protocol):
@@ -58,11 +58,13 @@ class ClassModel:
         self.num_classes, self.num_types = coefficients.shape
         self.epsilon = epsilon
         self.live = coefficients.max(axis=1) > 0
+        self._all_live = bool(self.live.all())
         live_coefficients = coefficients[self.live]
         nc = self.nc = live_coefficients.shape[0]
         self.rows, self.cols = np.nonzero(live_coefficients > 0)
         m = self.m = self.rows.size
         self.values = live_coefficients[self.rows, self.cols]
+        self._cells = np.flatnonzero(self.live)[self.rows] * self.num_types + self.cols
         self._scale_factors = scale_factors[self.live][self.rows]  # of each column's class
         # CSC by hand: share column (i, k) has -c in fairness row i, 1 in time row nc + i and
         # the class's GPUs in capacity row 2 nc + k; the last column (t) has 1 in every
@@ -77,6 +79,10 @@ class ClassModel:
         self.num_rows = 2 * nc + self.num_types
         self.b_ub = np.concatenate([np.zeros(nc), np.ones(nc), capacity.astype(float)])
         self.upper = np.append(np.ones(m), np.inf)
+        self._arrays: list[Any] | None = None  # HiGHS's form, costs and entries to replace
+        if m:
+            matrix = CscMatrix(self.indptr, self.indices, self._data, self.num_rows)
+            self._arrays = model_arrays(np.zeros(m + 1), matrix, self.b_ub, self.upper)
 
     def data(self, live_counts: np.ndarray) -> np.ndarray:
         """(3 m + nc,) the matrix entries, CSC order, for ``live_counts`` (nc,) jobs per class."""
@@ -87,7 +93,10 @@ class ClassModel:
     def objective(self, live_counts: np.ndarray) -> np.ndarray:
         """(m + 1,) the costs (minimized): ``-t`` and the efficiency term's share weights."""
         weight = self.epsilon / live_counts.sum()
-        return np.append(-weight * live_counts[self.rows] * self.values, -1.0)
+        objective = np.empty(self.m + 1)
+        np.multiply(-weight * live_counts[self.rows], self.values, out=objective[: self.m])
+        objective[self.m] = -1.0
+        return objective
 
     def solve(
         self,
@@ -102,23 +111,25 @@ class ClassModel:
         Raises:
             EngineError: if HiGHS finds the LP infeasible (it never is: all-zero shares fit).
         """
-        shares = np.zeros((self.num_classes, self.num_types))
+        shares = np.zeros(self.num_classes * self.num_types)
         if self.nc == 0:
-            return shares
-        live_counts = counts[self.live]
-        matrix = CscMatrix(self.indptr, self.indices, self.data(live_counts), self.num_rows)
-        objective = self.objective(live_counts)
+            return shares.reshape(self.num_classes, self.num_types)
+        live_counts = counts if self._all_live else counts[self.live]
+        data, objective = self.data(live_counts), self.objective(live_counts)
+        matrix = CscMatrix(self.indptr, self.indices, data, self.num_rows)
+        arrays = None
+        if self._arrays is not None:  # only the costs and the entries change
+            arrays = self._arrays.copy()
+            arrays[OBJECTIVE], arrays[DATA] = objective, data
         if warm is None:
-            x = solver.solve(objective, matrix, self.b_ub, self.upper)
+            x = solver.solve(objective, matrix, self.b_ub, self.upper, arrays=arrays)
         else:
             basis, labels = warm[0], warm[1][self.live]
             start = None if basis.empty else basis.start(labels, self.rows, self.cols)
-            x = solver.solve(objective, matrix, self.b_ub, self.upper, start, True)
+            x = solver.solve(objective, matrix, self.b_ub, self.upper, start, True, arrays)
             if solver.basis is not None:
                 basis.keep(labels, self.rows, self.cols, solver.basis)
         if x is None:
             raise EngineError("Gavel LP is infeasible")
-        live_shares = np.zeros((self.nc, self.num_types))
-        live_shares[self.rows, self.cols] = np.clip(x[: self.m], 0.0, 1.0)
-        shares[self.live] = live_shares
-        return shares
+        shares[self._cells] = np.clip(x[: self.m], 0.0, 1.0)
+        return shares.reshape(self.num_classes, self.num_types)

@@ -77,6 +77,7 @@ class HighsSolver:
         upper: np.ndarray,
         start: Basis | None = None,
         keep_basis: bool = False,
+        arrays: list[Any] | None = None,
     ) -> np.ndarray | None:
         """The optimal ``x``, or None when the LP is infeasible.
 
@@ -84,6 +85,8 @@ class HighsSolver:
             start: (column statuses, row statuses) as HiGHS numbers them (0 nonbasic at the
                 lower bound, 1 basic, ...) to start the simplex from, else the slack basis.
             keep_basis: store the optimal basis in :attr:`basis` (None if not available).
+            arrays: :func:`model_arrays` of the same LP, made by the caller (e.g. with the
+                parts that stay the same across solves kept).
 
         Raises:
             EngineError: if HiGHS fails for another reason than infeasibility.
@@ -91,7 +94,7 @@ class HighsSolver:
         self.basis = None
         if _highs is not None:
             try:
-                x = self._solve_direct(objective, matrix, b_ub, upper, start, keep_basis)
+                x = self._solve_direct(objective, matrix, b_ub, upper, start, keep_basis, arrays)
             except (AttributeError, TypeError, ValueError):
                 x = None
             if x is _INFEASIBLE:  # HiGHS proved it: linprog would only say so again
@@ -116,29 +119,14 @@ class HighsSolver:
         upper: np.ndarray,
         start: Basis | None,
         keep_basis: bool,
+        arrays: list[Any] | None = None,
     ) -> np.ndarray | None:
         """The LP through ``scipy.optimize._highspy._core``: ``x`` if HiGHS reports an optimum,
-        :data:`_INFEASIBLE` if it reports the LP infeasible, else None (then ``linprog`` tries)."""
+        :data:`_INFEASIBLE` if it reports the LP infeasible, else None (then ``linprog`` tries).
+        ``arrays``: :func:`model_arrays` of this LP, if the caller has them."""
         assert _highs is not None
-        num_rows, num_cols = matrix.num_rows, objective.size
-        infinity = _highs.kHighsInf
-        model = (  # passModel's array form: numpy buffers, no per-element conversion
-            num_cols,
-            num_rows,
-            matrix.data.size,
-            _COLWISE,
-            _MINIMIZE,
-            0.0,  # objective offset
-            np.ascontiguousarray(objective, dtype=np.float64),
-            np.zeros(num_cols),
-            np.where(np.isinf(upper), infinity, upper).astype(np.float64),
-            np.full(num_rows, -infinity),
-            np.ascontiguousarray(b_ub, dtype=np.float64),
-            np.ascontiguousarray(matrix.indptr, dtype=np.int32),
-            np.ascontiguousarray(matrix.indices, dtype=np.int32),
-            np.ascontiguousarray(matrix.data, dtype=np.float64),
-            np.zeros(num_cols, dtype=np.int32),  # integrality: every column continuous
-        )
+        model = arrays or model_arrays(objective, matrix, b_ub, upper)
+        assert model is not None
         solver = self._instance
         if solver is None:
             solver = _highs._Highs()
@@ -161,6 +149,37 @@ class HighsSolver:
                 np.array([int(status) for status in basis.row_status]),
             )
         return np.array(solver.getSolution().col_value)
+
+
+def model_arrays(
+    objective: np.ndarray, matrix: CscMatrix, b_ub: np.ndarray, upper: np.ndarray
+) -> list[Any] | None:
+    """passModel's array form of the LP (numpy buffers, no per-element conversion); the
+    objective is item :data:`OBJECTIVE`, the matrix entries item :data:`DATA`. None without
+    the bindings (then :class:`HighsSolver` goes through ``linprog``)."""
+    if _highs is None:
+        return None
+    num_rows, num_cols, infinity = matrix.num_rows, objective.size, _highs.kHighsInf
+    return [
+        num_cols,
+        num_rows,
+        matrix.data.size,
+        _COLWISE,
+        _MINIMIZE,
+        0.0,  # objective offset
+        np.ascontiguousarray(objective, dtype=np.float64),
+        np.zeros(num_cols),
+        np.where(np.isinf(upper), infinity, upper).astype(np.float64),
+        np.full(num_rows, -infinity),
+        np.ascontiguousarray(b_ub, dtype=np.float64),
+        np.ascontiguousarray(matrix.indptr, dtype=np.int32),
+        np.ascontiguousarray(matrix.indices, dtype=np.int32),
+        np.ascontiguousarray(matrix.data, dtype=np.float64),
+        np.zeros(num_cols, dtype=np.int32),  # integrality: every column continuous
+    ]
+
+
+OBJECTIVE, DATA = 6, 13  # where model_arrays puts the costs and the matrix entries
 
 
 def _highs_basis(start: Basis) -> Any:

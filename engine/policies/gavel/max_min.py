@@ -101,6 +101,7 @@ class GavelMaxMin(Policy):
         self.class_lp: ClassMaxMin | None = None  # made at the first solve (subclasses: none)
         self.probe_solver = HighsSolver()  # finish-time fairness's and min total duration's LPs
         self._class_coefficients = np.zeros((0, len(self.worker_types)))
+        self._class_scale_factors = np.zeros(0)  # GPUs per job of each class, as the table
         self._last_solve_s = -math.inf
         self._round_index = -1
         self._round: RoundPairs | None = None  # this round's priority order
@@ -223,13 +224,14 @@ class GavelMaxMin(Policy):
         coefficients = self._class_table()
         counts = np.bincount(labels, minlength=coefficients.shape[0])
         present, class_shares = self.class_lp.shares(
-            coefficients, book.scale_factors[book.class_rows], counts
+            coefficients, self._class_scale_factors, counts
         )
         return class_shares[np.searchsorted(present, labels)]
 
     def _class_table(self) -> np.ndarray:
         """(classes, K) the max-min LP's coefficient row of every job class seen so far
-        (computed once per class from its first job: the row depends on the class only)."""
+        (computed once per class from its first job: the row depends on the class only);
+        updates ``_class_scale_factors`` with it."""
         book, known = self.book, self._class_coefficients.shape[0]
         if known < len(book.class_rows):
             first = book.class_rows[known:]
@@ -241,6 +243,7 @@ class GavelMaxMin(Policy):
                 self.heterogeneity_aware,
             )
             self._class_coefficients = np.vstack([self._class_coefficients, new])
+            self._class_scale_factors = book.scale_factors[book.class_rows]
         return self._class_coefficients
 
     def _reference_throughputs(self, throughputs: np.ndarray) -> np.ndarray:
