@@ -6,9 +6,10 @@ fairness and a time row per class and a capacity row per type. Which columns exi
 matrix entry but the capacity rows' ``count * scale_factor``, depend only on the classes: the
 class counts change the capacity entries and the efficiency term's weights alone. A
 :class:`ClassModel` holds the class-only arrays (in the forms HiGHS takes) and fills the count-
-dependent ones per solve, so a run whose class set repeats (about 60% of the solves on the full
-Philly trace) skips the rest of the build. The arrays are the ones a fresh build gives, value
-for value, so HiGHS solves the very same model (``test_policies_gavel_class_model.py``).
+dependent ones per solve, so a solve whose class set was seen lately skips the rest of the build
+(11,307 of the 16,714 solves of the full Philly trace under max-min, with 64 sets kept). The
+arrays are the ones a fresh build gives, value for value, so HiGHS solves the very same model
+(``test_policies_gavel_class_model.py``; all 16,714 models of that run compared, November 2026).
 """
 
 from __future__ import annotations
