@@ -23,7 +23,6 @@ Reconstructions [R]:
 
 from __future__ import annotations
 
-import heapq
 import math
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterable, Iterator
@@ -81,6 +80,20 @@ boundaries (leases).
 """
 
 
+class _Book:
+    """What the policy keeps about one arrived job: one dict lookup by job index reaches it all
+    (a native class under mypyc, whose fields are C slots)."""
+
+    def __init__(self, job: JobState) -> None:
+        self.job = job
+        self.key = 0  # waiting: its queue key (frozen); running: its cached key, see until_s
+        self.until_s = -math.inf  # running: a time before which its key cannot change
+        self.run_start_s = math.nan  # start of the run the policy gave it (NaN: none)
+        self.last_run_s = math.nan  # length of its last run, until promoted (NaN: none)
+        self.offset_gpu_s = 0.0  # attained service at its last promotion
+        self.since_s = math.nan  # preempted at (NaN: not preempted since it last started)
+
+
 class TiresiasLas(Policy):
     # Compiled with mypyc: ClassVar attributes, registered after its body with its docstring
     # (_LAS_DOC), as engine.policies.base's module docstring says.
@@ -100,21 +113,20 @@ class TiresiasLas(Policy):
             raise ConfigError("las: promote_knob must be >= 0")
         self.promote_knob: float = params.promote_knob
         self._round_index = -1
-        self._run_start_s: dict[int, float] = {}
-        self._last_run_s: dict[int, float] = {}
-        self._preempted: dict[int, tuple[float, JobState]] = {}  # index -> (since_s, job)
-        # (promotion due time, index, since_s) of preempted jobs; stale entries are skipped
-        self._promotions: list[tuple[float, int, float]] = []
-        self._service_offset: dict[int, float] = {}
+        self._books: dict[int, _Book] = {}
+        # Promotion checks of preempted jobs, (due time, book, preempted at), in buckets of one
+        # round by due time: a preemption appends, a round boundary takes the buckets now due
+        # (a heap cost more: ~800,000 preemptions on the full Philly trace). Stale entries
+        # (started again, preempted again since, or promoted already) are skipped.
+        self._bucket_s: float = context.rounds.round_duration_s
+        self._due: dict[int, list[tuple[float, _Book, float]]] = {}
+        self._next_bucket = 0  # the first bucket that may hold entries
         # Waiting jobs' keys = queue << 40 | index (job indices follow arrival order), one list
         # per queue of the keys negated, ascending: the jobs served first sit at the list's
         # end, where starts remove them and promotions (old jobs) insert them, so a list
         # shifts few entries (on the full Philly trace queue 0 holds ~2,000 waiting jobs).
         # A waiting job's service is frozen, so its key changes only on promotion.
         self._waiting_keys: list[list[int]] = [[] for _ in range(len(self.thresholds) + 1)]
-        self._waiting: dict[int, tuple[int, JobState]] = {}
-        # index -> (key, time before which it cannot change) of jobs started (see _running_key)
-        self._running_keys: dict[int, tuple[int, float]] = {}
 
     def queue(self, job: JobState, now_s: float) -> int:
         """The job's queue at ``now_s``: 0 = least attained service since its last promotion."""
@@ -122,59 +134,61 @@ class TiresiasLas(Policy):
 
     def _queue_key(self, job: JobState, now_s: float) -> int:
         """The job's key at ``now_s``: its queue << :data:`_KEY_BITS` | its index."""
-        service = self._service_gpu_s(job, now_s)
+        service = _service_gpu_s(job, self._offset_gpu_s(job), now_s)
         return (bisect_right(self.thresholds, service) << _KEY_BITS) | job.index
 
-    def _service_gpu_s(self, job: JobState, now_s: float) -> float:
-        """Attained service since the job's last promotion, at ``now_s``."""
-        service = job.attained_service_gpu_s - self._service_offset.get(job.index, 0.0)
-        placement = job.placement
-        if placement is not None:
-            service += (now_s - job.last_update_s) * placement.num_gpus
-        return service
+    def _offset_gpu_s(self, job: JobState) -> float:
+        """The job's attained service at its last promotion (0 if never promoted)."""
+        book = self._books.get(job.index)
+        return 0.0 if book is None else book.offset_gpu_s
 
     def allocate(self, state: SchedulerState) -> Allocation:
         """Round boundary: the whole allocation. Mid-round: new starts on free GPUs only."""
         now_s = state.now_s
+        books = self._books
         for job in state.arrived:
-            self._enqueue(job, now_s)
+            book = _Book(job)
+            books[job.index] = book
+            self._enqueue(book, now_s)
         if state.round_index == self._round_index:
             return self._admit(state)
         self._round_index = state.round_index
         self._promote(now_s)
         return self._full_round(state)
 
-    def _enqueue(self, job: JobState, now_s: float) -> None:
-        key = self._queue_key(job, now_s)
+    def _enqueue(self, book: _Book, now_s: float) -> None:
+        job = book.job
+        service = _service_gpu_s(job, book.offset_gpu_s, now_s)
+        key = (bisect_right(self.thresholds, service) << _KEY_BITS) | job.index
         insort(self._waiting_keys[key >> _KEY_BITS], -key)
-        self._waiting[job.index] = (key, job)
+        book.key = key
 
-    def _waiting_in_order(self) -> Iterator[JobState]:
+    def _waiting_in_order(self) -> Iterator[_Book]:
         """Waiting jobs in key order (a generator function: mypyc turns a returned generator
         expression into a list, here of every waiting job at every decision)."""
-        waiting = self._waiting
+        books = self._books
         for keys in self._waiting_keys:
             for negated in reversed(keys):
-                yield waiting[-negated & _INDEX_MASK][1]
+                yield books[-negated & _INDEX_MASK]
 
-    def _merged(self, running: list[tuple[int, JobState]]) -> Iterator[JobState]:
+    def _merged(self, running: list[tuple[int, _Book]]) -> Iterator[_Book]:
         """Running jobs (sorted by key) and waiting jobs merged in key order (keys are unique).
         A plain two-way merge: ``_fill`` stops early, and heapq.merge costs more per item."""
-        waiting, at, end = self._waiting, 0, len(running)
+        books, at, end = self._books, 0, len(running)
         for keys in self._waiting_keys:
             for negated in reversed(keys):
                 key = -negated
                 while at < end and running[at][0] < key:
                     yield running[at][1]
                     at += 1
-                yield waiting[key & _INDEX_MASK][1]
+                yield books[key & _INDEX_MASK]
         while at < end:
             yield running[at][1]
             at += 1
 
     def _admit(self, state: SchedulerState) -> Allocation:
         """Mid-round: waiting jobs in queue order onto free GPUs."""
-        started: list[JobState] = []
+        started: list[_Book] = []
         allocation = _fill(self._waiting_in_order(), dict(state.free_gpus), started)
         self._started(started, state.now_s)
         return allocation
@@ -183,7 +197,7 @@ class TiresiasLas(Policy):
         """Round boundary: running and waiting jobs merged in queue order onto every GPU."""
         now = state.now_s
         running = self._running_by_key(state.running, now)
-        started: list[JobState] = []
+        started: list[_Book] = []
         allocation = _fill(self._merged(running), dict(state.capacity), started)
         if len(allocation) - len(started) < len(running):  # some running job lost its GPUs
             self._preempted_from(running, allocation, now)
@@ -191,101 +205,130 @@ class TiresiasLas(Policy):
         return allocation
 
     def _preempted_from(
-        self, running: list[tuple[int, JobState]], allocation: Allocation, now_s: float
+        self, running: list[tuple[int, _Book]], allocation: Allocation, now_s: float
     ) -> None:
         """Bookkeeping of the running jobs without a grant: the engine preempts them."""
         knob = self.promote_knob
-        run_start_s, last_run_s, preempted = self._run_start_s, self._last_run_s, self._preempted
-        for _, job in running:
-            index = job.index
-            if index in allocation:
+        for _, book in running:
+            job = book.job
+            if job.index in allocation:
                 continue
-            last_run = now_s - run_start_s.pop(index, job.segment_start_s)
-            last_run_s[index] = last_run
-            preempted[index] = (now_s, job)
+            run_start_s = book.run_start_s
+            if math.isnan(run_start_s):  # a run the policy did not start
+                run_start_s = job.segment_start_s
+            last_run = now_s - run_start_s
+            book.run_start_s = math.nan
+            book.last_run_s = last_run
+            book.since_s = now_s
             if last_run > 0 and knob > 0:
-                heapq.heappush(self._promotions, (now_s + knob * last_run, index, now_s))
-            self._enqueue(job, now_s)
+                self._check_promotion_at(now_s + knob * last_run, book, now_s)
+            self._enqueue(book, now_s)
 
-    def _running_by_key(
-        self, running: Iterable[JobState], now_s: float
-    ) -> list[tuple[int, JobState]]:
-        """(key, job) of every running job, sorted. A running job's key changes only when its
+    def _check_promotion_at(self, due_s: float, book: _Book, since_s: float) -> None:
+        """Files a promotion check of ``book`` (preempted at ``since_s``) in its due bucket
+        (never one :meth:`_promote` has passed)."""
+        bucket = max(int(due_s // self._bucket_s), self._next_bucket)
+        entries = self._due.get(bucket)
+        if entries is None:
+            self._due[bucket] = [(due_s, book, since_s)]
+        else:
+            entries.append((due_s, book, since_s))
+
+    def _running_by_key(self, running: Iterable[JobState], now_s: float) -> list[tuple[int, _Book]]:
+        """(key, book) of every running job, sorted. A running job's key changes only when its
         service crosses a threshold, so each job's key is kept with a time before which it
-        cannot change (:meth:`_running_key`) and recomputed exactly after it."""
-        cache = self._running_keys
-        keyed: list[tuple[int, JobState]] = []
+        cannot change (:func:`_running_key`) and recomputed exactly after it."""
+        books, thresholds = self._books, self.thresholds
+        keyed: list[tuple[int, _Book]] = []
         for job in running:
-            key, until_s = cache[job.index]
-            if now_s >= until_s:
-                key, until_s = self._running_key(job, now_s)
-                cache[job.index] = (key, until_s)
-            keyed.append((key, job))
+            book = books[job.index]
+            if now_s >= book.until_s:
+                book.key, book.until_s = _running_key(thresholds, job, book.offset_gpu_s, now_s)
+            keyed.append((book.key, book))
         keyed.sort(key=itemgetter(0))  # keys are unique; compared alone, not as tuples
         return keyed
 
     def _running_key(self, job: JobState, now_s: float) -> tuple[int, float]:
-        """A running job's key (:meth:`_queue_key`) and a time before which it cannot change:
-        its service grows at ``num_gpus`` GPU-s per second, and the time is
-        :data:`_KEY_MARGIN_GPU_S` of service short of the next threshold (far beyond rounding)."""
-        thresholds, placement = self.thresholds, job.placement
-        service = self._service_gpu_s(job, now_s)
-        queue = bisect_right(thresholds, service)
-        until_s = -math.inf  # not placed: look again next time
-        if queue == len(thresholds):
-            until_s = math.inf
-        elif placement is not None:
-            margin_gpu_s: float = _KEY_MARGIN_GPU_S
-            until_s = now_s + (thresholds[queue] - service - margin_gpu_s) / placement.num_gpus
-        return (queue << _KEY_BITS) | job.index, until_s
+        """A running job's key and a time before which it cannot change (:func:`_running_key`)."""
+        return _running_key(self.thresholds, job, self._offset_gpu_s(job), now_s)
 
-    def _started(self, started: list[JobState], now_s: float) -> None:
+    def _started(self, started: list[_Book], now_s: float) -> None:
         """Bookkeeping of the waiting jobs the allocation starts (their order does not matter:
         each touches only its own entries)."""
-        waiting, queues, run_start_s, preempted = (
-            self._waiting, self._waiting_keys, self._run_start_s, self._preempted
-        )  # fmt: skip
-        running_keys = self._running_keys
-        for job in started:
-            index = job.index
-            key = waiting.pop(index)[0]  # out of the waiting queue
+        queues = self._waiting_keys
+        for book in started:
+            key = book.key  # out of the waiting queue
             keys = queues[key >> _KEY_BITS]
             del keys[bisect_left(keys, -key)]
-            run_start_s[index] = now_s
-            preempted.pop(index, None)
-            running_keys[index] = _UNKNOWN_KEY  # computed at the next round boundary
+            book.run_start_s = now_s
+            book.since_s = math.nan
+            book.until_s = -math.inf  # its key is computed at the next round boundary
 
     def _promote(self, now_s: float) -> None:
         """Sends starved preempted jobs back to queue 0 (Tiresias's STARVELIMIT).
 
-        Only jobs whose promotion falls due are looked at (a heap by due time); the test itself
-        is the exact ``waited >= knob x last run``, so rounding in the due time changes nothing.
+        Only jobs whose promotion falls due are looked at (the buckets up to ``now_s``); the
+        test itself is the exact ``waited >= knob x last run``, so rounding in the due time
+        changes nothing. The order of promotions does not matter: each touches only its own
+        job's entries.
         """
-        knob = self.promote_knob
-        heap = self._promotions
-        not_yet: list[tuple[float, int, float]] = []
-        last_run_s, waiting, queues = self._last_run_s, self._waiting, self._waiting_keys
-        while heap and heap[0][0] <= now_s + _DUE_SLACK_S:
-            entry = heapq.heappop(heap)
-            _, index, since = entry
-            preempted = self._preempted.get(index)
-            if preempted is None or preempted[0] != since or index not in last_run_s:
-                continue  # started again, preempted again since, or promoted already
-            if not now_s - since >= knob * last_run_s[index]:
-                not_yet.append(entry)
+        due, horizon_s = self._due, now_s + _DUE_SLACK_S
+        first, last = self._next_bucket, int(horizon_s // self._bucket_s)
+        self._next_bucket = max(first, last)
+        if not due:
+            return
+        knob, queues = self.promote_knob, self._waiting_keys
+        not_yet: list[tuple[float, _Book, float]] = []
+        for bucket in range(first, last + 1):
+            entries = due.pop(bucket, None)
+            if entries is None:
                 continue
-            job = preempted[1]
-            self._service_offset[index] = job.attained_service_gpu_s
-            del last_run_s[index]
-            # out of its queue and into queue 0: it holds no GPUs and its service counts
-            # afresh (attained - offset = 0, below every threshold; _enqueue would agree)
-            key = waiting[index][0]
-            keys = queues[key >> _KEY_BITS]
-            del keys[bisect_left(keys, -key)]
-            insort(queues[0], -index)
-            waiting[index] = (index, job)
-        for entry in not_yet:
-            heapq.heappush(heap, entry)
+            for entry in entries:
+                due_s, book, since = entry
+                if book.since_s != since or math.isnan(book.last_run_s):
+                    continue  # started again (NaN), preempted again since, or promoted already
+                if due_s > horizon_s or not now_s - since >= knob * book.last_run_s:
+                    not_yet.append(entry)
+                    continue
+                job = book.job
+                book.offset_gpu_s = job.attained_service_gpu_s
+                book.last_run_s = math.nan
+                # out of its queue and into queue 0: it holds no GPUs and its service counts
+                # afresh (attained - offset = 0, below every threshold; _enqueue would agree)
+                key = book.key
+                keys = queues[key >> _KEY_BITS]
+                del keys[bisect_left(keys, -key)]
+                insort(queues[0], -job.index)
+                book.key = job.index
+        if not_yet:
+            due.setdefault(self._next_bucket, []).extend(not_yet)
+
+
+def _service_gpu_s(job: JobState, offset_gpu_s: float, now_s: float) -> float:
+    """Attained service since the job's last promotion (``offset_gpu_s``), at ``now_s``."""
+    service = job.attained_service_gpu_s - offset_gpu_s
+    placement = job.placement
+    if placement is not None:
+        service += (now_s - job.last_update_s) * placement.num_gpus
+    return service
+
+
+def _running_key(
+    thresholds: tuple[float, ...], job: JobState, offset_gpu_s: float, now_s: float
+) -> tuple[int, float]:
+    """A running job's key (:meth:`TiresiasLas._queue_key`) and a time before which it cannot
+    change: its service grows at ``num_gpus`` GPU-s per second, and the time is
+    :data:`_KEY_MARGIN_GPU_S` of service short of the next threshold (far beyond rounding)."""
+    placement = job.placement
+    service = _service_gpu_s(job, offset_gpu_s, now_s)
+    queue = bisect_right(thresholds, service)
+    until_s = -math.inf  # not placed: look again next time
+    if queue == len(thresholds):
+        until_s = math.inf
+    elif placement is not None:
+        margin_gpu_s: float = _KEY_MARGIN_GPU_S
+        until_s = now_s + (thresholds[queue] - service - margin_gpu_s) / placement.num_gpus
+    return (queue << _KEY_BITS) | job.index, until_s
 
 
 register_policy("las", doc=_LAS_DOC)(TiresiasLas)
@@ -293,12 +336,11 @@ register_policy("las", doc=_LAS_DOC)(TiresiasLas)
 _KEY_BITS: Final = 40
 _DUE_SLACK_S: Final = 1e-3  # far above the rounding of ``since + knob x last run`` at trace times
 _INDEX_MASK: Final = (1 << _KEY_BITS) - 1
-_UNKNOWN_KEY: Final = (0, -math.inf)  # a key to compute at the next look
 _KEY_MARGIN_GPU_S = 1.0  # service short of a threshold at which a cached key is recomputed
 """Not Final, so a test can set it to infinity: every key recomputed at every look."""
 
 
-def _fill(ordered: Iterable[JobState], free: dict[str, int], started: list[JobState]) -> Allocation:
+def _fill(ordered: Iterable[_Book], free: dict[str, int], started: list[_Book]) -> Allocation:
     """Grants jobs in order while GPUs remain; a job without room is skipped. Appends the
     waiting jobs granted (those without a placement) to ``started``.
 
@@ -307,9 +349,10 @@ def _fill(ordered: Iterable[JobState], free: dict[str, int], started: list[JobSt
     """
     allocation: Allocation = {}
     total_free = sum(free.values())
-    for job in ordered:
+    for book in ordered:
         if total_free <= 0:
             break
+        job = book.job
         placement = job.placement  # job.worker_type, without the property call
         scale_factor = job.scale_factor
         if placement is not None and free[placement.worker_type] >= scale_factor:
@@ -322,7 +365,7 @@ def _fill(ordered: Iterable[JobState], free: dict[str, int], started: list[JobSt
                 continue
             worker_type, grant = found, gang_grant(found, scale_factor)
             if placement is None:
-                started.append(job)
+                started.append(book)
         allocation[job.index] = grant
         free[worker_type] -= scale_factor
         total_free -= scale_factor
