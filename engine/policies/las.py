@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right, insort
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sized
 from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import ClassVar, Final
 
 from engine.allocation.grants import gang_grant
@@ -127,6 +126,9 @@ class TiresiasLas(Policy):
         # shifts few entries (on the full Philly trace queue 0 holds ~2,000 waiting jobs).
         # A waiting job's service is frozen, so its key changes only on promotion.
         self._waiting_keys: list[list[int]] = [[] for _ in range(len(self.thresholds) + 1)]
+        # The running jobs as of the last decision, in key order: the last round boundary's
+        # grants (which _fill makes in key order), then the jobs started mid-round.
+        self._running_books: list[_Book] = []
 
     def queue(self, job: JobState, now_s: float) -> int:
         """The job's queue at ``now_s``: 0 = least attained service since its last promotion."""
@@ -171,45 +173,47 @@ class TiresiasLas(Policy):
             for negated in reversed(keys):
                 yield books[-negated & _INDEX_MASK]
 
-    def _merged(self, running: list[tuple[int, _Book]]) -> Iterator[_Book]:
+    def _merged(self, running: list[_Book]) -> Iterator[_Book]:
         """Running jobs (sorted by key) and waiting jobs merged in key order (keys are unique).
         A plain two-way merge: ``_fill`` stops early, and heapq.merge costs more per item."""
         books, at, end = self._books, 0, len(running)
         for keys in self._waiting_keys:
             for negated in reversed(keys):
                 key = -negated
-                while at < end and running[at][0] < key:
-                    yield running[at][1]
+                while at < end and running[at].key < key:
+                    yield running[at]
                     at += 1
                 yield books[key & _INDEX_MASK]
         while at < end:
-            yield running[at][1]
+            yield running[at]
             at += 1
 
     def _admit(self, state: SchedulerState) -> Allocation:
         """Mid-round: waiting jobs in queue order onto free GPUs."""
+        granted: list[_Book] = []
         started: list[_Book] = []
-        allocation = _fill(self._waiting_in_order(), dict(state.free_gpus), started)
+        allocation = _fill(self._waiting_in_order(), dict(state.free_gpus), granted, started)
         self._started(started, state.now_s)
+        self._running_books.extend(started)
         return allocation
 
     def _full_round(self, state: SchedulerState) -> Allocation:
         """Round boundary: running and waiting jobs merged in queue order onto every GPU."""
         now = state.now_s
-        running = self._running_by_key(state.running, now)
+        running = self._running_in_order(state.running, now)
+        granted: list[_Book] = []
         started: list[_Book] = []
-        allocation = _fill(self._merged(running), dict(state.capacity), started)
+        allocation = _fill(self._merged(running), dict(state.capacity), granted, started)
         if len(allocation) - len(started) < len(running):  # some running job lost its GPUs
             self._preempted_from(running, allocation, now)
         self._started(started, now)
+        self._running_books = granted
         return allocation
 
-    def _preempted_from(
-        self, running: list[tuple[int, _Book]], allocation: Allocation, now_s: float
-    ) -> None:
+    def _preempted_from(self, running: list[_Book], allocation: Allocation, now_s: float) -> None:
         """Bookkeeping of the running jobs without a grant: the engine preempts them."""
         knob = self.promote_knob
-        for _, book in running:
+        for book in running:
             job = book.job
             if job.index in allocation:
                 continue
@@ -234,19 +238,33 @@ class TiresiasLas(Policy):
         else:
             entries.append((due_s, book, since_s))
 
-    def _running_by_key(self, running: Iterable[JobState], now_s: float) -> list[tuple[int, _Book]]:
-        """(key, book) of every running job, sorted. A running job's key changes only when its
-        service crosses a threshold, so each job's key is kept with a time before which it
-        cannot change (:func:`_running_key`) and recomputed exactly after it."""
-        books, thresholds = self._books, self.thresholds
-        keyed: list[tuple[int, _Book]] = []
-        for job in running:
-            book = books[job.index]
+    def _running_in_order(self, running: Iterable[JobState], now_s: float) -> list[_Book]:
+        """The books of the running jobs, sorted by key.
+
+        They are the last decision's running books still placed (a completed job has left:
+        the engine clears its placement), checked against the engine's count of running jobs
+        (else every running job's book is looked up). A running job's key changes only when
+        its service crosses a threshold, so each key is kept with a time before which it
+        cannot change (:func:`_running_key`) and recomputed exactly after it; the list is
+        sorted only when a recomputed key or a mid-round start breaks the order.
+        """
+        books = [book for book in self._running_books if book.job.placement is not None]
+        if not isinstance(running, Sized):  # the engine's is a dict view
+            running = list(running)
+        if len(running) != len(books):
+            by_index = self._books
+            books = [by_index[job.index] for job in running]
+        thresholds, in_order, previous = self.thresholds, True, -1
+        for book in books:
             if now_s >= book.until_s:
+                job = book.job
                 book.key, book.until_s = _running_key(thresholds, job, book.offset_gpu_s, now_s)
-            keyed.append((book.key, book))
-        keyed.sort(key=itemgetter(0))  # keys are unique; compared alone, not as tuples
-        return keyed
+            if book.key < previous:
+                in_order = False
+            previous = book.key
+        if not in_order:
+            books.sort(key=_book_key)  # keys are unique
+        return books
 
     def _running_key(self, job: JobState, now_s: float) -> tuple[int, float]:
         """A running job's key and a time before which it cannot change (:func:`_running_key`)."""
@@ -304,6 +322,10 @@ class TiresiasLas(Policy):
             due.setdefault(self._next_bucket, []).extend(not_yet)
 
 
+def _book_key(book: _Book) -> int:
+    return book.key
+
+
 def _service_gpu_s(job: JobState, offset_gpu_s: float, now_s: float) -> float:
     """Attained service since the job's last promotion (``offset_gpu_s``), at ``now_s``."""
     service = job.attained_service_gpu_s - offset_gpu_s
@@ -340,9 +362,12 @@ _KEY_MARGIN_GPU_S = 1.0  # service short of a threshold at which a cached key is
 """Not Final, so a test can set it to infinity: every key recomputed at every look."""
 
 
-def _fill(ordered: Iterable[_Book], free: dict[str, int], started: list[_Book]) -> Allocation:
+def _fill(
+    ordered: Iterable[_Book], free: dict[str, int], granted: list[_Book], started: list[_Book]
+) -> Allocation:
     """Grants jobs in order while GPUs remain; a job without room is skipped. Appends the
-    waiting jobs granted (those without a placement) to ``started``.
+    jobs granted to ``granted`` (in order) and the waiting ones among them (those without a
+    placement) to ``started``.
 
     A running job keeps its worker type when it has room; others take the type with the most
     free GPUs (heterogeneity-agnostic, as Tiresias).
@@ -367,6 +392,7 @@ def _fill(ordered: Iterable[_Book], free: dict[str, int], started: list[_Book]) 
             if placement is None:
                 started.append(book)
         allocation[job.index] = grant
+        granted.append(book)
         free[worker_type] -= scale_factor
         total_free -= scale_factor
     return allocation
