@@ -117,7 +117,7 @@ class TiresiasLas(Policy):
         # round by due time: a preemption appends, a round boundary takes the buckets now due
         # (a heap cost more: ~800,000 preemptions on the full Philly trace). Stale entries
         # (started again, preempted again since, or promoted already) are skipped.
-        self._bucket_s: float = context.rounds.round_duration_s
+        self._bucket_s: float = context.rounds.round_duration_s * _BUCKET_ROUNDS
         self._due: dict[int, list[tuple[float, _Book, float]]] = {}
         self._next_bucket = 0  # the first bucket that may hold entries
         # Waiting jobs' keys = queue << 40 | index (job indices follow arrival order), one list
@@ -129,6 +129,7 @@ class TiresiasLas(Policy):
         # The running jobs as of the last decision, in key order: the last round boundary's
         # grants (which _fill makes in key order), then the jobs started mid-round.
         self._running_books: list[_Book] = []
+        self._keep_order: bool = _KEEP_RUNNING_ORDER
 
     def queue(self, job: JobState, now_s: float) -> int:
         """The job's queue at ``now_s``: 0 = least attained service since its last promotion."""
@@ -251,10 +252,11 @@ class TiresiasLas(Policy):
         books = [book for book in self._running_books if book.job.placement is not None]
         if not isinstance(running, Sized):  # the engine's is a dict view
             running = list(running)
-        if len(running) != len(books):
+        keep_order = self._keep_order
+        if len(running) != len(books) or not keep_order:
             by_index = self._books
             books = [by_index[job.index] for job in running]
-        thresholds, in_order, previous = self.thresholds, True, -1
+        thresholds, in_order, previous = self.thresholds, keep_order, -1
         for book in books:
             if now_s >= book.until_s:
                 job = book.job
@@ -360,6 +362,10 @@ _DUE_SLACK_S: Final = 1e-3  # far above the rounding of ``since + knob x last ru
 _INDEX_MASK: Final = (1 << _KEY_BITS) - 1
 _KEY_MARGIN_GPU_S = 1.0  # service short of a threshold at which a cached key is recomputed
 """Not Final, so a test can set it to infinity: every key recomputed at every look."""
+_BUCKET_ROUNDS = 1.0  # width of a bucket of promotion checks, in rounds
+"""Not Final, so a test can set it to infinity: one bucket, every pending check at every round."""
+_KEEP_RUNNING_ORDER = True  # the running jobs' order carried from the last decision
+"""Not Final, so a test can set it to False: the running jobs looked up and sorted afresh."""
 
 
 def _fill(

@@ -1,11 +1,15 @@
-"""Tiresias LAS's cached queue keys of running jobs against computing every key afresh.
+"""Tiresias LAS's incremental bookkeeping against recomputing everything afresh.
 
-:meth:`engine.policies.las.TiresiasLas._running_key` keeps each running job's key with a time
-before which its service cannot cross the next threshold (issue 11's speed work). With small
-thresholds, random scenarios cross them often, mid-run and between rounds; the schedule must be
-the one where every key is computed at every round boundary, to the last bit. The fresh keys
-come from an infinite margin (``las._KEY_MARGIN_GPU_S``, a module global so that the patch
-reaches the mypyc-compiled module too; a compiled class's methods cannot be patched).
+Issue 11's speed work keeps three things from one decision to the next (see
+:mod:`engine.policies.las`): each running job's key with a time before which its service cannot
+cross the next threshold (:func:`engine.policies.las._running_key`), the running jobs' key order,
+and the promotion checks of preempted jobs in buckets by due time. With small thresholds and a
+small promotion knob, random scenarios cross thresholds, preempt and promote often, mid-run and
+between rounds; the schedule must be the one where every key is computed, every running job
+looked up and sorted, and every pending promotion checked at every round boundary, to the last
+bit. The from-scratch variants come from module globals (a patch reaches the mypyc-compiled
+module too; a compiled class's methods cannot be patched): an infinite key margin, no carried
+order, one bucket of infinite width (and, to exercise many buckets, a narrow one).
 """
 
 from __future__ import annotations
@@ -32,6 +36,12 @@ SPECS = [
     PolicySpec("las", {"queue_thresholds_gpu_s": "60, 600"}),
     PolicySpec("las", {"queue_thresholds_gpu_s": "200", "promote_knob": 0.5}),
 ]
+FROM_SCRATCH = {  # module global -> value that recomputes at every look
+    "cached-keys": {"_KEY_MARGIN_GPU_S": math.inf},
+    "running-order": {"_KEEP_RUNNING_ORDER": False},
+    "one-bucket": {"_BUCKET_ROUNDS": math.inf},
+    "narrow-buckets": {"_BUCKET_ROUNDS": 0.001},
+}
 
 
 def _segments(jobs: pd.DataFrame, config: ScenarioConfig, spec: PolicySpec) -> pd.DataFrame:
@@ -46,15 +56,20 @@ def _segments(jobs: pd.DataFrame, config: ScenarioConfig, spec: PolicySpec) -> p
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @pytest.mark.parametrize("spec", SPECS, ids=["two-thresholds", "promote-fast"])
-def test_cached_keys_give_the_schedule_of_fresh_keys(
-    scenario: tuple[pd.DataFrame, ScenarioConfig], spec: PolicySpec, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("variant", list(FROM_SCRATCH))
+def test_incremental_bookkeeping_gives_the_schedule_of_recomputing(
+    scenario: tuple[pd.DataFrame, ScenarioConfig],
+    spec: PolicySpec,
+    variant: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     jobs, config = scenario
-    cached = _segments(jobs, config, spec)
+    incremental = _segments(jobs, config, spec)
     with monkeypatch.context() as patch:
-        patch.setattr(las, "_KEY_MARGIN_GPU_S", math.inf)  # every key computed at every look
+        for name, value in FROM_SCRATCH[variant].items():
+            patch.setattr(las, name, value)
         fresh = _segments(jobs, config, spec)
-    pd.testing.assert_frame_equal(cached, fresh)
+    pd.testing.assert_frame_equal(incremental, fresh)
 
 
 _CONTEXT = PolicyContext(default_cluster(), RoundConfig(), np.random.default_rng(0))
