@@ -24,7 +24,7 @@ Reconstructions [R]:
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right, insort
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sized
 from dataclasses import dataclass, field
 from typing import ClassVar, Final
@@ -120,12 +120,12 @@ class TiresiasLas(Policy):
         self._bucket_s: float = context.rounds.round_duration_s * _BUCKET_ROUNDS
         self._due: dict[int, list[tuple[float, _Book, float]]] = {}
         self._next_bucket = 0  # the first bucket that may hold entries
-        # Waiting jobs' keys = queue << 40 | index (job indices follow arrival order), one list
-        # per queue of the keys negated, ascending: the jobs served first sit at the list's
-        # end, where starts remove them and promotions (old jobs) insert them, so a list
-        # shifts few entries (on the full Philly trace queue 0 holds ~2,000 waiting jobs).
-        # A waiting job's service is frozen, so its key changes only on promotion.
-        self._waiting_keys: list[list[int]] = [[] for _ in range(len(self.thresholds) + 1)]
+        # Waiting jobs' books, one list per queue, by key (queue << 40 | index; job indices
+        # follow arrival order) descending: the jobs served first sit at the list's end, where
+        # starts remove them and promotions (old jobs) insert them, so a list shifts few
+        # entries (on the full Philly trace queue 0 holds ~2,000 waiting jobs). A waiting
+        # job's service is frozen, so its key changes only on promotion.
+        self._waiting: list[list[_Book]] = [[] for _ in range(len(self.thresholds) + 1)]
         # The running jobs as of the last decision, in key order: the last round boundary's
         # grants (which _fill makes in key order), then the jobs started mid-round.
         self._running_books: list[_Book] = []
@@ -163,28 +163,29 @@ class TiresiasLas(Policy):
         job = book.job
         service = _service_gpu_s(job, book.offset_gpu_s, now_s)
         key = (bisect_right(self.thresholds, service) << _KEY_BITS) | job.index
-        insort(self._waiting_keys[key >> _KEY_BITS], -key)
         book.key = key
+        waiting = self._waiting[key >> _KEY_BITS]
+        waiting.insert(_position(waiting, key), book)
 
     def _waiting_in_order(self) -> Iterator[_Book]:
         """Waiting jobs in key order (a generator function: mypyc turns a returned generator
         expression into a list, here of every waiting job at every decision)."""
-        books = self._books
-        for keys in self._waiting_keys:
-            for negated in reversed(keys):
-                yield books[-negated & _INDEX_MASK]
+        for waiting in self._waiting:
+            for at in range(len(waiting) - 1, -1, -1):
+                yield waiting[at]
 
     def _merged(self, running: list[_Book]) -> Iterator[_Book]:
         """Running jobs (sorted by key) and waiting jobs merged in key order (keys are unique).
         A plain two-way merge: ``_fill`` stops early, and heapq.merge costs more per item."""
-        books, at, end = self._books, 0, len(running)
-        for keys in self._waiting_keys:
-            for negated in reversed(keys):
-                key = -negated
+        at, end = 0, len(running)
+        for waiting in self._waiting:
+            for position in range(len(waiting) - 1, -1, -1):
+                book = waiting[position]
+                key = book.key
                 while at < end and running[at].key < key:
                     yield running[at]
                     at += 1
-                yield books[key & _INDEX_MASK]
+                yield book
         while at < end:
             yield running[at]
             at += 1
@@ -275,11 +276,11 @@ class TiresiasLas(Policy):
     def _started(self, started: list[_Book], now_s: float) -> None:
         """Bookkeeping of the waiting jobs the allocation starts (their order does not matter:
         each touches only its own entries)."""
-        queues = self._waiting_keys
+        queues = self._waiting
         for book in started:
             key = book.key  # out of the waiting queue
-            keys = queues[key >> _KEY_BITS]
-            del keys[bisect_left(keys, -key)]
+            waiting = queues[key >> _KEY_BITS]
+            waiting.pop(_position(waiting, key))
             book.run_start_s = now_s
             book.since_s = math.nan
             book.until_s = -math.inf  # its key is computed at the next round boundary
@@ -297,7 +298,7 @@ class TiresiasLas(Policy):
         self._next_bucket = max(first, last)
         if not due:
             return
-        knob, queues = self.promote_knob, self._waiting_keys
+        knob, queues = self.promote_knob, self._waiting
         not_yet: list[tuple[float, _Book, float]] = []
         for bucket in range(first, last + 1):
             entries = due.pop(bucket, None)
@@ -316,16 +317,31 @@ class TiresiasLas(Policy):
                 # out of its queue and into queue 0: it holds no GPUs and its service counts
                 # afresh (attained - offset = 0, below every threshold; _enqueue would agree)
                 key = book.key
-                keys = queues[key >> _KEY_BITS]
-                del keys[bisect_left(keys, -key)]
-                insort(queues[0], -job.index)
-                book.key = job.index
+                waiting = queues[key >> _KEY_BITS]
+                waiting.pop(_position(waiting, key))
+                book.key = key = job.index
+                waiting = queues[0]
+                waiting.insert(_position(waiting, key), book)
         if not_yet:
             due.setdefault(self._next_bucket, []).extend(not_yet)
 
 
 def _book_key(book: _Book) -> int:
     return book.key
+
+
+def _position(waiting: list[_Book], key: int) -> int:
+    """Where ``key`` is or goes in ``waiting``, books by key descending: the first position
+    whose key is not above it. A bisection written out (compiled, it compares native ints;
+    ``bisect``'s ``key=`` would call back into Python for every probe)."""
+    low, high = 0, len(waiting)
+    while low < high:
+        middle = (low + high) >> 1
+        if waiting[middle].key > key:
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
 def _service_gpu_s(job: JobState, offset_gpu_s: float, now_s: float) -> float:
@@ -359,7 +375,6 @@ register_policy("las", doc=_LAS_DOC)(TiresiasLas)
 
 _KEY_BITS: Final = 40
 _DUE_SLACK_S: Final = 1e-3  # far above the rounding of ``since + knob x last run`` at trace times
-_INDEX_MASK: Final = (1 << _KEY_BITS) - 1
 _KEY_MARGIN_GPU_S = 1.0  # service short of a threshold at which a cached key is recomputed
 """Not Final, so a test can set it to infinity: every key recomputed at every look."""
 _BUCKET_ROUNDS = 1.0  # width of a bucket of promotion checks, in rounds
