@@ -247,8 +247,9 @@ class TiresiasLas(Policy):
         the engine clears its placement), checked against the engine's count of running jobs
         (else every running job's book is looked up). A running job's key changes only when
         its service crosses a threshold, so each key is kept with a time before which it
-        cannot change (:func:`_running_key`) and recomputed exactly after it; the list is
-        sorted only when a recomputed key or a mid-round start breaks the order.
+        cannot change (:func:`_running_key`) and recomputed exactly after it. The books
+        whose key changed or breaks the order (mid-round starts) are sorted alone and merged
+        into the others, which are in order already.
         """
         books = [book for book in self._running_books if book.job.placement is not None]
         if not isinstance(running, Sized):  # the engine's is a dict view
@@ -257,17 +258,26 @@ class TiresiasLas(Policy):
         if len(running) != len(books) or not keep_order:
             by_index = self._books
             books = [by_index[job.index] for job in running]
-        thresholds, in_order, previous = self.thresholds, keep_order, -1
+        thresholds, previous = self.thresholds, -1
+        in_order: list[_Book] = []
+        moved: list[_Book] = []
         for book in books:
+            key = book.key
             if now_s >= book.until_s:
                 job = book.job
                 book.key, book.until_s = _running_key(thresholds, job, book.offset_gpu_s, now_s)
-            if book.key < previous:
-                in_order = False
-            previous = book.key
-        if not in_order:
-            books.sort(key=_book_key)  # keys are unique
-        return books
+            if book.key != key or key < previous:
+                moved.append(book)
+            else:
+                in_order.append(book)
+                previous = key
+        if not keep_order:  # every book sorted afresh
+            books.sort(key=_book_key)
+            return books
+        if not moved:
+            return in_order
+        moved.sort(key=_book_key)  # keys are unique
+        return _merged_by_key(in_order, moved)
 
     def _running_key(self, job: JobState, now_s: float) -> tuple[int, float]:
         """A running job's key and a time before which it cannot change (:func:`_running_key`)."""
@@ -328,6 +338,22 @@ class TiresiasLas(Policy):
 
 def _book_key(book: _Book) -> int:
     return book.key
+
+
+def _merged_by_key(first: list[_Book], second: list[_Book]) -> list[_Book]:
+    """Two lists of books sorted by key merged into one (keys are unique)."""
+    merged: list[_Book] = []
+    at, end, other, other_end = 0, len(first), 0, len(second)
+    while at < end and other < other_end:
+        if second[other].key < first[at].key:
+            merged.append(second[other])
+            other += 1
+        else:
+            merged.append(first[at])
+            at += 1
+    merged.extend(first[at:])
+    merged.extend(second[other:])
+    return merged
 
 
 def _position(waiting: list[_Book], key: int) -> int:

@@ -15,6 +15,7 @@ order, one bucket of infinite width (and, to exercise many buckets, a narrow one
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 import pandas as pd
@@ -75,8 +76,10 @@ def test_incremental_bookkeeping_gives_the_schedule_of_recomputing(
 _CONTEXT = PolicyContext(default_cluster(), RoundConfig(), np.random.default_rng(0))
 
 
-def _running_job(attained_gpu_s: float, num_gpus: int, updated_s: float) -> JobState:
-    job = JobState(7, "j7", 0.0, "A3C", num_gpus, 1e6, 1.0, {"v100": 1.0}, 1e8)
+def _running_job(
+    attained_gpu_s: float, num_gpus: int, updated_s: float, index: int = 7
+) -> JobState:
+    job = JobState(index, f"j{index}", 0.0, "A3C", num_gpus, 1e6, 1.0, {"v100": 1.0}, 1e8)
     job.attained_service_gpu_s = attained_gpu_s
     job.last_update_s = updated_s
     job.placement = Placement("v100", (0,), (num_gpus,), ("r0",), "node", num_gpus)
@@ -104,3 +107,33 @@ def test_a_cached_key_holds_until_its_time(
         at_s = now_s + fraction * (horizon_s - now_s)
         if at_s < until_s:
             assert policy._queue_key(job, at_s) == key
+
+
+@given(
+    jobs=st.lists(
+        st.tuples(st.floats(0, 5_000), st.sampled_from([1, 2, 4]), st.booleans()), max_size=12
+    ),
+    order=st.randoms(use_true_random=False),
+    later_s=st.floats(0, 3_000),
+)
+def test_running_books_in_any_carried_order_come_out_sorted_by_fresh_keys(
+    jobs: list[tuple[float, int, bool]], order: random.Random, later_s: float
+) -> None:
+    """Whatever order the last decision left the running books in, with some keys cached at
+    time 0 (some of which cross a threshold by ``later_s``) and some still to compute (jobs
+    started mid-round), ``_running_in_order`` returns them sorted by the keys computed afresh."""
+    policy = las.TiresiasLas(las.LasParams("600, 3600"), _CONTEXT)
+    books = []
+    for index, (attained_gpu_s, num_gpus, cached) in enumerate(jobs):
+        job = _running_job(attained_gpu_s, num_gpus, 0.0, index)
+        book = las._Book(job)
+        if cached:
+            book.key, book.until_s = policy._running_key(job, 0.0)
+        books.append(book)
+    order.shuffle(books)
+    policy._running_books = books
+    running = [book.job for book in books]
+    in_order = policy._running_in_order(running, later_s)
+    fresh = sorted(running, key=lambda job: policy._queue_key(job, later_s))
+    assert [book.job for book in in_order] == fresh
+    assert [book.key for book in in_order] == [policy._queue_key(j, later_s) for j in fresh]
