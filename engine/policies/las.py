@@ -80,8 +80,9 @@ boundaries (leases).
 
 
 class _Book:
-    """What the policy keeps about one arrived job: one dict lookup by job index reaches it all
-    (a native class under mypyc, whose fields are C slots)."""
+    """What the policy keeps about one arrived job (a native class under mypyc, whose fields
+    are C slots). The waiting queues and the running list hold books, so the hot paths reach
+    them without a lookup; ``TiresiasLas._books`` maps job indices to books for the rest."""
 
     def __init__(self, job: JobState) -> None:
         self.job = job
