@@ -29,9 +29,7 @@ from collections.abc import Iterable, Iterator, Sized
 from dataclasses import dataclass, field
 from typing import ClassVar, Final
 
-from engine.allocation.grants import gang_grant
 from engine.errors import ConfigError
-from engine.policies.agnostic import most_free_type
 from engine.policies.base import (
     Allocation,
     Policy,
@@ -39,6 +37,7 @@ from engine.policies.base import (
     SchedulerState,
     register_policy,
 )
+from engine.policies.las_books import Book, book_key, fill, merged_by_key, position
 from engine.state import JobState
 
 
@@ -79,21 +78,6 @@ boundaries (leases).
 """
 
 
-class _Book:
-    """What the policy keeps about one arrived job (a native class under mypyc, whose fields
-    are C slots). The waiting queues and the running list hold books, so the hot paths reach
-    them without a lookup; ``TiresiasLas._books`` maps job indices to books for the rest."""
-
-    def __init__(self, job: JobState) -> None:
-        self.job = job
-        self.key = 0  # waiting: its queue key (frozen); running: its cached key, see until_s
-        self.until_s = -math.inf  # running: a time before which its key cannot change
-        self.run_start_s = math.nan  # start of the run the policy gave it (NaN: none)
-        self.last_run_s = math.nan  # length of its last run, until promoted (NaN: none)
-        self.offset_gpu_s = 0.0  # attained service at its last promotion
-        self.since_s = math.nan  # preempted at (NaN: not preempted since it last started)
-
-
 class TiresiasLas(Policy):
     # Compiled with mypyc: ClassVar attributes, registered after its body with its docstring
     # (_LAS_DOC), as engine.policies.base's module docstring says.
@@ -113,23 +97,23 @@ class TiresiasLas(Policy):
             raise ConfigError("las: promote_knob must be >= 0")
         self.promote_knob: float = params.promote_knob
         self._round_index = -1
-        self._books: dict[int, _Book] = {}
+        self._books: dict[int, Book] = {}
         # Promotion checks of preempted jobs, (due time, book, preempted at), in buckets of one
         # round by due time: a preemption appends, a round boundary takes the buckets now due
         # (a heap cost more: ~800,000 preemptions on the full Philly trace). Stale entries
         # (started again, preempted again since, or promoted already) are skipped.
         self._bucket_s: float = context.rounds.round_duration_s * _BUCKET_ROUNDS
-        self._due: dict[int, list[tuple[float, _Book, float]]] = {}
+        self._due: dict[int, list[tuple[float, Book, float]]] = {}
         self._next_bucket = 0  # the first bucket that may hold entries
         # Waiting jobs' books, one list per queue, by key (queue << 40 | index; job indices
         # follow arrival order) descending: the jobs served first sit at the list's end, where
         # starts remove them and promotions (old jobs) insert them, so a list shifts few
         # entries (on the full Philly trace queue 0 holds ~2,000 waiting jobs). A waiting
         # job's service is frozen, so its key changes only on promotion.
-        self._waiting: list[list[_Book]] = [[] for _ in range(len(self.thresholds) + 1)]
+        self._waiting: list[list[Book]] = [[] for _ in range(len(self.thresholds) + 1)]
         # The running jobs as of the last decision, in key order: the last round boundary's
-        # grants (which _fill makes in key order), then the jobs started mid-round.
-        self._running_books: list[_Book] = []
+        # grants (which fill makes in key order), then the jobs started mid-round.
+        self._running_books: list[Book] = []
         self._keep_order: bool = _KEEP_RUNNING_ORDER
 
     def queue(self, job: JobState, now_s: float) -> int:
@@ -151,7 +135,7 @@ class TiresiasLas(Policy):
         now_s = state.now_s
         books = self._books
         for job in state.arrived:
-            book = _Book(job)
+            book = Book(job)
             books[job.index] = book
             self._enqueue(book, now_s)
         if state.round_index == self._round_index:
@@ -160,28 +144,28 @@ class TiresiasLas(Policy):
         self._promote(now_s)
         return self._full_round(state)
 
-    def _enqueue(self, book: _Book, now_s: float) -> None:
+    def _enqueue(self, book: Book, now_s: float) -> None:
         job = book.job
         service = _service_gpu_s(job, book.offset_gpu_s, now_s)
         key = (bisect_right(self.thresholds, service) << _KEY_BITS) | job.index
         book.key = key
         waiting = self._waiting[key >> _KEY_BITS]
-        waiting.insert(_position(waiting, key), book)
+        waiting.insert(position(waiting, key), book)
 
-    def _waiting_in_order(self) -> Iterator[_Book]:
+    def _waiting_in_order(self) -> Iterator[Book]:
         """Waiting jobs in key order (a generator function: mypyc turns a returned generator
         expression into a list, here of every waiting job at every decision)."""
         for waiting in self._waiting:
             for at in range(len(waiting) - 1, -1, -1):
                 yield waiting[at]
 
-    def _merged(self, running: list[_Book]) -> Iterator[_Book]:
+    def _merged(self, running: list[Book]) -> Iterator[Book]:
         """Running jobs (sorted by key) and waiting jobs merged in key order (keys are unique).
-        A plain two-way merge: ``_fill`` stops early, and heapq.merge costs more per item."""
+        A plain two-way merge: ``fill`` stops early, and heapq.merge costs more per item."""
         at, end = 0, len(running)
         for waiting in self._waiting:
-            for position in range(len(waiting) - 1, -1, -1):
-                book = waiting[position]
+            for at_waiting in range(len(waiting) - 1, -1, -1):
+                book = waiting[at_waiting]
                 key = book.key
                 while at < end and running[at].key < key:
                     yield running[at]
@@ -193,9 +177,9 @@ class TiresiasLas(Policy):
 
     def _admit(self, state: SchedulerState) -> Allocation:
         """Mid-round: waiting jobs in queue order onto free GPUs."""
-        granted: list[_Book] = []
-        started: list[_Book] = []
-        allocation = _fill(self._waiting_in_order(), dict(state.free_gpus), granted, started)
+        granted: list[Book] = []
+        started: list[Book] = []
+        allocation = fill(self._waiting_in_order(), dict(state.free_gpus), granted, started)
         self._started(started, state.now_s)
         self._running_books.extend(started)
         return allocation
@@ -204,16 +188,16 @@ class TiresiasLas(Policy):
         """Round boundary: running and waiting jobs merged in queue order onto every GPU."""
         now = state.now_s
         running = self._running_in_order(state.running, now)
-        granted: list[_Book] = []
-        started: list[_Book] = []
-        allocation = _fill(self._merged(running), dict(state.capacity), granted, started)
+        granted: list[Book] = []
+        started: list[Book] = []
+        allocation = fill(self._merged(running), dict(state.capacity), granted, started)
         if len(allocation) - len(started) < len(running):  # some running job lost its GPUs
             self._preempted_from(running, allocation, now)
         self._started(started, now)
         self._running_books = granted
         return allocation
 
-    def _preempted_from(self, running: list[_Book], allocation: Allocation, now_s: float) -> None:
+    def _preempted_from(self, running: list[Book], allocation: Allocation, now_s: float) -> None:
         """Bookkeeping of the running jobs without a grant: the engine preempts them."""
         knob = self.promote_knob
         for book in running:
@@ -231,7 +215,7 @@ class TiresiasLas(Policy):
                 self._check_promotion_at(now_s + knob * last_run, book, now_s)
             self._enqueue(book, now_s)
 
-    def _check_promotion_at(self, due_s: float, book: _Book, since_s: float) -> None:
+    def _check_promotion_at(self, due_s: float, book: Book, since_s: float) -> None:
         """Files a promotion check of ``book`` (preempted at ``since_s``) in its due bucket
         (never one :meth:`_promote` has passed)."""
         bucket = max(int(due_s // self._bucket_s), self._next_bucket)
@@ -241,7 +225,7 @@ class TiresiasLas(Policy):
         else:
             entries.append((due_s, book, since_s))
 
-    def _running_in_order(self, running: Iterable[JobState], now_s: float) -> list[_Book]:
+    def _running_in_order(self, running: Iterable[JobState], now_s: float) -> list[Book]:
         """The books of the running jobs, sorted by key.
 
         They are the last decision's running books still placed (a completed job has left:
@@ -260,8 +244,8 @@ class TiresiasLas(Policy):
             by_index = self._books
             books = [by_index[job.index] for job in running]
         thresholds, previous = self.thresholds, -1
-        in_order: list[_Book] = []
-        moved: list[_Book] = []
+        in_order: list[Book] = []
+        moved: list[Book] = []
         for book in books:
             key = book.key
             if now_s >= book.until_s:
@@ -273,25 +257,25 @@ class TiresiasLas(Policy):
                 in_order.append(book)
                 previous = key
         if not keep_order:  # every book sorted afresh
-            books.sort(key=_book_key)
+            books.sort(key=book_key)
             return books
         if not moved:
             return in_order
-        moved.sort(key=_book_key)  # keys are unique
-        return _merged_by_key(in_order, moved)
+        moved.sort(key=book_key)  # keys are unique
+        return merged_by_key(in_order, moved)
 
     def _running_key(self, job: JobState, now_s: float) -> tuple[int, float]:
         """A running job's key and a time before which it cannot change (:func:`_running_key`)."""
         return _running_key(self.thresholds, job, self._offset_gpu_s(job), now_s)
 
-    def _started(self, started: list[_Book], now_s: float) -> None:
+    def _started(self, started: list[Book], now_s: float) -> None:
         """Bookkeeping of the waiting jobs the allocation starts (their order does not matter:
         each touches only its own entries)."""
         queues = self._waiting
         for book in started:
             key = book.key  # out of the waiting queue
             waiting = queues[key >> _KEY_BITS]
-            waiting.pop(_position(waiting, key))
+            waiting.pop(position(waiting, key))
             book.run_start_s = now_s
             book.since_s = math.nan
             book.until_s = -math.inf  # its key is computed at the next round boundary
@@ -310,7 +294,7 @@ class TiresiasLas(Policy):
         if not due:
             return
         knob, queues = self.promote_knob, self._waiting
-        not_yet: list[tuple[float, _Book, float]] = []
+        not_yet: list[tuple[float, Book, float]] = []
         for bucket in range(first, last + 1):
             entries = due.pop(bucket, None)
             if entries is None:
@@ -329,46 +313,12 @@ class TiresiasLas(Policy):
                 # afresh (attained - offset = 0, below every threshold; _enqueue would agree)
                 key = book.key
                 waiting = queues[key >> _KEY_BITS]
-                waiting.pop(_position(waiting, key))
+                waiting.pop(position(waiting, key))
                 book.key = key = job.index
                 waiting = queues[0]
-                waiting.insert(_position(waiting, key), book)
+                waiting.insert(position(waiting, key), book)
         if not_yet:
             due.setdefault(self._next_bucket, []).extend(not_yet)
-
-
-def _book_key(book: _Book) -> int:
-    return book.key
-
-
-def _merged_by_key(first: list[_Book], second: list[_Book]) -> list[_Book]:
-    """Two lists of books sorted by key merged into one (keys are unique)."""
-    merged: list[_Book] = []
-    at, end, other, other_end = 0, len(first), 0, len(second)
-    while at < end and other < other_end:
-        if second[other].key < first[at].key:
-            merged.append(second[other])
-            other += 1
-        else:
-            merged.append(first[at])
-            at += 1
-    merged.extend(first[at:])
-    merged.extend(second[other:])
-    return merged
-
-
-def _position(waiting: list[_Book], key: int) -> int:
-    """Where ``key`` is or goes in ``waiting``, books by key descending: the first position
-    whose key is not above it. A bisection written out (compiled, it compares native ints;
-    ``bisect``'s ``key=`` would call back into Python for every probe)."""
-    low, high = 0, len(waiting)
-    while low < high:
-        middle = (low + high) >> 1
-        if waiting[middle].key > key:
-            low = middle + 1
-        else:
-            high = middle
-    return low
 
 
 def _service_gpu_s(job: JobState, offset_gpu_s: float, now_s: float) -> float:
@@ -408,39 +358,3 @@ _BUCKET_ROUNDS = 1.0  # width of a bucket of promotion checks, in rounds
 """Not Final, so a test can set it to infinity: one bucket, every pending check at every round."""
 _KEEP_RUNNING_ORDER = True  # the running jobs' order carried from the last decision
 """Not Final, so a test can set it to False: the running jobs looked up and sorted afresh."""
-
-
-def _fill(
-    ordered: Iterable[_Book], free: dict[str, int], granted: list[_Book], started: list[_Book]
-) -> Allocation:
-    """Grants jobs in order while GPUs remain; a job without room is skipped. Appends the
-    jobs granted to ``granted`` (in order) and the waiting ones among them (those without a
-    placement) to ``started``.
-
-    A running job keeps its worker type when it has room; others take the type with the most
-    free GPUs (heterogeneity-agnostic, as Tiresias).
-    """
-    allocation: Allocation = {}
-    total_free = sum(free.values())
-    for book in ordered:
-        if total_free <= 0:
-            break
-        job = book.job
-        placement = job.placement  # job.worker_type, without the property call
-        scale_factor = job.scale_factor
-        if placement is not None and free[placement.worker_type] >= scale_factor:
-            worker_type = placement.worker_type
-            # its own grant, a gang of worker_type already: the engine sees it unchanged
-            grant = job.grant or gang_grant(worker_type, scale_factor)
-        else:
-            found = most_free_type(job, free)
-            if found is None:
-                continue
-            worker_type, grant = found, gang_grant(found, scale_factor)
-            if placement is None:
-                started.append(book)
-        allocation[job.index] = grant
-        granted.append(book)
-        free[worker_type] -= scale_factor
-        total_free -= scale_factor
-    return allocation

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from engine.cluster import Placement
 from engine.config import PolicySpec, RoundConfig, ScenarioConfig, default_cluster
-from engine.policies import las
+from engine.policies import las, las_books
 from engine.policies.base import PolicyContext
 from engine.simulator import simulate
 from engine.state import JobState
@@ -126,7 +126,7 @@ def test_running_books_in_any_carried_order_come_out_sorted_by_fresh_keys(
     books = []
     for index, (attained_gpu_s, num_gpus, cached) in enumerate(jobs):
         job = _running_job(attained_gpu_s, num_gpus, 0.0, index)
-        book = las._Book(job)
+        book = las_books.Book(job)
         if cached:
             book.key, book.until_s = policy._running_key(job, 0.0)
         books.append(book)
