@@ -46,6 +46,7 @@ MODULES = (
     "engine/allocation/grants.py",
     "engine/policies/agnostic.py",
     "engine/policies/las.py",
+    "engine/policies/las_books.py",
     "engine/policies/srtf.py",
 )
 """Repository-relative paths of the compiled modules: the engine core that every policy's event

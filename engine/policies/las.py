@@ -23,17 +23,13 @@ Reconstructions [R]:
 
 from __future__ import annotations
 
-import heapq
 import math
-from bisect import bisect_left, bisect_right, insort
-from collections.abc import Iterable, Iterator
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sized
 from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import ClassVar, Final
 
-from engine.allocation.grants import gang_grant
 from engine.errors import ConfigError
-from engine.policies.agnostic import most_free_type
 from engine.policies.base import (
     Allocation,
     Policy,
@@ -41,6 +37,7 @@ from engine.policies.base import (
     SchedulerState,
     register_policy,
 )
+from engine.policies.las_books import Book, book_key, fill, merged_by_key, position
 from engine.state import JobState
 
 
@@ -100,21 +97,24 @@ class TiresiasLas(Policy):
             raise ConfigError("las: promote_knob must be >= 0")
         self.promote_knob: float = params.promote_knob
         self._round_index = -1
-        self._run_start_s: dict[int, float] = {}
-        self._last_run_s: dict[int, float] = {}
-        self._preempted: dict[int, tuple[float, JobState]] = {}  # index -> (since_s, job)
-        # (promotion due time, index, since_s) of preempted jobs; stale entries are skipped
-        self._promotions: list[tuple[float, int, float]] = []
-        self._service_offset: dict[int, float] = {}
-        # Waiting jobs' keys = queue << 40 | index (job indices follow arrival order), one list
-        # per queue of the keys negated, ascending: the jobs served first sit at the list's
-        # end, where starts remove them and promotions (old jobs) insert them, so a list
-        # shifts few entries (on the full Philly trace queue 0 holds ~2,000 waiting jobs).
-        # A waiting job's service is frozen, so its key changes only on promotion.
-        self._waiting_keys: list[list[int]] = [[] for _ in range(len(self.thresholds) + 1)]
-        self._waiting: dict[int, tuple[int, JobState]] = {}
-        # index -> (key, time before which it cannot change) of jobs started (see _running_key)
-        self._running_keys: dict[int, tuple[int, float]] = {}
+        self._books: dict[int, Book] = {}
+        # Promotion checks of preempted jobs, (due time, book, preempted at), in buckets of one
+        # round by due time: a preemption appends, a round boundary takes the buckets now due
+        # (a heap cost more: ~800,000 preemptions on the full Philly trace). Stale entries
+        # (started again, preempted again since, or promoted already) are skipped.
+        self._bucket_s: float = context.rounds.round_duration_s * _BUCKET_ROUNDS
+        self._due: dict[int, list[tuple[float, Book, float]]] = {}
+        self._next_bucket = 0  # the first bucket that may hold entries
+        # Waiting jobs' books, one list per queue, by key (queue << 40 | index; job indices
+        # follow arrival order) descending: the jobs served first sit at the list's end, where
+        # starts remove them and promotions (old jobs) insert them, so a list shifts few
+        # entries (on the full Philly trace queue 0 holds ~2,000 waiting jobs). A waiting
+        # job's service is frozen, so its key changes only on promotion.
+        self._waiting: list[list[Book]] = [[] for _ in range(len(self.thresholds) + 1)]
+        # The running jobs as of the last decision, in key order: the last round boundary's
+        # grants (which fill makes in key order), then the jobs started mid-round.
+        self._running_books: list[Book] = []
+        self._keep_order: bool = _KEEP_RUNNING_ORDER
 
     def queue(self, job: JobState, now_s: float) -> int:
         """The job's queue at ``now_s``: 0 = least attained service since its last promotion."""
@@ -122,208 +122,239 @@ class TiresiasLas(Policy):
 
     def _queue_key(self, job: JobState, now_s: float) -> int:
         """The job's key at ``now_s``: its queue << :data:`_KEY_BITS` | its index."""
-        service = self._service_gpu_s(job, now_s)
+        service = _service_gpu_s(job, self._offset_gpu_s(job), now_s)
         return (bisect_right(self.thresholds, service) << _KEY_BITS) | job.index
 
-    def _service_gpu_s(self, job: JobState, now_s: float) -> float:
-        """Attained service since the job's last promotion, at ``now_s``."""
-        service = job.attained_service_gpu_s - self._service_offset.get(job.index, 0.0)
-        placement = job.placement
-        if placement is not None:
-            service += (now_s - job.last_update_s) * placement.num_gpus
-        return service
+    def _offset_gpu_s(self, job: JobState) -> float:
+        """The job's attained service at its last promotion (0 if never promoted)."""
+        book = self._books.get(job.index)
+        return 0.0 if book is None else book.offset_gpu_s
 
     def allocate(self, state: SchedulerState) -> Allocation:
         """Round boundary: the whole allocation. Mid-round: new starts on free GPUs only."""
         now_s = state.now_s
+        books = self._books
         for job in state.arrived:
-            self._enqueue(job, now_s)
+            book = Book(job)
+            books[job.index] = book
+            self._enqueue(book, now_s)
         if state.round_index == self._round_index:
             return self._admit(state)
         self._round_index = state.round_index
         self._promote(now_s)
         return self._full_round(state)
 
-    def _enqueue(self, job: JobState, now_s: float) -> None:
-        key = self._queue_key(job, now_s)
-        insort(self._waiting_keys[key >> _KEY_BITS], -key)
-        self._waiting[job.index] = (key, job)
+    def _enqueue(self, book: Book, now_s: float) -> None:
+        job = book.job
+        service = _service_gpu_s(job, book.offset_gpu_s, now_s)
+        key = (bisect_right(self.thresholds, service) << _KEY_BITS) | job.index
+        book.key = key
+        waiting = self._waiting[key >> _KEY_BITS]
+        waiting.insert(position(waiting, key), book)
 
-    def _waiting_in_order(self) -> Iterator[JobState]:
+    def _waiting_in_order(self) -> Iterator[Book]:
         """Waiting jobs in key order (a generator function: mypyc turns a returned generator
         expression into a list, here of every waiting job at every decision)."""
-        waiting = self._waiting
-        for keys in self._waiting_keys:
-            for negated in reversed(keys):
-                yield waiting[-negated & _INDEX_MASK][1]
+        for waiting in self._waiting:
+            for at in range(len(waiting) - 1, -1, -1):
+                yield waiting[at]
 
-    def _merged(self, running: list[tuple[int, JobState]]) -> Iterator[JobState]:
+    def _merged(self, running: list[Book]) -> Iterator[Book]:
         """Running jobs (sorted by key) and waiting jobs merged in key order (keys are unique).
-        A plain two-way merge: ``_fill`` stops early, and heapq.merge costs more per item."""
-        waiting, at, end = self._waiting, 0, len(running)
-        for keys in self._waiting_keys:
-            for negated in reversed(keys):
-                key = -negated
-                while at < end and running[at][0] < key:
-                    yield running[at][1]
+        A plain two-way merge: ``fill`` stops early, and heapq.merge costs more per item."""
+        at, end = 0, len(running)
+        for waiting in self._waiting:
+            for at_waiting in range(len(waiting) - 1, -1, -1):
+                book = waiting[at_waiting]
+                key = book.key
+                while at < end and running[at].key < key:
+                    yield running[at]
                     at += 1
-                yield waiting[key & _INDEX_MASK][1]
+                yield book
         while at < end:
-            yield running[at][1]
+            yield running[at]
             at += 1
 
     def _admit(self, state: SchedulerState) -> Allocation:
         """Mid-round: waiting jobs in queue order onto free GPUs."""
-        started: list[JobState] = []
-        allocation = _fill(self._waiting_in_order(), dict(state.free_gpus), started)
+        granted: list[Book] = []
+        started: list[Book] = []
+        allocation = fill(self._waiting_in_order(), dict(state.free_gpus), granted, started)
         self._started(started, state.now_s)
+        self._running_books.extend(started)
         return allocation
 
     def _full_round(self, state: SchedulerState) -> Allocation:
         """Round boundary: running and waiting jobs merged in queue order onto every GPU."""
         now = state.now_s
-        running = self._running_by_key(state.running, now)
-        started: list[JobState] = []
-        allocation = _fill(self._merged(running), dict(state.capacity), started)
+        running = self._running_in_order(state.running, now)
+        granted: list[Book] = []
+        started: list[Book] = []
+        allocation = fill(self._merged(running), dict(state.capacity), granted, started)
         if len(allocation) - len(started) < len(running):  # some running job lost its GPUs
             self._preempted_from(running, allocation, now)
         self._started(started, now)
+        self._running_books = granted
         return allocation
 
-    def _preempted_from(
-        self, running: list[tuple[int, JobState]], allocation: Allocation, now_s: float
-    ) -> None:
+    def _preempted_from(self, running: list[Book], allocation: Allocation, now_s: float) -> None:
         """Bookkeeping of the running jobs without a grant: the engine preempts them."""
         knob = self.promote_knob
-        run_start_s, last_run_s, preempted = self._run_start_s, self._last_run_s, self._preempted
-        for _, job in running:
-            index = job.index
-            if index in allocation:
+        for book in running:
+            job = book.job
+            if job.index in allocation:
                 continue
-            last_run = now_s - run_start_s.pop(index, job.segment_start_s)
-            last_run_s[index] = last_run
-            preempted[index] = (now_s, job)
+            run_start_s = book.run_start_s
+            if math.isnan(run_start_s):  # a run the policy did not start
+                run_start_s = job.segment_start_s
+            last_run = now_s - run_start_s
+            book.run_start_s = math.nan
+            book.last_run_s = last_run
+            book.since_s = now_s
             if last_run > 0 and knob > 0:
-                heapq.heappush(self._promotions, (now_s + knob * last_run, index, now_s))
-            self._enqueue(job, now_s)
+                self._check_promotion_at(now_s + knob * last_run, book, now_s)
+            self._enqueue(book, now_s)
 
-    def _running_by_key(
-        self, running: Iterable[JobState], now_s: float
-    ) -> list[tuple[int, JobState]]:
-        """(key, job) of every running job, sorted. A running job's key changes only when its
-        service crosses a threshold, so each job's key is kept with a time before which it
-        cannot change (:meth:`_running_key`) and recomputed exactly after it."""
-        cache = self._running_keys
-        keyed: list[tuple[int, JobState]] = []
-        for job in running:
-            key, until_s = cache[job.index]
-            if now_s >= until_s:
-                key, until_s = self._running_key(job, now_s)
-                cache[job.index] = (key, until_s)
-            keyed.append((key, job))
-        keyed.sort(key=itemgetter(0))  # keys are unique; compared alone, not as tuples
-        return keyed
+    def _check_promotion_at(self, due_s: float, book: Book, since_s: float) -> None:
+        """Files a promotion check of ``book`` (preempted at ``since_s``) in its due bucket
+        (never one :meth:`_promote` has passed)."""
+        bucket = max(int(due_s // self._bucket_s), self._next_bucket)
+        entries = self._due.get(bucket)
+        if entries is None:
+            self._due[bucket] = [(due_s, book, since_s)]
+        else:
+            entries.append((due_s, book, since_s))
+
+    def _running_in_order(self, running: Iterable[JobState], now_s: float) -> list[Book]:
+        """The books of the running jobs, sorted by key.
+
+        They are the last decision's running books still placed (a completed job has left:
+        the engine clears its placement), checked against the engine's count of running jobs
+        (else every running job's book is looked up). A running job's key changes only when
+        its service crosses a threshold, so each key is kept with a time before which it
+        cannot change (:func:`_running_key`) and recomputed exactly after it. The books
+        whose key changed or breaks the order (mid-round starts) are sorted alone and merged
+        into the others, which are in order already.
+        """
+        books = [book for book in self._running_books if book.job.placement is not None]
+        if not isinstance(running, Sized):  # the engine's is a dict view
+            running = list(running)
+        keep_order = self._keep_order
+        if len(running) != len(books) or not keep_order:
+            by_index = self._books
+            books = [by_index[job.index] for job in running]
+        thresholds, previous = self.thresholds, -1
+        in_order: list[Book] = []
+        moved: list[Book] = []
+        for book in books:
+            key = book.key
+            if now_s >= book.until_s:
+                job = book.job
+                book.key, book.until_s = _running_key(thresholds, job, book.offset_gpu_s, now_s)
+            if book.key != key or key < previous:
+                moved.append(book)
+            else:
+                in_order.append(book)
+                previous = key
+        if not keep_order:  # every book sorted afresh
+            books.sort(key=book_key)
+            return books
+        if not moved:
+            return in_order
+        moved.sort(key=book_key)  # keys are unique
+        return merged_by_key(in_order, moved)
 
     def _running_key(self, job: JobState, now_s: float) -> tuple[int, float]:
-        """A running job's key (:meth:`_queue_key`) and a time before which it cannot change:
-        its service grows at ``num_gpus`` GPU-s per second, and the time is
-        :data:`_KEY_MARGIN_GPU_S` of service short of the next threshold (far beyond rounding)."""
-        thresholds, placement = self.thresholds, job.placement
-        service = self._service_gpu_s(job, now_s)
-        queue = bisect_right(thresholds, service)
-        until_s = -math.inf  # not placed: look again next time
-        if queue == len(thresholds):
-            until_s = math.inf
-        elif placement is not None:
-            margin_gpu_s: float = _KEY_MARGIN_GPU_S
-            until_s = now_s + (thresholds[queue] - service - margin_gpu_s) / placement.num_gpus
-        return (queue << _KEY_BITS) | job.index, until_s
+        """A running job's key and a time before which it cannot change (:func:`_running_key`)."""
+        return _running_key(self.thresholds, job, self._offset_gpu_s(job), now_s)
 
-    def _started(self, started: list[JobState], now_s: float) -> None:
+    def _started(self, started: list[Book], now_s: float) -> None:
         """Bookkeeping of the waiting jobs the allocation starts (their order does not matter:
         each touches only its own entries)."""
-        waiting, queues, run_start_s, preempted = (
-            self._waiting, self._waiting_keys, self._run_start_s, self._preempted
-        )  # fmt: skip
-        running_keys = self._running_keys
-        for job in started:
-            index = job.index
-            key = waiting.pop(index)[0]  # out of the waiting queue
-            keys = queues[key >> _KEY_BITS]
-            del keys[bisect_left(keys, -key)]
-            run_start_s[index] = now_s
-            preempted.pop(index, None)
-            running_keys[index] = _UNKNOWN_KEY  # computed at the next round boundary
+        queues = self._waiting
+        for book in started:
+            key = book.key  # out of the waiting queue
+            waiting = queues[key >> _KEY_BITS]
+            waiting.pop(position(waiting, key))
+            book.run_start_s = now_s
+            book.since_s = math.nan
+            book.until_s = -math.inf  # its key is computed at the next round boundary
 
     def _promote(self, now_s: float) -> None:
         """Sends starved preempted jobs back to queue 0 (Tiresias's STARVELIMIT).
 
-        Only jobs whose promotion falls due are looked at (a heap by due time); the test itself
-        is the exact ``waited >= knob x last run``, so rounding in the due time changes nothing.
+        Only jobs whose promotion falls due are looked at (the buckets up to ``now_s``); the
+        test itself is the exact ``waited >= knob x last run``, so rounding in the due time
+        changes nothing. The order of promotions does not matter: each touches only its own
+        job's entries.
         """
-        knob = self.promote_knob
-        heap = self._promotions
-        not_yet: list[tuple[float, int, float]] = []
-        last_run_s, waiting, queues = self._last_run_s, self._waiting, self._waiting_keys
-        while heap and heap[0][0] <= now_s + _DUE_SLACK_S:
-            entry = heapq.heappop(heap)
-            _, index, since = entry
-            preempted = self._preempted.get(index)
-            if preempted is None or preempted[0] != since or index not in last_run_s:
-                continue  # started again, preempted again since, or promoted already
-            if not now_s - since >= knob * last_run_s[index]:
-                not_yet.append(entry)
+        due, horizon_s = self._due, now_s + _DUE_SLACK_S
+        first, last = self._next_bucket, int(horizon_s // self._bucket_s)
+        self._next_bucket = max(first, last)
+        if not due:
+            return
+        knob, queues = self.promote_knob, self._waiting
+        not_yet: list[tuple[float, Book, float]] = []
+        for bucket in range(first, last + 1):
+            entries = due.pop(bucket, None)
+            if entries is None:
                 continue
-            job = preempted[1]
-            self._service_offset[index] = job.attained_service_gpu_s
-            del last_run_s[index]
-            # out of its queue and into queue 0: it holds no GPUs and its service counts
-            # afresh (attained - offset = 0, below every threshold; _enqueue would agree)
-            key = waiting[index][0]
-            keys = queues[key >> _KEY_BITS]
-            del keys[bisect_left(keys, -key)]
-            insort(queues[0], -index)
-            waiting[index] = (index, job)
-        for entry in not_yet:
-            heapq.heappush(heap, entry)
+            for entry in entries:
+                due_s, book, since = entry
+                if book.since_s != since or math.isnan(book.last_run_s):
+                    continue  # started again (NaN), preempted again since, or promoted already
+                if due_s > horizon_s or not now_s - since >= knob * book.last_run_s:
+                    not_yet.append(entry)
+                    continue
+                job = book.job
+                book.offset_gpu_s = job.attained_service_gpu_s
+                book.last_run_s = math.nan
+                # out of its queue and into queue 0: it holds no GPUs and its service counts
+                # afresh (attained - offset = 0, below every threshold; _enqueue would agree)
+                key = book.key
+                waiting = queues[key >> _KEY_BITS]
+                waiting.pop(position(waiting, key))
+                book.key = key = job.index
+                waiting = queues[0]
+                waiting.insert(position(waiting, key), book)
+        if not_yet:
+            due.setdefault(self._next_bucket, []).extend(not_yet)
+
+
+def _service_gpu_s(job: JobState, offset_gpu_s: float, now_s: float) -> float:
+    """Attained service since the job's last promotion (``offset_gpu_s``), at ``now_s``."""
+    service = job.attained_service_gpu_s - offset_gpu_s
+    placement = job.placement
+    if placement is not None:
+        service += (now_s - job.last_update_s) * placement.num_gpus
+    return service
+
+
+def _running_key(
+    thresholds: tuple[float, ...], job: JobState, offset_gpu_s: float, now_s: float
+) -> tuple[int, float]:
+    """A running job's key (:meth:`TiresiasLas._queue_key`) and a time before which it cannot
+    change: its service grows at ``num_gpus`` GPU-s per second, and the time is
+    :data:`_KEY_MARGIN_GPU_S` of service short of the next threshold (far beyond rounding)."""
+    placement = job.placement
+    service = _service_gpu_s(job, offset_gpu_s, now_s)
+    queue = bisect_right(thresholds, service)
+    until_s = -math.inf  # not placed: look again next time
+    if queue == len(thresholds):
+        until_s = math.inf
+    elif placement is not None:
+        margin_gpu_s: float = _KEY_MARGIN_GPU_S
+        until_s = now_s + (thresholds[queue] - service - margin_gpu_s) / placement.num_gpus
+    return (queue << _KEY_BITS) | job.index, until_s
 
 
 register_policy("las", doc=_LAS_DOC)(TiresiasLas)
 
 _KEY_BITS: Final = 40
 _DUE_SLACK_S: Final = 1e-3  # far above the rounding of ``since + knob x last run`` at trace times
-_INDEX_MASK: Final = (1 << _KEY_BITS) - 1
-_UNKNOWN_KEY: Final = (0, -math.inf)  # a key to compute at the next look
 _KEY_MARGIN_GPU_S = 1.0  # service short of a threshold at which a cached key is recomputed
 """Not Final, so a test can set it to infinity: every key recomputed at every look."""
-
-
-def _fill(ordered: Iterable[JobState], free: dict[str, int], started: list[JobState]) -> Allocation:
-    """Grants jobs in order while GPUs remain; a job without room is skipped. Appends the
-    waiting jobs granted (those without a placement) to ``started``.
-
-    A running job keeps its worker type when it has room; others take the type with the most
-    free GPUs (heterogeneity-agnostic, as Tiresias).
-    """
-    allocation: Allocation = {}
-    total_free = sum(free.values())
-    for job in ordered:
-        if total_free <= 0:
-            break
-        placement = job.placement  # job.worker_type, without the property call
-        scale_factor = job.scale_factor
-        if placement is not None and free[placement.worker_type] >= scale_factor:
-            worker_type = placement.worker_type
-            # its own grant, a gang of worker_type already: the engine sees it unchanged
-            grant = job.grant or gang_grant(worker_type, scale_factor)
-        else:
-            found = most_free_type(job, free)
-            if found is None:
-                continue
-            worker_type, grant = found, gang_grant(found, scale_factor)
-            if placement is None:
-                started.append(job)
-        allocation[job.index] = grant
-        free[worker_type] -= scale_factor
-        total_free -= scale_factor
-    return allocation
+_BUCKET_ROUNDS = 1.0  # width of a bucket of promotion checks, in rounds
+"""Not Final, so a test can set it to infinity: one bucket, every pending check at every round."""
+_KEEP_RUNNING_ORDER = True  # the running jobs' order carried from the last decision
+"""Not Final, so a test can set it to False: the running jobs looked up and sorted afresh."""

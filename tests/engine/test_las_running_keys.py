@@ -1,16 +1,21 @@
-"""Tiresias LAS's cached queue keys of running jobs against computing every key afresh.
+"""Tiresias LAS's incremental bookkeeping against recomputing everything afresh.
 
-:meth:`engine.policies.las.TiresiasLas._running_key` keeps each running job's key with a time
-before which its service cannot cross the next threshold (issue 11's speed work). With small
-thresholds, random scenarios cross them often, mid-run and between rounds; the schedule must be
-the one where every key is computed at every round boundary, to the last bit. The fresh keys
-come from an infinite margin (``las._KEY_MARGIN_GPU_S``, a module global so that the patch
-reaches the mypyc-compiled module too; a compiled class's methods cannot be patched).
+Issue 11's speed work keeps three things from one decision to the next (see
+:mod:`engine.policies.las`): each running job's key with a time before which its service cannot
+cross the next threshold (:func:`engine.policies.las._running_key`), the running jobs' key order,
+and the promotion checks of preempted jobs in buckets by due time. With small thresholds and a
+small promotion knob, random scenarios cross thresholds, preempt and promote often, mid-run and
+between rounds; the schedule must be the one where every key is computed, every running job
+looked up and sorted, and every pending promotion checked at every round boundary, to the last
+bit. The from-scratch variants come from module globals (a patch reaches the mypyc-compiled
+module too; a compiled class's methods cannot be patched): an infinite key margin, no carried
+order, one bucket of infinite width (and, to exercise many buckets, a narrow one).
 """
 
 from __future__ import annotations
 
 import math
+import random
 
 import numpy as np
 import pandas as pd
@@ -20,7 +25,7 @@ from hypothesis import strategies as st
 
 from engine.cluster import Placement
 from engine.config import PolicySpec, RoundConfig, ScenarioConfig, default_cluster
-from engine.policies import las
+from engine.policies import las, las_books
 from engine.policies.base import PolicyContext
 from engine.simulator import simulate
 from engine.state import JobState
@@ -32,6 +37,12 @@ SPECS = [
     PolicySpec("las", {"queue_thresholds_gpu_s": "60, 600"}),
     PolicySpec("las", {"queue_thresholds_gpu_s": "200", "promote_knob": 0.5}),
 ]
+FROM_SCRATCH = {  # module global -> value that recomputes at every look
+    "cached-keys": {"_KEY_MARGIN_GPU_S": math.inf},
+    "running-order": {"_KEEP_RUNNING_ORDER": False},
+    "one-bucket": {"_BUCKET_ROUNDS": math.inf},
+    "narrow-buckets": {"_BUCKET_ROUNDS": 0.001},
+}
 
 
 def _segments(jobs: pd.DataFrame, config: ScenarioConfig, spec: PolicySpec) -> pd.DataFrame:
@@ -46,22 +57,29 @@ def _segments(jobs: pd.DataFrame, config: ScenarioConfig, spec: PolicySpec) -> p
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @pytest.mark.parametrize("spec", SPECS, ids=["two-thresholds", "promote-fast"])
-def test_cached_keys_give_the_schedule_of_fresh_keys(
-    scenario: tuple[pd.DataFrame, ScenarioConfig], spec: PolicySpec, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("variant", list(FROM_SCRATCH))
+def test_incremental_bookkeeping_gives_the_schedule_of_recomputing(
+    scenario: tuple[pd.DataFrame, ScenarioConfig],
+    spec: PolicySpec,
+    variant: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     jobs, config = scenario
-    cached = _segments(jobs, config, spec)
+    incremental = _segments(jobs, config, spec)
     with monkeypatch.context() as patch:
-        patch.setattr(las, "_KEY_MARGIN_GPU_S", math.inf)  # every key computed at every look
+        for name, value in FROM_SCRATCH[variant].items():
+            patch.setattr(las, name, value)
         fresh = _segments(jobs, config, spec)
-    pd.testing.assert_frame_equal(cached, fresh)
+    pd.testing.assert_frame_equal(incremental, fresh)
 
 
 _CONTEXT = PolicyContext(default_cluster(), RoundConfig(), np.random.default_rng(0))
 
 
-def _running_job(attained_gpu_s: float, num_gpus: int, updated_s: float) -> JobState:
-    job = JobState(7, "j7", 0.0, "A3C", num_gpus, 1e6, 1.0, {"v100": 1.0}, 1e8)
+def _running_job(
+    attained_gpu_s: float, num_gpus: int, updated_s: float, index: int = 7
+) -> JobState:
+    job = JobState(index, f"j{index}", 0.0, "A3C", num_gpus, 1e6, 1.0, {"v100": 1.0}, 1e8)
     job.attained_service_gpu_s = attained_gpu_s
     job.last_update_s = updated_s
     job.placement = Placement("v100", (0,), (num_gpus,), ("r0",), "node", num_gpus)
@@ -89,3 +107,33 @@ def test_a_cached_key_holds_until_its_time(
         at_s = now_s + fraction * (horizon_s - now_s)
         if at_s < until_s:
             assert policy._queue_key(job, at_s) == key
+
+
+@given(
+    jobs=st.lists(
+        st.tuples(st.floats(0, 5_000), st.sampled_from([1, 2, 4]), st.booleans()), max_size=12
+    ),
+    order=st.randoms(use_true_random=False),
+    later_s=st.floats(0, 3_000),
+)
+def test_running_books_in_any_carried_order_come_out_sorted_by_fresh_keys(
+    jobs: list[tuple[float, int, bool]], order: random.Random, later_s: float
+) -> None:
+    """Whatever order the last decision left the running books in, with some keys cached at
+    time 0 (some of which cross a threshold by ``later_s``) and some still to compute (jobs
+    started mid-round), ``_running_in_order`` returns them sorted by the keys computed afresh."""
+    policy = las.TiresiasLas(las.LasParams("600, 3600"), _CONTEXT)
+    books = []
+    for index, (attained_gpu_s, num_gpus, cached) in enumerate(jobs):
+        job = _running_job(attained_gpu_s, num_gpus, 0.0, index)
+        book = las_books.Book(job)
+        if cached:
+            book.key, book.until_s = policy._running_key(job, 0.0)
+        books.append(book)
+    order.shuffle(books)
+    policy._running_books = books
+    running = [book.job for book in books]
+    in_order = policy._running_in_order(running, later_s)
+    fresh = sorted(running, key=lambda job: policy._queue_key(job, later_s))
+    assert [book.job for book in in_order] == fresh
+    assert [book.key for book in in_order] == [policy._queue_key(j, later_s) for j in fresh]
