@@ -18,6 +18,11 @@ from engine.network import LEVELS
 from engine.placement import PlacementStrategy
 
 
+SHARED_PLACEMENTS_MAX = 65_536
+"""Most multi-node placements a :class:`ClusterState` keeps to hand out again (a Placement is
+immutable, so equal ones are shared; beyond the bound each is built anew)."""
+
+
 @dataclass(frozen=True)
 class Placement:
     """GPUs held by one job.
@@ -84,6 +89,7 @@ class ClusterState:
         self.node_free_view = NodeFreeView(self)
         self.changes = 0  # counts placements and releases: unchanged means the same free GPUs
         self._one_node_placements: dict[tuple[str, int, int], Placement] = {}
+        self._spread_placements: dict[tuple[str, tuple[tuple[int, int], ...]], Placement] = {}
 
     def place(self, worker_type: str, num_gpus: int) -> Placement | None:
         """Takes ``num_gpus`` GPUs of ``worker_type``; None if too few are free.
@@ -113,11 +119,21 @@ class ClusterState:
             raise AllocationError(f"placement strategy returned an invalid placement {taken}")
         for position, count in taken:
             free[position] -= count
+        free_gpus[worker_type] -= num_gpus
+        self.changes += 1
+        key = (worker_type, tuple(taken))
+        placement = self._spread_placements.get(key)
+        if placement is None:  # built once per distinct placement, shared like _one_node's
+            placement = self._spread(worker_type, taken, num_gpus)
+            if len(self._spread_placements) < SHARED_PLACEMENTS_MAX:
+                self._spread_placements[key] = placement
+        return placement
+
+    def _spread(self, worker_type: str, taken: list[tuple[int, int]], num_gpus: int) -> Placement:
+        """The placement of ``taken`` ((position, GPUs) of ``worker_type``'s nodes, ascending)."""
         nodes = self._type_nodes[worker_type]
         chosen = [nodes[position] for position, _ in taken]
         counts = [count for _, count in taken]
-        free_gpus[worker_type] -= num_gpus
-        self.changes += 1
         rack_ids = sorted({self.node_rack[n] for n in chosen})
         level = LEVELS[0] if len(chosen) == 1 else LEVELS[1] if len(rack_ids) == 1 else LEVELS[2]
         racks = tuple(self.rack_names[r] for r in rack_ids)

@@ -2,7 +2,8 @@
 
 One-type gangs (the common case, and every restart under a preemptive policy) are memoized: their
 rate is a pure function of (job type, worker type, GPUs, scale factor, gradient bytes, bandwidth,
-noise scale ratio), and a run meets few such keys. Every other grant goes through
+noise scale ratio), and a run meets few such keys; each job also remembers its last gang's rate
+(:class:`GangRate`), which a restart on the same gang reuses without building the key. Every other grant goes through
 :func:`engine.progress.progress_rate`. The models are those of :mod:`engine.progress` and
 :mod:`engine.network`; this module only decides which to call and remembers the answers.
 """
@@ -21,6 +22,28 @@ if TYPE_CHECKING:
     from engine.policies.base import Policy
     from engine.state import JobState
     from engine.throughput import ThroughputMatrix
+
+
+class GangRate:
+    """A job's last one-type gang rate and what it depends on besides the job's own static
+    fields (job type, scale factor, gradient bytes): a per-job memo that spares building and
+    hashing the run-wide memo's 7-item key when a preempted job restarts on the same gang."""
+
+    __slots__ = ("worker_type", "num_gpus", "bandwidth_gbps", "noise_scale_ratio", "model")
+
+    def __init__(
+        self,
+        worker_type: str,
+        num_gpus: int,
+        bandwidth_gbps: float,
+        noise_scale_ratio: float,
+        model: StepModel,
+    ) -> None:
+        self.worker_type = worker_type
+        self.num_gpus = num_gpus
+        self.bandwidth_gbps = bandwidth_gbps
+        self.noise_scale_ratio = noise_scale_ratio
+        self.model = model
 
 
 class JobRates:
@@ -53,9 +76,22 @@ class JobRates:
             AllocationError: the job makes no progress there.
         """
         if placement.combine == "gang" and not placement.node_types:
-            key = (job.job_type, placement.worker_type, placement.num_gpus, job.scale_factor,
-                   job.gradient_bytes, bandwidth_gbps, self.policy.noise_scale_ratio)  # fmt: skip
+            worker_type, num_gpus = placement.worker_type, placement.num_gpus
+            noise = self.policy.noise_scale_ratio
+            memo = job.gang_rate
+            if (
+                memo is not None
+                and memo.num_gpus == num_gpus
+                and memo.bandwidth_gbps == bandwidth_gbps
+                and memo.worker_type == worker_type
+                and memo.noise_scale_ratio == noise
+            ):  # the job's previous gang again (the common restart): no key to build
+                return memo.model
+            key = (job.job_type, worker_type, num_gpus, job.scale_factor,
+                   job.gradient_bytes, bandwidth_gbps, noise)  # fmt: skip
             model = self._gang_models.get(key) or self._gang_model(key, job)
+            if model.steps_per_s > 0:
+                job.gang_rate = GangRate(worker_type, num_gpus, bandwidth_gbps, noise, model)
         else:
             model = progress_rate(
                 JobModel(job.job_type, job.scale_factor, job.gradient_bytes), placement,

@@ -14,6 +14,7 @@ from engine.cluster import Placement
 
 if TYPE_CHECKING:
     from engine.allocation.grants import Grant
+    from engine.rates import GangRate
 
 
 class JobState:
@@ -44,7 +45,7 @@ class JobState:
         "comm_s", "productive_s", "held_s", "service_by_type_gpu_s", "version",
         "area_at_arrival", "segment_start_s", "grant", "ref_speed", "ref_gpus",
         "attained_service_ref_gpu_s", "network_sensitivity", "consolidation_wait_s",
-        "bandwidth_gbps", "final_s", "last_step_s",
+        "bandwidth_gbps", "final_s", "last_step_s", "gang_rate",
     )  # fmt: skip
 
     def __init__(
@@ -96,6 +97,7 @@ class JobState:
         self.bandwidth_gbps = 0.0  # bottleneck share of its links while running (Gb/s)
         self.final_s = 0.0
         self.last_step_s: float | None = None
+        self.gang_rate: GangRate | None = None  # memo of engine.rates.JobRates.of
 
     @property
     def worker_type(self) -> str | None:

@@ -16,9 +16,12 @@ from engine.placement.base import register_placement
 @register_placement("consolidated")
 def consolidated(free: list[int], racks: list[int], num_gpus: int) -> list[tuple[int, int]]:
     best = -1  # the first node with the fewest free GPUs that suffice, if any
+    best_free = 0
     for position, node_free in enumerate(free):
-        if num_gpus <= node_free and (best < 0 or node_free < free[best]):
-            best = position
+        if num_gpus <= node_free and (best < 0 or node_free < best_free):
+            best, best_free = position, node_free
+            if node_free == num_gpus:  # an exact fit: no later node has fewer that suffice
+                break
     if best >= 0:
         return [(best, num_gpus)]
     rack_free: dict[int, int] = {}
@@ -32,9 +35,10 @@ def consolidated(free: list[int], racks: list[int], num_gpus: int) -> list[tuple
 
 
 def fill_fullest(free: list[int], positions: list[int], num_gpus: int) -> list[tuple[int, int]]:
-    """Takes GPUs from the ``positions`` with the most free GPUs first (ties: lower position)."""
+    """Takes GPUs from the ``positions`` (ascending) with the most free GPUs first (ties: lower
+    position: a reversed sort keeps equal keys in their order)."""
     taken = []
-    for position in sorted(positions, key=lambda p: (-free[p], p)):
+    for position in sorted(positions, key=free.__getitem__, reverse=True):
         if num_gpus == 0:
             break
         grab = min(num_gpus, free[position])
