@@ -159,8 +159,14 @@ def test_segments_in_chunks_equal_one_chunk(rows: int, lanes: list[int]) -> None
             engine.segments.CHUNK_ROWS = default
 
     whole, chunked = table(1 << 20), table(3)
-    assert len(whole) == rows
     pd.testing.assert_frame_equal(whole, chunked, check_exact=True)
+    assert list(chunked["job_id"]) == ["abc"[row % 3] for row in range(rows)]
+    assert list(chunked["start_s"]) == [row * 1.5 for row in range(rows)]
+    assert list(chunked["end_s"]) == [row * 1.5 + 1.0 for row in range(rows)]
+    assert list(chunked["restore_s"]) == [0.25] * rows
+    reasons = ["completed" if row % 4 else "preempted" for row in range(rows)]
+    assert list(chunked["end_reason"]) == reasons
+    assert list(chunked["num_gpus"]) == [lanes[row % len(lanes)] for row in range(rows)]
 
 
 @pytest.fixture(scope="module")
