@@ -17,7 +17,6 @@ from engine.errors import AllocationError
 from engine.network import LEVELS
 from engine.placement import PlacementStrategy
 
-
 SHARED_PLACEMENTS_MAX = 65_536
 """Most multi-node placements a :class:`ClusterState` keeps to hand out again (a Placement is
 immutable, so equal ones are shared; beyond the bound each is built anew)."""

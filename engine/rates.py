@@ -3,9 +3,10 @@
 One-type gangs (the common case, and every restart under a preemptive policy) are memoized: their
 rate is a pure function of (job type, worker type, GPUs, scale factor, gradient bytes, bandwidth,
 noise scale ratio), and a run meets few such keys; each job also remembers its last gang's rate
-(:class:`GangRate`), which a restart on the same gang reuses without building the key. Every other grant goes through
-:func:`engine.progress.progress_rate`. The models are those of :mod:`engine.progress` and
-:mod:`engine.network`; this module only decides which to call and remembers the answers.
+(:class:`GangRate`), which a restart on the same gang reuses without building the key. Every
+other grant goes through :func:`engine.progress.progress_rate`. The models are those of
+:mod:`engine.progress` and :mod:`engine.network`; this module only decides which to call and
+remembers the answers.
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ from engine.results import JOB_RESULT_COLUMNS, UTILIZATION_COLUMNS
 from engine.segments import Segments, text_column
 from engine.state import JobState
 
-
 _PLACEMENT_LANES_MAX = 65_536
 """Bound on the placement objects :class:`Recorder` remembers by identity (a cluster shares one
 per distinct placement; objects beyond the bound take the keyed path)."""
@@ -67,9 +66,16 @@ class Recorder:
         else:
             codes = tuple(
                 segments.lane_code(
-                    (worker_type, sum(counts), ",".join(f"n{n}" for n in nodes),
-                     ",".join(placement.racks), placement.level, lane, placement.combine,
-                     ",".join(str(c) for c in counts))
+                    (
+                        worker_type,
+                        sum(counts),
+                        ",".join(f"n{n}" for n in nodes),
+                        ",".join(placement.racks),
+                        placement.level,
+                        lane,
+                        placement.combine,
+                        ",".join(str(c) for c in counts),
+                    )
                 )  # fmt: skip
                 for lane, (worker_type, nodes, counts) in enumerate(lanes(placement))
             )

@@ -26,11 +26,16 @@ def validate_allocation(
     matrix: ThroughputMatrix,
     policy: str,
     now_s: float,
-) -> None:
+) -> list[tuple[int, Grant]]:
     """Checks that every grant is usable by its job and fits the cluster's capacity.
 
     A job's unchanged grant (equal to the one it runs under, checked when it started) is not
     re-checked for usability; it still counts towards capacity.
+
+    Returns:
+        The changed entries: (job index, grant) of every grant that is not the job's current
+        one (every grant of a job that is not running), in the allocation's order. The other
+        entries are running jobs that keep their GPUs.
 
     Args:
         allocation: the policy's allocation (job index -> grant).
@@ -46,15 +51,19 @@ def validate_allocation(
     """
     granted = dict.fromkeys(layout.capacity, 0)
     pinned: dict[int, int] = {}
+    changed: list[tuple[int, Grant]] = []
     for index, grant in allocation.items():
         job = jobs[index]
+        held = job.grant
+        if not (grant is held or (held is not None and grant == held)):
+            changed.append((index, grant))
         if grant.parts or grant.combine != "gang":
             validate_parts(job, grant, matrix, granted, pinned, policy)
             continue
         worker_type, num_gpus = grant.worker_type, grant.num_gpus
         if (
-            grant is not job.grant
-            and grant != job.grant
+            grant is not held
+            and grant != held
             and (num_gpus < 1 or not gang_fits(job, worker_type, num_gpus, matrix))
         ):
             raise unusable(job, worker_type, num_gpus, policy)
@@ -74,6 +83,7 @@ def validate_allocation(
                 f"{policy}: granted {total} GPUs on node n{node} at "
                 f"t={now_s:.0f}s, which does not have that many"
             )
+    return changed
 
 
 def validate_parts(

@@ -58,9 +58,7 @@ def sorted_consolidated(free: list[int], racks: list[int], num_gpus: int) -> lis
     st.lists(st.tuples(st.integers(0, 8), st.integers(0, 3)), min_size=1, max_size=30),
     st.integers(1, 40),
 )
-def test_consolidated_is_the_sorted_definition(
-    nodes: list[tuple[int, int]], num_gpus: int
-) -> None:
+def test_consolidated_is_the_sorted_definition(nodes: list[tuple[int, int]], num_gpus: int) -> None:
     free, racks = [f for f, _ in nodes], [r for _, r in nodes]
     if sum(free) < num_gpus:
         return
@@ -152,8 +150,10 @@ def test_segments_in_chunks_equal_one_chunk(rows: int, lanes: list[int]) -> None
             codes = [segments.lane_code(("v100", n, f"n{n}", "r0", "node", 0, "gang", str(n)))
                      for n in lanes]  # fmt: skip
             for row in range(rows):
-                segments.add(row % 3, row * 1.5, row * 1.5 + 1.0, 0.25,
-                             "completed" if row % 4 else "preempted", codes[row % len(codes)])  # fmt: skip
+                reason = "completed" if row % 4 else "preempted"
+                segments.add(
+                    row % 3, row * 1.5, row * 1.5 + 1.0, 0.25, reason, codes[row % len(codes)]
+                )
             return segments.table(["a", "b", "c"])
         finally:
             engine.segments.CHUNK_ROWS = default
