@@ -31,7 +31,12 @@ class Recorder:
         """One row per lane of the placement (:func:`lanes`)."""
         if not self.keep_segments:
             return
-        restore_s = max(0.0, min(job.restore_until_s, now_s) - job.segment_start_s)
+        restore_until_s = job.restore_until_s
+        if now_s < restore_until_s:  # min(restore_until_s, now_s), without boxing floats
+            restore_until_s = now_s
+        restore_s = restore_until_s - job.segment_start_s
+        if not restore_s > 0.0:  # max(0.0, restore_s)
+            restore_s = 0.0
         segments = self.segments
         seen = self._placement_lanes.get(id(placement))
         if seen is not None and seen[0] is placement:  # the cluster's shared placements

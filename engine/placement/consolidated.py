@@ -25,12 +25,18 @@ def consolidated(free: list[int], racks: list[int], num_gpus: int) -> list[tuple
     if best >= 0:
         return [(best, num_gpus)]
     rack_free: dict[int, int] = {}
-    for rack, node_free in zip(racks, free, strict=True):
-        rack_free[rack] = rack_free.get(rack, 0) + node_free
-    fitting = [(total, rack) for rack, total in rack_free.items() if total >= num_gpus]
-    if fitting:
-        rack = min(fitting)[1]
-        return fill_fullest(free, [i for i, r in enumerate(racks) if r == rack], num_gpus)
+    for position in range(len(free)):  # indexed, not zip: compiled, a C loop
+        rack = racks[position]
+        rack_free[rack] = rack_free.get(rack, 0) + free[position]
+    best_rack, best_total = -1, 0  # the rack with the fewest that suffice (ties: lower id)
+    for rack, total in rack_free.items():
+        if total >= num_gpus and (
+            best_rack < 0 or total < best_total or (total == best_total and rack < best_rack)
+        ):
+            best_rack, best_total = rack, total
+    if best_rack >= 0:
+        positions = [p for p in range(len(racks)) if racks[p] == best_rack]
+        return fill_fullest(free, positions, num_gpus)
     return fill_fullest(free, list(range(len(free))), num_gpus)
 
 
