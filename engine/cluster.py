@@ -105,8 +105,8 @@ class ClusterState:
             position, count = taken[0]
             if count != num_gpus or not 1 <= num_gpus <= free[position]:
                 raise AllocationError(f"placement strategy returned an invalid placement {taken}")
-            free[position] -= count
-            free_gpus[worker_type] -= num_gpus
+            free[position] = free[position] - count  # (not -=: see release)
+            free_gpus[worker_type] = free_gpus[worker_type] - num_gpus
             self.changes += 1
             return self._one_node(worker_type, position, count)
         taken.sort()
@@ -117,8 +117,8 @@ class ClusterState:
         ):
             raise AllocationError(f"placement strategy returned an invalid placement {taken}")
         for position, count in taken:
-            free[position] -= count
-        free_gpus[worker_type] -= num_gpus
+            free[position] = free[position] - count
+        free_gpus[worker_type] = free_gpus[worker_type] - num_gpus
         self.changes += 1
         key = (worker_type, tuple(taken))
         placement = self._spread_placements.get(key)
@@ -226,16 +226,14 @@ class ClusterState:
         node_type, position, type_free, free_gpus = (
             self.node_type, self._position, self._type_free, self.free_gpus
         )  # fmt: skip
-        if len(placement.nodes) == 1:  # the common case, without zip
-            node, count = placement.nodes[0], placement.counts[0]
+        nodes, counts = placement.nodes, placement.counts
+        for entry in range(len(nodes)):  # indexed, not zip: compiled, a C loop
+            node, count = nodes[entry], counts[entry]
             worker_type = node_type[node]
-            type_free[worker_type][position[node]] += count
-            free_gpus[worker_type] += count
-            return
-        for node, count in zip(placement.nodes, placement.counts, strict=True):
-            worker_type = node_type[node]
-            type_free[worker_type][position[node]] += count
-            free_gpus[worker_type] += count
+            free = type_free[worker_type]
+            at = position[node]
+            free[at] = free[at] + count  # (not +=, which compiles to a generic in-place add)
+            free_gpus[worker_type] = free_gpus[worker_type] + count
 
 
 class NodeFreeView(Sequence[int]):

@@ -65,9 +65,9 @@ class Segments:
         if not self.job:
             return
         self.chunks.append([
-            np.array(self.job, dtype=np.int64), np.array(self.start_s, dtype=float),
-            np.array(self.end_s, dtype=float), np.array(self.restore_s, dtype=float),
-            np.array(self.reason, dtype=np.int64), np.array(self.lane, dtype=np.int64),
+            _array(self.job, np.int64), _array(self.start_s, float), _array(self.end_s, float),
+            _array(self.restore_s, float), _array(self.reason, np.int64),
+            _array(self.lane, np.int64),
         ])  # fmt: skip
         self.job, self.start_s, self.end_s, self.restore_s = [], [], [], []
         self.reason, self.lane = [], []
@@ -107,6 +107,12 @@ class Segments:
             text = [str(row[position]) for row in lanes]
             columns[_LANE_COLUMNS[position]] = _text(text, lane)
         return pd.DataFrame(columns, columns=list(SEGMENT_COLUMNS))
+
+
+def _array(values: list[Any], dtype: Any) -> np.ndarray:
+    """``np.array(values, dtype)``, without its pass that discovers the values' shape and type
+    (numpy's fromiter: the same values, about 1.5x faster)."""
+    return np.fromiter(values, dtype=dtype, count=len(values))
 
 
 _LANE_COLUMNS = (

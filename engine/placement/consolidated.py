@@ -42,13 +42,21 @@ def consolidated(free: list[int], racks: list[int], num_gpus: int) -> list[tuple
 
 def fill_fullest(free: list[int], positions: list[int], num_gpus: int) -> list[tuple[int, int]]:
     """Takes GPUs from the ``positions`` (ascending) with the most free GPUs first (ties: lower
-    position: a reversed sort keeps equal keys in their order)."""
+    position), as a sort by (-free, position) would order them. Selects the fullest node left
+    once per node taken (a job spans few nodes), not a sort with a key function per call."""
     taken = []
-    for position in sorted(positions, key=free.__getitem__, reverse=True):
-        if num_gpus == 0:
+    remaining = list(positions)
+    while num_gpus > 0 and remaining:
+        best = 0
+        for i in range(1, len(remaining)):
+            if free[remaining[i]] > free[remaining[best]]:  # strictly: ties keep the lower
+                best = i
+        position = remaining.pop(best)
+        grab = free[position]
+        if grab <= 0:  # the fullest node left is empty, so are the others
             break
-        grab = min(num_gpus, free[position])
-        if grab:
-            taken.append((position, grab))
-            num_gpus -= grab
+        if grab > num_gpus:
+            grab = num_gpus
+        taken.append((position, grab))
+        num_gpus -= grab
     return taken
