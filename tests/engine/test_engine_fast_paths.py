@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 import engine.cluster
 import engine.recorder
 import engine.segments
+from engine.allocation.grants import Grant
 from engine.allocation.layout import NodeLayout
+from engine.allocation.validation import validate_allocation
 from engine.cluster import ClusterState, Placement
 from engine.config import PolicySpec, ScenarioConfig
 from engine.errors import AllocationError
@@ -210,3 +212,35 @@ def test_each_jobs_gang_rate_memo_is_the_run_wide_rate(
         except AllocationError:
             got = None
         assert got == expected
+
+
+CHOICES = st.lists(st.tuples(st.booleans(), st.integers(0, 3)), min_size=1, max_size=12)
+
+
+@given(CHOICES)
+def test_changed_entries_tell_when_the_preemption_scan_finds_nothing(
+    choices: list[tuple[bool, int]],
+) -> None:
+    """Jobs running (or not) and granted their own grant object, an equal copy, another grant,
+    or nothing: validation's changed entries are those whose grant is not the job's, and the
+    engine skips its preemption scan (every running job keeps its grant) exactly when the scan
+    would find no running job without its grant."""
+    layout, matrix = NodeLayout.of(SPEC), load_matrix()
+    own, other = Grant("v100", 2), Grant("k80", 1)
+    jobs, allocation = [], {}
+    for index, (running, how) in enumerate(choices):
+        job = JobState(
+            index, f"j{index}", 0.0, "resnet50", 2, 10.0, 1.0, {"v100": 1.0, "k80": 1.0}, 0.0
+        )
+        job.grant = own if running else None
+        jobs.append(job)
+        granted = (own, Grant("v100", 2), other, None)[how]
+        if granted is not None:
+            allocation[index] = granted
+    changed = validate_allocation(allocation, jobs, layout, matrix, "p", 0.0)
+    assert changed == [
+        (index, grant) for index, grant in allocation.items() if grant != jobs[index].grant
+    ]
+    running = [job for job in jobs if job.grant is not None]
+    scan = [job for job in running if allocation.get(job.index) != job.grant]
+    assert (len(allocation) - len(changed) < len(running)) == bool(scan)
