@@ -310,13 +310,12 @@ class Simulation:
         else:  # Decision(answer) without building one
             decision, allocation = _BARE, answer
         self.wake_at_s, self.held_back = decision.wake_at_s, decision.held_for_consolidation
-        self.changed = (
-            validate_allocation(
-                allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s
-            )
-            if allocation
-            else []
-        )
+        self.changed = []
+        if allocation:
+            self.changed = validate_allocation(
+                allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s,
+                cluster.free_gpus, len(self.running),
+            )  # fmt: skip
         return allocation
 
     def _round_index(self) -> int:

@@ -244,3 +244,40 @@ def test_changed_entries_tell_when_the_preemption_scan_finds_nothing(
     running = [job for job in jobs if job.grant is not None]
     scan = [job for job in running if allocation.get(job.index) != job.grant]
     assert (len(allocation) - len(changed) < len(running)) == bool(scan)
+
+
+@given(CHOICES, st.integers(0, 3))
+def test_busy_gpus_stand_for_kept_grants_in_the_capacity_check(
+    choices: list[tuple[bool, int]], extra: int
+) -> None:
+    """Given the cluster's free GPUs and the number of running jobs, validation counts kept
+    grants as the busy GPUs when every running job keeps its gang: the same changed entries,
+    and the same capacity error (message included), as counting each grant."""
+    layout, matrix = NodeLayout.of(SPEC), load_matrix()
+    sizes = (Grant("v100", 4), Grant("v100", 8), Grant("k80", 2), None)
+    jobs, allocation = [], {}
+    busy = dict.fromkeys(layout.capacity, 0)
+    for index, (running, how) in enumerate(choices):
+        job = JobState(
+            index, f"j{index}", 0.0, "resnet50", 2, 10.0, 1.0, {"v100": 1.0, "k80": 1.0}, 0.0
+        )
+        if running and busy["v100"] + 4 <= layout.capacity["v100"]:
+            job.grant = sizes[0]
+            busy["v100"] += 4
+        jobs.append(job)
+        granted = job.grant if how == 0 and job.grant is not None else sizes[how]
+        if granted is not None:
+            allocation[index] = granted
+    if extra:  # a waiting job granted more: sometimes past capacity
+        jobs.append(JobState(len(jobs), "x", 0.0, "resnet50", 2, 10.0, 1.0, {"v100": 1.0}, 0.0))
+        allocation[len(jobs) - 1] = Grant("v100", 4 * extra)
+    free = {wt: capacity - busy[wt] for wt, capacity in layout.capacity.items()}
+    num_running = sum(job.grant is not None for job in jobs)
+
+    def outcome(*fast: object) -> object:
+        try:
+            return validate_allocation(allocation, jobs, layout, matrix, "p", 0.0, *fast)  # type: ignore[arg-type]
+        except AllocationError as error:
+            return str(error)
+
+    assert outcome(free, num_running) == outcome()
