@@ -3,9 +3,9 @@
 One-type gangs (the common case, and every restart under a preemptive policy) are memoized: their
 rate is a pure function of (job type, worker type, GPUs, scale factor, gradient bytes, bandwidth,
 noise scale ratio), and a run meets few such keys; each job also remembers its last gang's rate
-(:class:`GangRate`), which a restart on the same gang reuses without building the key. Every
-other grant goes through :func:`engine.progress.progress_rate`. The models are those of
-:mod:`engine.progress` and :mod:`engine.network`; this module only decides which to call and
+(:class:`engine.state.GangRate`), which a restart on the same gang reuses without building the
+key. Every other grant goes through :func:`engine.progress.progress_rate`. The models are those
+of :mod:`engine.progress` and :mod:`engine.network`; this module only decides which to call and
 remembers the answers.
 """
 
@@ -16,35 +16,13 @@ from typing import TYPE_CHECKING, Any
 from engine.errors import AllocationError
 from engine.network import StepModel, step_model_at
 from engine.progress import JobModel, consolidation_s, progress_rate, statistical_efficiency
+from engine.state import GangRate, JobState
 
 if TYPE_CHECKING:
     from engine.cluster import Placement
     from engine.config import NetworkConfig
     from engine.policies.base import Policy
-    from engine.state import JobState
     from engine.throughput import ThroughputMatrix
-
-
-class GangRate:
-    """A job's last one-type gang rate and what it depends on besides the job's own static
-    fields (job type, scale factor, gradient bytes): a per-job memo that spares building and
-    hashing the run-wide memo's 7-item key when a preempted job restarts on the same gang."""
-
-    __slots__ = ("worker_type", "num_gpus", "bandwidth_gbps", "noise_scale_ratio", "model")
-
-    def __init__(
-        self,
-        worker_type: str,
-        num_gpus: int,
-        bandwidth_gbps: float,
-        noise_scale_ratio: float,
-        model: StepModel,
-    ) -> None:
-        self.worker_type = worker_type
-        self.num_gpus = num_gpus
-        self.bandwidth_gbps = bandwidth_gbps
-        self.noise_scale_ratio = noise_scale_ratio
-        self.model = model
 
 
 class JobRates:

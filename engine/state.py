@@ -14,7 +14,7 @@ from engine.cluster import Placement
 
 if TYPE_CHECKING:
     from engine.allocation.grants import Grant
-    from engine.rates import GangRate
+    from engine.network import StepModel
 
 
 class JobState:
@@ -148,3 +148,25 @@ class JobState:
         if not remaining > 0.0:  # remaining_steps, without the property call
             remaining = 0.0
         return start + remaining / self.rate + self.final_s
+
+
+class GangRate:
+    """A job's last one-type gang rate and what it depends on besides the job's own static
+    fields (job type, scale factor, gradient bytes): a per-job memo that spares building and
+    hashing the run-wide memo's 7-item key when a preempted job restarts on the same gang."""
+
+    __slots__ = ("worker_type", "num_gpus", "bandwidth_gbps", "noise_scale_ratio", "model")
+
+    def __init__(
+        self,
+        worker_type: str,
+        num_gpus: int,
+        bandwidth_gbps: float,
+        noise_scale_ratio: float,
+        model: StepModel,
+    ) -> None:
+        self.worker_type = worker_type
+        self.num_gpus = num_gpus
+        self.bandwidth_gbps = bandwidth_gbps
+        self.noise_scale_ratio = noise_scale_ratio
+        self.model = model
