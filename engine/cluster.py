@@ -17,6 +17,10 @@ from engine.errors import AllocationError
 from engine.network import LEVELS
 from engine.placement import PlacementStrategy
 
+SHARED_PLACEMENTS_MAX = 65_536
+"""Most multi-node placements a :class:`ClusterState` keeps to hand out again (a Placement is
+immutable, so equal ones are shared; beyond the bound each is built anew)."""
+
 
 @dataclass(frozen=True)
 class Placement:
@@ -84,6 +88,7 @@ class ClusterState:
         self.node_free_view = NodeFreeView(self)
         self.changes = 0  # counts placements and releases: unchanged means the same free GPUs
         self._one_node_placements: dict[tuple[str, int, int], Placement] = {}
+        self._spread_placements: dict[tuple[str, tuple[tuple[int, int], ...]], Placement] = {}
 
     def place(self, worker_type: str, num_gpus: int) -> Placement | None:
         """Takes ``num_gpus`` GPUs of ``worker_type``; None if too few are free.
@@ -100,8 +105,8 @@ class ClusterState:
             position, count = taken[0]
             if count != num_gpus or not 1 <= num_gpus <= free[position]:
                 raise AllocationError(f"placement strategy returned an invalid placement {taken}")
-            free[position] -= count
-            free_gpus[worker_type] -= num_gpus
+            free[position] = free[position] - count  # (not -=: see release)
+            free_gpus[worker_type] = free_gpus[worker_type] - num_gpus
             self.changes += 1
             return self._one_node(worker_type, position, count)
         taken.sort()
@@ -112,12 +117,22 @@ class ClusterState:
         ):
             raise AllocationError(f"placement strategy returned an invalid placement {taken}")
         for position, count in taken:
-            free[position] -= count
+            free[position] = free[position] - count
+        free_gpus[worker_type] = free_gpus[worker_type] - num_gpus
+        self.changes += 1
+        key = (worker_type, tuple(taken))
+        placement = self._spread_placements.get(key)
+        if placement is None:  # built once per distinct placement, shared like _one_node's
+            placement = self._spread(worker_type, taken, num_gpus)
+            if len(self._spread_placements) < SHARED_PLACEMENTS_MAX:
+                self._spread_placements[key] = placement
+        return placement
+
+    def _spread(self, worker_type: str, taken: list[tuple[int, int]], num_gpus: int) -> Placement:
+        """The placement of ``taken`` ((position, GPUs) of ``worker_type``'s nodes, ascending)."""
         nodes = self._type_nodes[worker_type]
         chosen = [nodes[position] for position, _ in taken]
         counts = [count for _, count in taken]
-        free_gpus[worker_type] -= num_gpus
-        self.changes += 1
         rack_ids = sorted({self.node_rack[n] for n in chosen})
         level = LEVELS[0] if len(chosen) == 1 else LEVELS[1] if len(rack_ids) == 1 else LEVELS[2]
         racks = tuple(self.rack_names[r] for r in rack_ids)
@@ -211,16 +226,14 @@ class ClusterState:
         node_type, position, type_free, free_gpus = (
             self.node_type, self._position, self._type_free, self.free_gpus
         )  # fmt: skip
-        if len(placement.nodes) == 1:  # the common case, without zip
-            node, count = placement.nodes[0], placement.counts[0]
+        nodes, counts = placement.nodes, placement.counts
+        for entry in range(len(nodes)):  # indexed, not zip: compiled, a C loop
+            node, count = nodes[entry], counts[entry]
             worker_type = node_type[node]
-            type_free[worker_type][position[node]] += count
-            free_gpus[worker_type] += count
-            return
-        for node, count in zip(placement.nodes, placement.counts, strict=True):
-            worker_type = node_type[node]
-            type_free[worker_type][position[node]] += count
-            free_gpus[worker_type] += count
+            free = type_free[worker_type]
+            at = position[node]
+            free[at] = free[at] + count  # (not +=, which compiles to a generic in-place add)
+            free_gpus[worker_type] = free_gpus[worker_type] + count
 
 
 class NodeFreeView(Sequence[int]):

@@ -2,9 +2,11 @@
 
 One-type gangs (the common case, and every restart under a preemptive policy) are memoized: their
 rate is a pure function of (job type, worker type, GPUs, scale factor, gradient bytes, bandwidth,
-noise scale ratio), and a run meets few such keys. Every other grant goes through
-:func:`engine.progress.progress_rate`. The models are those of :mod:`engine.progress` and
-:mod:`engine.network`; this module only decides which to call and remembers the answers.
+noise scale ratio), and a run meets few such keys; each job also remembers its last gang's rate
+(:class:`engine.state.GangRate`), which a restart on the same gang reuses without building the
+key. Every other grant goes through :func:`engine.progress.progress_rate`. The models are those
+of :mod:`engine.progress` and :mod:`engine.network`; this module only decides which to call and
+remembers the answers.
 """
 
 from __future__ import annotations
@@ -14,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 from engine.errors import AllocationError
 from engine.network import StepModel, step_model_at
 from engine.progress import JobModel, consolidation_s, progress_rate, statistical_efficiency
+from engine.state import GangRate, JobState
 
 if TYPE_CHECKING:
     from engine.cluster import Placement
     from engine.config import NetworkConfig
     from engine.policies.base import Policy
-    from engine.state import JobState
     from engine.throughput import ThroughputMatrix
 
 
@@ -53,9 +55,22 @@ class JobRates:
             AllocationError: the job makes no progress there.
         """
         if placement.combine == "gang" and not placement.node_types:
-            key = (job.job_type, placement.worker_type, placement.num_gpus, job.scale_factor,
-                   job.gradient_bytes, bandwidth_gbps, self.policy.noise_scale_ratio)  # fmt: skip
+            worker_type, num_gpus = placement.worker_type, placement.num_gpus
+            noise = self.policy.noise_scale_ratio
+            memo = job.gang_rate
+            if (
+                memo is not None
+                and memo.num_gpus == num_gpus
+                and memo.bandwidth_gbps == bandwidth_gbps
+                and memo.worker_type == worker_type
+                and memo.noise_scale_ratio == noise
+            ):  # the job's previous gang again (the common restart): no key to build
+                return memo.model
+            key = (job.job_type, worker_type, num_gpus, job.scale_factor,
+                   job.gradient_bytes, bandwidth_gbps, noise)  # fmt: skip
             model = self._gang_models.get(key) or self._gang_model(key, job)
+            if model.steps_per_s > 0:
+                job.gang_rate = GangRate(worker_type, num_gpus, bandwidth_gbps, noise, model)
         else:
             model = progress_rate(
                 JobModel(job.job_type, job.scale_factor, job.gradient_bytes), placement,

@@ -10,6 +10,10 @@ from engine.results import JOB_RESULT_COLUMNS, UTILIZATION_COLUMNS
 from engine.segments import Segments, text_column
 from engine.state import JobState
 
+_PLACEMENT_LANES_MAX = 65_536
+"""Bound on the placement objects :class:`Recorder` remembers by identity (a cluster shares one
+per distinct placement; objects beyond the bound take the keyed path)."""
+
 
 class Recorder:
     """Appends Gantt segments and utilization steps as the run goes."""
@@ -21,12 +25,37 @@ class Recorder:
         self._last_busy: dict[str, int] = {}
         self.keep_segments = True  # False: close_segment records nothing (summary-only runs)
         self._one_node_lanes: dict[tuple[object, ...], int] = {}
+        self._placement_lanes: dict[int, tuple[Placement, tuple[int, ...]]] = {}  # by id()
 
     def close_segment(self, job: JobState, placement: Placement, now_s: float, reason: str) -> None:
         """One row per lane of the placement (:func:`lanes`)."""
         if not self.keep_segments:
             return
-        restore_s = max(0.0, min(job.restore_until_s, now_s) - job.segment_start_s)
+        restore_until_s = job.restore_until_s
+        if now_s < restore_until_s:  # min(restore_until_s, now_s), without boxing floats
+            restore_until_s = now_s
+        restore_s = restore_until_s - job.segment_start_s
+        if not restore_s > 0.0:  # max(0.0, restore_s)
+            restore_s = 0.0
+        segments = self.segments
+        seen = self._placement_lanes.get(id(placement))
+        if seen is not None and seen[0] is placement:  # the cluster's shared placements
+            codes = seen[1]
+        else:
+            codes = self._lane_codes(placement)
+        start_s = job.segment_start_s
+        if len(codes) == 1:
+            segments.add(job.index, start_s, now_s, restore_s, reason, codes[0])
+            return
+        for code in codes:
+            segments.add(job.index, start_s, now_s, restore_s, reason, code)
+
+    def _lane_codes(self, placement: Placement) -> tuple[int, ...]:
+        """The lane codes of a placement's rows, the text of each distinct lane made once. The
+        first :data:`_PLACEMENT_LANES_MAX` placement objects are also remembered by identity
+        (the entry holds the object, so its id is not reused): the cluster shares one object
+        per distinct placement (:meth:`engine.cluster.ClusterState.place`), so restarts find
+        their lanes without building and hashing a key."""
         segments = self.segments
         if len(placement.nodes) == 1:  # the common case, without building lanes
             node, count = placement.nodes[0], placement.counts[0]
@@ -38,15 +67,26 @@ class Recorder:
                     (placement.worker_type, placement.num_gpus, f"n{node}", placement.racks[0],
                      placement.level, 0, placement.combine, str(count))
                 )  # fmt: skip
-            segments.add(job.index, job.segment_start_s, now_s, restore_s, reason, code)
-            return
-        for lane, (worker_type, nodes, counts) in enumerate(lanes(placement)):
-            code = segments.lane_code(
-                (worker_type, sum(counts), ",".join(f"n{n}" for n in nodes),
-                 ",".join(placement.racks), placement.level, lane, placement.combine,
-                 ",".join(str(c) for c in counts))
-            )  # fmt: skip
-            segments.add(job.index, job.segment_start_s, now_s, restore_s, reason, code)
+            codes: tuple[int, ...] = (code,)
+        else:
+            codes = tuple(
+                segments.lane_code(
+                    (
+                        worker_type,
+                        sum(counts),
+                        ",".join(f"n{n}" for n in nodes),
+                        ",".join(placement.racks),
+                        placement.level,
+                        lane,
+                        placement.combine,
+                        ",".join(str(c) for c in counts),
+                    )
+                )  # fmt: skip
+                for lane, (worker_type, nodes, counts) in enumerate(lanes(placement))
+            )
+        if len(self._placement_lanes) < _PLACEMENT_LANES_MAX:
+            self._placement_lanes[id(placement)] = (placement, codes)
+        return codes
 
     def utilization(self, now_s: float, free_gpus: dict[str, int]) -> None:
         """Records busy GPUs per worker type if they changed since the last record."""

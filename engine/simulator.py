@@ -151,6 +151,7 @@ class Simulation:
         self.decision_time_s = 0.0
         self.wake_at_s = math.inf  # the policy's last Decision, until its next one
         self.held_back: frozenset[int] = frozenset()
+        self.changed: list[tuple[int, Grant]] = []  # the last allocation's changed entries
         self._recorded_changes = -1  # cluster.changes at the last utilization record
 
     def run(
@@ -278,10 +279,14 @@ class Simulation:
         if (not full or not preemptive) and not (self.waiting and self.cluster.any_free()):
             return  # nothing could start and nothing may be preempted
         allocation = self._ask_policy(sync_running=full and self.sync_on_full)
-        if full and preemptive:
-            self._preempt_ungranted(allocation)
-        if allocation:
-            self._start_all(allocation, strict=full or not preemptive)
+        entries = self.changed
+        if full and preemptive and len(allocation) - len(entries) < len(self.running):
+            self._preempt_ungranted(allocation)  # (else every running job keeps its grant)
+        if preemptive:  # the other entries are running jobs, which _start_all skips
+            if entries:
+                self._start_entries(entries, strict=full)
+        elif allocation:
+            self._start_all(allocation, strict=True)
         if full:
             self._check_progress_possible()
 
@@ -305,10 +310,12 @@ class Simulation:
         else:  # Decision(answer) without building one
             decision, allocation = _BARE, answer
         self.wake_at_s, self.held_back = decision.wake_at_s, decision.held_for_consolidation
+        self.changed = []
         if allocation:
-            validate_allocation(
-                allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s
-            )
+            self.changed = validate_allocation(
+                allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s,
+                cluster.free_gpus, len(self.running),
+            )  # fmt: skip
         return allocation
 
     def _round_index(self) -> int:
@@ -333,8 +340,14 @@ class Simulation:
                                self.num_decisions)  # fmt: skip
 
     def _start_all(self, allocation: Allocation, strict: bool) -> None:
+        self._start_entries(list(allocation.items()), strict)
+
+    def _start_entries(self, entries: list[tuple[int, Grant]], strict: bool) -> None:
+        """Places and starts the granted jobs that wait, in order. Raises AllocationError for a
+        grant that does not fit when ``strict``, and for a running job's under a
+        non-preemptive policy (which adds jobs, so may not list running ones)."""
         jobs, running, cluster = self.jobs, self.running, self.cluster
-        for index, grant in allocation.items():
+        for index, grant in entries:
             if index in running:  # (a completed job has left ``running``)
                 if strict and not self.preemptive:
                     raise AllocationError(

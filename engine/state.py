@@ -14,6 +14,7 @@ from engine.cluster import Placement
 
 if TYPE_CHECKING:
     from engine.allocation.grants import Grant
+    from engine.network import StepModel
 
 
 class JobState:
@@ -44,7 +45,7 @@ class JobState:
         "comm_s", "productive_s", "held_s", "service_by_type_gpu_s", "version",
         "area_at_arrival", "segment_start_s", "grant", "ref_speed", "ref_gpus",
         "attained_service_ref_gpu_s", "network_sensitivity", "consolidation_wait_s",
-        "bandwidth_gbps", "final_s", "last_step_s",
+        "bandwidth_gbps", "final_s", "last_step_s", "gang_rate",
     )  # fmt: skip
 
     def __init__(
@@ -96,6 +97,7 @@ class JobState:
         self.bandwidth_gbps = 0.0  # bottleneck share of its links while running (Gb/s)
         self.final_s = 0.0
         self.last_step_s: float | None = None
+        self.gang_rate: GangRate | None = None  # memo of engine.rates.JobRates.of
 
     @property
     def worker_type(self) -> str | None:
@@ -146,3 +148,25 @@ class JobState:
         if not remaining > 0.0:  # remaining_steps, without the property call
             remaining = 0.0
         return start + remaining / self.rate + self.final_s
+
+
+class GangRate:
+    """A job's last one-type gang rate and what it depends on besides the job's own static
+    fields (job type, scale factor, gradient bytes): a per-job memo that spares building and
+    hashing the run-wide memo's 7-item key when a preempted job restarts on the same gang."""
+
+    __slots__ = ("worker_type", "num_gpus", "bandwidth_gbps", "noise_scale_ratio", "model")
+
+    def __init__(
+        self,
+        worker_type: str,
+        num_gpus: int,
+        bandwidth_gbps: float,
+        noise_scale_ratio: float,
+        model: StepModel,
+    ) -> None:
+        self.worker_type = worker_type
+        self.num_gpus = num_gpus
+        self.bandwidth_gbps = bandwidth_gbps
+        self.noise_scale_ratio = noise_scale_ratio
+        self.model = model

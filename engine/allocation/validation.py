@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 from engine.errors import AllocationError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from engine.allocation.grants import Allocation, Grant
     from engine.allocation.layout import NodeLayout
     from engine.state import JobState
@@ -26,7 +28,9 @@ def validate_allocation(
     matrix: ThroughputMatrix,
     policy: str,
     now_s: float,
-) -> None:
+    free_gpus: Mapping[str, int] | None = None,
+    num_running: int = -1,
+) -> list[tuple[int, Grant]]:
     """Checks that every grant is usable by its job and fits the cluster's capacity.
 
     A job's unchanged grant (equal to the one it runs under, checked when it started) is not
@@ -39,29 +43,46 @@ def validate_allocation(
         matrix: the scenario's throughput matrix.
         policy: the policy's registry name, for messages.
         now_s: simulated time (s), for messages.
+        free_gpus: the cluster's free GPUs per worker type now, and ``num_running`` the number
+            of running jobs: when every running job keeps its one-type gang, their grants hold
+            exactly the busy GPUs (capacity - free), which then count towards capacity without
+            a look at each (the engine's full rounds). None: each grant counted.
+
+    Returns:
+        The changed entries: (job index, grant) of every grant that is not the job's current
+        one (every grant of a job that is not running), in the allocation's order. The other
+        entries are running jobs that keep their GPUs.
 
     Raises:
         AllocationError: a job granted GPUs it cannot use (:func:`unusable`), more GPUs of a
             worker type than the cluster has, or more GPUs pinned to a node than it has.
     """
-    granted = dict.fromkeys(layout.capacity, 0)
+    granted = {worker_type: 0 for worker_type in layout.capacity}  # (compiled: no method call)
     pinned: dict[int, int] = {}
+    changed: list[tuple[int, Grant]] = []
+    kept = 0  # unchanged one-type gangs, counted towards capacity after the loop
     for index, grant in allocation.items():
         job = jobs[index]
+        held = job.grant
+        same = grant is held or (held is not None and grant == held)
+        if not same:
+            changed.append((index, grant))
         if grant.parts or grant.combine != "gang":
             validate_parts(job, grant, matrix, granted, pinned, policy)
             continue
+        if same:
+            kept += 1
+            continue
         worker_type, num_gpus = grant.worker_type, grant.num_gpus
-        if (
-            grant is not job.grant
-            and grant != job.grant
-            and (num_gpus < 1 or not gang_fits(job, worker_type, num_gpus, matrix))
-        ):
+        if num_gpus < 1 or not gang_fits(job, worker_type, num_gpus, matrix):
             raise unusable(job, worker_type, num_gpus, policy)
-        if worker_type in granted:
-            granted[worker_type] += num_gpus
-        else:
-            granted[worker_type] = num_gpus
+        granted[worker_type] = granted.get(worker_type, 0) + num_gpus
+    if kept and free_gpus is not None and kept == num_running:  # all running jobs: busy GPUs
+        for worker_type, capacity in layout.capacity.items():
+            busy = capacity - free_gpus.get(worker_type, capacity)
+            granted[worker_type] = granted[worker_type] + busy
+    elif kept:
+        add_kept(allocation, jobs, granted)
     for worker_type, total in granted.items():
         if total > layout.capacity.get(worker_type, 0):
             raise AllocationError(
@@ -74,6 +95,17 @@ def validate_allocation(
                 f"{policy}: granted {total} GPUs on node n{node} at "
                 f"t={now_s:.0f}s, which does not have that many"
             )
+    return changed
+
+
+def add_kept(allocation: Allocation, jobs: list[JobState], granted: dict[str, int]) -> None:
+    """Adds the GPUs of the allocation's unchanged one-type gangs to ``granted``."""
+    for index, grant in allocation.items():
+        if grant.parts or grant.combine != "gang":
+            continue
+        held = jobs[index].grant
+        if grant is held or (held is not None and grant == held):
+            granted[grant.worker_type] = granted.get(grant.worker_type, 0) + grant.num_gpus
 
 
 def validate_parts(

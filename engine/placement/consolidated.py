@@ -16,29 +16,47 @@ from engine.placement.base import register_placement
 @register_placement("consolidated")
 def consolidated(free: list[int], racks: list[int], num_gpus: int) -> list[tuple[int, int]]:
     best = -1  # the first node with the fewest free GPUs that suffice, if any
+    best_free = 0
     for position, node_free in enumerate(free):
-        if num_gpus <= node_free and (best < 0 or node_free < free[best]):
-            best = position
+        if num_gpus <= node_free and (best < 0 or node_free < best_free):
+            best, best_free = position, node_free
+            if node_free == num_gpus:  # an exact fit: no later node has fewer that suffice
+                break
     if best >= 0:
         return [(best, num_gpus)]
     rack_free: dict[int, int] = {}
-    for rack, node_free in zip(racks, free, strict=True):
-        rack_free[rack] = rack_free.get(rack, 0) + node_free
-    fitting = [(total, rack) for rack, total in rack_free.items() if total >= num_gpus]
-    if fitting:
-        rack = min(fitting)[1]
-        return fill_fullest(free, [i for i, r in enumerate(racks) if r == rack], num_gpus)
+    for position in range(len(free)):  # indexed, not zip: compiled, a C loop
+        rack = racks[position]
+        rack_free[rack] = rack_free.get(rack, 0) + free[position]
+    best_rack, best_total = -1, 0  # the rack with the fewest that suffice (ties: lower id)
+    for rack, total in rack_free.items():
+        if total >= num_gpus and (
+            best_rack < 0 or total < best_total or (total == best_total and rack < best_rack)
+        ):
+            best_rack, best_total = rack, total
+    if best_rack >= 0:
+        positions = [p for p in range(len(racks)) if racks[p] == best_rack]
+        return fill_fullest(free, positions, num_gpus)
     return fill_fullest(free, list(range(len(free))), num_gpus)
 
 
 def fill_fullest(free: list[int], positions: list[int], num_gpus: int) -> list[tuple[int, int]]:
-    """Takes GPUs from the ``positions`` with the most free GPUs first (ties: lower position)."""
+    """Takes GPUs from the ``positions`` (ascending) with the most free GPUs first (ties: lower
+    position), as a sort by (-free, position) would order them. Selects the fullest node left
+    once per node taken (a job spans few nodes), not a sort with a key function per call."""
     taken = []
-    for position in sorted(positions, key=lambda p: (-free[p], p)):
-        if num_gpus == 0:
+    remaining = list(positions)
+    while num_gpus > 0 and remaining:
+        best = 0
+        for i in range(1, len(remaining)):
+            if free[remaining[i]] > free[remaining[best]]:  # strictly: ties keep the lower
+                best = i
+        position = remaining.pop(best)
+        grab = free[position]
+        if grab <= 0:  # the fullest node left is empty, so are the others
             break
-        grab = min(num_gpus, free[position])
-        if grab:
-            taken.append((position, grab))
-            num_gpus -= grab
+        if grab > num_gpus:
+            grab = num_gpus
+        taken.append((position, grab))
+        num_gpus -= grab
     return taken
