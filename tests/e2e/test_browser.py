@@ -131,6 +131,17 @@ def _open_page(page, title: str) -> None:
     page.get_by_role("heading", name=title).first.wait_for()
 
 
+def _click_run(page) -> None:
+    """Clicks Run once the page has settled on one Run button: while Streamlit redraws after
+    an edit, the old button and its new copy can both be on the page for a moment (seen under
+    load as a strict-mode error, "resolved to 2 elements")."""
+    from playwright.sync_api import expect
+
+    run = page.get_by_role("button", name="Run", exact=True)
+    expect(run).to_have_count(1)
+    run.click()
+
+
 def _upload_trace_and_pick_policies(page) -> None:
     page.get_by_text("Upload a file").click()
     uploader = page.get_by_test_id("stFileUploader").filter(has_text="Trace file")
@@ -157,7 +168,7 @@ def test_upload_run_and_read_the_charts(server: str, page) -> None:
     page.goto(f"{server}/?policies=fifo")
     page.get_by_role("heading", name="Scheduling what-if").wait_for()
     _upload_trace_and_pick_policies(page)
-    page.get_by_role("button", name="Run", exact=True).click()
+    _click_run(page)
     page.get_by_role("heading", name="Results").first.wait_for()  # Run switches to Results
     page.get_by_text("Simulated 2 policies").wait_for()
     link = parse_qs(urlparse(page.url).query)["scenario"][0]  # the whole scenario, compressed
@@ -244,7 +255,7 @@ def test_a_paper_preset_runs_and_shows_its_claims_and_copies(server: str, page) 
     page.get_by_test_id("stSelectbox").filter(has_text="Paper preset").click()
     page.get_by_role("option", name=re.compile("^Hadar")).click()
     page.get_by_text("Loaded the Hadar").wait_for()
-    page.get_by_role("button", name="Run", exact=True).click()
+    _click_run(page)
     page.get_by_text("Simulated 4 policies").wait_for()
 
     _open_page(page, "Results")  # Run already shows Results with its flash; this rerun drops it,
@@ -293,7 +304,7 @@ def test_the_network_page_shows_congested_links_and_racks(server: str, page, tmp
     uploader = page.get_by_test_id("stFileUploader").filter(has_text="Load a scenario JSON")
     uploader.locator("input[type=file]").set_input_files(str(scenario))
     page.get_by_text("Loaded scenario network.json").wait_for()
-    page.get_by_role("button", name="Run", exact=True).click()
+    _click_run(page)
     page.get_by_text("Simulated 2 policies").wait_for()
 
     _open_page(page, "Network")
@@ -315,7 +326,7 @@ def test_run_shows_each_policys_progress_while_they_run_side_by_side(server: str
     page.goto(f"{server}/?policies=fifo,srtf,las,gavel_maxmin&seed=5")
     page.get_by_role("heading", name="Scheduling what-if").wait_for()
     page.get_by_text("Jobs", exact=True).first.wait_for()
-    page.get_by_role("button", name="Run", exact=True).click()
+    _click_run(page)
     page.get_by_text(re.compile("Simulating 4 policies")).wait_for()
     bars = page.get_by_test_id("stProgress")
     bars.nth(3).wait_for()

@@ -26,6 +26,7 @@ from tests.e2e.test_browser import (  # noqa: F401  (fixtures)
     CHROMIUM_ARGS,
     TRACE,
     WAIT_MS,
+    _click_run,
     _open_page,
     _screenshot,
     server,
@@ -78,7 +79,7 @@ def _load_and_run(page, server: str, scenario: Path) -> None:
     uploader = page.get_by_test_id("stFileUploader").filter(has_text="Load a scenario JSON")
     uploader.locator("input[type=file]").set_input_files(str(scenario))
     page.get_by_text(f"Loaded scenario {scenario.name}").wait_for()
-    page.get_by_role("button", name="Run", exact=True).click()
+    _click_run(page)
     page.get_by_role("heading", name="Results").first.wait_for(timeout=180_000)
     page.get_by_text(re.compile(r"Simulated \d+ policies")).wait_for()
 

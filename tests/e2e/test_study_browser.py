@@ -29,6 +29,7 @@ from tests.e2e.test_browser import (
     CHROMIUM,
     CHROMIUM_ARGS,
     WAIT_MS,
+    _click_run,
     _screenshot,
     serve_dashboard,
 )
@@ -165,7 +166,7 @@ def test_a_shared_link_reproduces_the_kpi_table_in_a_fresh_browser(
     url_before = page.url
     _fill_number(page, "Background load (share of each link)", "0.3")
     page.wait_for_function("(u) => location.href !== u", arg=url_before)  # the edit landed
-    page.get_by_role("button", name="Run", exact=True).click()
+    _click_run(page)
     page.get_by_text("Simulated 2 policies").wait_for()
     _open(page, "Results", "Results")
     # the KPI table: a canvas grid whose accessible table holds the cell texts
