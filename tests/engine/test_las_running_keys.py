@@ -137,3 +137,23 @@ def test_running_books_in_any_carried_order_come_out_sorted_by_fresh_keys(
     fresh = sorted(running, key=lambda job: policy._queue_key(job, later_s))
     assert [book.job for book in in_order] == fresh
     assert [book.key for book in in_order] == [policy._queue_key(j, later_s) for j in fresh]
+
+
+def test_a_promotion_check_filed_behind_the_sweep_is_still_made() -> None:
+    """A check whose due time falls in a bucket ``_promote`` has already passed (a run shorter
+    than the due-time slack, preempted just before a bucket boundary) is filed in the next
+    bucket to sweep, so the starved job is still sent back to queue 0 at the next boundary."""
+    policy = las.TiresiasLas(las.LasParams("3600"), _CONTEXT)
+    bucket_s = policy._bucket_s
+    job = JobState(3, "j3", 0.0, "A3C", 1, 1e6, 1.0, {"v100": 1.0}, 1e8)
+    job.attained_service_gpu_s = 5_000.0  # past the threshold: waits in queue 1
+    book = las_books.Book(job)
+    book.key = (1 << las._KEY_BITS) | job.index
+    book.since_s, book.last_run_s = 0.0, 1.0  # due at 2 s (knob 2): long before the sweep
+    policy._books[job.index] = book
+    policy._waiting[1].append(book)
+    policy._next_bucket = 5  # the sweep has passed buckets 0-4
+    policy._check_promotion_at(3.5 * bucket_s, book, 0.0)
+    policy._promote(5.2 * bucket_s)
+    assert book.key == job.index
+    assert policy._waiting[0] == [book] and policy._waiting[1] == []
