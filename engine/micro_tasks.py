@@ -64,7 +64,7 @@ class MicroTaskSimulation(Simulation):
 
     def _run_round(self) -> dict[int, tuple[float, float]]:
         """Asks the policy, applies its grants and plans every running job's micro-task."""
-        allocation = self._ask_policy(sync_running=False)
+        allocation, _ = self._ask_policy(sync_running=False)
         self.round_counter += 1
         self._preempt_ungranted(allocation)
         self._start_all(allocation, strict=True)

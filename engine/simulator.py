@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from engine.allocation.grants import Decision
+from engine.allocation.grants import Decision, keeps_grant
 from engine.allocation.validation import validate_allocation
 from engine.cluster import ClusterState, Placement
 from engine.config import PolicySpec, ScenarioConfig
@@ -151,7 +151,6 @@ class Simulation:
         self.decision_time_s = 0.0
         self.wake_at_s = math.inf  # the policy's last Decision, until its next one
         self.held_back: frozenset[int] = frozenset()
-        self.changed: list[tuple[int, Grant]] = []  # the last allocation's changed entries
         self._recorded_changes = -1  # cluster.changes at the last utilization record
 
     def run(
@@ -278,8 +277,7 @@ class Simulation:
         preemptive = self.preemptive
         if (not full or not preemptive) and not (self.waiting and self.cluster.any_free()):
             return  # nothing could start and nothing may be preempted
-        allocation = self._ask_policy(sync_running=full and self.sync_on_full)
-        entries = self.changed
+        allocation, entries = self._ask_policy(sync_running=full and self.sync_on_full)
         if full and preemptive and len(allocation) - len(entries) < len(self.running):
             self._preempt_ungranted(allocation)  # (else every running job keeps its grant)
         if preemptive:  # the other entries are running jobs, which _start_all skips
@@ -290,7 +288,9 @@ class Simulation:
         if full:
             self._check_progress_possible()
 
-    def _ask_policy(self, sync_running: bool) -> Allocation:
+    def _ask_policy(self, sync_running: bool) -> tuple[Allocation, list[tuple[int, Grant]]]:
+        """The policy's allocation, validated, and its changed entries: (index, grant) of each
+        grant that is not the job's current one (:func:`validate_allocation`)."""
         if sync_running:
             for job in self.running.values():
                 job.sync(self.now_s)
@@ -310,21 +310,20 @@ class Simulation:
         else:  # Decision(answer) without building one
             decision, allocation = _BARE, answer
         self.wake_at_s, self.held_back = decision.wake_at_s, decision.held_for_consolidation
-        self.changed = []
-        if allocation:
-            self.changed = validate_allocation(
-                allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s,
-                cluster.free_gpus, len(self.running),
-            )  # fmt: skip
-        return allocation
+        if not allocation:
+            return allocation, []
+        changed = validate_allocation(
+            allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s,
+            cluster.free_gpus, len(self.running),
+        )  # fmt: skip
+        return allocation, changed
 
     def _round_index(self) -> int:
         return int(self.now_s // self.round_s)
 
     def _preempt_ungranted(self, allocation: Allocation) -> None:
         changed = [(job, grant) for job in self.running.values()
-                   if (grant := allocation.get(job.index)) is not job.grant
-                   and grant != job.grant]  # fmt: skip
+                   if not keeps_grant(grant := allocation.get(job.index), job.grant)]  # fmt: skip
         for job, grant in changed:
             job.sync(self.now_s)
             if job.last_step_s is not None:  # its final consolidation is the checkpoint

@@ -82,6 +82,13 @@ def gang_grant(worker_type: str, num_gpus: int) -> Grant:
 _GANGS: dict[tuple[str, int], Grant] = {}
 
 
+def keeps_grant(grant: Grant | None, held: Grant | None) -> bool:
+    """Whether ``grant`` is the grant ``held`` that a running job runs under: the same object
+    (policies hand a kept job its own grant back) or an equal one. The engine neither checks
+    nor moves such a job again."""
+    return grant is held or (held is not None and grant == held)
+
+
 Allocation = dict[int, Grant]
 """Job index -> grant, in priority order (the engine places jobs in this order)."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.allocation.grants import keeps_grant
 from engine.errors import AllocationError
 
 if TYPE_CHECKING:
@@ -60,29 +61,29 @@ def validate_allocation(
     granted = {worker_type: 0 for worker_type in layout.capacity}  # (compiled: no method call)
     pinned: dict[int, int] = {}
     changed: list[tuple[int, Grant]] = []
-    kept = 0  # unchanged one-type gangs, counted towards capacity after the loop
+    kept: list[Grant] = []  # unchanged one-type gangs, counted towards capacity after the loop
     for index, grant in allocation.items():
         job = jobs[index]
-        held = job.grant
-        same = grant is held or (held is not None and grant == held)
+        same = keeps_grant(grant, job.grant)
         if not same:
             changed.append((index, grant))
         if grant.parts or grant.combine != "gang":
             validate_parts(job, grant, matrix, granted, pinned, policy)
             continue
         if same:
-            kept += 1
+            kept.append(grant)
             continue
         worker_type, num_gpus = grant.worker_type, grant.num_gpus
         if num_gpus < 1 or not gang_fits(job, worker_type, num_gpus, matrix):
             raise unusable(job, worker_type, num_gpus, policy)
         granted[worker_type] = granted.get(worker_type, 0) + num_gpus
-    if kept and free_gpus is not None and kept == num_running:  # all running jobs: busy GPUs
+    if kept and free_gpus is not None and len(kept) == num_running:  # all running: busy GPUs
         for worker_type, capacity in layout.capacity.items():
             busy = capacity - free_gpus.get(worker_type, capacity)
             granted[worker_type] = granted[worker_type] + busy
-    elif kept:
-        add_kept(allocation, jobs, granted)
+    else:
+        for grant in kept:
+            granted[grant.worker_type] = granted.get(grant.worker_type, 0) + grant.num_gpus
     for worker_type, total in granted.items():
         if total > layout.capacity.get(worker_type, 0):
             raise AllocationError(
@@ -96,16 +97,6 @@ def validate_allocation(
                 f"t={now_s:.0f}s, which does not have that many"
             )
     return changed
-
-
-def add_kept(allocation: Allocation, jobs: list[JobState], granted: dict[str, int]) -> None:
-    """Adds the GPUs of the allocation's unchanged one-type gangs to ``granted``."""
-    for index, grant in allocation.items():
-        if grant.parts or grant.combine != "gang":
-            continue
-        held = jobs[index].grant
-        if grant is held or (held is not None and grant == held):
-            granted[grant.worker_type] = granted.get(grant.worker_type, 0) + grant.num_gpus
 
 
 def validate_parts(

@@ -122,8 +122,7 @@ class TiresiasLas(Policy):
 
     def _queue_key(self, job: JobState, now_s: float) -> int:
         """The job's key at ``now_s``: its queue << :data:`_KEY_BITS` | its index."""
-        service = _service_gpu_s(job, self._offset_gpu_s(job), now_s)
-        return (bisect_right(self.thresholds, service) << _KEY_BITS) | job.index
+        return _queue_key(self.thresholds, job, self._offset_gpu_s(job), now_s)
 
     def _offset_gpu_s(self, job: JobState) -> float:
         """The job's attained service at its last promotion (0 if never promoted)."""
@@ -145,10 +144,7 @@ class TiresiasLas(Policy):
         return self._full_round(state)
 
     def _enqueue(self, book: Book, now_s: float) -> None:
-        job = book.job
-        service = _service_gpu_s(job, book.offset_gpu_s, now_s)
-        key = (bisect_right(self.thresholds, service) << _KEY_BITS) | job.index
-        book.key = key
+        book.key = key = _queue_key(self.thresholds, book.job, book.offset_gpu_s, now_s)
         waiting = self._waiting[key >> _KEY_BITS]
         waiting.insert(position(waiting, key), book)
 
@@ -328,6 +324,15 @@ def _service_gpu_s(job: JobState, offset_gpu_s: float, now_s: float) -> float:
     if placement is not None:
         service += (now_s - job.last_update_s) * placement.num_gpus
     return service
+
+
+def _queue_key(
+    thresholds: tuple[float, ...], job: JobState, offset_gpu_s: float, now_s: float
+) -> int:
+    """The job's key at ``now_s``: its queue (thresholds its service since its last promotion,
+    ``attained - offset_gpu_s``, has passed) << :data:`_KEY_BITS` | its index."""
+    service = _service_gpu_s(job, offset_gpu_s, now_s)
+    return (bisect_right(thresholds, service) << _KEY_BITS) | job.index
 
 
 def _running_key(

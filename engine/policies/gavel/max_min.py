@@ -56,7 +56,7 @@ from engine.policies.base import (
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
 from engine.policies.gavel.lp import HighsSolver, max_min_coefficients
-from engine.policies.gavel.pairs import RoundPairs, grant_pairs, greedy_grants
+from engine.policies.gavel.pairs import RoundPairs, grant_pairs, greedy_grants, is_waiting
 from engine.policies.gavel.queues import GavelQueues
 from engine.policies.gavel.rounds import RoundBook, priority_pairs, round_pairs
 from engine.state import JobState
@@ -101,7 +101,7 @@ class GavelMaxMin(Policy):
         self.class_lp: ClassMaxMin | None = None  # made at the first solve (subclasses: none)
         self.probe_solver = HighsSolver()  # finish-time fairness's and min total duration's LPs
         self._class_coefficients = np.zeros((0, len(self.worker_types)))
-        self._class_scale_factors = np.zeros(0)  # GPUs per job of each class, as the table
+        self._class_scale_factors = np.zeros(0)  # GPUs per job of each class (_class_table)
         self._last_solve_s = -math.inf
         self._round_index = -1
         self._round: RoundPairs | None = None  # this round's priority order
@@ -181,7 +181,7 @@ class GavelMaxMin(Policy):
             granted = pairs.grants(free)
             allocation = self._grant(pairs.jobs, pairs.pos, pairs.cols, granted, left)
         # jobs started or finished leave the list for good (nothing preempts mid-round)
-        late = [job for job in self._late if job.placement is None and job.completion_s is None]
+        late = [job for job in self._late if is_waiting(job)]
         self._late = late
         if late and self.params.work_conserving and sum(free) > 0:
             rows = self.book.rows(late)
@@ -221,17 +221,15 @@ class GavelMaxMin(Policy):
             warm_start = getattr(self.params, "warm_start", False)  # MaxMinParams only
             self.class_lp = ClassMaxMin(self.capacity, self.params.efficiency_epsilon, warm_start)
         labels = book.class_ids[rows]
-        coefficients = self._class_table()
+        coefficients, scale_factors = self._class_table()
         counts = np.bincount(labels, minlength=coefficients.shape[0])
-        present, class_shares = self.class_lp.shares(
-            coefficients, self._class_scale_factors, counts
-        )
+        present, class_shares = self.class_lp.shares(coefficients, scale_factors, counts)
         return class_shares[np.searchsorted(present, labels)]
 
-    def _class_table(self) -> np.ndarray:
+    def _class_table(self) -> tuple[np.ndarray, np.ndarray]:
         """(classes, K) the max-min LP's coefficient row of every job class seen so far
-        (computed once per class from its first job: the row depends on the class only);
-        updates ``_class_scale_factors`` with it."""
+        (computed once per class from its first job: the row depends on the class only), and
+        (classes,) each class's GPUs per job."""
         book, known = self.book, self._class_coefficients.shape[0]
         if known < len(book.class_rows):
             first = book.class_rows[known:]
@@ -244,7 +242,7 @@ class GavelMaxMin(Policy):
             )
             self._class_coefficients = np.vstack([self._class_coefficients, new])
             self._class_scale_factors = book.scale_factors[book.class_rows]
-        return self._class_coefficients
+        return self._class_coefficients, self._class_scale_factors
 
     def _reference_throughputs(self, throughputs: np.ndarray) -> np.ndarray:
         """(n, K) the job's V100 (else fastest-type) throughput on every type it fits: how

@@ -15,7 +15,8 @@ from engine.policies.base import Allocation, Grant
 from engine.state import JobState
 
 
-def _waiting(job: JobState) -> bool:
+def is_waiting(job: JobState) -> bool:
+    """Whether the job is in the system without GPUs (neither placed nor completed)."""
     return job.placement is None and job.completion_s is None
 
 
@@ -72,7 +73,7 @@ class RoundPairs:
             buckets = self._buckets = self._sort_waiting()
         waiting, jobs, pos = self._waiting, self.jobs, self.pos
         for p in self._recheck:
-            waiting[p] = _waiting(jobs[p])
+            waiting[p] = is_waiting(jobs[p])
         self._recheck = []
         heads: list[_Bucket] = []
         for bucket in buckets:
@@ -91,7 +92,7 @@ class RoundPairs:
 
     def _sort_waiting(self) -> list[_Bucket]:
         """The waiting jobs (``_waiting``) and their pairs in buckets by (type, GPUs)."""
-        self._waiting = [job.placement is None and job.completion_s is None for job in self.jobs]
+        self._waiting = [is_waiting(job) for job in self.jobs]
         waiting, pos, cols, sfs = self._waiting, self.pos, self.cols, self.sfs
         by_gpus: list[dict[float, _Bucket]] = []  # per type column
         buckets: list[_Bucket] = []
