@@ -17,6 +17,20 @@ BEST_STYLE = "background-color: #d8f0dc; font-weight: 700"
 ONLY_WHEN_USED = ("consolidation_wait_mean_s",)
 """Metrics only some policies produce (delay scheduling); a column of zeros is left out."""
 
+KPI_GROUPS: dict[str, tuple[str, ...]] = {
+    "Job completion": (
+        "jct_mean_s", "jct_median_s", "jct_p95_s", "jct_p99_s", "makespan_s",
+        "queueing_delay_mean_s", "consolidation_wait_mean_s",
+    ),
+    "Fairness": ("ftf_rho_mean", "ftf_rho_max", "jain_index"),
+    "Use of the cluster": (
+        "utilization_active", "utilization_mean", "comm_overhead_mean", "gpu_hours_used",
+        "preemptions_total", "jobs_completed",
+    ),
+}  # fmt: skip
+"""The KPI table's metrics in the tables the Results page shows them in, one below the other:
+all sixteen side by side are wider than a 1600-pixel window, which hid the last columns."""
+
 
 def column_format(metric: str, values: pd.Series) -> tuple[str, Callable[[float], str]]:
     """Header and cell formatter of a metric column.
@@ -74,8 +88,14 @@ def kpi_styler(kpi: pd.DataFrame) -> Styler:
 
 
 def render_kpi_table(kpi: pd.DataFrame) -> None:
-    """The styled KPI table (scrolls sideways; the policy column stays put) with a legend line."""
-    st.dataframe(kpi_styler(kpi), height=38 + 35 * len(kpi), key="kpi_table")
+    """The styled KPI table as one table per :data:`KPI_GROUPS` entry, with a legend line."""
+    for title, group in KPI_GROUPS.items():
+        styler = kpi_styler(kpi[[m for m in group if m in kpi.columns]])
+        if styler.data.columns.empty:
+            continue
+        st.markdown(f"**{title}**")
+        key = "kpi_table_" + title.lower().replace(" ", "_")
+        st.dataframe(styler, height=38 + 35 * len(kpi), key=key)
     st.caption(
         "↓ lower is better · ↑ higher is better · the best policy per column is shaded green."
     )

@@ -12,11 +12,13 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.components.kpi_table import (
     BEST_STYLE,
+    KPI_GROUPS,
     best_mask,
     column_format,
     kpi_styler,
     over_requested,
 )
+from engine.metrics import METRICS
 from engine.results import ComparisonResult, SimulationResult
 from tests.dashboard.fakes import fake_comparison
 
@@ -83,6 +85,26 @@ def elastic_comparison() -> ComparisonResult:
 def test_over_requested_lists_the_policies_holding_more_gpus_than_asked() -> None:
     assert over_requested(elastic_comparison()) == {"doubling": pytest.approx(500 / 300)}
     assert over_requested(fake_comparison(("fifo",))) == {}  # no column, no note
+
+
+def test_the_groups_hold_every_metric_once() -> None:
+    grouped = [m for group in KPI_GROUPS.values() for m in group]
+    assert sorted(grouped) == sorted(METRICS)
+
+
+def test_results_page_shows_every_kpi_column_once_across_its_group_tables() -> None:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    result = fake_comparison(("fifo", "las"))
+    at.session_state["result"] = result
+    at.switch_page("app_pages/results.py").run()
+    assert not at.exception
+    titles = [m.value for m in at.markdown if m.value.startswith("**")]
+    assert titles == [f"**{title}**" for title in KPI_GROUPS]
+    tables = [d.value for d in at.dataframe[: len(KPI_GROUPS)]]
+    assert all(list(t.index) == ["fifo", "las"] for t in tables)
+    shown = [c for t in tables for c in t.columns]
+    assert len(shown) == len(set(shown))
+    assert sorted(shown) == sorted(kpi_styler(result.kpi_table()).data.columns)
 
 
 def test_results_page_notes_a_policy_that_hands_out_more_gpus() -> None:

@@ -276,7 +276,7 @@ def test_a_paper_preset_loads_runs_and_sets_claims_beside_the_simulation(name: s
     assert ScenarioConfig.from_json(at.session_state["result_config"]) == expected
     at.switch_page("app_pages/results.py").run()
     assert not at.exception
-    claims = at.dataframe[1].value  # [0] is the KPI table
+    claims = next(d.value for d in at.dataframe if "Claim" in d.value.columns)  # after the KPIs
     assert list(claims["Claim"]) == [c.text for c in preset.claims]
     assert claims["Simulated"].str.endswith("×").all()
     assert set(claims["Verdict"]) <= {"shown", "direction only", "not shown"}
