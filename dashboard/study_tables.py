@@ -139,6 +139,14 @@ def delta_table(result: StudyResult, metrics: Sequence[str]) -> pd.DataFrame:
     return table.rename(columns={"level_0": "variant", "level_1": "policy"})
 
 
+def split_delta_table(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`delta_table` as two narrower tables, each keyed by variant and policy: the means
+    over seeds, and the differences to the baseline ("Δ" columns), which side by side are wider
+    than a 1600-pixel window."""
+    deltas = [c for c in table.columns if str(c).startswith("Δ ")]
+    return table.drop(columns=deltas), table[["variant", "policy", *deltas]]
+
+
 def paired_frame(result: StudyResult, metric: str) -> pd.DataFrame:
     """The paired differences of ``metric`` in its display unit (columns variant, policy,
     n, mean_diff, ci_low, ci_high, p_value)."""

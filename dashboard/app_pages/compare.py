@@ -18,6 +18,7 @@ from dashboard.study_tables import (
     delta_table,
     describe_scenarios,
     paired_frame,
+    split_delta_table,
     study_from_scenarios,
 )
 
@@ -54,12 +55,12 @@ if result is not None:
     metric = render_metric_picker("compare_metric")
     shown = [m for m in ("jct_mean_s", "jct_p95_s", "queueing_delay_mean_s", "makespan_s",
                          "cost_per_job_usd") if m in result.runs.columns]  # fmt: skip
-    st.dataframe(delta_table(result, shown), hide_index=True, width="stretch")
-    st.caption(
-        "Each cell: mean over seeds [95% interval]; Δ: the paired difference variant − "
-        "baseline on the same seeds [95% interval]. An interval that excludes 0 is a difference "
-        "the seeds do not explain."
-    )
+    means, deltas = split_delta_table(delta_table(result, shown))
+    st.markdown("**Mean over seeds** [95% interval]")
+    st.dataframe(means, hide_index=True, width="stretch")
+    st.markdown("**Δ: the paired difference variant − baseline** on the same seeds [95% interval]")
+    st.dataframe(deltas, hide_index=True, width="stretch")
+    st.caption("An interval that excludes 0 is a difference the seeds do not explain.")
     paired = paired_frame(result, metric)
     if len(paired):
         render_chart(make_delta_chart(paired, metric, baseline), key="compare_delta")

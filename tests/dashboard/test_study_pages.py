@@ -86,6 +86,9 @@ def test_a_variant_with_more_v100s_runs_beside_the_baseline_with_paired_deltas()
     ]  # fmt: skip
     assert (table.loc[table["variant"] == "base", "Δ Mean JCT (h)"] == "(baseline)").all()
     assert table.loc[table["variant"] == "more v100", "Δ Mean JCT (h)"].str.match(r"[+-]").all()
+    means = next(d.value for d in at.dataframe if "Mean JCT (h)" in d.value.columns)
+    assert not any(str(c).startswith("Δ") for c in means.columns)  # a table of its own
+    assert list(means["variant"]) == list(table["variant"])
     result = at.session_state["compare_result"]
     paired = result.paired("jct_mean_s")
     assert (paired["n"] == 2).all()
