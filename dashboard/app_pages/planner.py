@@ -154,11 +154,13 @@ if result is not None:
     number = st.column_config.NumberColumn
     st.dataframe(
         table, hide_index=True, width="stretch",
+        column_order=[c for c in table.columns if not str(c).startswith("nodes:")],  # in "Mix"
         column_config={
             "mix": "Mix", "cost_usd_per_h": number("Cost (USD/h)", format="%.2f"),
             "n": "Seeds", "mean": number(unit.title, format="%.2f"),
             "ci_low": number("95% low", format="%.2f"),
             "ci_high": number("95% high", format="%.2f"),
-            "feasible": "Meets target", "phase": "Phase", "step": "Step", "error": "Why not run",
+            "feasible": "Meets target", "phase": "Phase", "step": "Step",
+            "error": st.column_config.TextColumn("Why not run", width="large"),
         },
     )  # fmt: skip
