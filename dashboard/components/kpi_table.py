@@ -95,7 +95,10 @@ def render_kpi_table(kpi: pd.DataFrame) -> None:
             continue
         st.markdown(f"**{title}**")
         key = "kpi_table_" + title.lower().replace(" ", "_")
-        st.dataframe(styler, height=38 + 35 * len(kpi), key=key)
+        st.dataframe(
+            styler, height=38 + 35 * len(kpi), key=key,
+            column_config={"_index": st.column_config.TextColumn("policy", width="medium")},
+        )  # fmt: skip
     st.caption(
         "↓ lower is better · ↑ higher is better · the best policy per column is shaded green."
     )
