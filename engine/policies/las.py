@@ -25,19 +25,21 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sized
+from collections.abc import Iterable, Sized
 from dataclasses import dataclass, field
 from typing import ClassVar, Final
 
 from engine.errors import ConfigError
 from engine.policies.base import (
     Allocation,
+    Grant,
     Policy,
     PolicyContext,
     SchedulerState,
     register_policy,
 )
-from engine.policies.las_books import Book, book_key, fill, merged_by_key, position
+from engine.policies.las_books import Book, TypeSlot, book_key, merged_by_key, position
+from engine.policies.las_fill import fill_admit, fill_round, held_grants
 from engine.state import JobState
 
 
@@ -115,6 +117,12 @@ class TiresiasLas(Policy):
         # grants (which fill makes in key order), then the jobs started mid-round.
         self._running_books: list[Book] = []
         self._keep_order: bool = _KEEP_RUNNING_ORDER
+        # The running jobs' grants (job index -> grant), which the fill edits into the next
+        # allocation (engine.policies.las_fill), and the worker types' slots, in the cluster's
+        # order (built at the first decision from its capacity).
+        self._held: dict[int, Grant] = {}
+        self._slots: list[TypeSlot] = []
+        self._slot_of: dict[str, TypeSlot] = {}
 
     def queue(self, job: JobState, now_s: float) -> int:
         """The job's queue at ``now_s``: 0 = least attained service since its last promotion."""
@@ -133,6 +141,9 @@ class TiresiasLas(Policy):
         """Round boundary: the whole allocation. Mid-round: new starts on free GPUs only."""
         now_s = state.now_s
         books = self._books
+        if not self._slots:
+            self._slots = [TypeSlot(name, gpus) for name, gpus in state.capacity.items()]
+            self._slot_of = {slot.worker_type: slot for slot in self._slots}
         for job in state.arrived:
             book = Book(job)
             books[job.index] = book
@@ -148,34 +159,15 @@ class TiresiasLas(Policy):
         waiting = self._waiting[key >> _KEY_BITS]
         waiting.insert(position(waiting, key), book)
 
-    def _waiting_in_order(self) -> Iterator[Book]:
-        """Waiting jobs in key order (a generator function: mypyc turns a returned generator
-        expression into a list, here of every waiting job at every decision)."""
-        for waiting in self._waiting:
-            for at in range(len(waiting) - 1, -1, -1):
-                yield waiting[at]
-
-    def _merged(self, running: list[Book]) -> Iterator[Book]:
-        """Running jobs (sorted by key) and waiting jobs merged in key order (keys are unique).
-        A plain two-way merge: ``fill`` stops early, and heapq.merge costs more per item."""
-        at, end = 0, len(running)
-        for waiting in self._waiting:
-            for at_waiting in range(len(waiting) - 1, -1, -1):
-                book = waiting[at_waiting]
-                key = book.key
-                while at < end and running[at].key < key:
-                    yield running[at]
-                    at += 1
-                yield book
-        while at < end:
-            yield running[at]
-            at += 1
-
     def _admit(self, state: SchedulerState) -> Allocation:
         """Mid-round: waiting jobs in queue order onto free GPUs."""
-        granted: list[Book] = []
+        for slot in self._slots:
+            slot.free = 0
+        slot_of = self._slot_of
+        for worker_type, free in state.free_gpus.items():
+            slot_of[worker_type].free = free
         started: list[Book] = []
-        allocation = fill(self._waiting_in_order(), dict(state.free_gpus), granted, started)
+        allocation = fill_admit(self._waiting, self._slots, self._held, started)
         self._started(started, state.now_s)
         self._running_books.extend(started)
         return allocation
@@ -186,20 +178,19 @@ class TiresiasLas(Policy):
         running = self._running_in_order(state.running, now)
         granted: list[Book] = []
         started: list[Book] = []
-        allocation = fill(self._merged(running), dict(state.capacity), granted, started)
-        if len(allocation) - len(started) < len(running):  # some running job lost its GPUs
-            self._preempted_from(running, allocation, now)
+        preempted: list[Book] = []
+        fill_round(running, self._waiting, self._slots, self._held, (granted, started, preempted))
+        if preempted:  # the engine preempts them
+            self._preempted_from(preempted, now)
         self._started(started, now)
         self._running_books = granted
-        return allocation
+        return self._held.copy()
 
-    def _preempted_from(self, running: list[Book], allocation: Allocation, now_s: float) -> None:
-        """Bookkeeping of the running jobs without a grant: the engine preempts them."""
+    def _preempted_from(self, preempted: list[Book], now_s: float) -> None:
+        """Bookkeeping of the running jobs left without a grant: the engine preempts them."""
         knob = self.promote_knob
-        for book in running:
+        for book in preempted:
             job = book.job
-            if job.index in allocation:
-                continue
             run_start_s = book.run_start_s
             if math.isnan(run_start_s):  # a run the policy did not start
                 run_start_s = job.segment_start_s
@@ -232,13 +223,20 @@ class TiresiasLas(Policy):
         whose key changed or breaks the order (mid-round starts) are sorted alone and merged
         into the others, which are in order already.
         """
-        books = [book for book in self._running_books if book.job.placement is not None]
+        held = self._held
+        books: list[Book] = []
+        for book in self._running_books:
+            if book.job.placement is None:  # completed (or never placed): its grant is gone
+                held.pop(book.index, None)
+            else:
+                books.append(book)
         if not isinstance(running, Sized):  # the engine's is a dict view
             running = list(running)
         keep_order = self._keep_order
         if len(running) != len(books) or not keep_order:
             by_index = self._books
             books = [by_index[job.index] for job in running]
+            self._held = held_grants(books, self._slot_of)
         thresholds, previous = self.thresholds, -1
         in_order: list[Book] = []
         moved: list[Book] = []

@@ -9,10 +9,8 @@ per-job state from dicts keyed by job index into books that its queues hold dire
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 
-from engine.allocation.grants import Allocation, gang_grant
-from engine.policies.agnostic import most_free_type
+from engine.allocation.grants import Grant, gang_grant
 from engine.state import JobState
 
 
@@ -23,12 +21,35 @@ class Book:
 
     def __init__(self, job: JobState) -> None:
         self.job = job
+        self.index: int = job.index  # (native ints: read without a call into the job)
+        self.gpus: int = job.scale_factor
+        self.slot: TypeSlot | None = None  # the worker type of the policy's last grant
+        self.fitting: list[TypeSlot] | None = None  # types it has a throughput on, once found
         self.key = 0  # waiting: its queue key (frozen); running: its cached key, see until_s
         self.until_s = -math.inf  # running: a time before which its key cannot change
         self.run_start_s = math.nan  # start of the run the policy gave it (NaN: none)
         self.last_run_s = math.nan  # length of its last run, until promoted (NaN: none)
         self.offset_gpu_s = 0.0  # attained service at its last promotion
         self.since_s = math.nan  # preempted at (NaN: not preempted since it last started)
+
+
+class TypeSlot:
+    """One worker type in the fill (:mod:`engine.policies.las_fill`): its capacity, its GPUs
+    still free in the current decision, and its gang grants by size (shared instances, see
+    :func:`engine.allocation.grants.gang_grant`)."""
+
+    def __init__(self, worker_type: str, capacity: int) -> None:
+        self.worker_type = worker_type
+        self.capacity = capacity
+        self.free = capacity
+        self._gangs: dict[int, Grant] = {}
+
+    def gang(self, num_gpus: int) -> Grant:
+        """The gang grant of ``num_gpus`` GPUs of this type."""
+        grant = self._gangs.get(num_gpus)
+        if grant is None:
+            grant = self._gangs[num_gpus] = gang_grant(self.worker_type, num_gpus)
+        return grant
 
 
 def book_key(book: Book) -> int:
@@ -64,39 +85,3 @@ def position(waiting: list[Book], key: int) -> int:
         else:
             high = middle
     return low
-
-
-def fill(
-    ordered: Iterable[Book], free: dict[str, int], granted: list[Book], started: list[Book]
-) -> Allocation:
-    """Grants jobs in order while GPUs remain; a job without room is skipped. Appends the
-    jobs granted to ``granted`` (in order) and the waiting ones among them (those without a
-    placement) to ``started``.
-
-    A running job keeps its worker type when it has room; others take the type with the most
-    free GPUs (heterogeneity-agnostic, as Tiresias).
-    """
-    allocation: Allocation = {}
-    total_free = sum(free.values())
-    for book in ordered:
-        if total_free <= 0:
-            break
-        job = book.job
-        placement = job.placement  # job.worker_type, without the property call
-        scale_factor = job.scale_factor
-        if placement is not None and free[placement.worker_type] >= scale_factor:
-            worker_type = placement.worker_type
-            # its own grant, a gang of worker_type already: the engine sees it unchanged
-            grant = job.grant or gang_grant(worker_type, scale_factor)
-        else:
-            found = most_free_type(job, free)
-            if found is None:
-                continue
-            worker_type, grant = found, gang_grant(found, scale_factor)
-            if placement is None:
-                started.append(book)
-        allocation[job.index] = grant
-        granted.append(book)
-        free[worker_type] -= scale_factor
-        total_free -= scale_factor
-    return allocation
