@@ -184,7 +184,7 @@ class TiresiasLas(Policy):
             self._preempted_from(preempted, now)
         self._started(started, now)
         self._running_books = granted
-        return self._held.copy()
+        return self._held  # the engine reads it before the next decision (see base's contract)
 
     def _preempted_from(self, preempted: list[Book], now_s: float) -> None:
         """Bookkeeping of the running jobs left without a grant: the engine preempts them."""
@@ -223,40 +223,46 @@ class TiresiasLas(Policy):
         whose key changed or breaks the order (mid-round starts) are sorted alone and merged
         into the others, which are in order already.
         """
-        held = self._held
-        books: list[Book] = []
-        for book in self._running_books:
-            if book.job.placement is None:  # completed (or never placed): its grant is gone
-                held.pop(book.index, None)
-            else:
-                books.append(book)
         if not isinstance(running, Sized):  # the engine's is a dict view
             running = list(running)
-        keep_order = self._keep_order
-        if len(running) != len(books) or not keep_order:
-            by_index = self._books
-            books = [by_index[job.index] for job in running]
-            self._held = held_grants(books, self._slot_of)
-        thresholds, previous = self.thresholds, -1
-        in_order: list[Book] = []
-        moved: list[Book] = []
+        if self._keep_order:
+            in_order, moved = self._carried_in_order(now_s)
+            if len(in_order) + len(moved) == len(running):
+                if not moved:
+                    return in_order
+                moved.sort(key=book_key)  # keys are unique
+                return merged_by_key(in_order, moved)
+        by_index, thresholds = self._books, self.thresholds
+        books = [by_index[job.index] for job in running]
+        self._held = held_grants(books, self._slot_of)
         for book in books:
-            key = book.key
             if now_s >= book.until_s:
                 job = book.job
+                book.key, book.until_s = _running_key(thresholds, job, book.offset_gpu_s, now_s)
+        books.sort(key=book_key)
+        return books
+
+    def _carried_in_order(self, now_s: float) -> tuple[list[Book], list[Book]]:
+        """The last decision's running books still placed, keys brought up to date: those in
+        the carried order, and those whose key changed or breaks it. The grants of the books
+        no longer placed leave ``_held``."""
+        held, thresholds, previous = self._held, self.thresholds, -1
+        in_order: list[Book] = []
+        moved: list[Book] = []
+        for book in self._running_books:
+            job = book.job
+            if job.placement is None:  # completed (or never placed): its grant is gone
+                held.pop(book.index, None)
+                continue
+            key = book.key
+            if now_s >= book.until_s:
                 book.key, book.until_s = _running_key(thresholds, job, book.offset_gpu_s, now_s)
             if book.key != key or key < previous:
                 moved.append(book)
             else:
                 in_order.append(book)
                 previous = key
-        if not keep_order:  # every book sorted afresh
-            books.sort(key=book_key)
-            return books
-        if not moved:
-            return in_order
-        moved.sort(key=book_key)  # keys are unique
-        return merged_by_key(in_order, moved)
+        return in_order, moved
 
     def _running_key(self, job: JobState, now_s: float) -> tuple[int, float]:
         """A running job's key and a time before which it cannot change (:func:`_running_key`)."""

@@ -12,9 +12,10 @@ keeps what does not change between decisions instead of rebuilding it: the free 
 worker type in a :class:`~engine.policies.las_books.TypeSlot` (a native int under mypyc, no
 dict of boxed counts), each book's fitting slots, and the policy's ``held`` allocation (the
 grants of the running jobs), which the fill edits: a preempted or migrated job's entry leaves,
-a started or migrated job's grant is appended. The changed entries of the copy it returns are
-then the new grants in key order, as in an allocation built afresh; the kept ones are the very
-grant objects the jobs run under, which the engine neither re-checks nor moves.
+a started or migrated job's grant is appended. The policy returns ``held`` itself (the engine
+reads an allocation before it asks again, :mod:`engine.policies.base`): its changed entries are
+the new grants in key order, as in an allocation built afresh, and the kept ones the very grant
+objects the jobs run under, which the engine neither re-checks nor moves.
 """
 
 from __future__ import annotations
