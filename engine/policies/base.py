@@ -44,7 +44,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
@@ -131,8 +131,9 @@ class SchedulerState(NamedTuple):
 
     Attributes:
         now_s: simulated time (s).
-        waiting: jobs that arrived and hold no GPUs, in the order they (re)entered the queue.
-        running: jobs holding GPUs.
+        waiting: jobs that arrived and hold no GPUs, in the order they (re)entered the queue
+            (a sized collection: the engine passes a dict's values).
+        running: jobs holding GPUs (likewise).
         capacity: GPUs per worker type.
         free_gpus: unallocated GPUs per worker type.
         round_index: index of the current round (``now_s // round_duration_s``).
@@ -142,8 +143,8 @@ class SchedulerState(NamedTuple):
     """
 
     now_s: float
-    waiting: Iterable[JobState]
-    running: Iterable[JobState]
+    waiting: Collection[JobState]
+    running: Collection[JobState]
     capacity: Mapping[str, int]
     free_gpus: Mapping[str, int]
     round_index: int

@@ -24,8 +24,7 @@ Reconstructions [R]:
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
-from collections.abc import Iterable, Sized
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import ClassVar, Final
 
@@ -38,7 +37,14 @@ from engine.policies.base import (
     SchedulerState,
     register_policy,
 )
-from engine.policies.las_books import Book, TypeSlot, book_key, merged_by_key, position
+from engine.policies.las_books import (
+    Book,
+    TypeSlot,
+    book_key,
+    insert_by_key,
+    merged_by_key,
+    position,
+)
 from engine.policies.las_fill import fill_admit, fill_round, held_grants
 from engine.state import JobState
 
@@ -117,6 +123,7 @@ class TiresiasLas(Policy):
         # grants (which fill makes in key order), then the jobs started mid-round.
         self._running_books: list[Book] = []
         self._keep_order: bool = _KEEP_RUNNING_ORDER
+        self._key_margin_gpu_s: float = _KEY_MARGIN_GPU_S
         # The running jobs' grants (job index -> grant), which the fill edits into the next
         # allocation (engine.policies.las_fill), and the worker types' slots, in the cluster's
         # order (built at the first decision from its capacity).
@@ -169,7 +176,9 @@ class TiresiasLas(Policy):
         started: list[Book] = []
         allocation = fill_admit(self._waiting, self._slots, self._held, started)
         self._started(started, state.now_s)
-        self._running_books.extend(started)
+        running = self._running_books
+        for book in started:  # by their waiting keys, which mostly stay their running keys
+            insert_by_key(running, book)
         return allocation
 
     def _full_round(self, state: SchedulerState) -> Allocation:
@@ -212,19 +221,17 @@ class TiresiasLas(Policy):
         else:
             entries.append((due_s, book, since_s))
 
-    def _running_in_order(self, running: Iterable[JobState], now_s: float) -> list[Book]:
+    def _running_in_order(self, running: Collection[JobState], now_s: float) -> list[Book]:
         """The books of the running jobs, sorted by key.
 
         They are the last decision's running books still placed (a completed job has left:
         the engine clears its placement), checked against the engine's count of running jobs
         (else every running job's book is looked up). A running job's key changes only when
         its service crosses a threshold, so each key is kept with a time before which it
-        cannot change (:func:`_running_key`) and recomputed exactly after it. The books
-        whose key changed or breaks the order (mid-round starts) are sorted alone and merged
-        into the others, which are in order already.
+        cannot change (:func:`_running_key`) and recomputed exactly after it. Mid-round starts
+        sit among them by their waiting keys. The books whose key changed or breaks the order
+        are sorted alone and merged into the others, which are in order already.
         """
-        if not isinstance(running, Sized):  # the engine's is a dict view
-            running = list(running)
         if self._keep_order:
             in_order, moved = self._carried_in_order(now_s)
             if len(in_order) + len(moved) == len(running):
@@ -232,13 +239,15 @@ class TiresiasLas(Policy):
                     return in_order
                 moved.sort(key=book_key)  # keys are unique
                 return merged_by_key(in_order, moved)
-        by_index, thresholds = self._books, self.thresholds
+        by_index, thresholds, margin = self._books, self.thresholds, self._key_margin_gpu_s
         books = [by_index[job.index] for job in running]
         self._held = held_grants(books, self._slot_of)
         for book in books:
             if now_s >= book.until_s:
                 job = book.job
-                book.key, book.until_s = _running_key(thresholds, job, book.offset_gpu_s, now_s)
+                book.key, book.until_s = _running_key(
+                    thresholds, job, book.offset_gpu_s, now_s, margin
+                )
         books.sort(key=book_key)
         return books
 
@@ -247,6 +256,7 @@ class TiresiasLas(Policy):
         the carried order, and those whose key changed or breaks it. The grants of the books
         no longer placed leave ``_held``."""
         held, thresholds, previous = self._held, self.thresholds, -1
+        margin = self._key_margin_gpu_s
         in_order: list[Book] = []
         moved: list[Book] = []
         for book in self._running_books:
@@ -256,7 +266,9 @@ class TiresiasLas(Policy):
                 continue
             key = book.key
             if now_s >= book.until_s:
-                book.key, book.until_s = _running_key(thresholds, job, book.offset_gpu_s, now_s)
+                book.key, book.until_s = _running_key(
+                    thresholds, job, book.offset_gpu_s, now_s, margin
+                )
             if book.key != key or key < previous:
                 moved.append(book)
             else:
@@ -266,7 +278,8 @@ class TiresiasLas(Policy):
 
     def _running_key(self, job: JobState, now_s: float) -> tuple[int, float]:
         """A running job's key and a time before which it cannot change (:func:`_running_key`)."""
-        return _running_key(self.thresholds, job, self._offset_gpu_s(job), now_s)
+        offset_gpu_s = self._offset_gpu_s(job)
+        return _running_key(self.thresholds, job, offset_gpu_s, now_s, self._key_margin_gpu_s)
 
     def _started(self, started: list[Book], now_s: float) -> None:
         """Bookkeeping of the waiting jobs the allocation starts (their order does not matter:
@@ -336,23 +349,38 @@ def _queue_key(
     """The job's key at ``now_s``: its queue (thresholds its service since its last promotion,
     ``attained - offset_gpu_s``, has passed) << :data:`_KEY_BITS` | its index."""
     service = _service_gpu_s(job, offset_gpu_s, now_s)
-    return (bisect_right(thresholds, service) << _KEY_BITS) | job.index
+    return (_queue_of(thresholds, service) << _KEY_BITS) | job.index
+
+
+def _queue_of(thresholds: tuple[float, ...], service_gpu_s: float) -> int:
+    """The number of thresholds at or below ``service_gpu_s`` (``bisect.bisect_right``'s
+    answer on the increasing thresholds; a loop over a few native floats, no call out)."""
+    queue = 0
+    for threshold in thresholds:
+        if service_gpu_s < threshold:
+            break
+        queue += 1
+    return queue
 
 
 def _running_key(
-    thresholds: tuple[float, ...], job: JobState, offset_gpu_s: float, now_s: float
+    thresholds: tuple[float, ...],
+    job: JobState,
+    offset_gpu_s: float,
+    now_s: float,
+    margin_gpu_s: float,
 ) -> tuple[int, float]:
     """A running job's key (:meth:`TiresiasLas._queue_key`) and a time before which it cannot
     change: its service grows at ``num_gpus`` GPU-s per second, and the time is
-    :data:`_KEY_MARGIN_GPU_S` of service short of the next threshold (far beyond rounding)."""
+    ``margin_gpu_s`` of service short of the next threshold (:data:`_KEY_MARGIN_GPU_S`, far
+    beyond rounding)."""
     placement = job.placement
     service = _service_gpu_s(job, offset_gpu_s, now_s)
-    queue = bisect_right(thresholds, service)
+    queue = _queue_of(thresholds, service)
     until_s = -math.inf  # not placed: look again next time
     if queue == len(thresholds):
         until_s = math.inf
     elif placement is not None:
-        margin_gpu_s: float = _KEY_MARGIN_GPU_S
         until_s = now_s + (thresholds[queue] - service - margin_gpu_s) / placement.num_gpus
     return (queue << _KEY_BITS) | job.index, until_s
 

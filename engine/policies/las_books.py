@@ -85,3 +85,17 @@ def position(waiting: list[Book], key: int) -> int:
         else:
             high = middle
     return low
+
+
+def insert_by_key(books: list[Book], book: Book) -> None:
+    """Inserts ``book`` into ``books`` (by key ascending) after every book whose key is not
+    above its own (bisected as :func:`position`)."""
+    key = book.key
+    low, high = 0, len(books)
+    while low < high:
+        middle = (low + high) >> 1
+        if books[middle].key > key:
+            high = middle
+        else:
+            low = middle + 1
+    books.insert(low, book)
