@@ -48,6 +48,8 @@ MODULES = (
     "engine/policies/las.py",
     "engine/policies/las_books.py",
     "engine/policies/las_fill.py",
+    "engine/policies/las_promotion.py",
+    "engine/policies/las_keys.py",
     "engine/policies/srtf.py",
 )
 """Repository-relative paths of the compiled modules: the engine core that every policy's event

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import ClassVar, Final
+from typing import ClassVar
 
 from engine.errors import ConfigError
 from engine.policies.base import (
@@ -46,6 +46,8 @@ from engine.policies.las_books import (
     position,
 )
 from engine.policies.las_fill import fill_admit, fill_round, held_grants
+from engine.policies.las_keys import KEY_BITS, queue_key, running_key
+from engine.policies.las_promotion import PromotionChecks
 from engine.state import JobState
 
 
@@ -106,13 +108,8 @@ class TiresiasLas(Policy):
         self.promote_knob: float = params.promote_knob
         self._round_index = -1
         self._books: dict[int, Book] = {}
-        # Promotion checks of preempted jobs, (due time, book, preempted at), in buckets of one
-        # round by due time: a preemption appends, a round boundary takes the buckets now due
-        # (a heap cost more: ~800,000 preemptions on the full Philly trace). Stale entries
-        # (started again, preempted again since, or promoted already) are skipped.
-        self._bucket_s: float = context.rounds.round_duration_s * _BUCKET_ROUNDS
-        self._due: dict[int, list[tuple[float, Book, float]]] = {}
-        self._next_bucket = 0  # the first bucket that may hold entries
+        # Promotion checks of preempted jobs (engine.policies.las_promotion)
+        self._checks = PromotionChecks(context.rounds.round_duration_s * _BUCKET_ROUNDS)
         # Waiting jobs' books, one list per queue, by key (queue << 40 | index; job indices
         # follow arrival order) descending: the jobs served first sit at the list's end, where
         # starts remove them and promotions (old jobs) insert them, so a list shifts few
@@ -133,11 +130,11 @@ class TiresiasLas(Policy):
 
     def queue(self, job: JobState, now_s: float) -> int:
         """The job's queue at ``now_s``: 0 = least attained service since its last promotion."""
-        return self._queue_key(job, now_s) >> _KEY_BITS
+        return self._queue_key(job, now_s) >> KEY_BITS
 
     def _queue_key(self, job: JobState, now_s: float) -> int:
-        """The job's key at ``now_s``: its queue << :data:`_KEY_BITS` | its index."""
-        return _queue_key(self.thresholds, job, self._offset_gpu_s(job), now_s)
+        """The job's key at ``now_s``: its queue << :data:`KEY_BITS` | its index."""
+        return queue_key(self.thresholds, job, self._offset_gpu_s(job), now_s)
 
     def _offset_gpu_s(self, job: JobState) -> float:
         """The job's attained service at its last promotion (0 if never promoted)."""
@@ -162,8 +159,8 @@ class TiresiasLas(Policy):
         return self._full_round(state)
 
     def _enqueue(self, book: Book, now_s: float) -> None:
-        book.key = key = _queue_key(self.thresholds, book.job, book.offset_gpu_s, now_s)
-        waiting = self._waiting[key >> _KEY_BITS]
+        book.key = key = queue_key(self.thresholds, book.job, book.offset_gpu_s, now_s)
+        waiting = self._waiting[key >> KEY_BITS]
         waiting.insert(position(waiting, key), book)
 
     def _admit(self, state: SchedulerState) -> Allocation:
@@ -208,18 +205,8 @@ class TiresiasLas(Policy):
             book.last_run_s = last_run
             book.since_s = now_s
             if last_run > 0 and knob > 0:
-                self._check_promotion_at(now_s + knob * last_run, book, now_s)
+                self._checks.file(book, now_s, now_s + knob * last_run)
             self._enqueue(book, now_s)
-
-    def _check_promotion_at(self, due_s: float, book: Book, since_s: float) -> None:
-        """Files a promotion check of ``book`` (preempted at ``since_s``) in its due bucket
-        (never one :meth:`_promote` has passed)."""
-        bucket = max(int(due_s // self._bucket_s), self._next_bucket)
-        entries = self._due.get(bucket)
-        if entries is None:
-            self._due[bucket] = [(due_s, book, since_s)]
-        else:
-            entries.append((due_s, book, since_s))
 
     def _running_in_order(self, running: Collection[JobState], now_s: float) -> list[Book]:
         """The books of the running jobs, sorted by key.
@@ -228,9 +215,10 @@ class TiresiasLas(Policy):
         the engine clears its placement), checked against the engine's count of running jobs
         (else every running job's book is looked up). A running job's key changes only when
         its service crosses a threshold, so each key is kept with a time before which it
-        cannot change (:func:`_running_key`) and recomputed exactly after it. Mid-round starts
-        sit among them by their waiting keys. The books whose key changed or breaks the order
-        are sorted alone and merged into the others, which are in order already.
+        cannot change (:func:`~engine.policies.las_keys.running_key`) and recomputed exactly
+        after it. Mid-round starts sit among them by their waiting keys. The books whose key
+        changed or breaks the order are sorted alone and merged into the others, which are in
+        order already.
         """
         if self._keep_order:
             in_order, moved = self._carried_in_order(now_s)
@@ -245,7 +233,7 @@ class TiresiasLas(Policy):
         for book in books:
             if now_s >= book.until_s:
                 job = book.job
-                book.key, book.until_s = _running_key(
+                book.key, book.until_s = running_key(
                     thresholds, job, book.offset_gpu_s, now_s, margin
                 )
         books.sort(key=book_key)
@@ -266,7 +254,7 @@ class TiresiasLas(Policy):
                 continue
             key = book.key
             if now_s >= book.until_s:
-                book.key, book.until_s = _running_key(
+                book.key, book.until_s = running_key(
                     thresholds, job, book.offset_gpu_s, now_s, margin
                 )
             if book.key != key or key < previous:
@@ -277,9 +265,10 @@ class TiresiasLas(Policy):
         return in_order, moved
 
     def _running_key(self, job: JobState, now_s: float) -> tuple[int, float]:
-        """A running job's key and a time before which it cannot change (:func:`_running_key`)."""
+        """A running job's key and a time before which it cannot change
+        (:func:`~engine.policies.las_keys.running_key`)."""
         offset_gpu_s = self._offset_gpu_s(job)
-        return _running_key(self.thresholds, job, offset_gpu_s, now_s, self._key_margin_gpu_s)
+        return running_key(self.thresholds, job, offset_gpu_s, now_s, self._key_margin_gpu_s)
 
     def _started(self, started: list[Book], now_s: float) -> None:
         """Bookkeeping of the waiting jobs the allocation starts (their order does not matter:
@@ -287,108 +276,30 @@ class TiresiasLas(Policy):
         queues = self._waiting
         for book in started:
             key = book.key  # out of the waiting queue
-            waiting = queues[key >> _KEY_BITS]
+            waiting = queues[key >> KEY_BITS]
             waiting.pop(position(waiting, key))
             book.run_start_s = now_s
             book.since_s = math.nan
             book.until_s = -math.inf  # its key is computed at the next round boundary
 
     def _promote(self, now_s: float) -> None:
-        """Sends starved preempted jobs back to queue 0 (Tiresias's STARVELIMIT).
-
-        Only jobs whose promotion falls due are looked at (the buckets up to ``now_s``); the
-        test itself is the exact ``waited >= knob x last run``, so rounding in the due time
-        changes nothing. The order of promotions does not matter: each touches only its own
-        job's entries.
-        """
-        due, horizon_s = self._due, now_s + _DUE_SLACK_S
-        first, last = self._next_bucket, int(horizon_s // self._bucket_s)
-        self._next_bucket = max(first, last)
-        if not due:
-            return
-        knob, queues = self.promote_knob, self._waiting
-        not_yet: list[tuple[float, Book, float]] = []
-        for bucket in range(first, last + 1):
-            entries = due.pop(bucket, None)
-            if entries is None:
-                continue
-            for entry in entries:
-                due_s, book, since = entry
-                if book.since_s != since or math.isnan(book.last_run_s):
-                    continue  # started again (NaN), preempted again since, or promoted already
-                if due_s > horizon_s or not now_s - since >= knob * book.last_run_s:
-                    not_yet.append(entry)
-                    continue
-                job = book.job
-                book.offset_gpu_s = job.attained_service_gpu_s
-                book.last_run_s = math.nan
-                # out of its queue and into queue 0: it holds no GPUs and its service counts
-                # afresh (attained - offset = 0, below every threshold; _enqueue would agree)
-                key = book.key
-                waiting = queues[key >> _KEY_BITS]
-                waiting.pop(position(waiting, key))
-                book.key = key = job.index
-                waiting = queues[0]
-                waiting.insert(position(waiting, key), book)
-        if not_yet:
-            due.setdefault(self._next_bucket, []).extend(not_yet)
-
-
-def _service_gpu_s(job: JobState, offset_gpu_s: float, now_s: float) -> float:
-    """Attained service since the job's last promotion (``offset_gpu_s``), at ``now_s``."""
-    service = job.attained_service_gpu_s - offset_gpu_s
-    placement = job.placement
-    if placement is not None:
-        service += (now_s - job.last_update_s) * placement.num_gpus
-    return service
-
-
-def _queue_key(
-    thresholds: tuple[float, ...], job: JobState, offset_gpu_s: float, now_s: float
-) -> int:
-    """The job's key at ``now_s``: its queue (thresholds its service since its last promotion,
-    ``attained - offset_gpu_s``, has passed) << :data:`_KEY_BITS` | its index."""
-    service = _service_gpu_s(job, offset_gpu_s, now_s)
-    return (_queue_of(thresholds, service) << _KEY_BITS) | job.index
-
-
-def _queue_of(thresholds: tuple[float, ...], service_gpu_s: float) -> int:
-    """The number of thresholds at or below ``service_gpu_s`` (``bisect.bisect_right``'s
-    answer on the increasing thresholds; a loop over a few native floats, no call out)."""
-    queue = 0
-    for threshold in thresholds:
-        if service_gpu_s < threshold:
-            break
-        queue += 1
-    return queue
-
-
-def _running_key(
-    thresholds: tuple[float, ...],
-    job: JobState,
-    offset_gpu_s: float,
-    now_s: float,
-    margin_gpu_s: float,
-) -> tuple[int, float]:
-    """A running job's key (:meth:`TiresiasLas._queue_key`) and a time before which it cannot
-    change: its service grows at ``num_gpus`` GPU-s per second, and the time is
-    ``margin_gpu_s`` of service short of the next threshold (:data:`_KEY_MARGIN_GPU_S`, far
-    beyond rounding)."""
-    placement = job.placement
-    service = _service_gpu_s(job, offset_gpu_s, now_s)
-    queue = _queue_of(thresholds, service)
-    until_s = -math.inf  # not placed: look again next time
-    if queue == len(thresholds):
-        until_s = math.inf
-    elif placement is not None:
-        until_s = now_s + (thresholds[queue] - service - margin_gpu_s) / placement.num_gpus
-    return (queue << _KEY_BITS) | job.index, until_s
+        """Sends starved preempted jobs back to queue 0 (Tiresias's STARVELIMIT; the checks
+        falling due, :class:`~engine.policies.las_promotion.PromotionChecks`). The order of
+        promotions does not matter: each touches only its own job's entries."""
+        queues = self._waiting
+        for book in self._checks.starved(now_s, self.promote_knob):
+            # out of its queue and into queue 0: it holds no GPUs and its service counts
+            # afresh (attained - offset = 0, below every threshold; _enqueue would agree)
+            key = book.key
+            waiting = queues[key >> KEY_BITS]
+            waiting.pop(position(waiting, key))
+            book.key = key = book.index
+            waiting = queues[0]
+            waiting.insert(position(waiting, key), book)
 
 
 register_policy("las", doc=_LAS_DOC)(TiresiasLas)
 
-_KEY_BITS: Final = 40
-_DUE_SLACK_S: Final = 1e-3  # far above the rounding of ``since + knob x last run`` at trace times
 _KEY_MARGIN_GPU_S = 1.0  # service short of a threshold at which a cached key is recomputed
 """Not Final, so a test can set it to infinity: every key recomputed at every look."""
 _BUCKET_ROUNDS = 1.0  # width of a bucket of promotion checks, in rounds
