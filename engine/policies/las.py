@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from engine.errors import ConfigError
 from engine.policies.base import (
@@ -223,7 +223,9 @@ class TiresiasLas(Policy):
         if self._keep_order:
             in_order, moved = self._carried_in_order(now_s)
             if len(in_order) + len(moved) == len(running):
-                if not moved:
+                if len(moved) <= _INSERT_AT_MOST:  # (few: each bisected into place)
+                    for book in moved:
+                        insert_by_key(in_order, book)
                     return in_order
                 moved.sort(key=book_key)  # keys are unique
                 return merged_by_key(in_order, moved)
@@ -304,5 +306,6 @@ _KEY_MARGIN_GPU_S = 1.0  # service short of a threshold at which a cached key is
 """Not Final, so a test can set it to infinity: every key recomputed at every look."""
 _BUCKET_ROUNDS = 1.0  # width of a bucket of promotion checks, in rounds
 """Not Final, so a test can set it to infinity: one bucket, every pending check at every round."""
+_INSERT_AT_MOST: Final = 8  # moved running books inserted one by one; more: sorted and merged
 _KEEP_RUNNING_ORDER = True  # the running jobs' order carried from the last decision
 """Not Final, so a test can set it to False: the running jobs looked up and sorted afresh."""

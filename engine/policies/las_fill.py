@@ -46,8 +46,17 @@ def fill_round(
         for at_waiting in range(len(waiting) - 1, -1, -1):
             book = waiting[at_waiting]
             key = book.key
-            while at < end and running[at].key < key and total_free > 0:
-                total_free = _keep_running(running[at], slots, held, granted, preempted, total_free)
+            while at < end and total_free > 0:
+                first = running[at]
+                if first.key >= key:
+                    break
+                own, gpus = first.slot, first.gpus
+                if own is not None and own.free >= gpus:  # (_keep_running's common case)
+                    own.free = own.free - gpus
+                    granted.append(first)
+                    total_free -= gpus
+                else:
+                    total_free = _keep_running(first, slots, held, granted, preempted, total_free)
                 at += 1
             if total_free <= 0:
                 break
