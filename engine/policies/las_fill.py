@@ -46,17 +46,8 @@ def fill_round(
         for at_waiting in range(len(waiting) - 1, -1, -1):
             book = waiting[at_waiting]
             key = book.key
-            while at < end and total_free > 0:
-                first = running[at]
-                if first.key >= key:
-                    break
-                own, gpus = first.slot, first.gpus
-                if own is not None and own.free >= gpus:  # (_keep_running's common case)
-                    own.free = own.free - gpus
-                    granted.append(first)
-                    total_free -= gpus
-                else:
-                    total_free = _keep_running(first, slots, held, granted, preempted, total_free)
+            while at < end and total_free > 0 and running[at].key < key:
+                total_free = _keep_running(running[at], slots, held, granted, preempted, total_free)
                 at += 1
             if total_free <= 0:
                 break
@@ -107,13 +98,25 @@ def _keep_running(
     """A running book in the fill: keeps its grant when its worker type has room, else moves
     to the fitting type with the most free GPUs, else is preempted. Returns ``total_free``
     less its GPUs if granted."""
+    gpus, own = book.gpus, book.slot
+    if total_free > 0 and own is not None and own.free >= gpus:  # its grant, already in held
+        own.free = own.free - gpus
+        granted.append(book)
+        return total_free - gpus
+    return _move_running(book, slots, held, granted, preempted, total_free)
+
+
+def _move_running(
+    book: Book,
+    slots: list[TypeSlot],
+    held: Allocation,
+    granted: list[Book],
+    preempted: list[Book],
+    total_free: int,
+) -> int:
+    """A running book without room on its own type: moved, or preempted (:func:`_keep_running`)."""
     gpus = book.gpus
     if total_free > 0:
-        slot = book.slot
-        if slot is not None and slot.free >= gpus:  # its own grant: already in ``held``
-            slot.free = slot.free - gpus
-            granted.append(book)
-            return total_free - gpus
         found = best_slot(book, slots)
         if found is not None:  # migrated: its entry moves to the end, among the new grants
             del held[book.index]
