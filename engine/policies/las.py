@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import ClassVar, Final
+from typing import ClassVar
 
 from engine.errors import ConfigError
 from engine.policies.base import (
@@ -42,7 +42,6 @@ from engine.policies.las_books import (
     TypeSlot,
     book_key,
     insert_by_key,
-    merged_by_key,
     position,
 )
 from engine.policies.las_fill import fill_admit, fill_round, held_grants
@@ -117,7 +116,8 @@ class TiresiasLas(Policy):
         # job's service is frozen, so its key changes only on promotion.
         self._waiting: list[list[Book]] = [[] for _ in range(len(self.thresholds) + 1)]
         # The running jobs as of the last decision, in key order: the last round boundary's
-        # grants (which fill makes in key order), then the jobs started mid-round.
+        # grants (which the fill makes in key order), with the jobs started mid-round among
+        # them by their waiting keys.
         self._running_books: list[Book] = []
         self._keep_order: bool = _KEEP_RUNNING_ORDER
         self._key_margin_gpu_s: float = _KEY_MARGIN_GPU_S
@@ -217,18 +217,15 @@ class TiresiasLas(Policy):
         its service crosses a threshold, so each key is kept with a time before which it
         cannot change (:func:`~engine.policies.las_keys.running_key`) and recomputed exactly
         after it. Mid-round starts sit among them by their waiting keys. The books whose key
-        changed or breaks the order are sorted alone and merged into the others, which are in
-        order already.
+        changed or breaks the order are bisected into the others, which are in order already
+        (a sort with a key function calls out per book).
         """
         if self._keep_order:
             in_order, moved = self._carried_in_order(now_s)
             if len(in_order) + len(moved) == len(running):
-                if len(moved) <= _INSERT_AT_MOST:  # (few: each bisected into place)
-                    for book in moved:
-                        insert_by_key(in_order, book)
-                    return in_order
-                moved.sort(key=book_key)  # keys are unique
-                return merged_by_key(in_order, moved)
+                for book in moved:  # each bisected into place (keys are unique)
+                    insert_by_key(in_order, book)
+                return in_order
         by_index, thresholds, margin = self._books, self.thresholds, self._key_margin_gpu_s
         books = [by_index[job.index] for job in running]
         self._held = held_grants(books, self._slot_of)
@@ -306,6 +303,5 @@ _KEY_MARGIN_GPU_S = 1.0  # service short of a threshold at which a cached key is
 """Not Final, so a test can set it to infinity: every key recomputed at every look."""
 _BUCKET_ROUNDS = 1.0  # width of a bucket of promotion checks, in rounds
 """Not Final, so a test can set it to infinity: one bucket, every pending check at every round."""
-_INSERT_AT_MOST: Final = 8  # moved running books inserted one by one; more: sorted and merged
 _KEEP_RUNNING_ORDER = True  # the running jobs' order carried from the last decision
 """Not Final, so a test can set it to False: the running jobs looked up and sorted afresh."""

@@ -1,5 +1,6 @@
 """Tiresias LAS's bookkeeping (:mod:`engine.policies.las`): a record per arrived job (its
-book), lists of books ordered by queue key, and the fill that grants jobs in that order.
+book), a record per worker type for the fill (its slot, :mod:`engine.policies.las_fill`), and
+the bisections in lists of books ordered by queue key.
 
 Compiled with mypyc together with :mod:`engine.policies.las` (:mod:`engine.native`); issue 11's
 speed work on the full Philly trace (~130,000 decisions, ~800,000 preemptions) moved the policy's
@@ -55,22 +56,6 @@ class TypeSlot:
 def book_key(book: Book) -> int:
     """The book's key (the sort key of the running books)."""
     return book.key
-
-
-def merged_by_key(first: list[Book], second: list[Book]) -> list[Book]:
-    """Two lists of books sorted by key merged into one (keys are unique)."""
-    merged: list[Book] = []
-    at, end, other, other_end = 0, len(first), 0, len(second)
-    while at < end and other < other_end:
-        if second[other].key < first[at].key:
-            merged.append(second[other])
-            other += 1
-        else:
-            merged.append(first[at])
-            at += 1
-    merged.extend(first[at:])
-    merged.extend(second[other:])
-    return merged
 
 
 def position(waiting: list[Book], key: int) -> int:
