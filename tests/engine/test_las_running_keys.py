@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import random
+from bisect import bisect_right
 
 import numpy as np
 import pandas as pd
@@ -158,3 +159,18 @@ def test_a_promotion_check_filed_behind_the_sweep_is_still_made() -> None:
     policy._promote(5.2 * bucket_s)
     assert book.key == job.index
     assert policy._waiting[0] == [book] and policy._waiting[1] == []
+
+
+@given(
+    thresholds=st.lists(st.floats(0.5, 1e7), max_size=4, unique=True).map(sorted),
+    service=st.floats(allow_nan=True),
+    on_threshold=st.integers(-1, 3),
+)
+def test_the_queue_of_a_service_is_bisect_rights_answer(
+    thresholds: list[float], service: float, on_threshold: int
+) -> None:
+    """The loop over the thresholds counts those at or below the service, as ``bisect_right``
+    does on increasing thresholds (a service on a threshold is past it; NaN passes all)."""
+    if 0 <= on_threshold < len(thresholds):
+        service = thresholds[on_threshold]
+    assert las_keys.queue_of(tuple(thresholds), service) == bisect_right(thresholds, service)
