@@ -186,9 +186,9 @@ class TiresiasLas(Policy):
         started: list[Book] = []
         preempted: list[Book] = []
         fill_round(running, self._waiting, self._slots, self._held, (granted, started, preempted))
+        self._started(started, now)  # (first: it pops the started books at the fill's positions)
         if preempted:  # the engine preempts them
             self._preempted_from(preempted, now)
-        self._started(started, now)
         self._running_books = granted
         return self._held  # the engine reads it before the next decision (see base's contract)
 
@@ -270,13 +270,17 @@ class TiresiasLas(Policy):
         return running_key(self.thresholds, job, offset_gpu_s, now_s, self._key_margin_gpu_s)
 
     def _started(self, started: list[Book], now_s: float) -> None:
-        """Bookkeeping of the waiting jobs the allocation starts (their order does not matter:
-        each touches only its own entries)."""
+        """Bookkeeping of the waiting jobs the allocation starts (each touches only its own
+        entries). They leave their queues at the positions the fill found them at, which hold
+        while they are popped in the fill's order (from each list's end; else bisected)."""
         queues = self._waiting
         for book in started:
             key = book.key  # out of the waiting queue
             waiting = queues[key >> KEY_BITS]
-            waiting.pop(position(waiting, key))
+            at = book.at
+            if not (0 <= at < len(waiting) and waiting[at] is book):
+                at = position(waiting, key)
+            waiting.pop(at)
             book.run_start_s = now_s
             book.since_s = math.nan
             book.until_s = -math.inf  # its key is computed at the next round boundary

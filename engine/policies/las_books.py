@@ -26,6 +26,7 @@ class Book:
         self.gpus: int = job.scale_factor
         self.slot: TypeSlot | None = None  # the worker type of the policy's last grant
         self.fitting: list[TypeSlot] | None = None  # types it has a throughput on, once found
+        self.at = -1  # waiting: its position in its queue when the fill last looked at it
         self.key = 0  # waiting: its queue key (frozen); running: its cached key, see until_s
         self.until_s = -math.inf  # running: a time before which its key cannot change
         self.run_start_s = math.nan  # start of the run the policy gave it (NaN: none)

@@ -51,6 +51,7 @@ def fill_round(
                 at += 1
             if total_free <= 0:
                 break
+            book.at = at_waiting
             total_free = _start_waiting(book, slots, held, granted, started, total_free)
         if total_free <= 0:
             break
@@ -80,7 +81,7 @@ def fill_admit(
             grant = found.gang(book.gpus)
             allocation[book.index] = grant
             held[book.index] = grant
-            book.slot = found
+            book.slot, book.at = found, at_waiting
             started.append(book)
             found.free = found.free - book.gpus
             total_free -= book.gpus

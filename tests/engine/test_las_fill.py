@@ -95,6 +95,18 @@ def _slots(capacity: dict[str, int], running: list[Book]) -> list[TypeSlot]:
     return slots
 
 
+def _pop_started(queues: list[list[Book]], started: list[Book]) -> None:
+    """Pops the started books at the positions the fill recorded (``Book.at``), in the fill's
+    order, as TiresiasLas._started does, checking each position holds its book."""
+    queue_of = {book.index: queue for queue, waiting in enumerate(queues) for book in waiting}
+    left = [[book for book in waiting if book not in started] for waiting in queues]
+    for book in started:
+        waiting = queues[queue_of[book.index]]
+        assert waiting[book.at] is book
+        waiting.pop(book.at)
+    assert queues == left
+
+
 def _changed(allocation: Allocation) -> list[tuple[int, Grant]]:
     return [(i, g) for i, g in allocation.items() if not keeps_grant(g, _JOBS[i].grant)]
 
@@ -123,6 +135,7 @@ def test_round_fill_grants_as_the_plain_fill(
     assert granted == [book for book in merged if book.index in expected]
     assert started == expected_started
     assert preempted == [book for book in running if book.index not in expected]
+    _pop_started(queues, started)
 
 
 @given(case=_cases(), taken=st.lists(st.integers(0, 12), min_size=3, max_size=3))
@@ -144,3 +157,4 @@ def test_admit_fill_grants_as_the_plain_fill(
     assert list(allocation.items()) == list(expected.items())
     assert held == expected
     assert started == expected_started
+    _pop_started(queues, started)
