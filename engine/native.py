@@ -47,6 +47,9 @@ MODULES = (
     "engine/policies/agnostic.py",
     "engine/policies/las.py",
     "engine/policies/las_books.py",
+    "engine/policies/las_fill.py",
+    "engine/policies/las_promotion.py",
+    "engine/policies/las_keys.py",
     "engine/policies/srtf.py",
 )
 """Repository-relative paths of the compiled modules: the engine core that every policy's event

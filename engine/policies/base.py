@@ -24,6 +24,9 @@ A policy that needs more than an allocation returns a :class:`Decision`: the all
 ``wake_at_s`` at which the engine asks it again though nothing arrives or completes (a delay
 timer), and the jobs it holds back for a better consolidated placement (``consolidation_wait_s``
 counts their wait). The engine reads the returned value and never pokes the policy's attributes.
+It reads an allocation before it asks the policy again, so a policy may return a dict it keeps
+and edits at its next decision (Tiresias LAS returns its held grants so, see
+:mod:`engine.policies.las_fill`): a caller that keeps an allocation across decisions copies it.
 Part, Grant, Allocation, Decision and the node layout live in :mod:`engine.allocation`; they are
 re-exported here so a policy imports its whole contract from one module.
 
@@ -41,7 +44,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
@@ -128,8 +131,9 @@ class SchedulerState(NamedTuple):
 
     Attributes:
         now_s: simulated time (s).
-        waiting: jobs that arrived and hold no GPUs, in the order they (re)entered the queue.
-        running: jobs holding GPUs.
+        waiting: jobs that arrived and hold no GPUs, in the order they (re)entered the queue
+            (a sized collection: the engine passes a dict's values).
+        running: jobs holding GPUs (likewise).
         capacity: GPUs per worker type.
         free_gpus: unallocated GPUs per worker type.
         round_index: index of the current round (``now_s // round_duration_s``).
@@ -139,8 +143,8 @@ class SchedulerState(NamedTuple):
     """
 
     now_s: float
-    waiting: Iterable[JobState]
-    running: Iterable[JobState]
+    waiting: Collection[JobState]
+    running: Collection[JobState]
     capacity: Mapping[str, int]
     free_gpus: Mapping[str, int]
     round_index: int

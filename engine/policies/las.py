@@ -24,20 +24,29 @@ Reconstructions [R]:
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sized
+from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import ClassVar, Final
+from typing import ClassVar
 
 from engine.errors import ConfigError
 from engine.policies.base import (
     Allocation,
+    Grant,
     Policy,
     PolicyContext,
     SchedulerState,
     register_policy,
 )
-from engine.policies.las_books import Book, book_key, fill, merged_by_key, position
+from engine.policies.las_books import (
+    Book,
+    TypeSlot,
+    book_key,
+    insert_by_key,
+    position,
+)
+from engine.policies.las_fill import fill_admit, fill_round, held_grants
+from engine.policies.las_keys import KEY_BITS, queue_key, running_key
+from engine.policies.las_promotion import PromotionChecks
 from engine.state import JobState
 
 
@@ -98,13 +107,8 @@ class TiresiasLas(Policy):
         self.promote_knob: float = params.promote_knob
         self._round_index = -1
         self._books: dict[int, Book] = {}
-        # Promotion checks of preempted jobs, (due time, book, preempted at), in buckets of one
-        # round by due time: a preemption appends, a round boundary takes the buckets now due
-        # (a heap cost more: ~800,000 preemptions on the full Philly trace). Stale entries
-        # (started again, preempted again since, or promoted already) are skipped.
-        self._bucket_s: float = context.rounds.round_duration_s * _BUCKET_ROUNDS
-        self._due: dict[int, list[tuple[float, Book, float]]] = {}
-        self._next_bucket = 0  # the first bucket that may hold entries
+        # Promotion checks of preempted jobs (engine.policies.las_promotion)
+        self._checks = PromotionChecks(context.rounds.round_duration_s * _BUCKET_ROUNDS)
         # Waiting jobs' books, one list per queue, by key (queue << 40 | index; job indices
         # follow arrival order) descending: the jobs served first sit at the list's end, where
         # starts remove them and promotions (old jobs) insert them, so a list shifts few
@@ -112,17 +116,25 @@ class TiresiasLas(Policy):
         # job's service is frozen, so its key changes only on promotion.
         self._waiting: list[list[Book]] = [[] for _ in range(len(self.thresholds) + 1)]
         # The running jobs as of the last decision, in key order: the last round boundary's
-        # grants (which fill makes in key order), then the jobs started mid-round.
+        # grants (which the fill makes in key order), with the jobs started mid-round among
+        # them by their waiting keys.
         self._running_books: list[Book] = []
         self._keep_order: bool = _KEEP_RUNNING_ORDER
+        self._key_margin_gpu_s: float = _KEY_MARGIN_GPU_S
+        # The running jobs' grants (job index -> grant), which the fill edits into the next
+        # allocation (engine.policies.las_fill), and the worker types' slots, in the cluster's
+        # order (built at the first decision from its capacity).
+        self._held: dict[int, Grant] = {}
+        self._slots: list[TypeSlot] = []
+        self._slot_of: dict[str, TypeSlot] = {}
 
     def queue(self, job: JobState, now_s: float) -> int:
         """The job's queue at ``now_s``: 0 = least attained service since its last promotion."""
-        return self._queue_key(job, now_s) >> _KEY_BITS
+        return self._queue_key(job, now_s) >> KEY_BITS
 
     def _queue_key(self, job: JobState, now_s: float) -> int:
-        """The job's key at ``now_s``: its queue << :data:`_KEY_BITS` | its index."""
-        return _queue_key(self.thresholds, job, self._offset_gpu_s(job), now_s)
+        """The job's key at ``now_s``: its queue << :data:`KEY_BITS` | its index."""
+        return queue_key(self.thresholds, job, self._offset_gpu_s(job), now_s)
 
     def _offset_gpu_s(self, job: JobState) -> float:
         """The job's attained service at its last promotion (0 if never promoted)."""
@@ -133,6 +145,9 @@ class TiresiasLas(Policy):
         """Round boundary: the whole allocation. Mid-round: new starts on free GPUs only."""
         now_s = state.now_s
         books = self._books
+        if not self._slots:
+            self._slots = [TypeSlot(name, gpus) for name, gpus in state.capacity.items()]
+            self._slot_of = {slot.worker_type: slot for slot in self._slots}
         for job in state.arrived:
             book = Book(job)
             books[job.index] = book
@@ -144,40 +159,23 @@ class TiresiasLas(Policy):
         return self._full_round(state)
 
     def _enqueue(self, book: Book, now_s: float) -> None:
-        book.key = key = _queue_key(self.thresholds, book.job, book.offset_gpu_s, now_s)
-        waiting = self._waiting[key >> _KEY_BITS]
+        book.key = key = queue_key(self.thresholds, book.job, book.offset_gpu_s, now_s)
+        waiting = self._waiting[key >> KEY_BITS]
         waiting.insert(position(waiting, key), book)
-
-    def _waiting_in_order(self) -> Iterator[Book]:
-        """Waiting jobs in key order (a generator function: mypyc turns a returned generator
-        expression into a list, here of every waiting job at every decision)."""
-        for waiting in self._waiting:
-            for at in range(len(waiting) - 1, -1, -1):
-                yield waiting[at]
-
-    def _merged(self, running: list[Book]) -> Iterator[Book]:
-        """Running jobs (sorted by key) and waiting jobs merged in key order (keys are unique).
-        A plain two-way merge: ``fill`` stops early, and heapq.merge costs more per item."""
-        at, end = 0, len(running)
-        for waiting in self._waiting:
-            for at_waiting in range(len(waiting) - 1, -1, -1):
-                book = waiting[at_waiting]
-                key = book.key
-                while at < end and running[at].key < key:
-                    yield running[at]
-                    at += 1
-                yield book
-        while at < end:
-            yield running[at]
-            at += 1
 
     def _admit(self, state: SchedulerState) -> Allocation:
         """Mid-round: waiting jobs in queue order onto free GPUs."""
-        granted: list[Book] = []
+        for slot in self._slots:
+            slot.free = 0
+        slot_of = self._slot_of
+        for worker_type, free in state.free_gpus.items():
+            slot_of[worker_type].free = free
         started: list[Book] = []
-        allocation = fill(self._waiting_in_order(), dict(state.free_gpus), granted, started)
+        allocation = fill_admit(self._waiting, self._slots, self._held, started)
         self._started(started, state.now_s)
-        self._running_books.extend(started)
+        running = self._running_books
+        for book in started:  # by their waiting keys, which mostly stay their running keys
+            insert_by_key(running, book)
         return allocation
 
     def _full_round(self, state: SchedulerState) -> Allocation:
@@ -186,20 +184,19 @@ class TiresiasLas(Policy):
         running = self._running_in_order(state.running, now)
         granted: list[Book] = []
         started: list[Book] = []
-        allocation = fill(self._merged(running), dict(state.capacity), granted, started)
-        if len(allocation) - len(started) < len(running):  # some running job lost its GPUs
-            self._preempted_from(running, allocation, now)
-        self._started(started, now)
+        preempted: list[Book] = []
+        fill_round(running, self._waiting, self._slots, self._held, (granted, started, preempted))
+        self._started(started, now)  # (first: it pops the started books at the fill's positions)
+        if preempted:  # the engine preempts them
+            self._preempted_from(preempted, now)
         self._running_books = granted
-        return allocation
+        return self._held  # the engine reads it before the next decision (see base's contract)
 
-    def _preempted_from(self, running: list[Book], allocation: Allocation, now_s: float) -> None:
-        """Bookkeeping of the running jobs without a grant: the engine preempts them."""
+    def _preempted_from(self, preempted: list[Book], now_s: float) -> None:
+        """Bookkeeping of the running jobs left without a grant: the engine preempts them."""
         knob = self.promote_knob
-        for book in running:
+        for book in preempted:
             job = book.job
-            if job.index in allocation:
-                continue
             run_start_s = book.run_start_s
             if math.isnan(run_start_s):  # a run the policy did not start
                 run_start_s = job.segment_start_s
@@ -208,155 +205,104 @@ class TiresiasLas(Policy):
             book.last_run_s = last_run
             book.since_s = now_s
             if last_run > 0 and knob > 0:
-                self._check_promotion_at(now_s + knob * last_run, book, now_s)
+                self._checks.file(book, now_s, now_s + knob * last_run)
             self._enqueue(book, now_s)
 
-    def _check_promotion_at(self, due_s: float, book: Book, since_s: float) -> None:
-        """Files a promotion check of ``book`` (preempted at ``since_s``) in its due bucket
-        (never one :meth:`_promote` has passed)."""
-        bucket = max(int(due_s // self._bucket_s), self._next_bucket)
-        entries = self._due.get(bucket)
-        if entries is None:
-            self._due[bucket] = [(due_s, book, since_s)]
-        else:
-            entries.append((due_s, book, since_s))
-
-    def _running_in_order(self, running: Iterable[JobState], now_s: float) -> list[Book]:
+    def _running_in_order(self, running: Collection[JobState], now_s: float) -> list[Book]:
         """The books of the running jobs, sorted by key.
 
         They are the last decision's running books still placed (a completed job has left:
         the engine clears its placement), checked against the engine's count of running jobs
         (else every running job's book is looked up). A running job's key changes only when
         its service crosses a threshold, so each key is kept with a time before which it
-        cannot change (:func:`_running_key`) and recomputed exactly after it. The books
-        whose key changed or breaks the order (mid-round starts) are sorted alone and merged
-        into the others, which are in order already.
+        cannot change (:func:`~engine.policies.las_keys.running_key`) and recomputed exactly
+        after it. Mid-round starts sit among them by their waiting keys. The books whose key
+        changed or breaks the order are bisected into the others, which are in order already
+        (a sort with a key function calls out per book).
         """
-        books = [book for book in self._running_books if book.job.placement is not None]
-        if not isinstance(running, Sized):  # the engine's is a dict view
-            running = list(running)
-        keep_order = self._keep_order
-        if len(running) != len(books) or not keep_order:
-            by_index = self._books
-            books = [by_index[job.index] for job in running]
-        thresholds, previous = self.thresholds, -1
-        in_order: list[Book] = []
-        moved: list[Book] = []
+        if self._keep_order:
+            in_order, moved = self._carried_in_order(now_s)
+            if len(in_order) + len(moved) == len(running):
+                for book in moved:  # each bisected into place (keys are unique)
+                    insert_by_key(in_order, book)
+                return in_order
+        by_index, thresholds, margin = self._books, self.thresholds, self._key_margin_gpu_s
+        books = [by_index[job.index] for job in running]
+        self._held = held_grants(books, self._slot_of)
         for book in books:
-            key = book.key
             if now_s >= book.until_s:
                 job = book.job
-                book.key, book.until_s = _running_key(thresholds, job, book.offset_gpu_s, now_s)
+                book.key, book.until_s = running_key(
+                    thresholds, job, book.offset_gpu_s, now_s, margin
+                )
+        books.sort(key=book_key)
+        return books
+
+    def _carried_in_order(self, now_s: float) -> tuple[list[Book], list[Book]]:
+        """The last decision's running books still placed, keys brought up to date: those in
+        the carried order, and those whose key changed or breaks it. The grants of the books
+        no longer placed leave ``_held``."""
+        held, thresholds, previous = self._held, self.thresholds, -1
+        margin = self._key_margin_gpu_s
+        in_order: list[Book] = []
+        moved: list[Book] = []
+        for book in self._running_books:
+            job = book.job
+            if job.placement is None:  # completed (or never placed): its grant is gone
+                held.pop(book.index, None)
+                continue
+            key = book.key
+            if now_s >= book.until_s:
+                book.key, book.until_s = running_key(
+                    thresholds, job, book.offset_gpu_s, now_s, margin
+                )
             if book.key != key or key < previous:
                 moved.append(book)
             else:
                 in_order.append(book)
                 previous = key
-        if not keep_order:  # every book sorted afresh
-            books.sort(key=book_key)
-            return books
-        if not moved:
-            return in_order
-        moved.sort(key=book_key)  # keys are unique
-        return merged_by_key(in_order, moved)
+        return in_order, moved
 
     def _running_key(self, job: JobState, now_s: float) -> tuple[int, float]:
-        """A running job's key and a time before which it cannot change (:func:`_running_key`)."""
-        return _running_key(self.thresholds, job, self._offset_gpu_s(job), now_s)
+        """A running job's key and a time before which it cannot change
+        (:func:`~engine.policies.las_keys.running_key`)."""
+        offset_gpu_s = self._offset_gpu_s(job)
+        return running_key(self.thresholds, job, offset_gpu_s, now_s, self._key_margin_gpu_s)
 
     def _started(self, started: list[Book], now_s: float) -> None:
-        """Bookkeeping of the waiting jobs the allocation starts (their order does not matter:
-        each touches only its own entries)."""
+        """Bookkeeping of the waiting jobs the allocation starts (each touches only its own
+        entries). They leave their queues at the positions the fill found them at, which hold
+        while they are popped in the fill's order (from each list's end; else bisected)."""
         queues = self._waiting
         for book in started:
             key = book.key  # out of the waiting queue
-            waiting = queues[key >> _KEY_BITS]
-            waiting.pop(position(waiting, key))
+            waiting = queues[key >> KEY_BITS]
+            at = book.at
+            if not (0 <= at < len(waiting) and waiting[at] is book):
+                at = position(waiting, key)
+            waiting.pop(at)
             book.run_start_s = now_s
             book.since_s = math.nan
             book.until_s = -math.inf  # its key is computed at the next round boundary
 
     def _promote(self, now_s: float) -> None:
-        """Sends starved preempted jobs back to queue 0 (Tiresias's STARVELIMIT).
-
-        Only jobs whose promotion falls due are looked at (the buckets up to ``now_s``); the
-        test itself is the exact ``waited >= knob x last run``, so rounding in the due time
-        changes nothing. The order of promotions does not matter: each touches only its own
-        job's entries.
-        """
-        due, horizon_s = self._due, now_s + _DUE_SLACK_S
-        first, last = self._next_bucket, int(horizon_s // self._bucket_s)
-        self._next_bucket = max(first, last)
-        if not due:
-            return
-        knob, queues = self.promote_knob, self._waiting
-        not_yet: list[tuple[float, Book, float]] = []
-        for bucket in range(first, last + 1):
-            entries = due.pop(bucket, None)
-            if entries is None:
-                continue
-            for entry in entries:
-                due_s, book, since = entry
-                if book.since_s != since or math.isnan(book.last_run_s):
-                    continue  # started again (NaN), preempted again since, or promoted already
-                if due_s > horizon_s or not now_s - since >= knob * book.last_run_s:
-                    not_yet.append(entry)
-                    continue
-                job = book.job
-                book.offset_gpu_s = job.attained_service_gpu_s
-                book.last_run_s = math.nan
-                # out of its queue and into queue 0: it holds no GPUs and its service counts
-                # afresh (attained - offset = 0, below every threshold; _enqueue would agree)
-                key = book.key
-                waiting = queues[key >> _KEY_BITS]
-                waiting.pop(position(waiting, key))
-                book.key = key = job.index
-                waiting = queues[0]
-                waiting.insert(position(waiting, key), book)
-        if not_yet:
-            due.setdefault(self._next_bucket, []).extend(not_yet)
-
-
-def _service_gpu_s(job: JobState, offset_gpu_s: float, now_s: float) -> float:
-    """Attained service since the job's last promotion (``offset_gpu_s``), at ``now_s``."""
-    service = job.attained_service_gpu_s - offset_gpu_s
-    placement = job.placement
-    if placement is not None:
-        service += (now_s - job.last_update_s) * placement.num_gpus
-    return service
-
-
-def _queue_key(
-    thresholds: tuple[float, ...], job: JobState, offset_gpu_s: float, now_s: float
-) -> int:
-    """The job's key at ``now_s``: its queue (thresholds its service since its last promotion,
-    ``attained - offset_gpu_s``, has passed) << :data:`_KEY_BITS` | its index."""
-    service = _service_gpu_s(job, offset_gpu_s, now_s)
-    return (bisect_right(thresholds, service) << _KEY_BITS) | job.index
-
-
-def _running_key(
-    thresholds: tuple[float, ...], job: JobState, offset_gpu_s: float, now_s: float
-) -> tuple[int, float]:
-    """A running job's key (:meth:`TiresiasLas._queue_key`) and a time before which it cannot
-    change: its service grows at ``num_gpus`` GPU-s per second, and the time is
-    :data:`_KEY_MARGIN_GPU_S` of service short of the next threshold (far beyond rounding)."""
-    placement = job.placement
-    service = _service_gpu_s(job, offset_gpu_s, now_s)
-    queue = bisect_right(thresholds, service)
-    until_s = -math.inf  # not placed: look again next time
-    if queue == len(thresholds):
-        until_s = math.inf
-    elif placement is not None:
-        margin_gpu_s: float = _KEY_MARGIN_GPU_S
-        until_s = now_s + (thresholds[queue] - service - margin_gpu_s) / placement.num_gpus
-    return (queue << _KEY_BITS) | job.index, until_s
+        """Sends starved preempted jobs back to queue 0 (Tiresias's STARVELIMIT; the checks
+        falling due, :class:`~engine.policies.las_promotion.PromotionChecks`). The order of
+        promotions does not matter: each touches only its own job's entries."""
+        queues = self._waiting
+        for book in self._checks.starved(now_s, self.promote_knob):
+            # out of its queue and into queue 0: it holds no GPUs and its service counts
+            # afresh (attained - offset = 0, below every threshold; _enqueue would agree)
+            key = book.key
+            waiting = queues[key >> KEY_BITS]
+            waiting.pop(position(waiting, key))
+            book.key = key = book.index
+            waiting = queues[0]
+            waiting.insert(position(waiting, key), book)
 
 
 register_policy("las", doc=_LAS_DOC)(TiresiasLas)
 
-_KEY_BITS: Final = 40
-_DUE_SLACK_S: Final = 1e-3  # far above the rounding of ``since + knob x last run`` at trace times
 _KEY_MARGIN_GPU_S = 1.0  # service short of a threshold at which a cached key is recomputed
 """Not Final, so a test can set it to infinity: every key recomputed at every look."""
 _BUCKET_ROUNDS = 1.0  # width of a bucket of promotion checks, in rounds

@@ -1,5 +1,6 @@
 """Tiresias LAS's bookkeeping (:mod:`engine.policies.las`): a record per arrived job (its
-book), lists of books ordered by queue key, and the fill that grants jobs in that order.
+book), a record per worker type for the fill (its slot, :mod:`engine.policies.las_fill`), and
+the bisections in lists of books ordered by queue key.
 
 Compiled with mypyc together with :mod:`engine.policies.las` (:mod:`engine.native`); issue 11's
 speed work on the full Philly trace (~130,000 decisions, ~800,000 preemptions) moved the policy's
@@ -9,10 +10,8 @@ per-job state from dicts keyed by job index into books that its queues hold dire
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
 
-from engine.allocation.grants import Allocation, gang_grant
-from engine.policies.agnostic import most_free_type
+from engine.allocation.grants import Grant, gang_grant
 from engine.state import JobState
 
 
@@ -23,6 +22,11 @@ class Book:
 
     def __init__(self, job: JobState) -> None:
         self.job = job
+        self.index: int = job.index  # (native ints: read without a call into the job)
+        self.gpus: int = job.scale_factor
+        self.slot: TypeSlot | None = None  # the worker type of the policy's last grant
+        self.fitting: list[TypeSlot] | None = None  # types it has a throughput on, once found
+        self.at = -1  # waiting: its position in its queue when the fill last looked at it
         self.key = 0  # waiting: its queue key (frozen); running: its cached key, see until_s
         self.until_s = -math.inf  # running: a time before which its key cannot change
         self.run_start_s = math.nan  # start of the run the policy gave it (NaN: none)
@@ -31,25 +35,28 @@ class Book:
         self.since_s = math.nan  # preempted at (NaN: not preempted since it last started)
 
 
+class TypeSlot:
+    """One worker type in the fill (:mod:`engine.policies.las_fill`): its capacity, its GPUs
+    still free in the current decision, and its gang grants by size (shared instances, see
+    :func:`engine.allocation.grants.gang_grant`)."""
+
+    def __init__(self, worker_type: str, capacity: int) -> None:
+        self.worker_type = worker_type
+        self.capacity = capacity
+        self.free = capacity
+        self._gangs: dict[int, Grant] = {}
+
+    def gang(self, num_gpus: int) -> Grant:
+        """The gang grant of ``num_gpus`` GPUs of this type."""
+        grant = self._gangs.get(num_gpus)
+        if grant is None:
+            grant = self._gangs[num_gpus] = gang_grant(self.worker_type, num_gpus)
+        return grant
+
+
 def book_key(book: Book) -> int:
     """The book's key (the sort key of the running books)."""
     return book.key
-
-
-def merged_by_key(first: list[Book], second: list[Book]) -> list[Book]:
-    """Two lists of books sorted by key merged into one (keys are unique)."""
-    merged: list[Book] = []
-    at, end, other, other_end = 0, len(first), 0, len(second)
-    while at < end and other < other_end:
-        if second[other].key < first[at].key:
-            merged.append(second[other])
-            other += 1
-        else:
-            merged.append(first[at])
-            at += 1
-    merged.extend(first[at:])
-    merged.extend(second[other:])
-    return merged
 
 
 def position(waiting: list[Book], key: int) -> int:
@@ -66,37 +73,15 @@ def position(waiting: list[Book], key: int) -> int:
     return low
 
 
-def fill(
-    ordered: Iterable[Book], free: dict[str, int], granted: list[Book], started: list[Book]
-) -> Allocation:
-    """Grants jobs in order while GPUs remain; a job without room is skipped. Appends the
-    jobs granted to ``granted`` (in order) and the waiting ones among them (those without a
-    placement) to ``started``.
-
-    A running job keeps its worker type when it has room; others take the type with the most
-    free GPUs (heterogeneity-agnostic, as Tiresias).
-    """
-    allocation: Allocation = {}
-    total_free = sum(free.values())
-    for book in ordered:
-        if total_free <= 0:
-            break
-        job = book.job
-        placement = job.placement  # job.worker_type, without the property call
-        scale_factor = job.scale_factor
-        if placement is not None and free[placement.worker_type] >= scale_factor:
-            worker_type = placement.worker_type
-            # its own grant, a gang of worker_type already: the engine sees it unchanged
-            grant = job.grant or gang_grant(worker_type, scale_factor)
+def insert_by_key(books: list[Book], book: Book) -> None:
+    """Inserts ``book`` into ``books`` (by key ascending) after every book whose key is not
+    above its own (bisected as :func:`position`)."""
+    key = book.key
+    low, high = 0, len(books)
+    while low < high:
+        middle = (low + high) >> 1
+        if books[middle].key > key:
+            high = middle
         else:
-            found = most_free_type(job, free)
-            if found is None:
-                continue
-            worker_type, grant = found, gang_grant(found, scale_factor)
-            if placement is None:
-                started.append(book)
-        allocation[job.index] = grant
-        granted.append(book)
-        free[worker_type] -= scale_factor
-        total_free -= scale_factor
-    return allocation
+            low = middle + 1
+    books.insert(low, book)

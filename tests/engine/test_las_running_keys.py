@@ -2,20 +2,22 @@
 
 Issue 11's speed work keeps three things from one decision to the next (see
 :mod:`engine.policies.las`): each running job's key with a time before which its service cannot
-cross the next threshold (:func:`engine.policies.las._running_key`), the running jobs' key order,
-and the promotion checks of preempted jobs in buckets by due time. With small thresholds and a
-small promotion knob, random scenarios cross thresholds, preempt and promote often, mid-run and
-between rounds; the schedule must be the one where every key is computed, every running job
-looked up and sorted, and every pending promotion checked at every round boundary, to the last
-bit. The from-scratch variants come from module globals (a patch reaches the mypyc-compiled
-module too; a compiled class's methods cannot be patched): an infinite key margin, no carried
-order, one bucket of infinite width (and, to exercise many buckets, a narrow one).
+cross the next threshold (:func:`engine.policies.las_keys.running_key`), the running jobs' key
+order, and the promotion checks of preempted jobs in buckets by due time. With small thresholds
+and a small promotion knob, random scenarios cross thresholds, preempt and promote often,
+mid-run and between rounds; the schedule must be the one where every key is computed, every
+running job looked up and sorted, and every pending promotion checked at every round boundary,
+to the last bit. The from-scratch variants come from module globals (a patch reaches the
+mypyc-compiled module too; a compiled class's methods cannot be patched): an infinite key
+margin, no carried order, one bucket of infinite width (and, to exercise many buckets, a narrow
+one).
 """
 
 from __future__ import annotations
 
 import math
 import random
+from bisect import bisect_right
 
 import numpy as np
 import pandas as pd
@@ -25,7 +27,7 @@ from hypothesis import strategies as st
 
 from engine.cluster import Placement
 from engine.config import PolicySpec, RoundConfig, ScenarioConfig, default_cluster
-from engine.policies import las, las_books
+from engine.policies import las, las_books, las_keys
 from engine.policies.base import PolicyContext
 from engine.simulator import simulate
 from engine.state import JobState
@@ -144,16 +146,31 @@ def test_a_promotion_check_filed_behind_the_sweep_is_still_made() -> None:
     than the due-time slack, preempted just before a bucket boundary) is filed in the next
     bucket to sweep, so the starved job is still sent back to queue 0 at the next boundary."""
     policy = las.TiresiasLas(las.LasParams("3600"), _CONTEXT)
-    bucket_s = policy._bucket_s
+    bucket_s = policy._checks.bucket_s
     job = JobState(3, "j3", 0.0, "A3C", 1, 1e6, 1.0, {"v100": 1.0}, 1e8)
     job.attained_service_gpu_s = 5_000.0  # past the threshold: waits in queue 1
     book = las_books.Book(job)
-    book.key = (1 << las._KEY_BITS) | job.index
+    book.key = (1 << las_keys.KEY_BITS) | job.index
     book.since_s, book.last_run_s = 0.0, 1.0  # due at 2 s (knob 2): long before the sweep
     policy._books[job.index] = book
     policy._waiting[1].append(book)
-    policy._next_bucket = 5  # the sweep has passed buckets 0-4
-    policy._check_promotion_at(3.5 * bucket_s, book, 0.0)
+    policy._checks.next_bucket = 5  # the sweep has passed buckets 0-4
+    policy._checks.file(book, 0.0, 3.5 * bucket_s)
     policy._promote(5.2 * bucket_s)
     assert book.key == job.index
     assert policy._waiting[0] == [book] and policy._waiting[1] == []
+
+
+@given(
+    thresholds=st.lists(st.floats(0.5, 1e7), max_size=4, unique=True).map(sorted),
+    service=st.floats(allow_nan=True),
+    on_threshold=st.integers(-1, 3),
+)
+def test_the_queue_of_a_service_is_bisect_rights_answer(
+    thresholds: list[float], service: float, on_threshold: int
+) -> None:
+    """The loop over the thresholds counts those at or below the service, as ``bisect_right``
+    does on increasing thresholds (a service on a threshold is past it; NaN passes all)."""
+    if 0 <= on_threshold < len(thresholds):
+        service = thresholds[on_threshold]
+    assert las_keys.queue_of(tuple(thresholds), service) == bisect_right(thresholds, service)

@@ -1,0 +1,67 @@
+"""Tiresias LAS's queue keys (:mod:`engine.policies.las`): a job's queue by its attained
+service since its last promotion, in GPU-seconds (two-dimensional: GPUs x time, Gu et al.,
+NSDI 2019), and its index, in one int that orders the jobs as LAS serves them.
+
+Compiled with mypyc with :mod:`engine.policies.las` (:mod:`engine.native`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Final
+
+from engine.state import JobState
+
+KEY_BITS: Final = 40
+"""A key is ``queue << KEY_BITS | job index`` (job indices follow arrival order)."""
+
+
+def service_gpu_s(job: JobState, offset_gpu_s: float, now_s: float) -> float:
+    """Attained service since the job's last promotion (``offset_gpu_s``), at ``now_s``."""
+    service = job.attained_service_gpu_s - offset_gpu_s
+    placement = job.placement
+    if placement is not None:
+        service += (now_s - job.last_update_s) * placement.num_gpus
+    return service
+
+
+def queue_key(
+    thresholds: tuple[float, ...], job: JobState, offset_gpu_s: float, now_s: float
+) -> int:
+    """The job's key at ``now_s``: its queue (thresholds its service since its last promotion,
+    ``attained - offset_gpu_s``, has passed) << :data:`KEY_BITS` | its index."""
+    service = service_gpu_s(job, offset_gpu_s, now_s)
+    return (queue_of(thresholds, service) << KEY_BITS) | job.index
+
+
+def queue_of(thresholds: tuple[float, ...], service: float) -> int:
+    """The number of thresholds at or below ``service`` (GPU-s): ``bisect.bisect_right``'s
+    answer on the increasing thresholds (a loop over a few native floats, no call out)."""
+    queue = 0
+    for threshold in thresholds:
+        if service < threshold:
+            break
+        queue += 1
+    return queue
+
+
+def running_key(
+    thresholds: tuple[float, ...],
+    job: JobState,
+    offset_gpu_s: float,
+    now_s: float,
+    margin_gpu_s: float,
+) -> tuple[int, float]:
+    """A running job's key (:func:`queue_key`) and a time before which it cannot change: its
+    service grows at ``num_gpus`` GPU-s per second, and the time is ``margin_gpu_s`` of service
+    short of the next threshold (``engine.policies.las._KEY_MARGIN_GPU_S``, far beyond
+    rounding)."""
+    placement = job.placement
+    service = service_gpu_s(job, offset_gpu_s, now_s)
+    queue = queue_of(thresholds, service)
+    until_s = -math.inf  # not placed: look again next time
+    if queue == len(thresholds):
+        until_s = math.inf
+    elif placement is not None:
+        until_s = now_s + (thresholds[queue] - service - margin_gpu_s) / placement.num_gpus
+    return (queue << KEY_BITS) | job.index, until_s
