@@ -10,10 +10,10 @@ new version, and stale entries are skipped (SimPy's heap with lazy invalidation)
 
 from __future__ import annotations
 
-import heapq
 import math
 import time
 from collections.abc import Callable
+from heapq import heapify, heappop, heappush
 
 import numpy as np
 import pandas as pd
@@ -193,7 +193,7 @@ class Simulation:
         policy's wake-up (stale completion entries at the heap's top are dropped first)."""
         completions = self.completions
         while completions and self._stale(completions[0]):
-            heapq.heappop(completions)
+            heappop(completions)
         t = self.next_tick_s
         if completions and completions[0][0] < t:
             t = completions[0][0]
@@ -220,7 +220,7 @@ class Simulation:
     def _complete_jobs(self) -> int:
         count = 0
         while self.completions and self.completions[0][0] <= self.now_s:
-            entry = heapq.heappop(self.completions)
+            entry = heappop(self.completions)
             if self._stale(entry):
                 continue
             self._complete(self.jobs[entry[2]])
@@ -424,7 +424,7 @@ class Simulation:
         job.version += 1
         self.seq += 1
         completions = self.completions
-        heapq.heappush(completions, (job.finish_time_s(now_s), self.seq, job.index, job.version))
+        heappush(completions, (job.finish_time_s(now_s), self.seq, job.index, job.version))
         if len(completions) > _COMPACT_AT + 4 * len(self.running):
             self._compact_completions()
 
@@ -441,7 +441,7 @@ class Simulation:
         heap stays near the number of running jobs however often jobs are preempted. Entries
         are unique ``(time, seq)`` keys, so the pop order of the live ones is unchanged."""
         live = [entry for entry in self.completions if not self._stale(entry)]
-        heapq.heapify(live)
+        heapify(live)
         self.completions[:] = live
 
     def _release(self, job: JobState, reason: str) -> None:

@@ -14,8 +14,6 @@ from engine.allocation.grants import keeps_grant
 from engine.errors import AllocationError
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from engine.allocation.grants import Allocation, Grant
     from engine.allocation.layout import NodeLayout
     from engine.state import JobState
@@ -29,7 +27,7 @@ def validate_allocation(
     matrix: ThroughputMatrix,
     policy: str,
     now_s: float,
-    free_gpus: Mapping[str, int] | None = None,
+    free_gpus: dict[str, int] | None = None,
     num_running: int = -1,
 ) -> list[tuple[int, Grant]]:
     """Checks that every grant is usable by its job and fits the cluster's capacity.

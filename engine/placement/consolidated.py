@@ -24,20 +24,29 @@ def consolidated(free: list[int], racks: list[int], num_gpus: int) -> list[tuple
                 break
     if best >= 0:
         return [(best, num_gpus)]
-    rack_free: dict[int, int] = {}
-    for position in range(len(free)):  # indexed, not zip: compiled, a C loop
-        rack = racks[position]
-        rack_free[rack] = rack_free.get(rack, 0) + free[position]
-    best_rack, best_total = -1, 0  # the rack with the fewest that suffice (ties: lower id)
-    for rack, total in rack_free.items():
-        if total >= num_gpus and (
-            best_rack < 0 or total < best_total or (total == best_total and rack < best_rack)
-        ):
-            best_rack, best_total = rack, total
+    best_rack = best_rack_of(free, racks, num_gpus)
     if best_rack >= 0:
         positions = [p for p in range(len(racks)) if racks[p] == best_rack]
         return fill_fullest(free, positions, num_gpus)
     return fill_fullest(free, list(range(len(free))), num_gpus)
+
+
+def best_rack_of(free: list[int], racks: list[int], num_gpus: int) -> int:
+    """The rack (index) whose candidate nodes have the fewest free GPUs in total that still
+    suffice for ``num_gpus`` (ties: the lower index), or -1. Totals in a list indexed by rack
+    (rack indices are small: the run's racks), not a dict."""
+    if not racks:
+        return -1
+    rack_free = [0] * (max(racks) + 1)
+    for position in range(len(free)):  # indexed, not zip: compiled, a C loop
+        rack = racks[position]
+        rack_free[rack] = rack_free[rack] + free[position]
+    best_rack, best_total = -1, 0
+    for rack in range(len(rack_free)):  # ascending: a tie keeps the lower index
+        total = rack_free[rack]
+        if total >= num_gpus and (best_rack < 0 or total < best_total):
+            best_rack, best_total = rack, total
+    return best_rack
 
 
 def fill_fullest(free: list[int], positions: list[int], num_gpus: int) -> list[tuple[int, int]]:
