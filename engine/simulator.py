@@ -18,7 +18,7 @@ from heapq import heapify, heappop, heappush
 import numpy as np
 import pandas as pd
 
-from engine.allocation.grants import Decision, keeps_grant
+from engine.allocation.grants import Decision
 from engine.allocation.validation import validate_allocation
 from engine.cluster import ClusterState, Placement
 from engine.config import PolicySpec, ScenarioConfig
@@ -314,7 +314,7 @@ class Simulation:
             return allocation, []
         changed = validate_allocation(
             allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s,
-            cluster.free_gpus, len(self.running),
+            cluster.free_gpus, len(self.running), self.num_decisions,
         )  # fmt: skip
         return allocation, changed
 
@@ -322,8 +322,12 @@ class Simulation:
         return int(self.now_s // self.round_s)
 
     def _preempt_ungranted(self, allocation: Allocation) -> None:
-        changed = [(job, grant) for job in self.running.values()
-                   if not keeps_grant(grant := allocation.get(job.index), job.grant)]  # fmt: skip
+        """Preempts (or migrates) the running jobs whose grant the allocation does not keep:
+        those validation did not mark with this decision's stamp (an empty allocation is not
+        validated: then no job is marked, and every running job goes)."""
+        stamp = self.num_decisions
+        changed = [(job, allocation.get(job.index)) for job in self.running.values()
+                   if job.kept_stamp != stamp]  # fmt: skip
         for job, grant in changed:
             job.sync(self.now_s)
             if job.last_step_s is not None:  # its final consolidation is the checkpoint

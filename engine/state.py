@@ -45,7 +45,7 @@ class JobState:
         "comm_s", "productive_s", "held_s", "service_by_type_gpu_s", "version",
         "area_at_arrival", "segment_start_s", "grant", "ref_speed", "ref_gpus",
         "attained_service_ref_gpu_s", "network_sensitivity", "consolidation_wait_s",
-        "bandwidth_gbps", "final_s", "last_step_s", "gang_rate",
+        "bandwidth_gbps", "final_s", "last_step_s", "gang_rate", "kept_stamp",
     )  # fmt: skip
 
     def __init__(
@@ -98,6 +98,7 @@ class JobState:
         self.final_s = 0.0
         self.last_step_s: float | None = None
         self.gang_rate: GangRate | None = None  # memo of engine.rates.JobRates.of
+        self.kept_stamp = -1  # the last decision whose allocation kept the job's grant
 
     @property
     def worker_type(self) -> str | None:

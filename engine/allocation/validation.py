@@ -29,6 +29,7 @@ def validate_allocation(
     now_s: float,
     free_gpus: dict[str, int] | None = None,
     num_running: int = -1,
+    stamp: int = -1,
 ) -> list[tuple[int, Grant]]:
     """Checks that every grant is usable by its job and fits the cluster's capacity.
 
@@ -46,6 +47,9 @@ def validate_allocation(
             of running jobs: when every running job keeps its one-type gang, their grants hold
             exactly the busy GPUs (capacity - free), which then count towards capacity without
             a look at each (the engine's full rounds). None: each grant counted.
+        stamp: when >= 0, every job whose entry keeps its grant gets ``kept_stamp = stamp``
+            (the engine passes its decision count, and its preemption scan then finds the
+            running jobs without their grant by that mark, not by a lookup in the allocation).
 
     Returns:
         The changed entries: (job index, grant) of every grant that is not the job's current
@@ -65,6 +69,8 @@ def validate_allocation(
         same = keeps_grant(grant, job.grant)
         if not same:
             changed.append((index, grant))
+        elif stamp >= 0:
+            job.kept_stamp = stamp
         if grant.parts or grant.combine != "gang":
             validate_parts(job, grant, matrix, granted, pinned, policy)
             continue

@@ -1,6 +1,7 @@
 """The engine's shortcuts on the restart path equal the plain computation they stand for: the
 best-fit and fullest-first steps of consolidated placement, shared placement objects, lane codes
-remembered by placement identity, segment rows kept in chunks, and each job's gang-rate memo."""
+remembered by placement identity, segment rows kept in chunks, each job's chain of gang-rate
+memos, and validation's marks on the jobs that keep their grants."""
 
 from __future__ import annotations
 
@@ -14,14 +15,14 @@ from hypothesis import strategies as st
 import engine.cluster
 import engine.recorder
 import engine.segments
-from engine.allocation.grants import Grant
+from engine.allocation.grants import COMBINE_MODES, Grant
 from engine.allocation.layout import NodeLayout
 from engine.allocation.validation import validate_allocation
 from engine.cluster import ClusterState, Placement
 from engine.config import PolicySpec, ScenarioConfig
 from engine.errors import AllocationError
 from engine.placement import get_placement
-from engine.placement.consolidated import consolidated
+from engine.placement.consolidated import consolidated, fill_fullest
 from engine.rates import JobRates
 from engine.recorder import Recorder
 from engine.scenario import load_scenario_trace
@@ -65,6 +66,27 @@ def test_consolidated_is_the_sorted_definition(nodes: list[tuple[int, int]], num
     if sum(free) < num_gpus:
         return
     assert consolidated(list(free), racks, num_gpus) == sorted_consolidated(free, racks, num_gpus)
+
+
+@given(
+    st.lists(st.integers(0, 20), min_size=0, max_size=30),
+    st.data(),
+    st.integers(-2, 60),
+)
+def test_fill_fullest_is_the_sorted_definition(
+    free: list[int], data: st.DataObject, num_gpus: int
+) -> None:
+    """Buckets by free GPUs take the nodes a sort by (-free, position) would, as many as the
+    request needs, never an empty node."""
+    positions = sorted(data.draw(st.sets(st.integers(0, max(0, len(free) - 1)))) if free else [])
+    expected, left = [], num_gpus
+    for position in sorted(positions, key=lambda p: (-free[p], p)):
+        if left <= 0 or free[position] <= 0:
+            break
+        grab = min(left, free[position])
+        expected.append((position, grab))
+        left -= grab
+    assert fill_fullest(free, positions, num_gpus) == expected
 
 
 def place_all(
@@ -139,6 +161,40 @@ def test_lanes_remembered_by_identity_equal_lanes_built_anew(
     shared, fresh = segments_of(closes, copies=False), segments_of(closes, copies=True)
     assert list(shared.dtypes) == list(fresh.dtypes)
     pd.testing.assert_frame_equal(shared, fresh, check_exact=True)
+
+
+PLACEMENT_NODES = st.lists(
+    st.tuples(st.integers(0, 9), st.integers(1, 8), st.sampled_from(["v100", "k80"])),
+    min_size=1, max_size=4, unique_by=lambda entry: entry[0],
+)  # fmt: skip
+
+
+@given(PLACEMENT_NODES, st.sampled_from(COMBINE_MODES), st.booleans())
+def test_lane_rows_are_those_of_the_lanes_definition(
+    entries: list[tuple[int, int, str]], combine: str, mixed: bool
+) -> None:
+    """A placement's rows (one-node, one-type and mixed shortcuts included) carry the text of
+    :func:`engine.recorder.lanes`, one row per lane, numbered from 0."""
+    entries = sorted(entries)
+    nodes = tuple(node for node, _, _ in entries)
+    counts = tuple(count for _, count, _ in entries)
+    types = tuple(wt for _, _, wt in entries) if mixed and len(set(entries)) > 1 else ()
+    if len(set(types)) == 1:
+        types = ()
+    racks = ("r0", "r1") if len(nodes) > 1 else ("r0",)  # a one-node placement: one rack
+    placement = Placement(
+        types[0] if types else "v100", nodes, counts, racks, "network", sum(counts), types,
+        combine,
+    )  # fmt: skip
+    table = segments_of([(0, placement, 1.0)], copies=False)
+    expected = [
+        (wt, sum(lane_counts), ",".join(f"n{n}" for n in lane_nodes), ",".join(racks), lane,
+         ",".join(str(c) for c in lane_counts))
+        for lane, (wt, lane_nodes, lane_counts) in enumerate(engine.recorder.lanes(placement))
+    ]  # fmt: skip
+    columns = ["worker_type", "num_gpus", "nodes", "racks", "lane", "node_gpus"]
+    assert [tuple(row) for row in table[columns].itertuples(index=False)] == expected
+    assert set(table["combine"]) == {combine}
 
 
 @settings(max_examples=40, deadline=None)
@@ -237,13 +293,15 @@ def test_changed_entries_tell_when_the_preemption_scan_finds_nothing(
         granted = (own, Grant("v100", 2), other, None)[how]
         if granted is not None:
             allocation[index] = granted
-    changed = validate_allocation(allocation, jobs, layout, matrix, "p", 0.0)
+    changed = validate_allocation(allocation, jobs, layout, matrix, "p", 0.0, stamp=7)
     assert changed == [
         (index, grant) for index, grant in allocation.items() if grant != jobs[index].grant
     ]
     running = [job for job in jobs if job.grant is not None]
     scan = [job for job in running if allocation.get(job.index) != job.grant]
     assert (len(allocation) - len(changed) < len(running)) == bool(scan)
+    # the engine's preemption scan: the running jobs validation did not mark
+    assert [job for job in running if job.kept_stamp != 7] == scan
 
 
 @given(CHOICES, st.integers(0, 3))
