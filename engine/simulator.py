@@ -11,9 +11,9 @@ new version, and stale entries are skipped (SimPy's heap with lazy invalidation)
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from heapq import heapify, heappop, heappush
+from time import perf_counter
 
 import numpy as np
 import pandas as pd
@@ -301,9 +301,9 @@ class Simulation:
             self.jobs[self.arrived_from : self.next_arrival], cluster.node_free_view,
         )  # fmt: skip
         self.arrived_from = self.next_arrival
-        started = time.perf_counter()
+        started = perf_counter()
         answer = self.policy.allocate(state)
-        self.decision_time_s += time.perf_counter() - started
+        self.decision_time_s += perf_counter() - started
         self.num_decisions += 1
         if isinstance(answer, Decision):
             decision, allocation = answer, answer.allocation
@@ -314,7 +314,7 @@ class Simulation:
             return allocation, []
         changed = validate_allocation(
             allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s,
-            cluster.free_gpus, len(self.running), self.num_decisions,
+            cluster.free_gpus, len(self.running), self.num_decisions, self.running.values(),
         )  # fmt: skip
         return allocation, changed
 

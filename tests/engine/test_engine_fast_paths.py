@@ -9,13 +9,13 @@ import dataclasses
 
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import engine.cluster
 import engine.recorder
 import engine.segments
-from engine.allocation.grants import COMBINE_MODES, Grant
+from engine.allocation.grants import COMBINE_MODES, Grant, Part
 from engine.allocation.layout import NodeLayout
 from engine.allocation.validation import validate_allocation
 from engine.cluster import ClusterState, Placement
@@ -339,3 +339,60 @@ def test_busy_gpus_stand_for_kept_grants_in_the_capacity_check(
             return str(error)
 
     assert outcome(free, num_running) == outcome()
+
+
+RUNNING = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 4)), min_size=1, max_size=12)
+
+
+@given(RUNNING, st.sampled_from(["v100", "k80"]), st.integers(0, 16))
+@example([(3, 0), (0, 0)], "k80", 12)  # a kept grant of parts beside a kept gang: 13 k80 GPUs
+@example([(0, 0), (1, 2)], "v100", 20)  # a running job loses its 8 GPUs: 24 of 28 fit
+def test_marks_stand_for_kept_grants_in_the_capacity_check(
+    choices: list[tuple[int, int]], extra_type: str, extra: int
+) -> None:
+    """Given the running jobs and the decision's stamp, validation counts the kept grants as the
+    busy GPUs less those of the running jobs it did not mark: the same changed entries and the
+    same capacity error (message included) as counting each grant, whether some running jobs
+    lose their grants, migrate, or keep a grant of several parts."""
+    layout, matrix = NodeLayout.of(SPEC), load_matrix()
+    mixed = Grant.of_parts([Part("v100", 2), Part("k80", 1)])
+    held = (  # a running job's grant and the placement it holds
+        (Grant("v100", 4), Placement("v100", (0,), (4,), ("r0",), "node", 4)),
+        (Grant("v100", 8), Placement("v100", (3,), (8,), ("r1",), "node", 8)),
+        (Grant("k80", 2), Placement("k80", (5,), (2,), ("r2",), "node", 2)),
+        (mixed, Placement("v100", (1, 6), (2, 1), ("r0", "r2"), "network", 3, ("v100", "k80"))),
+    )
+    others = (Grant("v100", 4), Grant("k80", 4), None)
+    jobs, allocation = [], {}
+    busy = dict.fromkeys(layout.capacity, 0)
+    for index, (which, how) in enumerate(choices):
+        job = JobState(
+            index, f"j{index}", 0.0, "resnet50", 2, 10.0, 1.0, {"v100": 1.0, "k80": 1.0}, 0.0
+        )
+        grant, placement = held[which] if which < len(held) else (None, None)
+        if placement is not None and all(
+            busy[wt] + count <= layout.capacity[wt]
+            for wt, count in placement.gpus_by_type().items()
+        ):
+            job.grant, job.placement = grant, placement
+            for wt, count in placement.gpus_by_type().items():
+                busy[wt] += count
+        jobs.append(job)
+        granted = job.grant if how <= 1 and job.grant is not None else others[how % 3]
+        if granted is not None:
+            allocation[index] = granted
+    if extra:  # a waiting job granted more: sometimes past capacity
+        jobs.append(JobState(len(jobs), "x", 0.0, "resnet50", 2, 10.0, 1.0, {extra_type: 1.0}, 0.0))
+        allocation[len(jobs) - 1] = Grant(extra_type, extra)
+    free = {wt: capacity - busy[wt] for wt, capacity in layout.capacity.items()}
+    running = [job for job in jobs if job.grant is not None]
+
+    def outcome(*fast: object) -> object:
+        try:
+            return validate_allocation(allocation, jobs, layout, matrix, "p", 0.0, *fast)  # type: ignore[arg-type]
+        except AllocationError as error:
+            return str(error)
+
+    plain = outcome()
+    assert outcome(free, len(running), 3, running) == plain
+    assert outcome(free, len(running), 4, running) == plain  # marks of an earlier decision
