@@ -349,18 +349,19 @@ class Simulation:
         """Places and starts the granted jobs that wait, in order. Raises AllocationError for a
         grant that does not fit when ``strict``, and for a running job's under a
         non-preemptive policy (which adds jobs, so may not list running ones)."""
-        jobs, running, cluster = self.jobs, self.running, self.cluster
+        jobs, cluster = self.jobs, self.cluster
         for index, grant in entries:
-            if index in running:  # (a completed job has left ``running``)
-                if strict and not self.preemptive:
-                    raise AllocationError(
-                        f"{self.spec.name}: job {jobs[index].job_id} is already running"
-                    )
-                continue
             job = jobs[index]
+            if index < 0:
+                raise AllocationError(f"{self.spec.name}: job index {index} is not in the system")
+            if job.placement is not None:  # running (a completed job holds no placement)
+                if strict and not self.preemptive:
+                    raise AllocationError(f"{self.spec.name}: job {job.job_id} is already running")
+                continue
             if job.completion_s is not None:
                 continue  # its steps were done; completed instead of preempted
-            if index not in self.waiting:
+            if index >= self.next_arrival:  # (an arrived job neither running nor done
+                # waits: the same test as ``index in self.waiting``, without a dict probe)
                 raise AllocationError(f"{self.spec.name}: job {job.job_id} is not in the system")
             if grant.parts or grant.combine != "gang":
                 placement = cluster.place_parts(grant.pieces(), grant.combine)
