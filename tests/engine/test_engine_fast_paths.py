@@ -124,6 +124,18 @@ def test_shared_placements_equal_fresh_ones(requests: list[tuple[bool, str, int]
     finally:
         engine.cluster.SHARED_PLACEMENTS_MAX = limit
     assert shared == fresh
+    layout = NodeLayout.of(SPEC)
+    for placement in shared:  # each (one-node ones from the per-type tables) as built anew
+        if placement is not None:
+            racks = sorted({layout.node_rack[n] for n in placement.nodes})
+            level = (
+                "node" if len(placement.nodes) == 1 else "rack" if len(racks) == 1 else "network"
+            )
+            assert placement == Placement(
+                layout.node_type[placement.nodes[0]], placement.nodes, placement.counts,
+                tuple(racks), level, sum(placement.counts),
+            )  # fmt: skip
+            assert {layout.node_type[n] for n in placement.nodes} == {placement.worker_type}
     by_value: dict[Placement, Placement] = {}
     for placement in shared:
         if placement is not None:
@@ -385,7 +397,7 @@ def test_marks_stand_for_kept_grants_in_the_capacity_check(
         jobs.append(JobState(len(jobs), "x", 0.0, "resnet50", 2, 10.0, 1.0, {extra_type: 1.0}, 0.0))
         allocation[len(jobs) - 1] = Grant(extra_type, extra)
     free = {wt: capacity - busy[wt] for wt, capacity in layout.capacity.items()}
-    running = [job for job in jobs if job.grant is not None]
+    running = {job.index: job for job in jobs if job.grant is not None}
 
     def outcome(*fast: object) -> object:
         try:
