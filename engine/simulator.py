@@ -314,7 +314,7 @@ class Simulation:
             return allocation, []
         changed = validate_allocation(
             allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s,
-            cluster.free_gpus, len(self.running), self.num_decisions, self.running,
+            cluster.free_gpus, len(self.running), self.num_decisions, self.running.values(),
         )  # fmt: skip
         return allocation, changed
 

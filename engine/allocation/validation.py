@@ -14,6 +14,8 @@ from engine.allocation.grants import keeps_grant
 from engine.errors import AllocationError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from engine.allocation.grants import Allocation, Grant
     from engine.allocation.layout import NodeLayout
     from engine.state import JobState
@@ -30,7 +32,7 @@ def validate_allocation(
     free_gpus: dict[str, int] | None = None,
     num_running: int = -1,
     stamp: int = -1,
-    running: dict[int, JobState] | None = None,
+    running: Iterable[JobState] | None = None,
 ) -> list[tuple[int, Grant]]:
     """Checks that every grant is usable by its job and fits the cluster's capacity.
 
@@ -51,7 +53,7 @@ def validate_allocation(
         stamp: when >= 0, every job whose entry keeps its grant gets ``kept_stamp = stamp``
             (the engine passes its decision count, and its preemption scan then finds the
             running jobs without their grant by that mark, not by a lookup in the allocation).
-        running: the running jobs by index (with ``free_gpus`` and ``stamp``): when some lose
+        running: the running jobs (with ``free_gpus`` and ``stamp``): when some of them lose
             their grants and every kept grant is a one-type gang, the kept grants hold the
             busy GPUs less those of the running jobs left unmarked (:func:`held_by_unmarked`),
             counted without a look at each kept grant.
@@ -122,10 +124,10 @@ def validate_allocation(
     return changed
 
 
-def held_by_unmarked(running: dict[int, JobState], stamp: int, granted: dict[str, int]) -> None:
+def held_by_unmarked(running: Iterable[JobState], stamp: int, granted: dict[str, int]) -> None:
     """Takes the GPUs held by each running job not marked with ``stamp`` off ``granted``
     (per worker type): the busy GPUs less these are those held by the marked jobs."""
-    for job in running.values():  # (a dict: compiled, iterated in C)
+    for job in running:  # (a dict's values view: fewer instructions than the typed dict's loop)
         if job.kept_stamp == stamp:
             continue
         placement = job.placement

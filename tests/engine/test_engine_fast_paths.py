@@ -397,7 +397,7 @@ def test_marks_stand_for_kept_grants_in_the_capacity_check(
         jobs.append(JobState(len(jobs), "x", 0.0, "resnet50", 2, 10.0, 1.0, {extra_type: 1.0}, 0.0))
         allocation[len(jobs) - 1] = Grant(extra_type, extra)
     free = {wt: capacity - busy[wt] for wt, capacity in layout.capacity.items()}
-    running = {job.index: job for job in jobs if job.grant is not None}
+    running = [job for job in jobs if job.grant is not None]
 
     def outcome(*fast: object) -> object:
         try:
