@@ -74,20 +74,22 @@ class ClusterState:
         self.node_rack = layout.node_rack_index  # rack index per node
         self.node_type = layout.node_type  # worker type per node
         self._type_nodes = layout.type_nodes
-        self._type_free = {
-            wt: [layout.node_gpus[n] for n in nodes] for wt, nodes in self._type_nodes.items()
+        self._slots = {
+            wt: TypeNodes(
+                nodes, [layout.node_gpus[n] for n in nodes], [self.node_rack[n] for n in nodes]
+            )  # fmt: skip
+            for wt, nodes in self._type_nodes.items()
         }
+        self._type_free = {wt: slot.free for wt, slot in self._slots.items()}
         self._position = [0] * len(layout.nodes)  # node -> position among its type's nodes
-        for nodes in self._type_nodes.values():
-            for position, node in enumerate(nodes):
+        self._node_free: list[list[int]] = [[] for _ in layout.nodes]  # node -> its type's free
+        for slot in self._slots.values():
+            for position, node in enumerate(slot.nodes):
                 self._position[node] = position
-        self._type_racks = {
-            wt: [self.node_rack[n] for n in nodes] for wt, nodes in self._type_nodes.items()
-        }
+                self._node_free[node] = slot.free
         self.free_gpus: dict[str, int] = dict(self.capacity)
         self.node_free_view = NodeFreeView(self)
         self.changes = 0  # counts placements and releases: unchanged means the same free GPUs
-        self._one_node_placements: dict[tuple[str, int, int], Placement] = {}
         self._spread_placements: dict[tuple[str, tuple[tuple[int, int], ...]], Placement] = {}
 
     def place(self, worker_type: str, num_gpus: int) -> Placement | None:
@@ -99,8 +101,9 @@ class ClusterState:
         free_gpus = self.free_gpus
         if free_gpus.get(worker_type, 0) < num_gpus:
             return None
-        free = self._type_free[worker_type]
-        taken = self.strategy(free, self._type_racks[worker_type], num_gpus)
+        slot = self._slots[worker_type]
+        free = slot.free
+        taken = self.strategy(free, slot.racks, num_gpus)
         if len(taken) == 1:  # the common one-node case: the same checks, a shared Placement
             position, count = taken[0]
             if count != num_gpus or not 1 <= num_gpus <= free[position]:
@@ -108,7 +111,9 @@ class ClusterState:
             free[position] = free[position] - count  # (not -=: see release)
             free_gpus[worker_type] = free_gpus[worker_type] - num_gpus
             self.changes += 1
-            return self._one_node(worker_type, position, count)
+            by_count = slot.one_node[position]
+            placement = by_count[count] if count < len(by_count) else None
+            return placement or self._one_node(worker_type, slot, position, count)
         taken.sort()
         if not (
             sum(count for _, count in taken) == num_gpus
@@ -138,16 +143,17 @@ class ClusterState:
         racks = tuple(self.rack_names[r] for r in rack_ids)
         return Placement(worker_type, tuple(chosen), tuple(counts), racks, level, num_gpus)
 
-    def _one_node(self, worker_type: str, position: int, count: int) -> Placement:
+    def _one_node(self, worker_type: str, slot: TypeNodes, position: int, count: int) -> Placement:
         """The placement of ``count`` GPUs on the ``position``-th node of ``worker_type``, built
-        once and shared (a Placement is immutable; restarts reuse the same few hundred)."""
-        key = (worker_type, position, count)
-        placement = self._one_node_placements.get(key)
-        if placement is None:
-            node = self._type_nodes[worker_type][position]
-            rack = self.rack_names[self.node_rack[node]]
-            placement = Placement(worker_type, (node,), (count,), (rack,), LEVELS[0], count)
-            self._one_node_placements[key] = placement
+        once and kept in ``slot.one_node`` to be shared (a Placement is immutable; restarts
+        reuse the same few hundred)."""
+        node = slot.nodes[position]
+        rack = self.rack_names[self.node_rack[node]]
+        placement = Placement(worker_type, (node,), (count,), (rack,), LEVELS[0], count)
+        by_count = slot.one_node[position]
+        while len(by_count) <= count:
+            by_count.append(None)
+        by_count[count] = placement
         return placement
 
     def any_free(self) -> bool:
@@ -156,7 +162,7 @@ class ClusterState:
 
     def free_on(self, node: int) -> int:
         """Free GPUs on one node."""
-        return self._type_free[self.node_type[node]][self._position[node]]
+        return self._node_free[node][self._position[node]]
 
     def place_parts(self, parts: Sequence[Part], combine: str) -> Placement | None:
         """Places every part of a grant, or none of them (None if some part does not fit).
@@ -223,17 +229,40 @@ class ClusterState:
     def release(self, placement: Placement) -> None:
         """Returns a placement's GPUs to the free pool."""
         self.changes += 1
-        node_type, position, type_free, free_gpus = (
-            self.node_type, self._position, self._type_free, self.free_gpus
+        node_type, position, node_free, free_gpus = (
+            self.node_type, self._position, self._node_free, self.free_gpus
         )  # fmt: skip
         nodes, counts = placement.nodes, placement.counts
-        for entry in range(len(nodes)):  # indexed, not zip: compiled, a C loop
+        if not placement.node_types:  # one type: its free count updated once
+            for entry in range(len(nodes)):  # indexed, not zip: compiled, a C loop
+                node = nodes[entry]
+                free = node_free[node]
+                at = position[node]
+                free[at] = free[at] + counts[entry]  # (not +=: a generic in-place add compiled)
+            worker_type = placement.worker_type
+            free_gpus[worker_type] = free_gpus[worker_type] + placement.num_gpus
+            return
+        for entry in range(len(nodes)):
             node, count = nodes[entry], counts[entry]
             worker_type = node_type[node]
-            free = type_free[worker_type]
+            free = node_free[node]
             at = position[node]
-            free[at] = free[at] + count  # (not +=, which compiles to a generic in-place add)
+            free[at] = free[at] + count
             free_gpus[worker_type] = free_gpus[worker_type] + count
+
+
+class TypeNodes:
+    """One worker type's nodes in a :class:`ClusterState`: their indices (ascending), free GPUs
+    and rack index per position, and the shared one-node placements (``one_node[position]
+    [count]``, None until first used). One dict probe per placement finds them all."""
+
+    __slots__ = ("nodes", "free", "racks", "one_node")
+
+    def __init__(self, nodes: tuple[int, ...], free: list[int], racks: list[int]) -> None:
+        self.nodes = nodes
+        self.free = free
+        self.racks = racks
+        self.one_node: list[list[Placement | None]] = [[] for _ in nodes]
 
 
 class NodeFreeView(Sequence[int]):

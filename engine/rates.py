@@ -2,9 +2,9 @@
 
 One-type gangs (the common case, and every restart under a preemptive policy) are memoized: their
 rate is a pure function of (job type, worker type, GPUs, scale factor, gradient bytes, bandwidth,
-noise scale ratio), and a run meets few such keys; each job also remembers its last gang's rate
-(:class:`engine.state.GangRate`), which a restart on the same gang reuses without building the
-key. Every other grant goes through :func:`engine.progress.progress_rate`. The models are those
+noise scale ratio), and a run meets few such keys; each job also remembers its recent gangs'
+rates (:class:`engine.state.GangRate`), which a restart on one of them reuses without building
+the key. Every other grant goes through :func:`engine.progress.progress_rate`. The models are those
 of :mod:`engine.progress` and :mod:`engine.network`; this module only decides which to call and
 remembers the answers.
 """
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from engine.errors import AllocationError
 from engine.network import StepModel, step_model_at
 from engine.progress import JobModel, consolidation_s, progress_rate, statistical_efficiency
-from engine.state import GangRate, JobState
+from engine.state import GANG_RATES_MAX, GangRate, JobState
 
 if TYPE_CHECKING:
     from engine.cluster import Placement
@@ -57,20 +57,23 @@ class JobRates:
         if placement.combine == "gang" and not placement.node_types:
             worker_type, num_gpus = placement.worker_type, placement.num_gpus
             noise = self.policy.noise_scale_ratio
-            memo = job.gang_rate
-            if (
-                memo is not None
-                and memo.num_gpus == num_gpus
-                and memo.bandwidth_gbps == bandwidth_gbps
-                and memo.worker_type == worker_type
-                and memo.noise_scale_ratio == noise
-            ):  # the job's previous gang again (the common restart): no key to build
-                return memo.model
+            head = memo = job.gang_rate
+            while memo is not None:  # the job's recent gangs (the common restart): no key
+                if (
+                    memo.num_gpus == num_gpus
+                    and memo.bandwidth_gbps == bandwidth_gbps
+                    and memo.worker_type == worker_type
+                    and memo.noise_scale_ratio == noise
+                ):
+                    return memo.model
+                memo = memo.next
             key = (job.job_type, worker_type, num_gpus, job.scale_factor,
                    job.gradient_bytes, bandwidth_gbps, noise)  # fmt: skip
             model = self._gang_models.get(key) or self._gang_model(key, job)
             if model.steps_per_s > 0:
-                job.gang_rate = GangRate(worker_type, num_gpus, bandwidth_gbps, noise, model)
+                if head is not None and head.depth >= GANG_RATES_MAX:
+                    head = None  # a full chain starts anew
+                job.gang_rate = GangRate(worker_type, num_gpus, bandwidth_gbps, noise, model, head)
         else:
             model = progress_rate(
                 JobModel(job.job_type, job.scale_factor, job.gradient_bytes), placement,

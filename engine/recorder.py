@@ -68,6 +68,15 @@ class Recorder:
                      placement.level, 0, placement.combine, str(count))
                 )  # fmt: skip
             codes: tuple[int, ...] = (code,)
+        elif placement.combine != "copies" and not placement.node_types:  # one lane, one type
+            nodes, counts = placement.nodes, placement.counts
+            codes = (
+                segments.lane_code(
+                    (placement.worker_type, sum(counts), ",".join([f"n{n}" for n in nodes]),
+                     ",".join(placement.racks), placement.level, 0, placement.combine,
+                     ",".join([str(c) for c in counts]))
+                ),
+            )  # fmt: skip
         else:
             codes = tuple(
                 segments.lane_code(
@@ -148,8 +157,9 @@ def jobs_table(
 ) -> pd.DataFrame:
     """The per-job result table (see :mod:`engine.results`).
 
-    Built column by column: one attribute read per job and column, the arithmetic in numpy
-    (the same IEEE operations, in the same order, as per-row Python floats).
+    Built column by column from one pass over the jobs (each attribute read directly, not by
+    name), the arithmetic in numpy (the same IEEE operations, in the same order, as per-row
+    Python floats).
 
     Args:
         isolated_s: each job's run time alone on the whole cluster's capacity-weighted mix.
@@ -157,42 +167,91 @@ def jobs_table(
         total_gpus: cluster size C. A 1/N share holds C/N GPUs, so an ``sf``-GPU gang runs a
             ``min(1, C / (N sf))`` fraction of the time (Themis / Gavel finish-time fairness).
     """
-    nan = float("nan")
-    arrival = _column(jobs, "arrival_s")
-    scale_factor = np.array([job.scale_factor for job in jobs], dtype=np.int64)
-    first = np.array([nan if job.first_start_s is None else job.first_start_s for job in jobs])
-    completion = np.array([nan if job.completion_s is None else job.completion_s for job in jobs])
-    held, productive = _column(jobs, "held_s"), _column(jobs, "productive_s")
-    attained = _column(jobs, "attained_service_gpu_s")
+    c = _JobColumns(jobs)
+    arrival, scale_factor, first, completion = c.arrival, c.scale_factor, c.first, c.completion
+    held, productive, attained = c.held, c.productive, c.attained
     with np.errstate(divide="ignore", invalid="ignore"):
         jct = completion - arrival
-        in_system = np.where(jct > 0, (area_at_end - _column(jobs, "area_at_arrival")) / jct, 1.0)
+        in_system = np.where(jct > 0, (area_at_end - c.area_at_arrival) / jct, 1.0)
         share = in_system * scale_factor / total_gpus
         isolated = np.asarray(isolated_s, dtype=float) * np.where(share > 1.0, share, 1.0)
         columns = (
-            text_column([job.job_id for job in jobs]), arrival,
-            text_column([job.job_type for job in jobs]), scale_factor,
-            _column(jobs, "total_steps"), _column(jobs, "priority_weight"), first, completion,
-            jct, first - arrival, held, np.array([job.num_preemptions for job in jobs], np.int64),
-            np.where(productive > 0, _column(jobs, "comm_s") / productive, 0.0), attained,
-            _column(jobs, "attained_service_ref_gpu_s"),
+            text_column(c.job_id), arrival, text_column(c.job_type), scale_factor,
+            c.total_steps, c.priority_weight, first, completion,
+            jct, first - arrival, held, c.num_preemptions,
+            np.where(productive > 0, c.comm / productive, 0.0), attained, c.attained_ref,
             np.where(held <= 0, 0.0, attained / (held * scale_factor)),  # held per requested
-            isolated, jct / isolated, _column(jobs, "network_sensitivity"),
-            _column(jobs, "consolidation_wait_s"), text_column([_last_type(job) for job in jobs]),
+            isolated, jct / isolated, c.network_sensitivity, c.consolidation_wait,
+            text_column(c.main_worker_type),
         )  # fmt: skip
     return pd.DataFrame(dict(zip(JOB_RESULT_COLUMNS, columns, strict=True)))
 
 
-def _column(jobs: list[JobState], attribute: str) -> np.ndarray:
-    """One float attribute of every job."""
-    return np.array([getattr(job, attribute) for job in jobs], dtype=float)
+class _JobColumns:
+    """Every job's values of the jobs table's inputs, read in one pass (floats as float64
+    arrays, counts as int64, text as lists)."""
+
+    def __init__(self, jobs: list[JobState]) -> None:
+        nan = float("nan")
+        job_id: list[str] = []
+        job_type: list[str] = []
+        main_type: list[str] = []
+        ints: tuple[list[int], list[int]] = ([], [])  # scale_factor, num_preemptions
+        arrival: list[float] = []
+        total_steps: list[float] = []
+        priority_weight: list[float] = []
+        first: list[float] = []
+        completion: list[float] = []
+        held: list[float] = []
+        productive: list[float] = []
+        comm: list[float] = []
+        attained: list[float] = []
+        attained_ref: list[float] = []
+        area_at_arrival: list[float] = []
+        sensitivity: list[float] = []
+        wait: list[float] = []
+        for job in jobs:
+            job_id.append(job.job_id)
+            job_type.append(job.job_type)
+            main_type.append(_last_type(job))
+            ints[0].append(job.scale_factor)
+            ints[1].append(job.num_preemptions)
+            arrival.append(job.arrival_s)
+            total_steps.append(job.total_steps)
+            priority_weight.append(job.priority_weight)
+            first.append(nan if job.first_start_s is None else job.first_start_s)
+            completion.append(nan if job.completion_s is None else job.completion_s)
+            held.append(job.held_s)
+            productive.append(job.productive_s)
+            comm.append(job.comm_s)
+            attained.append(job.attained_service_gpu_s)
+            attained_ref.append(job.attained_service_ref_gpu_s)
+            area_at_arrival.append(job.area_at_arrival)
+            sensitivity.append(job.network_sensitivity)
+            wait.append(job.consolidation_wait_s)
+        self.job_id, self.job_type, self.main_worker_type = job_id, job_type, main_type
+        self.scale_factor = np.array(ints[0], dtype=np.int64)
+        self.num_preemptions = np.array(ints[1], dtype=np.int64)
+        self.arrival, self.total_steps = _floats(arrival), _floats(total_steps)
+        self.priority_weight, self.first = _floats(priority_weight), _floats(first)
+        self.completion, self.held = _floats(completion), _floats(held)
+        self.productive, self.comm = _floats(productive), _floats(comm)
+        self.attained, self.attained_ref = _floats(attained), _floats(attained_ref)
+        self.area_at_arrival = _floats(area_at_arrival)
+        self.network_sensitivity, self.consolidation_wait = _floats(sensitivity), _floats(wait)
+
+
+def _floats(values: list[float]) -> np.ndarray:
+    return np.array(values, dtype=float)
 
 
 def _last_type(job: JobState) -> str:
-    per_type = job.service_by_type_gpu_s
-    if len(per_type) <= 1:  # ran on one type (or never): that type, as max() would say
-        return next(iter(per_type), "")
-    return max(per_type.items(), key=lambda kv: kv[1])[0]
+    """The worker type of the job's most GPU-seconds (the first of equals, as max() picks)."""
+    best, best_gpu_s, found = "", 0.0, False
+    for worker_type, gpu_s in job.service_by_type_gpu_s.items():
+        if not found or gpu_s > best_gpu_s:
+            best, best_gpu_s, found = worker_type, gpu_s, True
+    return best
 
 
 def lanes(placement: Placement) -> list[tuple[str, list[int], list[int]]]:

@@ -40,6 +40,8 @@ class Segments:
         self.reasons: dict[str, int] = {}
         self.lanes: dict[Lane, int] = {}
         self.chunks: list[list[np.ndarray]] = []  # earlier rows, as arrays (see :meth:`add`)
+        self._last_reason: str | None = None  # the reason of the last row added, and its code
+        self._last_code = -1
 
     def add(
         self, job: int, start_s: float, end_s: float, restore_s: float, reason: str, lane: int
@@ -48,9 +50,14 @@ class Segments:
         rows the lists become arrays (:meth:`flush`): their million Python floats and ints
         would otherwise all live to the end, fresh memory the kernel pages in, and be freed
         one by one at the end; a chunk's objects are freed, and their memory reused, at once."""
-        code = self.reasons.get(reason)
-        if code is None:
-            code = self.reasons[reason] = len(self.reasons)
+        if reason is self._last_reason:  # runs of one reason (a round's preemptions)
+            code = self._last_code
+        else:
+            found = self.reasons.get(reason)
+            if found is None:
+                found = self.reasons[reason] = len(self.reasons)
+            code = found
+            self._last_reason, self._last_code = reason, code
         self.job.append(job)
         self.start_s.append(start_s)
         self.end_s.append(end_s)

@@ -10,15 +10,15 @@ new version, and stale entries are skipped (SimPy's heap with lazy invalidation)
 
 from __future__ import annotations
 
-import heapq
 import math
-import time
 from collections.abc import Callable
+from heapq import heapify, heappop, heappush
+from time import perf_counter
 
 import numpy as np
 import pandas as pd
 
-from engine.allocation.grants import Decision, keeps_grant
+from engine.allocation.grants import Decision
 from engine.allocation.validation import validate_allocation
 from engine.cluster import ClusterState, Placement
 from engine.config import PolicySpec, ScenarioConfig
@@ -193,7 +193,7 @@ class Simulation:
         policy's wake-up (stale completion entries at the heap's top are dropped first)."""
         completions = self.completions
         while completions and self._stale(completions[0]):
-            heapq.heappop(completions)
+            heappop(completions)
         t = self.next_tick_s
         if completions and completions[0][0] < t:
             t = completions[0][0]
@@ -220,7 +220,7 @@ class Simulation:
     def _complete_jobs(self) -> int:
         count = 0
         while self.completions and self.completions[0][0] <= self.now_s:
-            entry = heapq.heappop(self.completions)
+            entry = heappop(self.completions)
             if self._stale(entry):
                 continue
             self._complete(self.jobs[entry[2]])
@@ -301,9 +301,9 @@ class Simulation:
             self.jobs[self.arrived_from : self.next_arrival], cluster.node_free_view,
         )  # fmt: skip
         self.arrived_from = self.next_arrival
-        started = time.perf_counter()
+        started = perf_counter()
         answer = self.policy.allocate(state)
-        self.decision_time_s += time.perf_counter() - started
+        self.decision_time_s += perf_counter() - started
         self.num_decisions += 1
         if isinstance(answer, Decision):
             decision, allocation = answer, answer.allocation
@@ -314,7 +314,7 @@ class Simulation:
             return allocation, []
         changed = validate_allocation(
             allocation, self.jobs, self.layout, self.matrix, self.spec.name, self.now_s,
-            cluster.free_gpus, len(self.running),
+            cluster.free_gpus, len(self.running), self.num_decisions, self.running.values(),
         )  # fmt: skip
         return allocation, changed
 
@@ -322,8 +322,12 @@ class Simulation:
         return int(self.now_s // self.round_s)
 
     def _preempt_ungranted(self, allocation: Allocation) -> None:
-        changed = [(job, grant) for job in self.running.values()
-                   if not keeps_grant(grant := allocation.get(job.index), job.grant)]  # fmt: skip
+        """Preempts (or migrates) the running jobs whose grant the allocation does not keep:
+        those validation did not mark with this decision's stamp (an empty allocation is not
+        validated: then no job is marked, and every running job goes)."""
+        stamp = self.num_decisions
+        changed = [(job, allocation.get(job.index)) for job in self.running.values()
+                   if job.kept_stamp != stamp]  # fmt: skip
         for job, grant in changed:
             job.sync(self.now_s)
             if job.last_step_s is not None:  # its final consolidation is the checkpoint
@@ -345,18 +349,19 @@ class Simulation:
         """Places and starts the granted jobs that wait, in order. Raises AllocationError for a
         grant that does not fit when ``strict``, and for a running job's under a
         non-preemptive policy (which adds jobs, so may not list running ones)."""
-        jobs, running, cluster = self.jobs, self.running, self.cluster
+        jobs, cluster = self.jobs, self.cluster
         for index, grant in entries:
-            if index in running:  # (a completed job has left ``running``)
-                if strict and not self.preemptive:
-                    raise AllocationError(
-                        f"{self.spec.name}: job {jobs[index].job_id} is already running"
-                    )
-                continue
             job = jobs[index]
+            if index < 0:
+                raise AllocationError(f"{self.spec.name}: job index {index} is not in the system")
+            if job.placement is not None:  # running (a completed job holds no placement)
+                if strict and not self.preemptive:
+                    raise AllocationError(f"{self.spec.name}: job {job.job_id} is already running")
+                continue
             if job.completion_s is not None:
                 continue  # its steps were done; completed instead of preempted
-            if index not in self.waiting:
+            if index >= self.next_arrival:  # (an arrived job neither running nor done
+                # waits: the same test as ``index in self.waiting``, without a dict probe)
                 raise AllocationError(f"{self.spec.name}: job {job.job_id} is not in the system")
             if grant.parts or grant.combine != "gang":
                 placement = cluster.place_parts(grant.pieces(), grant.combine)
@@ -424,7 +429,7 @@ class Simulation:
         job.version += 1
         self.seq += 1
         completions = self.completions
-        heapq.heappush(completions, (job.finish_time_s(now_s), self.seq, job.index, job.version))
+        heappush(completions, (job.finish_time_s(now_s), self.seq, job.index, job.version))
         if len(completions) > _COMPACT_AT + 4 * len(self.running):
             self._compact_completions()
 
@@ -441,7 +446,7 @@ class Simulation:
         heap stays near the number of running jobs however often jobs are preempted. Entries
         are unique ``(time, seq)`` keys, so the pop order of the live ones is unchanged."""
         live = [entry for entry in self.completions if not self._stale(entry)]
-        heapq.heapify(live)
+        heapify(live)
         self.completions[:] = live
 
     def _release(self, job: JobState, reason: str) -> None:

@@ -45,7 +45,7 @@ class JobState:
         "comm_s", "productive_s", "held_s", "service_by_type_gpu_s", "version",
         "area_at_arrival", "segment_start_s", "grant", "ref_speed", "ref_gpus",
         "attained_service_ref_gpu_s", "network_sensitivity", "consolidation_wait_s",
-        "bandwidth_gbps", "final_s", "last_step_s", "gang_rate",
+        "bandwidth_gbps", "final_s", "last_step_s", "gang_rate", "kept_stamp",
     )  # fmt: skip
 
     def __init__(
@@ -98,6 +98,7 @@ class JobState:
         self.final_s = 0.0
         self.last_step_s: float | None = None
         self.gang_rate: GangRate | None = None  # memo of engine.rates.JobRates.of
+        self.kept_stamp = -1  # the last decision whose allocation kept the job's grant
 
     @property
     def worker_type(self) -> str | None:
@@ -151,11 +152,15 @@ class JobState:
 
 
 class GangRate:
-    """A job's last one-type gang rate and what it depends on besides the job's own static
-    fields (job type, scale factor, gradient bytes): a per-job memo that spares building and
-    hashing the run-wide memo's 7-item key when a preempted job restarts on the same gang."""
+    """One of a job's recent one-type gang rates and what it depends on besides the job's own
+    static fields (job type, scale factor, gradient bytes): a per-job memo that spares building
+    and hashing the run-wide memo's 7-item key when a preempted job restarts on a gang it ran
+    on before. A job's memos form a chain, newest first (``next``), of at most
+    :data:`GANG_RATES_MAX` entries (``depth`` counts the entries from this one to the end)."""
 
-    __slots__ = ("worker_type", "num_gpus", "bandwidth_gbps", "noise_scale_ratio", "model")
+    __slots__ = (
+        "worker_type", "num_gpus", "bandwidth_gbps", "noise_scale_ratio", "model", "next", "depth",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -164,9 +169,19 @@ class GangRate:
         bandwidth_gbps: float,
         noise_scale_ratio: float,
         model: StepModel,
+        next_rate: GangRate | None = None,
     ) -> None:
         self.worker_type = worker_type
         self.num_gpus = num_gpus
         self.bandwidth_gbps = bandwidth_gbps
         self.noise_scale_ratio = noise_scale_ratio
         self.model = model
+        self.next = next_rate
+        self.depth: int = 1 if next_rate is None else next_rate.depth + 1
+
+
+GANG_RATES_MAX = 6
+"""Most gang rates a job remembers (:class:`GangRate`): a preempted job under Tiresias LAS
+restarts on whichever worker type has room, so it meets a few (type, GPUs) gangs; on the full
+Philly trace the job's last gang alone missed on 70% of restarts (November 2026). A full chain
+starts anew. [R] a bound of our choosing; any bound gives the same rates."""

@@ -68,6 +68,7 @@ class Topology:
         self._links_cache: dict[tuple[int, ...], tuple[str, ...]] = {}
         self._free_gbps: dict[str, float] = {}  # link -> capacity less the background load
         self._episodes: dict[str, tuple[CongestionEpisode, ...]] = {}  # link -> those hitting it
+        self._node_links = [node_link(node) for node in range(len(self.layout.nodes))]
         for node in self.layout.nodes:
             self.capacity_gbps[node_link(node.node)] = net.intra_rack_gbps
         for rack in self.layout.racks:
@@ -123,18 +124,16 @@ class Topology:
         """The links on the graph's shortest path between consecutive ring members, read off the
         tree the graph is: node - rack switch - node within a rack, node - rack switch - core -
         rack switch - node across racks (each path is unique; ``shortest_path`` on the graph
-        returns the same links, see tests/engine/test_topology.py)."""
+        returns the same links, see tests/engine/test_topology.py). So: every member's NIC, and
+        when the ring spans racks, the uplink of each rack it touches (nodes ordered by rack,
+        the ring crosses from each rack's last member to the next rack and back round)."""
         if len(nodes) <= 1:
             return ()
-        rack_of = self.node_rack
-        ring = sorted(nodes, key=lambda n: (rack_of[n], n))
-        links: set[str] = set()
-        for a, b in itertools.pairwise([*ring, ring[0]]):
-            links.add(node_link(a))
-            links.add(node_link(b))
-            if rack_of[a] != rack_of[b]:
-                links.add(uplink(rack_of[a]))
-                links.add(uplink(rack_of[b]))
+        rack_of, node_links = self.node_rack, self._node_links
+        links = {node_links[node] for node in nodes}  # every member's NIC
+        racks = {rack_of[node] for node in nodes}
+        if len(racks) > 1:  # the ring, ordered by rack, leaves and enters every rack it touches
+            links.update(uplink(rack) for rack in racks)
         return tuple(sorted(links))
 
     def graph_ring_links(self, nodes: tuple[int, ...]) -> tuple[str, ...]:

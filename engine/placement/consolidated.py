@@ -24,39 +24,49 @@ def consolidated(free: list[int], racks: list[int], num_gpus: int) -> list[tuple
                 break
     if best >= 0:
         return [(best, num_gpus)]
-    rack_free: dict[int, int] = {}
-    for position in range(len(free)):  # indexed, not zip: compiled, a C loop
-        rack = racks[position]
-        rack_free[rack] = rack_free.get(rack, 0) + free[position]
-    best_rack, best_total = -1, 0  # the rack with the fewest that suffice (ties: lower id)
-    for rack, total in rack_free.items():
-        if total >= num_gpus and (
-            best_rack < 0 or total < best_total or (total == best_total and rack < best_rack)
-        ):
-            best_rack, best_total = rack, total
+    best_rack = best_rack_of(free, racks, num_gpus)
     if best_rack >= 0:
         positions = [p for p in range(len(racks)) if racks[p] == best_rack]
         return fill_fullest(free, positions, num_gpus)
     return fill_fullest(free, list(range(len(free))), num_gpus)
 
 
+def best_rack_of(free: list[int], racks: list[int], num_gpus: int) -> int:
+    """The rack (index) whose candidate nodes have the fewest free GPUs in total that still
+    suffice for ``num_gpus`` (ties: the lower index), or -1. Totals in a list indexed by rack
+    (rack indices are small: the run's racks), not a dict."""
+    rack_free: list[int] = []
+    for position in range(len(free)):  # indexed, not zip: compiled, a C loop
+        rack = racks[position]
+        while len(rack_free) <= rack:  # (grown here: builtin max() is a generic call)
+            rack_free.append(0)
+        rack_free[rack] = rack_free[rack] + free[position]
+    best_rack, best_total = -1, 0
+    for rack in range(len(rack_free)):  # ascending: a tie keeps the lower index
+        total = rack_free[rack]
+        if total >= num_gpus and (best_rack < 0 or total < best_total):
+            best_rack, best_total = rack, total
+    return best_rack
+
+
 def fill_fullest(free: list[int], positions: list[int], num_gpus: int) -> list[tuple[int, int]]:
     """Takes GPUs from the ``positions`` (ascending) with the most free GPUs first (ties: lower
-    position), as a sort by (-free, position) would order them. Selects the fullest node left
-    once per node taken (a job spans few nodes), not a sort with a key function per call."""
-    taken = []
-    remaining = list(positions)
-    while num_gpus > 0 and remaining:
-        best = 0
-        for i in range(1, len(remaining)):
-            if free[remaining[i]] > free[remaining[best]]:  # strictly: ties keep the lower
-                best = i
-        position = remaining.pop(best)
-        grab = free[position]
-        if grab <= 0:  # the fullest node left is empty, so are the others
-            break
-        if grab > num_gpus:
-            grab = num_gpus
-        taken.append((position, grab))
-        num_gpus -= grab
+    position), as a sort by (-free, position) would order them, until ``num_gpus`` are taken
+    or only empty nodes are left. Positions are put in buckets by free GPUs (a node's GPUs
+    number in the tens at most), read from the fullest bucket down: no sort, no key function."""
+    buckets: list[list[int]] = []  # free GPUs -> positions with that many, ascending
+    for position in positions:
+        node_free = free[position]
+        if node_free > 0:  # empty nodes are never taken
+            while len(buckets) <= node_free:
+                buckets.append([])
+            buckets[node_free].append(position)
+    taken: list[tuple[int, int]] = []
+    for node_free in range(len(buckets) - 1, 0, -1):
+        for position in buckets[node_free]:
+            if num_gpus <= 0:
+                return taken
+            grab = node_free if node_free < num_gpus else num_gpus
+            taken.append((position, grab))
+            num_gpus -= grab
     return taken

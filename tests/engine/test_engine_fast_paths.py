@@ -1,6 +1,7 @@
 """The engine's shortcuts on the restart path equal the plain computation they stand for: the
 best-fit and fullest-first steps of consolidated placement, shared placement objects, lane codes
-remembered by placement identity, segment rows kept in chunks, and each job's gang-rate memo."""
+remembered by placement identity, segment rows kept in chunks, each job's chain of gang-rate
+memos, and validation's marks on the jobs that keep their grants."""
 
 from __future__ import annotations
 
@@ -8,20 +9,20 @@ import dataclasses
 
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import engine.cluster
 import engine.recorder
 import engine.segments
-from engine.allocation.grants import Grant
+from engine.allocation.grants import COMBINE_MODES, Grant, Part
 from engine.allocation.layout import NodeLayout
 from engine.allocation.validation import validate_allocation
 from engine.cluster import ClusterState, Placement
 from engine.config import PolicySpec, ScenarioConfig
 from engine.errors import AllocationError
 from engine.placement import get_placement
-from engine.placement.consolidated import consolidated
+from engine.placement.consolidated import consolidated, fill_fullest
 from engine.rates import JobRates
 from engine.recorder import Recorder
 from engine.scenario import load_scenario_trace
@@ -67,6 +68,27 @@ def test_consolidated_is_the_sorted_definition(nodes: list[tuple[int, int]], num
     assert consolidated(list(free), racks, num_gpus) == sorted_consolidated(free, racks, num_gpus)
 
 
+@given(
+    st.lists(st.integers(0, 20), min_size=0, max_size=30),
+    st.data(),
+    st.integers(-2, 60),
+)
+def test_fill_fullest_is_the_sorted_definition(
+    free: list[int], data: st.DataObject, num_gpus: int
+) -> None:
+    """Buckets by free GPUs take the nodes a sort by (-free, position) would, as many as the
+    request needs, never an empty node."""
+    positions = sorted(data.draw(st.sets(st.integers(0, max(0, len(free) - 1)))) if free else [])
+    expected, left = [], num_gpus
+    for position in sorted(positions, key=lambda p: (-free[p], p)):
+        if left <= 0 or free[position] <= 0:
+            break
+        grab = min(left, free[position])
+        expected.append((position, grab))
+        left -= grab
+    assert fill_fullest(free, positions, num_gpus) == expected
+
+
 def place_all(
     requests: list[tuple[bool, str, int]],
 ) -> list[Placement | None]:
@@ -102,6 +124,18 @@ def test_shared_placements_equal_fresh_ones(requests: list[tuple[bool, str, int]
     finally:
         engine.cluster.SHARED_PLACEMENTS_MAX = limit
     assert shared == fresh
+    layout = NodeLayout.of(SPEC)
+    for placement in shared:  # each (one-node ones from the per-type tables) as built anew
+        if placement is not None:
+            racks = sorted({layout.node_rack[n] for n in placement.nodes})
+            level = (
+                "node" if len(placement.nodes) == 1 else "rack" if len(racks) == 1 else "network"
+            )
+            assert placement == Placement(
+                layout.node_type[placement.nodes[0]], placement.nodes, placement.counts,
+                tuple(racks), level, sum(placement.counts),
+            )  # fmt: skip
+            assert {layout.node_type[n] for n in placement.nodes} == {placement.worker_type}
     by_value: dict[Placement, Placement] = {}
     for placement in shared:
         if placement is not None:
@@ -139,6 +173,40 @@ def test_lanes_remembered_by_identity_equal_lanes_built_anew(
     shared, fresh = segments_of(closes, copies=False), segments_of(closes, copies=True)
     assert list(shared.dtypes) == list(fresh.dtypes)
     pd.testing.assert_frame_equal(shared, fresh, check_exact=True)
+
+
+PLACEMENT_NODES = st.lists(
+    st.tuples(st.integers(0, 9), st.integers(1, 8), st.sampled_from(["v100", "k80"])),
+    min_size=1, max_size=4, unique_by=lambda entry: entry[0],
+)  # fmt: skip
+
+
+@given(PLACEMENT_NODES, st.sampled_from(COMBINE_MODES), st.booleans())
+def test_lane_rows_are_those_of_the_lanes_definition(
+    entries: list[tuple[int, int, str]], combine: str, mixed: bool
+) -> None:
+    """A placement's rows (one-node, one-type and mixed shortcuts included) carry the text of
+    :func:`engine.recorder.lanes`, one row per lane, numbered from 0."""
+    entries = sorted(entries)
+    nodes = tuple(node for node, _, _ in entries)
+    counts = tuple(count for _, count, _ in entries)
+    types = tuple(wt for _, _, wt in entries) if mixed and len(set(entries)) > 1 else ()
+    if len(set(types)) == 1:
+        types = ()
+    racks = ("r0", "r1") if len(nodes) > 1 else ("r0",)  # a one-node placement: one rack
+    placement = Placement(
+        types[0] if types else "v100", nodes, counts, racks, "network", sum(counts), types,
+        combine,
+    )  # fmt: skip
+    table = segments_of([(0, placement, 1.0)], copies=False)
+    expected = [
+        (wt, sum(lane_counts), ",".join(f"n{n}" for n in lane_nodes), ",".join(racks), lane,
+         ",".join(str(c) for c in lane_counts))
+        for lane, (wt, lane_nodes, lane_counts) in enumerate(engine.recorder.lanes(placement))
+    ]  # fmt: skip
+    columns = ["worker_type", "num_gpus", "nodes", "racks", "lane", "node_gpus"]
+    assert [tuple(row) for row in table[columns].itertuples(index=False)] == expected
+    assert set(table["combine"]) == {combine}
 
 
 @settings(max_examples=40, deadline=None)
@@ -237,13 +305,15 @@ def test_changed_entries_tell_when_the_preemption_scan_finds_nothing(
         granted = (own, Grant("v100", 2), other, None)[how]
         if granted is not None:
             allocation[index] = granted
-    changed = validate_allocation(allocation, jobs, layout, matrix, "p", 0.0)
+    changed = validate_allocation(allocation, jobs, layout, matrix, "p", 0.0, stamp=7)
     assert changed == [
         (index, grant) for index, grant in allocation.items() if grant != jobs[index].grant
     ]
     running = [job for job in jobs if job.grant is not None]
     scan = [job for job in running if allocation.get(job.index) != job.grant]
     assert (len(allocation) - len(changed) < len(running)) == bool(scan)
+    # the engine's preemption scan: the running jobs validation did not mark
+    assert [job for job in running if job.kept_stamp != 7] == scan
 
 
 @given(CHOICES, st.integers(0, 3))
@@ -281,3 +351,60 @@ def test_busy_gpus_stand_for_kept_grants_in_the_capacity_check(
             return str(error)
 
     assert outcome(free, num_running) == outcome()
+
+
+RUNNING = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 4)), min_size=1, max_size=12)
+
+
+@given(RUNNING, st.sampled_from(["v100", "k80"]), st.integers(0, 16))
+@example([(3, 0), (0, 0)], "k80", 12)  # a kept grant of parts beside a kept gang: 13 k80 GPUs
+@example([(0, 0), (1, 2)], "v100", 20)  # a running job loses its 8 GPUs: 24 of 28 fit
+def test_marks_stand_for_kept_grants_in_the_capacity_check(
+    choices: list[tuple[int, int]], extra_type: str, extra: int
+) -> None:
+    """Given the running jobs and the decision's stamp, validation counts the kept grants as the
+    busy GPUs less those of the running jobs it did not mark: the same changed entries and the
+    same capacity error (message included) as counting each grant, whether some running jobs
+    lose their grants, migrate, or keep a grant of several parts."""
+    layout, matrix = NodeLayout.of(SPEC), load_matrix()
+    mixed = Grant.of_parts([Part("v100", 2), Part("k80", 1)])
+    held = (  # a running job's grant and the placement it holds
+        (Grant("v100", 4), Placement("v100", (0,), (4,), ("r0",), "node", 4)),
+        (Grant("v100", 8), Placement("v100", (3,), (8,), ("r1",), "node", 8)),
+        (Grant("k80", 2), Placement("k80", (5,), (2,), ("r2",), "node", 2)),
+        (mixed, Placement("v100", (1, 6), (2, 1), ("r0", "r2"), "network", 3, ("v100", "k80"))),
+    )
+    others = (Grant("v100", 4), Grant("k80", 4), None)
+    jobs, allocation = [], {}
+    busy = dict.fromkeys(layout.capacity, 0)
+    for index, (which, how) in enumerate(choices):
+        job = JobState(
+            index, f"j{index}", 0.0, "resnet50", 2, 10.0, 1.0, {"v100": 1.0, "k80": 1.0}, 0.0
+        )
+        grant, placement = held[which] if which < len(held) else (None, None)
+        if placement is not None and all(
+            busy[wt] + count <= layout.capacity[wt]
+            for wt, count in placement.gpus_by_type().items()
+        ):
+            job.grant, job.placement = grant, placement
+            for wt, count in placement.gpus_by_type().items():
+                busy[wt] += count
+        jobs.append(job)
+        granted = job.grant if how <= 1 and job.grant is not None else others[how % 3]
+        if granted is not None:
+            allocation[index] = granted
+    if extra:  # a waiting job granted more: sometimes past capacity
+        jobs.append(JobState(len(jobs), "x", 0.0, "resnet50", 2, 10.0, 1.0, {extra_type: 1.0}, 0.0))
+        allocation[len(jobs) - 1] = Grant(extra_type, extra)
+    free = {wt: capacity - busy[wt] for wt, capacity in layout.capacity.items()}
+    running = [job for job in jobs if job.grant is not None]
+
+    def outcome(*fast: object) -> object:
+        try:
+            return validate_allocation(allocation, jobs, layout, matrix, "p", 0.0, *fast)  # type: ignore[arg-type]
+        except AllocationError as error:
+            return str(error)
+
+    plain = outcome()
+    assert outcome(free, len(running), 3, running) == plain
+    assert outcome(free, len(running), 4, running) == plain  # marks of an earlier decision

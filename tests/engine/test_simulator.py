@@ -162,6 +162,37 @@ def test_a_policy_that_over_allocates_is_rejected() -> None:
         del base._REGISTRY["test_greedy"]
 
 
+@pytest.mark.parametrize(
+    ("granted", "message"),
+    [("future", "job b is not in the system"), ("running", "job a is already running")],
+)
+def test_grants_to_jobs_not_waiting_are_rejected(granted: str, message: str) -> None:
+    """A grant to a job that has not arrived yet, or (non-preemptive policy) to a running job,
+    stops the run with an error naming the job."""
+    from engine.policies import base
+    from engine.policies.fifo import Fifo
+
+    class Wrong(Fifo):
+        def allocate(self, state):  # type: ignore[no-untyped-def]
+            if granted == "future":
+                return {1: base.Grant("v100", 1)}  # job b arrives at t=100 s
+            if state.running:
+                return {j.index: base.Grant("v100", 1) for j in state.running}
+            return {j.index: base.Grant("v100", 1) for j in state.waiting}
+
+    base._REGISTRY["test_wrong"] = Wrong
+    try:
+        with pytest.raises(AllocationError, match=message):
+            simulate(  # two GPUs: b's arrival finds one free, and the policy is asked
+                jobs_frame(("a", 0, RESNET50, 1, 1000), ("b", 100, RESNET50, 1, 10)),
+                ScenarioConfig(cluster=cluster(("v100", 1, 2, "r0"))),
+                PolicySpec("test_wrong"),
+                MATRIX,
+            )
+    finally:
+        del base._REGISTRY["test_wrong"]
+
+
 def test_unmeasured_scale_factors_extrapolate_from_the_largest_measured_one() -> None:
     """Gavel measured 8 V100s for ResNet-50 bs64; 16 GPUs = 2 x the 8-GPU rate. ResNet-50 bs128
     measured 0 steps/s on 8 K80s (does not fit), so 16 K80s do not fit either."""
