@@ -80,17 +80,27 @@ def test_greedy_grants_by_hand() -> None:
     assert free == [0, 0]
 
 
-def _book(rng: np.random.Generator, n: int, num_types: int) -> tuple[RoundBook, np.ndarray]:
-    book = RoundBook(["v100", "p100", "k80"][:num_types], np.full(num_types, 4.0), True)
+def _book(
+    rng: np.random.Generator, n: int, num_types: int, aware: bool = True
+) -> tuple[RoundBook, np.ndarray]:
+    """A book of ``n`` registered jobs (random rows below 200) with random shares, rounds
+    received and rounds in the system (many ties: few distinct values)."""
+    types = ["v100", "p100", "k80"][:num_types]
+    book = RoundBook(types, np.full(num_types, 4.0), aware)
     rows = np.sort(rng.choice(200, n, replace=False))
-    book.known[rows] = True
-    book.throughputs[rows] = rng.choice([0.0, 1.0, 2.0, 3.0], (n, num_types))
-    book.fits[rows] = book.throughputs[rows] > 0
-    book.speed_order[rows] = np.argsort(-book.throughputs[rows], axis=1, kind="stable")
+    tputs = rng.choice([0.0, 1.0, 2.0, 3.0], (n, num_types))
+    jobs = [
+        JobState(int(row), f"j{row}", 0.0, "t", 1, 10.0, 1.0,
+                 {wt: float(tputs[i, k]) for k, wt in enumerate(types) if tputs[i, k] > 0}, 1.0)
+        for i, row in enumerate(rows.tolist())
+    ]  # fmt: skip
+    book.register(jobs)
     shares = rng.choice([0.0, 0.0, 0.1, 0.2, 0.5], (n, num_types))
-    book.shares[rows] = shares * book.fits[rows]
-    book.rounds[rows] = rng.choice([0.0, 0.5, 1.0, 2.0], (n, num_types))
-    book.in_system[rows] = rng.choice([0.0, 1.0, 3.0], n)
+    book.set_shares(rows, shares * book.fits[rows])
+    for row in rows.tolist():
+        book.in_system[row] = float(rng.choice([0.0, 1.0, 3.0]))
+        for col in range(num_types):
+            book.round_rows[row][col] = float(rng.choice([0.0, 0.5, 1.0, 2.0]))
     return book, rows
 
 
@@ -99,32 +109,55 @@ def _plain_order(
 ) -> list[tuple[int, int]]:
     """The priority order by its definition: one sort over every pair with the full key."""
     keys = []
+    shares, num_types = book.shares_of(rows), book.fits.shape[1]
     for p, row in enumerate(rows.tolist()):
-        for col in range(book.fits.shape[1]):
-            share = book.shares[row, col]
+        for col in range(num_types):
+            share = shares[p, col]
             if not book.fits[row, col] or (share <= 0 and not work_conserving):
                 continue
             present = book.in_system[row]
-            received = book.rounds[row, col] / present if present > 0 else 0.0
+            held = book.round_rows[row][col]
+            received = held / present if present > 0 else 0.0
             priority = share / received if received > 0 else (np.inf if share > 0 else 0.0)
             tie = -book.throughputs[row, col] if aware else 0.0
             keys.append(((-priority, -share, p, tie, col), (p, col)))
     return [pair for _, pair in sorted(keys)]
 
 
-@pytest.mark.parametrize("lists_up_to", [0, 1000])  # numpy for every size; lists for all
-@pytest.mark.parametrize("aware", [True, False])
-@pytest.mark.parametrize("work_conserving", [True, False])
+@settings(max_examples=300, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(0, 60),
+    num_types=st.integers(1, 3),
+    aware=st.booleans(),
+    work_conserving=st.booleans(),
+)
 def test_priority_order_is_the_full_sort(
-    aware: bool, work_conserving: bool, lists_up_to: int, monkeypatch: pytest.MonkeyPatch
+    seed: int, n: int, num_types: int, aware: bool, work_conserving: bool
 ) -> None:
-    monkeypatch.setattr(rounds, "_LISTS_UP_TO", lists_up_to)
-    rng = np.random.default_rng(5)
-    for _ in range(200):
-        book, rows = _book(rng, int(rng.integers(0, 30)), int(rng.integers(1, 4)))
-        pos, cols = priority_order(book, rows, work_conserving, aware)
-        got = list(zip(pos.tolist(), cols.tolist(), strict=True))
-        assert got == _plain_order(book, rows, work_conserving, aware)
+    """The ranked pairs (stable float sort, then the runs of equal priority by share) are the
+    one sort over every pair with the full key (priority, share, arrival, faster type)."""
+    book, rows = _book(np.random.default_rng(seed), n, num_types, aware)
+    pos, cols = priority_order(book, rows, work_conserving, aware)
+    got = list(zip(pos.tolist(), cols.tolist(), strict=True))
+    assert got == _plain_order(book, rows, work_conserving, aware)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    keys=st.lists(
+        st.tuples(
+            st.sampled_from([-np.inf, -3.0, -2.0, -0.5, -1e-12]),
+            st.sampled_from([-1.0, -0.5, -0.25]),
+        ),
+        max_size=80,
+    )
+)
+def test_lex_order_is_numpy_lexsort(keys: list[tuple[float, float]]) -> None:
+    """Float sort plus run re-sort = lexsort by (primary, secondary, index), ties included."""
+    primary, secondary = [k[0] for k in keys], [k[1] for k in keys]
+    expected = np.lexsort((np.array(secondary), np.array(primary))).tolist() if keys else []
+    assert rounds._lex_order(primary, secondary) == expected
 
 
 def _lp_case(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -219,7 +252,6 @@ def test_round_pairs_grant_what_the_greedy_pass_grants(
     ]
     pairs = rounds.RoundPairs(
         jobs,
-        np.arange(len(jobs)),
         np.array(pos, dtype=int),
         np.array(cols, dtype=int),
         np.array(sfs, dtype=float),
