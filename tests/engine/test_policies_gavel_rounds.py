@@ -260,3 +260,21 @@ def test_round_pairs_grant_what_the_greedy_pass_grants(
     expected = greedy_grants(pos, cols, sfs, expected_free)
     assert pairs.grants(free) == expected
     assert free == expected_free
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    active=st.lists(st.integers(0, 900), unique=True, max_size=80),
+    cut=st.integers(0, 80),
+)
+def test_active_in_order_sorts_by_index(active: list[int], cut: int) -> None:
+    """The round's active jobs (waiting and running, interleaved indices, any order) by
+    index, as the engine numbers them in arrival order; the indices list matches."""
+    waiting, running = active[:cut], active[cut:]
+    jobs = {i: JobState(i, f"j{i}", 0.0, "t", 1, 10.0, 1.0, {}, 1.0) for i in waiting + running}
+    ordered, indices = rounds.active_in_order(
+        [jobs[i] for i in waiting], [jobs[i] for i in running]
+    )
+    assert indices == sorted(waiting + running)
+    assert [job.index for job in ordered] == indices
+    assert all(job is jobs[job.index] for job in ordered)

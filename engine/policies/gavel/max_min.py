@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import ClassVar
 
 import numpy as np
@@ -58,10 +57,8 @@ from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_s
 from engine.policies.gavel.lp import HighsSolver, max_min_coefficients
 from engine.policies.gavel.pairs import RoundPairs, grant_pairs, greedy_grants, is_waiting
 from engine.policies.gavel.queues import GavelQueues
-from engine.policies.gavel.rounds import RoundBook, priority_pairs, round_pairs
+from engine.policies.gavel.rounds import RoundBook, active_in_order, priority_pairs, round_pairs
 from engine.state import JobState
-
-_BY_INDEX = attrgetter("index")  # the engine numbers jobs in arrival order
 
 
 class GavelMaxMin(Policy):
@@ -137,7 +134,7 @@ class GavelMaxMin(Policy):
     def _gavel_round(self, state: SchedulerState) -> Allocation:
         """Gavel's own mechanism (module docstring), at every round boundary."""
         assert self.queues is not None
-        jobs = sorted([*state.waiting, *state.running], key=_BY_INDEX)
+        jobs, _ = active_in_order(state.waiting, state.running)
         self.book.register(jobs)  # jobs seen for the first time get their static rows
 
         def solve(active: list[JobState]) -> np.ndarray:
@@ -148,12 +145,11 @@ class GavelMaxMin(Policy):
     def _new_round(self, state: SchedulerState) -> Allocation:
         """Round boundary: re-solve if due, then grant in priority order and count the round."""
         self._round_index = state.round_index
-        jobs = sorted([*state.waiting, *state.running], key=_BY_INDEX)
+        jobs, indices = active_in_order(state.waiting, state.running)
         self._round = None
         self._late = []
         if not jobs:
             return {}
-        indices = [job.index for job in jobs]
         self.book.register_indices(indices, jobs)
         self._maybe_solve(state.now_s, jobs, indices)
         pairs = round_pairs(

@@ -12,6 +12,7 @@ outweighed its arithmetic (issue 11). The greedy pass over the ranked pairs live
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Final
 
 import numpy as np
@@ -200,6 +201,16 @@ class RoundBook:
         in_system = self.in_system
         for row in indices:
             in_system[row] += 1.0
+
+
+def active_in_order(
+    waiting: Iterable[JobState], running: Iterable[JobState]
+) -> tuple[list[JobState], list[int]]:
+    """The active jobs sorted by index (= arrival order), and their indices."""
+    keyed = [(job.index, job) for job in waiting]
+    keyed.extend([(job.index, job) for job in running])
+    keyed.sort()  # indices are distinct: the jobs themselves are never compared
+    return [pair[1] for pair in keyed], [pair[0] for pair in keyed]
 
 
 def priority_order(
