@@ -100,7 +100,7 @@ def _book(
     for row in rows.tolist():
         book.in_system[row] = float(rng.choice([0.0, 1.0, 3.0]))
         for col in range(num_types):
-            book.round_rows[row][col] = float(rng.choice([0.0, 0.5, 1.0, 2.0]))
+            book.round_cells[row * num_types + col] = float(rng.choice([0.0, 0.5, 1.0, 2.0]))
     return book, rows
 
 
@@ -116,7 +116,7 @@ def _plain_order(
             if not book.fits[row, col] or (share <= 0 and not work_conserving):
                 continue
             present = book.in_system[row]
-            held = book.round_rows[row][col]
+            held = book.round_cells[row * num_types + col]
             received = held / present if present > 0 else 0.0
             priority = share / received if received > 0 else (np.inf if share > 0 else 0.0)
             tie = -book.throughputs[row, col] if aware else 0.0

@@ -275,7 +275,7 @@ class GavelMaxMin(Policy):
         of the round left) to the job's rounds on that type. Equal grants are one object, so a
         job that keeps its GPUs gets back the very grant it holds."""
         return grant_pairs(
-            jobs, pos, cols, granted, round_fraction, self.book.round_rows, self._grants,
+            jobs, pos, cols, granted, round_fraction, self.book.round_cells, self._grants,
             self.worker_types,
         )  # fmt: skip
 

@@ -188,19 +188,20 @@ def grant_pairs(
     cols: list[int],
     granted: list[int],
     round_fraction: float,
-    round_rows: list[list[float]],
+    round_cells: list[float],
     grants: list[dict[int, Grant]],
     worker_types: list[str],
 ) -> Allocation:
     """The allocation of the pairs ``granted`` (indices into ``pos``/``cols``; ``pos`` indexes
     ``jobs``), in that order; each adds ``round_fraction`` to its job's rounds on that type
-    (``round_rows[job index][type column]``). ``grants`` caches
+    (``round_cells[job index * K + type column]``, K worker types). ``grants`` caches
     one :class:`Grant` per type column and GPUs, so a job that keeps its GPUs gets back the
     very grant it holds."""
     allocation: Allocation = {}
+    num_types = len(worker_types)
     for i in granted:
         job, col = jobs[pos[i]], cols[i]
-        round_rows[job.index][col] += round_fraction
+        round_cells[job.index * num_types + col] += round_fraction
         by_gpus = grants[col]
         grant = by_gpus.get(job.scale_factor)
         if grant is None:

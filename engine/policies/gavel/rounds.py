@@ -40,11 +40,11 @@ class RoundBook:
         share_rows: per row, K floats: the last LP solution (0 for jobs that arrived after
             it, and below 1e-9). Rows are replaced, never changed in place: jobs of one class
             share one list.
-        round_rows: per row, K floats: rounds held per type (mid-round starts count
-            fractionally).
+        round_cells: rows * K floats, cell ``row * K + col``: rounds held per type (mid-round
+            starts count fractionally).
         in_system: per row, round boundaries at which the job was active.
         fast_cols, fit_cols: per row, the columns the job fits, fastest first (ties in column
-            order) and in column order.
+            order) and in column order (tuples: the garbage collector stops tracking them).
         sizes: per row, the job's GPUs (float); labels: per row, ``class_ids`` as ints.
     """
 
@@ -69,11 +69,11 @@ class RoundBook:
         self._known_below = 0  # every row below this one is known
         self._zero_row = [0.0] * self.num_types  # the shares of rows without a solution
         self.share_rows: list[list[float]] = []
-        self.round_rows: list[list[float]] = []
+        self.round_cells: list[float] = []  # one list: no per-row objects to track
         self.in_system: list[float] = []
         self.labels: list[int] = []
-        self.fast_cols: list[list[int]] = []
-        self.fit_cols: list[list[int]] = []
+        self.fast_cols: list[tuple[int, ...]] = []
+        self.fit_cols: list[tuple[int, ...]] = []
         self.sizes: list[float] = []
         self._allocate(_INITIAL_ROWS)
 
@@ -96,11 +96,11 @@ class RoundBook:
         grow("class_ids", (size,), int, 0)
         more = size - old
         self.share_rows.extend([self._zero_row] * more)
-        self.round_rows.extend([[] for _ in range(more)])  # K zeros when registered
+        self.round_cells.extend([0.0] * (more * num_types))
         self.in_system.extend([0.0] * more)
         self.labels.extend([0] * more)
-        self.fast_cols.extend([[] for _ in range(more)])
-        self.fit_cols.extend([[] for _ in range(more)])
+        self.fast_cols.extend([()] * more)
+        self.fit_cols.extend([()] * more)
         self.sizes.extend([1.0] * more)
 
     def register(self, active: list[JobState]) -> None:
@@ -151,10 +151,9 @@ class RoundBook:
             self.priority_weights[row] = weight
             self.fits[row] = fits
             self.speed_order[row] = order
-            self.fast_cols[row] = [col for col in order if fits[col]]
-            self.fit_cols[row] = [col for col in columns if fits[col]]
+            self.fast_cols[row] = tuple([col for col in order if fits[col]])
+            self.fit_cols[row] = tuple([col for col in columns if fits[col]])
             self.sizes[row] = scale_factor
-            self.round_rows[row] = [0.0] * self.num_types
             basis = throughputs if self.heterogeneity_aware else fits
             label = self._classes.setdefault((*basis, scale_factor, weight), len(self._classes))
             if label == len(self.class_rows):
@@ -252,7 +251,8 @@ def priority_pairs(
         Three lists of p items: positions into ``indices``, worker-type columns and the GPUs
         of each pair's job.
     """
-    shares, rounds, present = book.share_rows, book.round_rows, book.in_system
+    num_types = book.num_types
+    shares, rounds, present = book.share_rows, book.round_cells, book.in_system
     columns = book.fast_cols if heterogeneity_aware else book.fit_cols
     neg_priority: list[float] = []
     neg_share: list[float] = []
@@ -262,11 +262,11 @@ def priority_pairs(
     zero_cols: list[int] = []
     for p in range(len(indices)):
         row = indices[p]
-        here, share_row, round_row = present[row], shares[row], rounds[row]
+        here, share_row, base = present[row], shares[row], row * num_types
         for col in columns[row]:
             share = share_row[col]
             if share > 0:
-                received = round_row[col] / here if here > 0 else 0.0
+                received = rounds[base + col] / here if here > 0 else 0.0
                 neg_priority.append(-(share / received) if received > 0 else -math.inf)
                 neg_share.append(-share)
                 ranked_pos.append(p)
