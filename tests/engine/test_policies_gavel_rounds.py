@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.policies.gavel import rounds
+from engine.policies.gavel import pairs, rounds
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.lp import max_min_coefficients, solve_max_min
 from engine.policies.gavel.pairs import greedy_grants
@@ -278,3 +278,56 @@ def test_active_in_order_sorts_by_index(active: list[int], cut: int) -> None:
     assert indices == sorted(waiting + running)
     assert [job.index for job in ordered] == indices
     assert all(job is jobs[job.index] for job in ordered)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 40), num_classes=st.integers(1, 6))
+def test_class_shares_are_the_per_job_scatter(seed: int, n: int, num_classes: int) -> None:
+    """Storing a class solution by class row gives every job the shares the per-job scatter
+    (``class_shares[searchsorted(present, labels)]``, then ``set_shares``) gives, tiny shares
+    zeroed; ``any_share`` is numpy's ``any`` over the stored rows."""
+    rng = np.random.default_rng(seed)
+    book, rows = _book(rng, n, 3)
+    labels = rng.integers(0, num_classes, n)
+    book.class_ids[rows] = labels
+    for row, label in zip(rows.tolist(), labels.tolist(), strict=True):
+        book.labels[row] = label
+    present = np.unique(labels)
+    class_shares = rng.choice([0.0, 1e-10, 0.25, 0.5], (present.size, 3))
+    reference, _ = _book(np.random.default_rng(seed), n, 3)
+    reference.set_shares(rows, class_shares[np.searchsorted(present, labels)])
+    book.set_class_shares(rows.tolist(), present.tolist(), class_shares)
+    assert np.array_equal(book.shares_of(rows), reference.shares_of(rows))
+    assert book.any_share(rows.tolist()) == bool(reference.shares_of(rows).any())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sizes=st.lists(st.sampled_from([1, 2, 4]), min_size=1, max_size=12),
+    data=st.data(),
+    fraction=st.sampled_from([1.0, 0.5, 0.125]),
+)
+def test_grant_pairs_add_the_fraction_to_the_granted_cells(
+    sizes: list[int], data: st.DataObject, fraction: float
+) -> None:
+    """Each granted pair adds ``fraction`` to its job's cell (job index * K + type column) and
+    nothing else changes; equal (type, GPUs) grants are one object."""
+    types = ["v100", "p100", "k80"]
+    jobs = [
+        JobState(2 * i + 1, f"j{i}", 0.0, "t", s, 10.0, 1.0, {}, 1.0) for i, s in enumerate(sizes)
+    ]
+    pos = list(range(len(jobs)))
+    cols = [data.draw(st.integers(0, 2)) for _ in jobs]
+    granted = data.draw(st.lists(st.sampled_from(pos), unique=True))
+    cells = [0.5] * (3 * (2 * len(jobs) + 2))
+    expected = list(cells)
+    for i in granted:
+        expected[jobs[i].index * 3 + cols[i]] += fraction
+    grants: list[dict[int, object]] = [{}, {}, {}]
+    allocation = pairs.grant_pairs(jobs, pos, cols, granted, fraction, cells, grants, types)  # type: ignore[arg-type]
+    assert cells == expected
+    assert list(allocation) == [jobs[i].index for i in granted]
+    for i in granted:
+        grant = allocation[jobs[i].index]
+        assert (grant.worker_type, grant.num_gpus) == (types[cols[i]], sizes[i])
+        assert grant is grants[cols[i]][sizes[i]]
