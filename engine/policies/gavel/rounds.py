@@ -206,10 +206,10 @@ def active_in_order(
     waiting: Iterable[JobState], running: Iterable[JobState]
 ) -> tuple[list[JobState], list[int]]:
     """The active jobs sorted by index (= arrival order), and their indices."""
-    keyed = [(job.index, job) for job in waiting]
-    keyed.extend([(job.index, job) for job in running])
-    keyed.sort()  # indices are distinct: the jobs themselves are never compared
-    return [pair[1] for pair in keyed], [pair[0] for pair in keyed]
+    jobs = [*waiting, *running]
+    keys = [job.index for job in jobs]
+    order = sorted(range(len(keys)), key=keys.__getitem__)  # int keys: CPython's fast compare
+    return [jobs[i] for i in order], [keys[i] for i in order]
 
 
 def priority_order(
