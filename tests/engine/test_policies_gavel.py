@@ -191,13 +191,18 @@ def test_lp_is_resolved_only_after_the_reallocation_interval(
     """Jobs arrive every 50 s over 1000 s; with a 1920 s interval the LP is solved once
     before all arrivals are in (at the first round), then at most every 1920 s."""
     calls: list[int] = []
-    real = gavel.GavelMaxMin._solve
 
-    def counting(self, *args):  # type: ignore[no-untyped-def]
-        calls.append(1)
-        return real(self, *args)
+    def counted(name: str) -> None:  # Gavel's program: _solve; the class LP: _class_shares
+        real = getattr(gavel.GavelMaxMin, name)
 
-    monkeypatch.setattr(gavel.GavelMaxMin, "_solve", counting)
+        def counting(self, *args):  # type: ignore[no-untyped-def]
+            calls.append(1)
+            return real(self, *args)
+
+        monkeypatch.setattr(gavel.GavelMaxMin, name, counting)
+
+    counted("_solve")
+    counted("_class_shares")
     jobs = jobs_frame(*((f"j{i}", 50 * i, RESNET50, 1, 3000 * RATE) for i in range(20)))
     base = ScenarioConfig(cluster=cluster(("v100", 1, 4, "r0")))
     simulate(jobs, gavel_compatible(base), PolicySpec("gavel_maxmin"), MATRIX)

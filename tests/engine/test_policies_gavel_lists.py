@@ -118,7 +118,7 @@ def test_round_pairs_grant_as_the_pass_over_the_waiting_pairs(num_jobs: int) -> 
         for given in ((pos, cols, sfs), (pos.tolist(), cols.tolist(), sfs.tolist())):
             jobs = [_job(i, waiting=rng.random() < 0.6) for i in range(num_jobs)]
             reference = [_job(i, waiting=job.completion_s is None) for i, job in enumerate(jobs)]
-            round_pairs = RoundPairs(jobs, np.arange(num_jobs), *given)
+            round_pairs = RoundPairs(jobs, *given)
             for _ in range(4):
                 free = rng.integers(0, 5, 3).tolist()
                 expected_free = list(free)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.policies.gavel import rounds
+from engine.policies.gavel import pairs, rounds
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.lp import max_min_coefficients, solve_max_min
 from engine.policies.gavel.pairs import greedy_grants
@@ -80,17 +80,27 @@ def test_greedy_grants_by_hand() -> None:
     assert free == [0, 0]
 
 
-def _book(rng: np.random.Generator, n: int, num_types: int) -> tuple[RoundBook, np.ndarray]:
-    book = RoundBook(["v100", "p100", "k80"][:num_types], np.full(num_types, 4.0), True)
+def _book(
+    rng: np.random.Generator, n: int, num_types: int, aware: bool = True
+) -> tuple[RoundBook, np.ndarray]:
+    """A book of ``n`` registered jobs (random rows below 200) with random shares, rounds
+    received and rounds in the system (many ties: few distinct values)."""
+    types = ["v100", "p100", "k80"][:num_types]
+    book = RoundBook(types, np.full(num_types, 4.0), aware)
     rows = np.sort(rng.choice(200, n, replace=False))
-    book.known[rows] = True
-    book.throughputs[rows] = rng.choice([0.0, 1.0, 2.0, 3.0], (n, num_types))
-    book.fits[rows] = book.throughputs[rows] > 0
-    book.speed_order[rows] = np.argsort(-book.throughputs[rows], axis=1, kind="stable")
+    tputs = rng.choice([0.0, 1.0, 2.0, 3.0], (n, num_types))
+    jobs = [
+        JobState(int(row), f"j{row}", 0.0, "t", 1, 10.0, 1.0,
+                 {wt: float(tputs[i, k]) for k, wt in enumerate(types) if tputs[i, k] > 0}, 1.0)
+        for i, row in enumerate(rows.tolist())
+    ]  # fmt: skip
+    book.register(jobs)
     shares = rng.choice([0.0, 0.0, 0.1, 0.2, 0.5], (n, num_types))
-    book.shares[rows] = shares * book.fits[rows]
-    book.rounds[rows] = rng.choice([0.0, 0.5, 1.0, 2.0], (n, num_types))
-    book.in_system[rows] = rng.choice([0.0, 1.0, 3.0], n)
+    book.set_shares(rows, shares * book.fits[rows])
+    for row in rows.tolist():
+        book.in_system[row] = float(rng.choice([0.0, 1.0, 3.0]))
+        for col in range(num_types):
+            book.round_cells[row * num_types + col] = float(rng.choice([0.0, 0.5, 1.0, 2.0]))
     return book, rows
 
 
@@ -99,32 +109,55 @@ def _plain_order(
 ) -> list[tuple[int, int]]:
     """The priority order by its definition: one sort over every pair with the full key."""
     keys = []
+    shares, num_types = book.shares_of(rows), book.fits.shape[1]
     for p, row in enumerate(rows.tolist()):
-        for col in range(book.fits.shape[1]):
-            share = book.shares[row, col]
+        for col in range(num_types):
+            share = shares[p, col]
             if not book.fits[row, col] or (share <= 0 and not work_conserving):
                 continue
             present = book.in_system[row]
-            received = book.rounds[row, col] / present if present > 0 else 0.0
+            held = book.round_cells[row * num_types + col]
+            received = held / present if present > 0 else 0.0
             priority = share / received if received > 0 else (np.inf if share > 0 else 0.0)
             tie = -book.throughputs[row, col] if aware else 0.0
             keys.append(((-priority, -share, p, tie, col), (p, col)))
     return [pair for _, pair in sorted(keys)]
 
 
-@pytest.mark.parametrize("lists_up_to", [0, 1000])  # numpy for every size; lists for all
-@pytest.mark.parametrize("aware", [True, False])
-@pytest.mark.parametrize("work_conserving", [True, False])
+@settings(max_examples=300, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(0, 60),
+    num_types=st.integers(1, 3),
+    aware=st.booleans(),
+    work_conserving=st.booleans(),
+)
 def test_priority_order_is_the_full_sort(
-    aware: bool, work_conserving: bool, lists_up_to: int, monkeypatch: pytest.MonkeyPatch
+    seed: int, n: int, num_types: int, aware: bool, work_conserving: bool
 ) -> None:
-    monkeypatch.setattr(rounds, "_LISTS_UP_TO", lists_up_to)
-    rng = np.random.default_rng(5)
-    for _ in range(200):
-        book, rows = _book(rng, int(rng.integers(0, 30)), int(rng.integers(1, 4)))
-        pos, cols = priority_order(book, rows, work_conserving, aware)
-        got = list(zip(pos.tolist(), cols.tolist(), strict=True))
-        assert got == _plain_order(book, rows, work_conserving, aware)
+    """The ranked pairs (stable float sort, then the runs of equal priority by share) are the
+    one sort over every pair with the full key (priority, share, arrival, faster type)."""
+    book, rows = _book(np.random.default_rng(seed), n, num_types, aware)
+    pos, cols = priority_order(book, rows, work_conserving, aware)
+    got = list(zip(pos.tolist(), cols.tolist(), strict=True))
+    assert got == _plain_order(book, rows, work_conserving, aware)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    keys=st.lists(
+        st.tuples(
+            st.sampled_from([-np.inf, -3.0, -2.0, -0.5, -1e-12]),
+            st.sampled_from([-1.0, -0.5, -0.25]),
+        ),
+        max_size=80,
+    )
+)
+def test_lex_order_is_numpy_lexsort(keys: list[tuple[float, float]]) -> None:
+    """Float sort plus run re-sort = lexsort by (primary, secondary, index), ties included."""
+    primary, secondary = [k[0] for k in keys], [k[1] for k in keys]
+    expected = np.lexsort((np.array(secondary), np.array(primary))).tolist() if keys else []
+    assert rounds._lex_order(primary, secondary) == expected
 
 
 def _lp_case(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -219,7 +252,6 @@ def test_round_pairs_grant_what_the_greedy_pass_grants(
     ]
     pairs = rounds.RoundPairs(
         jobs,
-        np.arange(len(jobs)),
         np.array(pos, dtype=int),
         np.array(cols, dtype=int),
         np.array(sfs, dtype=float),
@@ -228,3 +260,74 @@ def test_round_pairs_grant_what_the_greedy_pass_grants(
     expected = greedy_grants(pos, cols, sfs, expected_free)
     assert pairs.grants(free) == expected
     assert free == expected_free
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    active=st.lists(st.integers(0, 900), unique=True, max_size=80),
+    cut=st.integers(0, 80),
+)
+def test_active_in_order_sorts_by_index(active: list[int], cut: int) -> None:
+    """The round's active jobs (waiting and running, interleaved indices, any order) by
+    index, as the engine numbers them in arrival order; the indices list matches."""
+    waiting, running = active[:cut], active[cut:]
+    jobs = {i: JobState(i, f"j{i}", 0.0, "t", 1, 10.0, 1.0, {}, 1.0) for i in waiting + running}
+    ordered, indices = rounds.active_in_order(
+        [jobs[i] for i in waiting], [jobs[i] for i in running]
+    )
+    assert indices == sorted(waiting + running)
+    assert [job.index for job in ordered] == indices
+    assert all(job is jobs[job.index] for job in ordered)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(0, 40), num_classes=st.integers(1, 6))
+def test_class_shares_are_the_per_job_scatter(seed: int, n: int, num_classes: int) -> None:
+    """Storing a class solution by class row gives every job the shares the per-job scatter
+    (``class_shares[searchsorted(present, labels)]``, then ``set_shares``) gives, tiny shares
+    zeroed; ``any_share`` is numpy's ``any`` over the stored rows."""
+    rng = np.random.default_rng(seed)
+    book, rows = _book(rng, n, 3)
+    labels = rng.integers(0, num_classes, n)
+    book.class_ids[rows] = labels
+    for row, label in zip(rows.tolist(), labels.tolist(), strict=True):
+        book.labels[row] = label
+    present = np.unique(labels)
+    class_shares = rng.choice([0.0, 1e-10, 0.25, 0.5], (present.size, 3))
+    reference, _ = _book(np.random.default_rng(seed), n, 3)
+    reference.set_shares(rows, class_shares[np.searchsorted(present, labels)])
+    book.set_class_shares(rows.tolist(), present.tolist(), class_shares)
+    assert np.array_equal(book.shares_of(rows), reference.shares_of(rows))
+    assert book.any_share(rows.tolist()) == bool(reference.shares_of(rows).any())
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sizes=st.lists(st.sampled_from([1, 2, 4]), min_size=1, max_size=12),
+    data=st.data(),
+    fraction=st.sampled_from([1.0, 0.5, 0.125]),
+)
+def test_grant_pairs_add_the_fraction_to_the_granted_cells(
+    sizes: list[int], data: st.DataObject, fraction: float
+) -> None:
+    """Each granted pair adds ``fraction`` to its job's cell (job index * K + type column) and
+    nothing else changes; equal (type, GPUs) grants are one object."""
+    types = ["v100", "p100", "k80"]
+    jobs = [
+        JobState(2 * i + 1, f"j{i}", 0.0, "t", s, 10.0, 1.0, {}, 1.0) for i, s in enumerate(sizes)
+    ]
+    pos = list(range(len(jobs)))
+    cols = [data.draw(st.integers(0, 2)) for _ in jobs]
+    granted = data.draw(st.lists(st.sampled_from(pos), unique=True))
+    cells = [0.5] * (3 * (2 * len(jobs) + 2))
+    expected = list(cells)
+    for i in granted:
+        expected[jobs[i].index * 3 + cols[i]] += fraction
+    grants: list[dict[int, object]] = [{}, {}, {}]
+    allocation = pairs.grant_pairs(jobs, pos, cols, granted, fraction, cells, grants, types)  # type: ignore[arg-type]
+    assert cells == expected
+    assert list(allocation) == [jobs[i].index for i in granted]
+    for i in granted:
+        grant = allocation[jobs[i].index]
+        assert (grant.worker_type, grant.num_gpus) == (types[cols[i]], sizes[i])
+        assert grant is grants[cols[i]][sizes[i]]

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from operator import attrgetter
 from typing import ClassVar
 
 import numpy as np
@@ -58,10 +57,8 @@ from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_s
 from engine.policies.gavel.lp import HighsSolver, max_min_coefficients
 from engine.policies.gavel.pairs import RoundPairs, grant_pairs, greedy_grants, is_waiting
 from engine.policies.gavel.queues import GavelQueues
-from engine.policies.gavel.rounds import RoundBook, priority_pairs, round_pairs
+from engine.policies.gavel.rounds import RoundBook, active_in_order, priority_pairs, round_pairs
 from engine.state import JobState
-
-_BY_INDEX = attrgetter("index")  # the engine numbers jobs in arrival order
 
 
 class GavelMaxMin(Policy):
@@ -106,8 +103,10 @@ class GavelMaxMin(Policy):
         self._round_index = -1
         self._round: RoundPairs | None = None  # this round's priority order
         self._late: list[JobState] = []  # jobs that arrived since the round began
-        self._grants: dict[tuple[int, int], Grant] = {}  # (type column, GPUs) -> grant
+        self._grants: list[dict[int, Grant]] = [{} for _ in self.worker_types]  # by GPUs
         self.gavel_rules = context.rounds.gavel_rules
+        # max-min's own LP (not a subclass's, not Gavel's program): shares set by class
+        self._by_class = type(self)._solve is GavelMaxMin._solve and not self.gavel_rules
         self.queues: GavelQueues | None = None
         if self.gavel_rules:
             self.queues = GavelQueues(
@@ -135,7 +134,7 @@ class GavelMaxMin(Policy):
     def _gavel_round(self, state: SchedulerState) -> Allocation:
         """Gavel's own mechanism (module docstring), at every round boundary."""
         assert self.queues is not None
-        jobs = sorted([*state.waiting, *state.running], key=_BY_INDEX)
+        jobs, _ = active_in_order(state.waiting, state.running)
         self.book.register(jobs)  # jobs seen for the first time get their static rows
 
         def solve(active: list[JobState]) -> np.ndarray:
@@ -146,21 +145,20 @@ class GavelMaxMin(Policy):
     def _new_round(self, state: SchedulerState) -> Allocation:
         """Round boundary: re-solve if due, then grant in priority order and count the round."""
         self._round_index = state.round_index
-        jobs = sorted([*state.waiting, *state.running], key=_BY_INDEX)
+        jobs, indices = active_in_order(state.waiting, state.running)
         self._round = None
         self._late = []
         if not jobs:
             return {}
-        indices = [job.index for job in jobs]
-        rows = self.book.rows_of(indices, jobs)
-        self._maybe_solve(state.now_s, jobs, rows, indices)
+        self.book.register_indices(indices, jobs)
+        self._maybe_solve(state.now_s, jobs, indices)
         pairs = round_pairs(
-            jobs, self.book, rows, self.params.work_conserving, self.heterogeneity_aware
+            jobs, self.book, indices, self.params.work_conserving, self.heterogeneity_aware
         )
         free = [state.capacity[wt] for wt in self.worker_types]
         granted = greedy_grants(pairs.pos, pairs.cols, pairs.sfs, free)
         allocation = self._grant(jobs, pairs.pos, pairs.cols, granted, 1.0)
-        self.book.in_system[rows] += 1.0
+        self.book.count_round(indices)
         self._round = pairs
         return allocation
 
@@ -184,24 +182,28 @@ class GavelMaxMin(Policy):
         late = [job for job in self._late if is_waiting(job)]
         self._late = late
         if late and self.params.work_conserving and sum(free) > 0:
-            rows = self.book.rows(late)
-            pos, cols, sfs = priority_pairs(self.book, rows, True, self.heterogeneity_aware)
+            indices = [job.index for job in late]
+            self.book.register_indices(indices, late)
+            pos, cols, sfs = priority_pairs(self.book, indices, True, self.heterogeneity_aware)
             granted = greedy_grants(pos, cols, sfs, free)
             allocation.update(self._grant(late, pos, cols, granted, left))
         return allocation
 
-    def _maybe_solve(
-        self, now_s: float, active: list[JobState], rows: np.ndarray, indices: list[int]
-    ) -> None:
+    def _maybe_solve(self, now_s: float, active: list[JobState], indices: list[int]) -> None:
         """Re-solves the allocation when the job set changed and the interval has passed, or
         at once when no active job has a share left (the cluster would idle); ``indices``
-        are the active jobs' indices (``rows`` as a list)."""
+        are the active jobs' indices (their rows in the book)."""
         interval = self.context.rounds.reallocation_interval_s
         if indices == self._solved_jobs:
             return
-        if now_s - self._last_solve_s < interval and self.book.shares[rows].any():
+        if now_s - self._last_solve_s < interval and self.book.any_share(indices):
             return
-        self.book.set_shares(rows, self._solve(now_s, active, rows))
+        rows = np.array(indices, dtype=np.int64)
+        if self._by_class:  # max-min's own LP: each job gets its class's row
+            present, class_shares = self._class_shares(rows)
+            self.book.set_class_shares(indices, present.tolist(), class_shares)
+        else:
+            self.book.set_shares(rows, self._solve(now_s, active, rows))
         self._solved_jobs = indices
         self._last_solve_s = now_s
 
@@ -217,14 +219,18 @@ class GavelMaxMin(Policy):
                 self.heterogeneity_aware,
             )
             return max_min_shares(coefficients, book.scale_factors[rows], self.capacity)
+        present, class_shares = self._class_shares(rows)
+        return class_shares[np.searchsorted(present, book.class_ids[rows])]
+
+    def _class_shares(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The max-min LP over the classes of the jobs ``rows``: the classes present (P,),
+        ascending, and their shares (P, K)."""
         if self.class_lp is None:
             warm_start = getattr(self.params, "warm_start", False)  # MaxMinParams only
             self.class_lp = ClassMaxMin(self.capacity, self.params.efficiency_epsilon, warm_start)
-        labels = book.class_ids[rows]
         coefficients, scale_factors = self._class_table()
-        counts = np.bincount(labels, minlength=coefficients.shape[0])
-        present, class_shares = self.class_lp.shares(coefficients, scale_factors, counts)
-        return class_shares[np.searchsorted(present, labels)]
+        counts = np.bincount(self.book.class_ids[rows], minlength=coefficients.shape[0])
+        return self.class_lp.shares(coefficients, scale_factors, counts)
 
     def _class_table(self) -> tuple[np.ndarray, np.ndarray]:
         """(classes, K) the max-min LP's coefficient row of every job class seen so far
@@ -269,7 +275,7 @@ class GavelMaxMin(Policy):
         of the round left) to the job's rounds on that type. Equal grants are one object, so a
         job that keeps its GPUs gets back the very grant it holds."""
         return grant_pairs(
-            jobs, pos, cols, granted, round_fraction, self.book.rounds, self._grants,
+            jobs, pos, cols, granted, round_fraction, self.book.round_cells, self._grants,
             self.worker_types,
         )  # fmt: skip
 

@@ -45,20 +45,13 @@ class RoundPairs:
     running jobs are preempted only at boundaries), so only those are checked again.
 
     Args:
-        jobs: the round's active jobs; rows: (n,) their rows in the book.
+        jobs: the round's active jobs.
         pos, cols, sfs: (p,) each pair's position in ``jobs``, worker-type column and GPUs
             (lists, or arrays: then turned into lists).
     """
 
-    def __init__(
-        self,
-        jobs: list[JobState],
-        rows: np.ndarray,
-        pos: Pairs,
-        cols: Pairs,
-        sfs: Pairs,
-    ) -> None:
-        self.jobs, self.rows = jobs, rows
+    def __init__(self, jobs: list[JobState], pos: Pairs, cols: Pairs, sfs: Pairs) -> None:
+        self.jobs = jobs
         self.pos, self.cols, self.sfs = _as_list(pos), _as_list(cols), _as_list(sfs)
         self._waiting: list[bool] = []  # per position in jobs, from the first pass on
         self._buckets: list[_Bucket] | None = None
@@ -189,40 +182,29 @@ def greedy_grants(pos: Pairs, cols: Pairs, sfs: Pairs, free: list[int]) -> list[
     return granted
 
 
-_GRANT_ROUNDS_WITH_NUMPY_FROM = 8  # grants from which their rounds are added in one numpy call
-
-
 def grant_pairs(
     jobs: list[JobState],
     pos: list[int],
     cols: list[int],
     granted: list[int],
     round_fraction: float,
-    rounds: np.ndarray,
-    grants: dict[tuple[int, int], Grant],
+    round_cells: list[float],
+    grants: list[dict[int, Grant]],
     worker_types: list[str],
 ) -> Allocation:
     """The allocation of the pairs ``granted`` (indices into ``pos``/``cols``; ``pos`` indexes
-    ``jobs``), in that order; each adds ``round_fraction`` to its job's cell of ``rounds``
-    (rows = job index, columns = type column). ``grants`` caches one :class:`Grant` per (type
-    column, GPUs), so a job that keeps its GPUs gets back the very grant it holds.
-
-    The granted jobs are distinct (the greedy pass takes each job once), so adding to all
-    their cells at once is the same addition as one cell at a time."""
+    ``jobs``), in that order; each adds ``round_fraction`` to its job's rounds on that type
+    (``round_cells[job index * K + type column]``, K worker types). ``grants`` caches
+    one :class:`Grant` per type column and GPUs, so a job that keeps its GPUs gets back the
+    very grant it holds."""
     allocation: Allocation = {}
-    if not granted:
-        return allocation
-    granted_jobs = [jobs[pos[i]] for i in granted]
-    granted_cols = [cols[i] for i in granted]
-    if len(granted) >= _GRANT_ROUNDS_WITH_NUMPY_FROM:
-        rows = [job.index for job in granted_jobs]
-        rounds[rows, granted_cols] += round_fraction
-    else:
-        for job, col in zip(granted_jobs, granted_cols, strict=True):
-            rounds[job.index, col] += round_fraction
-    for job, col in zip(granted_jobs, granted_cols, strict=True):
-        grant = grants.get((col, job.scale_factor))
+    num_types = len(worker_types)
+    for i in granted:
+        job, col = jobs[pos[i]], cols[i]
+        round_cells[job.index * num_types + col] += round_fraction
+        by_gpus = grants[col]
+        grant = by_gpus.get(job.scale_factor)
         if grant is None:
-            grant = grants[col, job.scale_factor] = Grant(worker_types[col], job.scale_factor)
+            grant = by_gpus[job.scale_factor] = Grant(worker_types[col], job.scale_factor)
         allocation[job.index] = grant
     return allocation

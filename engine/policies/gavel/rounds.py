@@ -1,22 +1,27 @@
-"""Bookkeeping of Gavel's round mechanism: per-job arrays and the priority order.
+"""Bookkeeping of Gavel's round mechanism: per-job rows and the priority order.
 
-Arrays are indexed by job index (the arrival-sorted position the engine assigns) and grow on
-demand, so a round reads and updates them with numpy fancy indexing instead of per-job dicts.
-The ranked pairs and the greedy pass over them live in :mod:`engine.policies.gavel.pairs`.
+Rows are indexed by job index (the arrival-sorted position the engine assigns) and grow on
+demand. The static data the LP reads (throughputs, scale factors, weights, fits, classes) are
+numpy arrays, read with fancy indexing once per solve; the state a round reads and updates job
+by job (target shares, rounds received, rounds in the system) are flat Python lists, walked by
+compiled loops (:mod:`engine.native`): at ~145 active jobs a round, numpy's per-call cost
+outweighed its arithmetic (issue 11). The greedy pass over the ranked pairs lives in
+:mod:`engine.policies.gavel.pairs`.
 """
 
 from __future__ import annotations
 
 import math
-from operator import itemgetter
+from collections.abc import Iterable
+from typing import Final
 
 import numpy as np
 
 from engine.policies.gavel.pairs import RoundPairs
 from engine.state import JobState
 
-_MIN_SHARE = 1e-9  # LP shares below this count as zero
-_INITIAL_ROWS = 1024  # arrays double when a larger job index shows up
+_MIN_SHARE: Final = 1e-9  # LP shares below this count as zero
+_INITIAL_ROWS = 1024  # rows double when a larger job index shows up
 
 
 class RoundBook:
@@ -28,13 +33,19 @@ class RoundBook:
         fits: (rows, K) whether the job can run on the type at all.
         speed_order: (rows, K) the worker-type columns from the job's fastest down (ties in
             column order).
-        shares: (rows, K) the last LP solution (0 for jobs that arrived after it).
-        rounds: (rows, K) rounds held per type (mid-round starts count fractionally).
-        in_system: (rows,) round boundaries at which the job was active.
         known: (rows,) whether the row has been filled from a job.
         class_ids: (rows,) label shared by jobs the LP cannot tell apart (same throughput row,
             or same fit row when heterogeneity-agnostic, same scale factor and weight).
         class_rows: the row of the first job of each class, in label order.
+        share_rows: per row, K floats: the last LP solution (0 for jobs that arrived after
+            it, and below 1e-9). Rows are replaced, never changed in place: jobs of one class
+            share one list.
+        round_cells: rows * K floats, cell ``row * K + col``: rounds held per type (mid-round
+            starts count fractionally).
+        in_system: per row, round boundaries at which the job was active.
+        fast_cols, fit_cols: per row, the columns the job fits, fastest first (ties in column
+            order) and in column order (tuples: the garbage collector stops tracking them).
+        sizes: per row, the job's GPUs (float); labels: per row, ``class_ids`` as ints.
     """
 
     throughputs: np.ndarray
@@ -42,9 +53,6 @@ class RoundBook:
     priority_weights: np.ndarray
     fits: np.ndarray
     speed_order: np.ndarray
-    shares: np.ndarray
-    rounds: np.ndarray
-    in_system: np.ndarray
     known: np.ndarray
     class_ids: np.ndarray
 
@@ -52,16 +60,25 @@ class RoundBook:
         self, worker_types: list[str], capacity: np.ndarray, heterogeneity_aware: bool
     ) -> None:
         self.worker_types = worker_types
+        self.num_types = len(worker_types)
         self.capacity = capacity
         self.heterogeneity_aware = heterogeneity_aware
         self._classes: dict[tuple[float, ...], int] = {}
         self.class_rows: list[int] = []
         self.known = np.zeros(0, dtype=bool)
         self._known_below = 0  # every row below this one is known
+        self._zero_row = [0.0] * self.num_types  # the shares of rows without a solution
+        self.share_rows: list[list[float]] = []
+        self.round_cells: list[float] = []  # one list: no per-row objects to track
+        self.in_system: list[float] = []
+        self.labels: list[int] = []
+        self.fast_cols: list[tuple[int, ...]] = []
+        self.fit_cols: list[tuple[int, ...]] = []
+        self.sizes: list[float] = []
         self._allocate(_INITIAL_ROWS)
 
     def _allocate(self, size: int) -> None:
-        num_types = len(self.worker_types)
+        num_types = self.num_types
         old = self.known.size
 
         def grow(name: str, shape: tuple[int, ...], dtype: type, fill: float) -> None:
@@ -75,11 +92,16 @@ class RoundBook:
         grow("priority_weights", (size,), float, 1.0)
         grow("fits", (size, num_types), bool, False)
         grow("speed_order", (size, num_types), int, 0)
-        grow("shares", (size, num_types), float, 0.0)
-        grow("rounds", (size, num_types), float, 0.0)
-        grow("in_system", (size,), float, 0.0)
         grow("known", (size,), bool, False)
         grow("class_ids", (size,), int, 0)
+        more = size - old
+        self.share_rows.extend([self._zero_row] * more)
+        self.round_cells.extend([0.0] * (more * num_types))
+        self.in_system.extend([0.0] * more)
+        self.labels.extend([0] * more)
+        self.fast_cols.extend([()] * more)
+        self.fit_cols.extend([()] * more)
+        self.sizes.extend([1.0] * more)
 
     def register(self, active: list[JobState]) -> None:
         """Records the jobs of ``active`` (sorted by index) seen for the first time."""
@@ -88,29 +110,32 @@ class RoundBook:
 
     def rows(self, active: list[JobState]) -> np.ndarray:
         """(n,) row (= job index) of each active job; records jobs seen for the first time."""
-        return self.rows_of([job.index for job in active], active)
+        indices = [job.index for job in active]
+        self.register_indices(indices, active)
+        return np.array(indices, dtype=np.int64)
 
-    def rows_of(self, indices: list[int], active: list[JobState]) -> np.ndarray:
-        """:meth:`rows` when the caller has the jobs' indices already (``indices[i]`` is
-        ``active[i].index``)."""
-        rows = np.array(indices, dtype=np.int64)
-        top = max(indices, default=-1)
+    def register_indices(self, indices: list[int], active: list[JobState]) -> None:
+        """Records the jobs seen for the first time (``indices[i]`` is ``active[i].index``)."""
+        top = -1
+        for index in indices:
+            if index > top:
+                top = index
         if top < self._known_below:  # the usual case: jobs are first seen in arrival order
-            return rows
+            return
         if top >= self.known.size:
             self._allocate(max(2 * self.known.size, top + 1024))
-        new_pos = np.flatnonzero(~self.known[rows])
-        if new_pos.size:
-            self._register([active[pos] for pos in new_pos.tolist()])
-        while self._known_below < self.known.size and self.known[self._known_below]:
+        known = self.known
+        new = [job for job in active if not known[job.index]]
+        if new:
+            self._register(new)
+        while self._known_below < known.size and known[self._known_below]:
             self._known_below += 1
-        return rows
 
     def _register(self, jobs: list[JobState]) -> None:
         """Fills the static rows of jobs seen for the first time and labels their class
         (one job at a time, in Python: jobs are mostly first seen one or two per round)."""
         capacity = self.capacity.tolist()
-        columns = range(len(self.worker_types))
+        columns = range(self.num_types)
         for job in jobs:
             row = job.index
             throughputs = [float(job.steps_per_s.get(wt, 0.0)) for wt in self.worker_types]
@@ -119,137 +144,159 @@ class RoundBook:
                 tput > 0 and scale_factor <= cap
                 for tput, cap in zip(throughputs, capacity, strict=True)
             ]
+            # fastest first, ties in column order (sorted keeps ties in order even reversed)
+            order = sorted(columns, key=throughputs.__getitem__, reverse=True)
             self.throughputs[row] = throughputs
             self.scale_factors[row] = scale_factor
             self.priority_weights[row] = weight
             self.fits[row] = fits
-            # fastest first, ties in column order (sorted keeps ties in order even reversed)
-            self.speed_order[row] = sorted(columns, key=throughputs.__getitem__, reverse=True)
+            self.speed_order[row] = order
+            self.fast_cols[row] = tuple([col for col in order if fits[col]])
+            self.fit_cols[row] = tuple([col for col in columns if fits[col]])
+            self.sizes[row] = scale_factor
             basis = throughputs if self.heterogeneity_aware else fits
             label = self._classes.setdefault((*basis, scale_factor, weight), len(self._classes))
             if label == len(self.class_rows):
                 self.class_rows.append(row)
             self.class_ids[row] = label
+            self.labels[row] = label
             self.known[row] = True
 
     def set_shares(self, rows: np.ndarray, shares: np.ndarray) -> None:
-        """Stores an LP solution for ``rows``."""
-        self.shares[rows] = np.where(shares < _MIN_SHARE, 0.0, shares)
+        """Stores an LP solution (n, K) for ``rows`` (n,); shares below 1e-9 count as 0."""
+        values: list[list[float]] = np.where(shares < _MIN_SHARE, 0.0, shares).tolist()
+        share_rows = self.share_rows
+        row_list: list[int] = rows.tolist()
+        for i in range(len(row_list)):
+            share_rows[row_list[i]] = values[i]
+
+    def set_class_shares(
+        self, indices: list[int], classes: list[int], class_shares: np.ndarray
+    ) -> None:
+        """Stores the LP solution of classes ``classes`` (shares (P, K), in that order) for
+        the rows ``indices``, whose class labels are all among them: :meth:`set_shares` of
+        each row's class row, the jobs of a class sharing one list."""
+        values: list[list[float]] = np.where(class_shares < _MIN_SHARE, 0.0, class_shares).tolist()
+        slot = {label: i for i, label in enumerate(classes)}
+        share_rows, labels = self.share_rows, self.labels
+        for row in indices:
+            share_rows[row] = values[slot[labels[row]]]
+
+    def shares_of(self, rows: np.ndarray) -> np.ndarray:
+        """(n, K) the stored shares of ``rows``."""
+        return np.array([self.share_rows[row] for row in rows.tolist()]).reshape(-1, self.num_types)
+
+    def any_share(self, indices: list[int]) -> bool:
+        """Whether any of the rows ``indices`` has a positive share."""
+        share_rows = self.share_rows
+        for row in indices:
+            for share in share_rows[row]:
+                if share > 0:
+                    return True
+        return False
+
+    def count_round(self, indices: list[int]) -> None:
+        """One more round boundary in the system for the rows ``indices``."""
+        in_system = self.in_system
+        for row in indices:
+            in_system[row] += 1.0
+
+
+def active_in_order(
+    waiting: Iterable[JobState], running: Iterable[JobState]
+) -> tuple[list[JobState], list[int]]:
+    """The active jobs sorted by index (= arrival order), and their indices."""
+    jobs = [*waiting, *running]
+    keys = [job.index for job in jobs]
+    order = sorted(range(len(keys)), key=keys.__getitem__)  # int keys: CPython's fast compare
+    return [jobs[i] for i in order], [keys[i] for i in order]
 
 
 def priority_order(
     book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
 ) -> tuple[np.ndarray, np.ndarray]:
     """The positions and columns of :func:`priority_pairs` as two (p,) int arrays."""
-    pos, cols, _ = priority_pairs(book, rows, work_conserving, heterogeneity_aware)
+    pos, cols, _ = priority_pairs(book, rows.tolist(), work_conserving, heterogeneity_aware)
     return np.array(pos, dtype=np.intp), np.array(cols, dtype=np.intp)
-
-
-def priority_pairs(
-    book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
-) -> tuple[list[int], list[int], list[float]]:
-    """(job position, worker-type column) pairs in Gavel's priority order.
-
-    ``priority = X / received``; infinite when ``X > 0`` and nothing received yet. Sorted by
-    priority, then ``X``, then arrival (position), then (aware) faster type first. Pairs with
-    ``X = 0`` come last and only with ``work_conserving``. Only the pairs with ``X > 0`` need a
-    sort: the pairs come out of ``np.nonzero`` by position, then by the job's types from the
-    fastest down (aware) or in column order (agnostic), which settles every other tie.
-
-    Up to :data:`_LISTS_UP_TO` jobs the pairs are ranked in Python lists (same keys, same
-    float operations; numpy's per-call cost dominates there), above it with numpy.
-
-    Returns:
-        Three lists of p items: positions into ``rows``, worker-type columns and the GPUs of
-        each pair's job (lists, because the greedy pass and the grants walk them in Python).
-    """
-    if rows.size <= _LISTS_UP_TO:
-        return _priority_order_lists(book, rows, work_conserving, heterogeneity_aware)
-    pos, cols, sfs = _priority_order_arrays(book, rows, work_conserving, heterogeneity_aware)
-    return pos.tolist(), cols.tolist(), sfs.tolist()
 
 
 def round_pairs(
     jobs: list[JobState],
     book: RoundBook,
-    rows: np.ndarray,
+    indices: list[int],
     work_conserving: bool,
     heterogeneity_aware: bool,
 ) -> RoundPairs:
-    """:func:`priority_pairs` of the round's active ``jobs`` (``rows`` theirs), kept with the
-    jobs for the round's mid-round passes (and, when ranked with numpy, as arrays too)."""
-    if rows.size <= _LISTS_UP_TO:
-        ranked = _priority_order_lists(book, rows, work_conserving, heterogeneity_aware)
-        return RoundPairs(jobs, rows, *ranked)
-    return RoundPairs(
-        jobs, rows, *_priority_order_arrays(book, rows, work_conserving, heterogeneity_aware)
-    )
+    """:func:`priority_pairs` of the round's active ``jobs`` (``indices`` their rows), kept
+    with the jobs for the round's mid-round passes."""
+    ranked = priority_pairs(book, indices, work_conserving, heterogeneity_aware)
+    return RoundPairs(jobs, *ranked)
 
 
-def _priority_order_arrays(
-    book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`priority_pairs` with numpy, as three (p,) arrays."""
-    num_types = book.fits.shape[1]
-    by_speed = book.speed_order[rows] if heterogeneity_aware else np.arange(num_types)[None, :]
-    flat = rows[:, None] * num_types + by_speed  # (n, K) flat cells, fastest type first if aware
-    shares, fits = book.shares.ravel()[flat], book.fits.ravel()[flat]
-    positive = shares > 0
-    pos, slot = np.nonzero(fits & positive)
-    cells = flat[pos, slot]
-    share = shares[pos, slot]
-    present = book.in_system[rows[pos]]
-    received = book.rounds.ravel()[cells]
-    received = np.divide(received, present, out=np.zeros_like(share), where=present > 0)
-    with np.errstate(divide="ignore"):
-        priority = np.where(received > 0, share / received, np.inf)
-    order = np.lexsort((-share, -priority))
-    pos, cells = pos[order], cells[order]
-    if work_conserving:
-        zero_pos, zero_slot = np.nonzero(fits & ~positive)
-        pos = np.concatenate([pos, zero_pos])
-        cells = np.concatenate([cells, flat[zero_pos, zero_slot]])
-    return pos, cells % num_types, book.scale_factors[rows[pos]]
-
-
-# Jobs up to which the priority order is ranked in Python lists. Measured on 4,402 orders of
-# the first 12,000 Philly jobs: lists 0.024 ms vs numpy 0.073 ms under 8 jobs, 0.057 vs 0.081
-# for 8-31, 0.21 vs 0.11 for 32-127 (issue 11). Compiled (engine.native), on random books:
-# lists 13 / 24 / 32 / 41 us vs numpy 38 / 39 / 41 / 39 us at 8 / 16 / 24 / 32 jobs.
-_LISTS_UP_TO = 24
-_RANK_KEY = itemgetter(0, 1)
-
-
-def _priority_order_lists(
-    book: RoundBook, rows: np.ndarray, work_conserving: bool, heterogeneity_aware: bool
+def priority_pairs(
+    book: RoundBook, indices: list[int], work_conserving: bool, heterogeneity_aware: bool
 ) -> tuple[list[int], list[int], list[float]]:
-    """:func:`priority_pairs` for a few jobs: the same pairs, keys and order, in Python."""
-    num_types = book.fits.shape[1]
-    shares, fits = book.shares.take(rows, axis=0).tolist(), book.fits.take(rows, axis=0).tolist()
-    rounds, present = book.rounds.take(rows, axis=0).tolist(), book.in_system.take(rows).tolist()
-    if heterogeneity_aware:
-        orders = book.speed_order.take(rows, axis=0).tolist()
-    else:
-        orders = [list(range(num_types))] * len(shares)
-    ranked: list[tuple[float, float, int, int]] = []
+    """(job position, worker-type column) pairs in Gavel's priority order.
+
+    ``priority = X / received``; infinite when ``X > 0`` and nothing received yet. Sorted by
+    priority, then ``X``, then arrival (position), then (aware) faster type first. Pairs with
+    ``X = 0`` come last and only with ``work_conserving``. The pairs are listed by position,
+    then by the job's types from the fastest down (aware) or in column order (agnostic), so a
+    stable sort by (priority, X) settles every other tie (:func:`_lex_order`).
+
+    Args:
+        indices: the rows of the active jobs (positions are indices into this list).
+
+    Returns:
+        Three lists of p items: positions into ``indices``, worker-type columns and the GPUs
+        of each pair's job.
+    """
+    num_types = book.num_types
+    shares, rounds, present = book.share_rows, book.round_cells, book.in_system
+    columns = book.fast_cols if heterogeneity_aware else book.fit_cols
+    neg_priority: list[float] = []
+    neg_share: list[float] = []
+    ranked_pos: list[int] = []
+    ranked_cols: list[int] = []
     zero_pos: list[int] = []
     zero_cols: list[int] = []
-    for p, (share_row, fit_row, round_row, here, order) in enumerate(
-        zip(shares, fits, rounds, present, orders, strict=True)
-    ):
-        for col in order:
+    for p in range(len(indices)):
+        row = indices[p]
+        here, share_row, base = present[row], shares[row], row * num_types
+        for col in columns[row]:
             share = share_row[col]
-            if not fit_row[col]:
-                continue
             if share > 0:
-                received = round_row[col] / here if here > 0 else 0.0
-                priority = share / received if received > 0 else math.inf
-                ranked.append((-priority, -share, p, col))
+                received = rounds[base + col] / here if here > 0 else 0.0
+                neg_priority.append(-(share / received) if received > 0 else -math.inf)
+                neg_share.append(-share)
+                ranked_pos.append(p)
+                ranked_cols.append(col)
             elif work_conserving:
                 zero_pos.append(p)
                 zero_cols.append(col)
-    ranked.sort(key=_RANK_KEY)  # stable, as the lexsort: ties keep position, then type order
-    pos = [rank[2] for rank in ranked] + zero_pos
-    cols = [rank[3] for rank in ranked] + zero_cols
-    sizes = book.scale_factors.take(rows).tolist()
-    return pos, cols, [sizes[p] for p in pos]
+    order = _lex_order(neg_priority, neg_share)
+    pos = [ranked_pos[i] for i in order]
+    cols = [ranked_cols[i] for i in order]
+    pos.extend(zero_pos)
+    cols.extend(zero_cols)
+    sizes = book.sizes
+    return pos, cols, [sizes[indices[p]] for p in pos]
+
+
+def _lex_order(primary: list[float], secondary: list[float]) -> list[int]:
+    """Indices sorted by ``primary``, ties by ``secondary``, then by index (numpy's
+    ``lexsort((secondary, primary))``): a stable sort by the primary floats alone (CPython
+    compares float keys without the generic comparison), then each run of equal primaries
+    sorted again by its secondaries."""
+    order = sorted(range(len(primary)), key=primary.__getitem__)
+    size, start = len(order), 0
+    while start < size:
+        key, end = primary[order[start]], start + 1
+        while end < size and primary[order[end]] == key:
+            end += 1
+        if end - start > 1:
+            run = order[start:end]
+            run.sort(key=secondary.__getitem__)
+            order[start:end] = run
+        start = end
+    return order
