@@ -101,7 +101,7 @@ def render_kpi_table(kpi: pd.DataFrame) -> None:
         st.markdown(f"**{title}**")
         key = "kpi_table_" + title.lower().replace(" ", "_")
         st.dataframe(
-            styler, height=38 + 35 * len(kpi), key=key,
+            styler, height=38 + 35 * len(kpi), key=key, width="content",
             column_config=POLICY_INDEX,
         )  # fmt: skip
     st.caption(
