@@ -51,6 +51,7 @@ MODULES = (
     "engine/policies/las_promotion.py",
     "engine/policies/las_keys.py",
     "engine/policies/srtf.py",
+    "engine/policies/gavel/max_min.py",
 )
 """Repository-relative paths of the compiled modules: the engine core that every policy's event
 loop runs through, and the policies whose own time dominated full-trace runs (LAS, SRTF, Gavel's

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
+import pytest
 
 from engine.config import ClusterSpec, NodeGroup
 
@@ -30,3 +33,24 @@ def jobs_frame(*rows: tuple[str, float, str, int, float]) -> pd.DataFrame:
 def cluster(*groups: tuple[str, int, int, str]) -> ClusterSpec:
     """ClusterSpec from (worker_type, nodes, gpus_per_node, rack) rows."""
     return ClusterSpec(tuple(NodeGroup(*g) for g in groups))
+
+
+def spy_gavel_maxmin(
+    monkeypatch: pytest.MonkeyPatch, method: str, record: Callable[[tuple[Any, ...]], None]
+) -> None:
+    """Registers, for the test, a ``gavel_maxmin`` whose ``method`` (of GavelMaxMin) passes its
+    arguments to ``record`` first: an interpreted subclass, since compiled methods cannot be
+    monkeypatched (engine.native). Overriding ``_solve`` turns off the by-class LP path."""
+    from engine.policies import base
+    from engine.policies.gavel.max_min import GavelMaxMin, GavelMaxMinAware
+
+    real = getattr(GavelMaxMin, method)
+
+    def spy(self: GavelMaxMin, *args: Any) -> Any:
+        record(args)
+        return real(self, *args)
+
+    attributes = ("name", "display_name", "group", "Params", "heterogeneity_aware")
+    namespace: dict[str, Any] = {a: getattr(GavelMaxMinAware, a) for a in attributes}
+    spying = type("SpyingGavelMaxMin", (GavelMaxMin,), {**namespace, method: spy})
+    monkeypatch.setitem(base._REGISTRY, "gavel_maxmin", spying)

@@ -9,13 +9,12 @@ from scipy.optimize import linprog
 
 from engine.config import PolicySpec, RoundConfig, ScenarioConfig
 from engine.policies.gavel import highs as _gavel_highs
-from engine.policies.gavel import max_min as gavel
 from engine.policies.gavel import rounds as _gavel_rounds
 from engine.policies.gavel.lp import max_min_coefficients, solve_max_min
 from engine.presets import gavel_compatible
 from engine.simulator import simulate
 from engine.throughput import load_matrix
-from tests.engine.helpers import RESNET50, cluster, jobs_frame
+from tests.engine.helpers import RESNET50, cluster, jobs_frame, spy_gavel_maxmin
 
 MATRIX = load_matrix()
 RATE = MATRIX.steps_per_s(RESNET50, "v100", 1)
@@ -192,21 +191,13 @@ def test_lp_is_resolved_only_after_the_reallocation_interval(
     before all arrivals are in (at the first round), then at most every 1920 s."""
     calls: list[int] = []
 
-    def counted(name: str) -> None:  # Gavel's program: _solve; the class LP: _class_shares
-        real = getattr(gavel.GavelMaxMin, name)
-
-        def counting(self, *args):  # type: ignore[no-untyped-def]
-            calls.append(1)
-            return real(self, *args)
-
-        monkeypatch.setattr(gavel.GavelMaxMin, name, counting)
-
-    counted("_solve")
-    counted("_class_shares")
+    # Gavel's program: _solve; the class LP: _class_shares (overriding _solve would bypass it)
+    spy_gavel_maxmin(monkeypatch, "_solve", lambda args: calls.append(1))
     jobs = jobs_frame(*((f"j{i}", 50 * i, RESNET50, 1, 3000 * RATE) for i in range(20)))
     base = ScenarioConfig(cluster=cluster(("v100", 1, 4, "r0")))
     simulate(jobs, gavel_compatible(base), PolicySpec("gavel_maxmin"), MATRIX)
     spaced = len(calls)
     calls.clear()
+    spy_gavel_maxmin(monkeypatch, "_class_shares", lambda args: calls.append(1))
     simulate(jobs, base, PolicySpec("gavel_maxmin"), MATRIX)
     assert 1 <= spaced < len(calls)

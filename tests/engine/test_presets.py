@@ -8,11 +8,10 @@ import math
 import pytest
 
 from engine.config import PolicySpec, ScenarioConfig
-from engine.policies.gavel.max_min import GavelMaxMin
 from engine.presets import gavel_compatible
 from engine.simulator import simulate
 from engine.throughput import load_matrix
-from tests.engine.helpers import RESNET50, cluster, jobs_frame
+from tests.engine.helpers import RESNET50, cluster, jobs_frame, spy_gavel_maxmin
 
 MATRIX = load_matrix()
 
@@ -60,13 +59,7 @@ def test_allocation_is_recomputed_at_most_every_1920_s(monkeypatch: pytest.Monke
     """Jobs arrive every 100 s for an hour; Gavel's LP is solved at most once per 1920 s, except
     right after the solve at t=0 (Gavel reads a last solve at time 0 as "never solved")."""
     solves: list[float] = []
-    original = GavelMaxMin._solve
-
-    def spy(self, now_s, active, rows):  # type: ignore[no-untyped-def]
-        solves.append(now_s)
-        return original(self, now_s, active, rows)
-
-    monkeypatch.setattr(GavelMaxMin, "_solve", spy)
+    spy_gavel_maxmin(monkeypatch, "_solve", lambda args: solves.append(args[0]))  # now_s
     jobs = jobs_frame(*[(f"j{i}", 100.0 * i, RESNET50, 1, 20000) for i in range(36)])
     config = gavel_compatible(ScenarioConfig(cluster=cluster(("v100", 1, 4, "r0"))))
     simulate(jobs, config, PolicySpec("gavel_maxmin"), MATRIX)

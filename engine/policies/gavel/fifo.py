@@ -48,7 +48,7 @@ class GavelFifo(GavelMaxMin):
         )
 
     def __init__(self, params: Params, context: PolicyContext) -> None:
-        super().__init__(params, context)  # type: ignore[arg-type]
+        super().__init__(params, context)
         self._types: dict[int, tuple[int, int]] = {}  # job index -> (type column, GPUs)
         self._by_name = sorted(range(len(self.worker_types)), key=self.worker_types.__getitem__)
 

@@ -52,7 +52,7 @@ from engine.policies.gavel.lp import (
     fit_mask,
     solve_lp_if_feasible,
 )
-from engine.policies.gavel.max_min import GavelMaxMin
+from engine.policies.gavel.max_min import GavelMaxMin, GavelParams
 from engine.state import JobState
 
 
@@ -62,7 +62,7 @@ class GavelFinishTimeFairness(GavelMaxMin):
     needs_sync = True  # reads remaining_steps
 
     @dataclass(frozen=True)
-    class Params(GavelMaxMin.Params):
+    class Params(GavelParams):
         bisection_steps: int = field(
             default=30, metadata={"help": "Most LP feasibility checks per solve (bisection on rho)"}
         )
@@ -70,7 +70,7 @@ class GavelFinishTimeFairness(GavelMaxMin):
             default=1e-3, metadata={"help": "Relative width at which the rho bisection stops"}
         )
 
-    def __init__(self, params: GavelMaxMin.Params, context: PolicyContext) -> None:
+    def __init__(self, params: GavelParams, context: PolicyContext) -> None:
         super().__init__(params, context)
         self._cumulative_isolated_s: dict[int, float] = {}
         self._previous: dict[int, tuple[float, float]] = {}  # remaining steps, T_iso at a solve

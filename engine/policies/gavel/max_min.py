@@ -40,9 +40,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
+from mypy_extensions import mypyc_attr
 
 from engine.policies.base import (
     Allocation,
@@ -61,34 +62,44 @@ from engine.policies.gavel.rounds import RoundBook, active_in_order, priority_pa
 from engine.state import JobState
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # FTF's and min total duration's Params
+@dataclass(frozen=True)
+class GavelParams:
+    """The Gavel round policies' shared knobs (:attr:`GavelMaxMin.Params`)."""
+
+    work_conserving: bool = field(
+        default=True,
+        metadata={
+            "help": "Give GPUs left after all LP shares to jobs without a share "
+            "(not under Gavel's simulator rules)"
+        },
+    )
+    efficiency_epsilon: float = field(
+        default=1e-3,
+        metadata={
+            "help": "Weight of the LP's use-leftover-capacity tie-break (0 = off; not "
+            "under Gavel's simulator rules)"
+        },
+    )
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)  # Gavel FIFO, FTF, min total duration
 class GavelMaxMin(Policy):
     """Gavel's max-min fairness (least attained service across jobs), solved as an LP."""
 
-    preemptive = True
-    uses_rounds = True
-    needs_sync = False  # the LP and round priorities read no progress counters
+    # Compiled with mypyc: ClassVar attributes; the registered subclasses are registered after
+    # their bodies with their docstrings, as engine.policies.base's module docstring says.
+    preemptive: ClassVar[bool] = True
+    uses_rounds: ClassVar[bool] = True
+    needs_sync: ClassVar[bool] = False  # the LP and round priorities read no progress counters
     heterogeneity_aware: ClassVar[bool] = True
     micro_task_rounds: ClassVar[bool] = True  # runs in Gavel's loop under gavel_rules
     skips_zero_priority: ClassVar[bool] = False  # Gavel's FIFO rule in its queues
 
-    @dataclass(frozen=True)
-    class Params:
-        work_conserving: bool = field(
-            default=True,
-            metadata={
-                "help": "Give GPUs left after all LP shares to jobs without a share "
-                "(not under Gavel's simulator rules)"
-            },
-        )
-        efficiency_epsilon: float = field(
-            default=1e-3,
-            metadata={
-                "help": "Weight of the LP's use-leftover-capacity tie-break (0 = off; not "
-                "under Gavel's simulator rules)"
-            },
-        )
+    Params: ClassVar[type[Any]] = GavelParams  # subclasses extend GavelParams
 
-    def __init__(self, params: Params, context: PolicyContext) -> None:
+    def __init__(self, params: Any, context: PolicyContext) -> None:
+        # params: a GavelParams, or Gavel FIFO's own (Any: compiled code checks the class)
         super().__init__(params, context)
         capacity = context.cluster.capacity()
         self.worker_types = list(capacity)
@@ -281,7 +292,7 @@ class GavelMaxMin(Policy):
 
 
 @dataclass(frozen=True)
-class MaxMinParams(GavelMaxMin.Params):
+class MaxMinParams(GavelParams):
     """The max-min policies' parameters: the shared ones and the LP's warm start."""
 
     warm_start: bool = field(
@@ -293,31 +304,36 @@ class MaxMinParams(GavelMaxMin.Params):
     )
 
 
-@register_policy("gavel_maxmin")
+_AWARE_DOC = """Gavel max-min fairness, heterogeneity-aware: equalizes throughput relative to an
+equal share.
+
+Narayanan et al., OSDI 2020. LP objective ``max min_j sum_k X_jk tput_jk sf_j /
+(w_j tput_equal_j)``; the round mechanism serves each job where its share lags most.
+"""
+
+_AGNOSTIC_DOC = """Gavel max-min fairness, heterogeneity-agnostic: equalizes weighted GPU-time,
+ignoring speed.
+
+Narayanan et al., OSDI 2020 (their "max_min_fairness" baseline, i.e. LAS across jobs): every
+worker type counts as equally fast.
+"""
+
+
 class GavelMaxMinAware(GavelMaxMin):
-    """Gavel max-min fairness, heterogeneity-aware: equalizes throughput relative to an equal share.
+    display_name: ClassVar[str] = "Gavel max-min"
+    group: ClassVar[str] = "Gavel"
+    Params: ClassVar[type[Any]] = MaxMinParams
 
-    Narayanan et al., OSDI 2020. LP objective ``max min_j sum_k X_jk tput_jk sf_j /
-    (w_j tput_equal_j)``; the round mechanism serves each job where its share lags most.
-    """
-
-    display_name = "Gavel max-min"
-    group = "Gavel"
-    Params = MaxMinParams
-
-    heterogeneity_aware = True
+    heterogeneity_aware: ClassVar[bool] = True
 
 
-@register_policy("gavel_maxmin_agnostic")
 class GavelMaxMinAgnostic(GavelMaxMin):
-    """Gavel max-min fairness, heterogeneity-agnostic: equalizes weighted GPU-time, ignoring speed.
+    display_name: ClassVar[str] = "Gavel max-min (agnostic)"
+    group: ClassVar[str] = "Gavel"
+    Params: ClassVar[type[Any]] = MaxMinParams
 
-    Narayanan et al., OSDI 2020 (their "max_min_fairness" baseline, i.e. LAS across jobs): every
-    worker type counts as equally fast.
-    """
+    heterogeneity_aware: ClassVar[bool] = False
 
-    display_name = "Gavel max-min (agnostic)"
-    group = "Gavel"
-    Params = MaxMinParams
 
-    heterogeneity_aware = False
+register_policy("gavel_maxmin", doc=_AWARE_DOC)(GavelMaxMinAware)
+register_policy("gavel_maxmin_agnostic", doc=_AGNOSTIC_DOC)(GavelMaxMinAgnostic)

@@ -40,7 +40,7 @@ from engine.policies.gavel.makespan import (
     answered_probe,
     shortest_makespan_s,
 )
-from engine.policies.gavel.max_min import GavelMaxMin
+from engine.policies.gavel.max_min import GavelMaxMin, GavelParams
 from engine.state import JobState
 
 
@@ -50,7 +50,7 @@ class GavelMinTotalDuration(GavelMaxMin):
     needs_sync = True  # reads remaining_steps
 
     @dataclass(frozen=True)
-    class Params(GavelMaxMin.Params):
+    class Params(GavelParams):
         min_makespan_s: float = field(
             default=100.0, metadata={"help": "Lower end of the makespan bisection (s)"}
         )
