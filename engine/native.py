@@ -52,6 +52,8 @@ MODULES = (
     "engine/policies/las_keys.py",
     "engine/policies/srtf.py",
     "engine/policies/gavel/max_min.py",
+    "engine/policies/gavel/class_lp.py",
+    "engine/policies/gavel/class_model.py",
 )
 """Repository-relative paths of the compiled modules: the engine core that every policy's event
 loop runs through, and the policies whose own time dominated full-trace runs (LAS, SRTF, Gavel's
