@@ -57,9 +57,11 @@ MODULES = (
 )
 """Repository-relative paths of the compiled modules: the engine core that every policy's event
 loop runs through, and the policies whose own time dominated full-trace runs (LAS, SRTF, Gavel's
-round mechanism), profiled on the full Philly trace, November 2026. A class compiled here can only
-be subclassed by classes compiled with it; class docstrings are dropped (hence
-``register_policy(name, doc=...)``). Every package holding one of them calls :func:`activate`."""
+round mechanism, max-min and its class LP), profiled on the full Philly trace, November 2026. A
+class compiled here can only be subclassed by classes compiled with it, unless it is marked
+``@mypyc_attr(allow_interpreted_subclasses=True)`` (Gavel's max-min, which Gavel FIFO, FTF and
+min total duration extend); class docstrings are dropped (hence ``register_policy(name,
+doc=...)``). Every package holding one of them calls :func:`activate`."""
 
 
 def source_hash() -> str:
