@@ -133,7 +133,7 @@ class ClassMaxMin:
         Returns:
             The present class ids (P,), ascending, and their shares (P, K).
         """
-        present = np.flatnonzero(counts)
+        present = counts.nonzero()[0]  # (np.flatnonzero: three calls)
         present_counts = counts[present]
         classes = present.tobytes()
         key = classes + present_counts.tobytes()

@@ -14,6 +14,7 @@ arrays are the ones a fresh build gives, value for value, so HiGHS solves the ve
 
 from __future__ import annotations
 
+import math
 from typing import Any, Protocol
 
 import numpy as np
@@ -47,6 +48,10 @@ class ClassModel:
     Attributes:
         live: (C,) bool, classes with a positive coefficient (the others get no share and no
             rows); rows, cols: (m,) class (among the live ones) and type of each share column.
+
+    The class-only arrays are built from Python lists in one pass over the table (compiled:
+    a C loop; a dozen numpy calls per class set cost more at these sizes), and a solve writes
+    the count-dependent entries into kept buffers (HiGHS copies the model when it is passed).
     """
 
     def __init__(
@@ -58,32 +63,50 @@ class ClassModel:
     ) -> None:
         self.num_classes, self.num_types = coefficients.shape
         self.epsilon = epsilon
-        self.live = coefficients.max(axis=1) > 0
-        self._all_live = bool(self.live.all())
-        live_coefficients = coefficients[self.live]
+        self.live = live = coefficients.max(axis=1) > 0
+        self._all_live = all_live = bool(live.all())
+        live_coefficients = coefficients if all_live else coefficients[live]
         nc = self.nc = live_coefficients.shape[0]
-        self.rows, self.cols = np.nonzero(live_coefficients > 0)
-        m = self.m = self.rows.size
-        self.values = live_coefficients[self.rows, self.cols]
-        self._cells = np.flatnonzero(self.live)[self.rows] * self.num_types + self.cols
-        self._scale_factors = scale_factors[self.live][self.rows]  # of each column's class
+        positive = live_coefficients > 0
+        pairs: tuple[np.ndarray, ...] = positive.nonzero()
+        self.rows, self.cols = rows, cols = pairs[0], pairs[1]
+        m = self.m = rows.size
+        self.values = live_coefficients[positive]  # row-major: = [rows, cols]
+        classes = rows if all_live else live.nonzero()[0][rows]  # each column's, among all C
+        self._col_classes = classes
+        self._cells = classes * self.num_types + cols  # each column's cell of the (C, K) shares
+        self._scale_factors = scale_factors[classes]
         # CSC by hand: share column (i, k) has -c in fairness row i, 1 in time row nc + i and
-        # the class's GPUs in capacity row 2 nc + k; the last column (t) has 1 in every
-        # fairness row.
-        indptr = np.append(np.arange(0, 3 * m + 1, 3), 3 * m + nc)
-        entries = np.column_stack([self.rows, nc + self.rows, 2 * nc + self.cols]).ravel()
-        indices = np.concatenate([entries, np.arange(nc)])
-        self.indptr, self.indices = indptr.astype(np.int32), indices.astype(np.int32)  # HiGHS's
-        self._data = np.concatenate(
-            [np.column_stack([-self.values, np.ones(m), np.zeros(m)]).ravel(), np.ones(nc)]
-        )
+        # the class's GPUs (times the count, per solve) in capacity row 2 nc + k; the last
+        # column (t) has 1 in every fairness row.
+        size = 3 * m + nc
+        self.indptr = np.arange(0, 3 * m + 4, 3, dtype=np.int32)  # HiGHS's int32
+        self.indptr[m + 1] = size
+        self.indices = np.empty(size, dtype=np.int32)
+        self.indices[3 * m :] = np.arange(nc)
+        column_rows = self.indices[: 3 * m].reshape(m, 3)
+        column_rows[:, 0] = rows
+        column_rows[:, 1] = rows + nc
+        column_rows[:, 2] = cols + 2 * nc
+        self._data = np.ones(size)
+        np.negative(self.values, out=self._data[0 : 3 * m : 3])
         self.num_rows = 2 * nc + self.num_types
-        self.b_ub = np.concatenate([np.zeros(nc), np.ones(nc), capacity.astype(float)])
-        self.upper = np.append(np.ones(m), np.inf)
-        self._arrays: list[Any] | None = None  # HiGHS's form, costs and entries to replace
+        self.b_ub = np.ones(self.num_rows)
+        self.b_ub[:nc] = 0.0
+        self.b_ub[2 * nc :] = capacity
+        self.upper = np.ones(m + 1)
+        self.upper[m] = math.inf
+        self._costs = np.empty(m + 1)
+        self._costs[m] = -1.0  # -t
+        self._arrays: list[Any] | None = None  # HiGHS's form, on the kept buffers
+        arrays = None
         if m:
             matrix = CscMatrix(self.indptr, self.indices, self._data, self.num_rows)
-            self._arrays = model_arrays(np.zeros(m + 1), matrix, self.b_ub, self.upper)
+            arrays = model_arrays(self._costs, matrix, self.b_ub, self.upper)
+        if arrays is not None:  # the per-solve entries get written into these buffers
+            self._data, self._costs, self._arrays = arrays[DATA], arrays[OBJECTIVE], arrays
+        self._count_entries = self._data[2 : 3 * m : 3]  # capacity rows: count * GPUs
+        self._cost_entries = self._costs[:m]
 
     def data(self, live_counts: np.ndarray) -> np.ndarray:
         """(3 m + nc,) the matrix entries, CSC order, for ``live_counts`` (nc,) jobs per class."""
@@ -112,9 +135,42 @@ class ClassModel:
         Raises:
             EngineError: if HiGHS finds the LP infeasible (it never is: all-zero shares fit).
         """
-        shares = np.zeros(self.num_classes * self.num_types)
         if self.nc == 0:
-            return shares.reshape(self.num_classes, self.num_types)
+            return np.zeros((self.num_classes, self.num_types))
+        if self._arrays is None or warm is not None:
+            return self._solve_arrays(counts, solver, warm)
+        self._fill(counts)
+        values = solver.solve_values(self._arrays)
+        if values is None:
+            raise EngineError("Gavel LP is infeasible")
+        return self._shares(values)
+
+    def _fill(self, counts: np.ndarray) -> None:
+        """Writes the entries and costs of ``counts`` (C,) into the kept model: what
+        :meth:`data` and :meth:`objective` give, computed the same way."""
+        col_counts = counts[self._col_classes]  # = live_counts[self.rows]
+        np.multiply(col_counts, self._scale_factors, out=self._count_entries)
+        total = counts.sum() if self._all_live else counts[self.live].sum()
+        weight = self.epsilon / total
+        np.multiply(-weight * col_counts, self.values, out=self._cost_entries)
+
+    def _shares(self, values: list[float]) -> np.ndarray:
+        """(C, K) the share columns of HiGHS's ``values`` (m + 1,) clipped to [0, 1], 0 in
+        every other cell."""
+        shares = np.zeros(self.num_classes * self.num_types)
+        x = np.fromiter(values, np.float64, len(values))
+        shares[self._cells] = np.clip(x[: self.m], 0.0, 1.0)
+        return shares.reshape(self.num_classes, self.num_types)
+
+    def _solve_arrays(
+        self,
+        counts: np.ndarray,
+        solver: HighsSolver,
+        warm: tuple[WarmBasis, np.ndarray] | None,
+    ) -> np.ndarray:
+        """:meth:`solve` through :meth:`HighsSolver.solve`: with a warm start, or without
+        HiGHS's bindings (then ``linprog``)."""
+        shares = np.zeros(self.num_classes * self.num_types)
         live_counts = counts if self._all_live else counts[self.live]
         data, objective = self.data(live_counts), self.objective(live_counts)
         matrix = CscMatrix(self.indptr, self.indices, data, self.num_rows)

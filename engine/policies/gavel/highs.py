@@ -31,6 +31,10 @@ except ImportError:  # pragma: no cover - older or newer scipy layouts
 else:
     _COLWISE = int(_highs.MatrixFormat.kColwise)
     _MINIMIZE = int(_highs.ObjSense.kMinimize)
+    _OPTIMAL = _highs.HighsModelStatus.kOptimal
+    _INFEASIBLE_STATUS = _highs.HighsModelStatus.kInfeasible
+
+_INFEASIBLE_VALUES: list[float] = []  # what _run returns when HiGHS reports the LP infeasible
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,50 @@ class HighsSolver:
             raise EngineError(f"Gavel LP failed: {result.message}")
         return np.asarray(result.x)
 
+    def solve_values(self, arrays: list[Any]) -> list[float] | None:
+        """The optimal ``x`` as HiGHS hands it out (a list: no array built), or None when the
+        LP is infeasible; the LP as :func:`model_arrays` gives it. Falls back to ``linprog``
+        like :meth:`solve`.
+
+        Raises:
+            EngineError: if HiGHS fails for another reason than infeasibility.
+        """
+        self.basis = None
+        if _highs is not None:
+            try:
+                values = self._run(arrays)
+            except (AttributeError, TypeError, ValueError):
+                values = None
+            if values is _INFEASIBLE_VALUES:
+                return None
+            if values is not None:
+                return values
+        matrix = CscMatrix(arrays[11], arrays[12], arrays[DATA], arrays[1])
+        x = self.solve(arrays[OBJECTIVE], matrix, arrays[10], arrays[8])
+        return None if x is None else list(x.tolist())
+
+    def _run(self, arrays: list[Any], start: Basis | None = None) -> list[float] | None:
+        """Passes the LP (:func:`model_arrays`) to the kept instance and solves it: HiGHS's
+        ``x`` on an optimum, :data:`_INFEASIBLE_VALUES` if infeasible, else None."""
+        assert _highs is not None
+        solver = self._instance
+        if solver is None:
+            solver = _highs._Highs()
+            solver.setOptionValue("output_flag", False)
+            solver.setOptionValue("presolve", "off")  # tiny LPs: presolve costs more than it saves
+            self._instance = solver
+        solver.passModel(*arrays)
+        if start is not None:
+            solver.setBasis(_highs_basis(start))
+        solver.run()
+        status = solver.getModelStatus()
+        if status == _OPTIMAL:  # (each comparison of HiGHS's enums is a call)
+            values: list[float] = solver.getSolution().col_value
+            return values
+        if status == _INFEASIBLE_STATUS:
+            return _INFEASIBLE_VALUES
+        return None
+
     def _solve_direct(
         self,
         objective: np.ndarray,
@@ -124,31 +172,21 @@ class HighsSolver:
         """The LP through ``scipy.optimize._highspy._core``: ``x`` if HiGHS reports an optimum,
         :data:`_INFEASIBLE` if it reports the LP infeasible, else None (then ``linprog`` tries).
         ``arrays``: :func:`model_arrays` of this LP, if the caller has them."""
-        assert _highs is not None
         model = arrays or model_arrays(objective, matrix, b_ub, upper)
         assert model is not None
-        solver = self._instance
-        if solver is None:
-            solver = _highs._Highs()
-            solver.setOptionValue("output_flag", False)
-            solver.setOptionValue("presolve", "off")  # tiny LPs: presolve costs more than it saves
-            self._instance = solver
-        solver.passModel(*model)
-        if start is not None:
-            solver.setBasis(_highs_basis(start))
-        solver.run()
-        status = solver.getModelStatus()
-        if status == _highs.HighsModelStatus.kInfeasible:
-            return _INFEASIBLE
-        if status != _highs.HighsModelStatus.kOptimal:
+        values = self._run(model, start)
+        if values is None:
             return None
+        if values is _INFEASIBLE_VALUES:
+            return _INFEASIBLE
         if keep_basis:
-            basis = solver.getBasis()
+            assert self._instance is not None
+            basis = self._instance.getBasis()
             self.basis = (
                 np.array([int(status) for status in basis.col_status]),
                 np.array([int(status) for status in basis.row_status]),
             )
-        return np.array(solver.getSolution().col_value)
+        return np.array(values, dtype=np.float64)
 
 
 def model_arrays(
