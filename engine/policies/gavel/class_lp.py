@@ -25,6 +25,7 @@ default.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import TypeVar
 
 import numpy as np
@@ -115,8 +116,10 @@ class ClassMaxMin:
         self.solver = HighsSolver()
         self.warm = WarmBasis(capacity.size) if warm_start else None
         self._cache: dict[bytes, np.ndarray] = {}
+        self._cache_order: deque[bytes] = deque()  # its keys, oldest first
         self.models_kept = models_kept
         self._models: dict[bytes, ClassModel] = {}  # by the present classes' ids
+        self._models_order: deque[bytes] = deque()
 
     def shares(
         self, class_coefficients: np.ndarray, class_scale_factors: np.ndarray, counts: np.ndarray
@@ -145,15 +148,18 @@ class ClassMaxMin:
                     class_coefficients[present], class_scale_factors[present], self.capacity,
                     self.epsilon,
                 )  # fmt: skip
-                _remember(self._models, classes, model, self.models_kept)
+                _remember(self._models, self._models_order, classes, model, self.models_kept)
             warm = None if self.warm is None else (self.warm, present)
             shares = model.solve(present_counts, self.solver, warm)
-            _remember(self._cache, key, shares, self.cache_size)
+            _remember(self._cache, self._cache_order, key, shares, self.cache_size)
         return present, shares
 
 
-def _remember(cache: dict[bytes, T], key: bytes, value: T, size: int) -> None:
-    """Stores ``value`` under ``key``, first dropping the oldest entry if ``cache`` is full."""
+def _remember(cache: dict[bytes, T], order: deque[bytes], key: bytes, value: T, size: int) -> None:
+    """Stores ``value`` under the new ``key``, first dropping the oldest entry if ``cache`` is
+    full; ``order`` holds the keys, oldest first. (Not ``next(iter(cache))``: a dict keeps a
+    hole for each deleted entry, which iteration from the front walks over.)"""
     if len(cache) >= size:
-        del cache[next(iter(cache))]
+        del cache[order.popleft()]
     cache[key] = value
+    order.append(key)
