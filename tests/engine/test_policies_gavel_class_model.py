@@ -80,3 +80,45 @@ def test_model_arrays_are_the_lp_of_its_definition() -> None:
     assert np.allclose(model.objective(live_counts), [-weight * 6, -weight * 1.5, -weight * 6, -1])
     shares = model.solve(counts, HighsSolver())
     assert shares.shape == (3, 2) and not shares[2].any()
+
+
+@settings(max_examples=40, deadline=None)
+@given(case=_class_runs())
+def test_kept_buffers_solve_as_the_arrays_built_anew(
+    case: tuple[np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]],
+) -> None:
+    """The fast path (entries and costs written into the model's kept HiGHS buffers, shares
+    clipped in a loop and packed) against the path that builds ``data``/``objective`` anew
+    and clips with numpy, on one model through a run of counts (stale entries would show)."""
+    coefficients, sfs, capacity, runs = case
+    model = ClassModel(coefficients, sfs, capacity, 1e-3)
+    for counts in runs:
+        counts = np.where(counts > 0, counts, 1)  # every class present
+        fast = model.solve(counts, HighsSolver())
+        if model.m == 0:  # no live class: no LP
+            assert not fast.any()
+            continue
+        built = model._solve_arrays(counts, HighsSolver(), None)
+        assert fast.dtype == built.dtype and fast.shape == built.shape
+        assert fast.tobytes() == built.tobytes()
+
+
+def test_shares_clip_as_numpy_does() -> None:
+    """Negative zero and NaN pass through, below 0 and above 1 are cut: np.clip's bytes."""
+    coefficients = np.ones((3, 3))
+    model = ClassModel(coefficients, np.ones(3), np.full(3, 4.0), 1e-3)
+    special = [-0.0, 0.0, -1e-12, 1.0, 1.0 + 1e-9, np.nan, -np.inf, np.inf, 0.5]
+    shares = model._shares([*special, -1.0])  # m = 9 share columns, then t
+    assert shares.tobytes() == np.clip(np.array(special), 0.0, 1.0).reshape(3, 3).tobytes()
+    assert np.signbit(shares[0, 0]) and not np.signbit(shares[0, 1])
+
+
+def test_oldest_solution_and_model_dropped_first() -> None:
+    coefficients = np.array([[1.0, 2.0], [2.0, 1.0]])
+    kept = ClassMaxMin(np.array([2.0, 2.0]), 1e-3, cache_size=2, models_kept=2)
+    for counts in ([1, 0], [0, 1], [1, 1], [2, 1]):
+        kept.shares(coefficients, np.ones(2), np.array(counts))
+    classes = [np.array(ids).tobytes() for ids in ([0], [1], [0, 1])]
+    assert list(kept._models) == classes[1:]  # [0] dropped, [0, 1] kept once
+    assert len(kept._cache) == 2
+    assert list(kept._cache)[0].startswith(classes[2])  # the [1] solution dropped
