@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -156,26 +156,34 @@ class ClassModel:
         :meth:`data` and :meth:`objective` give, computed the same way."""
         col_counts = counts[self._col_classes]  # = live_counts[self.rows]
         np.multiply(col_counts, self._scale_factors, out=self._count_entries)
-        total = counts.sum() if self._all_live else counts[self.live].sum()
+        # ufuncs called directly (ndarray.sum goes through numpy's Python wrapper), products
+        # written in place: (-weight * count) * value, in objective's order
+        total = np.add.reduce(counts if self._all_live else counts[self.live])
         weight = self.epsilon / float(total)  # (a numpy integer's division: ~10x slower)
-        np.multiply(-weight * col_counts, self.values, out=self._cost_entries)
+        costs = self._cost_entries
+        np.multiply(col_counts, -weight, out=costs)
+        np.multiply(costs, self.values, out=costs)
 
     def _shares(self, values: list[float]) -> np.ndarray:
         """(C, K) the share columns of HiGHS's ``values`` (m + 1,) clipped to [0, 1] as
         ``np.clip`` does (-0.0 and NaN pass through), 0 in every other cell; packed into the
-        array with :mod:`struct` (converting a list of floats with numpy costs ~3x more)."""
-        shares_list = [0.0] * (self.num_classes * self.num_types)
-        cells = self._cell_list
-        for j in range(self.m):
+        array with :mod:`struct` (converting a list of floats with numpy costs ~3x more). The
+        values are moved as objects, boxed anew only when one is out of bounds (rare: a basic
+        variable within HiGHS's feasibility tolerance)."""
+        m = self.m
+        for j in range(m):
             value = values[j]
-            if value < 0.0:
-                value = 0.0
-            elif value > 1.0:
-                value = 1.0
-            shares_list[cells[j]] = value
-        shares = np.empty((self.num_classes, self.num_types))
-        self._pack_shares(shares, 0, *shares_list)
-        return shares
+            if value < 0.0 or value > 1.0:
+                values = [_clip(values[i]) for i in range(m)]
+                break
+        objects = cast(list[object], values)  # (no unboxing: the float objects as they are)
+        shares: list[object] = [0.0] * (self.num_classes * self.num_types)
+        cells = self._cell_list
+        for j in range(m):
+            shares[cells[j]] = objects[j]
+        array = np.empty((self.num_classes, self.num_types))
+        self._pack_shares(array, 0, *shares)
+        return array
 
     def _solve_arrays(
         self,
@@ -205,3 +213,12 @@ class ClassModel:
             raise EngineError("Gavel LP is infeasible")
         shares[self._cells] = np.clip(x[: self.m], 0.0, 1.0)
         return shares.reshape(self.num_classes, self.num_types)
+
+
+def _clip(value: float) -> float:
+    """``value`` clipped to [0, 1] as ``np.clip`` does: -0.0 and NaN pass through."""
+    if value < 0.0:
+        return 0.0
+    if value > 1.0:
+        return 1.0
+    return value
