@@ -7,6 +7,7 @@ both shortcuts must give, bit for bit, what a fresh model on a fresh HiGHS insta
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -103,13 +104,24 @@ def test_kept_buffers_solve_as_the_arrays_built_anew(
         assert fast.tobytes() == built.tobytes()
 
 
-def test_shares_clip_as_numpy_does() -> None:
-    """Negative zero and NaN pass through, below 0 and above 1 are cut: np.clip's bytes."""
-    coefficients = np.ones((3, 3))
-    model = ClassModel(coefficients, np.ones(3), np.full(3, 4.0), 1e-3)
-    special = [-0.0, 0.0, -1e-12, 1.0, 1.0 + 1e-9, np.nan, -np.inf, np.inf, 0.5]
+@pytest.mark.parametrize(
+    "special",
+    [
+        [-0.0, 0.0, -1e-12, 1.0, 1.0 + 1e-9, np.nan, -np.inf, np.inf, 0.5],
+        [-0.0, 0.0, 0.25, 1.0, 1.0 + 1e-9, 0.5, 0.75, 0.0, 0.5],  # only one above 1
+        [-0.0, 0.0, 0.25, 1.0, 0.3, 0.5, 0.75, -1e-12, 0.5],  # only one below 0
+        [-0.0, 0.0, 0.25, 1.0, 0.3, 0.5, 0.75, np.nan, 0.5],  # none out of bounds
+    ],
+)
+def test_shares_clip_as_numpy_does(special: list[float]) -> None:
+    """Negative zero and NaN pass through, below 0 and above 1 are cut: np.clip's bytes, in
+    the cells of the share columns (class 1 fits type 0 only: its other cells stay 0)."""
+    coefficients = np.array([[1.0, 1.0, 1.0], [1.0, 0.0, 0.0], [1.0, 1.0, 1.0], [1.0, 1.0, 0.0]])
+    model = ClassModel(coefficients, np.ones(4), np.full(3, 4.0), 1e-3)
     shares = model._shares([*special, -1.0])  # m = 9 share columns, then t
-    assert shares.tobytes() == np.clip(np.array(special), 0.0, 1.0).reshape(3, 3).tobytes()
+    expected = np.zeros(12)
+    expected[[0, 1, 2, 3, 6, 7, 8, 9, 10]] = np.clip(np.array(special), 0.0, 1.0)
+    assert shares.tobytes() == expected.reshape(4, 3).tobytes()
     assert np.signbit(shares[0, 0]) and not np.signbit(shares[0, 1])
 
 
