@@ -65,8 +65,9 @@ class ClassModel:
     ) -> None:
         self.num_classes, self.num_types = coefficients.shape
         self.epsilon = epsilon
-        self.live = live = coefficients.max(axis=1) > 0
-        self._all_live = all_live = bool(live.all())
+        # ufunc reductions called directly: ndarray.max/all go through numpy's Python wrappers
+        self.live = live = np.maximum.reduce(coefficients, axis=1) > 0
+        self._all_live = all_live = bool(np.logical_and.reduce(live))
         live_coefficients = coefficients if all_live else coefficients[live]
         nc = self.nc = live_coefficients.shape[0]
         positive = live_coefficients > 0
@@ -79,9 +80,7 @@ class ClassModel:
         self._cells = classes * self.num_types + cols  # each column's cell of the (C, K) shares
         self._cell_list: list[int] = self._cells.tolist()
         self._scale_factors = scale_factors[classes]
-        self._pack_shares: Callable[..., None] = struct.Struct(
-            f"{self.num_classes * self.num_types}d"
-        ).pack_into
+        self._pack_shares = _packer(self.num_classes * self.num_types)
         # CSC by hand: share column (i, k) has -c in fairness row i, 1 in time row nc + i and
         # the class's GPUs (times the count, per solve) in capacity row 2 nc + k; the last
         # column (t) has 1 in every fairness row.
@@ -222,3 +221,14 @@ def _clip(value: float) -> float:
     if value > 1.0:
         return 1.0
     return value
+
+
+_PACKERS: dict[int, Callable[..., None]] = {}
+
+
+def _packer(size: int) -> Callable[..., None]:
+    """``struct.Struct(f"{size}d").pack_into``, one per size (a format is parsed once)."""
+    pack = _PACKERS.get(size)
+    if pack is None:
+        pack = _PACKERS[size] = struct.Struct(f"{size}d").pack_into
+    return pack
