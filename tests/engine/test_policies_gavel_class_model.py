@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.class_model import ClassModel
-from engine.policies.gavel.highs import HighsSolver
+from engine.policies.gavel.highs import CscMatrix, HighsSolver, model_arrays
 from engine.policies.gavel.lp import max_min_coefficients
 
 
@@ -153,3 +153,23 @@ def test_kept_buffer_solve_falls_back_to_linprog() -> None:
     through_linprog = model.solve(counts, _BrokenBindings())
     assert np.allclose(through_linprog, direct, atol=1e-7)
     assert through_linprog.shape == (2, 2) and through_linprog[1, 1] == 0.0
+
+
+def test_kept_highs_arrays_are_model_arrays_of_the_lp() -> None:
+    """The arrays the class model passes HiGHS (built without conversions) are, item for item
+    and dtype for dtype, what model_arrays makes of the same LP."""
+    coefficients = np.array([[2.0, 0.5], [3.0, 0.0], [0.0, 0.0]])
+    model = ClassModel(coefficients, np.array([1.0, 2.0, 1.0]), np.array([4.0, 8.0]), 0.1)
+    counts = np.array([3, 2, 5])
+    model.solve(counts, HighsSolver())  # writes the entries and costs of these counts
+    live_counts = counts[model.live]
+    data, objective = model.data(live_counts), model.objective(live_counts)
+    matrix = CscMatrix(model.indptr, model.indices, data, model.num_rows)
+    expected = model_arrays(objective, matrix, model.b_ub, model.upper)
+    kept = model._arrays
+    assert expected is not None and kept is not None and len(kept) == len(expected)
+    for item, want in zip(kept, expected, strict=True):
+        if isinstance(want, np.ndarray):
+            assert item.dtype == want.dtype and item.tobytes() == want.tobytes()
+        else:
+            assert type(item) is type(want) and item == want

@@ -22,7 +22,14 @@ from typing import Any, Protocol, cast
 import numpy as np
 
 from engine.errors import EngineError
-from engine.policies.gavel.highs import DATA, OBJECTIVE, Basis, CscMatrix, HighsSolver, model_arrays
+from engine.policies.gavel.highs import (
+    DATA,
+    HIGHS_FORMAT,
+    OBJECTIVE,
+    Basis,
+    CscMatrix,
+    HighsSolver,
+)
 
 
 class WarmBasis(Protocol):
@@ -104,15 +111,26 @@ class ClassModel:
         self.upper[m] = math.inf
         self._costs = np.empty(m + 1)
         self._costs[m] = -1.0  # -t
-        self._arrays: list[Any] | None = None  # HiGHS's form, on the kept buffers
-        arrays = None
-        if m:
-            matrix = CscMatrix(self.indptr, self.indices, self._data, self.num_rows)
-            arrays = model_arrays(self._costs, matrix, self.b_ub, self.upper)
-        if arrays is not None:  # the per-solve entries get written into these buffers
-            self._data, self._costs, self._arrays = arrays[DATA], arrays[OBJECTIVE], arrays
+        self._arrays = self._highs_arrays()  # HiGHS's form, on the kept buffers
         self._count_entries = self._data[2 : 3 * m : 3]  # capacity rows: count * GPUs
         self._cost_entries = self._costs[:m]
+
+    def _highs_arrays(self) -> list[Any] | None:
+        """:func:`engine.policies.gavel.highs.model_arrays` of the LP, built from the arrays as
+        they are (float64 and int32, contiguous: no conversions), with the costs and entries as
+        kept buffers; None without columns or without HiGHS's bindings."""
+        if not self.m or HIGHS_FORMAT is None:
+            return None
+        colwise, minimize, infinity = HIGHS_FORMAT
+        upper = self.upper
+        if infinity != math.inf:  # (HiGHS's infinity is IEEE infinity)
+            upper = np.where(np.isinf(upper), infinity, upper)
+        num_cols = self.m + 1
+        return [
+            num_cols, self.num_rows, self._data.size, colwise, minimize, 0.0, self._costs,
+            np.zeros(num_cols), upper, np.full(self.num_rows, -infinity), self.b_ub,
+            self.indptr, self.indices, self._data, np.zeros(num_cols, dtype=np.int32),
+        ]  # fmt: skip
 
     def data(self, live_counts: np.ndarray) -> np.ndarray:
         """(3 m + nc,) the matrix entries, CSC order, for ``live_counts`` (nc,) jobs per class."""

@@ -36,6 +36,12 @@ else:
 
 _INFEASIBLE_VALUES: list[float] = []  # what _run returns when HiGHS reports the LP infeasible
 
+HIGHS_FORMAT: tuple[int, int, float] | None = (
+    None if _highs is None else (_COLWISE, _MINIMIZE, float(_highs.kHighsInf))
+)
+"""passModel's column-wise format and minimize sense codes, and HiGHS's infinity, as
+:func:`model_arrays` uses them (None without the bindings)."""
+
 
 @dataclass(frozen=True)
 class CscMatrix:
