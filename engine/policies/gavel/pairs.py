@@ -197,11 +197,30 @@ def grant_pairs(
     (``round_cells[job index * K + type column]``, K worker types). ``grants`` caches
     one :class:`Grant` per type column and GPUs, so a job that keeps its GPUs gets back the
     very grant it holds."""
+    granted_pos = [pos[i] for i in granted]
+    granted_cols = [cols[i] for i in granted]
+    return grant_each(
+        jobs, granted_pos, granted_cols, round_fraction, round_cells, grants, worker_types
+    )
+
+
+def grant_each(
+    jobs: list[JobState],
+    granted_pos: list[int],
+    granted_cols: list[int],
+    round_fraction: float,
+    round_cells: list[float],
+    grants: list[dict[int, Grant]],
+    worker_types: list[str],
+) -> Allocation:
+    """:func:`grant_pairs` of the granted pairs given as positions into ``jobs`` and type
+    columns (``granted_pos[i]`` gets ``granted_cols[i]``), in that order."""
     allocation: Allocation = {}
     num_types = len(worker_types)
-    for i in granted:
-        job, col = jobs[pos[i]], cols[i]
-        round_cells[job.index * num_types + col] += round_fraction
+    for i in range(len(granted_pos)):
+        job, col = jobs[granted_pos[i]], granted_cols[i]
+        cell = job.index * num_types + col
+        round_cells[cell] = round_cells[cell] + round_fraction
         by_gpus = grants[col]
         grant = by_gpus.get(job.scale_factor)
         if grant is None:

@@ -46,6 +46,9 @@ class RoundBook:
         fast_cols, fit_cols: per row, the columns the job fits, fastest first (ties in column
             order) and in column order (tuples: the garbage collector stops tracking them).
         sizes: per row, the job's GPUs (float); labels: per row, ``class_ids`` as ints.
+        share_cols, zero_cols: per row, the columns of ``fast_cols`` (heterogeneity-aware)
+            or ``fit_cols`` with a positive stored share, and the rest, in that order; kept
+            with ``share_rows`` (:mod:`engine.policies.gavel.boundary` walks them).
     """
 
     throughputs: np.ndarray
@@ -75,6 +78,8 @@ class RoundBook:
         self.fast_cols: list[tuple[int, ...]] = []
         self.fit_cols: list[tuple[int, ...]] = []
         self.sizes: list[float] = []
+        self.share_cols: list[tuple[int, ...]] = []
+        self.zero_cols: list[tuple[int, ...]] = []
         self._allocate(_INITIAL_ROWS)
 
     def _allocate(self, size: int) -> None:
@@ -102,6 +107,8 @@ class RoundBook:
         self.fast_cols.extend([()] * more)
         self.fit_cols.extend([()] * more)
         self.sizes.extend([1.0] * more)
+        self.share_cols.extend([()] * more)
+        self.zero_cols.extend([()] * more)
 
     def register(self, active: list[JobState]) -> None:
         """Records the jobs of ``active`` (sorted by index) seen for the first time."""
@@ -154,6 +161,10 @@ class RoundBook:
             self.fast_cols[row] = tuple([col for col in order if fits[col]])
             self.fit_cols[row] = tuple([col for col in columns if fits[col]])
             self.sizes[row] = scale_factor
+            self.share_cols[row] = ()  # no solution yet: the zero row
+            self.zero_cols[row] = (
+                self.fast_cols[row] if self.heterogeneity_aware else self.fit_cols[row]
+            )
             basis = throughputs if self.heterogeneity_aware else fits
             label = self._classes.setdefault((*basis, scale_factor, weight), len(self._classes))
             if label == len(self.class_rows):
@@ -168,7 +179,9 @@ class RoundBook:
         share_rows = self.share_rows
         row_list: list[int] = rows.tolist()
         for i in range(len(row_list)):
-            share_rows[row_list[i]] = values[i]
+            row = row_list[i]
+            share_rows[row] = values[i]
+            self._split_cols(row, values[i])
 
     def set_class_shares(
         self, indices: list[int], classes: list[int], class_shares: np.ndarray
@@ -178,9 +191,28 @@ class RoundBook:
         each row's class row, the jobs of a class sharing one list."""
         values: list[list[float]] = np.where(class_shares < _MIN_SHARE, 0.0, class_shares).tolist()
         slot = {label: i for i, label in enumerate(classes)}
-        share_rows, labels = self.share_rows, self.labels
+        share_rows, labels, share_cols, zero_cols = (
+            self.share_rows, self.labels, self.share_cols, self.zero_cols
+        )  # fmt: skip
+        columns = self.fast_cols if self.heterogeneity_aware else self.fit_cols
+        split: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None] = [None] * len(
+            classes
+        )  # per slot: (columns, share columns, zero columns) of the slot's last row
         for row in indices:
-            share_rows[row] = values[slot[labels[row]]]
+            i = slot[labels[row]]
+            share_rows[row] = values[i]
+            cached = split[i]
+            if cached is None or cached[0] != columns[row]:  # a class's jobs: same columns
+                self._split_cols(row, values[i])
+                split[i] = cached = (columns[row], share_cols[row], zero_cols[row])
+            else:
+                share_cols[row], zero_cols[row] = cached[1], cached[2]
+
+    def _split_cols(self, row: int, shares: list[float]) -> None:
+        """Sets the row's share and zero columns from its stored ``shares``."""
+        columns = self.fast_cols[row] if self.heterogeneity_aware else self.fit_cols[row]
+        self.share_cols[row] = tuple([col for col in columns if shares[col] > 0])
+        self.zero_cols[row] = tuple([col for col in columns if not shares[col] > 0])
 
     def shares_of(self, rows: np.ndarray) -> np.ndarray:
         """(n, K) the stored shares of ``rows``."""
