@@ -143,7 +143,6 @@ def boundary_grants(
     over :func:`priority_pairs`' list grants. ``free`` is decreased in place. Returns the
     granted positions (into ``indices``) and columns, in grant order."""
     sizes = book.sizes
-    job_sizes = [sizes[row] for row in indices]
     taken = [False] * len(indices)
     granted_pos: list[int] = []
     granted_cols: list[int] = []
@@ -152,11 +151,11 @@ def boundary_grants(
         if total <= 0:
             break
         p, col = ranked_pos[i], ranked_cols[i]
-        size = job_sizes[p]
+        size = sizes[indices[p]]
         if free[col] < size or taken[p]:
             continue
         gpus = int(size)
-        free[col] -= gpus
+        free[col] = free[col] - gpus
         total -= gpus
         taken[p] = True
         granted_pos.append(p)
@@ -168,11 +167,12 @@ def boundary_grants(
                 continue
             if total <= 0:
                 break
-            size = job_sizes[p]
-            for col in zero_cols[indices[p]]:
+            row = indices[p]
+            size = sizes[row]
+            for col in zero_cols[row]:
                 if free[col] >= size:
                     gpus = int(size)
-                    free[col] -= gpus
+                    free[col] = free[col] - gpus
                     total -= gpus
                     granted_pos.append(p)
                     granted_cols.append(col)

@@ -80,6 +80,12 @@ class RoundBook:
         self.sizes: list[float] = []
         self.share_cols: list[tuple[int, ...]] = []
         self.zero_cols: list[tuple[int, ...]] = []
+        # the rows' policy-order columns (fast_cols or fit_cols) by id, and per id and mask
+        # of the columns with a share: (share columns, zero columns), made when first needed
+        self._column_ids: dict[tuple[int, ...], int] = {}
+        self._columns: list[tuple[int, ...]] = []
+        self._splits: list[list[tuple[tuple[int, ...], tuple[int, ...]] | None]] = []
+        self.column_ids: list[int] = []  # per row
         self._allocate(_INITIAL_ROWS)
 
     def _allocate(self, size: int) -> None:
@@ -109,6 +115,7 @@ class RoundBook:
         self.sizes.extend([1.0] * more)
         self.share_cols.extend([()] * more)
         self.zero_cols.extend([()] * more)
+        self.column_ids.extend([0] * more)
 
     def register(self, active: list[JobState]) -> None:
         """Records the jobs of ``active`` (sorted by index) seen for the first time."""
@@ -161,10 +168,10 @@ class RoundBook:
             self.fast_cols[row] = tuple([col for col in order if fits[col]])
             self.fit_cols[row] = tuple([col for col in columns if fits[col]])
             self.sizes[row] = scale_factor
+            policy_cols = self.fast_cols[row] if self.heterogeneity_aware else self.fit_cols[row]
             self.share_cols[row] = ()  # no solution yet: the zero row
-            self.zero_cols[row] = (
-                self.fast_cols[row] if self.heterogeneity_aware else self.fit_cols[row]
-            )
+            self.zero_cols[row] = policy_cols
+            self.column_ids[row] = self._column_id(policy_cols)
             basis = throughputs if self.heterogeneity_aware else fits
             label = self._classes.setdefault((*basis, scale_factor, weight), len(self._classes))
             if label == len(self.class_rows):
@@ -181,7 +188,7 @@ class RoundBook:
         for i in range(len(row_list)):
             row = row_list[i]
             share_rows[row] = values[i]
-            self._split_cols(row, values[i])
+            self.share_cols[row], self.zero_cols[row] = self._split(self.column_ids[row], values[i])
 
     def set_class_shares(
         self, indices: list[int], classes: list[int], class_shares: np.ndarray
@@ -191,28 +198,44 @@ class RoundBook:
         each row's class row, the jobs of a class sharing one list."""
         values: list[list[float]] = np.where(class_shares < _MIN_SHARE, 0.0, class_shares).tolist()
         slot = {label: i for i, label in enumerate(classes)}
-        share_rows, labels, share_cols, zero_cols = (
-            self.share_rows, self.labels, self.share_cols, self.zero_cols
+        share_rows, labels, share_cols, zero_cols, column_ids = (
+            self.share_rows, self.labels, self.share_cols, self.zero_cols, self.column_ids
         )  # fmt: skip
-        columns = self.fast_cols if self.heterogeneity_aware else self.fit_cols
-        split: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None] = [None] * len(
-            classes
-        )  # per slot: (columns, share columns, zero columns) of the slot's last row
+        slot_ids = [-1] * len(classes)  # per slot: the column id of its last split
+        slot_splits: list[tuple[tuple[int, ...], tuple[int, ...]]] = [((), ())] * len(classes)
         for row in indices:
-            i = slot[labels[row]]
+            i, column_id = slot[labels[row]], column_ids[row]
             share_rows[row] = values[i]
-            cached = split[i]
-            if cached is None or cached[0] != columns[row]:  # a class's jobs: same columns
-                self._split_cols(row, values[i])
-                split[i] = cached = (columns[row], share_cols[row], zero_cols[row])
-            else:
-                share_cols[row], zero_cols[row] = cached[1], cached[2]
+            if slot_ids[i] != column_id:  # once per class: a class's jobs have one column id
+                slot_ids[i], slot_splits[i] = column_id, self._split(column_id, values[i])
+            share_cols[row], zero_cols[row] = slot_splits[i]
 
-    def _split_cols(self, row: int, shares: list[float]) -> None:
-        """Sets the row's share and zero columns from its stored ``shares``."""
-        columns = self.fast_cols[row] if self.heterogeneity_aware else self.fit_cols[row]
-        self.share_cols[row] = tuple([col for col in columns if shares[col] > 0])
-        self.zero_cols[row] = tuple([col for col in columns if not shares[col] > 0])
+    def _column_id(self, columns: tuple[int, ...]) -> int:
+        """The id of a row's policy-order columns (equal tuples, one id)."""
+        column_id = self._column_ids.get(columns)
+        if column_id is None:
+            column_id = self._column_ids[columns] = len(self._columns)
+            self._columns.append(columns)
+            self._splits.append([None] * (1 << self.num_types))
+        return column_id
+
+    def _split(
+        self, column_id: int, shares: list[float]
+    ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The columns ``column_id`` with a positive share in ``shares``, and the rest, each
+        in column-id order (made once per column id and set of shared columns)."""
+        columns, mask = self._columns[column_id], 0
+        for col in columns:
+            if shares[col] > 0:
+                mask |= 1 << col
+        split = self._splits[column_id][mask]
+        if split is None:
+            split = (
+                tuple([col for col in columns if shares[col] > 0]),
+                tuple([col for col in columns if not shares[col] > 0]),
+            )
+            self._splits[column_id][mask] = split
+        return split
 
     def shares_of(self, rows: np.ndarray) -> np.ndarray:
         """(n, K) the stored shares of ``rows``."""
