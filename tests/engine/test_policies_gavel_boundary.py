@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.policies.gavel import boundary
-from engine.policies.gavel.pairs import greedy_grants
+from engine.policies.gavel.pairs import RoundPairs, greedy_grants
 from engine.policies.gavel.rounds import RoundBook, active_in_order, priority_pairs
 from engine.state import JobState
 
@@ -151,3 +151,35 @@ def test_active_jobs_are_the_sorted_waiting_and_running(
             running[index] = waiting.pop(index)
         got = active.at_boundary(list(waiting.values()), list(running.values()))
         assert got == active_in_order(list(waiting.values()), list(running.values()))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(0, 30),
+    work_conserving=st.booleans(),
+    passes=st.lists(st.lists(st.integers(0, 6), min_size=3, max_size=3), max_size=4),
+)
+def test_mid_round_pairs_of_the_waiting_jobs_grant_as_the_full_list(
+    seed: int, n: int, work_conserving: bool, passes: list[list[int]]
+) -> None:
+    """A round's mid-round passes over the pairs of the jobs waiting at the first pass grant
+    the same (job, type) pairs, pass after pass, as those over priority_pairs' full list."""
+    book, rows = _book(seed, n, 3, bool(seed % 2))
+    rng = np.random.default_rng(seed)
+    jobs = [_job(row, [1.0]) for row in rows]
+    for job in jobs:
+        if rng.random() < 0.4:
+            job.completion_s = 0.0  # not waiting (as if running)
+    ranked_pos, ranked_cols = boundary.ranked_pairs(book, rows, False)
+    full = RoundPairs(jobs, *priority_pairs(book, rows, work_conserving, bool(seed % 2)))
+    waiting = [job.completion_s is None for job in jobs]
+    pairs = boundary.waiting_pairs(book, waiting, rows, ranked_pos, ranked_cols, work_conserving)
+    kept = RoundPairs(jobs, *pairs)
+    for free in passes:
+        expected_free, left = list(free), list(free)
+        expected = [(full.pos[i], full.cols[i]) for i in full.grants(expected_free)]
+        assert [(kept.pos[i], kept.cols[i]) for i in kept.grants(left)] == expected
+        assert left == expected_free
+        for p, _ in expected:
+            jobs[p].completion_s = 0.0  # started

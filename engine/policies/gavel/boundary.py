@@ -117,17 +117,17 @@ def _settle_ties(
 ) -> None:
     """Sorts each run of equal priorities in ``order`` by larger share, stably (the share
     read only for pairs in such runs): ``_lex_order``'s second key."""
-    size, start = len(order), 0
-    while start < size:
-        key, end = keys[order[start]], start + 1
-        while end < size and keys[order[end]] == key:
-            end += 1
-        if end - start > 1:
-            run = order[start:end]
+    start, previous = 0, math.nan
+    for at in range(len(order) + 1):
+        key = keys[order[at]] if at < len(order) else math.nan
+        if key == previous:
+            continue
+        if at - start > 1:  # a run of equal priorities (NaN never equals: no false runs)
+            run = order[start:at]
             neg_share = [-shares[indices[ranked_pos[i]]][ranked_cols[i]] for i in run]
             by_share = sorted(range(len(run)), key=neg_share.__getitem__)
-            order[start:end] = [run[j] for j in by_share]
-        start = end
+            order[start:at] = [run[j] for j in by_share]
+        start, previous = at, key
 
 
 def boundary_grants(
@@ -189,12 +189,34 @@ def full_pairs(
 ) -> tuple[list[int], list[int], list[float]]:
     """:func:`priority_pairs`' three lists from the ranked pairs: the zero-share pairs
     (``work_conserving``) appended job by job in arrival order, and each pair's GPUs."""
-    pos, cols = list(ranked_pos), list(ranked_cols)
+    return waiting_pairs(
+        book, [True] * len(indices), indices, ranked_pos, ranked_cols, work_conserving
+    )
+
+
+def waiting_pairs(
+    book: RoundBook,
+    waiting: list[bool],
+    indices: list[int],
+    ranked_pos: list[int],
+    ranked_cols: list[int],
+    work_conserving: bool,
+) -> tuple[list[int], list[int], list[float]]:
+    """:func:`full_pairs` of the jobs with ``waiting[p]`` only (positions still into
+    ``indices``): the pairs a mid-round pass can grant, in the same order."""
+    pos: list[int] = []
+    cols: list[int] = []
+    for i in range(len(ranked_pos)):
+        p = ranked_pos[i]
+        if waiting[p]:
+            pos.append(p)
+            cols.append(ranked_cols[i])
     if work_conserving:
         zero_cols = book.zero_cols
         for p in range(len(indices)):
-            for col in zero_cols[indices[p]]:
-                pos.append(p)
-                cols.append(col)
+            if waiting[p]:
+                for col in zero_cols[indices[p]]:
+                    pos.append(p)
+                    cols.append(col)
     sizes = book.sizes
     return pos, cols, [sizes[indices[p]] for p in pos]

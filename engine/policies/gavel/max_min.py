@@ -53,7 +53,7 @@ from engine.policies.base import (
     SchedulerState,
     register_policy,
 )
-from engine.policies.gavel.boundary import ActiveJobs, boundary_grants, full_pairs, ranked_pairs
+from engine.policies.gavel.boundary import ActiveJobs, boundary_grants, ranked_pairs, waiting_pairs
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
 from engine.policies.gavel.lp import HighsSolver, max_min_coefficients
@@ -191,15 +191,17 @@ class GavelMaxMin(Policy):
         )  # fmt: skip
 
     def _round_pairs(self) -> RoundPairs | None:
-        """This round's full priority order (:func:`priority_pairs` at the boundary), built
-        at the round's first mid-round pass; None before the first boundary with jobs."""
+        """This round's priority order (:func:`priority_pairs` at the boundary) over the jobs
+        waiting at the round's first mid-round pass, built then (RoundPairs would skip the
+        others); None before the first boundary with jobs."""
         if self._round is None and self._round_jobs:
-            ranked_pos, ranked_cols = self._ranked
-            pos, cols, sfs = full_pairs(
-                self.book, self._round_indices, ranked_pos, ranked_cols,
+            jobs, (ranked_pos, ranked_cols) = self._round_jobs, self._ranked
+            waiting = [is_waiting(job) for job in jobs]  # only their pairs can be granted
+            pos, cols, sfs = waiting_pairs(
+                self.book, waiting, self._round_indices, ranked_pos, ranked_cols,
                 self.params.work_conserving,
             )  # fmt: skip
-            self._round = RoundPairs(self._round_jobs, pos, cols, sfs)
+            self._round = RoundPairs(jobs, pos, cols, sfs)
         return self._round
 
     def _mid_round(self, state: SchedulerState) -> Allocation:

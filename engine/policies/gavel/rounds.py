@@ -86,6 +86,7 @@ class RoundBook:
         self._columns: list[tuple[int, ...]] = []
         self._splits: list[list[tuple[tuple[int, ...], tuple[int, ...]] | None]] = []
         self.column_ids: list[int] = []  # per row
+        self._slot_of: list[int] = []  # set_class_shares' slot per class label
         self._allocate(_INITIAL_ROWS)
 
     def _allocate(self, size: int) -> None:
@@ -197,7 +198,12 @@ class RoundBook:
         the rows ``indices``, whose class labels are all among them: :meth:`set_shares` of
         each row's class row, the jobs of a class sharing one list."""
         values: list[list[float]] = np.where(class_shares < _MIN_SHARE, 0.0, class_shares).tolist()
-        slot = {label: i for i, label in enumerate(classes)}
+        slot = self._slot_of  # per class label: its slot in ``classes`` (set for those only)
+        for label in classes:
+            while label >= len(slot):
+                slot.extend([0] * (len(slot) + 16))
+        for i in range(len(classes)):
+            slot[classes[i]] = i
         share_rows, labels, share_cols, zero_cols, column_ids = (
             self.share_rows, self.labels, self.share_cols, self.zero_cols, self.column_ids
         )  # fmt: skip
