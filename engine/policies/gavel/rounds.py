@@ -49,15 +49,18 @@ class RoundBook:
         share_cols, zero_cols: per row, the columns of ``fast_cols`` (heterogeneity-aware)
             or ``fit_cols`` with a positive stored share, and the rest, in that order; kept
             with ``share_rows`` (:mod:`engine.policies.gavel.boundary` walks them).
+
+    The numpy arrays are written when read (properties): jobs are registered one or two
+    at a time, and one fancy-indexed write per array per read beats a write per job.
     """
 
-    throughputs: np.ndarray
-    scale_factors: np.ndarray
-    priority_weights: np.ndarray
-    fits: np.ndarray
-    speed_order: np.ndarray
-    known: np.ndarray
-    class_ids: np.ndarray
+    _throughputs: np.ndarray
+    _scale_factors: np.ndarray
+    _priority_weights: np.ndarray
+    _fits: np.ndarray
+    _speed_order: np.ndarray
+    _known: np.ndarray
+    _class_ids: np.ndarray
 
     def __init__(
         self, worker_types: list[str], capacity: np.ndarray, heterogeneity_aware: bool
@@ -68,8 +71,14 @@ class RoundBook:
         self.heterogeneity_aware = heterogeneity_aware
         self._classes: dict[tuple[float, ...], int] = {}
         self.class_rows: list[int] = []
-        self.known = np.zeros(0, dtype=bool)
+        self._known = np.zeros(0, dtype=bool)
+        self._known_rows: list[bool] = []  # known, as a list (read job by job)
         self._known_below = 0  # every row below this one is known
+        # registered rows not yet in the arrays: (row, throughputs, scale factor, weight,
+        # fits, speed order, label)
+        self._unwritten: list[
+            tuple[int, list[float], float, float, list[bool], list[int], int]
+        ] = []
         self._zero_row = [0.0] * self.num_types  # the shares of rows without a solution
         self.share_rows: list[list[float]] = []
         self.round_cells: list[float] = []  # one list: no per-row objects to track
@@ -91,7 +100,7 @@ class RoundBook:
 
     def _allocate(self, size: int) -> None:
         num_types = self.num_types
-        old = self.known.size
+        old = self._known.size
 
         def grow(name: str, shape: tuple[int, ...], dtype: type, fill: float) -> None:
             array: np.ndarray = np.full(shape, fill, dtype=dtype)
@@ -99,14 +108,15 @@ class RoundBook:
                 array[:old] = getattr(self, name)
             setattr(self, name, array)
 
-        grow("throughputs", (size, num_types), float, 0.0)
-        grow("scale_factors", (size,), float, 1.0)
-        grow("priority_weights", (size,), float, 1.0)
-        grow("fits", (size, num_types), bool, False)
-        grow("speed_order", (size, num_types), int, 0)
-        grow("known", (size,), bool, False)
-        grow("class_ids", (size,), int, 0)
+        grow("_throughputs", (size, num_types), float, 0.0)
+        grow("_scale_factors", (size,), float, 1.0)
+        grow("_priority_weights", (size,), float, 1.0)
+        grow("_fits", (size, num_types), bool, False)
+        grow("_speed_order", (size, num_types), int, 0)
+        grow("_known", (size,), bool, False)
+        grow("_class_ids", (size,), int, 0)
         more = size - old
+        self._known_rows.extend([False] * more)
         self.share_rows.extend([self._zero_row] * more)
         self.round_cells.extend([0.0] * (more * num_types))
         self.in_system.extend([0.0] * more)
@@ -137,13 +147,13 @@ class RoundBook:
                 top = index
         if top < self._known_below:  # the usual case: jobs are first seen in arrival order
             return
-        if top >= self.known.size:
-            self._allocate(max(2 * self.known.size, top + 1024))
-        known = self.known
+        if top >= self._known.size:
+            self._allocate(max(2 * self._known.size, top + 1024))
+        known = self._known_rows
         new = [job for job in active if not known[job.index]]
         if new:
             self._register(new)
-        while self._known_below < known.size and known[self._known_below]:
+        while self._known_below < len(known) and known[self._known_below]:
             self._known_below += 1
 
     def _register(self, jobs: list[JobState]) -> None:
@@ -161,11 +171,7 @@ class RoundBook:
             ]
             # fastest first, ties in column order (sorted keeps ties in order even reversed)
             order = sorted(columns, key=throughputs.__getitem__, reverse=True)
-            self.throughputs[row] = throughputs
-            self.scale_factors[row] = scale_factor
-            self.priority_weights[row] = weight
-            self.fits[row] = fits
-            self.speed_order[row] = order
+            self._unwritten.append((row, throughputs, scale_factor, weight, fits, order, 0))
             self.fast_cols[row] = tuple([col for col in order if fits[col]])
             self.fit_cols[row] = tuple([col for col in columns if fits[col]])
             self.sizes[row] = scale_factor
@@ -177,9 +183,66 @@ class RoundBook:
             label = self._classes.setdefault((*basis, scale_factor, weight), len(self._classes))
             if label == len(self.class_rows):
                 self.class_rows.append(row)
-            self.class_ids[row] = label
+            self._unwritten[-1] = (row, throughputs, scale_factor, weight, fits, order, label)
             self.labels[row] = label
-            self.known[row] = True
+            self._known_rows[row] = True
+
+    def _write(self) -> None:
+        """Writes the registered rows not yet in the numpy arrays."""
+        pending = self._unwritten
+        if not pending:
+            return
+        self._unwritten = []
+        rows = np.array([entry[0] for entry in pending], dtype=np.int64)
+        self._throughputs[rows] = [entry[1] for entry in pending]
+        self._scale_factors[rows] = [entry[2] for entry in pending]
+        self._priority_weights[rows] = [entry[3] for entry in pending]
+        self._fits[rows] = [entry[4] for entry in pending]
+        self._speed_order[rows] = [entry[5] for entry in pending]
+        self._class_ids[rows] = [entry[6] for entry in pending]
+        self._known[rows] = True
+
+    @property
+    def throughputs(self) -> np.ndarray:
+        """(rows, K) steps/s at the job's scale factor per worker type."""
+        self._write()
+        return self._throughputs
+
+    @property
+    def scale_factors(self) -> np.ndarray:
+        """(rows,) GPUs per job."""
+        self._write()
+        return self._scale_factors
+
+    @property
+    def priority_weights(self) -> np.ndarray:
+        """(rows,) priority weights."""
+        self._write()
+        return self._priority_weights
+
+    @property
+    def fits(self) -> np.ndarray:
+        """(rows, K) whether the job can run on the type at all."""
+        self._write()
+        return self._fits
+
+    @property
+    def speed_order(self) -> np.ndarray:
+        """(rows, K) the columns from the job's fastest down."""
+        self._write()
+        return self._speed_order
+
+    @property
+    def known(self) -> np.ndarray:
+        """(rows,) whether the row has been filled from a job."""
+        self._write()
+        return self._known
+
+    @property
+    def class_ids(self) -> np.ndarray:
+        """(rows,) class labels (the class docstring)."""
+        self._write()
+        return self._class_ids
 
     def set_shares(self, rows: np.ndarray, shares: np.ndarray) -> None:
         """Stores an LP solution (n, K) for ``rows`` (n,); shares below 1e-9 count as 0."""
