@@ -122,12 +122,37 @@ def _settle_ties(
         key = keys[order[at]] if at < len(order) else math.nan
         if key == previous:
             continue
-        if at - start > 1:  # a run of equal priorities (NaN never equals: no false runs)
+        if at - start > 1 and not _by_share_already(
+            order, start, at, ranked_pos, ranked_cols, shares, indices
+        ):
+            # a run of equal priorities (NaN never equals: no false runs), out of share order
             run = order[start:at]
             neg_share = [-shares[indices[ranked_pos[i]]][ranked_cols[i]] for i in run]
             by_share = sorted(range(len(run)), key=neg_share.__getitem__)
             order[start:at] = [run[j] for j in by_share]
         start, previous = at, key
+
+
+def _by_share_already(
+    order: list[int],
+    start: int,
+    end: int,
+    ranked_pos: list[int],
+    ranked_cols: list[int],
+    shares: list[list[float]],
+    indices: list[int],
+) -> bool:
+    """Whether ``order[start:end]`` already lists its pairs by non-increasing share (then
+    the stable sort by share leaves the run as it is: most runs are jobs of one class)."""
+    i = order[start]
+    previous = shares[indices[ranked_pos[i]]][ranked_cols[i]]
+    for at in range(start + 1, end):
+        i = order[at]
+        share = shares[indices[ranked_pos[i]]][ranked_cols[i]]
+        if share > previous:
+            return False
+        previous = share
+    return True
 
 
 def boundary_grants(
