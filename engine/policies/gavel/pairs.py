@@ -52,7 +52,10 @@ class RoundPairs:
 
     def __init__(self, jobs: list[JobState], pos: Pairs, cols: Pairs, sfs: Pairs) -> None:
         self.jobs = jobs
-        self.pos, self.cols, self.sfs = _as_list(pos), _as_list(cols), _as_list(sfs)
+        # typed lists: compiled code then reads them without generic item and method calls
+        self.pos: list[int] = _as_list(pos)
+        self.cols: list[int] = _as_list(cols)
+        self.sfs: list[float] = _as_list(sfs)
         self._waiting: list[bool] = []  # per position in jobs, from the first pass on
         self._buckets: list[_Bucket] | None = None
         self._recheck: list[int] = []  # positions granted since the last pass
