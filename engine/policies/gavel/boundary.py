@@ -78,8 +78,9 @@ def ranked_pairs(
 ) -> tuple[list[int], list[int]]:
     """The pairs with a share of the rows ``indices``, in priority order (as
     :func:`priority_pairs` ranks them): positions into ``indices`` and worker-type columns.
-    With ``count_round``, each row's rounds in the system grow by one after it is read
-    (:meth:`RoundBook.count_round`, folded into this walk over the rows)."""
+    With ``count_round`` (at a round boundary), each row's rounds in the system
+    (``RoundBook.in_system``) grow by one after it is read: the ranking is the last reader
+    of the round."""
     num_types = book.num_types
     shares, rounds, present, share_cols = (
         book.share_rows, book.round_cells, book.in_system, book.share_cols

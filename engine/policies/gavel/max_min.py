@@ -178,7 +178,7 @@ class GavelMaxMin(Policy):
         book = self.book
         book.register_indices(indices, jobs)
         self._maybe_solve(state.now_s, jobs, indices)
-        # the pairs with a share in priority order; each job's round counted (count_round)
+        # the pairs with a share in priority order; each job's round in the system counted
         ranked_pos, ranked_cols = ranked_pairs(book, indices, True)
         self._ranked = (ranked_pos, ranked_cols)
         free = [state.capacity[wt] for wt in self.worker_types]

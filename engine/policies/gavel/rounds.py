@@ -17,7 +17,6 @@ from typing import Final
 
 import numpy as np
 
-from engine.policies.gavel.pairs import RoundPairs
 from engine.state import JobState
 
 _MIN_SHARE: Final = 1e-9  # LP shares below this count as zero
@@ -319,12 +318,6 @@ class RoundBook:
                     return True
         return False
 
-    def count_round(self, indices: list[int]) -> None:
-        """One more round boundary in the system for the rows ``indices``."""
-        in_system = self.in_system
-        for row in indices:
-            in_system[row] += 1.0
-
 
 def active_in_order(
     waiting: Iterable[JobState], running: Iterable[JobState]
@@ -342,19 +335,6 @@ def priority_order(
     """The positions and columns of :func:`priority_pairs` as two (p,) int arrays."""
     pos, cols, _ = priority_pairs(book, rows.tolist(), work_conserving, heterogeneity_aware)
     return np.array(pos, dtype=np.intp), np.array(cols, dtype=np.intp)
-
-
-def round_pairs(
-    jobs: list[JobState],
-    book: RoundBook,
-    indices: list[int],
-    work_conserving: bool,
-    heterogeneity_aware: bool,
-) -> RoundPairs:
-    """:func:`priority_pairs` of the round's active ``jobs`` (``indices`` their rows), kept
-    with the jobs for the round's mid-round passes."""
-    ranked = priority_pairs(book, indices, work_conserving, heterogeneity_aware)
-    return RoundPairs(jobs, *ranked)
 
 
 def priority_pairs(
