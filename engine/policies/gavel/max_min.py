@@ -241,11 +241,11 @@ class GavelMaxMin(Policy):
             return
         if now_s - self._last_solve_s < interval and self.book.any_share(indices):
             return
+        rows = np.array(indices, dtype=np.int64)
         if self._by_class:  # max-min's own LP: each job gets its class's row
-            present, class_shares = self._class_shares(indices)
+            present, class_shares = self._class_shares(rows)
             self.book.set_class_shares(indices, present.tolist(), class_shares)
         else:
-            rows = np.array(indices, dtype=np.int64)
             self.book.set_shares(rows, self._solve(now_s, active, rows))
         self._solved_jobs = indices
         self._last_solve_s = now_s
@@ -262,19 +262,17 @@ class GavelMaxMin(Policy):
                 self.heterogeneity_aware,
             )
             return max_min_shares(coefficients, book.scale_factors[rows], self.capacity)
-        present, class_shares = self._class_shares(rows.tolist())
+        present, class_shares = self._class_shares(rows)
         return class_shares[np.searchsorted(present, book.class_ids[rows])]
 
-    def _class_shares(self, indices: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """The max-min LP over the classes of the jobs ``indices`` (their rows): the classes
-        present (P,), ascending, and their shares (P, K)."""
+    def _class_shares(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The max-min LP over the classes of the jobs ``rows``: the classes present (P,),
+        ascending, and their shares (P, K)."""
         if self.class_lp is None:
             warm_start = getattr(self.params, "warm_start", False)  # MaxMinParams only
             self.class_lp = ClassMaxMin(self.capacity, self.params.efficiency_epsilon, warm_start)
         coefficients, scale_factors = self._class_table()
-        labels = self.book.labels  # class_ids as a list (no numpy write per new job)
-        job_labels = np.array([labels[row] for row in indices], dtype=np.int64)
-        counts = np.bincount(job_labels, minlength=coefficients.shape[0])
+        counts = np.bincount(self.book.class_ids[rows], minlength=coefficients.shape[0])
         return self.class_lp.shares(coefficients, scale_factors, counts)
 
     def _class_table(self) -> tuple[np.ndarray, np.ndarray]:

@@ -59,7 +59,7 @@ class RoundBook:
     _fits: np.ndarray
     _speed_order: np.ndarray
     _known: np.ndarray
-    _class_ids: np.ndarray
+    class_ids: np.ndarray  # written at once (read at every solve)
 
     def __init__(
         self, worker_types: list[str], capacity: np.ndarray, heterogeneity_aware: bool
@@ -74,10 +74,8 @@ class RoundBook:
         self._known_rows: list[bool] = []  # known, as a list (read job by job)
         self._known_below = 0  # every row below this one is known
         # registered rows not yet in the arrays: (row, throughputs, scale factor, weight,
-        # fits, speed order, label)
-        self._unwritten: list[
-            tuple[int, list[float], float, float, list[bool], list[int], int]
-        ] = []
+        # fits, speed order)
+        self._unwritten: list[tuple[int, list[float], float, float, list[bool], list[int]]] = []
         self._zero_row = [0.0] * self.num_types  # the shares of rows without a solution
         self.share_rows: list[list[float]] = []
         self.round_cells: list[float] = []  # one list: no per-row objects to track
@@ -113,7 +111,7 @@ class RoundBook:
         grow("_fits", (size, num_types), bool, False)
         grow("_speed_order", (size, num_types), int, 0)
         grow("_known", (size,), bool, False)
-        grow("_class_ids", (size,), int, 0)
+        grow("class_ids", (size,), int, 0)
         more = size - old
         self._known_rows.extend([False] * more)
         self.share_rows.extend([self._zero_row] * more)
@@ -170,7 +168,7 @@ class RoundBook:
             ]
             # fastest first, ties in column order (sorted keeps ties in order even reversed)
             order = sorted(columns, key=throughputs.__getitem__, reverse=True)
-            self._unwritten.append((row, throughputs, scale_factor, weight, fits, order, 0))
+            self._unwritten.append((row, throughputs, scale_factor, weight, fits, order))
             self.fast_cols[row] = tuple([col for col in order if fits[col]])
             self.fit_cols[row] = tuple([col for col in columns if fits[col]])
             self.sizes[row] = scale_factor
@@ -182,7 +180,7 @@ class RoundBook:
             label = self._classes.setdefault((*basis, scale_factor, weight), len(self._classes))
             if label == len(self.class_rows):
                 self.class_rows.append(row)
-            self._unwritten[-1] = (row, throughputs, scale_factor, weight, fits, order, label)
+            self.class_ids[row] = label
             self.labels[row] = label
             self._known_rows[row] = True
 
@@ -198,7 +196,6 @@ class RoundBook:
         self._priority_weights[rows] = [entry[3] for entry in pending]
         self._fits[rows] = [entry[4] for entry in pending]
         self._speed_order[rows] = [entry[5] for entry in pending]
-        self._class_ids[rows] = [entry[6] for entry in pending]
         self._known[rows] = True
 
     @property
@@ -236,12 +233,6 @@ class RoundBook:
         """(rows,) whether the row has been filled from a job."""
         self._write()
         return self._known
-
-    @property
-    def class_ids(self) -> np.ndarray:
-        """(rows,) class labels (the class docstring)."""
-        self._write()
-        return self._class_ids
 
     def set_shares(self, rows: np.ndarray, shares: np.ndarray) -> None:
         """Stores an LP solution (n, K) for ``rows`` (n,); shares below 1e-9 count as 0."""
