@@ -43,6 +43,7 @@ MODULES = (
     "engine/policies/gavel/queues.py",
     "engine/policies/gavel/pairs.py",
     "engine/policies/gavel/rounds.py",
+    "engine/policies/gavel/boundary.py",
     "engine/allocation/grants.py",
     "engine/policies/agnostic.py",
     "engine/policies/las.py",

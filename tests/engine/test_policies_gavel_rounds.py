@@ -250,7 +250,7 @@ def test_round_pairs_grant_what_the_greedy_pass_grants(
         JobState(i, f"j{i}", 0.0, "t", 1, 10.0, 1.0, {}, 1.0)
         for i in range(max(pos, default=-1) + 1)
     ]
-    pairs = rounds.RoundPairs(
+    round_pairs = pairs.RoundPairs(
         jobs,
         np.array(pos, dtype=int),
         np.array(cols, dtype=int),
@@ -258,7 +258,7 @@ def test_round_pairs_grant_what_the_greedy_pass_grants(
     )
     expected_free = list(free)
     expected = greedy_grants(pos, cols, sfs, expected_free)
-    assert pairs.grants(free) == expected
+    assert round_pairs.grants(free) == expected
     assert free == expected_free
 
 

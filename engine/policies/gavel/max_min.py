@@ -53,12 +53,19 @@ from engine.policies.base import (
     SchedulerState,
     register_policy,
 )
+from engine.policies.gavel.boundary import ActiveJobs, boundary_grants, ranked_pairs, waiting_pairs
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
 from engine.policies.gavel.lp import HighsSolver, max_min_coefficients
-from engine.policies.gavel.pairs import RoundPairs, grant_pairs, greedy_grants, is_waiting
+from engine.policies.gavel.pairs import (
+    RoundPairs,
+    grant_each,
+    grant_pairs,
+    greedy_grants,
+    is_waiting,
+)
 from engine.policies.gavel.queues import GavelQueues
-from engine.policies.gavel.rounds import RoundBook, active_in_order, priority_pairs, round_pairs
+from engine.policies.gavel.rounds import RoundBook, active_in_order, priority_pairs
 from engine.state import JobState
 
 
@@ -112,7 +119,11 @@ class GavelMaxMin(Policy):
         self._class_scale_factors = np.zeros(0)  # GPUs per job of each class (_class_table)
         self._last_solve_s = -math.inf
         self._round_index = -1
-        self._round: RoundPairs | None = None  # this round's priority order
+        self._round: RoundPairs | None = None  # this round's full priority order, if built
+        self._active = ActiveJobs()
+        self._round_jobs: list[JobState] = []  # this round's active jobs
+        self._round_indices: list[int] = []  # and their indices
+        self._ranked: tuple[list[int], list[int]] = ([], [])  # this round's ranked pairs
         self._late: list[JobState] = []  # jobs that arrived since the round began
         self._grants: list[dict[int, Grant]] = [{} for _ in self.worker_types]  # by GPUs
         self.gavel_rules = context.rounds.gavel_rules
@@ -156,22 +167,42 @@ class GavelMaxMin(Policy):
     def _new_round(self, state: SchedulerState) -> Allocation:
         """Round boundary: re-solve if due, then grant in priority order and count the round."""
         self._round_index = state.round_index
-        jobs, indices = active_in_order(state.waiting, state.running)
+        self._active.add_arrivals(state.arrived)
+        jobs, indices = self._active.at_boundary(state.waiting, state.running)
         self._round = None
         self._late = []
+        self._round_jobs, self._round_indices = jobs, indices
+        self._ranked = ([], [])
         if not jobs:
             return {}
-        self.book.register_indices(indices, jobs)
+        book = self.book
+        book.register_indices(indices, jobs)
         self._maybe_solve(state.now_s, jobs, indices)
-        pairs = round_pairs(
-            jobs, self.book, indices, self.params.work_conserving, self.heterogeneity_aware
-        )
+        # the pairs with a share in priority order; each job's round in the system counted
+        ranked_pos, ranked_cols = ranked_pairs(book, indices, True)
+        self._ranked = (ranked_pos, ranked_cols)
         free = [state.capacity[wt] for wt in self.worker_types]
-        granted = greedy_grants(pairs.pos, pairs.cols, pairs.sfs, free)
-        allocation = self._grant(jobs, pairs.pos, pairs.cols, granted, 1.0)
-        self.book.count_round(indices)
-        self._round = pairs
-        return allocation
+        granted_pos, granted_cols = boundary_grants(
+            book, indices, ranked_pos, ranked_cols, self.params.work_conserving, free
+        )
+        return grant_each(
+            jobs, granted_pos, granted_cols, 1.0, book.round_cells, self._grants,
+            self.worker_types,
+        )  # fmt: skip
+
+    def _round_pairs(self) -> RoundPairs | None:
+        """This round's priority order (:func:`priority_pairs` at the boundary) over the jobs
+        waiting at the round's first mid-round pass, built then (RoundPairs would skip the
+        others); None before the first boundary with jobs."""
+        if self._round is None and self._round_jobs:
+            jobs, (ranked_pos, ranked_cols) = self._round_jobs, self._ranked
+            waiting = [is_waiting(job) for job in jobs]  # only their pairs can be granted
+            pos, cols, sfs = waiting_pairs(
+                self.book, waiting, self._round_indices, ranked_pos, ranked_cols,
+                self.params.work_conserving,
+            )  # fmt: skip
+            self._round = RoundPairs(jobs, pos, cols, sfs)
+        return self._round
 
     def _mid_round(self, state: SchedulerState) -> Allocation:
         """Free GPUs mid-round: waiting jobs in this round's priority order, then late arrivals.
@@ -179,13 +210,14 @@ class GavelMaxMin(Policy):
         Returns only the new starts; the engine keeps running jobs until the round ends.
         """
         self._late.extend(state.arrived)  # arrivals since the boundary (engine contract)
+        self._active.add_arrivals(state.arrived)
         if not any(state.free_gpus.values()):
             return {}
         round_s = self.context.rounds.round_duration_s
         left = 1.0 - (state.now_s - state.round_index * round_s) / round_s
         free = [state.free_gpus[wt] for wt in self.worker_types]
         allocation: Allocation = {}
-        pairs = self._round
+        pairs = self._round_pairs()
         if pairs is not None:  # jobs the boundary left waiting, in its order
             granted = pairs.grants(free)
             allocation = self._grant(pairs.jobs, pairs.pos, pairs.cols, granted, left)

@@ -52,7 +52,10 @@ class RoundPairs:
 
     def __init__(self, jobs: list[JobState], pos: Pairs, cols: Pairs, sfs: Pairs) -> None:
         self.jobs = jobs
-        self.pos, self.cols, self.sfs = _as_list(pos), _as_list(cols), _as_list(sfs)
+        # typed lists: compiled code then reads them without generic item and method calls
+        self.pos: list[int] = _as_list(pos)
+        self.cols: list[int] = _as_list(cols)
+        self.sfs: list[float] = _as_list(sfs)
         self._waiting: list[bool] = []  # per position in jobs, from the first pass on
         self._buckets: list[_Bucket] | None = None
         self._recheck: list[int] = []  # positions granted since the last pass
@@ -197,11 +200,30 @@ def grant_pairs(
     (``round_cells[job index * K + type column]``, K worker types). ``grants`` caches
     one :class:`Grant` per type column and GPUs, so a job that keeps its GPUs gets back the
     very grant it holds."""
+    granted_pos = [pos[i] for i in granted]
+    granted_cols = [cols[i] for i in granted]
+    return grant_each(
+        jobs, granted_pos, granted_cols, round_fraction, round_cells, grants, worker_types
+    )
+
+
+def grant_each(
+    jobs: list[JobState],
+    granted_pos: list[int],
+    granted_cols: list[int],
+    round_fraction: float,
+    round_cells: list[float],
+    grants: list[dict[int, Grant]],
+    worker_types: list[str],
+) -> Allocation:
+    """:func:`grant_pairs` of the granted pairs given as positions into ``jobs`` and type
+    columns (``granted_pos[i]`` gets ``granted_cols[i]``), in that order."""
     allocation: Allocation = {}
     num_types = len(worker_types)
-    for i in granted:
-        job, col = jobs[pos[i]], cols[i]
-        round_cells[job.index * num_types + col] += round_fraction
+    for i in range(len(granted_pos)):
+        job, col = jobs[granted_pos[i]], granted_cols[i]
+        cell = job.index * num_types + col
+        round_cells[cell] = round_cells[cell] + round_fraction
         by_gpus = grants[col]
         grant = by_gpus.get(job.scale_factor)
         if grant is None:

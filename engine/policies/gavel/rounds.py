@@ -17,7 +17,6 @@ from typing import Final
 
 import numpy as np
 
-from engine.policies.gavel.pairs import RoundPairs
 from engine.state import JobState
 
 _MIN_SHARE: Final = 1e-9  # LP shares below this count as zero
@@ -46,15 +45,21 @@ class RoundBook:
         fast_cols, fit_cols: per row, the columns the job fits, fastest first (ties in column
             order) and in column order (tuples: the garbage collector stops tracking them).
         sizes: per row, the job's GPUs (float); labels: per row, ``class_ids`` as ints.
+        share_cols, zero_cols: per row, the columns of ``fast_cols`` (heterogeneity-aware)
+            or ``fit_cols`` with a positive stored share, and the rest, in that order; kept
+            with ``share_rows`` (:mod:`engine.policies.gavel.boundary` walks them).
+
+    The numpy arrays are written when read (properties): jobs are registered one or two
+    at a time, and one fancy-indexed write per array per read beats a write per job.
     """
 
-    throughputs: np.ndarray
-    scale_factors: np.ndarray
-    priority_weights: np.ndarray
-    fits: np.ndarray
-    speed_order: np.ndarray
-    known: np.ndarray
-    class_ids: np.ndarray
+    _throughputs: np.ndarray
+    _scale_factors: np.ndarray
+    _priority_weights: np.ndarray
+    _fits: np.ndarray
+    _speed_order: np.ndarray
+    _known: np.ndarray
+    class_ids: np.ndarray  # written at once (read at every solve)
 
     def __init__(
         self, worker_types: list[str], capacity: np.ndarray, heterogeneity_aware: bool
@@ -65,8 +70,12 @@ class RoundBook:
         self.heterogeneity_aware = heterogeneity_aware
         self._classes: dict[tuple[float, ...], int] = {}
         self.class_rows: list[int] = []
-        self.known = np.zeros(0, dtype=bool)
+        self._known = np.zeros(0, dtype=bool)
+        self._known_rows: list[bool] = []  # known, as a list (read job by job)
         self._known_below = 0  # every row below this one is known
+        # registered rows not yet in the arrays: (row, throughputs, scale factor, weight,
+        # fits, speed order)
+        self._unwritten: list[tuple[int, list[float], float, float, list[bool], list[int]]] = []
         self._zero_row = [0.0] * self.num_types  # the shares of rows without a solution
         self.share_rows: list[list[float]] = []
         self.round_cells: list[float] = []  # one list: no per-row objects to track
@@ -75,11 +84,20 @@ class RoundBook:
         self.fast_cols: list[tuple[int, ...]] = []
         self.fit_cols: list[tuple[int, ...]] = []
         self.sizes: list[float] = []
+        self.share_cols: list[tuple[int, ...]] = []
+        self.zero_cols: list[tuple[int, ...]] = []
+        # the rows' policy-order columns (fast_cols or fit_cols) by id, and per id and mask
+        # of the columns with a share: (share columns, zero columns), made when first needed
+        self._column_ids: dict[tuple[int, ...], int] = {}
+        self._columns: list[tuple[int, ...]] = []
+        self._splits: list[list[tuple[tuple[int, ...], tuple[int, ...]] | None]] = []
+        self.column_ids: list[int] = []  # per row
+        self._slot_of: list[int] = []  # set_class_shares' slot per class label
         self._allocate(_INITIAL_ROWS)
 
     def _allocate(self, size: int) -> None:
         num_types = self.num_types
-        old = self.known.size
+        old = self._known.size
 
         def grow(name: str, shape: tuple[int, ...], dtype: type, fill: float) -> None:
             array: np.ndarray = np.full(shape, fill, dtype=dtype)
@@ -87,14 +105,15 @@ class RoundBook:
                 array[:old] = getattr(self, name)
             setattr(self, name, array)
 
-        grow("throughputs", (size, num_types), float, 0.0)
-        grow("scale_factors", (size,), float, 1.0)
-        grow("priority_weights", (size,), float, 1.0)
-        grow("fits", (size, num_types), bool, False)
-        grow("speed_order", (size, num_types), int, 0)
-        grow("known", (size,), bool, False)
+        grow("_throughputs", (size, num_types), float, 0.0)
+        grow("_scale_factors", (size,), float, 1.0)
+        grow("_priority_weights", (size,), float, 1.0)
+        grow("_fits", (size, num_types), bool, False)
+        grow("_speed_order", (size, num_types), int, 0)
+        grow("_known", (size,), bool, False)
         grow("class_ids", (size,), int, 0)
         more = size - old
+        self._known_rows.extend([False] * more)
         self.share_rows.extend([self._zero_row] * more)
         self.round_cells.extend([0.0] * (more * num_types))
         self.in_system.extend([0.0] * more)
@@ -102,6 +121,9 @@ class RoundBook:
         self.fast_cols.extend([()] * more)
         self.fit_cols.extend([()] * more)
         self.sizes.extend([1.0] * more)
+        self.share_cols.extend([()] * more)
+        self.zero_cols.extend([()] * more)
+        self.column_ids.extend([0] * more)
 
     def register(self, active: list[JobState]) -> None:
         """Records the jobs of ``active`` (sorted by index) seen for the first time."""
@@ -122,13 +144,13 @@ class RoundBook:
                 top = index
         if top < self._known_below:  # the usual case: jobs are first seen in arrival order
             return
-        if top >= self.known.size:
-            self._allocate(max(2 * self.known.size, top + 1024))
-        known = self.known
+        if top >= self._known.size:
+            self._allocate(max(2 * self._known.size, top + 1024))
+        known = self._known_rows
         new = [job for job in active if not known[job.index]]
         if new:
             self._register(new)
-        while self._known_below < known.size and known[self._known_below]:
+        while self._known_below < len(known) and known[self._known_below]:
             self._known_below += 1
 
     def _register(self, jobs: list[JobState]) -> None:
@@ -146,21 +168,71 @@ class RoundBook:
             ]
             # fastest first, ties in column order (sorted keeps ties in order even reversed)
             order = sorted(columns, key=throughputs.__getitem__, reverse=True)
-            self.throughputs[row] = throughputs
-            self.scale_factors[row] = scale_factor
-            self.priority_weights[row] = weight
-            self.fits[row] = fits
-            self.speed_order[row] = order
+            self._unwritten.append((row, throughputs, scale_factor, weight, fits, order))
             self.fast_cols[row] = tuple([col for col in order if fits[col]])
             self.fit_cols[row] = tuple([col for col in columns if fits[col]])
             self.sizes[row] = scale_factor
+            policy_cols = self.fast_cols[row] if self.heterogeneity_aware else self.fit_cols[row]
+            self.share_cols[row] = ()  # no solution yet: the zero row
+            self.zero_cols[row] = policy_cols
+            self.column_ids[row] = self._column_id(policy_cols)
             basis = throughputs if self.heterogeneity_aware else fits
             label = self._classes.setdefault((*basis, scale_factor, weight), len(self._classes))
             if label == len(self.class_rows):
                 self.class_rows.append(row)
             self.class_ids[row] = label
             self.labels[row] = label
-            self.known[row] = True
+            self._known_rows[row] = True
+
+    def _write(self) -> None:
+        """Writes the registered rows not yet in the numpy arrays."""
+        pending = self._unwritten
+        if not pending:
+            return
+        self._unwritten = []
+        rows = np.array([entry[0] for entry in pending], dtype=np.int64)
+        self._throughputs[rows] = [entry[1] for entry in pending]
+        self._scale_factors[rows] = [entry[2] for entry in pending]
+        self._priority_weights[rows] = [entry[3] for entry in pending]
+        self._fits[rows] = [entry[4] for entry in pending]
+        self._speed_order[rows] = [entry[5] for entry in pending]
+        self._known[rows] = True
+
+    @property
+    def throughputs(self) -> np.ndarray:
+        """(rows, K) steps/s at the job's scale factor per worker type."""
+        self._write()
+        return self._throughputs
+
+    @property
+    def scale_factors(self) -> np.ndarray:
+        """(rows,) GPUs per job."""
+        self._write()
+        return self._scale_factors
+
+    @property
+    def priority_weights(self) -> np.ndarray:
+        """(rows,) priority weights."""
+        self._write()
+        return self._priority_weights
+
+    @property
+    def fits(self) -> np.ndarray:
+        """(rows, K) whether the job can run on the type at all."""
+        self._write()
+        return self._fits
+
+    @property
+    def speed_order(self) -> np.ndarray:
+        """(rows, K) the columns from the job's fastest down."""
+        self._write()
+        return self._speed_order
+
+    @property
+    def known(self) -> np.ndarray:
+        """(rows,) whether the row has been filled from a job."""
+        self._write()
+        return self._known
 
     def set_shares(self, rows: np.ndarray, shares: np.ndarray) -> None:
         """Stores an LP solution (n, K) for ``rows`` (n,); shares below 1e-9 count as 0."""
@@ -168,7 +240,9 @@ class RoundBook:
         share_rows = self.share_rows
         row_list: list[int] = rows.tolist()
         for i in range(len(row_list)):
-            share_rows[row_list[i]] = values[i]
+            row = row_list[i]
+            share_rows[row] = values[i]
+            self.share_cols[row], self.zero_cols[row] = self._split(self.column_ids[row], values[i])
 
     def set_class_shares(
         self, indices: list[int], classes: list[int], class_shares: np.ndarray
@@ -177,10 +251,50 @@ class RoundBook:
         the rows ``indices``, whose class labels are all among them: :meth:`set_shares` of
         each row's class row, the jobs of a class sharing one list."""
         values: list[list[float]] = np.where(class_shares < _MIN_SHARE, 0.0, class_shares).tolist()
-        slot = {label: i for i, label in enumerate(classes)}
-        share_rows, labels = self.share_rows, self.labels
+        slot = self._slot_of  # per class label: its slot in ``classes`` (set for those only)
+        for label in classes:
+            while label >= len(slot):
+                slot.extend([0] * (len(slot) + 16))
+        for i in range(len(classes)):
+            slot[classes[i]] = i
+        share_rows, labels, share_cols, zero_cols, column_ids = (
+            self.share_rows, self.labels, self.share_cols, self.zero_cols, self.column_ids
+        )  # fmt: skip
+        slot_ids = [-1] * len(classes)  # per slot: the column id of its last split
+        slot_splits: list[tuple[tuple[int, ...], tuple[int, ...]]] = [((), ())] * len(classes)
         for row in indices:
-            share_rows[row] = values[slot[labels[row]]]
+            i, column_id = slot[labels[row]], column_ids[row]
+            share_rows[row] = values[i]
+            if slot_ids[i] != column_id:  # once per class: a class's jobs have one column id
+                slot_ids[i], slot_splits[i] = column_id, self._split(column_id, values[i])
+            share_cols[row], zero_cols[row] = slot_splits[i]
+
+    def _column_id(self, columns: tuple[int, ...]) -> int:
+        """The id of a row's policy-order columns (equal tuples, one id)."""
+        column_id = self._column_ids.get(columns)
+        if column_id is None:
+            column_id = self._column_ids[columns] = len(self._columns)
+            self._columns.append(columns)
+            self._splits.append([None] * (1 << self.num_types))
+        return column_id
+
+    def _split(
+        self, column_id: int, shares: list[float]
+    ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The columns ``column_id`` with a positive share in ``shares``, and the rest, each
+        in column-id order (made once per column id and set of shared columns)."""
+        columns, mask = self._columns[column_id], 0
+        for col in columns:
+            if shares[col] > 0:
+                mask |= 1 << col
+        split = self._splits[column_id][mask]
+        if split is None:
+            split = (
+                tuple([col for col in columns if shares[col] > 0]),
+                tuple([col for col in columns if not shares[col] > 0]),
+            )
+            self._splits[column_id][mask] = split
+        return split
 
     def shares_of(self, rows: np.ndarray) -> np.ndarray:
         """(n, K) the stored shares of ``rows``."""
@@ -194,12 +308,6 @@ class RoundBook:
                 if share > 0:
                     return True
         return False
-
-    def count_round(self, indices: list[int]) -> None:
-        """One more round boundary in the system for the rows ``indices``."""
-        in_system = self.in_system
-        for row in indices:
-            in_system[row] += 1.0
 
 
 def active_in_order(
@@ -218,19 +326,6 @@ def priority_order(
     """The positions and columns of :func:`priority_pairs` as two (p,) int arrays."""
     pos, cols, _ = priority_pairs(book, rows.tolist(), work_conserving, heterogeneity_aware)
     return np.array(pos, dtype=np.intp), np.array(cols, dtype=np.intp)
-
-
-def round_pairs(
-    jobs: list[JobState],
-    book: RoundBook,
-    indices: list[int],
-    work_conserving: bool,
-    heterogeneity_aware: bool,
-) -> RoundPairs:
-    """:func:`priority_pairs` of the round's active ``jobs`` (``indices`` their rows), kept
-    with the jobs for the round's mid-round passes."""
-    ranked = priority_pairs(book, indices, work_conserving, heterogeneity_aware)
-    return RoundPairs(jobs, *ranked)
 
 
 def priority_pairs(
