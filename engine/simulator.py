@@ -351,9 +351,9 @@ class Simulation:
         non-preemptive policy (which adds jobs, so may not list running ones)."""
         jobs, cluster = self.jobs, self.cluster
         for index, grant in entries:
-            job = jobs[index]
-            if index < 0:
+            if index < 0:  # (checked before the lookup: jobs[-1] is the trace's last job)
                 raise AllocationError(f"{self.spec.name}: job index {index} is not in the system")
+            job = jobs[index]
             if job.placement is not None:  # running (a completed job holds no placement)
                 if strict and not self.preemptive:
                     raise AllocationError(f"{self.spec.name}: job {job.job_id} is already running")
