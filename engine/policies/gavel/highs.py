@@ -111,15 +111,7 @@ class HighsSolver:
                 return None
             if x is not None:
                 return x
-        bounds = np.column_stack([np.zeros_like(upper), upper])
-        result = linprog(
-            objective, A_ub=matrix.to_scipy(), b_ub=b_ub, bounds=bounds, method="highs"
-        )
-        if result.status == 2:  # infeasible
-            return None
-        if result.status != 0:
-            raise EngineError(f"Gavel LP failed: {result.message}")
-        return np.asarray(result.x)
+        return _linprog(objective, matrix, b_ub, upper)
 
     def solve_values(self, arrays: list[Any]) -> list[float] | None:
         """The optimal ``x`` as HiGHS hands it out (a list: no array built), or None when the
@@ -140,7 +132,7 @@ class HighsSolver:
             if values is not None:
                 return values
         matrix = CscMatrix(arrays[11], arrays[12], arrays[DATA], arrays[1])
-        x = self.solve(arrays[OBJECTIVE], matrix, arrays[10], arrays[8])
+        x = _linprog(arrays[OBJECTIVE], matrix, arrays[10], arrays[8])  # (HiGHS was just tried)
         return None if x is None else list(x.tolist())
 
     def _run(self, arrays: list[Any], start: Basis | None = None) -> list[float] | None:
@@ -193,6 +185,24 @@ class HighsSolver:
                 np.array([int(status) for status in basis.row_status]),
             )
         return np.array(values, dtype=np.float64)
+
+
+def _linprog(
+    objective: np.ndarray, matrix: CscMatrix, b_ub: np.ndarray, upper: np.ndarray
+) -> np.ndarray | None:
+    """The LP of :meth:`HighsSolver.solve` through ``scipy.optimize.linprog`` (the fallback
+    when scipy's HiGHS bindings are missing or fail): ``x``, or None when infeasible.
+
+    Raises:
+        EngineError: if linprog reports neither an optimum nor infeasibility.
+    """
+    bounds = np.column_stack([np.zeros_like(upper), upper])
+    result = linprog(objective, A_ub=matrix.to_scipy(), b_ub=b_ub, bounds=bounds, method="highs")
+    if result.status == 2:  # infeasible
+        return None
+    if result.status != 0:
+        raise EngineError(f"Gavel LP failed: {result.message}")
+    return np.asarray(result.x)
 
 
 def model_arrays(

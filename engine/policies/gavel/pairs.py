@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from engine.allocation.grants import gang_grant
 from engine.policies.base import Allocation, Grant
 from engine.state import JobState
 
@@ -227,6 +228,6 @@ def grant_each(
         by_gpus = grants[col]
         grant = by_gpus.get(job.scale_factor)
         if grant is None:
-            grant = by_gpus[job.scale_factor] = Grant(worker_types[col], job.scale_factor)
+            grant = by_gpus[job.scale_factor] = gang_grant(worker_types[col], job.scale_factor)
         allocation[job.index] = grant
     return allocation
