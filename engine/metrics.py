@@ -39,42 +39,29 @@ from numpy.typing import ArrayLike
 
 
 class Metric(NamedTuple):
-    """A summary metric: display label, unit, whether lower values are better, and the one unit
-    a duration is always shown in (``"min"``, ``"h"``, ``"d"``; empty for other units), so a
-    column never changes unit between runs."""
+    """A summary metric: display label, unit, and whether lower values are better. A duration
+    (unit ``"s"``) is shown in the unit its column's magnitude picks
+    (`engine.units.column_format`), the same for every row of a table."""
 
     label: str
     unit: str
     lower_is_better: bool
-    display_unit: str = ""
-
-
-SECONDS_PER_UNIT = {"s": 1.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
-
-
-def display_value(metric: str, value: float) -> tuple[float, str]:
-    """``value`` of ``metric`` in its display unit, and that unit (e.g. ``(3.6, "h")`` for a
-    mean JCT of 12,960 s); other metrics unchanged, with their METRICS unit."""
-    spec = METRICS[metric]
-    if spec.unit == "s" and spec.display_unit:
-        return value / SECONDS_PER_UNIT[spec.display_unit], spec.display_unit
-    return value, spec.unit
 
 
 METRICS: dict[str, Metric] = {
-    "jct_mean_s": Metric("Mean JCT", "s", True, "h"),
-    "jct_median_s": Metric("Median JCT", "s", True, "h"),
-    "jct_p95_s": Metric("p95 JCT", "s", True, "h"),
-    "jct_p99_s": Metric("p99 JCT", "s", True, "h"),
-    "makespan_s": Metric("Makespan", "s", True, "d"),
-    "queueing_delay_mean_s": Metric("Mean queueing delay", "s", True, "min"),
+    "jct_mean_s": Metric("Mean JCT", "s", True),
+    "jct_median_s": Metric("Median JCT", "s", True),
+    "jct_p95_s": Metric("p95 JCT", "s", True),
+    "jct_p99_s": Metric("p99 JCT", "s", True),
+    "makespan_s": Metric("Makespan", "s", True),
+    "queueing_delay_mean_s": Metric("Mean queueing delay", "s", True),
     "utilization_active": Metric("GPU utilization while jobs wait or run", "fraction", False),
     "utilization_mean": Metric("GPU utilization over the makespan", "fraction", False),
     "ftf_rho_mean": Metric("Mean finish-time fairness ρ", "ratio", True),
     "ftf_rho_max": Metric("Worst finish-time fairness ρ", "ratio", True),
     "jain_index": Metric("Jain's index of 1/ρ", "0..1", False),
     "comm_overhead_mean": Metric("Communication overhead", "fraction", True),
-    "consolidation_wait_mean_s": Metric("Mean consolidation wait", "s", True, "min"),
+    "consolidation_wait_mean_s": Metric("Mean consolidation wait", "s", True),
     "gpu_hours_used": Metric("GPU-hours used", "GPU-h", True),
     "preemptions_total": Metric("Preemptions", "count", True),
     "jobs_completed": Metric("Jobs completed", "count", False),

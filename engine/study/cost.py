@@ -15,6 +15,7 @@ import math
 from collections.abc import Mapping
 
 from engine.config import ClusterSpec
+from engine.metrics import Metric
 
 DEFAULT_PRICES_USD_PER_GPU_H: Mapping[str, float] = {"v100": 0.74, "p100": 0.43, "k80": 0.135}
 
@@ -55,3 +56,13 @@ def cost_kpis(summary: Mapping[str, float], prices: Mapping[str, float]) -> dict
         "cost_per_job_usd": work / done if done else math.nan,
         "makespan_cost_usd": per_h * summary.get("makespan_s", math.nan) / 3600.0,
     }
+
+
+COST_METRICS: Mapping[str, Metric] = {
+    "cluster_cost_usd_per_h": Metric("Cluster cost", "USD/h", True),
+    "work_cost_usd": Metric("Work cost", "USD", True),
+    "cost_per_job_usd": Metric("Work cost per completed job", "USD", True),
+    "makespan_cost_usd": Metric("Cluster cost over the makespan", "USD", True),
+}
+"""How each of :data:`COST_KPIS` reads (label, unit, lower is better), as `engine.metrics.METRICS`
+describes the simulation's KPIs."""

@@ -49,3 +49,63 @@ def paired_diff(values: Sequence[float], baseline: Sequence[float]) -> dict[str,
     else:
         p = float(stats.ttest_1samp(d, 0.0).pvalue)
     return {"n": float(n), "mean_diff": mean, "ci_low": low, "ci_high": high, "p_value": p}
+
+
+FIRM_SEEDS = 5
+"""Fewer paired seeds than this make a weak answer [R]: with n seeds the 95% interval is
+``t(0.975, n - 1)`` standard errors wide on each side (12.7 for 2 seeds, 4.3 for 3, 3.2 for 4,
+2.8 for 5, 1.96 for very many), and the spread over seeds is itself poorly known."""
+
+
+def paired_test(a: Sequence[float], b: Sequence[float]) -> dict[str, float]:
+    """A against B on the same seeds: the mean of ``a - b``, its 95% interval and the p-value.
+
+    ``a[i]`` and ``b[i]`` must come from the same seed (same trace draws, same simulation
+    seed), e.g. two policies of one scenario, or one policy in two variants. The interval and
+    test are Student's paired t (``scipy.stats.ttest_rel`` and its ``confidence_interval``);
+    when every difference is the same the test is undefined and the convention of
+    :func:`paired_diff` holds (interval of zero width; p = 1.0 for all-zero differences, 0.0
+    otherwise).
+
+    Args:
+        a, b: one value per seed, aligned; pairs where either side is NaN are left out.
+
+    Returns:
+        ``{"n", "mean_diff", "ci_low", "ci_high", "p_value"}`` (NaN interval and p for n < 2).
+
+    Raises:
+        ValueError: when ``a`` and ``b`` differ in length.
+    """
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.shape != y.shape:
+        raise ValueError(f"paired_test: {x.size} values against {y.size}; pair them by seed")
+    keep = np.isfinite(x) & np.isfinite(y)
+    x, y = x[keep], y[keep]
+    d = x - y
+    n = int(d.size)
+    out = {"n": float(n), "mean_diff": float(d.mean()) if n else math.nan,
+           "ci_low": math.nan, "ci_high": math.nan, "p_value": math.nan}  # fmt: skip
+    if n < 2:
+        return out
+    if np.all(d == d[0]):
+        return {**out, "ci_low": float(d[0]), "ci_high": float(d[0]),
+                "p_value": 1.0 if d[0] == 0 else 0.0}  # fmt: skip
+    test = stats.ttest_rel(x, y)
+    interval = test.confidence_interval(CONFIDENCE)
+    return {**out, "ci_low": float(interval.low), "ci_high": float(interval.high),
+            "p_value": float(test.pvalue)}  # fmt: skip
+
+
+def few_seeds_note(n: int) -> str:
+    """Why an answer from ``n`` seeds is weak ("" from :data:`FIRM_SEEDS` seeds up)."""
+    if n >= FIRM_SEEDS:
+        return ""
+    if n < 2:
+        return f"{n} seed{'' if n == 1 else 's'}: no interval can be given; run at least " \
+            f"{FIRM_SEEDS} seeds"
+    t = float(stats.t.ppf(0.5 + CONFIDENCE / 2, n - 1))
+    return (
+        f"weak with {n} seeds: the 95% interval spans {t:.1f} standard errors each side "
+        f"(1.96 with many seeds) and the seeds' spread is itself uncertain; run at least "
+        f"{FIRM_SEEDS} seeds"
+    )
