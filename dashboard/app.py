@@ -32,7 +32,7 @@ def main() -> None:
     import streamlit as st
 
     from dashboard.components.link_run import run_linked_scenario
-    from dashboard.query import read_query_params, sync_query_params
+    from dashboard.query import read_query_params, render_missing_link_trace, sync_query_params
     from dashboard.runner import warm_pool
     from dashboard.state import init_state, keep_widget_state
 
@@ -48,7 +48,13 @@ def main() -> None:
     pages = [st.Page(f"app_pages/{name}.py", title=title, icon=f":material/{icon}:",
                      default=name == "scenario") for name, title, icon in PAGES]  # fmt: skip
     page = st.navigation(pages)
-    if run_linked_scenario() and page.title == "Scenario":
+    name = next(n for n, title, _ in PAGES if title == page.title)
+    linked = st.session_state.pop("link_page", "")
+    if linked in (n for n, _, _ in PAGES) and linked != name:
+        st.switch_page(f"app_pages/{linked}.py")  # the page the link's sender was on
+    st.session_state["page_name"] = name
+    render_missing_link_trace()
+    if run_linked_scenario() and name == "scenario" and not linked:
         st.switch_page("app_pages/results.py")
     sync_query_params()
     page.run()

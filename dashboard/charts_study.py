@@ -14,6 +14,8 @@ import plotly.graph_objects as go
 
 from dashboard.chart_style import policy_colors, style
 from dashboard.study_tables import STUDY_METRICS
+from engine.study.paired import metric_info
+from engine.units import time_unit
 
 RIGHT_LEGEND = {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"}
 
@@ -29,11 +31,11 @@ def _rgba(hex_color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
-def make_delta_chart(paired: pd.DataFrame, metric: str, baseline: str) -> go.Figure:
-    """Horizontal bars: each (variant, policy)'s mean paired difference to the baseline with
-    its 95% interval as whiskers; a zero line. Bars green when better, red when worse (by the
-    metric's direction), grey when the interval straddles zero."""
-    info = STUDY_METRICS[metric]
+def make_delta_chart(paired: pd.DataFrame, metric: str, baseline: str, unit: str) -> go.Figure:
+    """Horizontal bars: each (variant, policy)'s mean paired difference to the baseline (in
+    ``unit``) with its 95% interval as whiskers; a zero line. Bars green when better, red when
+    worse (by the metric's direction), grey when the interval straddles zero."""
+    info = metric_info(metric)
     rows = paired.iloc[::-1]
     names = [f"{v} · {p}" for v, p in zip(rows["variant"], rows["policy"], strict=True)]
     better = -1 if info.lower_is_better else 1
@@ -48,20 +50,22 @@ def make_delta_chart(paired: pd.DataFrame, metric: str, baseline: str) -> go.Fig
             error_x={"type": "data", "symmetric": False,
                      "array": rows["ci_high"] - rows["mean_diff"],
                      "arrayminus": rows["mean_diff"] - rows["ci_low"], "thickness": 2},
-            hovertemplate="%{y}: %{x:+.2f} " + info.unit + "<extra></extra>",
+            hovertemplate="%{y}: %{x:+.2f} " + unit + "<extra></extra>",
         )
     )  # fmt: skip
     fig.add_vline(x=0, line_color="#333", line_width=1)
-    fig.update_xaxes(title=f"Δ {info.title} vs {baseline} (95% interval)")
+    fig.update_xaxes(title=f"Δ {_titled(info.label, unit)} vs {baseline} (95% interval)")
     height = max(260, 70 + 46 * len(names))
     return style(fig, f"{info.label}: difference to {baseline}", height)
 
 
 def make_variant_cdf(jobs: pd.DataFrame, policy: str, variants: list[str]) -> go.Figure:
     """Overlaid empirical JCT CDFs of one policy, one line per variant (all seeds pooled),
-    on a log time axis in hours."""
+    on a log time axis in the unit the longest JCT picks (`engine.units.time_unit`)."""
     colors = policy_colors(variants)
     fig = go.Figure()
+    shown = jobs.loc[jobs["policy"] == policy, "jct_s"]
+    unit, scale = time_unit(float(shown.max()) if shown.notna().any() else 0.0)
     for variant in variants:
         jct = np.sort(
             jobs.loc[(jobs["variant"] == variant) & (jobs["policy"] == policy), "jct_s"]
@@ -71,25 +75,25 @@ def make_variant_cdf(jobs: pd.DataFrame, policy: str, variants: list[str]) -> go
         if not jct.size:
             continue
         step = max(1, jct.size // 2000)
-        x, y = jct[::step] / 3600.0, (np.arange(1, jct.size + 1) / jct.size)[::step]
+        x, y = jct[::step] / scale, (np.arange(1, jct.size + 1) / jct.size)[::step]
         fig.add_trace(
             go.Scatter(
                 x=x, y=y, name=variant, mode="lines",
                 line={"color": colors[variant], "width": 3, "shape": "hv"},
-                hovertemplate=f"{variant}: %{{y:.0%}} done within %{{x:.2f}} h<extra></extra>",
+                hovertemplate=f"{variant}: %{{y:.0%}} done within %{{x:.2f}} {unit}<extra></extra>",
             )
         )  # fmt: skip
-    fig.update_xaxes(title="Job completion time (h, log scale)", type="log")
+    fig.update_xaxes(title=f"Job completion time ({unit}, log scale)", type="log")
     fig.update_yaxes(title="Jobs completed", range=[0, 1.02], tickformat=".0%")
     return _outside_legend(fig, f"{policy}: JCT CDF per variant (further left is better)")
 
 
 def make_sweep_lines(
-    stats: pd.DataFrame, axis: str, metric: str, axis_title: str = ""
+    stats: pd.DataFrame, axis: str, metric: str, unit: str, axis_title: str = ""
 ) -> go.Figure:
-    """Mean of ``metric`` against one axis (a column of ``stats``), one line per policy, with
-    its 95% band."""
-    info = STUDY_METRICS[metric]
+    """Mean of ``metric`` (in ``unit``) against one axis (a column of ``stats``), one line per
+    policy, with its 95% band."""
+    info = metric_info(metric)
     axis_title = axis_title or axis_label(axis)
     policies = list(dict.fromkeys(stats["policy"]))
     colors = policy_colors(policies)
@@ -109,11 +113,11 @@ def make_sweep_lines(
             go.Scatter(
                 x=x, y=rows["mean"].tolist(), name=policy, mode="lines+markers", legendgroup=policy,
                 line={"color": color, "width": 3}, marker={"size": 8},
-                hovertemplate=f"{policy}: %{{y:.2f}} {info.unit}<extra></extra>",
+                hovertemplate=f"{policy}: %{{y:.2f}} {unit}<extra></extra>",
             )
         )  # fmt: skip
     fig.update_xaxes(title=axis_title)
-    fig.update_yaxes(title=info.title)
+    fig.update_yaxes(title=_titled(info.label, unit))
     return _outside_legend(fig, f"{info.label} by {axis_title.lower()} (band: 95% interval)")
 
 
@@ -122,11 +126,14 @@ def make_sweep_heatmap(
     x_axis: str,
     y_axis: str,
     metric: str,
+    unit: str,
     x_title: str = "",
     y_title: str = "",
+    title: str = "",
 ) -> go.Figure:
-    """Mean of ``metric`` over a two-axis grid for one policy, values written in the cells."""
-    info = STUDY_METRICS[metric]
+    """Mean of ``metric`` (in ``unit``) over a two-axis grid, values written in the cells; the
+    y axis may be the policy (``y_axis="policy"``)."""
+    info = metric_info(metric)
     grid = stats.pivot_table(index=y_axis, columns=x_axis, values="mean", aggfunc="first")
     text = [[f"{v:.2f}" if pd.notna(v) else "" for v in row] for row in grid.to_numpy()]
     fig = go.Figure(
@@ -134,13 +141,46 @@ def make_sweep_heatmap(
             z=grid.to_numpy(), x=[str(c) for c in grid.columns], y=[str(i) for i in grid.index],
             text=text, texttemplate="%{text}", textfont={"size": 16},
             colorscale="Viridis" if not info.lower_is_better else "Viridis_r",
-            colorbar={"title": {"text": info.unit}},
-            hovertemplate=f"%{{x}}, %{{y}}: %{{z:.2f}} {info.unit}<extra></extra>",
+            colorbar={"title": {"text": unit}},
+            hovertemplate=f"%{{x}}, %{{y}}: %{{z:.2f}} {unit}<extra></extra>",
         )
     )  # fmt: skip
     fig.update_xaxes(title=x_title or axis_label(x_axis), type="category")
     fig.update_yaxes(title=y_title or axis_label(y_axis), type="category")
-    return style(fig, f"{info.label} (mean over seeds; brighter is better)", 480)
+    title = title or f"{_titled(info.label, unit)}, mean over seeds (brighter is better)"
+    return style(fig, title, 480)
+
+
+def make_pair_lines(frame: pd.DataFrame, axis: str, unit: str, pair: str, axis_title: str,
+                    lower_is_better: bool) -> go.Figure:  # fmt: skip
+    """The paired difference A - B (``mean_diff`` with its 95% band ``ci_low``..``ci_high``, in
+    ``unit``) against a sweep axis, with a zero line: below zero A is lower."""
+    rows = frame.sort_values(axis)
+    x = rows[axis].tolist()
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=x + x[::-1], y=rows["ci_high"].tolist() + rows["ci_low"].tolist()[::-1],
+            fill="toself", fillcolor=_rgba("#0072B2", 0.18), line={"width": 0},
+            hoverinfo="skip", name="95% interval",
+        )
+    )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=x, y=rows["mean_diff"].tolist(), mode="lines+markers", name=pair,
+            line={"color": "#0072B2", "width": 3}, marker={"size": 8},
+            hovertemplate=f"%{{x}}: %{{y:+.2f}} {unit}<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.add_hline(y=0, line_color="#333", line_width=1)
+    fig.update_xaxes(title=axis_title)
+    better = "below zero: A better" if lower_is_better else "above zero: A better"
+    fig.update_yaxes(title=f"A − B ({unit}); {better}")
+    return _outside_legend(fig, f"{pair}: paired difference by {axis_title.lower()}")
+
+
+def _titled(label: str, unit: str) -> str:
+    return f"{label} ({unit})" if unit else label
 
 
 def axis_label(path: str) -> str:

@@ -1,32 +1,16 @@
-"""Humane number formatting for a planning meeting: durations as "42 min" or "1.2 h"."""
+"""Humane number formatting for a planning meeting: durations as "42 min" or "1.2 h".
+
+The unit of a duration comes from the engine's one rule (`engine.units.time_unit`; a column of
+a table: `engine.units.column_format`), so the dashboard, the CLI and the report agree.
+"""
 
 from __future__ import annotations
 
 import math
 
-# (unit label, seconds per unit, use this unit from this many seconds up)
-TIME_UNITS: tuple[tuple[str, float, float], ...] = (
-    ("s", 1.0, 0.0),
-    ("min", 60.0, 120.0),
-    ("h", 3600.0, 2 * 3600.0),
-    ("d", 86400.0, 3 * 86400.0),
-)
+from engine.units import time_unit
 
-
-def time_unit(seconds: float) -> tuple[str, float]:
-    """The unit that makes ``seconds`` read best, as ``(label, seconds per unit)``.
-
-    Args:
-        seconds: a typical magnitude (e.g. the largest value on an axis).
-
-    Returns:
-        ``("h", 3600.0)`` for 5 hours, ``("min", 60.0)`` for 10 minutes, and so on.
-    """
-    chosen = TIME_UNITS[0]
-    for unit in TIME_UNITS:
-        if math.isfinite(seconds) and abs(seconds) >= unit[2]:
-            chosen = unit
-    return chosen[0], chosen[1]
+__all__ = ["human_duration", "human_number", "plain_number", "time_unit"]
 
 
 def human_duration(seconds: float) -> str:

@@ -1,7 +1,9 @@
 """Reproducible links: a set of named scenarios (and the study settings) in one URL parameter.
 
 Payload (JSON, keys sorted): ``{"v": 1, "scenarios": {name: ScenarioConfig.to_dict()},
-"current": name, "trace_sha256": hex or "", "study": {...}}``. Encoded as zlib (level 9) then
+"current": name, "trace_sha256": hex or "", "study": {page: {setting: value}}, "page": name,
+"results": {"scenario": name, "config": ScenarioConfig.to_dict()}}``; the last two are
+optional (older links lack them). Encoded as zlib (level 9) then
 URL-safe base64 without padding, so a three-variant comparison fits in well under 2 kB of
 URL. Pure functions: no Streamlit here.
 """
@@ -31,13 +33,21 @@ class LinkState:
         scenarios: name -> scenario, in order (the first is the comparison's baseline).
         current: the name the Scenario page shows.
         trace_sha256: SHA-256 of an uploaded trace's bytes ("" for a sample or synthetic trace).
-        study: the Compare/Sweep settings (seeds, axes), JSON-able; {} when none.
+        study: the Compare, Sweep and Planner settings (`dashboard.page_settings`), JSON-able;
+            {} when none.
+        page: the page the sender was on ("results", "compare", ...; "" for none).
+        results_scenario: the scenario whose results the sender saw ("" for none).
+        results_config: that scenario as it was run, when it differs from
+            ``scenarios[results_scenario]`` (edited since the run); else None.
     """
 
     scenarios: Mapping[str, ScenarioConfig]
     current: str
     trace_sha256: str = ""
     study: Mapping[str, Any] = field(default_factory=dict)
+    page: str = ""
+    results_scenario: str = ""
+    results_config: ScenarioConfig | None = None
 
 
 def encode_link(state: LinkState) -> str:
@@ -49,6 +59,13 @@ def encode_link(state: LinkState) -> str:
         "trace_sha256": state.trace_sha256,
         "study": dict(state.study),
     }
+    if state.page:
+        payload["page"] = state.page
+    if state.results_scenario:
+        results: dict[str, Any] = {"scenario": state.results_scenario}
+        if state.results_config is not None:
+            results["config"] = state.results_config.to_dict()
+        payload["results"] = results
     raw = json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
 
@@ -72,11 +89,19 @@ def decode_link(text: str) -> LinkState:
         raise ConfigError("the link names no scenario")
     scenarios = {str(n): _scenario(str(n), d) for n, d in named.items()}
     current = str(payload.get("current", ""))
+    results = payload.get("results") or {}
+    if not isinstance(results, dict):
+        raise ConfigError("the link's field 'results' must be an object")
+    ran = str(results.get("scenario") or "")
+    config = results.get("config")
     return LinkState(
         scenarios=scenarios,
         current=current if current in scenarios else next(iter(scenarios)),
         trace_sha256=str(payload.get("trace_sha256") or ""),
         study=payload.get("study") or {},
+        page=str(payload.get("page") or ""),
+        results_scenario=ran if ran in scenarios else "",
+        results_config=None if config is None or ran not in scenarios else _scenario(ran, config),
     )
 
 

@@ -18,6 +18,7 @@ import hashlib
 import streamlit as st
 
 from dashboard.links import LINK_PARAM, LinkState, decode_link, encode_link
+from dashboard.page_settings import apply_link_settings, link_settings
 from dashboard.state import SOURCE_KINDS, rounds_from_state
 from engine.config import NetworkConfig, ScenarioConfig
 from engine.errors import EngineError
@@ -69,11 +70,16 @@ def _read_link(text: str) -> None:
         s["flash"] = ("error", f"This link cannot be opened: {exc}")
         return
     replace_all(dict(link.scenarios), link.current)
-    s["study_settings"] = dict(link.study)
+    settings = link.study if isinstance(link.study, dict) else {}
+    apply_link_settings(settings)
     if st.query_params.get("preset") in PRESETS:
         s["preset"] = st.query_params["preset"]  # its rules are in the scenario already
     _read_paper_name()
-    s["autorun"] = True
+    s["autorun"] = True  # the scenario whose results the sender saw (else the current one)
+    s["link_results"] = (link.results_scenario, link.results_config)
+    s["link_page"] = link.page
+    ran = settings.get(link.page, {})
+    s["autorun_study"] = link.page if isinstance(ran, dict) and ran.get("ran") else ""
     if link.trace_sha256:
         _restore_upload(link)
 
@@ -90,12 +96,33 @@ def _restore_upload(link: LinkState) -> None:
     name = link.scenarios[link.current].trace.source.removeprefix("upload:")
     s["link_trace_name"] = name
     s["upload"], s["autorun"], s["autorun_study"] = None, False, ""
-    s["flash"] = (
-        "error",
-        f"This link's trace **{name}** (SHA-256 {link.trace_sha256[:12]}…) is not on this "
-        "server. Upload that file (tab 1) to reproduce the link; nothing else is simulated "
-        "in its place.",
-    )
+    s["link_trace_missing"] = (name, link.trace_sha256)
+
+
+def render_missing_link_trace() -> None:
+    """On every page, while a link's uploaded trace is not here: says so, and that nothing
+    else runs in its place. Once the right file is uploaded, the linked scenario runs."""
+    s = st.session_state
+    missing = s.get("link_trace_missing")
+    if not missing or s["source_kind"] != SOURCE_KINDS[1]:
+        return
+    name, digest = missing
+    upload = s.get("upload")
+    if upload is not None and hashlib.sha256(upload[1]).hexdigest() == digest:
+        del s["link_trace_missing"]
+        s["autorun"] = True
+        return
+    if upload is None:
+        st.error(
+            f"This link's trace **{name}** (SHA-256 {digest[:12]}…) is not on this server, so "
+            "the link's results cannot be shown. Upload that file on the Scenario page (tab "
+            "1 · Jobs) to reproduce the link; nothing else is simulated in its place."
+        )
+    else:
+        st.error(
+            f"The uploaded file **{upload[0]}** is not this link's trace **{name}** (its "
+            f"SHA-256 differs from {digest[:12]}…): results shown are not the link's."
+        )
 
 
 def _read_paper_name() -> None:
@@ -147,8 +174,23 @@ def current_link() -> str | None:
         named = all_scenarios()
     except EngineError:
         return None
-    state = LinkState(named, current_name(), upload_sha256(), s.get("study_settings") or {})
+    ran, ran_config = _results_shown(named)
+    state = LinkState(
+        named, current_name(), upload_sha256(), link_settings(), s.get("page_name", ""),
+        ran, ran_config,
+    )  # fmt: skip
     return encode_link(state)
+
+
+def _results_shown(named: dict[str, ScenarioConfig]) -> tuple[str, ScenarioConfig | None]:
+    """The scenario whose results the session shows, and its config as run when it was edited
+    since (else None); ("", None) without results or when that scenario is gone."""
+    s = st.session_state
+    name = s.get("result_scenario") or ""
+    if s.get("result") is None or name not in named:
+        return "", None
+    ran = ScenarioConfig.from_json(s["result_config"])
+    return name, None if ran == named[name] else ran
 
 
 def wanted_query_params() -> dict[str, str]:

@@ -40,13 +40,19 @@ def report_figures(result: ComparisonResult) -> list[go.Figure]:
 
 
 def report_html(
-    result: ComparisonResult, claims_html: str = "", notes: tuple[str, ...] = ()
+    result: ComparisonResult,
+    claims_html: str = "",
+    notes: tuple[str, ...] = (),
+    scenario: str = "",
 ) -> str:
-    """The report as one HTML document (plotly.js inlined in the first chart only)."""
+    """The report as one HTML document (plotly.js inlined in the first chart only), headed by
+    the scenario's name and seed; the KPI table in the units the dashboard shows
+    (`engine.units.column_format`, via :func:`dashboard.components.kpi_table.kpi_styler`)."""
     config = result.config
     jobs = len(result.results[0].jobs) if result.results else 0
+    named = f"Scenario <b>{html.escape(scenario)}</b>: " if scenario else ""
     parts = [
-        f"<h1>Scheduling what-if report</h1><p>{jobs:,} "
+        f"<h1>Scheduling what-if report</h1><p>{named}{jobs:,} "
         f"jobs from {html.escape(config.trace.source)} on {config.cluster.total_gpus} GPUs, "
         f"seed {config.seed}; policies: {html.escape(', '.join(result.policies))}</p>",
         "<h2>KPI table</h2>" + kpi_styler(result.kpi_table()).to_html(),

@@ -78,6 +78,8 @@ def rename(old: str, new: str) -> None:
     s["scenarios"] = {(new if k == old else k): v for k, v in s["scenarios"].items()}
     if s["current_scenario"] == old:
         s["current_scenario"] = s["scenario_choice"] = new
+    if s.get("result_scenario") == old:
+        s["result_scenario"] = new  # the results keep naming their scenario
 
 
 def delete(name: str) -> None:

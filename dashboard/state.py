@@ -103,6 +103,7 @@ PLAIN_DEFAULTS: dict[str, Any] = {
     "column_mapping": None,  # canonical -> file column, once the user mapped an unknown CSV
     "result": None,  # the last ComparisonResult
     "result_config": "",  # config JSON of the last run
+    "result_scenario": "",  # the name of the scenario the last run ran
     "cancel_requested": False,
     "flash": None,  # (kind, message) shown once on the Scenario page
     "throughputs": ScenarioConfig().throughputs,

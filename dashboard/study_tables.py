@@ -1,24 +1,28 @@
 """Named scenarios -> a Study, and a study's results -> the tables the study pages show.
 
-Pure functions (no Streamlit). Each metric has one fixed display unit on these pages
-(:data:`STUDY_METRICS`): JCTs in hours, queueing in minutes, makespan in days, money in USD.
+Pure functions (no Streamlit). Every column of numbers is shown in the one unit its values pick
+(`engine.units.column_format`: a class trace's JCTs in minutes, the full Philly trace's
+queueing in days), named in its header. :data:`STUDY_METRICS` lists the metrics the study
+pages offer; its ``unit`` is the unit the Planner's target is typed in.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
 from engine.config import ScenarioConfig
 from engine.study import Study, StudyResult, Variant
+from engine.study.paired import cells, metric_info, paired_rows, shown_rows
+from engine.units import ColumnFormat, column_format
 
 
 @dataclass(frozen=True)
 class Metric:
-    """A summary KPI as shown: ``value / per_unit`` in ``unit``; ``lower_is_better``."""
+    """A summary KPI of the study pages; a target typed in ``unit`` is ``value * per_unit`` in
+    the metric's own unit (the Planner); ``lower_is_better``."""
 
     key: str
     label: str
@@ -98,41 +102,37 @@ def describe_scenarios(scenarios: Mapping[str, ScenarioConfig]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _fmt(value: float, sign: bool = False) -> str:
-    """Three significant figures or so, thousands separated: 3,793 / 86.3 / 1.11 / -0.42."""
-    if value is None or not math.isfinite(value):
-        return "n/a"
-    digits = 0 if abs(value) >= 100 else 1 if abs(value) >= 10 else 2
-    return f"{value:+,.{digits}f}" if sign else f"{value:,.{digits}f}"
+def metric_format(values: Iterable[float], metric: str) -> ColumnFormat:
+    """The one format of a column of ``metric`` values (interval bounds included)."""
+    return column_format(values, metric_info(metric).unit)
+
+
+def cell_text(fmt: ColumnFormat, mean: float, low: float, high: float, sign: bool = False) -> str:
+    """A mean and interval: "3.84 [3.63, 4.04]"; signed for differences: "-0.04 [-0.21, +0.13]"."""
+    return f"{fmt.text(mean, sign)} [{fmt.text(low, sign)}, {fmt.text(high, sign)}]"
 
 
 def delta_table(result: StudyResult, metrics: Sequence[str]) -> pd.DataFrame:
-    """Per (variant, policy): each metric's mean over seeds in its unit with the 95% interval,
-    and for every variant but the baseline the paired difference to the baseline (same
-    policy, same seeds) with its 95% interval, e.g. "12.41 h" and "-1.20 [-1.90, -0.51]"."""
+    """Per (variant, policy): each metric's mean over seeds with the 95% interval, and for every
+    variant but the baseline the paired difference to the baseline (same policy, same seeds)
+    with its 95% interval, e.g. "12.41 [11.2, 13.6]" and "-1.20 [-1.90, -0.51]"; each column in
+    the unit its values pick, named in the header ("Mean JCT (h)", "Δ Mean JCT (min)")."""
     table = None
     for key in metrics:
-        metric = STUDY_METRICS[key]
+        label = metric_info(key).label
         stats = result.stats(key).set_index(["variant", "policy"])
         paired = result.paired(key).set_index(["variant", "policy"])
-        scale = metric.per_unit
+        fmt = metric_format(stats[["mean", "ci_low", "ci_high"]].to_numpy().ravel(), key)
         column = pd.Series(
-            {
-                idx: f"{_fmt(row['mean'] / scale)} [{_fmt(row['ci_low'] / scale)}, "
-                f"{_fmt(row['ci_high'] / scale)}]"
-                for idx, row in stats.iterrows()
-            }
+            {i: cell_text(fmt, r["mean"], r["ci_low"], r["ci_high"]) for i, r in stats.iterrows()}
         )
+        dfmt = metric_format(paired[["mean_diff", "ci_low", "ci_high"]].to_numpy().ravel(), key)
         delta = pd.Series(
-            {
-                idx: f"{_fmt(row['mean_diff'] / scale, sign=True)} "
-                f"[{_fmt(row['ci_low'] / scale, sign=True)}, "
-                f"{_fmt(row['ci_high'] / scale, sign=True)}]"
-                for idx, row in paired.iterrows()
-            },
+            {i: cell_text(dfmt, r["mean_diff"], r["ci_low"], r["ci_high"], sign=True)
+             for i, r in paired.iterrows()},
             dtype=object,
-        )
-        part = pd.DataFrame({metric.title: column, f"Δ {metric.title}": delta})
+        )  # fmt: skip
+        part = pd.DataFrame({fmt.header(label): column, f"Δ {dfmt.header(label)}": delta})
         table = part if table is None else table.join(part)
     assert table is not None
     table = table.fillna("(baseline)").reset_index()
@@ -147,24 +147,74 @@ def split_delta_table(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return table.drop(columns=deltas), table[["variant", "policy", *deltas]]
 
 
-def paired_frame(result: StudyResult, metric: str) -> pd.DataFrame:
-    """The paired differences of ``metric`` in its display unit (columns variant, policy,
-    n, mean_diff, ci_low, ci_high, p_value)."""
-    scale = STUDY_METRICS[metric].per_unit
+def paired_frame(result: StudyResult, metric: str) -> tuple[pd.DataFrame, ColumnFormat]:
+    """The paired differences of ``metric`` against the baseline variant in the unit they pick
+    (columns variant, policy, n, mean_diff, ci_low, ci_high, p_value), and that format."""
     paired = result.paired(metric).copy()
-    for column in ("mean_diff", "ci_low", "ci_high"):
-        paired[column] = paired[column] / scale
-    return paired
+    columns = ["mean_diff", "ci_low", "ci_high"]
+    fmt = metric_format(paired[columns].to_numpy().ravel(), metric)
+    paired[columns] = paired[columns].map(fmt.value)
+    return paired, fmt
 
 
-def stats_frame(result: StudyResult, metric: str) -> pd.DataFrame:
-    """Mean and 95% interval per (variant, policy) in the metric's display unit, with the
-    variant's axis values (grid studies) as columns."""
-    scale = STUDY_METRICS[metric].per_unit
+def stats_frame(result: StudyResult, metric: str) -> tuple[pd.DataFrame, ColumnFormat]:
+    """Mean and 95% interval per (variant, policy) in the unit they pick, with the variant's
+    axis values (grid studies) as columns; and that format."""
     stats = result.stats(metric).copy()
-    for column in ("mean", "ci_low", "ci_high"):
-        stats[column] = stats[column] / scale
+    columns = ["mean", "ci_low", "ci_high"]
+    fmt = metric_format(stats[columns].to_numpy().ravel(), metric)
+    stats[columns] = stats[columns].map(fmt.value)
     axes = {v.name: dict(v.axes) for v in result.study.all_variants()}
     for path in {p for a in axes.values() for p in a}:
         stats[path] = stats["variant"].map(lambda v, p=path: axes.get(v, {}).get(p))
-    return stats
+    return stats, fmt
+
+
+def cell_key(cell: tuple[str, str]) -> str:
+    """A (variant, policy) cell as one string (a selectbox option, a link field)."""
+    return f"{cell[0]}\t{cell[1]}"
+
+
+def cell_of(key: str) -> tuple[str, str]:
+    """The cell :func:`cell_key` made."""
+    variant, _, policy = key.partition("\t")
+    return variant, policy
+
+
+def default_pair(result: StudyResult) -> tuple[str, str] | None:
+    """The pair the Compare page opens on, as cell keys (A, B): the baseline's second policy
+    against its first ("Tiresias LAS vs FIFO"), else the first policy of the second variant
+    against the baseline; None for a study of one cell."""
+    all_cells = cells(result)
+    base = [c for c in all_cells if c[0] == result.study.baseline_name]
+    if len(base) >= 2:
+        return cell_key(base[1]), cell_key(base[0])
+    others = [c for c in all_cells if c not in base and base and c[1] == base[0][1]]
+    if others:
+        return cell_key(others[0]), cell_key(base[0])
+    return (cell_key(all_cells[1]), cell_key(all_cells[0])) if len(all_cells) >= 2 else None
+
+
+PAIR_COLUMNS = ["A vs B", "Metric", "A − B", "95% interval", "p", "Seeds", "Reading"]
+"""The columns of the paired table as the Compare and Sweep pages show it."""
+
+
+def pair_table(result: StudyResult, a: str, b: str, metrics: Sequence[str]) -> pd.DataFrame:
+    """Cells ``a`` against ``b`` (cell keys) on the same seeds, one row per metric, as
+    `engine.study.paired.shown_rows` writes them (the rows of the CLI's ``paired.csv``)."""
+    raw = paired_rows(result, [(cell_of(a), cell_of(b))], metrics)
+    return shown_rows(result, raw)
+
+
+def runs_table(result: StudyResult, metrics: Sequence[str]) -> pd.DataFrame:
+    """Every run (variant, policy, seed) with the given metrics, each column in the unit its
+    values pick and named in words ("Mean JCT (h)")."""
+    runs = result.runs
+    out = runs[["variant", "policy", "seed"]].rename(
+        columns={"variant": "Scenario", "policy": "Policy", "seed": "Seed"}
+    )
+    for key in metrics:
+        if key in runs.columns:
+            fmt = metric_format(runs[key], key)
+            out[fmt.header(metric_info(key).label)] = runs[key].map(fmt.rounded)
+    return out

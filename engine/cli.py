@@ -90,9 +90,11 @@ def write_results(result: ComparisonResult, out: Path, fmt: str = "both") -> Non
 
 
 def summary_text(result: ComparisonResult) -> str:
-    """A plain-text KPI table, one column per policy; durations in each metric's display unit
-    (JCT in hours, queueing in minutes, makespan in days), fixed-point numbers only."""
-    from engine.metrics import METRICS, display_value
+    """A plain-text KPI table, one column per policy; each metric in the one unit its values
+    pick (`engine.units.column_format`: JCTs of a class trace in minutes, of the full Philly
+    trace in days), named in the row's label; fixed-point numbers only."""
+    from engine.metrics import METRICS
+    from engine.units import column_format
 
     kpi = result.kpi_table()
     policies = [str(p) for p in kpi.index]
@@ -100,25 +102,14 @@ def summary_text(result: ComparisonResult) -> str:
     for key, metric in METRICS.items():
         if key not in kpi:
             continue
-        shown = [display_value(key, float(v)) for v in kpi[key]]
-        unit = shown[0][1] if shown else metric.unit
-        if unit == "fraction":
-            shown, unit = [(100 * v, "%") for v, _ in shown], "%"
-        label = f"{metric.label} ({unit})"
-        cells = [f"{v:,.0f}" if unit == "count" else fixed_point(v) for v, _ in shown]
-        lines.append(f"{label:<40}" + "".join(f"{cell:>18}" for cell in cells))
+        values = [float(v) for v in kpi[key]]
+        fmt = column_format(values, metric.unit)
+        label = fmt.header(metric.label)
+        lines.append(f"{label:<40}" + "".join(f"{fmt.text(v):>18}" for v in values))
     lines += [f"note: {note}" for note in result.trace_notes]
     if result.dropped_job_ids:
         lines.append(f"dropped {len(result.dropped_job_ids)} job(s) larger than the cluster")
     return "\n".join(lines)
-
-
-def fixed_point(value: float) -> str:
-    """A number without scientific notation: 2 decimals below 100, 1 below 10,000, else 0."""
-    if value != value:
-        return "n/a"
-    digits = 2 if abs(value) < 100 else 1 if abs(value) < 10_000 else 0
-    return f"{value:,.{digits}f}"
 
 
 def _print_policies() -> None:

@@ -1,4 +1,4 @@
-"""Compare page: named variants of the scenario, run over seeds, deltas against the baseline."""
+"""Compare page: policies and named variants of the scenario over seeds, paired seed by seed."""
 
 import streamlit as st
 
@@ -8,27 +8,41 @@ from dashboard.components.run_panel import render_flash
 from dashboard.components.scenario_picker import render_scenario_picker
 from dashboard.components.study_controls import (
     render_metric_picker,
+    render_pair_picker,
     render_seed_count,
+    render_seed_note,
     render_variant_editor,
 )
 from dashboard.components.study_run import execute_study, render_study_buttons
+from dashboard.page_settings import mark_ran, remember, restore
 from dashboard.query import upload_sha256
 from dashboard.scenarios import all_scenarios
 from dashboard.study_tables import (
+    PAIR_COLUMNS,
+    cell_key,
+    cell_of,
+    default_pair,
     delta_table,
     describe_scenarios,
+    pair_table,
     paired_frame,
+    runs_table,
     split_delta_table,
     study_from_scenarios,
 )
+from engine.study.paired import cells, every_pair
 
-st.title("Compare what-ifs")
+SHOWN = ("jct_mean_s", "jct_p95_s", "queueing_delay_mean_s", "makespan_s", "cost_per_job_usd")
+
+st.title("Compare")
 st.caption(
-    "Duplicate the scenario as a variant, change its GPU mix, network, load or policy "
-    "parameters, and run every variant over several seeds. The first scenario is the "
-    "baseline: each variant's KPIs are set against it, policy by policy, on the same seeds."
+    "Run the scenario's policies, and variants of it (another GPU mix, network, load or policy "
+    "parameters), over several seeds. Seed s replays the same jobs in every run, so any two "
+    "policies, or one policy in two variants, are set side by side seed by seed (paired): "
+    "is the difference more than seed noise?"
 )
 render_flash()
+restore("compare")
 s = st.session_state
 with st.container(border=True):
     render_scenario_picker()
@@ -37,38 +51,71 @@ named = all_scenarios()
 st.dataframe(describe_scenarios(named), hide_index=True, width="stretch")
 seeds = render_seed_count("compare_seeds")
 runs = sum(len(c.policies) for c in named.values()) * len(seeds)
-st.caption(f"{len(named)} variant(s) × their policies × {len(seeds)} seed(s) = {runs} runs.")
+st.caption(f"{len(named)} scenario(s) × their policies × {len(seeds)} seed(s) = {runs} runs.")
 autorun = s.pop("autorun_study", "") == "compare"
-if render_study_buttons("Run all variants", "run_compare", runs > 0) or autorun:
+if render_study_buttons("Run all", "run_compare", runs > 0) or autorun:
     study = study_from_scenarios(named, seeds, upload_sha256())
-    s["study_settings"] = {"ran": "compare", "seeds": len(seeds)}
     result = execute_study(study, runs)
     if result is not None:
         s["compare_result"] = result
+        mark_ran("compare")
 
 result = s.get("compare_result")
 if result is not None:
-    baseline = result.study.baseline_name
+    ran_seeds = result.study.seeds
+    st.markdown(
+        f"Results of scenario(s) **{'**, **'.join(result.variants())}** · seeds "
+        f"{', '.join(map(str, ran_seeds))} ({len(ran_seeds)} per policy and scenario)"
+    )
     if study_from_scenarios(named, seeds, upload_sha256()) != result.study:
-        st.warning("The variants or seeds changed since this run; run again to update.")
-    st.subheader(f"Against the baseline: {baseline}")
-    metric = render_metric_picker("compare_metric")
-    shown = [m for m in ("jct_mean_s", "jct_p95_s", "queueing_delay_mean_s", "makespan_s",
-                         "cost_per_job_usd") if m in result.runs.columns]  # fmt: skip
-    means, deltas = split_delta_table(delta_table(result, shown))
-    st.markdown("**Mean over seeds** [95% interval]")
-    st.dataframe(means, hide_index=True, width="stretch")
-    st.markdown("**Δ: the paired difference variant − baseline** on the same seeds [95% interval]")
-    st.dataframe(deltas, hide_index=True, width="stretch")
-    st.caption("An interval that excludes 0 is a difference the seeds do not explain.")
-    paired = paired_frame(result, metric)
-    if len(paired):
-        render_chart(make_delta_chart(paired, metric, baseline), key="compare_delta")
+        st.warning("The scenarios or seeds changed since this run; press **Run all** to update.")
+    render_seed_note(len(ran_seeds))
+    metrics = [m for m in SHOWN if m in result.runs.columns]
+    st.subheader("A against B, on the same seeds")
+    options = [cell_key(c) for c in cells(result)]
+    pair = default_pair(result)
+    if pair is None:
+        st.info("One policy in one scenario: add a policy (Scenario page) or duplicate the "
+                "scenario as a variant to compare two.")  # fmt: skip
+    else:
+        one = len(result.variants()) == 1
+        a, b = render_pair_picker(
+            ("compare_pair_a", "compare_pair_b"), options, pair,
+            lambda k: cell_of(k)[1] if one else " in ".join(reversed(cell_of(k))),
+        )  # fmt: skip
+        table = pair_table(result, a, b, metrics)
+        st.dataframe(table[PAIR_COLUMNS], hide_index=True, width="stretch")
+        st.caption(
+            "A − B: the mean over seeds of A's value minus B's on the same seed, with its 95% "
+            "interval and p-value (paired t-test, scipy.stats.ttest_rel). An interval that "
+            "contains 0 is a difference seed noise explains."
+        )
+        st.download_button(
+            "Download every pair (paired.csv)", lambda: every_pair(result, metrics).to_csv(
+                index=False), file_name="paired.csv", mime="text/csv", key="paired_csv",
+            help="Each policy against the first in its scenario, and each variant against the "
+            "baseline: the rows `python -m engine sweep` writes.",
+        )  # fmt: skip
+    if len(result.variants()) > 1:
+        baseline = result.study.baseline_name
+        st.subheader(f"Every scenario against the baseline: {baseline}")
+        means, deltas = split_delta_table(delta_table(result, metrics))
+        st.markdown("**Mean over seeds** [95% interval]")
+        st.dataframe(means, hide_index=True, width="stretch")
+        st.markdown("**Δ: the paired difference variant − baseline** on the same seeds "
+                    "[95% interval]")  # fmt: skip
+        st.dataframe(deltas, hide_index=True, width="stretch")
+        metric = render_metric_picker("compare_metric")
+        paired, fmt = paired_frame(result, metric)
+        render_chart(make_delta_chart(paired, metric, baseline, fmt.unit), key="compare_delta")
         st.caption("Green: better than the baseline beyond seed noise; red: worse; grey: the "
                    "95% interval includes no difference.")  # fmt: skip
     jobs = result.jobs()
-    policy = st.selectbox("Policy of the CDF", list(dict.fromkeys(jobs["policy"])),
-                          key="compare_cdf_policy")  # fmt: skip
+    policies = list(dict.fromkeys(jobs["policy"]))
+    if s.get("compare_cdf_policy") not in policies:
+        s["compare_cdf_policy"] = policies[0]
+    policy = st.selectbox("Policy of the CDF", policies, key="compare_cdf_policy")
     render_chart(make_variant_cdf(jobs, policy, result.variants()), key="compare_cdf")
-    with st.expander("Every run (one row per variant, policy and seed)"):
-        st.dataframe(result.runs, hide_index=True)
+    with st.expander("Every run (one row per scenario, policy and seed)"):
+        st.dataframe(runs_table(result, SHOWN), hide_index=True)
+remember("compare")

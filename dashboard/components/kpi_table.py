@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
-from dashboard.formatting import human_number
-from engine.metrics import METRICS, SECONDS_PER_UNIT, display_value
+from engine import units
+from engine.metrics import METRICS
 from engine.results import ComparisonResult
 
 BEST_STYLE = "background-color: #d8f0dc; font-weight: 700"
@@ -38,40 +37,30 @@ Each group fits beside a policy column of :data:`POLICY_INDEX`'s width."""
 
 
 def column_format(metric: str, values: pd.Series) -> tuple[str, Callable[[float], str]]:
-    """Header and cell formatter of a metric column.
-
-    Durations are shown in the metric's fixed display unit (JCT in hours, queueing in minutes,
-    makespan in days: ``METRICS[...].display_unit``), the same in every run.
-    """
+    """Header and cell formatter of a metric column: the unit and decimals the column's
+    magnitude picks (`engine.units.column_format`), e.g. "Mean JCT (min) ↓" for a class trace
+    and "Mean queueing delay (d) ↓" for the full Philly trace."""
     spec = METRICS[metric]
     arrow = "↓" if spec.lower_is_better else "↑"
-    if spec.unit == "s":
-        unit = spec.display_unit or "s"
-        scale = SECONDS_PER_UNIT[unit]
-        return f"{spec.label} ({unit}) {arrow}", lambda v: _fixed(
-            v / scale, 2 if unit == "d" else 1
-        )
-    if spec.unit == "ratio":
-        return f"{spec.label} {arrow}", lambda v: _fixed(
-            v, 2 if abs(v) < 10 else 1 if abs(v) < 1000 else 0
-        )
-    unit = " (0..1)" if spec.unit == "0..1" else ""
-    return f"{spec.label}{unit} {arrow}", lambda v, u=spec.unit: human_number(v, u)
-
-
-def _fixed(value: float, digits: int) -> str:
-    return "–" if not math.isfinite(value) else f"{value:,.{digits}f}"
+    fmt = units.column_format(pd.to_numeric(values, errors="coerce"), spec.unit)
+    return f"{fmt.header(spec.label)} {arrow}", fmt.text
 
 
 def best_mask(kpi: pd.DataFrame) -> pd.DataFrame:
-    """True where a cell holds the best value of its metric column (ties all marked)."""
+    """True where a cell holds the best value of its metric column as shown (rounded to the
+    column's decimals): values that print the same are all marked; a column whose values
+    all print the same marks none."""
     mask = pd.DataFrame(False, index=kpi.index, columns=kpi.columns)
     for metric in kpi.columns:
         values = pd.to_numeric(kpi[metric], errors="coerce")
-        if metric not in METRICS or values.isna().all() or values.nunique() < 2:
+        if metric not in METRICS or values.isna().all():
             continue
-        best = values.min() if METRICS[metric].lower_is_better else values.max()
-        mask[metric] = values == best
+        fmt = units.column_format(values, METRICS[metric].unit)
+        shown = values.map(fmt.rounded)
+        if shown.nunique() < 2:
+            continue
+        best = shown.min() if METRICS[metric].lower_is_better else shown.max()
+        mask[metric] = shown == best
     return mask
 
 
@@ -143,15 +132,19 @@ def render_over_request_note(result: ComparisonResult) -> None:
 
 
 def kpi_csv(kpi: pd.DataFrame) -> str:
-    """The KPI table as CSV with unit-bearing headers (e.g. ``jct_mean_h``) and values in them."""
+    """The KPI table as CSV in the table's units, named in the headers (e.g. ``jct_mean_h``,
+    ``utilization_mean_pct``)."""
     out = pd.DataFrame(index=kpi.index)
     for metric in kpi.columns:
         if metric not in METRICS:
             out[metric] = kpi[metric]
             continue
-        unit = display_value(metric, 0.0)[1]
-        name = metric.removesuffix("_s") + (f"_{unit}" if METRICS[metric].unit == "s" else "")
-        out[name] = [display_value(metric, float(v))[0] for v in kpi[metric]]
+        values = pd.to_numeric(kpi[metric], errors="coerce")
+        fmt = units.column_format(values, METRICS[metric].unit)
+        suffix = {"%": "pct", "": ""}.get(fmt.unit, fmt.unit) if METRICS[metric].unit in (
+            "s", "fraction") else ""  # fmt: skip
+        name = metric.removesuffix("_s") + (f"_{suffix}" if suffix else "")
+        out[name] = values.map(fmt.value)
     return out.to_csv(float_format="%.6f")
 
 
@@ -161,7 +154,7 @@ def render_downloads(result: ComparisonResult) -> None:
     left, right = st.columns(2)
     left.download_button(
         "Download KPI table (CSV)", lambda: kpi_csv(result.kpi_table()), file_name="kpis.csv",
-        mime="text/csv", help="Durations in the units of the table; the headers say which.",
+        mime="text/csv", help="Values in the units of the table; the headers say which.",
     )  # fmt: skip
     right.download_button(
         "Download per-job results (CSV)", lambda: result.combined("jobs").to_csv(index=False),

@@ -123,7 +123,8 @@ def render_report_download(result: ComparisonResult, name: str | None) -> None:
             preset = get_paper_preset(name)
             claims = claims_frame(claims_table(preset, result)).to_html(index=False)
             notes = (preset.not_shown,) if preset.not_shown else ()
-        return report_html(result, claims, notes)
+        scenario = st.session_state.get("result_scenario") or st.session_state["current_scenario"]
+        return report_html(result, claims, notes, scenario)
 
     st.download_button(
         "Download report (one HTML file, opens offline)", build, file_name="whatif_report.html",

@@ -56,6 +56,7 @@ def execute_run(config: ScenarioConfig, upload: runner.Upload) -> None:
         return
     progress.clear()
     s["result"], s["result_config"] = result, config.to_json()
+    s["result_scenario"] = s["current_scenario"]
     s["result_paper_preset"] = s.get("paper_preset")
     jobs = len(result.results[0].jobs) if result.results else 0
     took = f"in {time.perf_counter() - started:.1f} s"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from dashboard.components.cluster_panel import render_gpu_mix
@@ -44,7 +46,32 @@ def render_seed_count(key: str, default: int = 3) -> list[int]:
 
 
 def render_metric_picker(key: str, label: str = "Metric") -> str:
-    """A selectbox of :data:`STUDY_METRICS`; returns the metric key."""
-    st.session_state.setdefault(key, "jct_mean_s")
+    """A selectbox of :data:`STUDY_METRICS` by name (the unit follows the values shown);
+    returns the metric key."""
+    if st.session_state.get(key) not in STUDY_METRICS:
+        st.session_state[key] = "jct_mean_s"
     return st.selectbox(label, list(STUDY_METRICS), key=key,
-                        format_func=lambda k: STUDY_METRICS[k].title)  # fmt: skip
+                        format_func=lambda k: STUDY_METRICS[k].label)  # fmt: skip
+
+
+def render_pair_picker(keys: tuple[str, str], options: list[str], default: tuple[str, str],
+                       label: Callable[[str], str]) -> tuple[str, str]:  # fmt: skip
+    """Two selectboxes, A and B, over ``options``; values no longer offered fall back to
+    ``default``. Returns (A, B)."""
+    s = st.session_state
+    cols = st.columns(2)
+    chosen = []
+    for col, key, fallback, name in zip(cols, keys, default, ("A", "B"), strict=True):
+        if s.get(key) not in options:
+            s[key] = fallback
+        chosen.append(col.selectbox(name, options, key=key, format_func=label))
+    return chosen[0], chosen[1]
+
+
+def render_seed_note(seeds: int) -> None:
+    """A warning when ``seeds`` are too few for a firm answer, saying why."""
+    from engine.study.stats import few_seeds_note
+
+    note = few_seeds_note(seeds)
+    if note:
+        st.warning(f"Answers below are {note}.")

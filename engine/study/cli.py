@@ -65,6 +65,7 @@ def _sweep(study: Study, out: Path, options: dict[str, object]) -> None:
 
     from engine.metrics import METRICS
     from engine.study.cost import COST_KPIS
+    from engine.study.paired import every_pair
     from engine.study.run import run_study
 
     start = time.monotonic()
@@ -79,9 +80,9 @@ def _sweep(study: Study, out: Path, options: dict[str, object]) -> None:
     metrics = [m for m in (*METRICS, *COST_KPIS) if m in result.runs.columns]
     stats = pd.concat([result.stats(m).assign(metric=m) for m in metrics], ignore_index=True)
     stats.to_csv(out / "stats.csv", index=False)
-    if len(result.variants()) > 1:
-        paired = [result.paired(m).assign(metric=m) for m in metrics]
-        pd.concat(paired, ignore_index=True).to_csv(out / "paired.csv", index=False)
+    paired = every_pair(result, metrics)
+    if len(paired):
+        paired.to_csv(out / "paired.csv", index=False)
     (out / "study.json").write_text(study.to_json())
     text = sweep_summary(result)
     (out / "summary.txt").write_text(text + "\n")
@@ -93,22 +94,31 @@ def _sweep(study: Study, out: Path, options: dict[str, object]) -> None:
 
 
 def sweep_summary(result: StudyResult, metric: str = "jct_mean_s") -> str:
-    """Mean and 95% interval per variant and policy, and paired differences vs the baseline."""
-    from engine.metrics import METRICS
+    """Mean and 95% interval per variant and policy in the unit the values pick, then the
+    paired comparisons of ``metric`` as sentences, and a note when the seeds are too few."""
+    import pandas as pd
 
-    lines = [f"{METRICS[metric].label} ({METRICS[metric].unit}), mean [95% CI] over seeds"]
-    for row in result.stats(metric).itertuples():
+    from engine.study.paired import every_pair, metric_info
+    from engine.study.stats import few_seeds_note
+    from engine.units import column_format
+
+    info = metric_info(metric)
+    stats = result.stats(metric)
+    fmt = column_format(pd.concat([stats["mean"], stats["ci_low"], stats["ci_high"]]), info.unit)
+    seeds = ", ".join(str(s) for s in result.study.seeds)
+    lines = [f"{fmt.header(info.label)}, mean [95% interval] over seeds {seeds}"]
+    for row in stats.itertuples():
         lines.append(
-            f"  {row.variant:<28} {row.policy:<22} {row.mean:12.1f} "
-            f"[{row.ci_low:.1f}, {row.ci_high:.1f}]  n={row.n}"
+            f"  {row.variant:<28} {row.policy:<22} {fmt.text(row.mean):>10} "
+            f"[{fmt.text(row.ci_low)}, {fmt.text(row.ci_high)}]  n={row.n}"
         )
-    if len(result.variants()) > 1:
-        lines.append(f"paired difference vs {result.study.baseline_name!r} (same seeds)")
-        for row in result.paired(metric).itertuples():
-            lines.append(
-                f"  {row.variant:<28} {row.policy:<22} {row.mean_diff:+12.1f} "
-                f"[{row.ci_low:+.1f}, {row.ci_high:+.1f}]  p={row.p_value:.3g}"
-            )
+    paired = every_pair(result, [metric])
+    if len(paired):
+        lines.append("paired on the same seeds (A - B):")
+        lines += [f"  {sentence}" for sentence in paired["Sentence"]]
+    note = few_seeds_note(len(result.study.seeds))
+    if note:
+        lines.append(f"note: {note}")
     return "\n".join(lines)
 
 

@@ -50,9 +50,18 @@ def cells(result: StudyResult) -> list[Cell]:
     return sorted(found, key=lambda cell: order.get(cell[0], len(order)))
 
 
-def cell_label(cell: Cell, result: StudyResult) -> str:
-    """"Tiresias LAS" in a one-variant study, else "Tiresias LAS in more V100s"."""
-    return cell[1] if len(result.variants()) == 1 else f"{cell[1]} in {cell[0]}"
+def pair_names(a: Cell, b: Cell, one_variant: bool) -> tuple[str, str, str]:
+    """(comparison, name of A, name of B) in words: "Tiresias LAS vs FIFO" in a one-variant
+    study; "Tiresias LAS vs FIFO in more V100s" for two policies of a variant; "more V100s vs
+    base, FIFO" for one policy in two variants; else "Tiresias LAS in X vs FIFO in Y"."""
+    if one_variant:
+        return f"{a[1]} vs {b[1]}", a[1], b[1]
+    if a[0] == b[0]:
+        return f"{a[1]} vs {b[1]} in {a[0]}", a[1], b[1]
+    if a[1] == b[1]:
+        return f"{a[0]} vs {b[0]}, {a[1]}", a[0], b[0]
+    a_name, b_name = f"{a[1]} in {a[0]}", f"{b[1]} in {b[0]}"
+    return f"{a_name} vs {b_name}", a_name, b_name
 
 
 def default_pairs(result: StudyResult) -> list[tuple[Cell, Cell]]:
@@ -110,14 +119,14 @@ def reading(row: pd.Series | dict, a_name: str) -> str:
 
 
 def p_text(p: float) -> str:
-    """"0.6", "0.048", "< 0.001"; "n/a" for NaN."""
+    """A p-value as read: "0.6", "0.048", "< 0.001"; "n/a" for NaN."""
     if not math.isfinite(p):
         return "n/a"
     return "< 0.001" if p < 0.001 else f"{p:.2g}"
 
 
 def p_phrase(p: float) -> str:
-    """"p = 0.6", "p < 0.001"."""
+    """The p-value in a sentence: "p = 0.6", "p < 0.001"."""
     text = p_text(p)
     return f"p {text}" if text.startswith("<") else f"p = {text}"
 
@@ -128,7 +137,7 @@ def shown_rows(result: StudyResult, raw: pd.DataFrame) -> pd.DataFrame:
     ("unit", "mean_diff", "ci_low", "ci_high", "p_value") and the note on few seeds. Each
     metric's rows share one unit, picked from their differences and bounds."""
     out = []
-    labels = {c: cell_label(c, result) for c in cells(result)}
+    one_variant = len(result.variants()) == 1
     formats = {
         metric: column_format(pd.concat([g["mean_diff"], g["ci_low"], g["ci_high"]]),
                               metric_info(metric).unit)
@@ -136,20 +145,27 @@ def shown_rows(result: StudyResult, raw: pd.DataFrame) -> pd.DataFrame:
     }  # fmt: skip
     for row in raw.to_dict("records"):
         fmt, info = formats[row["metric"]], metric_info(row["metric"])
-        a = labels[(row["a_variant"], row["a_policy"])]
-        b = labels[(row["b_variant"], row["b_policy"])]
+        pair, a, _ = pair_names(
+            (row["a_variant"], row["a_policy"]), (row["b_variant"], row["b_policy"]), one_variant
+        )
         diff = fmt.text(row["mean_diff"], sign=True, unit=True)
         interval = f"[{fmt.text(row['ci_low'], sign=True)}, {fmt.text(row['ci_high'], sign=True)}]"
         words = reading(row, a)
         label = info.label[0].lower() + info.label[1:] if info.label[1:2].islower() else info.label
         out.append({
-            "A vs B": f"{a} vs {b}", "Metric": info.label, "A − B": diff,
+            "A vs B": pair, "Metric": info.label, "A − B": diff,
             "95% interval": interval, "p": p_text(row["p_value"]), "Seeds": int(row["n"]),
             "Reading": words,
-            "Sentence": f"{a} vs {b}, {label}: {diff} {interval}, {p_phrase(row['p_value'])}, "
+            "Sentence": f"{pair}, {label}: {diff} {interval}, {p_phrase(row['p_value'])}, "
                         f"{words}",
             "metric": row["metric"], "unit": fmt.unit,
             **{k: fmt.value(row[k]) for k in ("mean_diff", "ci_low", "ci_high")},
             "p_value": row["p_value"], "note": few_seeds_note(int(row["n"])),
         })  # fmt: skip
     return pd.DataFrame(out)
+
+
+def every_pair(result: StudyResult, metrics: Sequence[str]) -> pd.DataFrame:
+    """The rows of the CLI's ``paired.csv`` (and the Compare page's download): every pair of
+    :func:`default_pairs` x metric, as :func:`shown_rows` writes them."""
+    return shown_rows(result, paired_rows(result, default_pairs(result), metrics))

@@ -101,8 +101,8 @@ def few_seeds_note(n: int) -> str:
     if n >= FIRM_SEEDS:
         return ""
     if n < 2:
-        return f"{n} seed{'' if n == 1 else 's'}: no interval can be given; run at least " \
-            f"{FIRM_SEEDS} seeds"
+        return (f"weak with {n} seed{'' if n == 1 else 's'}: no interval can be given; run at "
+                f"least {FIRM_SEEDS} seeds")  # fmt: skip
     t = float(stats.t.ppf(0.5 + CONFIDENCE / 2, n - 1))
     return (
         f"weak with {n} seeds: the 95% interval spans {t:.1f} standard errors each side "

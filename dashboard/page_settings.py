@@ -1,0 +1,98 @@
+"""The Compare, Sweep and Planner settings: kept across page switches and carried by a link.
+
+Streamlit forgets a widget's value when its page is not drawn. Each study page calls
+:func:`restore` before drawing its widgets and :func:`remember` after, so its settings live in
+``st.session_state["page_settings"][page]`` as plain JSON data; a link carries that mapping
+(`dashboard.links`, field ``"study"``) and :func:`apply_link_settings` puts it back in a new
+session. ``"ran": true`` marks a page whose study the sender ran, so the link runs it again
+when it opens on that page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+SETTINGS: dict[str, tuple[str, ...]] = {
+    "compare": ("compare_seeds", "compare_metric", "compare_pair_a", "compare_pair_b",
+                "compare_cdf_policy"),
+    "sweep": ("sweep_axis_x", "sweep_axis_y", "sweep_seeds", "sweep_metric", "sweep_policy",
+              "sweep_pair_a", "sweep_pair_b"),
+    "planner": ("plan_policy", "plan_metric", "plan_target", "plan_seeds", "plan_candidates"),
+}  # fmt: skip
+"""Page -> the session keys of its settings."""
+PREFIXES = {"sweep": ("sweep_values.",)}
+"""Page -> prefixes of further keys (the values typed per sweep axis)."""
+STATE_KEY = "page_settings"
+FRAME = "__records__"
+
+
+def _keys(page: str) -> list[str]:
+    s = st.session_state
+    found = [k for k in s if str(k).startswith(PREFIXES.get(page, ("\0",)))]
+    return [*SETTINGS[page], *sorted(str(k) for k in found)]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, pd.DataFrame):
+        return {FRAME: value.astype(object).where(value.notna(), None).to_dict("records")}
+    return value
+
+
+def _live(value: Any) -> Any:
+    if isinstance(value, dict) and FRAME in value:
+        return pd.DataFrame(value[FRAME])
+    return value
+
+
+def remember(page: str) -> None:
+    """Copies the page's settings (those set) into the kept settings, "ran" flag kept."""
+    s = st.session_state
+    kept = s.setdefault(STATE_KEY, {})
+    mine = {k: _plain(s[k]) for k in _keys(page) if k in s}
+    kept[page] = {**mine, **({"ran": True} if kept.get(page, {}).get("ran") else {})}
+
+
+def restore(page: str) -> None:
+    """Puts the page's kept settings back into the session where the widgets lost them."""
+    s = st.session_state
+    for key, value in s.get(STATE_KEY, {}).get(page, {}).items():
+        if key != "ran" and key not in s and (key in SETTINGS[page] or _prefixed(page, key)):
+            s[key] = _live(value)
+
+
+def mark_ran(page: str) -> None:
+    """Notes that the page's study ran (a link to the page runs it again on opening)."""
+    remember(page)
+    st.session_state[STATE_KEY][page]["ran"] = True
+
+
+def _prefixed(page: str, key: str) -> bool:
+    return any(key.startswith(p) for p in PREFIXES.get(page, ()))
+
+
+def link_settings() -> dict[str, Any]:
+    """The kept settings of every page, for a link."""
+    return dict(st.session_state.get(STATE_KEY) or {})
+
+
+def apply_link_settings(settings: Mapping[str, Any]) -> None:
+    """A link's settings into a new session: kept, and set now (the pages read them). Fields
+    of no page and keys no page owns are ignored."""
+    s = st.session_state
+    kept = {}
+    for page, values in settings.items():
+        if page not in SETTINGS or not isinstance(values, Mapping):
+            continue
+        kept[page] = {
+            str(k): v for k, v in values.items()
+            if k == "ran" or k in SETTINGS[page] or _prefixed(page, str(k))
+        }  # fmt: skip
+    s[STATE_KEY] = kept
+    for values in kept.values():
+        for key, value in values.items():
+            if key != "ran":
+                s[key] = _live(value)
