@@ -32,6 +32,7 @@ def main() -> None:
     import streamlit as st
 
     from dashboard.components.link_run import run_linked_scenario
+    from dashboard.page_settings import SETTINGS, remember, restore
     from dashboard.query import read_query_params, render_missing_link_trace, sync_query_params
     from dashboard.runner import warm_pool
     from dashboard.state import init_state, keep_widget_state
@@ -56,8 +57,15 @@ def main() -> None:
     render_missing_link_trace()
     if run_linked_scenario() and name == "scenario" and not linked:
         st.switch_page("app_pages/results.py")
+    if name in SETTINGS:
+        restore(name)  # the settings the page's widgets lost while another page was shown
     sync_query_params()
-    page.run()
+    try:
+        page.run()
+    finally:  # also after st.stop(): the page's settings and a study it ran reach the link
+        if name in SETTINGS:
+            remember(name)
+        sync_query_params()
 
 
 if __name__ == "__main__":

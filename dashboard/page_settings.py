@@ -1,7 +1,7 @@
 """The Compare, Sweep and Planner settings: kept across page switches and carried by a link.
 
-Streamlit forgets a widget's value when its page is not drawn. Each study page calls
-:func:`restore` before drawing its widgets and :func:`remember` after, so its settings live in
+Streamlit forgets a widget's value when its page is not drawn. The app calls :func:`restore`
+before it runs a study page and :func:`remember` after, so the page's settings live in
 ``st.session_state["page_settings"][page]`` as plain JSON data; a link carries that mapping
 (`dashboard.links`, field ``"study"``) and :func:`apply_link_settings` puts it back in a new
 session. ``"ran": true`` marks a page whose study the sender ran, so the link runs it again
@@ -23,7 +23,8 @@ SETTINGS: dict[str, tuple[str, ...]] = {
               "sweep_pair_a", "sweep_pair_b"),
     "planner": ("plan_policy", "plan_metric", "plan_target", "plan_seeds", "plan_candidates"),
 }  # fmt: skip
-"""Page -> the session keys of its settings."""
+"""Page -> the session keys of its settings (a table, such as the Planner's candidates, is
+kept as its records)."""
 PREFIXES = {"sweep": ("sweep_values.",)}
 """Page -> prefixes of further keys (the values typed per sweep axis)."""
 STATE_KEY = "page_settings"

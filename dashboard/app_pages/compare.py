@@ -14,7 +14,7 @@ from dashboard.components.study_controls import (
     render_variant_editor,
 )
 from dashboard.components.study_run import execute_study, render_study_buttons
-from dashboard.page_settings import mark_ran, remember, restore
+from dashboard.page_settings import mark_ran
 from dashboard.query import upload_sha256
 from dashboard.scenarios import all_scenarios
 from dashboard.study_tables import (
@@ -42,7 +42,6 @@ st.caption(
     "is the difference more than seed noise?"
 )
 render_flash()
-restore("compare")
 s = st.session_state
 with st.container(border=True):
     render_scenario_picker()
@@ -118,4 +117,3 @@ if result is not None:
     render_chart(make_variant_cdf(jobs, policy, result.variants()), key="compare_cdf")
     with st.expander("Every run (one row per scenario, policy and seed)"):
         st.dataframe(runs_table(result, SHOWN), hide_index=True)
-remember("compare")

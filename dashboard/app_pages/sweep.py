@@ -12,7 +12,7 @@ from dashboard.components.study_controls import (
     render_seed_note,
 )
 from dashboard.components.study_run import execute_study, render_study_buttons
-from dashboard.page_settings import mark_ran, remember, restore
+from dashboard.page_settings import mark_ran
 from dashboard.query import upload_sha256
 from dashboard.scenarios import current_name
 from dashboard.state import build_config
@@ -37,7 +37,6 @@ st.caption(
     "(the policy can be the second). Two policies are also compared seed by seed at every "
     "value."
 )
-restore("sweep")
 s = st.session_state
 try:
     base = build_config()
@@ -138,4 +137,3 @@ if s.get("sweep_result"):
                                   "ci_high": "95% high", **labels}),
             hide_index=True,
         )  # fmt: skip
-remember("sweep")

@@ -42,6 +42,23 @@ def test_duration_columns_share_one_unit() -> None:
     assert fmt(5400.0) == "1.5"
 
 
+def test_ties_at_the_shown_precision_are_all_shaded_or_none() -> None:
+    """7.10 h and 7.14 h beside 10 h both print "7.1": both shaded. 7.101, 7.104 and 7.099 h
+    all print "7.10" (2 decimals below 10 h): none shaded. 7.10 / 7.14 / 7.12 h print apart:
+    only the lowest."""
+    hours = {
+        "jct_mean_s": [7.10, 7.14, 10.0],
+        "jct_p95_s": [7.101, 7.104, 7.099],
+        "jct_p99_s": [7.10, 7.14, 7.12],
+    }
+    kpi = pd.DataFrame({k: [h * 3600 for h in v] for k, v in hours.items()},
+                       index=["fifo", "las", "srtf"])  # fmt: skip
+    mask = best_mask(kpi)
+    assert list(mask["jct_mean_s"]) == [True, True, False]
+    assert not mask["jct_p95_s"].any()
+    assert list(mask["jct_p99_s"]) == [True, False, False]
+
+
 def test_styler_has_one_row_per_policy_and_shades_the_best(comparison) -> None:
     styler = kpi_styler(comparison.kpi_table())
     assert list(styler.data.index) == ["fifo", "las"]
@@ -116,15 +133,13 @@ def test_results_page_notes_a_policy_that_hands_out_more_gpus() -> None:
     assert len(notes) == 1 and "doubling 1.7×" in notes[0] and "fifo" not in notes[0]
 
 
-def test_duration_columns_keep_one_unit_whatever_the_values() -> None:
-    from dashboard.components.kpi_table import column_format
-
-    for values in (pd.Series([30.0, 50.0]), pd.Series([3e6, 5e6])):
-        header, fmt = column_format("jct_mean_s", values)
-        assert header.startswith("Mean JCT (h)")
-    assert column_format("makespan_s", pd.Series([60.0]))[0].startswith("Makespan (d)")
-    header, fmt = column_format("queueing_delay_mean_s", pd.Series([90.0]))
-    assert header.startswith("Mean queueing delay (min)") and fmt(90.0) == "1.5"
+def test_duration_columns_take_the_unit_of_their_magnitude() -> None:
+    """A class trace's JCTs read in minutes, the full Philly trace's in days (issue 23)."""
+    assert column_format("jct_mean_s", pd.Series([130.0, 500.0]))[0].startswith("Mean JCT (min)")
+    assert column_format("jct_mean_s", pd.Series([3e6, 5e6]))[0].startswith("Mean JCT (d)")
+    assert column_format("makespan_s", pd.Series([60.0]))[0].startswith("Makespan (s)")
+    header, fmt = column_format("queueing_delay_mean_s", pd.Series([2_303_866.0]))
+    assert header.startswith("Mean queueing delay (d)") and fmt(2_303_866.0) == "26.7"
 
 
 def test_kpi_csv_headers_say_the_unit(comparison) -> None:
@@ -132,6 +147,10 @@ def test_kpi_csv_headers_say_the_unit(comparison) -> None:
 
     kpi = comparison.kpi_table()
     frame = pd.read_csv(io.StringIO(kpi_csv(kpi)), index_col=0)
-    assert {"jct_mean_h", "makespan_d", "queueing_delay_mean_min"} <= set(frame.columns)
-    expected = kpi["jct_mean_s"].iloc[0] / 3600
-    assert frame["jct_mean_h"].iloc[0] == pytest.approx(expected, abs=1e-6)
+    for metric in ("jct_mean_s", "makespan_s", "queueing_delay_mean_s"):
+        header = column_format(metric, kpi[metric])[0]  # "Mean JCT (h) ↓"
+        unit = header.split("(")[1].split(")")[0]
+        name = f"{metric.removesuffix('_s')}_{unit}"
+        assert name in frame.columns
+        expected = kpi[metric].iloc[0] / {"s": 1, "min": 60, "h": 3600, "d": 86400}[unit]
+        assert frame[name].iloc[0] == pytest.approx(expected, abs=1e-6)

@@ -79,14 +79,17 @@ def test_a_variant_with_more_v100s_runs_beside_the_baseline_with_paired_deltas()
     scenarios = at.session_state["scenarios"]
     assert scenarios["base"].cluster.total_gpus == 16
     assert scenarios["more v100"].cluster.total_gpus == 24
-    table = next(d.value for d in at.dataframe if "Δ Mean JCT (h)" in d.value.columns)
+    table = next(d.value for d in at.dataframe if "variant" in d.value.columns
+                 and any(str(c).startswith("Δ Mean JCT (") for c in d.value.columns))  # fmt: skip
+    delta = next(c for c in table.columns if str(c).startswith("Δ Mean JCT ("))
     assert list(zip(table["variant"], table["policy"], strict=True)) == [
         ("base", "FIFO"), ("base", "Tiresias LAS"),
         ("more v100", "FIFO"), ("more v100", "Tiresias LAS"),
     ]  # fmt: skip
-    assert (table.loc[table["variant"] == "base", "Δ Mean JCT (h)"] == "(baseline)").all()
-    assert table.loc[table["variant"] == "more v100", "Δ Mean JCT (h)"].str.match(r"[+-]").all()
-    means = next(d.value for d in at.dataframe if "Mean JCT (h)" in d.value.columns)
+    assert (table.loc[table["variant"] == "base", delta] == "(baseline)").all()
+    assert table.loc[table["variant"] == "more v100", delta].str.match(r"[+-]").all()
+    means = next(d.value for d in at.dataframe if "variant" in d.value.columns
+                 and any(str(c).startswith("Mean JCT (") for c in d.value.columns))  # fmt: skip
     assert not any(str(c).startswith("Δ") for c in means.columns)  # a table of its own
     assert list(means["variant"]) == list(table["variant"])
     result = at.session_state["compare_result"]
@@ -253,3 +256,156 @@ def test_the_planner_finds_a_mix_draws_the_pareto_chart_and_loads_the_mix() -> N
     button(at, "load_chosen").click().run()
     assert not at.exception
     assert at.session_state["scenarios"]["base"].cluster == result.chosen
+
+
+def _table_with(at: AppTest, column: str) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_compare_answers_las_vs_fifo_with_a_paired_row() -> None:
+    """One scenario, FIFO and LAS, three seeds: the page's first table answers "Tiresias LAS vs
+    FIFO" metric by metric; the mean JCT row is the mean of the per-seed differences, its p is
+    scipy.stats.ttest_rel's, and the page says three seeds make a weak answer. Swapping A and B
+    flips the sign."""
+    from scipy import stats as scipy_stats
+
+    from engine.units import column_format
+
+    at = make_app()
+    at.switch_page("app_pages/compare.py").run()
+    at.number_input(key="compare_seeds").set_value(3).run()
+    button(at, "run_compare").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    table = _table_with(at, "A vs B")
+    row = table[table["Metric"] == "Mean JCT"].iloc[0]
+    assert row["A vs B"] == "Tiresias LAS vs FIFO" and row["Seeds"] == 3
+    runs = at.session_state["compare_result"].runs.set_index(["policy", "seed"])["jct_mean_s"]
+    las = [runs[("Tiresias LAS", s)] for s in range(3)]
+    fifo = [runs[("FIFO", s)] for s in range(3)]
+    diffs = [a - b for a, b in zip(las, fifo, strict=True)]
+    test = scipy_stats.ttest_rel(las, fifo)
+    low, high = test.confidence_interval(0.95)
+    fmt = column_format([sum(diffs) / 3, low, high])
+    assert row["A − B"] == fmt.text(sum(diffs) / 3, sign=True, unit=True)
+    assert row["95% interval"] == f"[{fmt.text(low, sign=True)}, {fmt.text(high, sign=True)}]"
+    assert row["p"] == (f"{test.pvalue:.2g}" if test.pvalue >= 0.001 else "< 0.001")
+    assert row["Reading"].endswith("(weak: 3 seeds)")
+    assert any("weak with 3 seeds" in w.value for w in at.warning)
+    at.selectbox(key="compare_pair_a").set_value("base\tFIFO").run()
+    at.selectbox(key="compare_pair_b").set_value("base\tTiresias LAS").run()
+    swapped = _table_with(at, "A vs B")
+    swapped_row = swapped[swapped["Metric"] == "Mean JCT"].iloc[0]
+    assert swapped_row["A vs B"] == "FIFO vs Tiresias LAS"
+    assert swapped_row["A − B"] == fmt.text(-sum(diffs) / 3, sign=True, unit=True)
+
+
+def test_a_sweep_has_a_policy_axis_and_pairs_two_policies_at_every_value() -> None:
+    at = make_app()
+    at.switch_page("app_pages/sweep.py").run()
+    at.selectbox(key="sweep_axis_x").set_value("load.arrival_scale").run()
+    at.text_input(key="sweep_values.load.arrival_scale").set_value("0.5, 2").run()
+    at.selectbox(key="sweep_axis_y").set_value("policy").run()
+    at.number_input(key="sweep_seeds").set_value(2).run()
+    button(at, "run_sweep").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    heat = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]
+    assert heat["type"] == "heatmap" and heat["y"] == ["FIFO", "Tiresias LAS"]
+    assert heat["x"] == ["0.5", "2.0"]
+    pair = json.loads(at.get("plotly_chart")[1].proto.spec)
+    assert pair["layout"]["title"]["text"].startswith("Tiresias LAS vs FIFO: paired difference")
+    table = _table_with(at, "Point")
+    assert list(table["Point"]) == ["arrival_scale=0.5", "arrival_scale=2"]
+    assert (table["Seeds"] == 2).all()
+    assert any("Results of scenario **base** · seeds 0, 1" in m.value for m in at.markdown)
+
+
+def test_results_name_their_scenario_and_a_link_opens_the_one_the_sender_saw() -> None:
+    """Run base, then duplicate it as "busy" (now selected) with a background load: Results
+    still shows base's run and says so. The link opens base's results, with "busy" selected,
+    on the Results page, and the same KPI table."""
+    at = make_app()
+    button(at, "run").click().run()
+    at.switch_page("app_pages/scenario.py").run()
+    at.text_input(key="new_scenario_name").set_value("busy").run()
+    button(at, "duplicate_scenario").click().run()
+    at.number_input(key="background_load").set_value(0.3).run()
+    at.switch_page("app_pages/results.py").run()
+    assert not at.exception
+    assert any(m.value.startswith("Results of scenario **base**") for m in at.markdown)
+    note = "These are the results of scenario **base**; the scenario selected now is **busy**"
+    assert any(i.value.startswith(note) for i in at.info)
+    kpis = at.session_state["result"].kpi_table()
+    link = url_param(at, "scenario")
+    state = decode_link(link)
+    assert (state.results_scenario, state.current, state.page) == ("base", "busy", "results")
+
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    fresh.query_params["scenario"] = link
+    fresh.run()
+    assert not fresh.exception
+    assert fresh.title[0].value == "Results"
+    assert fresh.session_state["result_scenario"] == "base"
+    assert fresh.session_state["current_scenario"] == "busy"
+    pd.testing.assert_frame_equal(fresh.session_state["result"].kpi_table(), kpis)
+    assert any(m.value.startswith("Results of scenario **base**") for m in fresh.markdown)
+    assert any(i.value.startswith(note) for i in fresh.info)
+
+
+def test_a_link_carries_the_compare_and_sweep_settings_and_reruns_the_compare_page() -> None:
+    at = make_app()
+    at.switch_page("app_pages/sweep.py").run()
+    at.selectbox(key="sweep_axis_x").set_value("rounds.round_duration_s").run()
+    at.text_input(key="sweep_values.rounds.round_duration_s").set_value("120, 600").run()
+    at.number_input(key="sweep_seeds").set_value(3).run()
+    at.switch_page("app_pages/compare.py").run()
+    at.number_input(key="compare_seeds").set_value(2).run()
+    button(at, "run_compare").click().run()
+    at.selectbox(key="compare_pair_a").set_value("base\tFIFO").run()
+    at.selectbox(key="compare_pair_b").set_value("base\tTiresias LAS").run()
+    table = _table_with(at, "A vs B")
+    link = url_param(at, "scenario")
+    state = decode_link(link)
+    assert state.page == "compare" and state.study["compare"]["ran"] is True
+    assert state.study["sweep"]["sweep_values.rounds.round_duration_s"] == "120, 600"
+
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    fresh.query_params["scenario"] = link
+    fresh.run()
+    assert not fresh.exception and not fresh.error, [e.value for e in fresh.error]
+    assert fresh.title[0].value == "Compare"
+    assert fresh.number_input(key="compare_seeds").value == 2
+    pd.testing.assert_frame_equal(_table_with(fresh, "A vs B"), table)  # reran, same numbers
+    fresh.switch_page("app_pages/sweep.py").run()
+    assert fresh.selectbox(key="sweep_axis_x").value == "rounds.round_duration_s"
+    assert fresh.text_input(key="sweep_values.rounds.round_duration_s").value == "120, 600"
+    assert fresh.number_input(key="sweep_seeds").value == 3
+
+
+def test_the_planner_settings_travel_in_the_link() -> None:
+    at = make_app()
+    at.switch_page("app_pages/planner.py").run()
+    at.number_input(key="plan_target").set_value(7.5).run()
+    at.number_input(key="plan_seeds").set_value(4).run()
+    link = url_param(at, "scenario")
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    fresh.query_params["scenario"] = link
+    fresh.run()
+    assert not fresh.exception
+    assert fresh.title[0].value == "Planner"
+    assert fresh.number_input(key="plan_target").value == 7.5
+    assert fresh.number_input(key="plan_seeds").value == 4
+
+
+def test_a_missing_upload_is_named_on_every_page() -> None:
+    config = ScenarioConfig(trace=TraceSpec(source="upload:mine.csv"), policies=SMALL.policies)
+    link = encode_link(LinkState({"base": config}, "base", "ab" * 32, page="results"))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    at.query_params["scenario"] = link
+    at.run()
+    for page in ("results", "schedule", "compare", "sweep", "planner", "scenario"):
+        at.switch_page(f"app_pages/{page}.py").run()
+        assert not at.exception, page
+        assert any("mine.csv" in e.value and "not on this server" in e.value for e in at.error), (
+            page
+        )
+    assert at.session_state["result"] is None

@@ -14,6 +14,7 @@ from engine.config import PolicySpec, RoundConfig, ScenarioConfig, TraceSpec
 from engine.errors import ConfigError
 from engine.presets import gavel_compatible
 from engine.scenario import run_scenario
+from engine.units import column_format
 
 
 def test_config_round_trips_through_json() -> None:
@@ -88,8 +89,10 @@ def test_cli_runs_a_scenario_and_writes_tables(
     assert len(jobs) == 2 * 60 and set(jobs["policy"]) == {"FIFO", "fifo+bf"}
     assert ScenarioConfig.from_json((out / "scenario.json").read_text()) == config
     summary = (out / "summary.txt").read_text()
-    assert "Mean JCT (h)" in summary and "Makespan (d)" in summary
-    assert "Mean queueing delay (min)" in summary
+    for metric, label in (("jct_mean_s", "Mean JCT"), ("makespan_s", "Makespan")):
+        fmt = column_format(kpi[metric], "s")  # the unit the values pick, as the dashboard's
+        assert f"{label} ({fmt.unit})" in summary
+        assert fmt.text(kpi[metric].iloc[0]) in summary.split(f"{label} ({fmt.unit})")[1]
     assert "e+" not in summary and "e-" not in summary
     assert "Mean JCT" in capsys.readouterr().out
 

@@ -89,7 +89,7 @@ def test_sweep_command_writes_tables_and_logs_progress_lines(
     assert main(["sweep", str(path), "--out", str(tmp_path / "out"), "--executor", "serial"]) == 0
     out, err = capsys.readouterr()
     assert "\r" not in err and err.count("\n") >= 5
-    assert "[4/4]" in err and "paired difference vs 'a'" in out
+    assert "[4/4]" in err and "slow rounds vs a, FIFO" in out
     runs = pd.read_csv(tmp_path / "out" / "runs.csv")
     assert len(runs) == 4 and {"jct_mean_s", "work_cost_usd"} <= set(runs.columns)
     assert {"stats.csv", "paired.csv", "summary.txt", "study.json"} <= {
