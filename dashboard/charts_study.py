@@ -105,7 +105,7 @@ def make_sweep_lines(
         fig.add_trace(
             go.Scatter(
                 x=x + x[::-1], y=rows["ci_high"].tolist() + rows["ci_low"].tolist()[::-1],
-                fill="toself", fillcolor=_rgba(color, 0.18), line={"width": 0},
+                fill="toself", fillcolor=_rgba(color, 0.18), line={"width": 0}, mode="lines",
                 hoverinfo="skip", showlegend=False, legendgroup=policy,
             )
         )  # fmt: skip
@@ -161,7 +161,7 @@ def make_pair_lines(frame: pd.DataFrame, axis: str, unit: str, pair: str, axis_t
     fig.add_trace(
         go.Scatter(
             x=x + x[::-1], y=rows["ci_high"].tolist() + rows["ci_low"].tolist()[::-1],
-            fill="toself", fillcolor=_rgba("#0072B2", 0.18), line={"width": 0},
+            fill="toself", fillcolor=_rgba("#0072B2", 0.18), line={"width": 0}, mode="lines",
             hoverinfo="skip", name="95% interval",
         )
     )  # fmt: skip

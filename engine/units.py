@@ -96,7 +96,7 @@ def column_format(values: Iterable[float], unit: str = "s") -> ColumnFormat:
         values: the column's numbers in ``unit`` (NaN and infinities are ignored); include
             interval bounds shown in the same column.
         unit: the metric's unit (`engine.metrics.METRICS`): "s" for durations, "fraction"
-            (shown as %), "count", or any other unit, kept as it is ("ratio" shows none).
+            (shown as %), or any other unit, kept as it is ("ratio" and "count" show none).
 
     Returns:
         The :class:`ColumnFormat`: for durations the unit of :func:`time_unit` at the largest
@@ -109,7 +109,7 @@ def column_format(values: Iterable[float], unit: str = "s") -> ColumnFormat:
     elif unit == "fraction":
         shown_unit, scale = "%", 0.01
     else:
-        shown_unit, scale = ("" if unit == "ratio" else unit), 1.0
+        shown_unit, scale = ("" if unit in ("ratio", "count") else unit), 1.0
     if unit == "count":
         return ColumnFormat(shown_unit, scale, 0)
     magnitude = largest / scale

@@ -86,8 +86,8 @@ if result is not None:
         st.dataframe(table[PAIR_COLUMNS], hide_index=True, width="stretch")
         st.caption(
             "A − B: the mean over seeds of A's value minus B's on the same seed, with its 95% "
-            "interval and p-value (paired t-test, scipy.stats.ttest_rel). An interval that "
-            "contains 0 is a difference seed noise explains."
+            "interval and p-value (Student's paired t-test). An interval that contains 0 is a "
+            "difference seed noise explains."
         )
         st.download_button(
             "Download every pair (paired.csv)", lambda: every_pair(result, metrics).to_csv(
@@ -109,11 +109,12 @@ if result is not None:
         render_chart(make_delta_chart(paired, metric, baseline, fmt.unit), key="compare_delta")
         st.caption("Green: better than the baseline beyond seed noise; red: worse; grey: the "
                    "95% interval includes no difference.")  # fmt: skip
-    jobs = result.jobs()
-    policies = list(dict.fromkeys(jobs["policy"]))
-    if s.get("compare_cdf_policy") not in policies:
-        s["compare_cdf_policy"] = policies[0]
-    policy = st.selectbox("Policy of the CDF", policies, key="compare_cdf_policy")
-    render_chart(make_variant_cdf(jobs, policy, result.variants()), key="compare_cdf")
+    if len(result.variants()) > 1:  # one scenario: the Results page draws its policies' CDFs
+        jobs = result.jobs()
+        policies = list(dict.fromkeys(jobs["policy"]))
+        if s.get("compare_cdf_policy") not in policies:
+            s["compare_cdf_policy"] = policies[0]
+        policy = st.selectbox("Policy of the CDF", policies, key="compare_cdf_policy")
+        render_chart(make_variant_cdf(jobs, policy, result.variants()), key="compare_cdf")
     with st.expander("Every run (one row per scenario, policy and seed)"):
         st.dataframe(runs_table(result, SHOWN), hide_index=True)

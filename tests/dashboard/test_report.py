@@ -20,3 +20,15 @@ def test_the_report_is_self_contained(comparison: ComparisonResult) -> None:
 def test_plotly_is_inlined_only_once(comparison: ComparisonResult) -> None:
     page = report_html(comparison)
     assert page.count("* plotly.js v") == 1  # the bundle's banner: one copy, not one per chart
+
+
+def test_the_report_names_its_scenario_and_uses_the_tables_units(
+    comparison: ComparisonResult,
+) -> None:
+    from engine.units import column_format
+
+    page = report_html(comparison, scenario="more <V100s>")
+    assert "Scenario <b>more &lt;V100s&gt;</b>: " in page
+    assert f"seed {comparison.config.seed}" in page
+    unit = column_format(comparison.kpi_table()["queueing_delay_mean_s"]).unit
+    assert f"Mean queueing delay ({unit})" in page  # the one rule the dashboard and CLI use
