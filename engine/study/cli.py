@@ -107,10 +107,11 @@ def sweep_summary(result: StudyResult, metric: str = "jct_mean_s") -> str:
     fmt = column_format(pd.concat([stats["mean"], stats["ci_low"], stats["ci_high"]]), info.unit)
     seeds = ", ".join(str(s) for s in result.study.seeds)
     lines = [f"{fmt.header(info.label)}, mean [95% interval] over seeds {seeds}"]
-    for row in stats.itertuples():
+    for row in stats.to_dict("records"):
         lines.append(
-            f"  {row.variant:<28} {row.policy:<22} {fmt.text(row.mean):>10} "
-            f"[{fmt.text(row.ci_low)}, {fmt.text(row.ci_high)}]  n={row.n}"
+            f"  {row['variant']:<28} {row['policy']:<22} {fmt.text(float(row['mean'])):>10} "
+            f"[{fmt.text(float(row['ci_low']))}, {fmt.text(float(row['ci_high']))}]  "
+            f"n={row['n']}"
         )
     paired = every_pair(result, [metric])
     if len(paired):

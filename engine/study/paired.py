@@ -14,7 +14,8 @@ p = 0.6, not distinguishable from seed noise".
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -84,10 +85,14 @@ def paired_rows(
 ) -> pd.DataFrame:
     """One row per (pair, metric), pair-major: :data:`RAW_COLUMNS`, the difference A - B in the
     metric's own unit (seconds, USD, fraction), paired by seed."""
-    runs = result.runs.set_index(["variant", "policy", "seed"]).sort_index()
+    runs = result.runs
+    by_cell = {
+        (str(v), str(p)): g.set_index("seed")
+        for (v, p), g in runs.groupby(["variant", "policy"], sort=False)
+    }
     rows = []
     for a, b in pairs:
-        a_runs, b_runs = runs.loc[a], runs.loc[b]
+        a_runs, b_runs = by_cell[a], by_cell[b]
         seeds = sorted(set(a_runs.index) & set(b_runs.index))
         for metric in metrics:
             if metric not in runs.columns:
@@ -101,7 +106,7 @@ def paired_rows(
     return frame.astype({"n": int})
 
 
-def reading(row: pd.Series | dict, a_name: str) -> str:
+def reading(row: Mapping[str, Any], a_name: str) -> str:
     """The row's verdict in words: "not distinguishable from seed noise", "Tiresias LAS better
     beyond seed noise", ...; with fewer than :data:`engine.study.stats.FIRM_SEEDS` seeds,
     "(weak: 3 seeds)" follows."""
@@ -113,7 +118,8 @@ def reading(row: pd.Series | dict, a_name: str) -> str:
     elif low <= 0 <= high:
         words = "not distinguishable from seed noise"
     else:
-        better = (float(row["mean_diff"]) < 0) == metric_info(str(row["metric"])).lower_is_better
+        lower_is_better = metric_info(str(row["metric"])).lower_is_better
+        better = (float(row["mean_diff"]) < 0) == lower_is_better
         words = f"{a_name} {'better' if better else 'worse'} beyond seed noise"
     return words + (f" (weak: {n} seeds)" if n < FIRM_SEEDS else "")
 
@@ -139,12 +145,13 @@ def shown_rows(result: StudyResult, raw: pd.DataFrame) -> pd.DataFrame:
     out = []
     one_variant = len(result.variants()) == 1
     formats = {
-        metric: column_format(pd.concat([g["mean_diff"], g["ci_low"], g["ci_high"]]),
-                              metric_info(metric).unit)
+        str(metric): column_format(pd.concat([g["mean_diff"], g["ci_low"], g["ci_high"]]),
+                                   metric_info(str(metric)).unit)
         for metric, g in raw.groupby("metric", sort=False)
     }  # fmt: skip
-    for row in raw.to_dict("records"):
-        fmt, info = formats[row["metric"]], metric_info(row["metric"])
+    records: list[dict[str, Any]] = raw.to_dict("records")  # type: ignore[assignment]
+    for row in records:
+        fmt, info = formats[str(row["metric"])], metric_info(str(row["metric"]))
         pair, a, _ = pair_names(
             (row["a_variant"], row["a_policy"]), (row["b_variant"], row["b_policy"]), one_variant
         )
