@@ -33,7 +33,7 @@ def main() -> None:
 
     from dashboard.components.link_run import run_linked_scenario
     from dashboard.page_settings import SETTINGS, remember, restore
-    from dashboard.query import read_query_params, render_missing_link_trace, sync_query_params
+    from dashboard.query import read_query_params, render_link_notes, sync_query_params
     from dashboard.runner import warm_pool
     from dashboard.state import init_state, keep_widget_state
 
@@ -54,7 +54,7 @@ def main() -> None:
     if linked in (n for n, _, _ in PAGES) and linked != name:
         st.switch_page(f"app_pages/{linked}.py")  # the page the link's sender was on
     st.session_state["page_name"] = name
-    render_missing_link_trace()
+    render_link_notes()
     if run_linked_scenario() and name == "scenario" and not linked:
         st.switch_page("app_pages/results.py")
     if name in SETTINGS:

@@ -29,6 +29,10 @@ PREFIXES = {"sweep": ("sweep_values.",)}
 """Page -> prefixes of further keys (the values typed per sweep axis)."""
 STATE_KEY = "page_settings"
 FRAME = "__records__"
+SEED_KEYS = ("compare_seeds", "sweep_seeds", "plan_seeds")
+NUMBER_KEYS = ("plan_target",)
+PLAN_CANDIDATE_COLUMNS = ("worker_type", "price_usd_per_gpu_h", "max_nodes", "gpus_per_node")
+MAX_TEXT, MAX_ROWS = 1000, 64
 
 
 def _keys(page: str) -> list[str]:
@@ -80,20 +84,60 @@ def link_settings() -> dict[str, Any]:
     return dict(st.session_state.get(STATE_KEY) or {})
 
 
-def apply_link_settings(settings: Mapping[str, Any]) -> None:
+def check_setting(key: str, value: Any) -> str:
+    """Why a link's value for ``key`` cannot be used ("" when it can): seeds are whole numbers
+    1..50 (the seed inputs' range), the Planner's target a positive number, its candidates a
+    table of at most 64 rows with the page's columns, anything else a text of at most 1,000
+    characters; so a crafted link never breaks a widget."""
+    if key == "ran":
+        return "" if isinstance(value, bool) else "expected true or false"
+    if key in SEED_KEYS:
+        ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 50
+        return "" if ok else "expected a whole number of seeds from 1 to 50"
+    if key in NUMBER_KEYS:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        return "" if ok and 0 < value < 1e12 else "expected a positive number"
+    if key == "plan_candidates":
+        return _check_table(value)
+    if not isinstance(value, str) or len(value) > MAX_TEXT:
+        return f"expected a text of at most {MAX_TEXT:,} characters"
+    return ""
+
+
+def _check_table(value: Any) -> str:
+    rows = value.get(FRAME) if isinstance(value, Mapping) else None
+    if not isinstance(rows, list) or len(rows) > MAX_ROWS:
+        return f"expected a table of at most {MAX_ROWS} rows"
+    for i, row in enumerate(rows, start=1):
+        if not isinstance(row, Mapping) or set(row) != set(PLAN_CANDIDATE_COLUMNS):
+            return f"row {i}: expected the columns {', '.join(PLAN_CANDIDATE_COLUMNS)}"
+        if not all(v is None or isinstance(v, str | int | float) for v in row.values()):
+            return f"row {i}: expected numbers and texts"
+    return ""
+
+
+def apply_link_settings(settings: Mapping[str, Any]) -> list[str]:
     """A link's settings into a new session: kept, and set now (the pages read them). Fields
-    of no page and keys no page owns are ignored."""
+    of no page and keys no page owns are ignored; a value :func:`check_setting` refuses is left
+    out and named in the returned notes."""
     s = st.session_state
-    kept = {}
+    kept: dict[str, dict[str, Any]] = {}
+    notes = []
     for page, values in settings.items():
         if page not in SETTINGS or not isinstance(values, Mapping):
             continue
-        kept[page] = {
-            str(k): v for k, v in values.items()
-            if k == "ran" or k in SETTINGS[page] or _prefixed(page, str(k))
-        }  # fmt: skip
+        kept[page] = {}
+        for key, value in values.items():
+            if not (key == "ran" or key in SETTINGS[page] or _prefixed(page, str(key))):
+                continue
+            why = check_setting(str(key), value)
+            if why:
+                notes.append(f"{page} setting {key!r} left at its default: {why}")
+            else:
+                kept[page][str(key)] = float(value) if key in NUMBER_KEYS else value
     s[STATE_KEY] = kept
     for values in kept.values():
         for key, value in values.items():
             if key != "ran":
                 s[key] = _live(value)
+    return notes

@@ -71,7 +71,9 @@ def _read_link(text: str) -> None:
         return
     replace_all(dict(link.scenarios), link.current)
     settings = link.study if isinstance(link.study, dict) else {}
-    apply_link_settings(settings)
+    notes = apply_link_settings(settings)
+    if notes:
+        s["link_notes"] = notes
     if st.query_params.get("preset") in PRESETS:
         s["preset"] = st.query_params["preset"]  # its rules are in the scenario already
     _read_paper_name()
@@ -99,10 +101,13 @@ def _restore_upload(link: LinkState) -> None:
     s["link_trace_missing"] = (name, link.trace_sha256)
 
 
-def render_missing_link_trace() -> None:
-    """On every page, while a link's uploaded trace is not here: says so, and that nothing
-    else runs in its place. Once the right file is uploaded, the linked scenario runs."""
+def render_link_notes() -> None:
+    """What a link could not restore (once), and, on every page while a link's uploaded trace
+    is not here, that it is missing and nothing else runs in its place. Once the right file
+    is uploaded, the linked scenario runs."""
     s = st.session_state
+    for note in s.pop("link_notes", []):
+        st.warning(f"This link's {note}.")
     missing = s.get("link_trace_missing")
     if not missing or s["source_kind"] != SOURCE_KINDS[1]:
         return
@@ -189,7 +194,10 @@ def _results_shown(named: dict[str, ScenarioConfig]) -> tuple[str, ScenarioConfi
     name = s.get("result_scenario") or ""
     if s.get("result") is None or name not in named:
         return "", None
-    ran = ScenarioConfig.from_json(s["result_config"])
+    try:
+        ran = ScenarioConfig.from_json(s["result_config"])
+    except EngineError:
+        return name, None
     return name, None if ran == named[name] else ran
 
 

@@ -93,7 +93,7 @@ if result is not None:
             "Download every pair (paired.csv)", lambda: every_pair(result, metrics).to_csv(
                 index=False), file_name="paired.csv", mime="text/csv", key="paired_csv",
             help="Each policy against the first in its scenario, and each variant against the "
-            "baseline: the rows `python -m engine sweep` writes.",
+            "baseline: the rows the command-line sweep writes.",
         )  # fmt: skip
     if len(result.variants()) > 1:
         baseline = result.study.baseline_name

@@ -409,3 +409,27 @@ def test_a_missing_upload_is_named_on_every_page() -> None:
             page
         )
     assert at.session_state["result"] is None
+
+
+def test_a_crafted_link_with_bad_settings_opens_and_names_what_it_left_out() -> None:
+    """Seeds as text, a target of -1, a candidates table with a missing column: each is left at
+    its default and named; no page breaks."""
+    study = {
+        "compare": {"compare_seeds": "many", "compare_metric": ["x"]},
+        "sweep": {"sweep_seeds": 10**9, "sweep_values.load.arrival_scale": "1, 2", "junk": 1},
+        "planner": {"plan_target": -1, "plan_candidates": {"__records__": [{"worker_type": 1}]}},
+    }
+    link = encode_link(LinkState({"base": SMALL}, "base", study=study, page="compare"))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    at.query_params["scenario"] = link
+    at.run()
+    assert not at.exception
+    notes = " ".join(w.value for w in at.warning)
+    for key in ("compare_seeds", "compare_metric", "sweep_seeds", "plan_target", "plan_candidates"):
+        assert repr(key) in notes, key
+    assert "junk" not in notes  # not a setting of any page: ignored
+    assert at.number_input(key="compare_seeds").value == 3
+    for page in ("sweep", "planner"):
+        at.switch_page(f"app_pages/{page}.py").run()
+        assert not at.exception, page
+    assert at.session_state["sweep_values.load.arrival_scale"] == "1, 2"
