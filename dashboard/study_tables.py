@@ -113,10 +113,11 @@ def cell_text(fmt: ColumnFormat, mean: float, low: float, high: float, sign: boo
 
 
 def delta_table(result: StudyResult, metrics: Sequence[str]) -> pd.DataFrame:
-    """Per (variant, policy): each metric's mean over seeds with the 95% interval, and for every
-    variant but the baseline the paired difference to the baseline (same policy, same seeds)
-    with its 95% interval, e.g. "12.41 [11.2, 13.6]" and "-1.20 [-1.90, -0.51]"; each column in
-    the unit its values pick, named in the header ("Mean JCT (h)", "Δ Mean JCT (min)")."""
+    """Per scenario (columns "Scenario", "Policy"): each metric's mean over seeds with the 95%
+    interval, and for every variant but the baseline the paired difference to the baseline
+    (same policy, same seeds) with its 95% interval, e.g. "12.41 [11.2, 13.6]" and "-1.20
+    [-1.90, -0.51]"; each column in the unit its values pick, named in the header ("Mean JCT
+    (h)", "Δ Mean JCT (min)")."""
     table = None
     for key in metrics:
         label = metric_info(key).label
@@ -136,7 +137,8 @@ def delta_table(result: StudyResult, metrics: Sequence[str]) -> pd.DataFrame:
         table = part if table is None else table.join(part)
     assert table is not None
     table = table.fillna("(baseline)").reset_index()
-    return table.rename(columns={"level_0": "variant", "level_1": "policy"})
+    return table.rename(columns={"level_0": "Scenario", "level_1": "Policy",
+                                 "variant": "Scenario", "policy": "Policy"})  # fmt: skip
 
 
 def split_delta_table(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -144,7 +146,7 @@ def split_delta_table(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     over seeds, and the differences to the baseline ("Δ" columns), which side by side are wider
     than a 1600-pixel window."""
     deltas = [c for c in table.columns if str(c).startswith("Δ ")]
-    return table.drop(columns=deltas), table[["variant", "policy", *deltas]]
+    return table.drop(columns=deltas), table[["Scenario", "Policy", *deltas]]
 
 
 def paired_frame(result: StudyResult, metric: str) -> tuple[pd.DataFrame, ColumnFormat]:

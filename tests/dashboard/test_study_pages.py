@@ -79,19 +79,19 @@ def test_a_variant_with_more_v100s_runs_beside_the_baseline_with_paired_deltas()
     scenarios = at.session_state["scenarios"]
     assert scenarios["base"].cluster.total_gpus == 16
     assert scenarios["more v100"].cluster.total_gpus == 24
-    table = next(d.value for d in at.dataframe if "variant" in d.value.columns
+    table = next(d.value for d in at.dataframe if "Scenario" in d.value.columns
                  and any(str(c).startswith("Δ Mean JCT (") for c in d.value.columns))  # fmt: skip
     delta = next(c for c in table.columns if str(c).startswith("Δ Mean JCT ("))
-    assert list(zip(table["variant"], table["policy"], strict=True)) == [
+    assert list(zip(table["Scenario"], table["Policy"], strict=True)) == [
         ("base", "FIFO"), ("base", "Tiresias LAS"),
         ("more v100", "FIFO"), ("more v100", "Tiresias LAS"),
     ]  # fmt: skip
-    assert (table.loc[table["variant"] == "base", delta] == "(baseline)").all()
-    assert table.loc[table["variant"] == "more v100", delta].str.match(r"[+-]").all()
-    means = next(d.value for d in at.dataframe if "variant" in d.value.columns
+    assert (table.loc[table["Scenario"] == "base", delta] == "(baseline)").all()
+    assert table.loc[table["Scenario"] == "more v100", delta].str.match(r"[+-]").all()
+    means = next(d.value for d in at.dataframe if "Scenario" in d.value.columns
                  and any(str(c).startswith("Mean JCT (") for c in d.value.columns))  # fmt: skip
     assert not any(str(c).startswith("Δ") for c in means.columns)  # a table of its own
-    assert list(means["variant"]) == list(table["variant"])
+    assert list(means["Scenario"]) == list(table["Scenario"])
     result = at.session_state["compare_result"]
     paired = result.paired("jct_mean_s")
     assert (paired["n"] == 2).all()

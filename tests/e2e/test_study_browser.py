@@ -121,7 +121,7 @@ def test_a_variant_with_more_v100s_and_the_planner(server: str, browser, tmp_pat
     read the deltas; then run the planner and read its Pareto chart."""
     page = _new_page(browser)
     _load_small_scenario(page, server, tmp_path)
-    _open(page, "Compare", "Compare what-ifs")
+    _open(page, "Compare", "Compare")
     page.get_by_label("New name").fill("more v100")
     page.get_by_label("New name").press("Enter")
     page.get_by_role("button", name="Duplicate").click()
@@ -130,9 +130,9 @@ def test_a_variant_with_more_v100s_and_the_planner(server: str, browser, tmp_pat
     _edit_nodes_until_caption_changes(page, before)
     page.get_by_text("96 GPUs in 2 rack(s)").wait_for()  # 10 V100 nodes of 8 + 2 K80 nodes
     _fill_number(page, "Seeds", "2")
-    page.get_by_role("button", name="Run all variants").click()
+    page.get_by_role("button", name="Run all").click()
     page.get_by_text(re.compile(r"8 runs: \d+ simulated")).wait_for()
-    page.get_by_text("Against the baseline: base").wait_for()
+    page.get_by_text("Every scenario against the baseline: base").wait_for()
     page.locator(".js-plotly-plot").nth(1).wait_for()
     deltas = page.get_by_test_id("stDataFrame").filter(has_text="Δ Mean JCT").first
     deltas.wait_for()
