@@ -433,3 +433,22 @@ def test_a_crafted_link_with_bad_settings_opens_and_names_what_it_left_out() -> 
         at.switch_page(f"app_pages/{page}.py").run()
         assert not at.exception, page
     assert at.session_state["sweep_values.load.arrival_scale"] == "1, 2"
+
+
+def test_a_link_from_the_sweep_page_reruns_the_sweep_with_its_axes() -> None:
+    at = make_app()
+    at.switch_page("app_pages/sweep.py").run()
+    at.selectbox(key="sweep_axis_x").set_value("load.arrival_scale").run()
+    at.text_input(key="sweep_values.load.arrival_scale").set_value("0.5, 2").run()
+    at.number_input(key="sweep_seeds").set_value(2).run()
+    button(at, "run_sweep").click().run()
+    stats = at.session_state["sweep_result"][0].stats("jct_mean_s")
+    link = url_param(at, "scenario")
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    fresh.query_params["scenario"] = link
+    fresh.run()
+    assert not fresh.exception and fresh.title[0].value == "Sweep"
+    result, axis, _, _, scenario = fresh.session_state["sweep_result"]
+    assert (axis, scenario) == ("load.arrival_scale", "base")
+    pd.testing.assert_frame_equal(result.stats("jct_mean_s"), stats)
+    assert any("Results of scenario **base** · seeds 0, 1" in m.value for m in fresh.markdown)
