@@ -116,6 +116,9 @@ def render_report_download(result: ComparisonResult, name: str | None) -> None:
     """A button that downloads the one-file HTML report (built when pressed)."""
     from dashboard.report import report_html
 
+    s = st.session_state  # read here: the button calls build() outside the script run
+    scenario = s.get("result_scenario") or s["current_scenario"]
+
     def build() -> str:
         claims = ""
         notes: tuple[str, ...] = ()
@@ -123,7 +126,6 @@ def render_report_download(result: ComparisonResult, name: str | None) -> None:
             preset = get_paper_preset(name)
             claims = claims_frame(claims_table(preset, result)).to_html(index=False)
             notes = (preset.not_shown,) if preset.not_shown else ()
-        scenario = st.session_state.get("result_scenario") or st.session_state["current_scenario"]
         return report_html(result, claims, notes, scenario)
 
     st.download_button(
