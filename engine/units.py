@@ -5,8 +5,9 @@ largest absolute value reaches twice (three times for days): 90 s stay seconds, 
 "5.0 min", 5 hours "5.00 h", 40 days "40.0 d". So a 30-job class trace shows its JCTs in
 minutes, not "0.1 h", and the full Philly trace's queueing in days, not "38,397.8 min". Every
 row of the column shares that unit, which the header names. Shares (``"fraction"``) read in
-percent. Decimals follow the same largest value: three significant digits (2 below 10, 1
-below 100, none from 100 up; counts none).
+percent. Decimals: enough for three significant digits of the largest value and two of the
+smallest non-zero one, at most 2 (counts none): worst finish-time fairness 1.4 beside 369 reads
+"1.4" and "369.0", not "1" and "369".
 
 Every table that shows a metric (the dashboard's tables and charts, the CLI's summaries, the
 HTML report) asks :func:`column_format`; charts with a time axis ask :func:`time_unit`. Two
@@ -29,6 +30,8 @@ TIME_UNITS: tuple[tuple[str, float, float], ...] = (
 about 2 and 120 of its unit]."""
 
 SECONDS_PER_UNIT = {unit: per for unit, per, _ in TIME_UNITS}
+MAX_DECIMALS = 2
+"""[R] A column shows at most 2 decimals: in a column reaching 70 h, 36 s read "0.01"."""
 
 
 def time_unit(seconds: float) -> tuple[str, float]:
@@ -100,7 +103,8 @@ def column_format(values: Iterable[float], unit: str = "s") -> ColumnFormat:
 
     Returns:
         The :class:`ColumnFormat`: for durations the unit of :func:`time_unit` at the largest
-        absolute value; decimals from that value in the shown unit (see the module docstring).
+        absolute value; decimals from the largest and smallest non-zero absolute values in
+        the shown unit (see the module docstring).
     """
     finite = [abs(float(v)) for v in values if v is not None and math.isfinite(float(v))]
     largest = max(finite, default=0.0)
@@ -112,6 +116,13 @@ def column_format(values: Iterable[float], unit: str = "s") -> ColumnFormat:
         shown_unit, scale = ("" if unit in ("ratio", "count") else unit), 1.0
     if unit == "count":
         return ColumnFormat(shown_unit, scale, 0)
-    magnitude = largest / scale
-    decimals = 0 if magnitude >= 100 else 1 if magnitude >= 10 else 2
-    return ColumnFormat(shown_unit, scale, decimals)
+    smallest = min((v for v in finite if v > 0), default=0.0)
+    decimals = max(_decimals(largest / scale, 3), _decimals(smallest / scale, 2))
+    return ColumnFormat(shown_unit, scale, min(decimals, MAX_DECIMALS))
+
+
+def _decimals(value: float, significant: int) -> int:
+    """Digits after the point that show ``value`` (> 0) with ``significant`` digits."""
+    if value <= 0:
+        return 0
+    return max(0, significant - 1 - math.floor(math.log10(value)))

@@ -39,9 +39,12 @@ def test_time_unit_thresholds() -> None:
 
 
 def test_one_unit_and_decimals_for_the_whole_column() -> None:
-    fmt = column_format([1800.0, 36_000.0, math.nan])  # 0.5 h and 10 h
-    assert (fmt.unit, fmt.scale, fmt.decimals) == ("h", 3600.0, 1)
-    assert [fmt.text(v) for v in (1800.0, 36_000.0, math.nan)] == ["0.5", "10.0", "n/a"]
+    fmt = column_format([1800.0, 36_000.0, math.nan])  # 0.5 h and 10 h: 2 digits of 0.5
+    assert (fmt.unit, fmt.scale, fmt.decimals) == ("h", 3600.0, 2)
+    assert [fmt.text(v) for v in (1800.0, 36_000.0, math.nan)] == ["0.50", "10.00", "n/a"]
+    assert column_format([5 * 3600.0, 36_000.0]).decimals == 1  # 5.0 and 10.0 h
+    assert column_format([1.4, 2.1, 369.0], "ratio").text(1.4) == "1.4"  # not "1" beside 369
+    assert column_format([60.0, 70.6 * 3600]).text(60.0) == "0.02"  # at most 2 decimals
     assert fmt.header("Mean JCT") == "Mean JCT (h)"
     assert column_format([0.456, 0.9], "fraction") == ColumnFormat("%", 0.01, 1)
     assert column_format([0.456], "fraction").text(0.456, unit=True) == "45.6%"
