@@ -452,3 +452,21 @@ def test_a_link_from_the_sweep_page_reruns_the_sweep_with_its_axes() -> None:
     assert (axis, scenario) == ("load.arrival_scale", "base")
     pd.testing.assert_frame_equal(result.stats("jct_mean_s"), stats)
     assert any("Results of scenario **base** · seeds 0, 1" in m.value for m in fresh.markdown)
+
+
+def test_a_link_keeps_the_run_config_of_a_scenario_edited_since() -> None:
+    """The sender ran base, then edited it: the link carries base as it was run, so the
+    receiver sees the sender's numbers and the same "changed since this run" note."""
+    ran = dataclasses.replace(SMALL, seed=7)
+    state = LinkState({"base": SMALL}, "base", page="results", results_scenario="base",
+                      results_config=ran)  # fmt: skip
+    back = decode_link(encode_link(state))
+    assert (back.page, back.results_scenario, back.results_config) == ("results", "base", ran)
+    fresh = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    fresh.query_params["scenario"] = encode_link(state)
+    fresh.run()
+    assert not fresh.exception
+    assert fresh.session_state["result"].config.seed == 7
+    assert ScenarioConfig.from_json(fresh.session_state["result_config"]) == ran
+    assert any("Scenario **base** changed since this run" in w.value for w in fresh.warning)
+    assert decode_link(url_param(fresh, "scenario")).results_config == ran  # passed on as is
