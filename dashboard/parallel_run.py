@@ -90,8 +90,8 @@ def simulate_policy(
     from engine.simulator import simulate
 
     config = spec.scenario
-    matrix = scenario_matrix(config)
     trace = _trace(config, spec.trace_hash, payload)
+    matrix = scenario_matrix(config).merged(trace.throughputs)  # the trace's own speeds, if any
     reporter = RunReporter(files, spec.variant, poll)
     result = simulate(
         trace.jobs, config, config.policies[0], matrix,

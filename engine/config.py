@@ -151,6 +151,12 @@ class RoundConfig:
             (micro-task rounds, per-type priority queues, jobs placed only once an allocation
             includes them; see :mod:`engine.micro_tasks` and :mod:`engine.policies.gavel.queues`).
             Set by the Gavel-compatible preset; off by default, where our rules apply.
+        relaunch_on_event: at a round boundary that has an event (an arrival or a completion
+            since the last boundary, or a start, preemption or migration at this one), every
+            running job is relaunched and pays ``checkpoint_restore_s`` again, and every start,
+            the first included, pays it: the rule of a testbed that restarts all its jobs
+            whenever it re-plans (Muri's, set by the ``muri_testbed`` preset). Off by default:
+            only a preemption or migration costs a restore.
     """
 
     round_duration_s: float = field(default=360.0, metadata={"help": "Round / lease length (s)"})
@@ -166,6 +172,13 @@ class RoundConfig:
     gavel_rules: bool = field(
         default=False,
         metadata={"help": "Gavel's simulator rules for Gavel's policies (micro-task rounds)"},
+    )
+    relaunch_on_event: bool = field(
+        default=False,
+        metadata={
+            "help": "At a round boundary with an event, relaunch every running job (each "
+            "launch, the first included, costs the checkpoint-restore time)"
+        },
     )
 
 

@@ -42,6 +42,7 @@ def run_scenario(
     matrix = scenario_matrix(config)
     validate_config(config, matrix)
     trace = load_scenario_trace(config, matrix, upload)
+    matrix = matrix.merged(trace.throughputs)  # the trace's own measured speeds, if any
     results = []
     count = len(config.policies)
     for i, spec in enumerate(config.policies):

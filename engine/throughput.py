@@ -35,9 +35,12 @@ class ThroughputMatrix:
 
     Attributes:
         table: ``{job_type: {worker_type: {scale_factor: steps_per_s}}}``; zero or absent = no fit.
+        derived: the worker types added by :meth:`with_worker_type` as (name, base, speed
+            ratio), in order, so :meth:`merged` gives a trace's own job types the same types.
     """
 
     table: dict[str, dict[str, dict[int, float]]]
+    derived: tuple[tuple[str, str, float], ...] = ()
 
     @property
     def job_types(self) -> list[str]:
@@ -79,7 +82,24 @@ class ThroughputMatrix:
             }
             for jt, per_type in self.table.items()
         }
-        return ThroughputMatrix(table)
+        return ThroughputMatrix(table, (*self.derived, (name, base, speed_ratio)))
+
+    def merged(self, measured: ThroughputMatrix | None) -> ThroughputMatrix:
+        """This matrix with ``measured``'s entries added (a trace's own speeds, e.g.
+        :mod:`engine.traces.muri`); on the same (job type, worker type, scale factor) the measured
+        value wins. This matrix's derived worker types (:attr:`derived`) are added to the
+        measured job types too. Returns ``self`` when ``measured`` is None or empty."""
+        if measured is None or not measured.table:
+            return self
+        table = {jt: {wt: dict(per_sf) for wt, per_sf in per_type.items()}
+                 for jt, per_type in self.table.items()}  # fmt: skip
+        for job_type, per_type in measured.table.items():
+            ours = table.setdefault(job_type, {})
+            for worker_type, per_sf in per_type.items():
+                ours.setdefault(worker_type, {}).update(per_sf)
+            for name, base, speed_ratio in self.derived:
+                ours[name] = {sf: v * speed_ratio for sf, v in ours.get(base, {}).items()}
+        return ThroughputMatrix(table, self.derived)
 
     def to_frame(self) -> pd.DataFrame:
         """Long table: job_type, worker_type, scale_factor, steps_per_s."""

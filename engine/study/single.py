@@ -70,6 +70,7 @@ def run_spec(
         _, payload = trace_payload(config, store, spec.trace_hash)
     drawn = _drawn_trace(spec, payload)
     trace = fit_trace(drawn, config.cluster, matrix, config.trace.drop_oversized)
+    matrix = matrix.merged(trace.throughputs)  # the trace's own measured speeds, if any
     full = spec.record == "full"
     result = simulate(  # the decision log only where the run's tables are kept
         trace.jobs, config, config.policies[0], matrix,

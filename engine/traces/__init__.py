@@ -5,7 +5,7 @@ line call :func:`resolve_trace`; the other names are for the trace panel (column
 picker) and for tests.
 """
 
-from engine.traces import gavel, itp, philly, pollux, tiresias  # noqa: F401  (registers formats)
+from engine.traces import gavel, itp, muri, philly, pollux, tiresias  # noqa: F401  (registers formats)
 from engine.traces.canonical import (
     apply_column_mapping,
     optional_canonical_columns,

@@ -55,11 +55,14 @@ class LoadContext:
 
 @dataclass(frozen=True)
 class Loaded:
-    """An importer's result: the canonical jobs table, notes for the user, the format name."""
+    """An importer's result: the canonical jobs table, notes for the user, the format name,
+    and the trace's own measured speeds when it carries them (a throughput matrix of its job
+    types, e.g. :mod:`engine.traces.muri`; None: every speed comes from the scenario's matrix)."""
 
     jobs: pd.DataFrame
     notes: tuple[str, ...] = ()
     format: str = ""
+    throughputs: ThroughputMatrix | None = None
 
 
 Loader = Callable[[str, LoadContext], Loaded]
