@@ -157,6 +157,10 @@ class RoundConfig:
             the first included, pays it: the rule of a testbed that restarts all its jobs
             whenever it re-plans (Muri's, set by the ``muri_testbed`` preset). Off by default:
             only a preemption or migration costs a restore.
+        step_time_overhead: share added to every step time by the cluster's own harness
+            (0.015: every step 1.5% slower than the throughput matrix and the trace's own
+            measured speeds say), e.g. a testbed's per-iteration logging and profilers. 0 by
+            default; the ``muri_testbed`` preset sets Muri's.
     """
 
     round_duration_s: float = field(default=360.0, metadata={"help": "Round / lease length (s)"})
@@ -179,6 +183,10 @@ class RoundConfig:
             "help": "At a round boundary with an event, relaunch every running job (each "
             "launch, the first included, costs the checkpoint-restore time)"
         },
+    )
+    step_time_overhead: float = field(
+        default=0.0,
+        metadata={"help": "Share added to every step time by the cluster's harness (0.015 = 1.5%)"},
     )
 
 

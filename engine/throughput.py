@@ -101,6 +101,17 @@ class ThroughputMatrix:
                 ours[name] = {sf: v * speed_ratio for sf, v in ours.get(base, {}).items()}
         return ThroughputMatrix(table, self.derived)
 
+    def slowed(self, step_time_overhead: float) -> ThroughputMatrix:
+        """Every throughput divided by ``1 + step_time_overhead`` (each step that much longer);
+        ``self`` when the overhead is 0."""
+        if step_time_overhead == 0.0:
+            return self
+        factor = 1.0 + step_time_overhead
+        table = {jt: {wt: {sf: v / factor for sf, v in per_sf.items()}
+                      for wt, per_sf in per_type.items()}
+                 for jt, per_type in self.table.items()}  # fmt: skip
+        return ThroughputMatrix(table, self.derived)
+
     def to_frame(self) -> pd.DataFrame:
         """Long table: job_type, worker_type, scale_factor, steps_per_s."""
         rows = [
