@@ -63,7 +63,9 @@ MURI_STEP_TIME_OVERHEAD = 0.015
 
 
 def gavel_compatible(config: ScenarioConfig) -> ScenarioConfig:
-    """Gavel's simulator rules (see module docstring); round length is kept."""
+    """Gavel's simulator: admission at round boundaries, an allocation at most every 1920 s,
+    Gavel's micro-task rounds and queues, no restore cost, no network penalty; the round length
+    is kept (module docstring)."""
     rounds = dataclasses.replace(
         config.rounds,
         admit_mid_round=False,
@@ -76,7 +78,10 @@ def gavel_compatible(config: ScenarioConfig) -> ScenarioConfig:
 
 
 def muri_testbed(config: ScenarioConfig) -> ScenarioConfig:
-    """The Muri testbed's rules (see module docstring); the GPU mix and the trace are kept."""
+    """Muri's testbed: 360-s rounds, admission at boundaries, every running job relaunched at a
+    boundary with an event (10 s a launch), steps 1.5% slower than measured, no network
+    penalty, LAS queues in the testbed's order; the GPU mix and the trace are kept (module
+    docstring)."""
     rounds = dataclasses.replace(
         config.rounds,
         round_duration_s=MURI_ROUND_S,
@@ -131,4 +136,5 @@ def apply_preset(name: str, config: ScenarioConfig) -> ScenarioConfig:
 
 def describe_preset(name: str) -> str:
     """The preset's label and what it sets, in one line (for ``python -m engine presets``)."""
-    return f"{PRESET_LABELS[name]}: {(PRESETS[name].__doc__ or '').strip()}"
+    text = " ".join((PRESETS[name].__doc__ or "").split())
+    return f"{PRESET_LABELS[name]}. {text}"

@@ -37,8 +37,8 @@ def _detect(line: str) -> bool:
 
 
 @register_format(
-    "muri", detect=_detect,
-    description="Muri / Tiresias-testbed CSV in ms, with measured iteration times",
+    "muri", detect=_detect, measured_speeds=True,
+    description="Muri testbed CSV (times in ms, measured iteration times)",
 )  # fmt: skip
 def load_muri(text: str, ctx: LoadContext) -> Loaded:
     """Imports a Muri CSV; see the module docstring for the columns, units and rules.
@@ -115,6 +115,7 @@ def speeds_note(measured: ThroughputMatrix, worker_type: str) -> str:
     return (
         f"speeds from the trace: its measured iteration times (iteration_time, ms per "
         f"iteration) give {pairs} (model, GPUs) throughputs for {len(models)} models "
-        f"({', '.join(models)}), taken as measured on {worker_type}; these jobs run on "
-        f"{worker_type} GPUs only and no speed is drawn (times in the file are milliseconds)"
+        f"({', '.join(models)}), taken as measured on {worker_type} (the trace panel's GPU "
+        f"type; Muri's testbed measured them on V100s); these jobs run on {worker_type} GPUs "
+        "only and no speed is drawn; submit times and durations read as milliseconds"
     )
