@@ -71,7 +71,9 @@ class ThroughputMatrix:
         return job_type in self.table
 
     def fits(self, job_type: str, worker_type: str) -> bool:
-        return self.steps_per_s(job_type, worker_type, 1) > 0
+        """Whether ``job_type`` runs on ``worker_type`` at some measured scale factor (Gavel's
+        table measures every type on 1 GPU; a trace's own speeds, only at its jobs' sizes)."""
+        return any(v > 0 for v in self.table.get(job_type, {}).get(worker_type, {}).values())
 
     def with_worker_type(self, name: str, base: str, speed_ratio: float) -> ThroughputMatrix:
         """Adds worker type ``name`` running ``speed_ratio`` times as fast as ``base``."""
