@@ -274,12 +274,12 @@ class Simulation:
         event (one since the last boundary, or a change of GPUs at this one) then relaunches
         every running job (:meth:`_relaunch_running`)."""
         if not self.relaunch:
-            self._plan(changed)
+            self._decide_now(changed)
             return
         tick = self.now_s >= self.next_tick_s
         self.event_in_round = self.event_in_round or changed
         before = self.cluster.changes
-        self._plan(changed)
+        self._decide_now(changed)
         if tick:
             if self.event_in_round or self.cluster.changes != before:
                 self._relaunch_running()
@@ -299,7 +299,7 @@ class Simulation:
             job.restore_until_s = now_s + restore_s
             self._set_rate(job, placement, job.bandwidth_gbps)
 
-    def _plan(self, changed: bool) -> None:
+    def _decide_now(self, changed: bool) -> None:
         tick = self.now_s >= self.next_tick_s
         if tick:
             self.next_tick_s = (
