@@ -113,7 +113,7 @@ def speeds_note(measured: ThroughputMatrix, worker_type: str) -> str:
     models = sorted({job_type.split(" (batch size")[0] for job_type in measured.table})
     pairs = len(measured.to_frame())
     return (
-        f"speeds from the trace: its measured iteration times (iteration_time, ms per "
+        f"Speeds from the trace: its measured iteration times (iteration_time, ms per "
         f"iteration) give {pairs} (model, GPUs) throughputs for {len(models)} models "
         f"({', '.join(models)}), taken as measured on {worker_type} (the trace panel's GPU "
         f"type; Muri's testbed measured them on V100s); these jobs run on {worker_type} GPUs "

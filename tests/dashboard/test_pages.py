@@ -219,7 +219,7 @@ def test_muris_testbed_trace_uploads_states_its_format_and_speeds_and_runs() -> 
     assert any("Detected format" in m.value and "`muri`" in m.value for m in at.markdown)
     at.selectbox(key="assumed_worker_type").set_value("v100").run()
     notes = " ".join(info.value for info in at.info)
-    assert "speeds from the trace" in notes and "measured on v100" in notes
+    assert "Speeds from the trace" in notes and "measured on v100" in notes
     assert {m.label: m.value for m in at.metric}["Jobs"] == "400"
     at.selectbox(key="preset").set_value("muri_testbed").run()
     at.multiselect(key="policies").set_value(["srsf"]).run()

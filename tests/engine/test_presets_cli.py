@@ -73,7 +73,7 @@ def test_cli_runs_muris_trace_under_its_preset(
     argv = ["run", str(muri_scenario(tmp_path)), "--trace", str(MURI_TRACE), "--out", str(out)]
     assert main([*argv, "--preset", "muri_testbed"]) == 0
     printed = capsys.readouterr().out
-    assert "speeds from the trace" in printed and "iteration_time" in printed
+    assert "Speeds from the trace" in printed and "iteration_time" in printed
     jobs = pd.read_csv(out / "jobs.csv")
     assert len(jobs) == 400 and set(jobs["policy"]) == {"SRSF"}
     assert jobs["arrival_s"].max() == pytest.approx(2_344_695.0)  # ms read as ms: 27 days
