@@ -50,3 +50,8 @@ def test_muris_trace_states_its_format_and_speeds_and_runs(server: str, page) ->
     page.get_by_text("Simulated 1 policies on 400 jobs").wait_for()
     page.locator(".js-plotly-plot").first.wait_for()
     _screenshot(page, "muri_results")
+
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Schedule").click()
+    page.get_by_role("heading", name="Schedule").first.wait_for()
+    page.locator(".js-plotly-plot").first.wait_for()
+    _screenshot(page, "muri_schedule")
