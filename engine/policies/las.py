@@ -187,9 +187,7 @@ class TiresiasLas(Policy):
         return order
 
     def _enqueue(self, book: Book, now_s: float) -> None:
-        book.key = key = queue_key(
-            self.thresholds, book.job, book.offset_gpu_s, now_s, book.order
-        )
+        book.key = key = queue_key(self.thresholds, book.job, book.offset_gpu_s, now_s, book.order)
         waiting = self._waiting[key >> KEY_BITS]
         waiting.insert(position(waiting, key), book)
 
@@ -323,9 +321,7 @@ class TiresiasLas(Policy):
         book = self._books.get(job.index)
         order = job.index if book is None else book.order
         offset_gpu_s = self._offset_gpu_s(job)
-        return running_key(
-            self.thresholds, job, offset_gpu_s, now_s, self._key_margin_gpu_s, order
-        )
+        return running_key(self.thresholds, job, offset_gpu_s, now_s, self._key_margin_gpu_s, order)
 
     def _started(self, started: list[Book], now_s: float) -> None:
         """Bookkeeping of the waiting jobs the allocation starts (each touches only its own
