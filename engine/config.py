@@ -207,7 +207,8 @@ class TraceSpec:
             path to a trace file.
         format: importer name or ``"auto"`` to detect it from the file.
         assumed_worker_type: GPU type the trace's durations were observed on, for traces
-            that lack step counts (Philly, ITP).
+            that lack step counts (Philly, ITP); for a trace with its own measured iteration
+            times (Muri's), the GPU type they were measured on.
         max_jobs: keep only the first N jobs by arrival (None keeps all).
         drop_oversized: drop jobs larger than the cluster (they are counted and reported);
             False rejects such a trace with an error.

@@ -191,6 +191,15 @@ def test_preset_rewrites_the_round_settings() -> None:
     assert at.query_params["preset"] == "gavel_compatible"
 
 
+def test_an_old_link_naming_the_gavel_preset_still_applies_it() -> None:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    at.query_params["preset"] = "Gavel-compatible"  # the preset's name before issue 28
+    at.run()
+    assert not at.exception
+    assert at.session_state["preset"] == "gavel_compatible"
+    assert at.session_state["gavel_rules"] is True
+
+
 def test_muri_preset_sets_the_testbeds_rules_and_las_queue_order() -> None:
     from dashboard.policy_params import param_key
 
