@@ -86,12 +86,12 @@ def simulate_policy(
     Raises:
         SimulationCancelled: a cancel was requested (``files``) or ``poll()`` returned True.
     """
-    from engine.scenario import scenario_matrix
+    from engine.scenario import run_matrix
     from engine.simulator import simulate
 
     config = spec.scenario
-    matrix = scenario_matrix(config)
     trace = _trace(config, spec.trace_hash, payload)
+    matrix = run_matrix(config, trace)
     reporter = RunReporter(files, spec.variant, poll)
     result = simulate(
         trace.jobs, config, config.policies[0], matrix,

@@ -20,23 +20,35 @@ import streamlit as st
 from dashboard.links import LINK_PARAM, LinkState, decode_link, encode_link
 from dashboard.page_settings import apply_link_settings, link_settings
 from dashboard.state import SOURCE_KINDS, rounds_from_state
-from engine.config import NetworkConfig, ScenarioConfig
+from engine.config import NetworkConfig, PolicySpec, ScenarioConfig
 from engine.errors import EngineError
-from engine.presets import PRESETS
+from engine.presets import PRESET_ALIASES, PRESETS
 
 NO_PRESET = "None"
 
 
 def apply_preset(name: str) -> None:
-    """Applies preset ``name``'s transformation to the round and network widgets."""
+    """Applies preset ``name``'s transformation (:mod:`engine.presets`) to the round, network
+    and placement widgets and to Tiresias LAS's parameters."""
+    from dashboard.policy_params import param_key
+
+    name = PRESET_ALIASES.get(name, name)
     if name not in PRESETS:
         return
     s = st.session_state
     network = NetworkConfig(enabled=bool(s["network_enabled"]))
-    changed = PRESETS[name](ScenarioConfig(rounds=rounds_from_state(), network=network))
+    before = ScenarioConfig(
+        rounds=rounds_from_state(), network=network, placement=s["placement"],
+        policies=(PolicySpec("las"),),
+    )  # fmt: skip
+    changed = PRESETS[name](before)
     for key, value in dataclasses.asdict(changed.rounds).items():
         s[key] = value
     s["network_enabled"] = changed.network.enabled
+    s["placement"] = changed.placement
+    for spec in changed.policies:
+        for field_name, value in spec.params.items():
+            s[param_key(spec.name, field_name)] = value
 
 
 def on_preset_change() -> None:
@@ -74,8 +86,9 @@ def _read_link(text: str) -> None:
     notes = apply_link_settings(settings)
     if notes:
         s["link_notes"] = notes
-    if st.query_params.get("preset") in PRESETS:
-        s["preset"] = st.query_params["preset"]  # its rules are in the scenario already
+    preset = PRESET_ALIASES.get(st.query_params.get("preset", ""), st.query_params.get("preset"))
+    if preset in PRESETS:
+        s["preset"] = preset  # its rules are in the scenario already
     _read_paper_name()
     s["autorun"] = True  # the scenario whose results the sender saw (else the current one)
     s["link_results"] = (link.results_scenario, link.results_config)
@@ -151,9 +164,10 @@ def _read_short_params() -> None:
     for key, state_key, kind in (("seed", "seed", int), ("round", "round_duration_s", float)):
         with contextlib.suppress(ValueError):
             s[state_key] = kind(params[key]) if key in params else s[state_key]
-    if params.get("preset") in PRESETS:
-        s["preset"] = params["preset"]
-        apply_preset(params["preset"])
+    preset = PRESET_ALIASES.get(params.get("preset", ""), params.get("preset"))
+    if preset in PRESETS:
+        s["preset"] = preset
+        apply_preset(preset)
 
 
 def upload_sha256() -> str:

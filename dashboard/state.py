@@ -76,6 +76,8 @@ WIDGET_DEFAULTS: dict[str, Any] = {
     "admit_mid_round": _ROUNDS.admit_mid_round,
     "reallocation_interval_s": _ROUNDS.reallocation_interval_s,
     "gavel_rules": _ROUNDS.gavel_rules,
+    "relaunch_on_event": _ROUNDS.relaunch_on_event,
+    "step_time_overhead": _ROUNDS.step_time_overhead,
     "preset": "None",
     "paper_preset": "None",
     "policies": [],
@@ -166,6 +168,8 @@ def rounds_from_state() -> RoundConfig:
         reallocation_interval_s=float(s["reallocation_interval_s"]),
         checkpoint_restore_s=float(s["checkpoint_restore_s"]),
         gavel_rules=bool(s["gavel_rules"]),
+        relaunch_on_event=bool(s["relaunch_on_event"]),
+        step_time_overhead=float(s["step_time_overhead"]),
     )
 
 

@@ -1,8 +1,10 @@
 """Command line: run a scenario headless and write its result tables.
 
     python -m engine run scenario.json --out out/ [--trace my_trace.csv] [--format csv|parquet|both]
+    python -m engine run scenario.json --preset muri_testbed   # another system's rules
     python -m engine example > scenario.json      # the default scenario, to edit
     python -m engine policies                     # registered policies and their parameters
+    python -m engine presets                      # the scenario presets (--preset NAME)
     python -m engine sweep study.json --out DIR   # a study: variants x policies x seeds
     python -m engine plan plan.json --out DIR     # the cheapest GPU mix meeting a target
 
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from engine.config import ScenarioConfig
 from engine.errors import EngineError
+from engine.presets import PRESETS, apply_preset, describe_preset
 from engine.study import cli as study_cli
 
 if TYPE_CHECKING:
@@ -38,8 +41,12 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--out", type=Path, default=Path("out"), help="output folder (default out/)")
     run.add_argument("--trace", type=Path, help="trace file for an 'upload:' trace source")
     run.add_argument("--format", choices=("csv", "parquet", "both"), default="both")
+    run.add_argument(
+        "--preset", choices=sorted(PRESETS), help="apply a preset's rules to the scenario first"
+    )
     sub.add_parser("example", help="print the default scenario JSON")
     sub.add_parser("policies", help="list registered policies and their parameters")
+    sub.add_parser("presets", help="list the scenario presets (for --preset and studies)")
     study_cli.add_commands(sub)
     args = parser.parse_args(argv)
     try:
@@ -47,20 +54,25 @@ def main(argv: list[str] | None = None) -> int:
             print(ScenarioConfig().to_json())
         elif args.command == "policies":
             _print_policies()
+        elif args.command == "presets":
+            for name in PRESETS:
+                print(f"{name}: {describe_preset(name)}")
         elif args.command in ("sweep", "plan"):
             study_cli.run_command(args)
         else:
-            _run(args.scenario, args.out, args.trace, args.format)
+            _run(args.scenario, args.out, args.trace, args.format, args.preset)
     except (EngineError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
 
 
-def _run(scenario: Path, out: Path, trace: Path | None, fmt: str) -> None:
+def _run(scenario: Path, out: Path, trace: Path | None, fmt: str, preset: str | None) -> None:
     from engine.scenario import run_scenario
 
     config = ScenarioConfig.from_json(scenario.read_text())
+    if preset:
+        config = apply_preset(preset, config)
     upload = (trace.name, trace.read_bytes()) if trace else None
     if config.trace.source.startswith("upload:") and upload is None:
         raise EngineError(

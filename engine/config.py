@@ -151,6 +151,16 @@ class RoundConfig:
             (micro-task rounds, per-type priority queues, jobs placed only once an allocation
             includes them; see :mod:`engine.micro_tasks` and :mod:`engine.policies.gavel.queues`).
             Set by the Gavel-compatible preset; off by default, where our rules apply.
+        relaunch_on_event: at a round boundary that has an event (an arrival or a completion
+            since the last boundary, or a start, preemption or migration at this one), every
+            running job is relaunched and pays ``checkpoint_restore_s`` again, and every start,
+            the first included, pays it: the rule of a testbed that restarts all its jobs
+            whenever it re-plans (Muri's, set by the ``muri_testbed`` preset). Off by default:
+            only a preemption or migration costs a restore.
+        step_time_overhead: share added to every step time by the cluster's own harness
+            (0.015: every step 1.5% slower than the throughput matrix and the trace's own
+            measured speeds say), e.g. a testbed's per-iteration logging and profilers. 0 by
+            default; the ``muri_testbed`` preset sets Muri's.
     """
 
     round_duration_s: float = field(default=360.0, metadata={"help": "Round / lease length (s)"})
@@ -166,6 +176,17 @@ class RoundConfig:
     gavel_rules: bool = field(
         default=False,
         metadata={"help": "Gavel's simulator rules for Gavel's policies (micro-task rounds)"},
+    )
+    relaunch_on_event: bool = field(
+        default=False,
+        metadata={
+            "help": "At a round boundary with an event, relaunch every running job (each "
+            "launch, the first included, costs the checkpoint-restore time)"
+        },
+    )
+    step_time_overhead: float = field(
+        default=0.0,
+        metadata={"help": "Share added to every step time by the cluster's harness (0.015 = 1.5%)"},
     )
 
 
@@ -186,7 +207,8 @@ class TraceSpec:
             path to a trace file.
         format: importer name or ``"auto"`` to detect it from the file.
         assumed_worker_type: GPU type the trace's durations were observed on, for traces
-            that lack step counts (Philly, ITP).
+            that lack step counts (Philly, ITP); for a trace with its own measured iteration
+            times (Muri's), the GPU type they were measured on.
         max_jobs: keep only the first N jobs by arrival (None keeps all).
         drop_oversized: drop jobs larger than the cluster (they are counted and reported);
             False rejects such a trace with an error.

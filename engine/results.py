@@ -16,7 +16,8 @@ Tables of one :class:`SimulationResult` (one policy):
   GPU-seconds).
 - ``segments``: one row per contiguous stretch a job held the same GPUs (the Gantt bars).
   Columns: job_id, start_s, end_s, worker_type, num_gpus, nodes (e.g. "n3,n4"), racks,
-  level ("node" | "rack" | "network"), end_reason ("completed" | "preempted" | "migrated"),
+  level ("node" | "rack" | "network"), end_reason ("completed" | "preempted" | "migrated" |
+  "relaunched": the job restarted on the same GPUs, ``RoundConfig.relaunch_on_event``),
   lane, combine, node_gpus (GPUs on each of ``nodes``, e.g. "8,4"). The first ``restore_s``
   seconds of a segment are checkpoint-restore time (no progress). A job holding several copies
   (HadarE) or several worker types at once has one row per lane (copy or type) for the same

@@ -42,6 +42,7 @@ def run_scenario(
     matrix = scenario_matrix(config)
     validate_config(config, matrix)
     trace = load_scenario_trace(config, matrix, upload)
+    matrix = run_matrix(config, trace)
     results = []
     count = len(config.policies)
     for i, spec in enumerate(config.policies):
@@ -80,6 +81,14 @@ def scenario_matrix(config: ScenarioConfig) -> ThroughputMatrix:
     return matrix
 
 
+def run_matrix(config: ScenarioConfig, trace: TraceLoad) -> ThroughputMatrix:
+    """The matrix a run simulates with: :func:`scenario_matrix` with the trace's own measured
+    speeds added (:meth:`ThroughputMatrix.merged`), every step slowed by the rounds'
+    ``step_time_overhead`` (:meth:`ThroughputMatrix.slowed`)."""
+    matrix = scenario_matrix(config).merged(trace.throughputs)
+    return matrix.slowed(config.rounds.step_time_overhead)
+
+
 def load_scenario_trace(
     config: ScenarioConfig, matrix: ThroughputMatrix, upload: tuple[str, bytes] | None = None
 ) -> TraceLoad:
@@ -101,6 +110,8 @@ def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
         raise ConfigError("rounds.round_duration_s must be > 0")
     if config.rounds.checkpoint_restore_s < 0 or config.rounds.reallocation_interval_s < 0:
         raise ConfigError("rounds: checkpoint_restore_s and reallocation_interval_s must be >= 0")
+    if not config.rounds.step_time_overhead >= 0:
+        raise ConfigError("rounds.step_time_overhead must be >= 0 (0.015 = steps 1.5% slower)")
     if config.placement not in list_placements():
         raise ConfigError(f"unknown placement {config.placement!r}; known: {list_placements()}")
     if not config.policies:

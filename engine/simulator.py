@@ -6,6 +6,10 @@ at a constant rate, so the loop jumps from event to event. At each event time th
 the policy for an allocation, validates it, preempts and places (see :mod:`engine.policies.base`).
 Completions sit in a heap keyed ``(time, seq)``; a job whose rate changes gets a new entry and a
 new version, and stale entries are skipped (SimPy's heap with lazy invalidation).
+
+Under ``RoundConfig.relaunch_on_event`` (Muri's testbed, :mod:`engine.presets`) a round boundary
+that has an event relaunches every running job: each pauses for the checkpoint-restore time, as
+does every start, the first included.
 """
 
 from __future__ import annotations
@@ -135,6 +139,8 @@ class Simulation:
         self.ticks = self.policy.uses_rounds or not config.rounds.admit_mid_round
         # the policy's class flags, read once (the event loop reads them at every event)
         self.admit_mid_round = config.rounds.admit_mid_round
+        self.relaunch = config.rounds.relaunch_on_event
+        self.event_in_round = False  # relaunch: an arrival or completion since the last tick
         self.preemptive = self.policy.preemptive
         self.full_on_events = not self.policy.uses_rounds or self.policy.replans_on_events
         self.sync_on_full = self.policy.preemptive and self.policy.needs_sync
@@ -264,6 +270,36 @@ class Simulation:
                 self._set_rate(job, job.placement, self.links.bandwidth_gbps(job.index, self.now_s))
 
     def _decide(self, changed: bool) -> None:
+        """The policy's decision, when one is due; under ``relaunch`` a round boundary with an
+        event (one since the last boundary, or a change of GPUs at this one) then relaunches
+        every running job (:meth:`_relaunch_running`)."""
+        if not self.relaunch:
+            self._decide_now(changed)
+            return
+        tick = self.now_s >= self.next_tick_s
+        self.event_in_round = self.event_in_round or changed
+        before = self.cluster.changes
+        self._decide_now(changed)
+        if tick:
+            if self.event_in_round or self.cluster.changes != before:
+                self._relaunch_running()
+            self.event_in_round = False
+
+    def _relaunch_running(self) -> None:
+        """Every running job not (re)started at this instant restarts where it runs: its progress
+        pauses for the restore time from now (its completion is filed again)."""
+        now_s, restore_s = self.now_s, self.restore_s
+        for job in self.running.values():
+            placement = job.placement
+            if placement is None or job.segment_start_s == now_s or job.last_step_s is not None:
+                continue
+            job.sync(now_s)
+            self._close_segment(job, placement, "relaunched")
+            job.segment_start_s = now_s
+            job.restore_until_s = now_s + restore_s
+            self._set_rate(job, placement, job.bandwidth_gbps)
+
+    def _decide_now(self, changed: bool) -> None:
         tick = self.now_s >= self.next_tick_s
         if tick:
             self.next_tick_s = (
@@ -310,6 +346,8 @@ class Simulation:
         else:  # Decision(answer) without building one
             decision, allocation = _BARE, answer
         self.wake_at_s, self.held_back = decision.wake_at_s, decision.held_for_consolidation
+        if decision.requeued:  # an event for relaunch_on_event (else unread)
+            self.event_in_round = True
         if not allocation:
             return allocation, []
         changed = validate_allocation(
@@ -384,9 +422,10 @@ class Simulation:
         self.running[job.index] = job
         now_s = self.now_s
         job.sync(now_s)
-        if job.first_start_s is None:
+        first = job.first_start_s is None
+        if first:
             job.first_start_s = now_s
-        else:
+        if not first or self.relaunch:  # a restart (under relaunch: every launch) costs it
             job.restore_until_s = now_s + self.restore_s
         job.placement = placement
         job.grant = grant
@@ -452,6 +491,19 @@ class Simulation:
     def _release(self, job: JobState, reason: str) -> None:
         placement = job.placement
         assert placement is not None  # the caller synced the job
+        self._close_segment(job, placement, reason)
+        self.cluster.release(placement)
+        job.placement = None
+        job.grant = None
+        job.ref_gpus = 0.0
+        job.rate = 0.0
+        job.version += 1
+        if len(placement.nodes) > 1:
+            self._refresh_rates(self.links.detach(job.index))
+
+    def _close_segment(self, job: JobState, placement: Placement, reason: str) -> None:
+        """Ends the job's segment on ``placement`` now: its GPU-seconds by worker type and its
+        Gantt row."""
         now_s = self.now_s
         held_s = now_s - job.segment_start_s
         per_type = job.service_by_type_gpu_s
@@ -461,15 +513,7 @@ class Simulation:
         else:
             worker_type = placement.worker_type
             per_type[worker_type] = per_type.get(worker_type, 0.0) + held_s * placement.num_gpus
-        self.cluster.release(placement)
         self.recorder.close_segment(job, placement, now_s, reason)
-        job.placement = None
-        job.grant = None
-        job.ref_gpus = 0.0
-        job.rate = 0.0
-        job.version += 1
-        if len(placement.nodes) > 1:
-            self._refresh_rates(self.links.detach(job.index))
 
     def _check_progress_possible(self) -> None:
         if self.waiting and not self.running and self.next_arrival >= len(self.jobs):

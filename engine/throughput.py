@@ -35,9 +35,12 @@ class ThroughputMatrix:
 
     Attributes:
         table: ``{job_type: {worker_type: {scale_factor: steps_per_s}}}``; zero or absent = no fit.
+        derived: the worker types added by :meth:`with_worker_type` as (name, base, speed
+            ratio), in order, so :meth:`merged` gives a trace's own job types the same types.
     """
 
     table: dict[str, dict[str, dict[int, float]]]
+    derived: tuple[tuple[str, str, float], ...] = ()
 
     @property
     def job_types(self) -> list[str]:
@@ -68,7 +71,9 @@ class ThroughputMatrix:
         return job_type in self.table
 
     def fits(self, job_type: str, worker_type: str) -> bool:
-        return self.steps_per_s(job_type, worker_type, 1) > 0
+        """Whether ``job_type`` runs on ``worker_type`` at some measured scale factor (Gavel's
+        table measures every type on 1 GPU; a trace's own speeds, only at its jobs' sizes)."""
+        return any(v > 0 for v in self.table.get(job_type, {}).get(worker_type, {}).values())
 
     def with_worker_type(self, name: str, base: str, speed_ratio: float) -> ThroughputMatrix:
         """Adds worker type ``name`` running ``speed_ratio`` times as fast as ``base``."""
@@ -79,7 +84,35 @@ class ThroughputMatrix:
             }
             for jt, per_type in self.table.items()
         }
-        return ThroughputMatrix(table)
+        return ThroughputMatrix(table, (*self.derived, (name, base, speed_ratio)))
+
+    def merged(self, measured: ThroughputMatrix | None) -> ThroughputMatrix:
+        """This matrix with ``measured``'s entries added (a trace's own speeds, e.g.
+        :mod:`engine.traces.muri`); on the same (job type, worker type, scale factor) the measured
+        value wins. This matrix's derived worker types (:attr:`derived`) are added to the
+        measured job types too. Returns ``self`` when ``measured`` is None or empty."""
+        if measured is None or not measured.table:
+            return self
+        table = {jt: {wt: dict(per_sf) for wt, per_sf in per_type.items()}
+                 for jt, per_type in self.table.items()}  # fmt: skip
+        for job_type, per_type in measured.table.items():
+            ours = table.setdefault(job_type, {})
+            for worker_type, per_sf in per_type.items():
+                ours.setdefault(worker_type, {}).update(per_sf)
+            for name, base, speed_ratio in self.derived:
+                ours[name] = {sf: v * speed_ratio for sf, v in ours.get(base, {}).items()}
+        return ThroughputMatrix(table, self.derived)
+
+    def slowed(self, step_time_overhead: float) -> ThroughputMatrix:
+        """Every throughput divided by ``1 + step_time_overhead`` (each step that much longer);
+        ``self`` when the overhead is 0."""
+        if step_time_overhead == 0.0:
+            return self
+        factor = 1.0 + step_time_overhead
+        table = {jt: {wt: {sf: v / factor for sf, v in per_sf.items()}
+                      for wt, per_sf in per_type.items()}
+                 for jt, per_type in self.table.items()}  # fmt: skip
+        return ThroughputMatrix(table, self.derived)
 
     def to_frame(self) -> pd.DataFrame:
         """Long table: job_type, worker_type, scale_factor, steps_per_s."""

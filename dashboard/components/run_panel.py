@@ -12,7 +12,7 @@ from dashboard.query import NO_PRESET, on_preset_change
 from dashboard.state import apply_config
 from engine.config import ScenarioConfig
 from engine.errors import EngineError, SimulationCancelled
-from engine.presets import PRESETS
+from engine.presets import PRESET_LABELS, PRESETS
 
 RESULTS_FLASH = "results_flash"
 """Session key (kept here, not in dashboard.state): the message of the run that just finished,
@@ -88,7 +88,9 @@ def render_rounds() -> None:
     """Seed, round length, checkpoint cost, admission rule, reallocation interval, preset."""
     st.selectbox(
         "Preset", [NO_PRESET, *PRESETS], key="preset", on_change=on_preset_change,
-        help="Applies a named set of rules to the settings below (e.g. Gavel's simulator rules).",
+        format_func=lambda name: PRESET_LABELS.get(name, name),
+        help="Applies a named set of rules to the settings below: Gavel's simulator, or the "
+        "Muri testbed (rounds, relaunches, launch cost, placement, Tiresias LAS's queue order).",
     )  # fmt: skip
     cols = st.columns(3)
     cols[0].number_input("Seed", min_value=0, step=1, key="seed")
@@ -106,6 +108,19 @@ def render_rounds() -> None:
         "Gavel's simulator rules", key="gavel_rules",
         help="Gavel's policies run in Gavel's own loop: micro-task rounds, per-type queues, "
         "jobs placed only once an allocation includes them (set by the Gavel-compatible preset)",
+    )  # fmt: skip
+    cols = st.columns(3)
+    cols[0].toggle(
+        "Relaunch all jobs at rounds with events", key="relaunch_on_event",
+        help="At a round boundary after an arrival, a completion or a queue change, every "
+        "running job restarts and pays the checkpoint-restore cost; so does every first start "
+        "(a testbed that restarts its jobs whenever it re-plans; set by the Muri preset)",
+    )  # fmt: skip
+    cols[1].number_input(
+        "Step-time overhead (share)", min_value=0.0, max_value=1.0, step=0.005,
+        format="%.3f", key="step_time_overhead",
+        help="Every step this share slower than the measured speeds (0.015 = 1.5%: Muri's "
+        "testbed harness)",
     )  # fmt: skip
 
 

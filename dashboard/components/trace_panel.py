@@ -15,6 +15,7 @@ from dashboard.state import SOURCE_KINDS
 from engine.errors import EngineError
 from engine.traces import (
     TraceInfo,
+    carries_speeds,
     format_description,
     inspect_trace,
     list_formats,
@@ -61,7 +62,8 @@ def render_trace_source() -> None:
         st.file_uploader(
             "Trace file (CSV, tab-separated text or Gavel .trace)",
             type=["csv", "trace", "txt", "tsv"], key="trace_file", on_change=_on_upload,
-            help="Philly, ITP, Pollux, Tiresias, Gavel or canonical CSV, detected from the header; "
+            help="Philly, ITP, Pollux, Tiresias, Muri, Gavel or canonical CSV, detected from the "
+            "header; "
             "UTF-8 or UTF-16 (Excel's \"Unicode text\"), comma- or tab-separated.",
         )  # fmt: skip
         upload = st.session_state["upload"]
@@ -97,7 +99,13 @@ def _render_reading_options(info: TraceInfo | None) -> None:
     left, mid, right = st.columns(3)
     chosen = left.selectbox("Format", formats, key="trace_format", format_func=_format_label)
     effective = info.format if chosen == "auto" and info is not None else chosen
-    if uses_assumed_worker_type(effective):
+    if carries_speeds(effective):
+        mid.selectbox(
+            "Iteration times were measured on", worker_types(), key="assumed_worker_type",
+            help="GPU type of the trace's own measured iteration times (Muri's testbed: "
+            "v100); its jobs run at those speeds on that type only.",
+        )  # fmt: skip
+    elif uses_assumed_worker_type(effective):
         mid.selectbox(
             "Durations were measured on", worker_types(), key="assumed_worker_type",
             help="GPU type the trace's durations were observed on (Philly and ITP record none).",

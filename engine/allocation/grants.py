@@ -108,11 +108,16 @@ class Decision(NamedTuple):
         held_for_consolidation: indices of waiting jobs the policy holds back for a better
             consolidated placement (delay scheduling, Dally); the engine adds the time they
             spend waiting so to each job's ``consolidation_wait_s``.
+        requeued: the policy moved a job to another priority class at this decision (Tiresias
+            LAS's demotions and promotions). A testbed that relaunches its jobs whenever it
+            re-plans counts it as an event (``RoundConfig.relaunch_on_event``, after Muri's
+            ``demote_flag``); otherwise the engine ignores it.
     """
 
     allocation: Allocation
     wake_at_s: float = math.inf
     held_for_consolidation: frozenset[int] = frozenset()
+    requeued: bool = False
 
     @classmethod
     def of(cls, answer: Allocation | Decision) -> Decision:

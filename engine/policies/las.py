@@ -11,6 +11,12 @@ Reconstructions [R]:
   service since its last promotion has passed ``q`` thresholds.
 - Inside a queue, FIFO by arrival. Jobs are served in queue order; a job that finds no room
   is skipped and later jobs may pass it (no head-of-line blocking).
+- ``requeue`` (off by default) orders a queue as the code of Tiresias' and Muri's testbeds does
+  (Rivendile/Muri ``cluster_exp/run.py``, ``dlas_sim_jobs``): a job enters at the back of a
+  queue when it arrives or is demoted into it, and after every full decision the waiting jobs
+  move to the back of their queue (order kept), behind the running ones. So a preempted job
+  queues behind those that waited before it, and running jobs of a queue are not preempted by
+  waiting jobs of the same queue.
 - Starvation (Tiresias's STARVELIMIT): a waiting job that has waited at least ``promote_knob``
   x the length of its last run goes back to queue 0 (its attained service is counted afresh
   from there). ``promote_knob = 0`` disables promotion. Checked at round boundaries.
@@ -31,6 +37,7 @@ from typing import ClassVar
 from engine.errors import ConfigError
 from engine.policies.base import (
     Allocation,
+    Decision,
     Grant,
     Policy,
     PolicyContext,
@@ -77,6 +84,13 @@ class LasParams:
         default=2.0,
         metadata={"help": "Promote a job waiting > knob x its last run time (0 = never)"},
     )
+    requeue: bool = field(
+        default=False,
+        metadata={
+            "help": "Waiting jobs move to the back of their queue after each decision, behind "
+            "the running ones, as Tiresias' and Muri's testbed code does (off: FIFO by arrival)"
+        },
+    )
 
 
 _LAS_DOC = """Tiresias discretized 2D-LAS: least attained GPU-seconds first, in queues, with
@@ -105,6 +119,9 @@ class TiresiasLas(Policy):
         if params.promote_knob < 0:
             raise ConfigError("las: promote_knob must be >= 0")
         self.promote_knob: float = params.promote_knob
+        self.requeue: bool = params.requeue
+        self._next_order = 0  # the next requeue stamp (under requeue)
+        self._requeued = False  # a job changed queues since the last full decision
         self._round_index = -1
         self._books: dict[int, Book] = {}
         # Promotion checks of preempted jobs (engine.policies.las_promotion)
@@ -133,15 +150,18 @@ class TiresiasLas(Policy):
         return self._queue_key(job, now_s) >> KEY_BITS
 
     def _queue_key(self, job: JobState, now_s: float) -> int:
-        """The job's key at ``now_s``: its queue << :data:`KEY_BITS` | its index."""
-        return queue_key(self.thresholds, job, self._offset_gpu_s(job), now_s)
+        """The job's key at ``now_s``: its queue << :data:`KEY_BITS` | its order (its index,
+        or its requeue stamp)."""
+        book = self._books.get(job.index)
+        order = job.index if book is None else book.order
+        return queue_key(self.thresholds, job, self._offset_gpu_s(job), now_s, order)
 
     def _offset_gpu_s(self, job: JobState) -> float:
         """The job's attained service at its last promotion (0 if never promoted)."""
         book = self._books.get(job.index)
         return 0.0 if book is None else book.offset_gpu_s
 
-    def allocate(self, state: SchedulerState) -> Allocation:
+    def allocate(self, state: SchedulerState) -> Allocation | Decision:
         """Round boundary: the whole allocation. Mid-round: new starts on free GPUs only."""
         now_s = state.now_s
         books = self._books
@@ -150,6 +170,8 @@ class TiresiasLas(Policy):
             self._slot_of = {slot.worker_type: slot for slot in self._slots}
         for job in state.arrived:
             book = Book(job)
+            if self.requeue:  # at the back of queue 0
+                book.order = self._stamp()
             books[job.index] = book
             self._enqueue(book, now_s)
         if state.round_index == self._round_index:
@@ -158,8 +180,14 @@ class TiresiasLas(Policy):
         self._promote(now_s)
         return self._full_round(state)
 
+    def _stamp(self) -> int:
+        """The next requeue stamp: later than every order given so far."""
+        order = self._next_order
+        self._next_order = order + 1
+        return order
+
     def _enqueue(self, book: Book, now_s: float) -> None:
-        book.key = key = queue_key(self.thresholds, book.job, book.offset_gpu_s, now_s)
+        book.key = key = queue_key(self.thresholds, book.job, book.offset_gpu_s, now_s, book.order)
         waiting = self._waiting[key >> KEY_BITS]
         waiting.insert(position(waiting, key), book)
 
@@ -178,7 +206,7 @@ class TiresiasLas(Policy):
             insert_by_key(running, book)
         return allocation
 
-    def _full_round(self, state: SchedulerState) -> Allocation:
+    def _full_round(self, state: SchedulerState) -> Allocation | Decision:
         """Round boundary: running and waiting jobs merged in queue order onto every GPU."""
         now = state.now_s
         running = self._running_in_order(state.running, now)
@@ -189,8 +217,22 @@ class TiresiasLas(Policy):
         self._started(started, now)  # (first: it pops the started books at the fill's positions)
         if preempted:  # the engine preempts them
             self._preempted_from(preempted, now)
+        if self.requeue:
+            self._requeue_waiting()
         self._running_books = granted
+        if self._requeued:  # a demotion or promotion: an event for a relaunching testbed
+            self._requeued = False
+            return Decision(self._held, requeued=True)
         return self._held  # the engine reads it before the next decision (see base's contract)
+
+    def _requeue_waiting(self) -> None:
+        """``requeue``: every waiting job to the back of its queue, their order kept (new stamps
+        in key order; each list, by key descending, stays sorted)."""
+        for waiting in self._waiting:
+            for at in range(len(waiting) - 1, -1, -1):
+                book = waiting[at]
+                book.order = self._stamp()
+                book.key = ((book.key >> KEY_BITS) << KEY_BITS) | book.order
 
     def _preempted_from(self, preempted: list[Book], now_s: float) -> None:
         """Bookkeeping of the running jobs left without a grant: the engine preempts them."""
@@ -231,10 +273,7 @@ class TiresiasLas(Policy):
         self._held = held_grants(books, self._slot_of)
         for book in books:
             if now_s >= book.until_s:
-                job = book.job
-                book.key, book.until_s = running_key(
-                    thresholds, job, book.offset_gpu_s, now_s, margin
-                )
+                self._rekey_running(book, now_s, thresholds, margin)
         books.sort(key=book_key)
         return books
 
@@ -253,9 +292,7 @@ class TiresiasLas(Policy):
                 continue
             key = book.key
             if now_s >= book.until_s:
-                book.key, book.until_s = running_key(
-                    thresholds, job, book.offset_gpu_s, now_s, margin
-                )
+                self._rekey_running(book, now_s, thresholds, margin)
             if book.key != key or key < previous:
                 moved.append(book)
             else:
@@ -263,11 +300,28 @@ class TiresiasLas(Policy):
                 previous = key
         return in_order, moved
 
+    def _rekey_running(
+        self, book: Book, now_s: float, thresholds: tuple[float, ...], margin: float
+    ) -> None:
+        """A running book's key and until_s brought up to ``now_s``; under ``requeue`` a job
+        demoted into another queue enters it at the back (a new stamp)."""
+        key = book.key
+        book.key, book.until_s = running_key(
+            thresholds, book.job, book.offset_gpu_s, now_s, margin, book.order
+        )
+        if book.key >> KEY_BITS != key >> KEY_BITS:
+            self._requeued = True
+            if self.requeue:
+                book.order = self._stamp()
+                book.key = ((book.key >> KEY_BITS) << KEY_BITS) | book.order
+
     def _running_key(self, job: JobState, now_s: float) -> tuple[int, float]:
         """A running job's key and a time before which it cannot change
         (:func:`~engine.policies.las_keys.running_key`)."""
+        book = self._books.get(job.index)
+        order = job.index if book is None else book.order
         offset_gpu_s = self._offset_gpu_s(job)
-        return running_key(self.thresholds, job, offset_gpu_s, now_s, self._key_margin_gpu_s)
+        return running_key(self.thresholds, job, offset_gpu_s, now_s, self._key_margin_gpu_s, order)
 
     def _started(self, started: list[Book], now_s: float) -> None:
         """Bookkeeping of the waiting jobs the allocation starts (each touches only its own
@@ -296,7 +350,10 @@ class TiresiasLas(Policy):
             key = book.key
             waiting = queues[key >> KEY_BITS]
             waiting.pop(position(waiting, key))
-            book.key = key = book.index
+            self._requeued = True
+            if self.requeue:  # at the back of queue 0
+                book.order = self._stamp()
+            book.key = key = book.order
             waiting = queues[0]
             waiting.insert(position(waiting, key), book)
 

@@ -23,6 +23,7 @@ class Book:
     def __init__(self, job: JobState) -> None:
         self.job = job
         self.index: int = job.index  # (native ints: read without a call into the job)
+        self.order: int = job.index  # its place in its queue (a requeue stamp under requeue)
         self.gpus: int = job.scale_factor
         self.slot: TypeSlot | None = None  # the worker type of the policy's last grant
         self.fitting: list[TypeSlot] | None = None  # types it has a throughput on, once found

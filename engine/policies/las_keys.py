@@ -1,6 +1,7 @@
 """Tiresias LAS's queue keys (:mod:`engine.policies.las`): a job's queue by its attained
 service since its last promotion, in GPU-seconds (two-dimensional: GPUs x time, Gu et al.,
-NSDI 2019), and its index, in one int that orders the jobs as LAS serves them.
+NSDI 2019), and its place in the queue (its index, or a requeue stamp), in one int that orders
+the jobs as LAS serves them.
 
 Compiled with mypyc with :mod:`engine.policies.las` (:mod:`engine.native`).
 """
@@ -13,7 +14,8 @@ from typing import Final
 from engine.state import JobState
 
 KEY_BITS: Final = 40
-"""A key is ``queue << KEY_BITS | job index`` (job indices follow arrival order)."""
+"""A key is ``queue << KEY_BITS | order``: the job's index (indices follow arrival order), or
+its requeue stamp under ``requeue`` (:class:`engine.policies.las.LasParams`)."""
 
 
 def service_gpu_s(job: JobState, offset_gpu_s: float, now_s: float) -> float:
@@ -26,12 +28,13 @@ def service_gpu_s(job: JobState, offset_gpu_s: float, now_s: float) -> float:
 
 
 def queue_key(
-    thresholds: tuple[float, ...], job: JobState, offset_gpu_s: float, now_s: float
+    thresholds: tuple[float, ...], job: JobState, offset_gpu_s: float, now_s: float, order: int
 ) -> int:
     """The job's key at ``now_s``: its queue (thresholds its service since its last promotion,
-    ``attained - offset_gpu_s``, has passed) << :data:`KEY_BITS` | its index."""
+    ``attained - offset_gpu_s``, has passed) << :data:`KEY_BITS` | ``order`` (its place in
+    the queue)."""
     service = service_gpu_s(job, offset_gpu_s, now_s)
-    return (queue_of(thresholds, service) << KEY_BITS) | job.index
+    return (queue_of(thresholds, service) << KEY_BITS) | order
 
 
 def queue_of(thresholds: tuple[float, ...], service: float) -> int:
@@ -51,6 +54,7 @@ def running_key(
     offset_gpu_s: float,
     now_s: float,
     margin_gpu_s: float,
+    order: int,
 ) -> tuple[int, float]:
     """A running job's key (:func:`queue_key`) and a time before which it cannot change: its
     service grows at ``num_gpus`` GPU-s per second, and the time is ``margin_gpu_s`` of service
@@ -64,4 +68,4 @@ def running_key(
         until_s = math.inf
     elif placement is not None:
         until_s = now_s + (thresholds[queue] - service - margin_gpu_s) / placement.num_gpus
-    return (queue << KEY_BITS) | job.index, until_s
+    return (queue << KEY_BITS) | order, until_s

@@ -13,6 +13,11 @@ NSDI 2019). On a cluster of gang-scheduled jobs it has no canonical form; ours i
   waits and later jobs may pass it.
 - Remaining time ignores the checkpoint-restore cost and the communication penalty of a spread
   placement (the engine charges both).
+
+SRSF (shortest remaining service first) is the same rule on remaining time x GPUs (the job's
+scale factor), the two-dimensional variant of Tiresias' evaluation (Gu et al., NSDI 2019) and
+Muri's testbed (``shortest-gpu``: ``remaining_time * num_gpu``, Rivendile/Muri
+``cluster_exp/run.py``).
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ class Srtf(Policy):
 
     preemptive: ClassVar[bool] = True
     uses_rounds: ClassVar[bool] = False
+    by_service: ClassVar[bool] = False  # SRSF: the key is remaining time x GPUs
 
     def __init__(self, params: NoParams, context: PolicyContext) -> None:
         super().__init__(params, context)
@@ -89,6 +95,7 @@ class Srtf(Policy):
             # not (or perhaps not) the jobs this policy left waiting
             self._rebuild_waiting(state.waiting)
         best = self._best_rate
+        by_service = self.by_service
         running = []  # (remaining time, arrival, index, job): _key inlined, same arithmetic
         for job in state.running:
             rate = best.get(job.index)
@@ -97,6 +104,8 @@ class Srtf(Policy):
             remaining = job.total_steps - job.steps_done
             remaining = remaining if remaining > 0.0 else 0.0  # job.remaining_steps
             time_s = remaining / rate if rate > 0 else float("inf")
+            if by_service:
+                time_s *= job.scale_factor
             running.append((time_s, job.arrival_s, job.index, job))
         running.sort()  # indices are distinct, so jobs are never compared
         free = dict(state.capacity)
@@ -126,13 +135,17 @@ class Srtf(Policy):
         return allocation
 
     def _key(self, job: JobState) -> tuple[float, float, int]:
-        """(remaining time, arrival, index): :meth:`remaining_time_s` inlined."""
+        """(remaining time, arrival, index): :meth:`remaining_time_s` inlined; under SRSF the
+        remaining time x GPUs."""
         rate = self._best_rate.get(job.index)
         if rate is None:
             rate = self._speed(job)[1]
         remaining = job.total_steps - job.steps_done
         remaining = remaining if remaining > 0.0 else 0.0  # job.remaining_steps
-        return (remaining / rate if rate > 0 else float("inf"), job.arrival_s, job.index)
+        time_s = remaining / rate if rate > 0 else float("inf")
+        if self.by_service:
+            time_s *= job.scale_factor
+        return (time_s, job.arrival_s, job.index)
 
     def _wait(self, key: tuple[float, float, int], job: JobState) -> None:
         insort(self._waiting_keys, key)
@@ -166,6 +179,23 @@ class Srtf(Policy):
 
 
 register_policy("srtf", doc=_SRTF_DOC)(Srtf)
+
+_SRSF_DOC = """Shortest remaining service first: remaining time x GPUs, clairvoyant and preemptive,
+re-decided at every event.
+
+Baseline of Tiresias's and Muri's evaluations (Muri's ``shortest-gpu``); remaining time is
+measured on the job's fastest fitting worker type, as SRTF's.
+"""
+
+
+class Srsf(Srtf):
+    # Compiled with mypyc with Srtf, which it extends (the key, see the module docstring).
+    display_name: ClassVar[str] = "SRSF"
+    group: ClassVar[str] = "Baselines"
+    by_service: ClassVar[bool] = True
+
+
+register_policy("srsf", doc=_SRSF_DOC)(Srsf)
 
 
 def _first_with_room(types: list[str], free: dict[str, int], need: int) -> str | None:

@@ -15,7 +15,7 @@ from engine.config import LoadConfig, ScenarioConfig, TraceSpec
 from engine.errors import TraceError
 from engine.metrics import utilization_by_type
 from engine.results import SimulationResult
-from engine.scenario import scenario_matrix, validate_config
+from engine.scenario import run_matrix, scenario_matrix, validate_config
 from engine.simulator import simulate
 from engine.study.spec import RunSpec
 from engine.study.traces import TraceStore, trace_payload
@@ -70,6 +70,7 @@ def run_spec(
         _, payload = trace_payload(config, store, spec.trace_hash)
     drawn = _drawn_trace(spec, payload)
     trace = fit_trace(drawn, config.cluster, matrix, config.trace.drop_oversized)
+    matrix = run_matrix(config, trace)
     full = spec.record == "full"
     result = simulate(  # the decision log only where the run's tables are kept
         trace.jobs, config, config.policies[0], matrix,

@@ -18,10 +18,13 @@ from typing import Any
 
 from engine.config import ScenarioConfig
 from engine.errors import ConfigError
+from engine.presets import apply_preset
 from engine.study.overrides import apply_overrides
 from engine.study.spec import RECORD_MODES, RunSpec
 
-STUDY_KEYS = ("base", "variants", "grid", "seeds", "baseline", "record", "vary_trace", "prices")
+STUDY_KEYS = (
+    "base", "preset", "variants", "grid", "seeds", "baseline", "record", "vary_trace", "prices",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,9 @@ class Study:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Study:
-        """Builds a study; ``"grid": {path: [values], ...}`` adds grid variants.
+        """Builds a study; ``"preset": name`` applies a scenario preset to the base first
+        (:mod:`engine.presets`; variants override it), ``"grid": {path: [values], ...}`` adds
+        grid variants.
 
         Raises:
             ConfigError: for unknown keys, a bad variant, seed or scenario (names the key).
@@ -99,6 +104,8 @@ class Study:
         if unknown:
             raise ConfigError(f"study: unknown key(s) {unknown}; allowed: {sorted(STUDY_KEYS)}")
         base = ScenarioConfig.from_dict(dict(data.get("base", {})))
+        if data.get("preset"):
+            base = apply_preset(str(data["preset"]), base)
         variants = tuple(_variant(v, i) for i, v in enumerate(data.get("variants", []), 1))
         if data.get("grid"):
             variants += grid(base, data["grid"])

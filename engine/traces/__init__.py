@@ -5,7 +5,7 @@ line call :func:`resolve_trace`; the other names are for the trace panel (column
 picker) and for tests.
 """
 
-from engine.traces import gavel, itp, philly, pollux, tiresias  # noqa: F401  (registers formats)
+from engine.traces import gavel, itp, muri, philly, pollux, tiresias  # noqa: F401  (registers formats)
 from engine.traces.canonical import (
     apply_column_mapping,
     optional_canonical_columns,
@@ -17,6 +17,7 @@ from engine.traces.load import apply_load
 from engine.traces.registry import (
     Loaded,
     TraceInfo,
+    carries_speeds,
     detect_format,
     format_description,
     inspect_trace,
@@ -47,6 +48,7 @@ __all__ = [
     "TraceLoad",
     "apply_column_mapping",
     "apply_load",
+    "carries_speeds",
     "check_cluster_fit",
     "detect_format",
     "draw_trace",

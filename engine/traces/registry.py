@@ -55,11 +55,14 @@ class LoadContext:
 
 @dataclass(frozen=True)
 class Loaded:
-    """An importer's result: the canonical jobs table, notes for the user, the format name."""
+    """An importer's result: the canonical jobs table, notes for the user, the format name,
+    and the trace's own measured speeds when it carries them (a throughput matrix of its job
+    types, e.g. :mod:`engine.traces.muri`; None: every speed comes from the scenario's matrix)."""
 
     jobs: pd.DataFrame
     notes: tuple[str, ...] = ()
     format: str = ""
+    throughputs: ThroughputMatrix | None = None
 
 
 Loader = Callable[[str, LoadContext], Loaded]
@@ -72,6 +75,8 @@ class TraceFormat:
 
     ``uses_assumed_worker_type``: whether the loader turns observed durations into step counts
     on :attr:`LoadContext.assumed_worker_type` (False for formats that record steps).
+    ``measured_speeds``: whether the trace carries its own speeds, measured on
+    :attr:`LoadContext.assumed_worker_type` (:attr:`Loaded.throughputs`).
     """
 
     name: str
@@ -79,6 +84,7 @@ class TraceFormat:
     detect: Detector
     load: Loader
     uses_assumed_worker_type: bool = True
+    measured_speeds: bool = False
 
 
 @dataclass(frozen=True)
@@ -101,14 +107,21 @@ _FORMATS: dict[str, TraceFormat] = {}
 
 
 def register_format(
-    name: str, *, detect: Detector, description: str, uses_assumed_worker_type: bool = True
+    name: str,
+    *,
+    detect: Detector,
+    description: str,
+    uses_assumed_worker_type: bool = True,
+    measured_speeds: bool = False,
 ) -> Callable[[Loader], Loader]:
     """Decorator registering ``loader(text, ctx) -> Loaded`` under ``name``."""
 
     def decorate(loader: Loader) -> Loader:
         if name in _FORMATS:
             raise ValueError(f"trace format {name!r} registered twice")
-        _FORMATS[name] = TraceFormat(name, description, detect, loader, uses_assumed_worker_type)
+        _FORMATS[name] = TraceFormat(
+            name, description, detect, loader, uses_assumed_worker_type, measured_speeds
+        )
         return loader
 
     return decorate
@@ -128,6 +141,12 @@ def uses_assumed_worker_type(name: str) -> bool:
     """Whether format ``name`` reads durations that need an assumed GPU type (True if unknown)."""
     fmt = _FORMATS.get(name)
     return fmt is None or fmt.uses_assumed_worker_type
+
+
+def carries_speeds(name: str) -> bool:
+    """Whether format ``name`` carries its own measured speeds (False if unknown)."""
+    fmt = _FORMATS.get(name)
+    return fmt is not None and fmt.measured_speeds
 
 
 def header_columns(line: str) -> set[str]:

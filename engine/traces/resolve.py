@@ -41,6 +41,9 @@ class TraceLoad:
         notes: human-readable notes on the assumptions made, for display.
         dropped_job_ids: ids of jobs dropped as larger than the cluster.
         file_name: the file name as the user knows it.
+        throughputs: the trace's own measured speeds (:attr:`Loaded.throughputs`), which the
+            run adds to the scenario's matrix (:meth:`ThroughputMatrix.merged`); None for most
+            traces.
     """
 
     jobs: pd.DataFrame
@@ -48,6 +51,7 @@ class TraceLoad:
     notes: tuple[str, ...]
     dropped_job_ids: tuple[str, ...]
     file_name: str
+    throughputs: ThroughputMatrix | None = None
 
 
 def list_samples() -> list[str]:
@@ -112,19 +116,21 @@ def draw_trace(
     jobs = apply_load(jobs, load)
     note = load_note(load, before, len(jobs))
     notes = loaded.notes + ((note,) if note else ())
-    return TraceLoad(jobs, loaded.format, notes, (), file_name)
+    return TraceLoad(jobs, loaded.format, notes, (), file_name, loaded.throughputs)
 
 
 def fit_trace(
     drawn: TraceLoad, cluster: ClusterSpec, matrix: ThroughputMatrix, drop_oversized: bool
 ) -> TraceLoad:
-    """Drops (reported in notes and ``dropped_job_ids``) or rejects jobs larger than ``cluster``.
+    """Drops (reported in notes and ``dropped_job_ids``) or rejects jobs larger than ``cluster``,
+    judged on ``matrix`` with the trace's own speeds added.
 
     Raises:
         OversizedJobsError: for such jobs when ``drop_oversized`` is False.
         TraceError: when no job is left.
     """
     file_name = drawn.file_name
+    matrix = matrix.merged(drawn.throughputs)
     jobs, dropped = check_cluster_fit(drawn.jobs, cluster, matrix, drop_oversized, file=file_name)
     notes = drawn.notes
     if dropped:
@@ -133,7 +139,7 @@ def fit_trace(
         raise TraceError(
             "no jobs left after dropping those larger than the cluster", file=file_name
         )
-    return TraceLoad(jobs, drawn.format, notes, tuple(dropped), file_name)
+    return TraceLoad(jobs, drawn.format, notes, tuple(dropped), file_name, drawn.throughputs)
 
 
 def _load(

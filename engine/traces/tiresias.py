@@ -18,7 +18,8 @@ REQUIRED = ["job_id", "num_gpu", "submit_time", "model_name", "duration"]
 
 
 def _detect(line: str) -> bool:
-    return {*REQUIRED, "iterations"} <= header_columns(line)
+    columns = header_columns(line)  # Muri's format adds measured iteration times in ms
+    return {*REQUIRED, "iterations"} <= columns and "iteration_time" not in columns
 
 
 @register_format("tiresias", detect=_detect, description="Tiresias simulator CSV")

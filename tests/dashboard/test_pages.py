@@ -181,14 +181,62 @@ def test_second_run_of_the_same_scenario_comes_from_the_cache(
 
 def test_preset_rewrites_the_round_settings() -> None:
     at = make_app()
-    at.selectbox(key="preset").set_value("Gavel-compatible").run()
+    at.selectbox(key="preset").set_value("gavel_compatible").run()
     assert not at.exception
     assert at.session_state["admit_mid_round"] is False
     assert at.session_state["checkpoint_restore_s"] == 0.0
     assert at.session_state["reallocation_interval_s"] == 1920.0
     assert at.session_state["gavel_rules"] is True
     assert at.session_state["network_enabled"] is False
-    assert at.query_params["preset"] == "Gavel-compatible"
+    assert at.query_params["preset"] == "gavel_compatible"
+
+
+def test_an_old_link_naming_the_gavel_preset_still_applies_it() -> None:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
+    at.query_params["preset"] = "Gavel-compatible"  # the preset's name before issue 28
+    at.run()
+    assert not at.exception
+    assert at.session_state["preset"] == "gavel_compatible"
+    assert at.session_state["gavel_rules"] is True
+
+
+def test_muri_preset_sets_the_testbeds_rules_and_las_queue_order() -> None:
+    from dashboard.policy_params import param_key
+
+    at = make_app()
+    at.selectbox(key="preset").set_value("muri_testbed").run()
+    assert not at.exception
+    state = at.session_state
+    assert state["relaunch_on_event"] is True and state["admit_mid_round"] is False
+    assert state["round_duration_s"] == 360.0 and state["checkpoint_restore_s"] == 10.0
+    assert state["step_time_overhead"] == 0.015 and state["network_enabled"] is False
+    assert state[param_key("las", "requeue")] is True
+    at.multiselect(key="policies").set_value(["las"]).run()
+    config = at.session_state["scenarios"][at.session_state["current_scenario"]]
+    assert config.rounds.relaunch_on_event and config.policies[0].params["requeue"] is True
+
+
+def test_muris_testbed_trace_uploads_states_its_format_and_speeds_and_runs() -> None:
+    """cluster_trace.csv as Muri ships it: it used to be taken for a Tiresias trace and fail
+    at row 3 ('unknown model a2c'), its milliseconds read as seconds."""
+    at = make_app()
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    raw = (ROOT / "sample_traces" / "muri_cluster_trace.csv").read_bytes()
+    at.file_uploader(key="trace_file").upload("cluster_trace.csv", raw, "text/csv").run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert any("Detected format" in m.value and "`muri`" in m.value for m in at.markdown)
+    at.selectbox(key="assumed_worker_type").set_value("v100").run()
+    notes = " ".join(info.value for info in at.info)
+    assert "Speeds from the trace" in notes and "measured on v100" in notes
+    assert {m.label: m.value for m in at.metric}["Jobs"] == "400"
+    at.selectbox(key="preset").set_value("muri_testbed").run()
+    at.multiselect(key="policies").set_value(["srsf"]).run()
+    button(at, "run").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    result = at.session_state["result"]
+    assert result.results[0].policy == "SRSF" and len(result.results[0].jobs) == 400
 
 
 def test_scenario_json_round_trip_and_bad_json() -> None:

@@ -71,6 +71,7 @@ def scenarios(draw: st.DrawFn) -> tuple[pd.DataFrame, ScenarioConfig]:
         admit_mid_round=draw(st.booleans()),
         checkpoint_restore_s=draw(st.sampled_from([0.0, 20.0])),
         reallocation_interval_s=draw(st.sampled_from([0.0, 1920.0])),
+        relaunch_on_event=draw(st.booleans()),
     )
     congestion = draw(st.sampled_from([(), (CongestionEpisode(100.0, 900.0, 3.0),)]))
     config = ScenarioConfig(
