@@ -167,7 +167,9 @@ def loglog_steps_per_s(measured: dict[int, float], scale_factor: int) -> float:
     if measured[lo] <= 0 or measured[hi] <= 0:
         return 0.0
     t = math.log(scale_factor / lo) / math.log(hi / lo)
-    return math.exp((1 - t) * math.log(measured[lo]) + t * math.log(measured[hi]))
+    value = math.exp((1 - t) * math.log(measured[lo]) + t * math.log(measured[hi]))
+    low, high = sorted((measured[lo], measured[hi]))
+    return min(max(value, low), high)  # no rounding step outside the two measurements
 
 
 BUILTIN_MATRICES = ("gavel", "mlperf", "mlperf-best")
