@@ -62,6 +62,8 @@ WIDGET_DEFAULTS: dict[str, Any] = {
     "drop_oversized": False,
     "num_jobs": _SYN.num_jobs,
     "jobs_per_hour": _SYN.jobs_per_hour,
+    "synthetic_workload": _SYN.workload,
+    "throughputs": ScenarioConfig().throughputs,
     "intra_node_gbps": _NET.intra_node_gbps,
     "intra_rack_gbps": _NET.intra_rack_gbps,
     "cross_rack_gbps": _NET.cross_rack_gbps,
@@ -105,7 +107,6 @@ PLAIN_DEFAULTS: dict[str, Any] = {
     "result_config": "",  # config JSON of the last run
     "cancel_requested": False,
     "flash": None,  # (kind, message) shown once on the Scenario page
-    "throughputs": ScenarioConfig().throughputs,
     "latency_s": _NET.latency_s,  # no widget; kept so a loaded scenario round-trips
 }
 
@@ -152,8 +153,17 @@ def trace_spec() -> TraceSpec:
         assumed_worker_type=s["assumed_worker_type"],
         max_jobs=int(s["max_jobs"]) or None,
         drop_oversized=bool(s["drop_oversized"]),
-        synthetic=SyntheticSpec(int(s["num_jobs"]), float(s["jobs_per_hour"])),
-    )
+        synthetic=dataclasses.replace(
+            stored_scenario().trace.synthetic, num_jobs=int(s["num_jobs"]),
+            jobs_per_hour=float(s["jobs_per_hour"]), workload=s["synthetic_workload"],
+        ),
+    )  # fmt: skip
+
+
+def stored_scenario() -> ScenarioConfig:
+    """The current scenario as last stored (fields without a widget are kept from it)."""
+    s = st.session_state
+    return s["scenarios"].get(s["current_scenario"], ScenarioConfig())
 
 
 def rounds_from_state() -> RoundConfig:
@@ -189,7 +199,7 @@ def build_config() -> ScenarioConfig:
         share_links=bool(s["share_links"]),
         congestion=congestion_from_frame(s["congestion"]),
     )
-    stored = s["scenarios"].get(s["current_scenario"], ScenarioConfig())
+    stored = stored_scenario()
     config = dataclasses.replace(
         stored,
         load=dataclasses.replace(stored.load, arrival_scale=float(s["arrival_scale"])),
@@ -222,6 +232,7 @@ def apply_config(config: ScenarioConfig) -> None:
     s["trace_format"], s["assumed_worker_type"] = trace.format, trace.assumed_worker_type
     s["max_jobs"], s["drop_oversized"] = trace.max_jobs or 0, trace.drop_oversized
     s["num_jobs"], s["jobs_per_hour"] = trace.synthetic.num_jobs, trace.synthetic.jobs_per_hour
+    s["synthetic_workload"] = trace.synthetic.workload
     net = dataclasses.asdict(config.network)
     for key in NETWORK_KEYS:
         s[key] = net[key]

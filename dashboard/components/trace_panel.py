@@ -74,10 +74,20 @@ def render_trace_source() -> None:
         left.number_input("Number of jobs", min_value=1, max_value=20000, step=50, key="num_jobs")
         right.number_input(
             "Jobs per hour", min_value=0.1, step=1.0, key="jobs_per_hour",
-            help="Poisson arrival rate",
+            help="Poisson arrival rate (the LLM-era mix: its daily mean)",
+        )  # fmt: skip
+        st.radio(
+            "Job mix", ["gavel", "llm"], key="synthetic_workload", horizontal=True,
+            format_func=lambda w: WORKLOAD_LABELS[w],
+            help="LLM-era: small jobs on 1-8 GPUs, fine-tunes on 8-64, pre-training on 256-512, "
+            "arrivals with a daily cycle (engine/traces/llm_mix.py; classes editable in the "
+            "scenario JSON, trace.synthetic.llm). Its job types need the mlperf matrix.",
         )  # fmt: skip
     if kind != SOURCE_KINDS[2]:
         _render_reading_options(_current_info())
+
+
+WORKLOAD_LABELS = {"gavel": "Gavel's Philly-derived mix", "llm": "LLM-era mix (MLPerf job types)"}
 
 
 def _format_label(name: str) -> str:
@@ -99,7 +109,8 @@ def _render_reading_options(info: TraceInfo | None) -> None:
     effective = info.format if chosen == "auto" and info is not None else chosen
     if uses_assumed_worker_type(effective):
         mid.selectbox(
-            "Durations were measured on", worker_types(), key="assumed_worker_type",
+            "Durations were measured on", worker_types(st.session_state["throughputs"]),
+            key="assumed_worker_type",
             help="GPU type the trace's durations were observed on (Philly and ITP record none).",
         )  # fmt: skip
     else:

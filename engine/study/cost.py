@@ -48,6 +48,7 @@ def price_source(worker_type: str) -> str:
         worker_type, "no citable public price found: enter your own (USD per GPU-hour)"
     )
 
+
 COST_KPIS = ("cluster_cost_usd_per_h", "work_cost_usd", "cost_per_job_usd", "makespan_cost_usd")
 
 
