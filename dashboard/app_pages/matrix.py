@@ -48,8 +48,9 @@ kinds = pd.DataFrame(
     index=table.index,
 )
 st.subheader(f"Time to train one run on {gpus} GPUs (hours)")
+shown = table.apply(lambda col: col.map(lambda h: "not runnable" if pd.isna(h) else f"{h:.2f}"))
 st.dataframe(
-    table.style.format("{:.2f}", na_rep="not runnable").apply(
+    shown.style.apply(
         lambda col: [
             "color: #999" if k == "not runnable" else "font-style: italic" if k != "measured"
             else "" for k in kinds[col.name]
