@@ -1,6 +1,5 @@
 """In a real browser: pick the mlperf matrix, build an H100/B200 mix, run, read the Matrix page,
-and see that the planner asks for the prices that cannot be cited (issue 24). Planning in the
-browser (typing prices into the canvas grid) is left out; benchmarks/bench_plan_2026.py plans."""
+type the prices that cannot be cited into the planner, and plan (issue 24)."""
 
 from __future__ import annotations
 
@@ -18,6 +17,27 @@ from tests.e2e.test_browser import (  # noqa: F401  (fixtures)
 )
 
 pytestmark = pytest.mark.e2e
+
+
+def _type_price(page, box, row: int, price: str, next_error: str | None) -> None:  # noqa: F811
+    """Types the user's price into candidate ``row`` (1-based) of the canvas grid, until the
+    page asks for the next missing price (``next_error``) or for none. The grid may take the
+    first click as focus only (as in test_browser), so the edit is retried."""
+    wanted = next_error or "Plan"
+    for attempt in range(3):
+        page.mouse.click(box["x"] + box["width"] * 0.35, box["y"] + 35 * (row + 0.5))
+        page.wait_for_timeout(400)
+        page.keyboard.type(price, delay=50)
+        page.keyboard.press("Enter")
+        try:
+            if next_error:
+                page.get_by_text(next_error).wait_for(timeout=10_000)
+            else:
+                page.get_by_text(re.compile("no price;")).wait_for(state="hidden", timeout=10_000)
+            return
+        except Exception as exc:  # playwright's TimeoutError
+            if attempt == 2:
+                raise AssertionError(f"could not type {price} into row {row} ({wanted})") from exc
 
 
 def test_mlperf_matrix_h100_b200_mix_run_matrix_page_and_plan(server: str, page) -> None:  # noqa: F811
@@ -51,4 +71,22 @@ def test_mlperf_matrix_h100_b200_mix_run_matrix_page_and_plan(server: str, page)
     _open_page(page, "Planner")
     page.get_by_text("no citable public price found").first.wait_for()
     page.get_by_text(re.compile(r"candidates row 3 \(B200\): no price")).wait_for()
-    _screenshot(page, "mlperf_planner")  # sources of each price; B200 and MI300X need yours
+    page.mouse.move(800, 950)  # no tooltip over the grid
+    page.wait_for_timeout(1500)  # the previous page's tables leave the DOM
+    grid = page.locator("[data-testid=stDataFrame]:visible").filter(has_text="GPU type").first
+    box = grid.bounding_box()
+    for row, price, next_error in ((3, "8", "row 4 (MI300X)"), (4, "4", None)):
+        _type_price(page, box, row, price, next_error)
+    page.get_by_text(re.compile(r"candidates row \d \(\w+\): no price")).wait_for(state="hidden")
+    for label, value in (("At most (h)", "8"), ("Seeds", "1")):
+        box = page.get_by_label(label, exact=True)
+        box.fill(value)
+        box.press("Enter")
+        page.wait_for_timeout(600)
+    page.get_by_role("button", name="Plan", exact=True).click()
+    page.get_by_text(re.compile(r"\d+ simulations run")).wait_for(timeout=240_000)
+    page.get_by_text("Cheapest mix meeting").first.wait_for()
+    page.locator(".js-plotly-plot").first.wait_for()
+    legend = page.locator(".js-plotly-plot .legend").first.text_content() or ""
+    assert "Pareto front" in legend and "chosen:" in legend
+    _screenshot(page, "mlperf_planner")
