@@ -26,8 +26,8 @@ def render_run_caption(result: ComparisonResult) -> None:
     jobs = len(result.results[0].jobs) if result.results else 0
     st.caption(
         f"{jobs:,} jobs from {config.trace.source.split(':')[-1]} on "
-        f"{config.cluster.total_gpus} GPUs · seed {config.seed} · "
-        f"policies: {', '.join(result.policies)}"
+        f"{config.cluster.total_gpus} GPUs · {config.throughputs} throughputs · "
+        f"seed {config.seed} · policies: {', '.join(result.policies)}"
     )
     if st.session_state.get("result_config") != _current_config_json():
         st.warning("The scenario changed since this run; press **Run** to update these results.")
