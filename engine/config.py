@@ -325,7 +325,11 @@ class ScenarioConfig:
         default="consolidated", metadata={"help": "Placement strategy: consolidated or first_fit"}
     )
     throughputs: str = field(
-        default="gavel", metadata={"help": "'gavel' (built-in table) or a path to a CSV"}
+        default="gavel",
+        metadata={
+            "help": "Built-in matrix ('gavel'; 'mlperf' or 'mlperf-best': MLPerf Training "
+            "time-to-train, engine/mlperf.py) or a path to a CSV"
+        },
     )
     extra_worker_types: tuple[WorkerTypeSpec, ...] = ()
 

@@ -213,3 +213,17 @@ def test_2026_scenario_runs_fifo_las_and_gavel_max_min() -> None:
     assert [r.summary["jobs_completed"] for r in result.results] == [
         config.trace.synthetic.num_jobs
     ] * len(config.policies)
+
+
+def test_philly_sample_on_mlperf_maps_jobs_by_gpu_count_and_keeps_durations() -> None:
+    """The Philly sample records no models: each job's benchmark comes from its GPU count's
+    class, and its work is its duration on the assumed H100-SXM (rules 1 and 3)."""
+    from engine.traces.resolve import draw_trace
+
+    spec = TraceSpec(source="sample:philly_2000.csv", assumed_worker_type="H100-SXM")
+    jobs = draw_trace(spec, MATRIX, 0).jobs
+    for n, jt in zip(jobs["scale_factor"], jobs["job_type"], strict=True):
+        assert jt in job_types_for_gpus(int(n))
+    row = jobs.iloc[0]
+    rate = MATRIX.steps_per_s(row["job_type"], "H100-SXM", int(row["scale_factor"]))
+    assert row["total_steps"] == pytest.approx(row["duration_s"] * rate)
