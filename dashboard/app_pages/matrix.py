@@ -48,19 +48,27 @@ kinds = pd.DataFrame(
     index=table.index,
 )
 st.subheader(f"Time to train one run on {gpus} GPUs (hours)")
-shown = table.apply(lambda col: col.map(lambda h: "not runnable" if pd.isna(h) else f"{h:.2f}"))
-st.dataframe(
-    shown.style.apply(
-        lambda col: [
-            "color: #999" if k == "not runnable" else "font-style: italic" if k != "measured"
-            else "" for k in kinds[col.name]
+MARKS = {"measured": "{:.2f}", "interpolated": "≈{:.2f}", "extrapolated": "{:.2f}*"}
+COLORS = {"not runnable": "color: #999", "interpolated": "color: #1f5fa8",
+          "extrapolated": "color: #b35c00"}  # fmt: skip
+shown = pd.DataFrame(
+    {
+        wt: [
+            "not runnable" if pd.isna(h) else MARKS[k].format(h)
+            for h, k in zip(table[wt], kinds[wt], strict=True)
         ]
-    ), width="stretch",
-)  # fmt: skip
+        for wt in chosen
+    },
+    index=table.index,
+)
+st.dataframe(
+    shown.style.apply(lambda col: [COLORS.get(k, "") for k in kinds[col.name]]), width="stretch"
+)
 st.caption(
-    "Upright: measured at exactly this count; italic: interpolated or extrapolated from other "
-    'counts; "not runnable": no MLPerf result for that benchmark on that accelerator (a job of '
-    "it is refused on such a cluster; no number is invented)."
+    "Plain: measured at exactly this count; ≈ (blue): interpolated between two measured counts "
+    "(log-log); * (orange): extrapolated beyond the measured counts with the nearest count's "
+    'per-GPU rate; "not runnable": no MLPerf result for that benchmark on that accelerator (a '
+    "job of it is refused on such a cluster; no number is invented)."
 )
 
 job_type = st.selectbox("Benchmark", matrix.job_types, key="matrix_job_type",

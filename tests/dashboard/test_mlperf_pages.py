@@ -54,6 +54,7 @@ def test_matrix_page_shows_times_curves_provenance_and_uncited_prices() -> None:
     table = at.dataframe[0].value
     assert table.loc["llama2_70b_lora", "H100-SXM"] == "0.49"  # 1780.225 s
     assert table.loc["bert", "MI300X"] == "not runnable"
+    assert table.loc["llama31_405b", "H100-SXM"].endswith("*")  # measured from 512 GPUs up
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert spec["layout"]["title"]["text"].startswith("llama2_70b_lora: time to train")
     sources = at.dataframe[1].value
