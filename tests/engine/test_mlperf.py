@@ -8,6 +8,8 @@ import statistics
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.config import (
     JobClass,
@@ -227,3 +229,25 @@ def test_philly_sample_on_mlperf_maps_jobs_by_gpu_count_and_keeps_durations() ->
     row = jobs.iloc[0]
     rate = MATRIX.steps_per_s(row["job_type"], "H100-SXM", int(row["scale_factor"]))
     assert row["total_steps"] == pytest.approx(row["duration_s"] * rate)
+
+
+@given(
+    st.dictionaries(st.integers(1, 4096), st.floats(1e-6, 1.0), min_size=1, max_size=6),
+    st.integers(1, 8192),
+    st.integers(1, 8192),
+)
+def test_loglog_rule_is_monotone_and_passes_through_the_measurements(
+    rates: dict[int, float], a: int, b: int
+) -> None:
+    """For any measurements made monotone (running maximum over sizes), the rule is monotone in
+    the size and returns each measurement at its size."""
+    from engine.throughput import loglog_steps_per_s
+
+    best, measured = 0.0, {}
+    for n in sorted(rates):
+        best = max(best, rates[n])
+        measured[n] = best
+    lo, hi = sorted((a, b))
+    assert loglog_steps_per_s(measured, lo) <= loglog_steps_per_s(measured, hi) * (1 + 1e-12)
+    for n, rate in measured.items():
+        assert loglog_steps_per_s(measured, n) == pytest.approx(rate)
