@@ -23,7 +23,7 @@ PAGES = (  # (file in app_pages/, title, Material icon)
     ("schedule", "Schedule", "view_timeline"), ("utilization", "Utilization", "stacked_line_chart"),
     ("fairness", "Fairness", "balance"), ("network", "Network", "lan"),
     ("compare", "Compare", "compare_arrows"), ("sweep", "Sweep", "ssid_chart"),
-    ("planner", "Planner", "savings"),
+    ("planner", "Planner", "savings"), ("matrix", "Matrix", "table_chart"),
 )  # fmt: skip
 
 

@@ -40,11 +40,13 @@ def upload_digest(upload: Upload) -> str:
 
 
 @st.cache_data(show_spinner=False)
-def worker_types() -> list[str]:
-    """Worker types of the built-in throughput matrix, e.g. ``["k80", "p100", "v100"]``."""
-    from engine.throughput import load_matrix
+def worker_types(matrix: str = "gavel") -> list[str]:
+    """Worker types of a built-in throughput matrix (``"gavel"``: ``["k80", "p100", "v100"]``);
+    a name that is not built in (a CSV path in a loaded scenario) lists Gavel's: the server
+    reads no file a link names."""
+    from engine.throughput import BUILTIN_MATRICES, load_matrix
 
-    return load_matrix().worker_types
+    return load_matrix(matrix if matrix in BUILTIN_MATRICES else "gavel").worker_types
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -62,6 +62,10 @@ WIDGET_DEFAULTS: dict[str, Any] = {
     "drop_oversized": False,
     "num_jobs": _SYN.num_jobs,
     "jobs_per_hour": _SYN.jobs_per_hour,
+    "synthetic_workload": _SYN.workload,
+    "llm_daily_amplitude": _SYN.llm.daily_amplitude,
+    "llm_peak_hour": _SYN.llm.peak_hour,
+    "throughputs": ScenarioConfig().throughputs,
     "intra_node_gbps": _NET.intra_node_gbps,
     "intra_rack_gbps": _NET.intra_rack_gbps,
     "cross_rack_gbps": _NET.cross_rack_gbps,
@@ -97,6 +101,10 @@ PLAIN_DEFAULTS: dict[str, Any] = {
             "speed_ratio": pd.Series(dtype=float),
         }
     ),  # fmt: skip
+    "llm_classes": pd.DataFrame(
+        [dataclasses.astuple(c) for c in _SYN.llm.classes],
+        columns=["name", "share", "min_gpus", "max_gpus", "job_types", "min_hours", "max_hours"],
+    ),  # the LLM-era mix's job classes (trace.synthetic.llm.classes)
     "upload": None,  # (file name, bytes) of the uploaded trace
     "policy_labels": {},  # policy -> label of its first instance (loaded scenario, preset)
     "policy_copies": [],  # further instances: {"name": policy, "label": unique label}
@@ -108,7 +116,6 @@ PLAIN_DEFAULTS: dict[str, Any] = {
     "result_scenario": "",  # the name of the scenario the last run ran
     "cancel_requested": False,
     "flash": None,  # (kind, message) shown once on the Scenario page
-    "throughputs": ScenarioConfig().throughputs,
     "latency_s": _NET.latency_s,  # no widget; kept so a loaded scenario round-trips
 }
 
@@ -149,14 +156,32 @@ def trace_spec() -> TraceSpec:
     else:
         source = f"sample:{s['sample_name']}"
     mapped = kind == SOURCE_KINDS[1] and s["column_mapping"] is not None
+    synthetic = stored_scenario().trace.synthetic
+    if s["synthetic_workload"] == "llm":
+        from dashboard.tables import llm_classes_from_frame
+
+        llm = dataclasses.replace(
+            synthetic.llm, classes=llm_classes_from_frame(s["llm_classes"]),
+            daily_amplitude=float(s["llm_daily_amplitude"]), peak_hour=float(s["llm_peak_hour"]),
+        )  # fmt: skip
+        synthetic = dataclasses.replace(synthetic, llm=llm)
     return TraceSpec(
         source=source,
         format="canonical" if mapped else s["trace_format"],
         assumed_worker_type=s["assumed_worker_type"],
         max_jobs=int(s["max_jobs"]) or None,
         drop_oversized=bool(s["drop_oversized"]),
-        synthetic=SyntheticSpec(int(s["num_jobs"]), float(s["jobs_per_hour"])),
-    )
+        synthetic=dataclasses.replace(
+            synthetic, num_jobs=int(s["num_jobs"]),
+            jobs_per_hour=float(s["jobs_per_hour"]), workload=s["synthetic_workload"],
+        ),
+    )  # fmt: skip
+
+
+def stored_scenario() -> ScenarioConfig:
+    """The current scenario as last stored (fields without a widget are kept from it)."""
+    s = st.session_state
+    return s["scenarios"].get(s["current_scenario"], ScenarioConfig())
 
 
 def rounds_from_state() -> RoundConfig:
@@ -194,7 +219,7 @@ def build_config() -> ScenarioConfig:
         share_links=bool(s["share_links"]),
         congestion=congestion_from_frame(s["congestion"]),
     )
-    stored = s["scenarios"].get(s["current_scenario"], ScenarioConfig())
+    stored = stored_scenario()
     config = dataclasses.replace(
         stored,
         load=dataclasses.replace(stored.load, arrival_scale=float(s["arrival_scale"])),
@@ -214,7 +239,12 @@ def build_config() -> ScenarioConfig:
 
 def apply_config(config: ScenarioConfig) -> None:
     """Writes a loaded or transformed config back into the widgets (call from a callback)."""
-    from dashboard.tables import cluster_to_frame, congestion_to_frame, extra_types_to_frame
+    from dashboard.tables import (
+        cluster_to_frame,
+        congestion_to_frame,
+        extra_types_to_frame,
+        llm_classes_to_frame,
+    )
 
     s = st.session_state
     trace = config.trace
@@ -227,6 +257,10 @@ def apply_config(config: ScenarioConfig) -> None:
     s["trace_format"], s["assumed_worker_type"] = trace.format, trace.assumed_worker_type
     s["max_jobs"], s["drop_oversized"] = trace.max_jobs or 0, trace.drop_oversized
     s["num_jobs"], s["jobs_per_hour"] = trace.synthetic.num_jobs, trace.synthetic.jobs_per_hour
+    s["synthetic_workload"] = trace.synthetic.workload
+    s["llm_daily_amplitude"] = trace.synthetic.llm.daily_amplitude
+    s["llm_peak_hour"] = trace.synthetic.llm.peak_hour
+    s["llm_classes"] = llm_classes_to_frame(trace.synthetic.llm.classes)
     net = dataclasses.asdict(config.network)
     for key in NETWORK_KEYS:
         s[key] = net[key]

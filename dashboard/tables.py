@@ -6,12 +6,13 @@ these functions validate each row and raise :class:`ConfigError` naming the row 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
 import pandas as pd
 
-from engine.config import ClusterSpec, CongestionEpisode, NodeGroup, WorkerTypeSpec
+from engine.config import ClusterSpec, CongestionEpisode, JobClass, NodeGroup, WorkerTypeSpec
 from engine.errors import ConfigError
 
 
@@ -117,3 +118,30 @@ def extra_types_from_frame(frame: pd.DataFrame) -> tuple[WorkerTypeSpec, ...]:
 def extra_types_to_frame(specs: tuple[WorkerTypeSpec, ...]) -> pd.DataFrame:
     rows = [(w.name, w.base, w.speed_ratio) for w in specs]
     return pd.DataFrame(rows, columns=EXTRA_TYPE_COLUMNS)
+
+
+LLM_CLASS_COLUMNS = ["name", "share", "min_gpus", "max_gpus", "job_types", "min_hours", "max_hours"]
+
+
+def llm_classes_from_frame(frame: pd.DataFrame) -> tuple[JobClass, ...]:
+    """The LLM-era mix's job classes from the edited table (row and column named on error).
+
+    Raises:
+        ConfigError: for a blank or non-numeric cell, or no class at all.
+    """
+    classes = []
+    for i, row in enumerate(_rows(frame), start=1):
+        where = f"job mix row {i}"
+        name, types = row.get("name"), row.get("job_types")
+        if _blank(name) or _blank(types):
+            raise ConfigError(f"{where}: columns 'name' and 'job_types' must not be empty")
+        numbers = {c: _cell(row, c, float, where) for c in ("share", "min_hours", "max_hours")}
+        sizes = {c: _cell(row, c, int, where) for c in ("min_gpus", "max_gpus")}
+        classes.append(JobClass(str(name), job_types=str(types), **numbers, **sizes))
+    if not classes:
+        raise ConfigError("the job mix has no class; add at least one row")
+    return tuple(classes)
+
+
+def llm_classes_to_frame(classes: tuple[JobClass, ...]) -> pd.DataFrame:
+    return pd.DataFrame([dataclasses.astuple(c) for c in classes], columns=LLM_CLASS_COLUMNS)

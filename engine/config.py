@@ -191,11 +191,55 @@ class RoundConfig:
 
 
 @dataclass(frozen=True)
+class JobClass:
+    """One class of the LLM-era synthetic mix (:mod:`engine.traces.llm_mix`).
+
+    Sizes are powers of two in ``[min_gpus, max_gpus]``, each equally likely; the duration on
+    the mix's reference GPU type at that size is log-uniform in ``[min_hours, max_hours]``.
+    """
+
+    name: str = field(metadata={"help": "Class name, e.g. fine-tune"})
+    share: float = field(metadata={"help": "Share of the jobs (shares are normalised)"})
+    min_gpus: int = field(metadata={"help": "Smallest job (GPUs)"})
+    max_gpus: int = field(metadata={"help": "Largest job (GPUs)"})
+    job_types: str = field(metadata={"help": "Comma-separated job types, drawn uniformly"})
+    min_hours: float = field(metadata={"help": "Shortest run on the reference GPU type (h)"})
+    max_hours: float = field(metadata={"help": "Longest run on the reference GPU type (h)"})
+
+
+DEFAULT_LLM_CLASSES = (
+    JobClass("small", 0.60, 1, 8, "bert,dlrm_dcnv2,retinanet,rgat", 0.25, 4.0),
+    JobClass("fine-tune", 0.37, 8, 64, "llama2_70b_lora,stable_diffusion,llama31_8b", 1.0, 12.0),
+    JobClass("pre-training", 0.03, 256, 512, "llama31_405b", 6.0, 48.0),
+)
+"""[R] The LLM-era mix: mostly small jobs, fine-tunes on 8-64 GPUs, a few pre-training runs
+on 256-512 GPUs (raise ``max_gpus`` to 2,048 for a cluster that holds them)."""
+
+
+@dataclass(frozen=True)
+class LLMMixSpec:
+    """The LLM-era synthetic workload: job classes, a daily arrival cycle, a reference GPU."""
+
+    classes: tuple[JobClass, ...] = DEFAULT_LLM_CLASSES
+    daily_amplitude: float = field(
+        default=0.5,
+        metadata={"help": "Arrival rate swing over a day, 0-1 (0: constant; 0.5: peak 3x trough)"},
+    )
+    peak_hour: float = field(default=14.0, metadata={"help": "Hour of the day arrivals peak"})
+    reference_worker_type: str = field(
+        default="H100-SXM", metadata={"help": "GPU type the durations are stated on"}
+    )
+
+
+@dataclass(frozen=True)
 class SyntheticSpec:
-    """Poisson-arrival synthetic workload (Gavel's Philly-derived duration and size mix)."""
+    """Poisson-arrival synthetic workload: Gavel's Philly-derived duration and size mix
+    (``workload="gavel"``) or the LLM-era mix (``workload="llm"``, :class:`LLMMixSpec`)."""
 
     num_jobs: int = field(default=200, metadata={"help": "Number of jobs"})
     jobs_per_hour: float = field(default=10.0, metadata={"help": "Poisson arrival rate"})
+    workload: str = field(default="gavel", metadata={"help": "gavel or llm"})
+    llm: LLMMixSpec = LLMMixSpec()
 
 
 @dataclass(frozen=True)
@@ -303,7 +347,11 @@ class ScenarioConfig:
         default="consolidated", metadata={"help": "Placement strategy: consolidated or first_fit"}
     )
     throughputs: str = field(
-        default="gavel", metadata={"help": "'gavel' (built-in table) or a path to a CSV"}
+        default="gavel",
+        metadata={
+            "help": "Built-in matrix ('gavel'; 'mlperf' or 'mlperf-best': MLPerf Training "
+            "time-to-train, engine/mlperf.py) or a path to a CSV"
+        },
     )
     extra_worker_types: tuple[WorkerTypeSpec, ...] = ()
 

@@ -29,6 +29,18 @@ class TraceError(EngineError):
         where = [part for part in (file, _row(row), _col(column)) if part]
         super().__init__(f"{', '.join(where)}: {message}" if where else message)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickles with its attributes (a study's worker process returns such an error), also
+        for subclasses whose ``__init__`` takes other arguments."""
+        return (_rebuild, (type(self), str(self), dict(self.__dict__)))
+
+
+def _rebuild(cls: type[TraceError], text: str, state: dict[str, object]) -> TraceError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, text)
+    error.__dict__.update(state)
+    return error
+
 
 class OversizedJobsError(TraceError):
     """Jobs need more GPUs than any worker type of the cluster has.

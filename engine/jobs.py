@@ -17,7 +17,7 @@ import pandas as pd
 from engine.config import NetworkConfig
 from engine.network import network_sensitivity
 from engine.state import JobState
-from engine.throughput import ThroughputMatrix, gradient_bytes
+from engine.throughput import ThroughputMatrix
 
 
 def job_states(
@@ -110,7 +110,7 @@ def _kind(
 ) -> tuple[dict[str, float], float, float]:
     """Steps/s per worker type, gradient bytes and network sensitivity of a job kind."""
     rates = {wt: matrix.steps_per_s(job_type, wt, scale_factor) for wt in capacity}
-    grad = gradient_bytes(job_type)
+    grad = matrix.gradient_bytes(job_type)
     holdable = [v for wt, v in rates.items() if capacity[wt] >= scale_factor]
     sensitivity = network_sensitivity(max(holdable, default=0.0), scale_factor, grad, net)
     return rates, grad, sensitivity

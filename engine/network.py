@@ -8,6 +8,9 @@ where the bandwidth is that of the slowest link the placement crosses: node-loca
 cross-rack. Gavel's measured multi-GPU throughputs already include the node-local all-reduce
 (the job was consolidated on one server), so the engine charges only what a worse placement or
 congestion adds over that baseline. Congestion divides the bandwidth of the links it affects.
+MLPerf's times (the ``mlperf`` matrix) hold all of a run's communication at every size, nodes
+and racks included, so jobs of that matrix all-reduce 0 bytes here
+(``ThroughputMatrix.gradient_bytes``): nothing is counted twice.
 """
 
 from __future__ import annotations

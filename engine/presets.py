@@ -53,7 +53,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from engine.config import PolicySpec, ScenarioConfig
+from engine.config import (
+    ClusterSpec,
+    NetworkConfig,
+    NodeGroup,
+    PolicySpec,
+    ScenarioConfig,
+    SyntheticSpec,
+    TraceSpec,
+)
 from engine.errors import ConfigError
 
 GAVEL_REALLOCATION_INTERVAL_S = 1920.0
@@ -140,3 +148,33 @@ def describe_preset(name: str) -> str:
     """The preset's label and what it sets, in one line (for ``python -m engine presets``)."""
     text = " ".join((PRESETS[name].__doc__ or "").split())
     return f"{PRESET_LABELS[name]}. {text}"
+
+
+CLUSTER_2026_NAME = "2026 cluster (MLPerf)"
+
+
+def cluster_2026_scenario(seed: int = 0) -> ScenarioConfig:
+    """A 2026 training cluster [R]: 64 H100-SXM and 32 B200 nodes of 8 GPUs (768 GPUs, one rack
+    per 16 nodes), the ``mlperf`` matrix, the LLM-era synthetic mix (200 jobs, 3 jobs/h on
+    average with a daily cycle; :mod:`engine.traces.llm_mix`), FIFO, Tiresias LAS and Gavel's
+    heterogeneity-aware max-min fairness. Links are those of an NVLink / 8 x 400 Gb/s
+    InfiniBand node (900 GB/s = 7,200 Gb/s in a node, 3,200 Gb/s per node between nodes); the
+    ``mlperf`` matrix's times already include communication, so they change nothing for its jobs.
+    """
+    groups = tuple(NodeGroup("H100-SXM", 16, 8, f"h100-{i}") for i in range(4)) + tuple(
+        NodeGroup("B200", 16, 8, f"b200-{i}") for i in range(2)
+    )
+    return ScenarioConfig(
+        trace=TraceSpec(
+            source="synthetic",
+            assumed_worker_type="H100-SXM",
+            synthetic=SyntheticSpec(num_jobs=200, jobs_per_hour=3.0, workload="llm"),
+        ),
+        cluster=ClusterSpec(groups),
+        network=NetworkConfig(
+            intra_node_gbps=7200.0, intra_rack_gbps=3200.0, cross_rack_gbps=3200.0
+        ),  # fmt: skip
+        policies=(PolicySpec("fifo"), PolicySpec("las"), PolicySpec("gavel_maxmin")),
+        seed=seed,
+        throughputs="mlperf",
+    )

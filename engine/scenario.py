@@ -130,7 +130,7 @@ def _validate_cluster(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
     known = matrix.worker_types
     for i, group in enumerate(config.cluster.node_groups, start=1):
         where = f"GPU mix row {i}"
-        if group.worker_type not in known:
+        if not matrix.has_worker_type(group.worker_type):
             raise ConfigError(f"{where}: unknown worker type {group.worker_type!r}; known: {known}")
         if group.nodes < 1 or group.gpus_per_node < 1:
             raise ConfigError(f"{where}: nodes and GPUs per node must be >= 1")

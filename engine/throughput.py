@@ -1,21 +1,31 @@
 """The throughput matrix: training speed of each job type on each worker type and scale factor.
 
-``throughputs[job_type][worker_type][scale_factor]`` is in steps/s for the whole job, as measured by
-Gavel (Narayanan et al., OSDI 2020, MIT license; `engine/data/`) with the job alone and consolidated
-on one server. A job type is Gavel's name, e.g. ``"ResNet-50 (batch size 64)"``; its model is the
-part before `` (batch size``. A missing entry means the job does not fit on that worker type.
+``throughputs[job_type][worker_type][scale_factor]`` is in steps/s for the whole job. Two matrices
+are built in (``ScenarioConfig.throughputs``):
+
+- ``"gavel"`` (the default): as measured by Gavel (Narayanan et al., OSDI 2020, MIT license;
+  `engine/data/`) with the job alone and consolidated on one server. A job type is Gavel's name,
+  e.g. ``"ResNet-50 (batch size 64)"``; its model is the part before `` (batch size``.
+- ``"mlperf"`` / ``"mlperf-best"``: MLPerf Training time-to-train (MLCommons, Apache-2.0), where a
+  step is one *run* (the benchmark trained to its quality target), so steps/s = 1 / time-to-train;
+  built by :mod:`engine.mlperf`, which states its rules.
+
+A missing entry means the job does not run on that worker type. Names may be looked up in any
+case (``"h100-sxm"`` finds ``"H100-SXM"``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 import pandas as pd
 
 from engine.errors import TraceError
+from engine.mlperf import JOB_TYPES_BY_GPUS, mlperf_table
 
 DATA_DIR = Path(__file__).parent / "data"
 GAVEL_CSV = DATA_DIR / "gavel_throughputs_isolated.csv"
@@ -29,18 +39,46 @@ def model_of(job_type: str) -> str:
     return job_type.split(" (batch size")[0]
 
 
+INTERPOLATIONS = ("gavel", "loglog")
+
+
 @dataclass(frozen=True)
 class ThroughputMatrix:
     """Measured steps/s per (job type, worker type, scale factor).
 
     Attributes:
         table: ``{job_type: {worker_type: {scale_factor: steps_per_s}}}``; zero or absent = no fit.
+        name: the built-in matrix it is (``"gavel"``, ``"mlperf"``, ...) or the CSV's file name.
+        interpolation: how unmeasured scale factors are filled (:meth:`steps_per_s`):
+            ``"gavel"`` or ``"loglog"``.
+        communication_measured: True when the measured times already hold all of a job's
+            communication at every measured size (MLPerf's multi-node runs); the network model
+            then charges nothing on top (:meth:`gradient_bytes`).
+        job_types_by_gpus: the rule mapping a trace job without a model onto job types by its
+            GPU count: ``((max_gpus, (job types...)), ...)`` ascending; empty: any job type
+            (see :func:`engine.traces.rules.draw_job_types`).
         derived: the worker types added by :meth:`with_worker_type` as (name, base, speed
             ratio), in order, so :meth:`merged` gives a trace's own job types the same types.
     """
 
     table: dict[str, dict[str, dict[int, float]]]
     derived: tuple[tuple[str, str, float], ...] = ()
+    name: str = "gavel"
+    interpolation: str = "gavel"
+    communication_measured: bool = False
+    job_types_by_gpus: tuple[tuple[int, tuple[str, ...]], ...] = ()
+    _folded: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.interpolation not in INTERPOLATIONS:
+            raise ValueError(f"interpolation must be one of {INTERPOLATIONS}")
+        names = {*self.table, *(wt for per_type in self.table.values() for wt in per_type)}
+        self._folded.update({n.casefold(): n for n in names})
+
+    def canonical(self, name: str) -> str:
+        """The matrix's spelling of a job or worker type name given in any case (unchanged if
+        the matrix has no such name)."""
+        return self._folded.get(name.casefold(), name)
 
     @property
     def job_types(self) -> list[str]:
@@ -53,22 +91,39 @@ class ThroughputMatrix:
     def steps_per_s(self, job_type: str, worker_type: str, scale_factor: int) -> float:
         """Throughput of a job of ``scale_factor`` GPUs of ``worker_type``; 0.0 if it does not fit.
 
-        Scale factors not measured are reconstructed [R]: the per-GPU rate of the largest
-        measured scale factor below ``scale_factor``, times ``scale_factor`` (linear weak
+        Scale factors not measured are reconstructed [R]. ``"gavel"``: the per-GPU rate of the
+        largest measured scale factor below ``scale_factor``, times ``scale_factor`` (linear weak
         scaling); if that measurement is 0 (the job does not fit there), neither does the larger
-        job. The network model then charges the extra communication of the placement.
+        job; none below: 0. ``"loglog"``: see :func:`loglog_steps_per_s`. The network model then
+        charges the extra communication of the placement.
         """
-        measured = self.table.get(job_type, {}).get(worker_type, {})
+        per_type = self.table.get(job_type)
+        if per_type is None:
+            per_type = self.table.get(self.canonical(job_type), {})
+        measured = per_type.get(worker_type)
+        if measured is None:
+            measured = per_type.get(self.canonical(worker_type), {})
         if scale_factor in measured:
             return measured[scale_factor]
+        if self.interpolation == "loglog":
+            return loglog_steps_per_s(measured, scale_factor)
         below = [sf for sf in measured if sf <= scale_factor]
         if not below:
             return 0.0
         base = max(below)
         return measured[base] / base * scale_factor
 
+    def gradient_bytes(self, job_type: str) -> float:
+        """Bytes the network model all-reduces per step of ``job_type``: 0 when the matrix's
+        times already include all communication (``communication_measured``), else
+        :func:`gradient_bytes`."""
+        return 0.0 if self.communication_measured else gradient_bytes(job_type)
+
     def has_job_type(self, job_type: str) -> bool:
-        return job_type in self.table
+        return self.canonical(job_type) in self.table
+
+    def has_worker_type(self, worker_type: str) -> bool:
+        return self.canonical(worker_type) in self.worker_types
 
     def fits(self, job_type: str, worker_type: str) -> bool:
         """Whether ``job_type`` runs on ``worker_type`` at some measured scale factor (Gavel's
@@ -84,7 +139,9 @@ class ThroughputMatrix:
             }
             for jt, per_type in self.table.items()
         }
-        return ThroughputMatrix(table, (*self.derived, (name, base, speed_ratio)))
+        return dataclasses.replace(
+            self, table=table, derived=(*self.derived, (name, base, speed_ratio))
+        )
 
     def merged(self, measured: ThroughputMatrix | None) -> ThroughputMatrix:
         """This matrix with ``measured``'s entries added (a trace's own speeds, e.g.
@@ -101,7 +158,7 @@ class ThroughputMatrix:
                 ours.setdefault(worker_type, {}).update(per_sf)
             for name, base, speed_ratio in self.derived:
                 ours[name] = {sf: v * speed_ratio for sf, v in ours.get(base, {}).items()}
-        return ThroughputMatrix(table, self.derived)
+        return dataclasses.replace(self, table=table)
 
     def slowed(self, step_time_overhead: float) -> ThroughputMatrix:
         """Every throughput divided by ``1 + step_time_overhead`` (each step that much longer);
@@ -112,7 +169,7 @@ class ThroughputMatrix:
         table = {jt: {wt: {sf: v / factor for sf, v in per_sf.items()}
                       for wt, per_sf in per_type.items()}
                  for jt, per_type in self.table.items()}  # fmt: skip
-        return ThroughputMatrix(table, self.derived)
+        return dataclasses.replace(self, table=table)
 
     def to_frame(self) -> pd.DataFrame:
         """Long table: job_type, worker_type, scale_factor, steps_per_s."""
@@ -127,8 +184,36 @@ class ThroughputMatrix:
         )
 
 
+def loglog_steps_per_s(measured: dict[int, float], scale_factor: int) -> float:
+    """The ``"loglog"`` rule [R] for an unmeasured scale factor, from the measured sizes of one
+    (job type, worker type): between two measured sizes, linear in log(size) and
+    log(steps/s) (a power law through both, so it is monotone when they are); below the
+    smallest or above the largest, the per-GPU rate of that nearest size (linear scaling);
+    nothing measured: 0 (the job does not run there; never invented).
+    """
+    sizes = sorted(measured)
+    if not sizes or scale_factor < 1:
+        return 0.0
+    if scale_factor <= sizes[0] or scale_factor >= sizes[-1]:
+        base = sizes[0] if scale_factor <= sizes[0] else sizes[-1]
+        return measured[base] / base * scale_factor
+    upper = next(i for i, sf in enumerate(sizes) if sf > scale_factor)
+    lo, hi = sizes[upper - 1], sizes[upper]
+    if measured[lo] <= 0 or measured[hi] <= 0:
+        return 0.0
+    t = math.log(scale_factor / lo) / math.log(hi / lo)
+    value = math.exp((1 - t) * math.log(measured[lo]) + t * math.log(measured[hi]))
+    low, high = sorted((measured[lo], measured[hi]))
+    return min(max(value, low), high)  # no rounding step outside the two measurements
+
+
+BUILTIN_MATRICES = ("gavel", "mlperf", "mlperf-best")
+"""Names ``ScenarioConfig.throughputs`` accepts besides a CSV path."""
+
+
 def load_matrix(path: Path | str | None = None) -> ThroughputMatrix:
-    """Loads a throughput CSV in Gavel's isolated layout (built-in table when ``path`` is None).
+    """Loads a built-in matrix by name (:data:`BUILTIN_MATRICES`; ``None`` is ``"gavel"``) or a
+    throughput CSV in Gavel's isolated layout.
 
     Columns: ``worker_type, model, batch_size, scale_factor, isolated_steps_per_sec``; rows whose
     worker type ends in ``_unconsolidated`` are skipped (the network model covers spreading).
@@ -138,12 +223,23 @@ def load_matrix(path: Path | str | None = None) -> ThroughputMatrix:
     """
     if path is None or str(path) == "gavel":
         return _builtin_matrix()
+    if str(path) in BUILTIN_MATRICES:
+        return _mlperf_matrix(str(path))
     return _parse_matrix(pd.read_csv(path), Path(path).name)
 
 
 @cache
+def _mlperf_matrix(name: str) -> ThroughputMatrix:
+    statistic = "best" if name == "mlperf-best" else "typical"
+    return ThroughputMatrix(
+        mlperf_table(statistic), name=name, interpolation="loglog", communication_measured=True,
+        job_types_by_gpus=JOB_TYPES_BY_GPUS,
+    )  # fmt: skip
+
+
+@cache
 def _builtin_matrix() -> ThroughputMatrix:
-    return _parse_matrix(pd.read_csv(GAVEL_CSV), GAVEL_CSV.name)
+    return dataclasses.replace(_parse_matrix(pd.read_csv(GAVEL_CSV), GAVEL_CSV.name), name="gavel")
 
 
 def _parse_matrix(frame: pd.DataFrame, file: str) -> ThroughputMatrix:
@@ -172,7 +268,7 @@ def _parse_matrix(frame: pd.DataFrame, file: str) -> ThroughputMatrix:
             raise TraceError("scale factor must be >= 1", file=file, row=i, column="scale_factor")
         job_type = f"{model} (batch size {int(batch)})" if math.isfinite(batch) else model
         table.setdefault(job_type, {}).setdefault(worker_type, {})[int(scale_factor)] = value
-    return ThroughputMatrix(table)
+    return ThroughputMatrix(table, name=file)
 
 
 @cache

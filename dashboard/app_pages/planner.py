@@ -8,6 +8,11 @@ import streamlit as st
 
 from dashboard.charts_study import make_pareto
 from dashboard.components.chart import render_chart
+from dashboard.components.plan_prices import (
+    candidates_state_key,
+    default_candidates,
+    render_price_sources,
+)
 from dashboard.components.run_panel import render_flash
 from dashboard.components.study_controls import render_seed_count
 from dashboard.components.study_run import EXECUTOR_ENV, render_study_buttons
@@ -15,7 +20,6 @@ from dashboard.query import trace_store, upload_sha256
 from dashboard.state import apply_config, build_config
 from dashboard.study_tables import STUDY_METRICS
 from engine.errors import EngineError, SimulationCancelled
-from engine.study.cost import DEFAULT_PRICES_USD_PER_GPU_H
 from engine.study.store import default_results_dir
 
 st.title("Planner")
@@ -48,15 +52,12 @@ s.setdefault("plan_target", 2.0)
 target = cols[2].number_input(f"At most ({unit.unit})", min_value=0.001, key="plan_target")
 with cols[3]:
     seeds = render_seed_count("plan_seeds", 2)
-s.setdefault("plan_candidates", pd.DataFrame({
-    "worker_type": list(DEFAULT_PRICES_USD_PER_GPU_H),
-    "price_usd_per_gpu_h": list(DEFAULT_PRICES_USD_PER_GPU_H.values()),
-    "max_nodes": [8] * len(DEFAULT_PRICES_USD_PER_GPU_H),
-    "gpus_per_node": [8] * len(DEFAULT_PRICES_USD_PER_GPU_H),
-}))  # fmt: skip
+candidates_key = candidates_state_key(base.throughputs)
+s.setdefault(candidates_key, default_candidates(base.throughputs))
 st.markdown("**Candidates**: GPU types the planner may buy, with a price and an upper bound")
+render_price_sources(s[candidates_key])
 candidates = st.data_editor(
-    s["plan_candidates"], key="plan_candidates_editor", num_rows="dynamic", hide_index=True,
+    s[candidates_key], key=f"{candidates_key}_editor", num_rows="dynamic", hide_index=True,
     column_config={
         "worker_type": st.column_config.TextColumn("GPU type", required=True),
         "price_usd_per_gpu_h": st.column_config.NumberColumn(
@@ -73,11 +74,19 @@ def _spec():
     chosen = next(p for p in base.policies if p.display_name == policy)
     rows = []
     for i, row in enumerate(candidates.itertuples(index=False), start=1):
+        if pd.isna(row.price_usd_per_gpu_h):
+            raise EngineError(
+                f"candidates row {i} ({row.worker_type}): no price; there is no citable public "
+                "price for this GPU type, so enter yours (USD per GPU-hour)"
+            )
         try:
             rows.append(Candidate(str(row.worker_type), float(row.price_usd_per_gpu_h),
                                   int(row.max_nodes), int(row.gpus_per_node)))  # fmt: skip
         except (TypeError, ValueError) as exc:
-            raise EngineError(f"candidates row {i}: a cell is empty or not a number") from exc
+            raise EngineError(
+                f"candidates row {i} ({row.worker_type}): a cell is empty or not a number; "
+                "a GPU type without a citable price needs yours"
+            ) from exc
     return PlanSpec(dataclasses.replace(base, policies=(chosen,)), tuple(rows), metric,
                     float(target) * unit.per_unit, tuple(seeds))  # fmt: skip
 

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from dashboard.components.cluster_2026 import render_2026_button
 from dashboard.components.cluster_panel import (
     render_extra_types,
     render_gpu_mix,
@@ -33,6 +34,7 @@ st.caption(
 )
 render_scenario_picker()
 render_paper_picker()
+render_2026_button()
 render_flash()
 run_area = st.container(border=True)
 jobs_tab, cluster_tab, policy_tab, rules_tab, file_tab = st.tabs(

@@ -19,10 +19,25 @@ from engine.errors import ConfigError
 from engine.placement import list_placements
 from engine.topology import Topology
 
+MATRIX_CHOICES = ("gavel", "mlperf", "mlperf-best")
+MATRIX_LABELS = {
+    "gavel": "gavel: Gavel's 2019 measurements (K80, P100, V100)",
+    "mlperf": "mlperf: MLPerf Training time-to-train, typical (median over submitters)",
+    "mlperf-best": "mlperf-best: MLPerf Training time-to-train, best submission",
+}
+
 PLACEMENT_LABELS = {
     "consolidated": "Consolidated (fewest nodes, then racks)",
     "first_fit": "First fit (no consolidation)",
 }
+
+
+def _on_matrix_change() -> None:
+    """Keeps the assumed GPU type of a trace valid in the new matrix (H100-SXM for MLPerf)."""
+    s = st.session_state
+    types = worker_types(s["throughputs"])
+    if s["assumed_worker_type"] not in types:
+        s["assumed_worker_type"] = "H100-SXM" if "H100-SXM" in types else types[-1]
 
 
 def extra_type_names() -> list[str]:
@@ -38,7 +53,7 @@ def render_extra_types() -> None:
     config = {
         "name": st.column_config.TextColumn("New GPU type", help="e.g. a100", required=True),
         "base": st.column_config.SelectboxColumn(
-            "Compared with", options=worker_types(), required=True,
+            "Compared with", options=worker_types(st.session_state["throughputs"]), required=True,
             help="A GPU type of the measured throughput matrix",
         ),
         "speed_ratio": st.column_config.NumberColumn(
@@ -58,7 +73,8 @@ def render_gpu_mix() -> None:
     """Rows of (worker type, nodes, GPUs per node, rack), with a capacity summary or the error."""
     config = {
         "worker_type": st.column_config.SelectboxColumn(
-            "GPU type", options=[*worker_types(), *extra_type_names()], required=True,
+            "GPU type", required=True,
+            options=[*worker_types(st.session_state["throughputs"]), *extra_type_names()],
             help="A worker type of the throughput matrix",
         ),
         "nodes": st.column_config.NumberColumn("Nodes", min_value=1, step=1, required=True),
@@ -67,6 +83,13 @@ def render_gpu_mix() -> None:
         ),
         "rack": st.column_config.TextColumn("Rack", help="Groups sharing a rack share its switch"),
     }  # fmt: skip
+    choices = list(dict.fromkeys([*MATRIX_CHOICES, st.session_state["throughputs"]]))
+    st.selectbox(
+        "Throughput matrix", choices,
+        key="throughputs", format_func=lambda k: MATRIX_LABELS.get(k, k),
+        on_change=_on_matrix_change,
+        help="Where job speeds come from; the Matrix page shows every number and its source.",
+    )  # fmt: skip
     st.markdown("**GPU mix**: one row per group of identical nodes (add or delete rows freely)")
     frame = render_table_editor("gpu_mix", config)
     try:

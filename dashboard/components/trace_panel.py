@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.components.table_editor import render_table_editor
 from dashboard.runner import worker_types
 from dashboard.state import SOURCE_KINDS
-from engine.errors import EngineError
+from dashboard.tables import llm_classes_from_frame
+from engine.errors import ConfigError, EngineError
 from engine.traces import (
     TraceInfo,
     carries_speeds,
@@ -76,10 +78,53 @@ def render_trace_source() -> None:
         left.number_input("Number of jobs", min_value=1, max_value=20000, step=50, key="num_jobs")
         right.number_input(
             "Jobs per hour", min_value=0.1, step=1.0, key="jobs_per_hour",
-            help="Poisson arrival rate",
+            help="Poisson arrival rate (the LLM-era mix: its daily mean)",
         )  # fmt: skip
+        st.radio(
+            "Job mix", ["gavel", "llm"], key="synthetic_workload", horizontal=True,
+            format_func=lambda w: WORKLOAD_LABELS[w],
+            help="LLM-era: small jobs on 1-8 GPUs, fine-tunes on 8-64, pre-training on 256-512, "
+            "arrivals with a daily cycle (engine/traces/llm_mix.py; classes editable in the "
+            "scenario JSON, trace.synthetic.llm). Its job types need the mlperf matrix.",
+        )  # fmt: skip
+        if st.session_state["synthetic_workload"] == "llm":
+            _render_llm_mix()
     if kind != SOURCE_KINDS[2]:
         _render_reading_options(_current_info())
+
+
+WORKLOAD_LABELS = {"gavel": "Gavel's Philly-derived mix", "llm": "LLM-era mix (MLPerf job types)"}
+
+
+def _render_llm_mix() -> None:
+    """The LLM-era mix's classes, daily cycle and its rules, all editable."""
+    number = st.column_config.NumberColumn
+    st.caption(
+        "Each job: a class by its share; a size, a power of two in [min, max] GPUs; a job type "
+        "drawn from the class's list; a run time log-uniform in [min, max] hours on "
+        "H100-SXM at that size (engine/traces/llm_mix.py)."
+    )
+    frame = render_table_editor("llm_classes", {
+        "name": st.column_config.TextColumn("Class", required=True),
+        "share": number("Share", min_value=0.0, format="%.2f", required=True),
+        "min_gpus": number("Min GPUs", min_value=1, step=1, required=True),
+        "max_gpus": number("Max GPUs", min_value=1, step=1, required=True),
+        "job_types": st.column_config.TextColumn(
+            "Job types (comma-separated)", width="large", required=True,
+            help="Benchmarks of the mlperf matrix (the Matrix page lists them)"),
+        "min_hours": number("Min hours", min_value=0.01, format="%.2f", required=True),
+        "max_hours": number("Max hours", min_value=0.01, format="%.2f", required=True),
+    })  # fmt: skip
+    try:
+        llm_classes_from_frame(frame)
+    except ConfigError as exc:
+        st.error(str(exc))
+    left, right = st.columns(2)
+    left.slider(
+        "Daily swing of the arrival rate", 0.0, 1.0, step=0.05, key="llm_daily_amplitude",
+        help="0: constant rate; 0.5: the peak hour gets 3x the trough's arrivals",
+    )  # fmt: skip
+    right.number_input("Peak hour", min_value=0.0, max_value=23.5, step=1.0, key="llm_peak_hour")
 
 
 def _format_label(name: str) -> str:
@@ -107,7 +152,8 @@ def _render_reading_options(info: TraceInfo | None) -> None:
         )  # fmt: skip
     elif uses_assumed_worker_type(effective):
         mid.selectbox(
-            "Durations were measured on", worker_types(), key="assumed_worker_type",
+            "Durations were measured on", worker_types(st.session_state["throughputs"]),
+            key="assumed_worker_type",
             help="GPU type the trace's durations were observed on (Philly and ITP record none).",
         )  # fmt: skip
     else:

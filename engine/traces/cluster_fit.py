@@ -2,7 +2,9 @@
 
 A job is *larger than the cluster* when its scale factor exceeds the GPU count
 (``ClusterSpec.capacity()``) of every worker type it can run on (``ThroughputMatrix.fits``), so no
-placement could ever start it. Such a job would wait forever and distort every metric.
+placement could ever start it; this includes a job whose type runs on none of the cluster's worker
+types (an MLPerf benchmark with no result on them), and the message then names both.
+Such a job would wait forever and distort every metric.
 """
 
 from __future__ import annotations
@@ -50,10 +52,20 @@ def check_cluster_fit(
     bad = jobs[oversized]
     if not drop_oversized:
         first = bad.sort_values("source_row", kind="mergesort").iloc[0]
+        if limits[first["job_type"]] == 0:
+            why = (
+                f"the first, job {first['job_id']!r}, is of job type {first['job_type']!r}, which "
+                f"has no throughput on {', '.join(cluster.capacity())} (the cluster's GPU types): "
+                "it does not run there"
+            )
+        else:
+            why = (
+                f"the first, job {first['job_id']!r}, needs {first['scale_factor']} GPUs but at "
+                f"most {limits[first['job_type']]} are available"
+            )
         raise OversizedJobsError(
             f"{len(bad)} job(s) need more GPUs than the cluster has of any GPU type they run on; "
-            f"the first, job {first['job_id']!r}, needs {first['scale_factor']} GPUs but at most "
-            f"{limits[first['job_type']]} are available. Drop oversized jobs or add GPUs.",
+            f"{why}. Drop oversized jobs or add GPUs.",
             file=file,
             job_ids=[str(j) for j in bad["job_id"]],
             row=int(first["source_row"]),

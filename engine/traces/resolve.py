@@ -21,6 +21,7 @@ from engine.config import ClusterSpec, LoadConfig, TraceSpec
 from engine.errors import TraceError
 from engine.throughput import ThroughputMatrix
 from engine.traces.cluster_fit import check_cluster_fit
+from engine.traces.llm_mix import generate_llm_mix, llm_mix_note
 from engine.traces.load import apply_load, load_note
 from engine.traces.registry import Loaded, load_trace
 from engine.traces.synthetic import REFERENCE_WORKER_TYPE, generate_synthetic
@@ -150,7 +151,15 @@ def _load(
     given: tuple[str, bytes] | None = None,
 ) -> tuple[Loaded, str]:
     source = spec.source
+    if source == "synthetic" and spec.synthetic.workload == "llm":
+        jobs = generate_llm_mix(spec.synthetic, matrix, rng)
+        return Loaded(jobs, (llm_mix_note(spec.synthetic),), "synthetic"), "synthetic"
     if source == "synthetic":
+        if spec.synthetic.workload != "gavel":
+            raise TraceError(
+                "trace.synthetic.workload must be 'gavel' or 'llm', "
+                f"got {spec.synthetic.workload!r}"
+            )
         jobs = generate_synthetic(spec.synthetic, matrix, rng)
         note = (
             f"synthetic workload: {spec.synthetic.num_jobs} jobs, Poisson arrivals at "

@@ -5,7 +5,9 @@ All assumptions made by the importers live here, so they can be read (and change
 1. **No model recorded** (Philly, ITP raw): each job's type is drawn uniformly, with the
    scenario's seeded ``numpy.random.Generator``, from the matrix's job types that fit on the
    assumed worker type at the job's scale factor (``steps_per_s(job_type, assumed, sf) > 0``);
-   see :func:`draw_job_types`.
+   see :func:`draw_job_types`. With the MLPerf matrix, only the benchmarks of the job's size
+   class count (:func:`job_types_of_size`: 1-8 GPUs single-node benchmarks, 9-128 fine-tunes
+   and mid-size models, more LLM pre-training).
 2. **Model names that are not Gavel job types** (Tiresias ``model_name``, Pollux ``application``,
    ITP ElasticFlow ``model_name``): the name is mapped to the closest Gavel job type by
    :data:`MODEL_TO_JOB_TYPE` (first matching prefix, longest prefix first).
@@ -106,7 +108,7 @@ def draw_job_types(
 ) -> list[str]:
     """Rule 1: per job, a job type drawn uniformly from those that run on ``worker_type`` at the
     job's scale factor (``steps_per_s > 0``; e.g. Gavel measured ResNet-50 at batch size 128 on
-    one K80 but not on 2, 4 or 8).
+    one K80 but not on 2, 4 or 8), among :func:`job_types_of_size`.
 
     One uniform draw per job, so the types of the first jobs do not depend on later rows.
 
@@ -114,7 +116,11 @@ def draw_job_types(
         TraceError: if no job type runs on ``worker_type`` at some job's scale factor.
     """
     candidates = {
-        sf: [jt for jt in matrix.job_types if matrix.steps_per_s(jt, worker_type, sf) > 0]
+        sf: [
+            jt
+            for jt in job_types_of_size(matrix, sf)
+            if matrix.steps_per_s(jt, worker_type, sf) > 0
+        ]
         for sf in {int(sf) for sf in scale_factors}
     }
     u = rng.random(len(scale_factors))
@@ -125,6 +131,17 @@ def draw_job_types(
             raise TraceError(f"no job type runs on {sf} {worker_type} GPUs", file=file, row=i)
         out.append(options[int(draw * len(options))])
     return out
+
+
+def job_types_of_size(matrix: ThroughputMatrix, gpus: int) -> list[str]:
+    """The job types a ``gpus``-GPU trace job may be mapped onto: the class of its size in
+    ``matrix.job_types_by_gpus`` (the MLPerf matrix's rule, :data:`engine.mlperf.JOB_TYPES_BY_GPUS`:
+    a 4-GPU Philly job becomes a single-node benchmark, a 512-GPU job LLM pre-training), or
+    every job type when the matrix has no such rule (Gavel's)."""
+    for limit, names in matrix.job_types_by_gpus:
+        if gpus <= limit:
+            return [jt for jt in names if matrix.has_job_type(jt)]
+    return matrix.job_types
 
 
 def map_model_names(names: Sequence[str], file: str, column: str) -> list[str]:

@@ -52,7 +52,7 @@ def build_jobs(
         {
             "job_id": list(job_id),
             "arrival_s": arrival_s,
-            "job_type": list(job_type),
+            "job_type": [matrix.canonical(name) for name in job_type],
             "scale_factor": scale_factor,
             "total_steps": total_steps,
             "priority_weight": np.ones(n) if priority_weight is None else priority_weight,
