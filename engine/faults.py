@@ -1,0 +1,171 @@
+"""Node failures, repairs, spare nodes and checkpoints (:class:`engine.config.FailureConfig`).
+
+Each schedulable node fails as a renewal process: a time to failure drawn at the start and
+whenever the node returns to service, exponential or Weibull with the node's MTBF (its worker
+type's, else the scenario's). With ``rack_mtbf_h`` a rack fails as a whole as well (every node
+of it at once). A failed node returns after the repair time; when a spare node of its type is
+in reserve it returns after the swap time instead, and the broken unit joins the reserve once
+repaired [R: a pool of working units, the simplest model of a spare; a spare in reserve does
+not fail]. The spares are the last nodes of each worker type in the GPU mix, held out of the
+schedulable cluster for the whole run.
+
+All draws come from a generator of their own, seeded by the failure seed and
+:data:`FAULT_STREAM`, so turning failures on or off does not shift any other random draw.
+
+A job checkpoints every ``interval`` seconds of work, each checkpoint taking ``cost`` seconds
+without progress: it runs at ``interval / (interval + cost)`` of its rate
+(:func:`checkpoint_keep`), which is exact at every checkpoint; when a node it holds fails it
+keeps only the work of its last completed checkpoint (:func:`since_checkpoint_s`). Young's
+interval ``sqrt(2 x cost x MTBF)`` (Young, CACM 1974; Daly, FGCS 2006) uses the job's MTBF: one
+over its nodes' and racks' failure rates summed (:meth:`FaultModel.job_mtbf_s`).
+"""
+
+from __future__ import annotations
+
+import math
+from heapq import heappop, heappush
+
+import numpy as np
+
+from engine.allocation.layout import NodeLayout
+from engine.config import FailureConfig
+
+FAULT_STREAM = 27
+"""Second word of the failure generator's seed (``default_rng([seed, FAULT_STREAM])``): a stream
+apart from the run's generator, which is seeded by the scenario's seed alone."""
+
+FAIL, RETURN, SPARE_READY, RACK_FAIL = 0, 1, 2, 3
+"""Kinds of failure events: a node fails, a node returns to service, a repaired unit joins its
+type's reserve, a whole rack fails."""
+
+
+def checkpoint_keep(interval_s: float, cost_s: float) -> float:
+    """Share of a job's wall time that makes progress: ``interval / (interval + cost)``."""
+    return interval_s / (interval_s + cost_s)
+
+
+def young_interval_s(cost_s: float, mtbf_s: float) -> float:
+    """Young's optimum checkpoint interval ``sqrt(2 x cost x MTBF)`` (s); 0 for free
+    checkpoints (then a job checkpoints continuously and a failure loses no work)."""
+    return math.sqrt(2.0 * cost_s * mtbf_s)
+
+
+def since_checkpoint_s(productive_s: float, interval_s: float, cost_s: float) -> float:
+    """Wall time since the job's last completed checkpoint, after ``productive_s`` seconds of
+    running (restore excluded) in cycles of ``interval_s`` of work then ``cost_s`` of
+    checkpoint: the work a failure now loses, with the checkpoint being written."""
+    cycle = interval_s + cost_s
+    return productive_s - math.floor(productive_s / cycle) * cycle
+
+
+def checkpoint_time_s(productive_s: float, interval_s: float, cost_s: float) -> float:
+    """Wall time spent writing checkpoints in ``productive_s`` seconds of running."""
+    cycle = interval_s + cost_s
+    done = math.floor(productive_s / cycle)
+    return done * cost_s + max(0.0, productive_s - done * cycle - interval_s)
+
+
+class FaultModel:
+    """The failure process of one run: which nodes are down, the spare reserve, and the next
+    events (a heap keyed ``(time, seq)``).
+
+    Attributes:
+        reserved: the spare nodes held out of the schedulable cluster (node indices).
+        down: nodes failed and not yet back, in the schedulable cluster.
+        next_s: time of the next event (``inf`` when none).
+        node_failures: failures of schedulable nodes so far (rack failures count each node).
+    """
+
+    def __init__(self, config: FailureConfig, layout: NodeLayout, seed: int) -> None:
+        self.rng = np.random.default_rng([seed, FAULT_STREAM])
+        self.weibull = config.distribution == "weibull"
+        self.shape = config.weibull_shape
+        self.repair_s = config.repair_h * 3600.0
+        self.swap_s = config.spare_swap_s
+        by_type = {entry.worker_type: entry.node_mtbf_h for entry in config.type_mtbf}
+        self.node_mtbf_s = [by_type.get(wt, config.node_mtbf_h) * 3600.0 for wt in layout.node_type]
+        self.rack_mtbf_s = config.rack_mtbf_h * 3600.0
+        self.node_type = layout.node_type
+        self.reserved: set[int] = set()
+        self.spares: dict[str, int] = {}
+        for worker_type, nodes in layout.type_nodes.items():
+            count = config.spares_per_type
+            self.spares[worker_type] = count
+            self.reserved.update(nodes[len(nodes) - count :] if count else ())
+        self.rack_nodes: dict[str, list[int]] = {rack: [] for rack in layout.racks}
+        for node in range(len(layout.nodes)):
+            if node not in self.reserved:
+                self.rack_nodes[layout.node_rack[node]].append(node)
+        self.down: set[int] = set()
+        self.events: list[tuple[float, int, int, int, str, int]] = []
+        self.epoch = [0] * len(layout.nodes)  # failures of each node so far (stale FAIL events)
+        self.seq = 0
+        self.next_s = math.inf
+        self.node_failures = 0
+        for node in range(len(layout.nodes)):
+            if node not in self.reserved:
+                self._push(self._time_to_failure(self.node_mtbf_s[node]), FAIL, node)
+        if self.rack_mtbf_s > 0:
+            for rack in layout.racks:
+                self._push(self._time_to_failure(self.rack_mtbf_s), RACK_FAIL, -1, rack)
+
+    def _time_to_failure(self, mean_s: float) -> float:
+        if self.weibull:  # scale so that the mean is mean_s
+            return mean_s / math.gamma(1.0 + 1.0 / self.shape) * float(self.rng.weibull(self.shape))
+        return float(self.rng.exponential(mean_s))
+
+    def _push(self, at_s: float, kind: int, node: int, rack: str = "") -> None:
+        self.seq += 1
+        epoch = self.epoch[node] if node >= 0 else 0
+        heappush(self.events, (at_s, self.seq, kind, node, rack, epoch))
+        self.next_s = self.events[0][0]
+
+    def pop(self) -> tuple[int, int, str]:
+        """The next event as (kind, node, rack), removed from the heap; a node's failure drawn
+        before a rack failure took it down comes back as a failure of node -1 (nothing)."""
+        _, _, kind, node, rack, epoch = heappop(self.events)
+        self.next_s = self.events[0][0] if self.events else math.inf
+        if kind == FAIL and epoch != self.epoch[node]:
+            return FAIL, -1, rack
+        return kind, node, rack
+
+    def fail(self, node: int, now_s: float) -> bool:
+        """Books the failure of an up node (a spare swapped in, else its repair); False for a
+        node already down (a rack failure over a failed node)."""
+        if node < 0 or node in self.down:
+            return False
+        self.down.add(node)
+        self.epoch[node] += 1
+        self.node_failures += 1
+        worker_type = self.node_type[node]
+        if self.spares[worker_type] > 0:
+            self.spares[worker_type] -= 1
+            self._push(now_s + self.swap_s, RETURN, node)
+            self._push(now_s + self.repair_s, SPARE_READY, node)
+        else:
+            self._push(now_s + self.repair_s, RETURN, node)
+        return True
+
+    def returned(self, node: int, now_s: float) -> None:
+        """Books a node's return to service and draws its next failure."""
+        self.down.discard(node)
+        self._push(now_s + self._time_to_failure(self.node_mtbf_s[node]), FAIL, node)
+
+    def spare_ready(self, node: int) -> None:
+        """A repaired unit of ``node``'s type joins the reserve."""
+        self.spares[self.node_type[node]] += 1
+
+    def rack_failed(self, rack: str, now_s: float) -> list[int]:
+        """The rack's schedulable nodes (all fail now); draws the rack's next failure."""
+        self._push(now_s + self._time_to_failure(self.rack_mtbf_s), RACK_FAIL, -1, rack)
+        return list(self.rack_nodes[rack])
+
+    def job_mtbf_s(self, nodes: tuple[int, ...], racks: tuple[str, ...]) -> float:
+        """Mean time between failures of a job on ``nodes`` in ``racks``: one over the sum of
+        their failure rates (independent processes in series)."""
+        rate = 0.0
+        for node in nodes:
+            rate += 1.0 / self.node_mtbf_s[node]
+        if self.rack_mtbf_s > 0:
+            rate += len(racks) / self.rack_mtbf_s
+        return 1.0 / rate
