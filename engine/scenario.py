@@ -159,7 +159,9 @@ def validate_failures(config: ScenarioConfig) -> None:
                 f"{worker_type} leave none of its {nodes} node(s) to schedule on"
             )
     if config.rounds.gavel_rules:
-        raise ConfigError("failures: not modelled under Gavel's simulator rules (rounds.gavel_rules)")
+        raise ConfigError(
+            "failures: not modelled under Gavel's simulator rules (rounds.gavel_rules)"
+        )
     for spec in config.policies:
         if not get_policy(spec.name).models_failures:
             raise ConfigError(

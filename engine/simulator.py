@@ -634,6 +634,7 @@ class Simulation:
         cost_s = self.checkpoint_cost_s
         interval_s = self.config.failures.checkpoint_interval_s
         if interval_s is None:
-            interval_s = young_interval_s(cost_s, faults.job_mtbf_s(placement.nodes, placement.racks))
+            mtbf_s = faults.job_mtbf_s(placement.nodes, placement.racks)
+            interval_s = young_interval_s(cost_s, mtbf_s)
         job.checkpoint_interval_s = interval_s
         job.checkpoint_keep = checkpoint_keep(interval_s, cost_s) if interval_s > 0 else 1.0

@@ -20,18 +20,22 @@ from tests.engine.helpers import RESNET50, cluster, jobs_frame
 MATRIX = load_matrix()
 
 
-def daly_expected_s(solve_s: float, interval_s: float, cost_s: float, restore_s: float,
-                     mtbf_s: float) -> float:  # fmt: skip
+def daly_expected_s(
+    solve_s: float, interval_s: float, cost_s: float, restore_s: float, mtbf_s: float
+) -> float:
     """Daly's expected wall time (FGCS 22(3), 2006, eq. 13 with no downtime) of ``solve_s``
     seconds of work in segments of ``interval_s`` each followed by a checkpoint of ``cost_s``,
     exponential failures of mean ``mtbf_s`` (also during restores), restore ``restore_s``:
     ``M e^(R/M) (e^((tau+delta)/M) - 1) T_s / tau``."""
     m = mtbf_s
-    return m * math.exp(restore_s / m) * math.expm1((interval_s + cost_s) / m) * solve_s / interval_s
+    segments = solve_s / interval_s
+    return m * math.exp(restore_s / m) * math.expm1((interval_s + cost_s) / m) * segments
 
 
-def _one_job_runs(nodes: int, node_mtbf_h: float, cost_s: float, restore_s: float,
-                  solve_s: float, interval_s: float | None, seeds: range) -> np.ndarray:  # fmt: skip
+def _one_job_runs(
+    nodes: int, node_mtbf_h: float, cost_s: float, restore_s: float, solve_s: float,
+    interval_s: float | None, seeds: range,
+) -> np.ndarray:  # fmt: skip
     """JCTs of one job of ``solve_s`` seconds of work on every GPU of ``nodes`` one-GPU nodes,
     no network cost, instant repair, one failure seed per run."""
     rate = MATRIX.steps_per_s(RESNET50, "v100", nodes)
@@ -153,7 +157,8 @@ def test_failures_off_leaves_the_results_and_the_rng_alone() -> None:
 def test_every_job_completes_under_failures_spares_and_rack_failures(policy: str) -> None:
     """Frequent node and rack failures with a spare per type: every job completes once, no
     GPU is over-allocated (utilization <= 1), lost work is never negative."""
-    jobs = jobs_frame(*[(f"j{i}", 600.0 * i, RESNET50, (1, 2, 4)[i % 3], 40_000) for i in range(30)])
+    sizes = (1, 2, 4)
+    jobs = jobs_frame(*[(f"j{i}", 600.0 * i, RESNET50, sizes[i % 3], 40_000) for i in range(30)])
     config = ScenarioConfig(
         cluster=cluster(("v100", 3, 4, "r0"), ("k80", 3, 4, "r1")),
         failures=FailureConfig(enabled=True, node_mtbf_h=3.0, repair_h=1.0, rack_mtbf_h=20.0,
