@@ -20,6 +20,9 @@ DEFAULT_VALUES = {
     "load.arrival_scale": "0.5, 1, 1.5, 2",
     "rounds.round_duration_s": "120, 360, 1200",
     "network.background_load": "0, 0.2, 0.4",
+    "failures.node_mtbf_h": "1000, 3000, 6335",
+    "failures.checkpoint_interval_s": "600, 1800, 3600",
+    "failures.spares_per_type": "0, 2, 4",
 }
 
 st.title("Sweep")
@@ -66,7 +69,7 @@ if render_study_buttons("Run the sweep", "run_sweep", study is not None and runs
 
 if s.get("sweep_result"):
     result, x, y, labels = s["sweep_result"]
-    metric = render_metric_picker("sweep_metric")
+    metric = render_metric_picker("sweep_metric", failures=result.study.base.failures.enabled)
     stats = stats_frame(result, metric)
     if y == NO_AXIS:
         render_chart(make_sweep_lines(stats, x, metric, labels[x]), key="sweep_lines")

@@ -10,7 +10,7 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 from dashboard.formatting import human_number
-from engine.metrics import METRICS, SECONDS_PER_UNIT, display_value
+from engine.metrics import METRICS, SECONDS_PER_UNIT, display_value, failures_by_size
 from engine.results import ComparisonResult
 
 BEST_STYLE = "background-color: #d8f0dc; font-weight: 700"
@@ -31,10 +31,14 @@ KPI_GROUPS: dict[str, tuple[str, ...]] = {
         "utilization_active", "utilization_mean", "comm_overhead_mean", "gpu_hours_used",
         "preemptions_total",
     ),
+    "Failures and checkpoints": (
+        "goodput", "gpu_hours_lost_failures", "gpu_hours_checkpoints", "job_failures_total",
+    ),
 }  # fmt: skip
 """The KPI table's metrics in the tables the Results page shows them in, one below the other:
 all sixteen side by side are wider than a 1600-pixel window, which hid the last columns.
-Each group fits beside a policy column of :data:`POLICY_INDEX`'s width."""
+Each group fits beside a policy column of :data:`POLICY_INDEX`'s width. The failure group is
+shown only for a scenario with failures on (its metrics exist only then)."""
 
 
 def column_format(metric: str, values: pd.Series) -> tuple[str, Callable[[float], str]]:
@@ -167,3 +171,33 @@ def render_downloads(result: ComparisonResult) -> None:
         "Download per-job results (CSV)", lambda: result.combined("jobs").to_csv(index=False),
         file_name="jobs.csv", mime="text/csv",
     )  # fmt: skip
+
+
+def failures_by_size_table(result: ComparisonResult) -> pd.DataFrame | None:
+    """Failures per job by job size (rows: GPUs per job), a column group per policy; None for
+    a scenario without failures (:func:`engine.metrics.failures_by_size`)."""
+    if not result.config.failures.enabled or not result.results:
+        return None
+    frames = []
+    for sim in result.results:
+        table = failures_by_size(sim.jobs).set_index("scale_factor")
+        table.columns = pd.MultiIndex.from_product([[sim.policy], _BY_SIZE_HEADERS])
+        frames.append(table)
+    return pd.concat(frames, axis=1).rename_axis("GPUs per job")
+
+
+def render_failures_by_size(result: ComparisonResult) -> None:
+    """:func:`failures_by_size_table`, when the scenario has failures on."""
+    shown = failures_by_size_table(result)
+    if shown is None:
+        return
+    st.markdown("**Failures by job size**")
+    st.dataframe(shown.style.format(precision=2), key="failures_by_size", width="content")
+    st.caption(
+        "Failures per job and lost GPU-hours grow with the nodes a job holds: each of its "
+        "nodes can fail under it. Lost work = the time since the job's last checkpoint and "
+        "the restore after the failure, times its GPUs."
+    )
+
+
+_BY_SIZE_HEADERS = ["jobs", "failures per job", "share of jobs hit", "lost GPU-h"]
