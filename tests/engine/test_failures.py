@@ -214,3 +214,38 @@ def test_a_policy_without_failure_handling_is_refused_by_name() -> None:
                             policies=(PolicySpec("gavel_maxmin"),))  # fmt: skip
     with pytest.raises(ConfigError, match="does not model failed nodes"):
         validate_config(config, MATRIX)
+
+
+def test_a_job_that_fits_only_with_the_spares_is_refused() -> None:
+    """Two 4-GPU nodes, one a spare: a 8-GPU job could never start (it would wait forever)."""
+    jobs = jobs_frame(("big", 0, RESNET50, 8, 1000))
+    config = ScenarioConfig(cluster=cluster(("v100", 2, 4, "r0")),
+                            failures=FailureConfig(enabled=True, spares_per_type=1))  # fmt: skip
+    with pytest.raises(ConfigError, match=r"failures\.spares_per_type: job big needs 8 GPUs"):
+        simulate(jobs, config, PolicySpec("fifo"), MATRIX)
+
+
+@pytest.mark.parametrize("distribution", ["exponential", "weibull"])
+def test_first_failure_times_have_the_configured_mean(distribution: str) -> None:
+    """4,000 nodes' first times to failure average the node MTBF (100 h) within 5% (the
+    Weibull scaled by 1 / Gamma(1 + 1/k), k = 0.7), and are drawn the same for the same seed."""
+    from engine.allocation.layout import NodeLayout
+    from engine.faults import FAIL, FaultModel
+
+    layout = NodeLayout.of(cluster(("v100", 4000, 8, "r0")))
+    failures = FailureConfig(enabled=True, node_mtbf_h=100.0, distribution=distribution)
+
+    def first_failures(seed: int) -> list[float]:
+        model = FaultModel(failures, layout, seed)
+        times = []
+        while model.next_s < float("inf"):
+            at_s = model.next_s
+            kind, node, _ = model.pop()
+            assert kind == FAIL and node >= 0
+            times.append(at_s)
+        return times
+
+    times = first_failures(7)
+    assert len(times) == 4000
+    assert np.mean(times) == pytest.approx(100.0 * 3600, rel=0.05)
+    assert first_failures(7) == times and first_failures(8) != times
