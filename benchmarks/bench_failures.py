@@ -33,8 +33,10 @@ SPARES = (0, 2, 4)
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1 (default 5)")
-    parser.add_argument("--mtbf-scale", type=float, default=1.0,
-                        help="multiply the node MTBF (0.1 = ten times the failure rate)")  # fmt: skip
+    parser.add_argument(
+        "--mtbf-scale", type=float, default=1.0,
+        help="multiply the node MTBF (0.1 = ten times the failure rate)",
+    )  # fmt: skip
     parser.add_argument("--executor", default="pool", choices=("pool", "serial"))
     args = parser.parse_args()
 
@@ -70,8 +72,8 @@ def main() -> None:
             mine = runs[(runs["variant"] == variant) & (runs["policy"] == policy)]
             diff = "(baseline)"
             if variant != baseline:
-                d = paired.loc[(variant, policy)]
-                diff = f"{d.mean_diff / 3600:+.2f} ({d.ci_low / 3600:+.2f}, {d.ci_high / 3600:+.2f})"
+                d = paired.loc[(variant, policy)] / 3600
+                diff = f"{d.mean_diff:+.2f} ({d.ci_low:+.2f}, {d.ci_high:+.2f})"
             print(f"{spares:>11} {policy:<13} {goodput[variant, policy]:>24} "
                   f"{p95[variant, policy]:>24} {diff:>28} "
                   f"{mine['job_failures_total'].mean():>12.1f} "
@@ -85,8 +87,10 @@ def _table(result: object, metric: str, scale: float, clip: bool = False) -> dic
         low, high = row.ci_low / scale, row.ci_high / scale
         if clip:
             low, high = max(0.0, low), min(1.0, high)
-        out[row.variant, row.policy] = f"{row.mean / scale:.4f} ({low:.4f}, {high:.4f})" if clip \
-            else f"{row.mean / scale:.2f} ({low:.2f}, {high:.2f})"
+        digits = 4 if clip else 2
+        out[row.variant, row.policy] = (
+            f"{row.mean / scale:.{digits}f} ({low:.{digits}f}, {high:.{digits}f})"
+        )
     return out
 
 
