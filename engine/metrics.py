@@ -27,6 +27,9 @@ Definitions follow ``shared/docs/schedulers.md`` "Shared model":
 - GPU-hours used = GPU-seconds held by all jobs (restores and consolidations included) / 3600;
   beside the jobs table's ``gpus_held_per_requested`` it shows when a policy hands jobs more
   GPUs than they asked for.
+- with failures on (:mod:`engine.faults`): goodput = useful / allocated GPU-hours, GPU-hours
+  lost to failures and spent on checkpoints, jobs stopped by failures
+  (:func:`failure_summary`), and failures by job size (:func:`failures_by_size`).
 """
 
 from __future__ import annotations
@@ -209,8 +212,8 @@ def failure_summary(jobs: pd.DataFrame) -> dict[str, float]:
 def failures_by_size(jobs: pd.DataFrame) -> pd.DataFrame:
     """Failures per job by job size: one row per scale factor (GPUs requested), with columns
     scale_factor, jobs, failures_per_job, jobs_hit (share of jobs stopped at least once) and
-    lost_gpu_hours (work lost to failures). Larger jobs hold more nodes, so more of them fail
-    under them (Kokolis et al. 2024, Fig. of MTTF by job size)."""
+    lost_gpu_hours (work lost to failures). A job on more nodes fails more often (its MTBF is
+    its nodes' in series), as Kokolis et al. (2024) measure: MTTF falls with job size."""
     grouped = jobs.groupby("scale_factor", sort=True)
     return pd.DataFrame({
         "jobs": grouped.size(),

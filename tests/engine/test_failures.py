@@ -6,9 +6,19 @@ import dataclasses
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from engine.config import FailureConfig, NetworkConfig, PolicySpec, RoundConfig, ScenarioConfig
+from engine.config import (
+    FAILURE_DISTRIBUTIONS,
+    FailureConfig,
+    NetworkConfig,
+    PolicySpec,
+    RoundConfig,
+    ScenarioConfig,
+)
 from engine.errors import ConfigError
 from engine.faults import checkpoint_time_s, since_checkpoint_s
 from engine.metrics import failures_by_size
@@ -16,6 +26,7 @@ from engine.scenario import validate_config
 from engine.simulator import simulate
 from engine.throughput import load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
+from tests.engine.test_properties import _max_concurrent_gpus, scenarios
 
 MATRIX = load_matrix()
 
@@ -249,3 +260,40 @@ def test_first_failure_times_have_the_configured_mean(distribution: str) -> None
     assert len(times) == 4000
     assert np.mean(times) == pytest.approx(100.0 * 3600, rel=0.05)
     assert first_failures(7) == times and first_failures(8) != times
+
+
+@pytest.mark.parametrize("policy", ["fifo", "las", "srtf"])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=scenarios(), failure=st.tuples(
+    st.floats(0.2, 5.0), st.sampled_from([0.0, 0.5, 2.0]), st.sampled_from([0.0, 3.0]),
+    st.sampled_from(FAILURE_DISTRIBUTIONS), st.sampled_from([None, 120.0]),
+    st.integers(0, 5),
+))  # fmt: skip
+def test_invariants_hold_under_failures(
+    policy: str, data: tuple[pd.DataFrame, ScenarioConfig],
+    failure: tuple[float, float, float, str, float | None, int],
+) -> None:  # fmt: skip
+    """Random small clusters, traces and failure settings: every job completes exactly once,
+    no worker type has more GPUs held at once than it has, a failed segment ends where the
+    job's failure count says, and the same scenario gives the same tables."""
+    jobs, config = data
+    mtbf_h, repair_h, rack_mtbf_h, distribution, interval_s, seed = failure
+    config = dataclasses.replace(config, failures=FailureConfig(
+        enabled=True, node_mtbf_h=mtbf_h, repair_h=repair_h, rack_mtbf_h=rack_mtbf_h,
+        distribution=distribution, checkpoint_interval_s=interval_s, checkpoint_cost_s=30.0,
+        seed=seed,
+    ))  # fmt: skip
+    result = simulate(jobs, config, PolicySpec(policy), MATRIX)
+    capacity = config.cluster.capacity()
+    for worker_type, peak in _max_concurrent_gpus(result.segments).items():
+        assert peak <= capacity[worker_type]
+    completed = result.segments[result.segments["end_reason"] == "completed"]
+    assert sorted(completed["job_id"]) == sorted(jobs["job_id"])
+    assert result.jobs["completion_s"].notna().all()
+    failed = result.segments[result.segments["end_reason"] == "failed"].groupby("job_id").size()
+    counts = result.jobs.set_index("job_id")["num_failures"]
+    assert (counts[counts > 0] == failed.reindex(counts[counts > 0].index)).all()
+    assert (result.jobs["lost_work_gpu_s"] >= 0).all()
+    assert 0 <= result.summary["goodput"] <= 1
+    again = simulate(jobs, config, PolicySpec(policy), MATRIX)
+    pd.testing.assert_frame_equal(result.jobs, again.jobs)
