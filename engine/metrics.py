@@ -211,12 +211,14 @@ def failure_summary(jobs: pd.DataFrame) -> dict[str, float]:
 
 def failures_by_size(jobs: pd.DataFrame) -> pd.DataFrame:
     """Failures per job by job size: one row per scale factor (GPUs requested), with columns
-    scale_factor, jobs, failures_per_job, jobs_hit (share of jobs stopped at least once) and
+    scale_factor, jobs, failures (jobs stopped by a failure, counted per stop),
+    failures_per_job, jobs_hit (share of jobs stopped at least once) and
     lost_gpu_hours (work lost to failures). A job on more nodes fails more often (its MTBF is
     its nodes' in series), as Kokolis et al. (2024) measure: MTTF falls with job size."""
     grouped = jobs.groupby("scale_factor", sort=True)
     return pd.DataFrame({
         "jobs": grouped.size(),
+        "failures": grouped["num_failures"].sum(),
         "failures_per_job": grouped["num_failures"].mean(),
         "jobs_hit": grouped["num_failures"].apply(lambda f: float((f > 0).mean())),
         "lost_gpu_hours": grouped["lost_work_gpu_s"].sum() / 3600,

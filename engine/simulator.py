@@ -2,9 +2,10 @@
 
 Events are job arrivals, job completions, round boundaries (when the policy re-decides each round,
 or admission waits for them), congestion changes and, when the scenario turns failures on, node
-failures and returns (:mod:`engine.faults`; off, they cost one comparison per event). Between events every running job progresses
-at a constant rate, so the loop jumps from event to event. At each event time the engine asks
-the policy for an allocation, validates it, preempts and places (see :mod:`engine.policies.base`).
+failures and returns (:mod:`engine.faults`; off, they cost one comparison per event). Between
+events every running job progresses at a constant rate, so the loop jumps from event to event.
+At each event time the engine asks the policy for an allocation, validates it, preempts and
+places (see :mod:`engine.policies.base`).
 Completions sit in a heap keyed ``(time, seq)``; a job whose rate changes gets a new entry and a
 new version, and stale entries are skipped (SimPy's heap with lazy invalidation).
 """
@@ -81,7 +82,8 @@ def simulate(
 
     Returns:
         The result tables; identical for identical inputs (the policies' rng is seeded by
-        ``config.seed``; failures, when on, draw from a generator of their own). Under ``config.rounds.gavel_rules``, policies of Gavel's family
+        ``config.seed``; failures, when on, draw from a generator of their own). Under
+        ``config.rounds.gavel_rules``, policies of Gavel's family
         (``micro_task_rounds``) run in Gavel's round loop (:mod:`engine.micro_tasks`).
 
     Raises:

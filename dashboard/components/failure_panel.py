@@ -36,8 +36,8 @@ def render_failures() -> None:
     cols = st.columns(3)
     cols[0].number_input("Repair time (h)", min_value=0.0, step=4.0, key="fail_repair_h",
                          help=_HELP["repair_h"])  # fmt: skip
-    cols[1].number_input("Rack MTBF (h)", min_value=0.0, step=1000.0, key="fail_rack_mtbf_h",
-                         help=_HELP["rack_mtbf_h"])  # fmt: skip
+    cols[1].number_input("Rack MTBF (h; 0 = none)", min_value=0.0, step=1000.0,
+                         key="fail_rack_mtbf_h", help=_HELP["rack_mtbf_h"])  # fmt: skip
     cols[2].number_input("Spare nodes per GPU type", min_value=0, step=1,
                          key="fail_spares_per_type",
                          help="Held out of the GPU mix; they replace failed nodes")  # fmt: skip

@@ -192,7 +192,7 @@ def render_failures_by_size(result: ComparisonResult) -> None:
     if shown is None:
         return
     st.markdown("**Failures by job size**")
-    st.dataframe(shown.style.format(precision=2), key="failures_by_size", width="content")
+    st.dataframe(by_size_styler(shown), key="failures_by_size", width="content")
     st.caption(
         "Failures per job and lost GPU-hours grow with the nodes a job holds: each of its "
         "nodes can fail under it. Lost work = the time since the job's last checkpoint and "
@@ -200,4 +200,12 @@ def render_failures_by_size(result: ComparisonResult) -> None:
     )
 
 
-_BY_SIZE_HEADERS = ["jobs", "failures per job", "share of jobs hit", "lost GPU-h"]
+_BY_SIZE_HEADERS = ["jobs", "failures", "failures per job", "share of jobs hit", "lost GPU-h"]
+_BY_SIZE_FORMATS = ["{:,.0f}", "{:,.0f}", "{:.3f}", "{:.1%}", "{:,.1f}"]
+
+
+def by_size_styler(table: pd.DataFrame) -> Styler:
+    """:func:`failures_by_size_table` with each column in its format (counts whole, failures
+    per job to 3 decimals, the share of jobs hit in %, GPU-hours to 1 decimal)."""
+    formats = dict(zip(_BY_SIZE_HEADERS, _BY_SIZE_FORMATS, strict=True))
+    return table.style.format({column: formats[column[1]] for column in table.columns})
