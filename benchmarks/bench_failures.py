@@ -10,8 +10,9 @@ checkpoint cost 60 s at Young's interval per placement. The spares are taken out
 repeats it at ten times the failure rate (older or less healthy fleets) as a sensitivity.
 
 Each row: mean over the seeds with its 95% interval (Student's t; goodput clipped to [0, 1]),
-and the paired difference to 0 spares on the same seeds (the same failure draws per node where
-the nodes are the same, the same jobs).
+and the paired difference to 0 spares on the same seeds (the same jobs; each node's times
+between failures come from its own stream, so the nodes both variants schedule on fail at the
+same times until a spare or a repair shifts them).
 
     .venv/bin/python benchmarks/bench_failures.py                    # seeds 0-4, published rate
     .venv/bin/python benchmarks/bench_failures.py --seeds 10 --mtbf-scale 0.1

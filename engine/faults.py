@@ -9,8 +9,10 @@ repaired [R: a pool of working units, the simplest model of a spare; a spare in 
 not fail]. The spares are the last nodes of each worker type in the GPU mix, held out of the
 schedulable cluster for the whole run.
 
-All draws come from a generator of their own, seeded by the failure seed and
-:data:`FAULT_STREAM`, so turning failures on or off does not shift any other random draw.
+Every node (and rack) draws its times to failure from a generator of its own, seeded by the
+failure seed, :data:`FAULT_STREAM` and the node's index: turning failures on or off shifts no
+other random draw, and a node's sequence of times between failures is the same whatever the
+spares or the jobs (common random numbers for paired what-ifs).
 
 A job checkpoints every ``interval`` seconds of work, each checkpoint taking ``cost`` seconds
 without progress: it runs at ``interval / (interval + cost)`` of its rate
@@ -31,8 +33,9 @@ from engine.allocation.layout import NodeLayout
 from engine.config import FailureConfig
 
 FAULT_STREAM = 27
-"""Second word of the failure generator's seed (``default_rng([seed, FAULT_STREAM])``): a stream
-apart from the run's generator, which is seeded by the scenario's seed alone."""
+"""Second word of the failure generators' seeds (``default_rng([seed, FAULT_STREAM, node])``;
+racks follow the nodes): streams apart from the run's generator, seeded by the scenario's seed
+alone."""
 
 FAIL, RETURN, SPARE_READY, RACK_FAIL = 0, 1, 2, 3
 """Kinds of failure events: a node fails, a node returns to service, a repaired unit joins its
@@ -77,7 +80,8 @@ class FaultModel:
     """
 
     def __init__(self, config: FailureConfig, layout: NodeLayout, seed: int) -> None:
-        self.rng = np.random.default_rng([seed, FAULT_STREAM])
+        streams = len(layout.nodes) + len(layout.racks)  # one per node, then one per rack
+        self.rngs = [np.random.default_rng([seed, FAULT_STREAM, i]) for i in range(streams)]
         self.weibull = config.distribution == "weibull"
         self.shape = config.weibull_shape
         self.repair_s = config.repair_h * 3600.0
@@ -102,17 +106,20 @@ class FaultModel:
         self.seq = 0
         self.next_s = math.inf
         self.node_failures = 0
+        self.rack_stream = {rack: len(layout.nodes) + i for i, rack in enumerate(layout.racks)}
         for node in range(len(layout.nodes)):
             if node not in self.reserved:
-                self._push(self._time_to_failure(self.node_mtbf_s[node]), FAIL, node)
+                self._push(self._time_to_failure(self.node_mtbf_s[node], node), FAIL, node)
         if self.rack_mtbf_s > 0:
             for rack in layout.racks:
-                self._push(self._time_to_failure(self.rack_mtbf_s), RACK_FAIL, -1, rack)
+                at_s = self._time_to_failure(self.rack_mtbf_s, self.rack_stream[rack])
+                self._push(at_s, RACK_FAIL, -1, rack)
 
-    def _time_to_failure(self, mean_s: float) -> float:
+    def _time_to_failure(self, mean_s: float, stream: int) -> float:
+        rng = self.rngs[stream]
         if self.weibull:  # scale so that the mean is mean_s
-            return mean_s / math.gamma(1.0 + 1.0 / self.shape) * float(self.rng.weibull(self.shape))
-        return float(self.rng.exponential(mean_s))
+            return mean_s / math.gamma(1.0 + 1.0 / self.shape) * float(rng.weibull(self.shape))
+        return float(rng.exponential(mean_s))
 
     def _push(self, at_s: float, kind: int, node: int, rack: str = "") -> None:
         self.seq += 1
@@ -149,7 +156,7 @@ class FaultModel:
     def returned(self, node: int, now_s: float) -> None:
         """Books a node's return to service and draws its next failure."""
         self.down.discard(node)
-        self._push(now_s + self._time_to_failure(self.node_mtbf_s[node]), FAIL, node)
+        self._push(now_s + self._time_to_failure(self.node_mtbf_s[node], node), FAIL, node)
 
     def spare_ready(self, node: int) -> None:
         """A repaired unit of ``node``'s type joins the reserve."""
@@ -157,7 +164,8 @@ class FaultModel:
 
     def rack_failed(self, rack: str, now_s: float) -> list[int]:
         """The rack's schedulable nodes (all fail now); draws the rack's next failure."""
-        self._push(now_s + self._time_to_failure(self.rack_mtbf_s), RACK_FAIL, -1, rack)
+        at_s = now_s + self._time_to_failure(self.rack_mtbf_s, self.rack_stream[rack])
+        self._push(at_s, RACK_FAIL, -1, rack)
         return list(self.rack_nodes[rack])
 
     def job_mtbf_s(self, nodes: tuple[int, ...], racks: tuple[str, ...]) -> float:

@@ -297,3 +297,24 @@ def test_invariants_hold_under_failures(
     assert 0 <= result.summary["goodput"] <= 1
     again = simulate(jobs, config, PolicySpec(policy), MATRIX)
     pd.testing.assert_frame_equal(result.jobs, again.jobs)
+
+
+def test_a_node_fails_at_the_same_times_whatever_the_spares() -> None:
+    """Common random numbers: each node draws from its own stream, so holding the last node
+    of each type as a spare leaves the other nodes' first failures where they were."""
+    from engine.allocation.layout import NodeLayout
+    from engine.faults import FaultModel
+
+    layout = NodeLayout.of(cluster(("v100", 4, 8, "r0"), ("k80", 4, 8, "r1")))
+
+    def first_failure_by_node(spares: int) -> dict[int, float]:
+        model = FaultModel(FailureConfig(enabled=True, spares_per_type=spares), layout, 3)
+        times = {}
+        while model.next_s < float("inf"):
+            at_s = model.next_s
+            times[model.pop()[1]] = at_s
+        return times
+
+    without, with_spares = first_failure_by_node(0), first_failure_by_node(1)
+    assert sorted(with_spares) == [0, 1, 2, 4, 5, 6]  # nodes 3 and 7 are the spares
+    assert all(with_spares[node] == without[node] for node in with_spares)
