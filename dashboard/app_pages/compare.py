@@ -52,9 +52,12 @@ if result is not None:
     if study_from_scenarios(named, seeds, upload_sha256()) != result.study:
         st.warning("The variants or seeds changed since this run; run again to update.")
     st.subheader(f"Against the baseline: {baseline}")
-    metric = render_metric_picker("compare_metric")
+    runs = result.runs  # every variant with failures on: goodput is a metric of each
+    failures = "goodput" in runs.columns and bool(runs["goodput"].notna().all())
+    metric = render_metric_picker("compare_metric", failures=failures)
     shown = [m for m in ("jct_mean_s", "jct_p95_s", "queueing_delay_mean_s", "makespan_s",
-                         "cost_per_job_usd") if m in result.runs.columns]  # fmt: skip
+                         "cost_per_job_usd", *(("goodput",) if failures else ()))
+             if m in runs.columns]  # fmt: skip
     means, deltas = split_delta_table(delta_table(result, shown))
     st.markdown("**Mean over seeds** [95% interval]")
     st.dataframe(means, hide_index=True, width="stretch")
