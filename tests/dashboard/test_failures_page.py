@@ -81,3 +81,60 @@ def test_a_loaded_scenario_sets_the_failure_widgets() -> None:
     assert s["fail_young"] is False and s["fail_checkpoint_interval_s"] == 900.0
     assert s["fail_spares_per_type"] == 2 and s["fail_distribution"] == "weibull"
     assert s["scenarios"][s["current_scenario"]].failures == failures
+
+
+def test_a_sweep_over_spares_offers_goodput_and_names_a_bad_spare_count(
+    tmp_path, monkeypatch
+) -> None:
+    """Failures on: the Sweep page offers the failure axes; 0 and 1 spares per type run, the
+    goodput metric is offered and drawn; 2 spares of a 2-node type is refused by field name."""
+    from engine.config import ClusterSpec, NodeGroup, SyntheticSpec, TraceSpec
+
+    monkeypatch.setenv("GPUSCHED_STORE", str(tmp_path / "store"))
+    monkeypatch.setenv("GPUSCHED_EXECUTOR", "serial")
+    config = ScenarioConfig(
+        trace=TraceSpec(source="synthetic", synthetic=SyntheticSpec(40, 30.0)),
+        cluster=ClusterSpec((NodeGroup("v100", 3, 4, "rack0"), NodeGroup("k80", 2, 4, "rack1"))),
+        policies=(PolicySpec("fifo"), PolicySpec("las")),
+        failures=FailureConfig(enabled=True, node_mtbf_h=20.0, repair_h=2.0),
+    )
+    at = _app()
+    at.file_uploader(key="scenario_file").upload("f.json", config.to_json().encode(),
+                                                 "application/json")  # fmt: skip
+    at.run()
+    at.switch_page("app_pages/sweep.py").run()
+    assert not at.exception
+    axis = "failures.spares_per_type"
+    assert "Spare nodes per GPU type" in at.selectbox(key="sweep_axis_x").options  # labels
+    at.selectbox(key="sweep_axis_x").set_value(axis).run()
+    at.text_input(key=f"sweep_values.{axis}").set_value("0, 2").run()
+    at.number_input(key="sweep_seeds").set_value(1).run()
+    next(b for b in at.button if b.key == "run_sweep").click().run()
+    assert any("failures.spares_per_type" in e.value and "k80" in e.value for e in at.error)
+    at.text_input(key=f"sweep_values.{axis}").set_value("0, 1").run()
+    next(b for b in at.button if b.key == "run_sweep").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert "Goodput (useful / allocated GPU-hours) (%)" in at.selectbox(key="sweep_metric").options
+    at.selectbox(key="sweep_metric").set_value("goodput").run()
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    lines = [t for t in spec["data"] if t.get("mode") == "lines+markers"]
+    assert [t["name"] for t in lines] == ["FIFO", "Tiresias LAS"]
+    assert all(0 < y <= 100 for t in lines for y in t["y"])  # goodput in %
+
+
+def test_the_html_report_carries_goodput_and_failures_by_size() -> None:
+    from dashboard.report import report_html
+    from engine.config import TraceSpec
+    from engine.scenario import run_scenario
+
+    config = ScenarioConfig(
+        trace=TraceSpec(max_jobs=200), policies=(PolicySpec("fifo"),),
+        failures=FailureConfig(enabled=True, node_mtbf_h=50.0),
+    )  # fmt: skip
+    text = report_html(run_scenario(config))
+    assert "Goodput (useful / allocated GPU-hours)" in text
+    assert "<h2>Failures by job size</h2>" in text and "lost GPU-h" in text
+    plain = report_html(run_scenario(ScenarioConfig(trace=TraceSpec(max_jobs=50),
+                                                    policies=(PolicySpec("fifo"),))))  # fmt: skip
+    assert "Failures by job size" not in plain and "Goodput" not in plain
