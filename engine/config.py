@@ -275,7 +275,7 @@ class FailureConfig:
     drawn from its own seeded generator (``seed`` and a stream of its own, so the policies'
     random draws are the same with failures on or off); a failed node evicts the jobs holding
     GPUs on it, which lose the work since their last checkpoint and wait again under their
-    policy. The node returns after ``repair_h``, or after ``spare_swap_s`` when a spare node of
+    policy (for FIFO at the back of the queue, as a preempted job would) [R]. The node returns after ``repair_h``, or after ``spare_swap_s`` when a spare node of
     its type is in reserve (the broken one joins the reserve once repaired).
 
     Attributes (defaults and sources):
@@ -290,7 +290,8 @@ class FailureConfig:
             of it at once; 0 turns correlated failures off (the default) [R].
         checkpoint_interval_s: work between checkpoints (s); None uses Young's optimum
             ``sqrt(2 x checkpoint_cost_s x the job's MTBF)`` (Young, CACM 1974; Daly, FGCS
-            2006), the job's MTBF being its nodes' (and racks') failure rates summed.
+            2006), the job's MTBF being its nodes' (and racks') failure rates summed; with a
+            checkpoint cost of 0 that is 0: the job loses no work to a failure.
         checkpoint_cost_s: time a checkpoint takes, without progress; 60 s [R] (an
             asynchronous save of a large model's state to shared storage).
         spares_per_type: nodes of each worker type held in reserve (taken from the GPU mix:

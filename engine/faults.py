@@ -31,11 +31,18 @@ import numpy as np
 
 from engine.allocation.layout import NodeLayout
 from engine.config import FailureConfig
+from engine.errors import ConfigError
+from engine.state import JobState
 
 FAULT_STREAM = 27
 """Second word of the failure generators' seeds (``default_rng([seed, FAULT_STREAM, node])``;
 racks follow the nodes): streams apart from the run's generator, seeded by the scenario's seed
 alone."""
+
+MAX_CYCLE_OVER_MTBF = 10.0
+"""Largest (checkpoint interval + checkpoint cost + restore) over a job's MTBF a run accepts:
+beyond it a job expects more than e^10 = 22,000 attempts per checkpoint (Daly 2006's
+``e^((tau + delta + R) / M)``), which would keep a shared server busy for ever [R]."""
 
 FAIL, RETURN, SPARE_READY, RACK_FAIL = 0, 1, 2, 3
 """Kinds of failure events: a node fails, a node returns to service, a repaired unit joins its
@@ -90,6 +97,7 @@ class FaultModel:
         self.node_mtbf_s = [by_type.get(wt, config.node_mtbf_h) * 3600.0 for wt in layout.node_type]
         self.rack_mtbf_s = config.rack_mtbf_h * 3600.0
         self.node_type = layout.node_type
+        self.node_gpus = layout.node_gpus
         self.reserved: set[int] = set()
         self.spares: dict[str, int] = {}
         for worker_type, nodes in layout.type_nodes.items():
@@ -177,3 +185,50 @@ class FaultModel:
         if self.rack_mtbf_s > 0:
             rate += len(racks) / self.rack_mtbf_s
         return 1.0 / rate
+
+
+def check_jobs(
+    jobs: list[JobState],
+    capacity: dict[str, int],
+    faults: FaultModel,
+    config: FailureConfig,
+    restore_s: float,
+) -> None:
+    """Refuses a run whose jobs could never finish: a job larger than every worker type
+    outside its spares (it would wait for ever while failures come and go), or one whose
+    checkpoint cycle is far longer than its MTBF (:data:`MAX_CYCLE_OVER_MTBF`), its MTBF taken
+    on the fewest nodes of the usable worker type where it fails least often.
+
+    Raises:
+        ConfigError: naming the job and the field (``failures.<name>``) to change.
+    """
+    gpus_per_node: dict[str, int] = {}
+    mtbf_s: dict[str, float] = {}
+    for node, worker_type in enumerate(faults.node_type):
+        gpus_per_node[worker_type] = max(gpus_per_node.get(worker_type, 0), faults.node_gpus[node])
+        mtbf_s[worker_type] = min(mtbf_s.get(worker_type, math.inf), faults.node_mtbf_s[node])
+    cost_s = config.checkpoint_cost_s
+    for job in jobs:
+        usable = [wt for wt, rate in job.steps_per_s.items()
+                  if rate > 0 and capacity[wt] >= job.scale_factor]  # fmt: skip
+        if not usable:
+            raise ConfigError(
+                f"failures.spares_per_type: job {job.job_id} needs {job.scale_factor} GPUs, "
+                f"more than any GPU type has outside its {config.spares_per_type} spare node(s)"
+            )
+        job_mtbf_s = max(
+            1.0 / (math.ceil(job.scale_factor / gpus_per_node[wt]) / mtbf_s[wt]
+                   + (1.0 / faults.rack_mtbf_s if faults.rack_mtbf_s > 0 else 0.0))
+            for wt in usable
+        )  # fmt: skip
+        interval_s = config.checkpoint_interval_s
+        if interval_s is None:
+            interval_s = young_interval_s(cost_s, job_mtbf_s)
+        if (interval_s + cost_s + restore_s) / job_mtbf_s > MAX_CYCLE_OVER_MTBF:
+            raise ConfigError(
+                f"failures.checkpoint_interval_s: job {job.job_id} fails every "
+                f"{job_mtbf_s / 3600:,.2f} h on average (failures.node_mtbf_h over its nodes); "
+                f"a checkpoint cycle of {interval_s + cost_s + restore_s:,.0f} s (interval, "
+                "cost and restore) would almost never complete; checkpoint more often or "
+                "make failures rarer"
+            )

@@ -25,12 +25,13 @@ from engine.allocation.validation import validate_allocation
 from engine.cluster import ClusterState, Placement
 from engine.config import PolicySpec, ScenarioConfig
 from engine.decision_log import DecisionLog
-from engine.errors import AllocationError, ConfigError, EngineError, SimulationCancelled
+from engine.errors import AllocationError, EngineError, SimulationCancelled
 from engine.faults import (
     FAIL,
     RACK_FAIL,
     RETURN,
     FaultModel,
+    check_jobs,
     checkpoint_keep,
     checkpoint_time_s,
     since_checkpoint_s,
@@ -553,15 +554,7 @@ class Simulation:
         for node in sorted(faults.reserved):
             self.cluster.take_node(node)
         self.next_fault_s = faults.next_s
-        capacity = self.cluster.capacity
-        for job in self.jobs:  # (else it would wait forever while failures come and go)
-            if not any(capacity[wt] >= job.scale_factor and rate > 0
-                       for wt, rate in job.steps_per_s.items()):  # fmt: skip
-                raise ConfigError(
-                    f"failures.spares_per_type: job {job.job_id} needs {job.scale_factor} GPUs, "
-                    f"more than any GPU type has outside its {config.failures.spares_per_type} "
-                    "spare node(s)"
-                )
+        check_jobs(self.jobs, self.cluster.capacity, faults, config.failures, self.restore_s)
 
     def _apply_faults(self) -> bool:
         """Applies the failure events due by now; True when a node failed or came back."""

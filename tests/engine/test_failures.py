@@ -318,3 +318,13 @@ def test_a_node_fails_at_the_same_times_whatever_the_spares() -> None:
     without, with_spares = first_failure_by_node(0), first_failure_by_node(1)
     assert sorted(with_spares) == [0, 1, 2, 4, 5, 6]  # nodes 3 and 7 are the spares
     assert all(with_spares[node] == without[node] for node in with_spares)
+
+
+def test_a_checkpoint_cycle_far_beyond_the_job_mtbf_is_refused() -> None:
+    """Node MTBF 0.1 h on 4 one-GPU nodes: the 4-GPU job fails every 90 s; a 2-hour interval
+    would need about e^80 attempts per checkpoint, so the run is refused up front."""
+    jobs = jobs_frame(("wide", 0, RESNET50, 4, 1000))
+    config = ScenarioConfig(cluster=cluster(("v100", 4, 1, "r0")), failures=FailureConfig(
+        enabled=True, node_mtbf_h=0.1, checkpoint_interval_s=7200.0))  # fmt: skip
+    with pytest.raises(ConfigError, match=r"failures\.checkpoint_interval_s: job wide fails"):
+        simulate(jobs, config, PolicySpec("fifo"), MATRIX)
