@@ -17,7 +17,8 @@ spares or the jobs (common random numbers for paired what-ifs).
 A job checkpoints every ``interval`` seconds of work, each checkpoint taking ``cost`` seconds
 without progress: it runs at ``interval / (interval + cost)`` of its rate
 (:func:`checkpoint_keep`), which is exact at every checkpoint; when a node it holds fails it
-keeps only the work of its last completed checkpoint (:func:`since_checkpoint_s`). Young's
+keeps only the work of its last completed checkpoint (:func:`since_checkpoint_s`; the steps
+taken back at its current rate, exact unless congestion re-rated it since [R]). Young's
 interval ``sqrt(2 x cost x MTBF)`` (Young, CACM 1974; Daly, FGCS 2006) uses the job's MTBF: one
 over its nodes' and racks' failure rates summed (:meth:`FaultModel.job_mtbf_s`).
 """
