@@ -253,9 +253,11 @@ of Llama 3 405B pre-training on 16,384 H100 GPUs (2,048 nodes), about 78% of the
 (Dubey et al., "The Llama 3 Herd of Models", 2024, sec. 3.3.4): 54 x 24 x 2,048 / 419 = 6,335
 node-hours. [R] every interruption counted as a failure of one node (the paper gives no split
 by node); its hardware share alone would give 8,120 h. Kokolis et al. ("Revisiting Reliability
-in Large-Scale Machine Learning Research Clusters", HPCA 2025, arXiv 2410.21680, 2024) and Hu
-et al. (NSDI '24, Acme) report rates of the same order for A100 clusters; Jeon et al. (ATC '19,
-Philly) find most failed jobs fail for user errors, which this node model leaves out."""
+in Large-Scale Machine Learning Research Clusters", arXiv 2410.21680, 2024; HPCA 2025) fit
+node failure rates of two A100 clusters that are of the same order [R: our reading], and show
+the MTTF of a job falling with its size; Hu et al. (NSDI '24, Acme) characterise the failures
+of LLM jobs; Jeon et al. (ATC '19, Philly) find most failed jobs fail for user errors, which
+this node model leaves out."""
 
 
 @dataclass(frozen=True)
@@ -275,8 +277,9 @@ class FailureConfig:
     drawn from its own seeded generator (``seed`` and a stream of its own, so the policies'
     random draws are the same with failures on or off); a failed node evicts the jobs holding
     GPUs on it, which lose the work since their last checkpoint and wait again under their
-    policy (for FIFO at the back of the queue, as a preempted job would) [R]. The node returns after ``repair_h``, or after ``spare_swap_s`` when a spare node of
-    its type is in reserve (the broken one joins the reserve once repaired).
+    policy (for FIFO at the back of the queue, as a preempted job would) [R]. The node returns
+    after ``repair_h``, or after ``spare_swap_s`` when a spare node of its type is in reserve
+    (the broken one joins the reserve once repaired).
 
     Attributes (defaults and sources):
         node_mtbf_h: :data:`LLAMA3_NODE_MTBF_H` (Dubey et al. 2024, sec. 3.3.4) [R].
