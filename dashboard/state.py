@@ -89,8 +89,8 @@ WIDGET_DEFAULTS: dict[str, Any] = {
 
 
 def failures_from_state() -> FailureConfig:
-    """The FailureConfig the failure widgets describe (the scenario's type overrides and
-    seed, which have no widget, are kept by the caller)."""
+    """The FailureConfig the failure widgets describe (the per-type table and the seed are
+    set by the caller)."""
     s = st.session_state
     return FailureConfig(
         enabled=bool(s["fail_enabled"]),
@@ -122,6 +122,9 @@ WIDGET_DEFAULTS.update(failure_widget_values(FailureConfig()))  # the "fail_*" w
 PLAIN_DEFAULTS: dict[str, Any] = {
     "gpu_mix": DEFAULT_GPU_MIX,
     "congestion": pd.DataFrame(columns=CONGESTION_COLUMNS),
+    "type_mtbf": pd.DataFrame(  # failures.type_mtbf (the Failures tab)
+        {"worker_type": pd.Series(dtype=str), "node_mtbf_h": pd.Series(dtype=float)}
+    ),
     "extra_types": pd.DataFrame(
         {
             "name": pd.Series(dtype=str),
@@ -209,7 +212,12 @@ def build_config() -> ScenarioConfig:
     Raises:
         ConfigError: for a GPU mix or congestion table that cannot be read (row named).
     """
-    from dashboard.tables import cluster_from_frame, congestion_from_frame, extra_types_from_frame
+    from dashboard.tables import (
+        cluster_from_frame,
+        congestion_from_frame,
+        extra_types_from_frame,
+        type_mtbf_from_frame,
+    )
 
     s = st.session_state
     network = NetworkConfig(
@@ -236,8 +244,10 @@ def build_config() -> ScenarioConfig:
         placement=s["placement"],
         throughputs=s["throughputs"],
         extra_worker_types=extra_types_from_frame(s["extra_types"]),
-        failures=dataclasses.replace(  # (type overrides and seed have no widget: kept)
-            failures_from_state(), type_mtbf=stored.failures.type_mtbf, seed=stored.failures.seed
+        failures=dataclasses.replace(  # (the failure seed has no widget: kept)
+            failures_from_state(),
+            type_mtbf=type_mtbf_from_frame(s["type_mtbf"]),
+            seed=stored.failures.seed,
         ),
     )
     s["scenarios"][s["current_scenario"]] = config
@@ -246,7 +256,12 @@ def build_config() -> ScenarioConfig:
 
 def apply_config(config: ScenarioConfig) -> None:
     """Writes a loaded or transformed config back into the widgets (call from a callback)."""
-    from dashboard.tables import cluster_to_frame, congestion_to_frame, extra_types_to_frame
+    from dashboard.tables import (
+        cluster_to_frame,
+        congestion_to_frame,
+        extra_types_to_frame,
+        type_mtbf_to_frame,
+    )
 
     s = st.session_state
     trace = config.trace
@@ -280,5 +295,6 @@ def apply_config(config: ScenarioConfig) -> None:
     s["gpu_mix"] = cluster_to_frame(config.cluster)
     s["congestion"] = congestion_to_frame(config.network.congestion)
     s["extra_types"] = extra_types_to_frame(config.extra_worker_types)
+    s["type_mtbf"] = type_mtbf_to_frame(config.failures.type_mtbf)
     s["table_version"] = s.get("table_version", 0) + 1
     s["scenarios"][s["current_scenario"]] = config

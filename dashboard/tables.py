@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from engine.config import ClusterSpec, CongestionEpisode, NodeGroup, WorkerTypeSpec
+from engine.config import ClusterSpec, CongestionEpisode, NodeGroup, TypeMtbf, WorkerTypeSpec
 from engine.errors import ConfigError
 
 
@@ -117,3 +117,26 @@ def extra_types_from_frame(frame: pd.DataFrame) -> tuple[WorkerTypeSpec, ...]:
 def extra_types_to_frame(specs: tuple[WorkerTypeSpec, ...]) -> pd.DataFrame:
     rows = [(w.name, w.base, w.speed_ratio) for w in specs]
     return pd.DataFrame(rows, columns=EXTRA_TYPE_COLUMNS)
+
+
+TYPE_MTBF_COLUMNS = ["worker_type", "node_mtbf_h"]
+
+
+def type_mtbf_from_frame(frame: pd.DataFrame) -> tuple[TypeMtbf, ...]:
+    """The per-type node MTBF table (worker_type, node_mtbf_h) of the Failures tab.
+
+    Raises:
+        ConfigError: for a blank GPU type or an MTBF that is not a number (row and column).
+    """
+    entries = []
+    for i, row in enumerate(_rows(frame), start=1):
+        where = f"node MTBF by GPU type, row {i}"
+        if _blank(row.get("worker_type")):
+            raise ConfigError(f"{where}: column 'worker_type' is empty")
+        entries.append(TypeMtbf(str(row["worker_type"]), _cell(row, "node_mtbf_h", float, where)))
+    return tuple(entries)
+
+
+def type_mtbf_to_frame(entries: tuple[TypeMtbf, ...]) -> pd.DataFrame:
+    rows = [(e.worker_type, e.node_mtbf_h) for e in entries]
+    return pd.DataFrame(rows, columns=TYPE_MTBF_COLUMNS).astype({"node_mtbf_h": float})

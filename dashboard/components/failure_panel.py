@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.components.table_editor import render_table_editor
+from dashboard.runner import worker_types
+from dashboard.tables import type_mtbf_from_frame
 from engine.config import FAILURE_DISTRIBUTIONS, FailureConfig
+from engine.errors import ConfigError
 from engine.scenario import failure_policies
 
 _HELP = {f.name: f.metadata.get("help", "") for f in FailureConfig.__dataclass_fields__.values()}
@@ -54,3 +58,24 @@ def render_failures() -> None:
         cols[2].number_input("Checkpoint interval (s)", min_value=1.0, step=600.0,
                              key="fail_checkpoint_interval_s",
                              help=_HELP["checkpoint_interval_s"])  # fmt: skip
+    _render_type_mtbf()
+
+
+def _render_type_mtbf() -> None:
+    """GPU types whose nodes fail at another rate than the node MTBF above (e.g. older K80s)."""
+    config = {
+        "worker_type": st.column_config.SelectboxColumn(
+            "GPU type", options=worker_types(), required=True,
+            help="A GPU type of the GPU mix",
+        ),
+        "node_mtbf_h": st.column_config.NumberColumn(
+            "Node MTBF (h)", min_value=0.001, required=True,
+            help="Mean time between failures of one node of this type",
+        ),
+    }  # fmt: skip
+    st.markdown("**Node MTBF by GPU type** (optional): types that fail at another rate")
+    frame = render_table_editor("type_mtbf", config)
+    try:
+        type_mtbf_from_frame(frame)
+    except ConfigError as exc:
+        st.error(str(exc))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from engine.config import FailureConfig, PolicySpec, ScenarioConfig
+from engine.config import FailureConfig, PolicySpec, ScenarioConfig, TypeMtbf
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 
@@ -138,3 +139,20 @@ def test_the_html_report_carries_goodput_and_failures_by_size() -> None:
     plain = report_html(run_scenario(ScenarioConfig(trace=TraceSpec(max_jobs=50),
                                                     policies=(PolicySpec("fifo"),))))  # fmt: skip
     assert "Failures by job size" not in plain and "Goodput" not in plain
+
+
+def test_a_per_type_mtbf_row_reaches_the_scenario_and_a_bad_one_is_named() -> None:
+    at = _app()
+    at.toggle(key="fail_enabled").set_value(True).run()
+    at.session_state["type_mtbf"] = pd.DataFrame({"worker_type": ["k80"], "node_mtbf_h": [900.0]})
+    at.session_state["table_version"] = 11
+    at.run()
+    assert not at.exception
+    s = at.session_state
+    assert s["scenarios"][s["current_scenario"]].failures.type_mtbf == (TypeMtbf("k80", 900.0),)
+    at.session_state["type_mtbf"] = pd.DataFrame({"worker_type": ["k80"], "node_mtbf_h": ["x"]})
+    at.session_state["table_version"] = 12
+    at.run()
+    assert not at.exception
+    assert any("node MTBF by GPU type, row 1" in e.value and "node_mtbf_h" in e.value
+               for e in at.error)  # fmt: skip
