@@ -144,7 +144,15 @@ def validate_failures(config: ScenarioConfig) -> None:
     nodes_by_type: dict[str, int] = {}
     for group in config.cluster.node_groups:
         nodes_by_type[group.worker_type] = nodes_by_type.get(group.worker_type, 0) + group.nodes
+    if failures.seed is not None and failures.seed < 0:
+        raise ConfigError(f"failures.seed must be >= 0 or empty, got {failures.seed}")
+    seen: set[str] = set()
     for i, entry in enumerate(failures.type_mtbf):
+        if entry.worker_type in seen:
+            raise ConfigError(
+                f"failures.type_mtbf[{i}].worker_type: {entry.worker_type!r} is listed twice"
+            )
+        seen.add(entry.worker_type)
         if entry.worker_type not in nodes_by_type:
             raise ConfigError(
                 f"failures.type_mtbf[{i}].worker_type: {entry.worker_type!r} is not in the GPU "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,7 @@ from engine.config import (
     PolicySpec,
     RoundConfig,
     ScenarioConfig,
+    TypeMtbf,
 )
 from engine.errors import ConfigError
 from engine.faults import checkpoint_time_s, since_checkpoint_s
@@ -211,12 +213,25 @@ def test_spares_shorten_the_wait_for_a_failed_node() -> None:
         (FailureConfig(enabled=True, spares_per_type=2), "failures.spares_per_type"),
         (FailureConfig(enabled=True, repair_h=-1.0), "failures.repair_h"),
         (FailureConfig(enabled=True, distribution="lognormal"), "failures.distribution"),
+        (FailureConfig(enabled=True, seed=-1), "failures.seed"),
+        (
+            FailureConfig(enabled=True, type_mtbf=(TypeMtbf("v100", 10.0), TypeMtbf("v100", 20.0))),
+            "failures.type_mtbf[1].worker_type",
+        ),
+        (
+            FailureConfig(enabled=True, type_mtbf=(TypeMtbf("a100", 10.0),)),
+            "failures.type_mtbf[0].worker_type",
+        ),
+        (
+            FailureConfig(enabled=True, type_mtbf=(TypeMtbf("v100", -3.0),)),
+            "failures.type_mtbf[0].node_mtbf_h",
+        ),
     ],
 )
 def test_bad_failure_settings_name_the_field(failures: FailureConfig, field: str) -> None:
     config = ScenarioConfig(cluster=cluster(("v100", 2, 4, "r0")), failures=failures,
                             policies=(PolicySpec("fifo"),))  # fmt: skip
-    with pytest.raises(ConfigError, match=field.replace(".", r"\.")):
+    with pytest.raises(ConfigError, match=re.escape(field)):
         validate_config(config, MATRIX)
 
 
