@@ -65,7 +65,7 @@ def main() -> None:
     paired = result.paired("jct_p95_s", baseline).set_index(["variant", "policy"])
     header = (f"{'spares/type':>11} {'policy':<13} {'goodput (95% CI)':>24} "
               f"{'p95 JCT h (95% CI)':>24} {'p95 vs 0 spares h (95% CI)':>28} "
-              f"{'job failures':>12} {'lost GPU-h':>10}")  # fmt: skip
+              f"{'node failures':>13} {'jobs stopped':>12} {'lost GPU-h':>10}")  # fmt: skip
     print(header)
     for variant in result.variants():
         spares = runs.loc[runs["variant"] == variant, "failures.spares_per_type"].iloc[0]
@@ -77,6 +77,7 @@ def main() -> None:
                 diff = f"{d.mean_diff:+.2f} ({d.ci_low:+.2f}, {d.ci_high:+.2f})"
             print(f"{spares:>11} {policy:<13} {goodput[variant, policy]:>24} "
                   f"{p95[variant, policy]:>24} {diff:>28} "
+                  f"{mine['node_failures'].mean():>13.1f} "
                   f"{mine['job_failures_total'].mean():>12.1f} "
                   f"{mine['gpu_hours_lost_failures'].mean():>10.1f}")  # fmt: skip
 

@@ -85,11 +85,15 @@ METRICS: dict[str, Metric] = {
     "gpu_hours_lost_failures": Metric("GPU-hours lost to failures", "GPU-h", True),
     "gpu_hours_checkpoints": Metric("GPU-hours writing checkpoints", "GPU-h", True),
     "job_failures_total": Metric("Jobs stopped by failures", "count", True),
+    "node_failures": Metric("Node failures", "count", True),
 }
 FAILURE_METRICS = (
     "goodput", "gpu_hours_lost_failures", "gpu_hours_checkpoints", "job_failures_total",
+    "node_failures",
 )  # fmt: skip
-"""The summary metrics of a run with failures on (:mod:`engine.faults`); absent otherwise."""
+"""The summary metrics of a run with failures on (:mod:`engine.faults`); absent otherwise
+(``node_failures``, failures of schedulable nodes while jobs were left, is the engine's count;
+the others come from the jobs table, :func:`failure_summary`)."""
 
 
 def jain_index(values: np.ndarray) -> float:

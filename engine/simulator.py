@@ -534,12 +534,15 @@ class Simulation:
         jobs = jobs_table(self.jobs, isolated_s, self.area_at_end, total_gpus)
         segments = self.recorder.segments_table([job.job_id for job in self.jobs])
         utilization = self.recorder.utilization_table()
+        summary = summarize(jobs, utilization, failures=self.faults is not None)
+        if self.faults is not None:
+            summary["node_failures"] = float(self.faults.node_failures)
         return SimulationResult(
             policy=self.spec.display_name,
             jobs=jobs,
             segments=segments,
             utilization=utilization,
-            summary=summarize(jobs, utilization, failures=self.faults is not None),
+            summary=summary,
             num_decisions=self.num_decisions,
             decision_time_s=self.decision_time_s,
             decisions=self.log.table() if self.log else None,

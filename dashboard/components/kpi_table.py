@@ -33,6 +33,7 @@ KPI_GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "Failures and checkpoints": (
         "goodput", "gpu_hours_lost_failures", "gpu_hours_checkpoints", "job_failures_total",
+        "node_failures",
     ),
 }  # fmt: skip
 """The KPI table's metrics in the tables the Results page shows them in, one below the other:

@@ -150,6 +150,7 @@ def test_failure_loses_work_since_the_last_checkpoint_and_logs_why() -> None:
     # no GPU-time is lost beyond what the job held; goodput below 1
     assert result.summary["goodput"] < 1.0
     assert result.summary["job_failures_total"] == row["num_failures"]
+    assert result.summary["node_failures"] >= row["num_failures"]  # (a failure of an idle node)
 
 
 def test_failures_off_leaves_the_results_and_the_rng_alone() -> None:
