@@ -46,6 +46,10 @@ def test_failures_on_run_shows_goodput_failures_by_size_and_gantt_markers() -> N
     names = [trace.get("name") for chart in at.get("plotly_chart")
              for trace in json.loads(chart.proto.spec)["data"]]  # fmt: skip
     assert "failed" in names
+    orders = [list(d.proto.column_order) for d in at.dataframe if d.proto.column_order]
+    order = next(o for o in orders if "job_id" in o)  # the jobs table: failures after preemptions
+    assert order[order.index("num_preemptions") + 1 : order.index("num_preemptions") + 3] == [
+        "num_failures", "lost_work_gpu_s"]  # fmt: skip
 
 
 def test_failures_off_shows_no_failure_tables() -> None:
@@ -57,6 +61,10 @@ def test_failures_off_shows_no_failure_tables() -> None:
     markdown = [m.value for m in at.markdown]
     assert "**Failures and checkpoints**" not in markdown
     assert "**Failures by job size**" not in markdown
+    at.switch_page("app_pages/schedule.py").run()
+    orders = [list(d.proto.column_order) for d in at.dataframe if d.proto.column_order]
+    order = next(o for o in orders if "job_id" in o)  # no failure columns of zeros
+    assert "num_failures" not in order and "lost_work_gpu_s" not in order
 
 
 def test_a_policy_without_failure_handling_gets_a_message_naming_it() -> None:
