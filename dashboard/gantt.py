@@ -20,6 +20,8 @@ LEVEL_COLORS = {"node": "#1B9E77", "rack": "#E6AB02", "network": "#D95F02"}
 END_MARKERS = {
     "preempted": {"symbol": "x-thin", "size": 8, "line": {"width": 2, "color": "#C00000"}},
     "migrated": {"symbol": "triangle-right", "color": "#222222", "size": 8},
+    "failed": {"symbol": "star", "size": 12, "color": "#FF2A00",  # a node it held failed
+               "line": {"width": 1, "color": "#000000"}},
 }  # fmt: skip
 CONTINUOUS = {  # color_by -> (colorbar title, colorscale): a jobs-table column, per job
     "network_sensitivity": (

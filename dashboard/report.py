@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from dashboard.chart_style import policy_colors, worker_type_colors
 from dashboard.charts import make_ftf_distribution, make_gantt, make_jain_bar, make_jct_cdf
-from dashboard.components.kpi_table import kpi_styler
+from dashboard.components.kpi_table import by_size_styler, failures_by_size_table, kpi_styler
 from dashboard.gantt import initial_end_s
 from dashboard.utilization_grid import make_utilization_grid
 from engine.results import ComparisonResult
@@ -57,6 +57,9 @@ def report_html(
         f"seed {config.seed}; policies: {html.escape(', '.join(result.policies))}</p>",
         "<h2>KPI table</h2>" + kpi_styler(result.kpi_table()).to_html(),
     ]
+    by_size = failures_by_size_table(result)
+    if by_size is not None:
+        parts.append("<h2>Failures by job size</h2>" + by_size_styler(by_size).to_html())
     if claims_html:
         parts.append("<h2>Paper claims</h2>" + claims_html)
     for note in (*result.trace_notes, *notes):

@@ -27,6 +27,7 @@ import streamlit as st
 
 from dashboard.policy_params import PARAM_PREFIX, policy_specs, set_policy_params
 from engine.config import (
+    FailureConfig,
     NetworkConfig,
     RoundConfig,
     ScenarioConfig,
@@ -91,9 +92,45 @@ WIDGET_DEFAULTS: dict[str, Any] = {
     "arrival_scale": 1.0,  # load.arrival_scale (Compare and Sweep pages)
     "scenario_choice": BASE_SCENARIO,  # the scenario picker (mirrors current_scenario)
 }
+
+
+def failures_from_state() -> FailureConfig:
+    """The FailureConfig the failure widgets describe (the per-type table and the seed are
+    set by the caller)."""
+    s = st.session_state
+    return FailureConfig(
+        enabled=bool(s["fail_enabled"]),
+        node_mtbf_h=float(s["fail_node_mtbf_h"]),
+        distribution=str(s["fail_distribution"]),
+        weibull_shape=float(s["fail_weibull_shape"]),
+        repair_h=float(s["fail_repair_h"]),
+        rack_mtbf_h=float(s["fail_rack_mtbf_h"]),
+        checkpoint_interval_s=None if s["fail_young"] else float(s["fail_checkpoint_interval_s"]),
+        checkpoint_cost_s=float(s["fail_checkpoint_cost_s"]),
+        spares_per_type=int(s["fail_spares_per_type"]),
+        spare_swap_s=float(s["fail_spare_swap_s"]),
+    )
+
+
+def failure_widget_values(config: FailureConfig) -> dict[str, Any]:
+    """Widget key -> value for a loaded scenario's failure settings."""
+    values: dict[str, Any] = {
+        f"fail_{name}": getattr(config, name)
+        for name in ("enabled", "node_mtbf_h", "distribution", "weibull_shape", "repair_h",
+                     "rack_mtbf_h", "checkpoint_cost_s", "spares_per_type", "spare_swap_s")
+    }  # fmt: skip
+    values["fail_young"] = config.checkpoint_interval_s is None
+    values["fail_checkpoint_interval_s"] = config.checkpoint_interval_s or 3600.0
+    return values
+
+
+WIDGET_DEFAULTS.update(failure_widget_values(FailureConfig()))  # the "fail_*" widgets
 PLAIN_DEFAULTS: dict[str, Any] = {
     "gpu_mix": DEFAULT_GPU_MIX,
     "congestion": pd.DataFrame(columns=CONGESTION_COLUMNS),
+    "type_mtbf": pd.DataFrame(  # failures.type_mtbf (the Failures tab)
+        {"worker_type": pd.Series(dtype=str), "node_mtbf_h": pd.Series(dtype=float)}
+    ),
     "extra_types": pd.DataFrame(
         {
             "name": pd.Series(dtype=str),
@@ -205,7 +242,12 @@ def build_config() -> ScenarioConfig:
     Raises:
         ConfigError: for a GPU mix or congestion table that cannot be read (row named).
     """
-    from dashboard.tables import cluster_from_frame, congestion_from_frame, extra_types_from_frame
+    from dashboard.tables import (
+        cluster_from_frame,
+        congestion_from_frame,
+        extra_types_from_frame,
+        type_mtbf_from_frame,
+    )
 
     s = st.session_state
     network = NetworkConfig(
@@ -232,6 +274,11 @@ def build_config() -> ScenarioConfig:
         placement=s["placement"],
         throughputs=s["throughputs"],
         extra_worker_types=extra_types_from_frame(s["extra_types"]),
+        failures=dataclasses.replace(  # (the failure seed has no widget: kept)
+            failures_from_state(),
+            type_mtbf=type_mtbf_from_frame(s["type_mtbf"]),
+            seed=stored.failures.seed,
+        ),
     )
     s["scenarios"][s["current_scenario"]] = config
     return config
@@ -244,6 +291,7 @@ def apply_config(config: ScenarioConfig) -> None:
         congestion_to_frame,
         extra_types_to_frame,
         llm_classes_to_frame,
+        type_mtbf_to_frame,
     )
 
     s = st.session_state
@@ -269,6 +317,7 @@ def apply_config(config: ScenarioConfig) -> None:
         s[key] = value
     s["seed"], s["placement"], s["throughputs"] = config.seed, config.placement, config.throughputs
     s["arrival_scale"] = config.load.arrival_scale
+    s.update(failure_widget_values(config.failures))
     firsts = {p.name: p for p in reversed(config.policies)}  # first instance of each name
     s["policies"] = list(dict.fromkeys(p.name for p in config.policies))
     s["policy_labels"] = {name: p.label for name, p in firsts.items() if p.label}
@@ -281,5 +330,6 @@ def apply_config(config: ScenarioConfig) -> None:
     s["gpu_mix"] = cluster_to_frame(config.cluster)
     s["congestion"] = congestion_to_frame(config.network.congestion)
     s["extra_types"] = extra_types_to_frame(config.extra_worker_types)
+    s["type_mtbf"] = type_mtbf_to_frame(config.failures.type_mtbf)
     s["table_version"] = s.get("table_version", 0) + 1
     s["scenarios"][s["current_scenario"]] = config

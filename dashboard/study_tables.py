@@ -45,8 +45,12 @@ STUDY_METRICS = {
         Metric("utilization_mean", "GPU utilization (makespan average)", "%", 0.01, False),
         Metric("cost_per_job_usd", "Work cost per completed job", "USD", 1.0),
         Metric("cluster_cost_usd_per_h", "Cluster cost", "USD/h", 1.0),
+        Metric("goodput", "Goodput (useful / allocated GPU-hours)", "%", 0.01, False),
+        Metric("gpu_hours_lost_failures", "GPU-hours lost to failures", "GPU-h", 1.0),
     )
 }
+FAILURE_STUDY_METRICS = ("goodput", "gpu_hours_lost_failures")
+"""Metrics only a study with failures on has (:data:`engine.metrics.FAILURE_METRICS`)."""
 
 
 def scenario_overrides(base: ScenarioConfig, variant: ScenarioConfig) -> dict[str, object]:

@@ -1,8 +1,9 @@
 """The axes a Sweep can vary, read from the current scenario, and their typed values.
 
 An axis is a dotted ScenarioConfig path (``engine.study.overrides``): the load, the round
-length, the background load, the nodes of one GPU-mix row, or a numeric parameter of one
-policy instance. Pure functions (no Streamlit).
+length, the background load, the nodes of one GPU-mix row, a numeric parameter of one
+policy instance, or (failures on) the node MTBF, the checkpoint interval or the spares.
+Pure functions (no Streamlit).
 """
 
 from __future__ import annotations
@@ -22,11 +23,22 @@ FIXED_AXES = {
 }
 
 
+FAILURE_AXES = {
+    "failures.node_mtbf_h": "Node MTBF (h; failure rate = 1 / MTBF)",
+    "failures.checkpoint_interval_s": "Checkpoint interval (s)",
+    "failures.spares_per_type": "Spare nodes per GPU type",
+}
+"""Axes of a scenario with failures on (:class:`engine.config.FailureConfig`)."""
+
+
 def sweep_axes(config: ScenarioConfig) -> dict[str, str]:
     """Path -> label of every axis the scenario offers, e.g.
     ``"cluster.node_groups.0.nodes": "Nodes of v100 (rack0)"``,
-    ``"policies.1.params.threshold_s": "LAS: threshold s"``."""
+    ``"policies.1.params.threshold_s": "LAS: threshold s"``; the failure axes when the
+    scenario has failures on."""
     axes = dict(FIXED_AXES)
+    if config.failures.enabled:
+        axes.update(FAILURE_AXES)
     for i, group in enumerate(config.cluster.node_groups):
         axes[f"cluster.node_groups.{i}.nodes"] = f"Nodes of {group.worker_type} ({group.rack})"
     for j, spec in enumerate(config.policies):

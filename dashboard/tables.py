@@ -12,7 +12,14 @@ from typing import Any
 
 import pandas as pd
 
-from engine.config import ClusterSpec, CongestionEpisode, JobClass, NodeGroup, WorkerTypeSpec
+from engine.config import (
+    ClusterSpec,
+    CongestionEpisode,
+    JobClass,
+    NodeGroup,
+    TypeMtbf,
+    WorkerTypeSpec,
+)
 from engine.errors import ConfigError
 
 
@@ -145,3 +152,26 @@ def llm_classes_from_frame(frame: pd.DataFrame) -> tuple[JobClass, ...]:
 
 def llm_classes_to_frame(classes: tuple[JobClass, ...]) -> pd.DataFrame:
     return pd.DataFrame([dataclasses.astuple(c) for c in classes], columns=LLM_CLASS_COLUMNS)
+
+
+TYPE_MTBF_COLUMNS = ["worker_type", "node_mtbf_h"]
+
+
+def type_mtbf_from_frame(frame: pd.DataFrame) -> tuple[TypeMtbf, ...]:
+    """The per-type node MTBF table (worker_type, node_mtbf_h) of the Failures tab.
+
+    Raises:
+        ConfigError: for a blank GPU type or an MTBF that is not a number (row and column).
+    """
+    entries = []
+    for i, row in enumerate(_rows(frame), start=1):
+        where = f"node MTBF by GPU type, row {i}"
+        if _blank(row.get("worker_type")):
+            raise ConfigError(f"{where}: column 'worker_type' is empty")
+        entries.append(TypeMtbf(str(row["worker_type"]), _cell(row, "node_mtbf_h", float, where)))
+    return tuple(entries)
+
+
+def type_mtbf_to_frame(entries: tuple[TypeMtbf, ...]) -> pd.DataFrame:
+    rows = [(e.worker_type, e.node_mtbf_h) for e in entries]
+    return pd.DataFrame(rows, columns=TYPE_MTBF_COLUMNS).astype({"node_mtbf_h": float})

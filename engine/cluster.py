@@ -226,6 +226,26 @@ class ClusterState:
             tuple(self.node_type[n] for n in nodes) if mixed else (), combine,
         )  # fmt: skip
 
+    def take_node(self, node: int) -> None:
+        """Takes a node out of service (failed, or held as a spare; :mod:`engine.faults`): its
+        GPUs leave the free pool and ``capacity``, which policies read as the live capacity.
+        The node holds no job (the engine stopped them)."""
+        worker_type = self.node_type[node]
+        gpus = self.layout.node_gpus[node]
+        self._node_free[node][self._position[node]] = 0
+        self.free_gpus[worker_type] = self.free_gpus[worker_type] - gpus
+        self.capacity[worker_type] = self.capacity[worker_type] - gpus
+        self.changes += 1
+
+    def return_node(self, node: int) -> None:
+        """Puts a node taken out by :meth:`take_node` back in service, all its GPUs free."""
+        worker_type = self.node_type[node]
+        gpus = self.layout.node_gpus[node]
+        self._node_free[node][self._position[node]] = gpus
+        self.free_gpus[worker_type] = self.free_gpus[worker_type] + gpus
+        self.capacity[worker_type] = self.capacity[worker_type] + gpus
+        self.changes += 1
+
     def release(self, placement: Placement) -> None:
         """Returns a placement's GPUs to the free pool."""
         self.changes += 1

@@ -6,7 +6,9 @@ waiting job gets a row only when its reason changes. A run can switch the log of
 (``simulate(..., decision_log=False)``). Columns of :meth:`DecisionLog.table`:
 
 - time_s: simulated time of the event.
-- job_id, event: "arrived", "waiting", "started", "preempted", "migrated", "completed".
+- job_id, event: "arrived", "waiting", "started", "preempted", "migrated", "failed" (a node it
+  held failed: which one, and the work lost since its last checkpoint, in ``detail``),
+  "completed".
 - reason (waiting rows): "no room" (no usable worker type has as many free GPUs as the job asks
   for after the decision), "held for consolidation" (the policy delays it for a better
   placement), "lower priority" (GPUs were free but the policy gave them to other jobs or chose
@@ -35,7 +37,7 @@ from engine.state import JobState
 
 DECISION_COLUMNS = ("time_s", "job_id", "event", "reason", "queue_position", "detail", "decision")
 HELD, NO_ROOM, LOWER_PRIORITY = "held for consolidation", "no room", "lower priority"
-_JOINS_QUEUE = frozenset({"arrived", "preempted", "migrated"})
+_JOINS_QUEUE = frozenset({"arrived", "preempted", "migrated", "failed"})
 
 Signature = tuple[int, tuple[str, ...]]
 """What a waiting job's reason depends on: its gang size and the worker types it can use."""

@@ -27,6 +27,9 @@ Definitions follow ``shared/docs/schedulers.md`` "Shared model":
 - GPU-hours used = GPU-seconds held by all jobs (restores and consolidations included) / 3600;
   beside the jobs table's ``gpus_held_per_requested`` it shows when a policy hands jobs more
   GPUs than they asked for.
+- with failures on (:mod:`engine.faults`): goodput = useful / allocated GPU-hours, GPU-hours
+  lost to failures and spent on checkpoints, jobs stopped by failures
+  (:func:`failure_summary`), and failures by job size (:func:`failures_by_size`).
 """
 
 from __future__ import annotations
@@ -65,7 +68,19 @@ METRICS: dict[str, Metric] = {
     "gpu_hours_used": Metric("GPU-hours used", "GPU-h", True),
     "preemptions_total": Metric("Preemptions", "count", True),
     "jobs_completed": Metric("Jobs completed", "count", False),
+    "goodput": Metric("Goodput (useful / allocated GPU-hours)", "fraction", False),
+    "gpu_hours_lost_failures": Metric("GPU-hours lost to failures", "GPU-h", True),
+    "gpu_hours_checkpoints": Metric("GPU-hours writing checkpoints", "GPU-h", True),
+    "job_failures_total": Metric("Jobs stopped by failures", "count", True),
+    "node_failures": Metric("Node failures", "count", True),
 }
+FAILURE_METRICS = (
+    "goodput", "gpu_hours_lost_failures", "gpu_hours_checkpoints", "job_failures_total",
+    "node_failures",
+)  # fmt: skip
+"""The summary metrics of a run with failures on (:mod:`engine.faults`); absent otherwise
+(``node_failures``, failures of schedulable nodes while jobs were left, is the engine's count;
+the others come from the jobs table, :func:`failure_summary`)."""
 
 
 def jain_index(values: np.ndarray) -> float:
@@ -118,8 +133,11 @@ def _active_span(arrival_s: np.ndarray, completion_s: np.ndarray) -> float:
     return np.float64(total) if starts.size else total  # the type the numpy loop gave
 
 
-def summarize(jobs: pd.DataFrame, utilization: pd.DataFrame) -> dict[str, float]:
-    """The summary metrics of one run (keys: :data:`METRICS`).
+def summarize(
+    jobs: pd.DataFrame, utilization: pd.DataFrame, failures: bool = False
+) -> dict[str, float]:
+    """The summary metrics of one run (keys: :data:`METRICS`; those of
+    :data:`FAILURE_METRICS` only when ``failures``, see :func:`failure_summary`).
 
     Computed on the tables' numpy columns with the reductions pandas uses (NaN skipped as in
     ``Series.mean``/``max``/``sum``), without a pandas round trip per metric: the same floats,
@@ -136,7 +154,7 @@ def summarize(jobs: pd.DataFrame, utilization: pd.DataFrame) -> dict[str, float]
     quantile = (lambda q: float(np.quantile(jct, q))) if jct.size else (lambda q: float("nan"))
     ftf_rho = column["ftf_rho"].astype(float)[done]
     wait = column.get("consolidation_wait_s")
-    return {
+    summary = {
         "jct_mean_s": float(jct.mean()) if jct.size else float("nan"),
         "jct_median_s": quantile(0.5),
         "jct_p95_s": quantile(0.95),
@@ -158,6 +176,44 @@ def summarize(jobs: pd.DataFrame, utilization: pd.DataFrame) -> dict[str, float]
         "preemptions_total": _sum(column["num_preemptions"]),
         "jobs_completed": float(jct.size),
     }
+    if failures:
+        summary.update(failure_summary(jobs))
+    return summary
+
+
+def failure_summary(jobs: pd.DataFrame) -> dict[str, float]:
+    """Goodput and what failures and checkpoints cost (:data:`FAILURE_METRICS`).
+
+    goodput = useful GPU-hours / allocated GPU-hours, with useful = allocated less the work
+    failures lost (since each job's last checkpoint, and the restore after the failure) and
+    less the time spent writing checkpoints [R: restores after preemptions, a cost of the
+    policy rather than of failures, stay in "useful"; Kokolis et al. 2024 call the job-level
+    analogue the effective training time ratio]."""
+    allocated = _sum(jobs["attained_service_gpu_s"].to_numpy())
+    lost = _sum(jobs["lost_work_gpu_s"].to_numpy())
+    checkpoints = _sum(jobs["checkpoint_gpu_s"].to_numpy())
+    return {
+        "goodput": (allocated - lost - checkpoints) / allocated if allocated > 0 else float("nan"),
+        "gpu_hours_lost_failures": lost / 3600,
+        "gpu_hours_checkpoints": checkpoints / 3600,
+        "job_failures_total": _sum(jobs["num_failures"].to_numpy()),
+    }
+
+
+def failures_by_size(jobs: pd.DataFrame) -> pd.DataFrame:
+    """Failures per job by job size: one row per scale factor (GPUs requested), with columns
+    scale_factor, jobs, failures (jobs stopped by a failure, counted per stop),
+    failures_per_job, jobs_hit (share of jobs stopped at least once) and
+    lost_gpu_hours (work lost to failures). A job on more nodes fails more often (its MTBF is
+    its nodes' in series), as Kokolis et al. (2024) measure: MTTF falls with job size."""
+    grouped = jobs.groupby("scale_factor", sort=True)
+    return pd.DataFrame({
+        "jobs": grouped.size(),
+        "failures": grouped["num_failures"].sum(),
+        "failures_per_job": grouped["num_failures"].mean(),
+        "jobs_hit": grouped["num_failures"].apply(lambda f: float((f > 0).mean())),
+        "lost_gpu_hours": grouped["lost_work_gpu_s"].sum() / 3600,
+    }).reset_index()  # fmt: skip
 
 
 _SUMMARY_COLUMNS = (

@@ -31,6 +31,7 @@ MODULES = (
     "engine/segments.py",
     "engine/rates.py",
     "engine/simulator.py",
+    "engine/faults.py",
     "engine/micro_tasks.py",
     "engine/allocation/validation.py",
     "engine/placement/consolidated.py",

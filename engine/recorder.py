@@ -19,7 +19,8 @@ class Recorder:
     """Appends Gantt segments and utilization steps as the run goes."""
 
     def __init__(self, capacity: dict[str, int]) -> None:
-        self.capacity = capacity
+        self.capacity = capacity  # live: less the failed and spare nodes (engine.faults)
+        self.table_capacity = dict(capacity)  # the whole GPU mix, the tables' capacity_gpus
         self.segments = Segments()
         self.util_rows: list[tuple[float, str, int]] = []
         self._last_busy: dict[str, int] = {}
@@ -129,7 +130,7 @@ class Recorder:
         time_s = [t for name in names for t in by_type[name][0]]
         busy_column = np.array([b for name in names for b in by_type[name][1]], dtype=np.int64)
         capacity = np.repeat(
-            np.array([self.capacity[name] for name in names], dtype=np.int64),
+            np.array([self.table_capacity[name] for name in names], dtype=np.int64),
             [len(by_type[name][0]) for name in names],
         )
         columns = {
@@ -145,7 +146,7 @@ class Recorder:
         """:meth:`utilization_table` with pandas, for rows in any order."""
         frame = pd.DataFrame(self.util_rows, columns=["time_s", "worker_type", "busy_gpus"])
         frame = frame.drop_duplicates(["time_s", "worker_type"], keep="last")
-        frame["capacity_gpus"] = frame["worker_type"].map(self.capacity).astype(int)
+        frame["capacity_gpus"] = frame["worker_type"].map(self.table_capacity).astype(int)
         frame["utilization"] = frame["busy_gpus"] / frame["capacity_gpus"]
         return frame.sort_values(["worker_type", "time_s"], kind="stable").reset_index(drop=True)[
             list(UTILIZATION_COLUMNS)
@@ -182,7 +183,7 @@ def jobs_table(
             np.where(productive > 0, c.comm / productive, 0.0), attained, c.attained_ref,
             np.where(held <= 0, 0.0, attained / (held * scale_factor)),  # held per requested
             isolated, jct / isolated, c.network_sensitivity, c.consolidation_wait,
-            text_column(c.main_worker_type),
+            text_column(c.main_worker_type), c.num_failures, c.lost_work, c.checkpoint,
         )  # fmt: skip
     return pd.DataFrame(dict(zip(JOB_RESULT_COLUMNS, columns, strict=True)))
 
@@ -196,7 +197,7 @@ class _JobColumns:
         job_id: list[str] = []
         job_type: list[str] = []
         main_type: list[str] = []
-        ints: tuple[list[int], list[int]] = ([], [])  # scale_factor, num_preemptions
+        ints: tuple[list[int], list[int], list[int]] = ([], [], [])  # + num_failures
         arrival: list[float] = []
         total_steps: list[float] = []
         priority_weight: list[float] = []
@@ -210,6 +211,8 @@ class _JobColumns:
         area_at_arrival: list[float] = []
         sensitivity: list[float] = []
         wait: list[float] = []
+        lost_work: list[float] = []
+        checkpoint: list[float] = []
         for job in jobs:
             job_id.append(job.job_id)
             job_type.append(job.job_type)
@@ -229,6 +232,9 @@ class _JobColumns:
             area_at_arrival.append(job.area_at_arrival)
             sensitivity.append(job.network_sensitivity)
             wait.append(job.consolidation_wait_s)
+            ints[2].append(job.num_failures)
+            lost_work.append(job.lost_work_gpu_s)
+            checkpoint.append(job.checkpoint_gpu_s)
         self.job_id, self.job_type, self.main_worker_type = job_id, job_type, main_type
         self.scale_factor = np.array(ints[0], dtype=np.int64)
         self.num_preemptions = np.array(ints[1], dtype=np.int64)
@@ -239,6 +245,8 @@ class _JobColumns:
         self.attained, self.attained_ref = _floats(attained), _floats(attained_ref)
         self.area_at_arrival = _floats(area_at_arrival)
         self.network_sensitivity, self.consolidation_wait = _floats(sensitivity), _floats(wait)
+        self.num_failures = np.array(ints[2], dtype=np.int64)
+        self.lost_work, self.checkpoint = _floats(lost_work), _floats(checkpoint)
 
 
 def _floats(values: list[float]) -> np.ndarray:

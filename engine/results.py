@@ -13,11 +13,15 @@ Tables of one :class:`SimulationResult` (one policy):
   network_sensitivity (iteration time across racks over node-local, see
   :func:`engine.network.network_sensitivity`), consolidation_wait_s (time waiting while the policy
   held the job back for a better consolidated placement), main_worker_type (where it got most
-  GPU-seconds).
+  GPU-seconds), num_failures (times a failed node stopped it), lost_work_gpu_s (GPU-seconds of
+  work those failures lost: the time since its last checkpoint x its GPUs), checkpoint_gpu_s
+  (GPU-seconds spent writing checkpoints); the last three are 0 without failures
+  (:mod:`engine.faults`).
 - ``segments``: one row per contiguous stretch a job held the same GPUs (the Gantt bars).
   Columns: job_id, start_s, end_s, worker_type, num_gpus, nodes (e.g. "n3,n4"), racks,
   level ("node" | "rack" | "network"), end_reason ("completed" | "preempted" | "migrated" |
-  "relaunched": the job restarted on the same GPUs, ``RoundConfig.relaunch_on_event``),
+  "relaunched": the job restarted on the same GPUs, ``RoundConfig.relaunch_on_event`` |
+  "failed": a node it held failed),
   lane, combine, node_gpus (GPUs on each of ``nodes``, e.g. "8,4"). The first ``restore_s``
   seconds of a segment are checkpoint-restore time (no progress). A job holding several copies
   (HadarE) or several worker types at once has one row per lane (copy or type) for the same
@@ -42,7 +46,8 @@ JOB_RESULT_COLUMNS = (
     "first_start_s", "completion_s", "jct_s", "queueing_delay_s", "run_time_s",
     "num_preemptions", "comm_overhead", "attained_service_gpu_s", "attained_service_ref_gpu_s",
     "gpus_held_per_requested", "isolated_jct_s", "ftf_rho", "network_sensitivity",
-    "consolidation_wait_s", "main_worker_type",
+    "consolidation_wait_s", "main_worker_type", "num_failures", "lost_work_gpu_s",
+    "checkpoint_gpu_s",
 )  # fmt: skip
 SEGMENT_COLUMNS = (
     "job_id", "start_s", "end_s", "restore_s", "worker_type", "num_gpus", "nodes", "racks",

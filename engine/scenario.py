@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.config import ScenarioConfig
+from engine.config import FAILURE_DISTRIBUTIONS, ScenarioConfig
 from engine.errors import ConfigError
 from engine.placement import list_placements
-from engine.policies import get_policy
+from engine.policies import get_policy, list_policies
 from engine.results import ComparisonResult
 from engine.simulator import CancelFn, simulate
 from engine.throughput import ThroughputMatrix, load_matrix
@@ -122,6 +122,76 @@ def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
         raise ConfigError(f"policies {duplicates} appear twice; give each a distinct label")
     for spec in config.policies:
         get_policy(spec.name)
+    if config.failures.enabled:
+        validate_failures(config)
+
+
+def validate_failures(config: ScenarioConfig) -> None:
+    """Checks ``config.failures`` (:class:`engine.config.FailureConfig`): positive times, a
+    known distribution, fewer spares than nodes of every worker type, and policies that model
+    failed nodes (:attr:`engine.policies.base.Policy.models_failures`).
+
+    Raises:
+        ConfigError: naming the field (``failures.<name>``) or the policy.
+    """
+    failures = config.failures
+    positive = {"node_mtbf_h": failures.node_mtbf_h, "weibull_shape": failures.weibull_shape}
+    positive.update({f"type_mtbf[{i}].node_mtbf_h": t.node_mtbf_h
+                     for i, t in enumerate(failures.type_mtbf)})  # fmt: skip
+    if failures.checkpoint_interval_s is not None:
+        positive["checkpoint_interval_s"] = failures.checkpoint_interval_s
+    for name, value in positive.items():
+        if not value > 0 or value == float("inf"):
+            raise ConfigError(f"failures.{name} must be a number > 0, got {value!r}")
+    for name in ("repair_h", "rack_mtbf_h", "checkpoint_cost_s", "spare_swap_s"):
+        value = getattr(failures, name)
+        if not 0 <= value < float("inf"):
+            raise ConfigError(f"failures.{name} must be a number >= 0, got {value!r}")
+    if failures.distribution not in FAILURE_DISTRIBUTIONS:
+        raise ConfigError(
+            f"failures.distribution must be one of {list(FAILURE_DISTRIBUTIONS)}, "
+            f"got {failures.distribution!r}"
+        )
+    nodes_by_type: dict[str, int] = {}
+    for group in config.cluster.node_groups:
+        nodes_by_type[group.worker_type] = nodes_by_type.get(group.worker_type, 0) + group.nodes
+    if failures.seed is not None and failures.seed < 0:
+        raise ConfigError(f"failures.seed must be >= 0 or empty, got {failures.seed}")
+    seen: set[str] = set()
+    for i, entry in enumerate(failures.type_mtbf):
+        if entry.worker_type in seen:
+            raise ConfigError(
+                f"failures.type_mtbf[{i}].worker_type: {entry.worker_type!r} is listed twice"
+            )
+        seen.add(entry.worker_type)
+        if entry.worker_type not in nodes_by_type:
+            raise ConfigError(
+                f"failures.type_mtbf[{i}].worker_type: {entry.worker_type!r} is not in the GPU "
+                f"mix ({sorted(nodes_by_type)})"
+            )
+    if failures.spares_per_type < 0:
+        raise ConfigError(f"failures.spares_per_type must be >= 0, got {failures.spares_per_type}")
+    for worker_type, nodes in nodes_by_type.items():
+        if failures.spares_per_type >= nodes:
+            raise ConfigError(
+                f"failures.spares_per_type: {failures.spares_per_type} spare node(s) of "
+                f"{worker_type} leave none of its {nodes} node(s) to schedule on"
+            )
+    if config.rounds.gavel_rules:
+        raise ConfigError(
+            "failures: not modelled under Gavel's simulator rules (rounds.gavel_rules)"
+        )
+    for spec in config.policies:
+        if not get_policy(spec.name).models_failures:
+            raise ConfigError(
+                f"failures: policy {spec.display_name!r} does not model failed nodes yet; "
+                f"these do: {failure_policies()}"
+            )
+
+
+def failure_policies() -> list[str]:
+    """Registry names of the policies that model failed nodes (``models_failures``)."""
+    return [name for name in list_policies() if get_policy(name).models_failures]
 
 
 def _validate_cluster(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:

@@ -1,9 +1,11 @@
 """The discrete-event simulator: owns the clock, the event queue, the rng and the state.
 
 Events are job arrivals, job completions, round boundaries (when the policy re-decides each round,
-or admission waits for them) and congestion changes. Between events every running job progresses
-at a constant rate, so the loop jumps from event to event. At each event time the engine asks
-the policy for an allocation, validates it, preempts and places (see :mod:`engine.policies.base`).
+or admission waits for them), congestion changes and, when the scenario turns failures on, node
+failures and returns (:mod:`engine.faults`; off, they cost one comparison per event). Between
+events every running job progresses at a constant rate, so the loop jumps from event to event.
+At each event time the engine asks the policy for an allocation, validates it, preempts and
+places (see :mod:`engine.policies.base`).
 Completions sit in a heap keyed ``(time, seq)``; a job whose rate changes gets a new entry and a
 new version, and stale entries are skipped (SimPy's heap with lazy invalidation).
 
@@ -28,6 +30,17 @@ from engine.cluster import ClusterState, Placement
 from engine.config import PolicySpec, ScenarioConfig
 from engine.decision_log import DecisionLog
 from engine.errors import AllocationError, EngineError, SimulationCancelled
+from engine.faults import (
+    FAIL,
+    RACK_FAIL,
+    RETURN,
+    FaultModel,
+    check_jobs,
+    checkpoint_keep,
+    checkpoint_time_s,
+    since_checkpoint_s,
+    young_interval_s,
+)
 from engine.jobs import gc_paused, isolated_run_s, job_states
 from engine.metrics import summarize
 from engine.network import change_times
@@ -73,8 +86,9 @@ def simulate(
     it; None (the default) records it for traces of at most :data:`DECISION_LOG_MAX_JOBS` jobs.
 
     Returns:
-        The result tables; identical for identical inputs (the only rng is seeded by
-        ``config.seed``). Under ``config.rounds.gavel_rules``, policies of Gavel's family
+        The result tables; identical for identical inputs (the policies' rng is seeded by
+        ``config.seed``; failures, when on, draw from a generator of their own). Under
+        ``config.rounds.gavel_rules``, policies of Gavel's family
         (``micro_task_rounds``) run in Gavel's round loop (:mod:`engine.micro_tasks`).
 
     Raises:
@@ -158,6 +172,14 @@ class Simulation:
         self.wake_at_s = math.inf  # the policy's last Decision, until its next one
         self.held_back: frozenset[int] = frozenset()
         self._recorded_changes = -1  # cluster.changes at the last utilization record
+        # node failures (engine.faults), off unless the scenario turns them on: the failure
+        # process, its next event's time, and the jobs failures stopped since the last decision
+        self.faults: FaultModel | None = None
+        self.next_fault_s = math.inf
+        self.stopped: list[JobState] = []
+        self.checkpoint_cost_s = config.failures.checkpoint_cost_s
+        if config.failures.enabled:
+            self._start_faults(config)
 
     def run(
         self, on_progress: ProgressFn | None, should_cancel: CancelFn | None
@@ -173,10 +195,11 @@ class Simulation:
                 self._admit_arrivals()
             if self.congestion_times:
                 self._apply_congestion()
+            faulted = self.next_fault_s <= t and self._apply_faults()
             woke = self.wake_at_s <= t
             if woke:
                 self.wake_at_s = math.inf
-            self._decide(changed=arrived or completed > 0 or woke)
+            self._decide(changed=arrived or completed > 0 or woke or faulted)
             if self.log:  # after every event, so a job's reason is known from its arrival
                 self.log.waiting(
                     t, self.waiting.values(), cluster.free_gpus, self.held_back,
@@ -209,6 +232,10 @@ class Simulation:
             t = min(t, self.congestion_times[0])
         if self.now_s < self.wake_at_s < t and self.waiting:
             t = self.wake_at_s
+        if self.next_fault_s < t and (
+            self.running or self.waiting or self.next_arrival < len(self.arrivals_s)
+        ):  # failures matter while jobs are left (never with failures off: next_fault_s = inf)
+            t = self.next_fault_s
         return t
 
     def _stale(self, entry: tuple[float, int, int, int]) -> bool:
@@ -337,6 +364,9 @@ class Simulation:
             self.jobs[self.arrived_from : self.next_arrival], cluster.node_free_view,
         )  # fmt: skip
         self.arrived_from = self.next_arrival
+        if self.stopped:
+            state = state._replace(stopped=tuple(self.stopped))
+            self.stopped = []
         started = perf_counter()
         answer = self.policy.allocate(state)
         self.decision_time_s += perf_counter() - started
@@ -430,6 +460,8 @@ class Simulation:
         job.placement = placement
         job.grant = grant
         job.segment_start_s = now_s
+        if self.faults is not None:
+            self._plan_checkpoints(job, placement, self.faults)
         if placement.node_types:
             job.ref_gpus = sum(
                 count * job.ref_speed.get(worker_type, 1.0)
@@ -463,6 +495,8 @@ class Simulation:
         now_s = self.now_s
         job.bandwidth_gbps = bandwidth_gbps
         job.rate, job.comm_share = self.rates.of(job, placement, bandwidth_gbps, now_s)
+        if self.faults is not None:  # checkpoints take a share of its wall time
+            job.rate = job.rate * job.checkpoint_keep
         if placement.combine == "copies":  # the final consolidation after the last step
             job.final_s = self.rates.final_s(job, placement, bandwidth_gbps)
         job.version += 1
@@ -488,10 +522,12 @@ class Simulation:
         heapify(live)
         self.completions[:] = live
 
-    def _release(self, job: JobState, reason: str) -> None:
+    def _release(self, job: JobState, reason: str, unsaved_s: float = 0.0) -> None:
+        """Frees a synced job's GPUs and closes its segment; ``unsaved_s``: wall time since its
+        last checkpoint that a failure lost (not counted as checkpoint time)."""
         placement = job.placement
         assert placement is not None  # the caller synced the job
-        self._close_segment(job, placement, reason)
+        self._close_segment(job, placement, reason, unsaved_s)
         self.cluster.release(placement)
         job.placement = None
         job.grant = None
@@ -501,10 +537,14 @@ class Simulation:
         if len(placement.nodes) > 1:
             self._refresh_rates(self.links.detach(job.index))
 
-    def _close_segment(self, job: JobState, placement: Placement, reason: str) -> None:
+    def _close_segment(
+        self, job: JobState, placement: Placement, reason: str, unsaved_s: float = 0.0
+    ) -> None:
         """Ends the job's segment on ``placement`` now: its GPU-seconds by worker type and its
-        Gantt row."""
+        Gantt row (``unsaved_s``: as :meth:`_release`'s)."""
         now_s = self.now_s
+        if self.faults is not None:
+            self._book_segment(job, placement, unsaved_s)
         held_s = now_s - job.segment_start_s
         per_type = job.service_by_type_gpu_s
         if placement.node_types:
@@ -516,7 +556,12 @@ class Simulation:
         self.recorder.close_segment(job, placement, now_s, reason)
 
     def _check_progress_possible(self) -> None:
-        if self.waiting and not self.running and self.next_arrival >= len(self.jobs):
+        if (
+            self.waiting
+            and not self.running
+            and self.next_arrival >= len(self.jobs)
+            and not (self.faults is not None and self.faults.down)  # (nodes to come back)
+        ):
             raise EngineError(
                 f"{self.spec.display_name} left {len(self.waiting)} job(s) waiting on an idle "
                 "cluster with no arrivals to come"
@@ -529,18 +574,121 @@ class Simulation:
                 f"{self.spec.display_name}: {len(unfinished)} job(s) never completed, "
                 f"e.g. {unfinished[:3]}"
             )
-        isolated_s = isolated_run_s(self.jobs, self.cluster.capacity)
-        total_gpus = sum(self.cluster.capacity.values())
+        capacity = self.layout.capacity  # (the cluster's is less the failed and spare nodes)
+        isolated_s = isolated_run_s(self.jobs, capacity)
+        total_gpus = sum(capacity.values())
         jobs = jobs_table(self.jobs, isolated_s, self.area_at_end, total_gpus)
         segments = self.recorder.segments_table([job.job_id for job in self.jobs])
         utilization = self.recorder.utilization_table()
+        summary = summarize(jobs, utilization, failures=self.faults is not None)
+        if self.faults is not None:
+            summary["node_failures"] = float(self.faults.node_failures)
         return SimulationResult(
             policy=self.spec.display_name,
             jobs=jobs,
             segments=segments,
             utilization=utilization,
-            summary=summarize(jobs, utilization),
+            summary=summary,
             num_decisions=self.num_decisions,
             decision_time_s=self.decision_time_s,
             decisions=self.log.table() if self.log else None,
         )
+
+    # Node failures (engine.faults): only runs whose scenario turns them on reach these.
+
+    def _start_faults(self, config: ScenarioConfig) -> None:
+        """The failure process, with the spare nodes taken out of the schedulable cluster."""
+        seed = config.seed if config.failures.seed is None else config.failures.seed
+        faults = self.faults = FaultModel(config.failures, self.layout, seed)
+        for node in sorted(faults.reserved):
+            self.cluster.take_node(node)
+        self.next_fault_s = faults.next_s
+        check_jobs(self.jobs, self.cluster.capacity, faults, config.failures, self.restore_s)
+
+    def _apply_faults(self) -> bool:
+        """Applies the failure events due by now; True when a node failed or came back."""
+        faults = self.faults
+        assert faults is not None
+        changed = False
+        while faults.next_s <= self.now_s:
+            kind, node, rack = faults.pop()
+            if kind == FAIL:
+                changed = self._fail_node(node, "failed") or changed
+            elif kind == RETURN:
+                faults.returned(node, self.now_s)
+                self.cluster.return_node(node)
+                changed = True
+            elif kind == RACK_FAIL:
+                for member in faults.rack_failed(rack, self.now_s):
+                    changed = self._fail_node(member, f"rack {rack} failed") or changed
+            else:  # SPARE_READY
+                faults.spare_ready(node)
+        self.next_fault_s = faults.next_s
+        return changed
+
+    def _fail_node(self, node: int, cause: str) -> bool:
+        """Stops the jobs on a failing node and takes it out of service (False: already down)."""
+        faults = self.faults
+        assert faults is not None
+        if not faults.fail(node, self.now_s):
+            return False
+        hit = [job for job in self.running.values()
+               if job.placement is not None and node in job.placement.nodes]  # fmt: skip
+        for job in hit:
+            self._stop(job, f"node n{node} {cause}" if cause == "failed" else cause)
+        self.cluster.take_node(node)
+        return True
+
+    def _stop(self, job: JobState, cause: str) -> None:
+        """A failure stops a running job: it keeps the work of its last completed checkpoint,
+        and waits again (it pays the restore when it restarts)."""
+        now_s = self.now_s
+        job.sync(now_s)
+        if job.last_step_s is not None:  # its steps were done: only its consolidation is lost
+            self._complete(job)
+            return
+        placement = job.placement
+        assert placement is not None
+        unsaved_s = 0.0
+        productive_s = now_s - max(job.segment_start_s, job.restore_until_s)
+        if job.checkpoint_interval_s > 0 and productive_s > 0:
+            unsaved_s = since_checkpoint_s(
+                productive_s, job.checkpoint_interval_s, self.checkpoint_cost_s
+            )
+            job.steps_done = max(0.0, job.steps_done - job.rate * unsaved_s)
+            job.lost_work_gpu_s += unsaved_s * placement.num_gpus
+        job.num_failures += 1
+        self._release(job, "failed", unsaved_s)
+        job.failed_last = True
+        del self.running[job.index]
+        self.waiting[job.index] = job
+        self.stopped.append(job)
+        if self.log:
+            detail = f"{cause}; {unsaved_s:,.0f} s of work since its last checkpoint lost"
+            self.log.event(now_s, job, "failed", detail, self.num_decisions)
+
+    def _book_segment(self, job: JobState, placement: Placement, unsaved_s: float) -> None:
+        """Books a closing segment's checkpoint time (up to the last completed checkpoint when
+        a failure lost ``unsaved_s``) and, after a failure, its restore as lost work."""
+        now_s = self.now_s
+        start_s = job.segment_start_s
+        restored_s = min(max(job.restore_until_s, start_s), now_s)  # the restore's end
+        if job.failed_last:
+            job.lost_work_gpu_s += (restored_s - start_s) * placement.num_gpus
+            job.failed_last = False
+        productive_s = now_s - restored_s - unsaved_s
+        if job.checkpoint_interval_s > 0 and productive_s > 0:
+            job.checkpoint_gpu_s += placement.num_gpus * checkpoint_time_s(
+                productive_s, job.checkpoint_interval_s, self.checkpoint_cost_s
+            )
+
+    def _plan_checkpoints(self, job: JobState, placement: Placement, faults: FaultModel) -> None:
+        """The segment's checkpoint interval (the scenario's, else Young's for the job's MTBF
+        on these nodes) and the share of wall time that progresses."""
+        cost_s = self.checkpoint_cost_s
+        interval_s = self.config.failures.checkpoint_interval_s
+        if interval_s is None:
+            mtbf_s = faults.job_mtbf_s(placement.nodes, placement.racks)
+            interval_s = young_interval_s(cost_s, mtbf_s)
+        job.checkpoint_interval_s = interval_s
+        job.checkpoint_keep = checkpoint_keep(interval_s, cost_s) if interval_s > 0 else 1.0

@@ -34,7 +34,10 @@ class JobState:
     the policy held the job back for a better consolidated placement. ``final_s`` is how long the
     job holds its GPUs after its last step (the final model consolidation of a ``copies`` grant of
     several copies, see :mod:`engine.progress`; 0 otherwise) and ``last_step_s`` when that last
-    step was done (None before).
+    step was done (None before). With failures on (:mod:`engine.faults`),
+    ``checkpoint_interval_s`` and ``checkpoint_keep`` describe the running segment's
+    checkpoints, and ``num_failures``, ``lost_work_gpu_s`` and ``checkpoint_gpu_s`` count what
+    failures and checkpoints cost the job.
     """
 
     __slots__ = (
@@ -46,6 +49,8 @@ class JobState:
         "area_at_arrival", "segment_start_s", "grant", "ref_speed", "ref_gpus",
         "attained_service_ref_gpu_s", "network_sensitivity", "consolidation_wait_s",
         "bandwidth_gbps", "final_s", "last_step_s", "gang_rate", "kept_stamp",
+        "checkpoint_interval_s", "checkpoint_keep", "num_failures", "lost_work_gpu_s",
+        "checkpoint_gpu_s", "failed_last",
     )  # fmt: skip
 
     def __init__(
@@ -99,6 +104,15 @@ class JobState:
         self.last_step_s: float | None = None
         self.gang_rate: GangRate | None = None  # memo of engine.rates.JobRates.of
         self.kept_stamp = -1  # the last decision whose allocation kept the job's grant
+        # with failures on (engine.faults): the running segment's checkpoint interval (s of
+        # work; 0 = none needed) and share of wall time that progresses, failures that stopped
+        # the job, GPU-seconds of work they lost and GPU-seconds spent writing checkpoints
+        self.checkpoint_interval_s = 0.0
+        self.checkpoint_keep = 1.0
+        self.num_failures = 0
+        self.lost_work_gpu_s = 0.0
+        self.checkpoint_gpu_s = 0.0
+        self.failed_last = False  # its last segment ended in a failure (its restore is lost)
 
     @property
     def worker_type(self) -> str | None:

@@ -69,7 +69,9 @@ if result is not None:
     if study_from_scenarios(named, seeds, upload_sha256()) != result.study:
         st.warning("The scenarios or seeds changed since this run; press **Run all** to update.")
     render_seed_note(len(ran_seeds))
-    metrics = [m for m in SHOWN if m in result.runs.columns]
+    runs = result.runs  # every variant with failures on: goodput is a metric of each
+    failures = "goodput" in runs.columns and bool(runs["goodput"].notna().all())
+    metrics = [m for m in (*SHOWN, *(("goodput",) if failures else ())) if m in runs.columns]
     st.subheader("A against B, on the same seeds")
     options = [cell_key(c) for c in cells(result)]
     pair = default_pair(result)
@@ -104,7 +106,7 @@ if result is not None:
         st.markdown("**Δ: the paired difference variant − baseline** on the same seeds "
                     "[95% interval]")  # fmt: skip
         st.dataframe(deltas, hide_index=True, width="stretch")
-        metric = render_metric_picker("compare_metric")
+        metric = render_metric_picker("compare_metric", failures=failures)
         paired, fmt = paired_frame(result, metric)
         render_chart(make_delta_chart(paired, metric, baseline, fmt.unit), key="compare_delta")
         st.caption("Green: better than the baseline beyond seed noise; red: worse; grey: the "

@@ -6,6 +6,7 @@ from dashboard.charts import make_jct_cdf
 from dashboard.components.chart import render_chart
 from dashboard.components.kpi_table import (
     render_downloads,
+    render_failures_by_size,
     render_kpi_table,
     render_over_request_note,
 )
@@ -19,6 +20,7 @@ render_results_flash()
 render_run_caption(result)
 render_kpi_table(result.kpi_table())
 render_over_request_note(result)
+render_failures_by_size(result)
 render_claims(result, st.session_state.get("result_paper_preset"))
 for note in result.trace_notes:
     st.info(note)

@@ -8,6 +8,7 @@ from dashboard.components.cluster_panel import (
     render_gpu_mix,
     render_network,
 )
+from dashboard.components.failure_panel import render_failures
 from dashboard.components.paper_presets import render_paper_picker
 from dashboard.components.policy_form import (
     policy_instances,
@@ -37,9 +38,10 @@ render_paper_picker()
 render_2026_button()
 render_flash()
 run_area = st.container(border=True)
-jobs_tab, cluster_tab, policy_tab, rules_tab, file_tab = st.tabs(
-    ["1 · Jobs", "2 · GPU mix & network", "3 · Policies", "4 · Rounds & seed", "Save / load"]
-)
+jobs_tab, cluster_tab, policy_tab, rules_tab, failure_tab, file_tab = st.tabs(
+    ["1 · Jobs", "2 · GPU mix & network", "3 · Policies", "4 · Rounds & seed", "5 · Failures",
+     "Save / load"]
+)  # fmt: skip
 with jobs_tab:
     render_trace_source()
     preview_area = st.container()
@@ -55,6 +57,8 @@ with policy_tab:
         render_policy_params(policy, label)
 with rules_tab:
     render_rounds()
+with failure_tab:
+    render_failures()
 
 try:
     config = build_config()

@@ -28,6 +28,9 @@ DEFAULT_VALUES = {
     "load.arrival_scale": "0.5, 1, 1.5, 2",
     "rounds.round_duration_s": "120, 360, 1200",
     "network.background_load": "0, 0.2, 0.4",
+    "failures.node_mtbf_h": "1000, 3000, 6335",
+    "failures.checkpoint_interval_s": "600, 1800, 3600",
+    "failures.spares_per_type": "0, 2, 4",
 }
 
 st.title("Sweep")
@@ -98,7 +101,7 @@ if s.get("sweep_result"):
     elif study is not None and study != result.study:
         st.warning("The axes, values, seeds or scenario changed since this run; run again.")
     render_seed_note(len(result.study.seeds))
-    metric = render_metric_picker("sweep_metric")
+    metric = render_metric_picker("sweep_metric", failures=result.study.base.failures.enabled)
     stats, fmt = stats_frame(result, metric)
     if y == NO_AXIS:
         render_chart(make_sweep_lines(stats, x, metric, fmt.unit, labels[x]), key="sweep_lines")

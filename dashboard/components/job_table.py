@@ -40,12 +40,28 @@ COLUMN_CONFIG: dict[str, Any] = {
     "run_time_s": _seconds("Run time (s)"),
     "isolated_jct_s": _seconds("Isolated JCT (s)"),
     "ftf_rho": st.column_config.NumberColumn("FTF ρ", format="%.2f"),
+    "num_failures": st.column_config.NumberColumn(
+        "Failures", help="Times a failed node stopped the job"
+    ),
+    "lost_work_gpu_s": st.column_config.NumberColumn(
+        "Lost work (GPU-s)", format="%.0f",
+        help="Work failures lost: time since the last checkpoint and the restore, x GPUs",
+    ),
+    "checkpoint_gpu_s": st.column_config.NumberColumn(
+        "Checkpoints (GPU-s)", format="%.0f", help="Time spent writing checkpoints, x GPUs"
+    ),
 }  # fmt: skip
+FAILURE_COLUMNS = ("num_failures", "lost_work_gpu_s", "checkpoint_gpu_s")
+"""Columns of a run with failures on (engine.faults): after the preemptions when any is not 0,
+left out when all are (failures off)."""
 
 
 def render_job_table(jobs: pd.DataFrame) -> None:
     """``jobs`` (a policy's jobs table) with the key columns first, the rest after."""
     columns = [str(c) for c in jobs.columns]
-    order = [c for c in FIRST_COLUMNS if c in columns]
-    order += [c for c in columns if c not in FIRST_COLUMNS]
+    failures = [c for c in FAILURE_COLUMNS if c in columns and jobs[c].any()]
+    first = list(FIRST_COLUMNS)
+    first[first.index("num_preemptions") + 1 : first.index("num_preemptions") + 1] = failures
+    order = [c for c in first if c in columns]
+    order += [c for c in columns if c not in first and c not in FAILURE_COLUMNS]
     st.dataframe(jobs, hide_index=True, column_order=order, column_config=COLUMN_CONFIG)

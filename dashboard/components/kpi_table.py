@@ -9,7 +9,7 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 from engine import units
-from engine.metrics import METRICS
+from engine.metrics import METRICS, failures_by_size
 from engine.results import ComparisonResult
 
 BEST_STYLE = "background-color: #d8f0dc; font-weight: 700"
@@ -30,10 +30,15 @@ KPI_GROUPS: dict[str, tuple[str, ...]] = {
         "utilization_active", "utilization_mean", "comm_overhead_mean", "gpu_hours_used",
         "preemptions_total",
     ),
+    "Failures and checkpoints": (
+        "goodput", "gpu_hours_lost_failures", "gpu_hours_checkpoints", "job_failures_total",
+        "node_failures",
+    ),
 }  # fmt: skip
 """The KPI table's metrics in the tables the Results page shows them in, one below the other:
 all sixteen side by side are wider than a 1600-pixel window, which hid the last columns.
-Each group fits beside a policy column of :data:`POLICY_INDEX`'s width."""
+Each group fits beside a policy column of :data:`POLICY_INDEX`'s width. The failure group is
+shown only for a scenario with failures on (its metrics exist only then)."""
 
 
 def column_format(metric: str, values: pd.Series) -> tuple[str, Callable[[float], str]]:
@@ -160,3 +165,41 @@ def render_downloads(result: ComparisonResult) -> None:
         "Download per-job results (CSV)", lambda: result.combined("jobs").to_csv(index=False),
         file_name="jobs.csv", mime="text/csv",
     )  # fmt: skip
+
+
+def failures_by_size_table(result: ComparisonResult) -> pd.DataFrame | None:
+    """Failures per job by job size (rows: GPUs per job), a column group per policy; None for
+    a scenario without failures (:func:`engine.metrics.failures_by_size`)."""
+    if not result.config.failures.enabled or not result.results:
+        return None
+    frames = []
+    for sim in result.results:
+        table = failures_by_size(sim.jobs).set_index("scale_factor")
+        table.columns = pd.MultiIndex.from_product([[sim.policy], _BY_SIZE_HEADERS])
+        frames.append(table)
+    return pd.concat(frames, axis=1).rename_axis("GPUs per job")
+
+
+def render_failures_by_size(result: ComparisonResult) -> None:
+    """:func:`failures_by_size_table`, when the scenario has failures on."""
+    shown = failures_by_size_table(result)
+    if shown is None:
+        return
+    st.markdown("**Failures by job size**")
+    st.dataframe(by_size_styler(shown), key="failures_by_size", width="content")
+    st.caption(
+        "Failures per job and lost GPU-hours grow with the nodes a job holds: each of its "
+        "nodes can fail under it. Lost work = the time since the job's last checkpoint and "
+        "the restore after the failure, times its GPUs."
+    )
+
+
+_BY_SIZE_HEADERS = ["jobs", "failures", "failures per job", "share of jobs hit", "lost GPU-h"]
+_BY_SIZE_FORMATS = ["{:,.0f}", "{:,.0f}", "{:.3f}", "{:.1%}", "{:,.1f}"]
+
+
+def by_size_styler(table: pd.DataFrame) -> Styler:
+    """:func:`failures_by_size_table` with each column in its format (counts whole, failures
+    per job to 3 decimals, the share of jobs hit in %, GPU-hours to 1 decimal)."""
+    formats = dict(zip(_BY_SIZE_HEADERS, _BY_SIZE_FORMATS, strict=True))
+    return table.style.format({column: formats[column[1]] for column in table.columns})

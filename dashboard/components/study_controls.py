@@ -7,7 +7,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from dashboard.components.cluster_panel import render_gpu_mix
-from dashboard.study_tables import STUDY_METRICS
+from dashboard.study_tables import FAILURE_STUDY_METRICS, STUDY_METRICS
 
 
 def render_variant_editor() -> None:
@@ -45,12 +45,13 @@ def render_seed_count(key: str, default: int = 3) -> list[int]:
     return list(range(int(count)))
 
 
-def render_metric_picker(key: str, label: str = "Metric") -> str:
-    """A selectbox of :data:`STUDY_METRICS` by name (the unit follows the values shown);
-    returns the metric key."""
-    if st.session_state.get(key) not in STUDY_METRICS:
+def render_metric_picker(key: str, label: str = "Metric", failures: bool = False) -> str:
+    """A selectbox of :data:`STUDY_METRICS` by name (the unit follows the values shown; the
+    failure metrics only for a study with failures on); returns the metric key."""
+    options = [m for m in STUDY_METRICS if failures or m not in FAILURE_STUDY_METRICS]
+    if st.session_state.get(key) not in options:
         st.session_state[key] = "jct_mean_s"
-    return st.selectbox(label, list(STUDY_METRICS), key=key,
+    return st.selectbox(label, options, key=key,
                         format_func=lambda k: STUDY_METRICS[k].label)  # fmt: skip
 
 

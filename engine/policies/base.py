@@ -140,6 +140,9 @@ class SchedulerState(NamedTuple):
         arrived: jobs that arrived since the policy's previous call (all are in ``waiting``),
             for policies that keep their own queues incrementally.
         node_free_gpus: free GPUs per node, indexed like :attr:`PolicyContext.nodes`.
+        stopped: jobs a failed node stopped since the policy's previous call (all are in
+            ``waiting``; :mod:`engine.faults`), for policies that keep their own books of
+            running jobs; empty when the scenario has no failures.
     """
 
     now_s: float
@@ -150,6 +153,7 @@ class SchedulerState(NamedTuple):
     round_index: int
     arrived: Sequence[JobState] = ()
     node_free_gpus: Sequence[int] = ()
+    stopped: Sequence[JobState] = ()
 
     def active(self) -> list[JobState]:
         """Waiting and running jobs, sorted by arrival then job index."""
@@ -190,6 +194,10 @@ class Policy(ABC):
             the statistical efficiency of a job granted more GPUs than its scale factor
             (:func:`engine.progress.statistical_efficiency`); an elastic policy exposes it as a
             knob.
+        models_failures: whether the policy runs with node failures on
+            (:class:`engine.config.FailureConfig`): its decisions read the live capacity
+            (``SchedulerState.capacity`` less the failed nodes' GPUs) and it takes the jobs
+            in ``SchedulerState.stopped`` back into its queues.
         honours_placement: whether the scenario's placement strategy decides the nodes; False
             for a method that pins nodes itself, with ``placement_note`` saying why (the
             dashboard shows it).
@@ -203,6 +211,7 @@ class Policy(ABC):
     replans_on_events: ClassVar[bool] = False
     needs_sync: ClassVar[bool] = True
     honours_placement: ClassVar[bool] = True
+    models_failures: ClassVar[bool] = False
     placement_note: ClassVar[str] = ""
 
     Params: ClassVar[type[Any]] = NoParams

@@ -30,7 +30,7 @@ Reconstructions [R]:
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -110,6 +110,7 @@ class TiresiasLas(Policy):
     preemptive: ClassVar[bool] = True
     uses_rounds: ClassVar[bool] = True
     needs_sync: ClassVar[bool] = False  # reads service of running jobs through queue(job, now_s)
+    models_failures: ClassVar[bool] = True
 
     Params: ClassVar[type[LasParams]] = LasParams
 
@@ -174,6 +175,8 @@ class TiresiasLas(Policy):
                 book.order = self._stamp()
             books[job.index] = book
             self._enqueue(book, now_s)
+        if state.stopped:
+            self._stopped(state.stopped, now_s)
         if state.round_index == self._round_index:
             return self._admit(state)
         self._round_index = state.round_index
@@ -206,9 +209,22 @@ class TiresiasLas(Policy):
             insert_by_key(running, book)
         return allocation
 
+    def _stopped(self, stopped: Sequence[JobState], now_s: float) -> None:
+        """Jobs a failed node stopped (engine.faults) wait again as if preempted now."""
+        books = [self._books[job.index] for job in stopped]
+        for book in books:
+            self._held.pop(book.index, None)
+        gone = {job.index for job in stopped}
+        self._running_books = [book for book in self._running_books if book.index not in gone]
+        self._preempted_from(books, now_s)
+
     def _full_round(self, state: SchedulerState) -> Allocation | Decision:
-        """Round boundary: running and waiting jobs merged in queue order onto every GPU."""
+        """Round boundary: running and waiting jobs merged in queue order onto every GPU (the
+        live capacity: less failed nodes when failures are on)."""
         now = state.now_s
+        capacity = state.capacity
+        for slot in self._slots:
+            slot.capacity = capacity[slot.worker_type]
         running = self._running_in_order(state.running, now)
         granted: list[Book] = []
         started: list[Book] = []

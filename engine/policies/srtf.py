@@ -54,6 +54,7 @@ class Srtf(Policy):
     preemptive: ClassVar[bool] = True
     uses_rounds: ClassVar[bool] = False
     by_service: ClassVar[bool] = False  # SRSF: the key is remaining time x GPUs
+    models_failures: ClassVar[bool] = True
 
     def __init__(self, params: NoParams, context: PolicyContext) -> None:
         super().__init__(params, context)
@@ -89,6 +90,8 @@ class Srtf(Policy):
         """Running jobs keyed afresh (they progressed) and merged with the waiting jobs, whose
         keys cannot change while they wait (kept sorted between decisions)."""
         for job in state.arrived:
+            self._wait(self._key(job), job)
+        for job in state.stopped:  # stopped by a failed node (engine.faults)
             self._wait(self._key(job), job)
         waiting = self._waiting
         if not isinstance(state.waiting, Sized) or len(waiting) != len(state.waiting):

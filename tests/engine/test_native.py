@@ -15,7 +15,13 @@ import pytest
 
 import engine.simulator
 from engine import native
-from engine.config import CongestionEpisode, NetworkConfig, PolicySpec, ScenarioConfig
+from engine.config import (
+    CongestionEpisode,
+    FailureConfig,
+    NetworkConfig,
+    PolicySpec,
+    ScenarioConfig,
+)
 from engine.presets import gavel_compatible
 from engine.scenario import load_scenario_trace
 from engine.simulator import simulate
@@ -29,11 +35,14 @@ CONGESTED = NetworkConfig(
 )  # fmt: skip
 # (policy, scenario): the loops the compiled modules run: a non-preemptive event loop, rounds with
 # restarts, the engine's own mid-round starts, Gavel's round loop (micro_tasks) and queues, copies
-# grants, and Gavel's priority order, greedy pass and mid-round pairs (gavel rounds, pairs)
+# grants, and Gavel's priority order, greedy pass and mid-round pairs (gavel rounds, pairs), and
+# node failures with spares, rack failures and checkpoints (engine.faults)
 CASES = (
     ("fifo", "congested"), ("las", "congested"), ("srtf", "default"), ("hadare", "congested"),
     ("gavel_maxmin", "gavel"), ("gavel_fifo", "gavel"), ("gavel_maxmin", "default"),
+    ("las", "failures"),
 )  # fmt: skip
+FAILURES = FailureConfig(enabled=True, node_mtbf_h=50.0, rack_mtbf_h=500.0, spares_per_type=1)
 NUM_JOBS = 300
 
 
@@ -44,6 +53,7 @@ def table_hashes() -> list[str]:
         "default": ScenarioConfig(),
         "congested": ScenarioConfig(network=CONGESTED),
         "gavel": gavel_compatible(ScenarioConfig()),
+        "failures": ScenarioConfig(failures=FAILURES),
     }
     hashes = []
     for policy, scenario in CASES:
