@@ -124,7 +124,7 @@ def test_a_sweep_over_spares_offers_goodput_and_names_a_bad_spare_count(
     next(b for b in at.button if b.key == "run_sweep").click().run()
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
-    assert "Goodput (useful / allocated GPU-hours) (%)" in at.selectbox(key="sweep_metric").options
+    assert "Goodput (useful / allocated GPU-hours)" in at.selectbox(key="sweep_metric").options
     at.selectbox(key="sweep_metric").set_value("goodput").run()
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     lines = [t for t in spec["data"] if t.get("mode") == "lines+markers"]
