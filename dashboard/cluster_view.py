@@ -1,0 +1,124 @@
+"""The Step-through page's drawings at a moment, as HTML: the cluster's GPUs grouped by rack and
+node, each coloured by the job holding it (its id printed in the cell, so colour is never the
+only cue), and the queue with each job's reason for waiting.
+
+Plain HTML (no chart library): a redraw of 50 jobs x 4 policies is a few kilobytes of text,
+built in about a millisecond per policy (``benchmarks/bench_replay.py``), and each GPU cell
+carries ``data-node``, ``data-slot`` and ``data-job`` for the browser test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from html import escape
+
+from dashboard.decision_words import duration_text
+from dashboard.replay import QueueEntry
+from engine.allocation.layout import NodeLayout
+
+# Paul Tol's "muted" scheme (colour-blind safe, https://personal.sron.nl/~pault/), then his
+# "light" scheme for the 10th to 18th job; the text colour keeps each cell readable.
+JOB_PALETTE = (
+    ("#332288", "#fff"), ("#DDCC77", "#000"), ("#117733", "#fff"), ("#88CCEE", "#000"),
+    ("#882255", "#fff"), ("#44AA99", "#000"), ("#999933", "#000"), ("#AA4499", "#fff"),
+    ("#CC6677", "#000"), ("#77AADD", "#000"), ("#EE8866", "#000"), ("#EEDD88", "#000"),
+    ("#FFAABB", "#000"), ("#99DDFF", "#000"), ("#44BB99", "#000"), ("#BBCC33", "#000"),
+    ("#AAAA00", "#000"), ("#DDDDDD", "#000"),
+)  # fmt: skip
+FREE = ("#FFFFFF", "#999")
+REASONS = {
+    "no room": "no room",
+    "lower priority": "lower priority",
+    "held for consolidation": "held for consolidation",
+    "": "just joined",
+}
+STYLE = """<style>
+.cv{font-family:sans-serif;font-size:14px;line-height:1.25}
+.cv .rack{border:2px solid #666;border-radius:6px;padding:3px 5px;margin:0 0 5px 0}
+.cv .rack>b{font-size:13px;color:#333}
+.cv .node{display:inline-block;vertical-align:top;border:1px solid #aaa;border-radius:4px;
+  padding:2px 3px;margin:2px 4px 2px 0;background:#f6f6f6}
+.cv .node>span{display:block;font-size:12px;color:#444}
+.cv .gpu{display:inline-block;width:30px;height:24px;margin:1px;border:1px solid #333;
+  border-radius:3px;text-align:center;font-size:11px;line-height:24px;overflow:hidden;
+  white-space:nowrap;font-weight:700}
+.cv .gpu.small{width:12px;height:12px;font-size:0;line-height:12px}
+.cv table{border-collapse:collapse;width:100%;font-size:13px;margin-top:4px}
+.cv td,.cv th{border-bottom:1px solid #ddd;padding:1px 4px;text-align:left}
+.cv .chip{display:inline-block;padding:0 4px;border-radius:3px;font-weight:700}
+</style>"""
+SMALL_CELLS_FROM = 128
+"""Clusters of this many GPUs or more draw small cells without labels (hover for the job)."""
+
+
+def job_colors(job_ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """Job id -> (fill, text colour), by the jobs' order (arrival order, same for every policy)."""
+    return {job: JOB_PALETTE[i % len(JOB_PALETTE)] for i, job in enumerate(job_ids)}
+
+
+def cluster_html(
+    layout: NodeLayout,
+    owners: list[list[str | None]],
+    colors: Mapping[str, tuple[str, str]],
+    policy: str,
+) -> str:
+    """The racks, nodes and GPUs of ``layout`` with the job holding each (``owners`` from
+    :meth:`dashboard.replay.Replay.owners`)."""
+    small = sum(layout.node_gpus) >= SMALL_CELLS_FROM
+    parts = [f'<div class="cv" data-policy="{escape(policy)}">']
+    for rack in layout.racks:
+        parts.append(f'<div class="rack" data-rack="{escape(rack)}"><b>{escape(rack)}</b><br>')
+        for node in layout.rack_nodes(rack):
+            busy = sum(job is not None for job in owners[node])
+            parts.append(
+                f'<div class="node" data-node="n{node}"><span>n{node} · '
+                f"{escape(layout.node_type[node])} · {busy}/{layout.node_gpus[node]}</span>"
+            )
+            for slot, job in enumerate(owners[node]):
+                parts.append(_cell(node, slot, job, colors, small))
+            parts.append("</div>")
+        parts.append("</div>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _cell(
+    node: int, slot: int, job: str | None, colors: Mapping[str, tuple[str, str]], small: bool
+) -> str:
+    fill, ink = FREE if job is None else colors.get(job, ("#888", "#fff"))
+    label = "" if job is None else escape(job)
+    title = f"n{node} GPU {slot}: " + (f"job {label}" if job is not None else "free")
+    size = " small" if small else ""
+    return (
+        f'<span class="gpu{size}" data-node="n{node}" data-slot="{slot}" '
+        f'data-job="{label}" title="{title}" style="background:{fill};color:{ink}">'
+        f"{label if not small else ''}</span>"
+    )
+
+
+def queue_html(
+    queue: list[QueueEntry],
+    colors: Mapping[str, tuple[str, str]],
+    policy: str,
+    now_s: float,
+    max_rows: int = 12,
+) -> str:
+    """The queue in order: position, job (in its colour), GPUs asked for, time waited, reason."""
+    if not queue:
+        return f'<div class="cv" data-queue="{escape(policy)}"><i>Queue empty.</i></div>'
+    rows = []
+    for entry in queue[:max_rows]:
+        fill, ink = colors.get(entry.job_id, ("#888", "#fff"))
+        rows.append(
+            f'<tr data-queue-job="{escape(entry.job_id)}"><td>{entry.position}</td>'
+            f'<td><span class="chip" style="background:{fill};color:{ink}">'
+            f"{escape(entry.job_id)}</span></td><td>{entry.scale_factor}</td>"
+            f"<td>{duration_text(now_s - entry.since_s)}</td>"
+            f"<td>{escape(REASONS.get(entry.reason, entry.reason))}</td></tr>"
+        )
+    more = len(queue) - max_rows
+    tail = f"<tr><td colspan=5>… and {more} more</td></tr>" if more > 0 else ""
+    return (
+        f'<div class="cv" data-queue="{escape(policy)}"><table><tr><th>#</th><th>job</th>'
+        f"<th>GPUs</th><th>waited</th><th>why</th></tr>{''.join(rows)}{tail}</table></div>"
+    )

@@ -1,0 +1,180 @@
+"""The Step-through page's time control and the moment it shows, drawn in a fragment.
+
+Stepping, playing and the moment slider rerun only the fragment (``st.fragment``), not the page:
+the runs are indexed once per result (:class:`dashboard.replay.Replay`, kept in the session),
+and a moment is HTML text (:mod:`dashboard.cluster_view`). Keys: Left / Right step to the
+previous / next event, Space plays or pauses, Home / End go to the start / end.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import streamlit as st
+
+from dashboard.cluster_view import STYLE, cluster_html, job_colors, queue_html
+from dashboard.decision_words import Explainer, clock
+from dashboard.lessons import Lesson
+from dashboard.replay import EVENT_KINDS, Replay, next_event, previous_event
+from engine.allocation.layout import NodeLayout
+from engine.results import ComparisonResult
+from engine.scenario import scenario_matrix
+
+MAX_POLICIES = 4
+TICK_S = 0.5  # wall seconds between frames while playing
+SPEEDS = {  # label -> simulated seconds per wall second (0: one event per frame)
+    "1 min per second": 60.0, "5 min per second": 300.0, "15 min per second": 900.0,
+    "1 h per second": 3600.0, "one event per frame": 0.0,
+}  # fmt: skip
+_CACHE = "_replays"
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a moment is drawn from: the chosen policies' replays and explainers, the job colours."""
+
+    replays: list[Replay]
+    explainers: list[Explainer]
+    colors: dict[str, tuple[str, str]]
+    end_s: float
+
+
+def indexed(result: ComparisonResult, policies: list[str]) -> Shown:
+    """The replays of ``policies`` (indexed once per result and kept in the session)."""
+    s = st.session_state
+    cached = s.get(_CACHE)
+    if cached is None or cached[0] is not result:
+        cached = s[_CACHE] = (result, {})
+    store = cached[1]
+    config = result.config
+    layout, matrix = NodeLayout.of(config.cluster), None
+    specs = {spec.display_name: spec for spec in config.policies}
+    by_name = {sim.policy: sim for sim in result.results}
+    for policy in policies:
+        if policy not in store:
+            matrix = matrix or scenario_matrix(config)
+            replay = Replay(by_name[policy], layout, _round_s(result, policy))
+            store[policy] = (replay, Explainer(replay, specs[policy], matrix))
+    replays = [store[p][0] for p in policies]
+    jobs = result.results[0].jobs.sort_values(["arrival_s", "job_id"])
+    colors = job_colors(jobs["job_id"].astype(str))
+    end_s = max((r.end_s for r in replays), default=0.0)
+    return Shown(replays, [store[p][1] for p in policies], colors, end_s)
+
+
+def _round_s(result: ComparisonResult, policy: str) -> float:
+    from engine.policies.base import get_policy
+
+    spec = next(p for p in result.config.policies if p.display_name == policy)
+    return result.config.rounds.round_duration_s if get_policy(spec.name).uses_rounds else 0.0
+
+
+def render_stepper(shown: Shown, lesson: Lesson | None) -> None:
+    """The time control and the moment, in a fragment that reruns alone (every TICK_S while
+    playing)."""
+    s = st.session_state
+    s.setdefault("replay_t", 0.0)
+    s["replay_t"] = min(max(float(s["replay_t"]), 0.0), shown.end_s)
+    playing = bool(s.get("replay_playing", False))
+
+    @st.fragment(run_every=TICK_S if playing else None)
+    def moment() -> None:
+        if s.get("replay_playing", False) and _advance(shown):
+            s["replay_playing"] = False
+            st.rerun()  # the whole page, to stop the fragment's timer
+        _controls(shown, lesson)
+        draw_moment(shown, float(s["replay_t"]))
+
+    moment()
+
+
+def _advance(shown: Shown) -> bool:
+    """Moves the moment on by one frame of play; True when it reached the end."""
+    s = st.session_state
+    speed = SPEEDS[s.get("replay_speed", next(iter(SPEEDS)))]
+    now = time.monotonic()
+    elapsed = min(now - s.get("_replay_tick", now - TICK_S), 2 * TICK_S)
+    s["_replay_tick"] = now
+    t = float(s["replay_t"])
+    if speed == 0.0:
+        t = next_event(shown.replays, t, _kinds())
+    else:
+        t += speed * elapsed
+    s["replay_t"] = min(t, shown.end_s)
+    return s["replay_t"] >= shown.end_s
+
+
+def _kinds() -> set[str]:
+    return set(st.session_state.get("replay_kinds") or EVENT_KINDS)
+
+
+def _step(shown: Shown, where: str) -> None:
+    s = st.session_state
+    t = float(s["replay_t"])
+    if where == "next":
+        t = next_event(shown.replays, t, _kinds())
+    elif where == "previous":
+        t = previous_event(shown.replays, t, _kinds())
+    elif where == "start":
+        t = 0.0
+    elif where == "end":
+        t = shown.end_s
+    s["replay_t"] = t
+
+
+def _go(time_s: float) -> None:
+    st.session_state["replay_t"] = time_s
+
+
+def _toggle_play() -> None:
+    s = st.session_state
+    s["replay_playing"] = not s.get("replay_playing", False)
+    s["_replay_tick"] = time.monotonic()
+
+
+def _controls(shown: Shown, lesson: Lesson | None) -> None:
+    s = st.session_state
+    row = st.container(horizontal=True, vertical_alignment="center")
+    row.button("Start", key="step_start", icon=":material/first_page:", shortcut="Home",
+               on_click=_step, args=(shown, "start"))  # fmt: skip
+    row.button("Previous event", key="step_prev", icon=":material/chevron_left:",
+               shortcut="Left", on_click=_step, args=(shown, "previous"))  # fmt: skip
+    playing = s.get("replay_playing", False)
+    if row.button("Pause" if playing else "Play", key="step_play", type="primary",
+                  icon=":material/pause:" if playing else ":material/play_arrow:",
+                  shortcut="Space", on_click=_toggle_play):  # fmt: skip
+        st.rerun()  # the whole page: the fragment's timer starts or stops
+    row.button("Next event", key="step_next", icon=":material/chevron_right:",
+               shortcut="Right", on_click=_step, args=(shown, "next"))  # fmt: skip
+    row.button("End", key="step_end", icon=":material/last_page:", shortcut="End",
+               on_click=_step, args=(shown, "end"))  # fmt: skip
+    row.selectbox("Speed", list(SPEEDS), key="replay_speed", width=200)
+    row.markdown(f"### ⏱ {clock(float(s['replay_t']))}")
+    st.slider(
+        "Moment (simulated seconds)", 0.0, max(shown.end_s, 1.0), key="replay_t", step=1.0,
+        help="Drag, or use the buttons; keys: ← → previous / next event, Space play / pause, "
+        "Home / End.",
+    )  # fmt: skip
+    if lesson is not None:
+        moments = st.container(horizontal=True)
+        moments.caption("Moments to look at:")
+        for i, moment_s in enumerate(lesson.moments_s):
+            moments.button(f"{clock(moment_s)}", key=f"moment_{i}", on_click=_go,
+                           args=(moment_s,), type="tertiary")  # fmt: skip
+
+
+def draw_moment(shown: Shown, time_s: float) -> None:
+    """Each policy's cluster and queue side by side, then the decisions just made."""
+    st.html(STYLE)
+    for column, replay in zip(st.columns(len(shown.replays)), shown.replays, strict=True):
+        name = replay.sim.policy
+        column.markdown(f"**{name}**")
+        column.html(cluster_html(replay.layout, replay.owners(time_s), shown.colors, name))
+        column.html(queue_html(replay.queue(time_s), shown.colors, name, time_s))
+    st.markdown("#### The decision just made")
+    for explainer in shown.explainers:
+        at, lines = explainer.moment(time_s)
+        head = f"**{explainer.name}**" + ("" if at is None else f" at {clock(at)}")
+        body = " ".join(lines) if lines else "nothing decided yet."
+        st.markdown(f"{head}: {body}")
