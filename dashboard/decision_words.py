@@ -254,8 +254,9 @@ class Explainer:
         rows = log[log["event"] == "started"]
         return {
             (str(job), float(time_s)): _rate(str(detail)) or 0.0
-            for job, time_s, detail in zip(rows["job_id"], rows["time_s"], rows["detail"],
-                                           strict=True)  # fmt: skip
+            for job, time_s, detail in zip(
+                rows["job_id"], rows["time_s"], rows["detail"], strict=True
+            )  # fmt: skip
         }
 
     def _sf(self, job: str) -> int:

@@ -174,7 +174,9 @@ def previous_event(replays: list[Replay], time_s: float, kinds: set[str] | None 
     """The last event time before ``time_s`` over ``replays`` (0 when none)."""
     earlier = []
     for replay in replays:
-        events = replay.events if kinds is None else replay.events[replay.events["kind"].isin(kinds)]
+        events = replay.events
+        if kinds is not None:
+            events = events[events["kind"].isin(kinds)]
         times = events["time_s"].to_numpy()
         at = np.searchsorted(times, time_s - 1e-9, side="left")
         if at:
