@@ -108,6 +108,12 @@ class Explainer:
         return self._preemption([job], [j for j in started if j not in moved], at)
 
     def _key_name(self) -> str:
+        if self.spec.name == "dally":
+            return (
+                "Dally ranks jobs as LAS does (lowest queue first) and, at a round boundary, "
+                "may preempt a job less network-sensitive (step time across racks over "
+                "node-local) to give a more sensitive one a consolidated placement."
+            )
         if self.spec.name in LAS_FAMILY:
             return "LAS serves the lowest queue first (least attained service), FIFO within it."
         if self.spec.name == "srtf":
@@ -123,7 +129,17 @@ class Explainer:
         """The policy's ranking key of ``job`` at ``at``, as ``": 3.1 GPU-h attained, queue 2"``."""
         if self.spec.name in LAS_FAMILY:
             attained, queue = self.las_queue(job, at)
-            return f": {_gpu_h(attained)} GPU-h attained, queue {queue + 1}"
+            text = f": {_gpu_h(attained)} GPU-h attained, queue {queue + 1}"
+            if self.spec.name == "dally":
+                sensitivity = float(self._jobs.loc[job, "network_sensitivity"])
+                text += f", network sensitivity {sensitivity:.2f}×"
+            promoted = self._promoted_at(job, at)
+            if promoted > 0:
+                text += (
+                    f" (promoted to queue 1 at {clock(promoted)}: it had waited "
+                    f"{self._knob():g}× its last run)"
+                )
+            return text
         if self.spec.name == "srtf":
             return f": {duration_text(self.remaining_s(job, at))} of work left on its fastest GPU"
         if self.spec.name.startswith("fifo") or self.spec.name == "gavel_fifo":
@@ -151,9 +167,7 @@ class Explainer:
     def _promoted_at(self, job: str, at: float) -> float:
         """The last promotion time of ``job`` before ``at`` (0 if none): a preempted job that
         waited ``promote_knob`` x its last run is promoted at the next round boundary."""
-        knob = LAS_FAMILY.get(self.spec.name)
-        if knob is None:
-            knob = float(self.spec.params.get("promote_knob", 2.0))
+        knob = self._knob()
         rows = self._segments.get(job)
         round_s = self.replay.round_s
         if rows is None or knob <= 0 or round_s <= 0:
@@ -170,6 +184,10 @@ class Explainer:
             if boundary <= at and boundary <= restart:
                 promoted = boundary
         return promoted
+
+    def _knob(self) -> float:
+        knob = LAS_FAMILY.get(self.spec.name)
+        return float(self.spec.params.get("promote_knob", 2.0)) if knob is None else knob
 
     def remaining_s(self, job: str, at: float) -> float:
         """SRTF's remaining time of ``job`` at ``at``: steps left over its fastest rate."""
@@ -211,7 +229,7 @@ class Explainer:
                 "shared step counter, their models averaged once a round (HadarE's copies), "
                 f"{_rate_text(detail)}."
             )
-        return f"{self.name} started job {job} on {detail}."
+        return f"{self.name} started job {job} on {_placement(detail)}."
 
     def waiting(self, job: str, reason: str, at: float) -> str:
         """Why ``job`` waits at ``at``, from the log's ``reason``, with the free GPUs then."""
@@ -281,7 +299,9 @@ def _rate_text(detail: str) -> str:
 
 
 def _placement(detail: str) -> str:
-    return detail or "its GPUs"
+    """A logged placement as read aloud ("network-local" is the engine's word for a ring
+    across racks)."""
+    return detail.replace("(network-local)", "(across racks)") if detail else "its GPUs"
 
 
 def _gpu_h(gpu_s: float) -> str:

@@ -18,6 +18,7 @@ from dashboard.decision_words import Explainer, clock
 from dashboard.lessons import Lesson
 from dashboard.replay import EVENT_KINDS, Replay, next_event, previous_event
 from engine.allocation.layout import NodeLayout
+from engine.config import PolicySpec
 from engine.results import ComparisonResult
 from engine.scenario import scenario_matrix
 
@@ -55,7 +56,8 @@ def indexed(result: ComparisonResult, policies: list[str]) -> Shown:
         if policy not in store:
             matrix = matrix or scenario_matrix(config)
             replay = Replay(by_name[policy], layout, _round_s(result, policy))
-            store[policy] = (replay, Explainer(replay, specs[policy], matrix))
+            spec = specs.get(policy, PolicySpec(policy))
+            store[policy] = (replay, Explainer(replay, spec, matrix))
     replays = [store[p][0] for p in policies]
     jobs = result.results[0].jobs.sort_values(["arrival_s", "job_id"])
     colors = job_colors(jobs["job_id"].astype(str))
@@ -64,9 +66,11 @@ def indexed(result: ComparisonResult, policies: list[str]) -> Shown:
 
 
 def _round_s(result: ComparisonResult, policy: str) -> float:
-    from engine.policies.base import get_policy
+    from engine.policies.base import get_policy, list_policies
 
-    spec = next(p for p in result.config.policies if p.display_name == policy)
+    spec = next((p for p in result.config.policies if p.display_name == policy), None)
+    if spec is None or spec.name not in list_policies():
+        return 0.0
     return result.config.rounds.round_duration_s if get_policy(spec.name).uses_rounds else 0.0
 
 
