@@ -61,11 +61,13 @@ def cluster_html(
     owners: list[list[str | None]],
     colors: Mapping[str, tuple[str, str]],
     policy: str,
+    time_s: float = 0.0,
 ) -> str:
     """The racks, nodes and GPUs of ``layout`` with the job holding each (``owners`` from
-    :meth:`dashboard.replay.Replay.owners`)."""
+    :meth:`dashboard.replay.Replay.owners` at ``time_s``, written on the drawing as
+    ``data-time-s``)."""
     small = sum(layout.node_gpus) >= SMALL_CELLS_FROM
-    parts = [f'<div class="cv" data-policy="{escape(policy)}">']
+    parts = [f'<div class="cv" data-policy="{escape(policy)}" data-time-s="{time_s!r}">']
     for rack in layout.racks:
         parts.append(f'<div class="rack" data-rack="{escape(rack)}"><b>{escape(rack)}</b><br>')
         for node in layout.rack_nodes(rack):

@@ -7,28 +7,37 @@ why, and the decision just made is said in words.
 
 import streamlit as st
 
-from dashboard.components.lesson_picker import current_lesson, render_lesson_buttons
+from dashboard.components.lesson_picker import (
+    current_lesson,
+    render_lesson_buttons,
+    render_lesson_notes,
+)
 from dashboard.components.results_common import render_run_caption
-from dashboard.components.step_through import MAX_POLICIES, indexed, render_stepper
+from dashboard.components.step_through import MAX_POLICIES, go_to, indexed, render_stepper
 
 st.title("Step through")
 render_lesson_buttons()
 result = st.session_state.get("result")
 if result is None:
-    st.info("Pick a lesson above, or set up a scenario and press **Run** on the Scenario page.")
+    st.info("Pick a lesson (left), or set up a scenario and press **Run** on the Scenario page.")
     st.stop()
 lesson = current_lesson()
 if lesson is not None:
-    st.info(f"**{lesson.title}.** {lesson.look_for}", icon=":material/school:")
+    render_lesson_notes(lesson, go_to)
 else:
     render_run_caption(result)
-policies = st.multiselect(
+shown_key = "step_policies"
+if shown_key not in st.session_state or not set(st.session_state[shown_key]) <= set(
+    result.policies
+):  # a new run: its first four policies
+    st.session_state[shown_key] = result.policies[:MAX_POLICIES]
+policies = list(st.session_state[shown_key])
+if policies:
+    render_stepper(indexed(result, policies))
+st.multiselect(
     f"Policies side by side (up to {MAX_POLICIES})", result.policies,
-    default=result.policies[:MAX_POLICIES], max_selections=MAX_POLICIES, key="step_policies",
+    max_selections=MAX_POLICIES, key=shown_key,
 )  # fmt: skip
-if not policies:
-    st.stop()
-render_stepper(indexed(result, [p for p in policies if p in result.policies]), lesson)
 st.caption(
     "Each square is a GPU, in its node (grey box) and rack; the job id holding it is printed "
     "in it, in the job's colour (the same under every policy; white: free). The queue lists "

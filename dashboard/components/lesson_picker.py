@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from dashboard import runner
 from dashboard.components.run_progress import RunProgress
+from dashboard.decision_words import clock
 from dashboard.lessons import LESSONS, Lesson, lesson
 from dashboard.state import apply_config
 from engine.errors import EngineError, SimulationCancelled
@@ -26,14 +29,26 @@ def _load(key: str) -> None:
 
 
 def render_lesson_buttons() -> None:
-    """One button per lesson; pressing one loads and runs it (then this page shows it)."""
-    st.caption("Lessons: small built-in scenarios, loaded and run with one click.")
-    row = st.container(horizontal=True)
+    """In the sidebar, one button per lesson; pressing one loads and runs it (this page then
+    shows it)."""
+    side = st.sidebar
+    side.markdown("**Lessons** (one click loads and runs one)")
     for each in LESSONS:
-        row.button(each.title, key=f"lesson_{each.key}", on_click=_load, args=(each.key,),
-                   icon=":material/school:")  # fmt: skip
+        side.button(each.title, key=f"lesson_{each.key}", on_click=_load, args=(each.key,),
+                    icon=":material/school:", width="stretch")  # fmt: skip
     if st.session_state.pop(_PENDING, False):
         _run_loaded()
+
+
+def render_lesson_notes(chosen: Lesson, go_to: Callable[[float], None]) -> None:
+    """The lesson's title, what to look for, and its moments (a button each), in the sidebar."""
+    side = st.sidebar
+    side.info(f"**{chosen.title}.** {chosen.look_for}", icon=":material/school:")
+    row = side.container(horizontal=True)
+    row.caption("Look at:")
+    for i, moment_s in enumerate(chosen.moments_s):
+        row.button(clock(moment_s), key=f"moment_{i}", on_click=go_to, args=(moment_s,),
+                   type="secondary")  # fmt: skip
 
 
 def _run_loaded() -> None:

@@ -15,7 +15,6 @@ import streamlit as st
 
 from dashboard.cluster_view import STYLE, cluster_html, job_colors, queue_html
 from dashboard.decision_words import Explainer, clock
-from dashboard.lessons import Lesson
 from dashboard.replay import EVENT_KINDS, Replay, next_event, previous_event
 from engine.allocation.layout import NodeLayout
 from engine.config import PolicySpec
@@ -74,7 +73,7 @@ def _round_s(result: ComparisonResult, policy: str) -> float:
     return result.config.rounds.round_duration_s if get_policy(spec.name).uses_rounds else 0.0
 
 
-def render_stepper(shown: Shown, lesson: Lesson | None) -> None:
+def render_stepper(shown: Shown) -> None:
     """The time control and the moment, in a fragment that reruns alone (every TICK_S while
     playing)."""
     s = st.session_state
@@ -87,7 +86,7 @@ def render_stepper(shown: Shown, lesson: Lesson | None) -> None:
         if s.get("replay_playing", False) and _advance(shown):
             s["replay_playing"] = False
             st.rerun()  # the whole page, to stop the fragment's timer
-        _controls(shown, lesson)
+        _controls(shown)
         draw_moment(shown, float(s["replay_t"]))
 
     moment()
@@ -127,7 +126,8 @@ def _step(shown: Shown, where: str) -> None:
     s["replay_t"] = t
 
 
-def _go(time_s: float) -> None:
+def go_to(time_s: float) -> None:
+    """Callback: show the moment ``time_s`` (s)."""
     st.session_state["replay_t"] = time_s
 
 
@@ -137,35 +137,31 @@ def _toggle_play() -> None:
     s["_replay_tick"] = time.monotonic()
 
 
-def _controls(shown: Shown, lesson: Lesson | None) -> None:
+def _controls(shown: Shown) -> None:
     s = st.session_state
     row = st.container(horizontal=True, vertical_alignment="center")
-    row.button("Start", key="step_start", icon=":material/first_page:", shortcut="Home",
-               on_click=_step, args=(shown, "start"))  # fmt: skip
-    row.button("Previous event", key="step_prev", icon=":material/chevron_left:",
-               shortcut="Left", on_click=_step, args=(shown, "previous"))  # fmt: skip
+    row.button("", key="step_start", icon=":material/first_page:", shortcut="Home",
+               help="Start of the run", on_click=_step, args=(shown, "start"))  # fmt: skip
+    row.button("Previous", key="step_prev", icon=":material/chevron_left:", shortcut="Left",
+               help="Previous event", on_click=_step, args=(shown, "previous"))  # fmt: skip
     playing = s.get("replay_playing", False)
     if row.button("Pause" if playing else "Play", key="step_play", type="primary",
                   icon=":material/pause:" if playing else ":material/play_arrow:",
                   shortcut="Space", on_click=_toggle_play):  # fmt: skip
         st.rerun()  # the whole page: the fragment's timer starts or stops
-    row.button("Next event", key="step_next", icon=":material/chevron_right:",
-               shortcut="Right", on_click=_step, args=(shown, "next"))  # fmt: skip
-    row.button("End", key="step_end", icon=":material/last_page:", shortcut="End",
-               on_click=_step, args=(shown, "end"))  # fmt: skip
-    row.selectbox("Speed", list(SPEEDS), key="replay_speed", width=200)
-    row.markdown(f"### ⏱ {clock(float(s['replay_t']))}")
+    row.button("Next", key="step_next", icon=":material/chevron_right:", shortcut="Right",
+               help="Next event", on_click=_step, args=(shown, "next"))  # fmt: skip
+    row.button("", key="step_end", icon=":material/last_page:", shortcut="End",
+               help="End of the run", on_click=_step, args=(shown, "end"))  # fmt: skip
+    row.selectbox("Speed", list(SPEEDS), key="replay_speed", width=180,
+                  label_visibility="collapsed", help="Speed of Play")  # fmt: skip
+    row.markdown(f"#### :material/schedule: {clock(float(s['replay_t']))}")
     st.slider(
         "Moment (simulated seconds)", 0.0, max(shown.end_s, 1.0), key="replay_t", step=1.0,
+        label_visibility="collapsed", format="%.0f s",
         help="Drag, or use the buttons; keys: ← → previous / next event, Space play / pause, "
         "Home / End.",
     )  # fmt: skip
-    if lesson is not None:
-        moments = st.container(horizontal=True)
-        moments.caption("Moments to look at:")
-        for i, moment_s in enumerate(lesson.moments_s):
-            moments.button(f"{clock(moment_s)}", key=f"moment_{i}", on_click=_go,
-                           args=(moment_s,), type="tertiary")  # fmt: skip
 
 
 def draw_moment(shown: Shown, time_s: float) -> None:
@@ -174,7 +170,7 @@ def draw_moment(shown: Shown, time_s: float) -> None:
     for column, replay in zip(st.columns(len(shown.replays)), shown.replays, strict=True):
         name = replay.sim.policy
         column.markdown(f"**{name}**")
-        column.html(cluster_html(replay.layout, replay.owners(time_s), shown.colors, name))
+        column.html(cluster_html(replay.layout, replay.owners(time_s), shown.colors, name, time_s))
         column.html(queue_html(replay.queue(time_s), shown.colors, name, time_s))
     st.markdown("#### The decision just made")
     for explainer in shown.explainers:
