@@ -37,9 +37,10 @@ STYLE = """<style>
 .cv .rack{border:2px solid #666;border-radius:6px;padding:3px 5px;margin:0 0 5px 0}
 .cv .rack>b{font-size:13px;color:#333}
 .cv .node{display:inline-block;vertical-align:top;border:1px solid #aaa;border-radius:4px;
-  padding:2px 3px;margin:2px 4px 2px 0;background:#f6f6f6}
+  padding:2px 3px;margin:2px 4px 2px 0;background:#f6f6f6;white-space:nowrap}
+.cv .node.wide{white-space:normal}
 .cv .node>span{display:block;font-size:12px;color:#444}
-.cv .gpu{display:inline-block;width:30px;height:24px;margin:1px;border:1px solid #333;
+.cv .gpu{display:inline-block;width:32px;height:24px;margin:1px;border:1px solid #333;
   border-radius:3px;text-align:center;font-size:11px;line-height:24px;overflow:hidden;
   white-space:nowrap;font-weight:700}
 .cv .gpu.small{width:12px;height:12px;font-size:0;line-height:12px}
@@ -47,6 +48,8 @@ STYLE = """<style>
 .cv td,.cv th{border-bottom:1px solid #ddd;padding:1px 4px;text-align:left}
 .cv .chip{display:inline-block;padding:0 4px;border-radius:3px;font-weight:700}
 </style>"""
+NOWRAP_GPUS = 8
+"""A node of up to this many GPUs draws them in one row; larger ones wrap."""
 SMALL_CELLS_FROM = 128
 """Clusters of this many GPUs or more draw small cells without labels (hover for the job)."""
 
@@ -72,8 +75,9 @@ def cluster_html(
         parts.append(f'<div class="rack" data-rack="{escape(rack)}"><b>{escape(rack)}</b><br>')
         for node in layout.rack_nodes(rack):
             busy = sum(job is not None for job in owners[node])
+            wide = " wide" if layout.node_gpus[node] > NOWRAP_GPUS else ""
             parts.append(
-                f'<div class="node" data-node="n{node}"><span>n{node} · '
+                f'<div class="node{wide}" data-node="n{node}"><span>n{node} · '
                 f"{escape(layout.node_type[node])} · {busy}/{layout.node_gpus[node]}</span>"
             )
             for slot, job in enumerate(owners[node]):

@@ -44,7 +44,7 @@ class Lesson:
         key: short name, used in the trace's file name.
         title: what the lesson shows.
         look_for: a few lines (Markdown) on what to watch and when.
-        moments_s: simulated times worth stepping to, in order (s).
+        moments: simulated times worth stepping to (s), in order, each with what happens then.
         cluster, policies, rounds: the scenario's GPU mix, policies and round rules.
         jobs: the lesson's jobs.
     """
@@ -52,11 +52,15 @@ class Lesson:
     key: str
     title: str
     look_for: str
-    moments_s: tuple[float, ...]
+    moments: tuple[tuple[float, str], ...]
     cluster: ClusterSpec
     policies: tuple[PolicySpec, ...]
     jobs: tuple[LessonJob, ...]
     rounds: RoundConfig = RoundConfig(round_duration_s=300.0, checkpoint_restore_s=30.0)
+
+    @property
+    def moments_s(self) -> tuple[float, ...]:
+        return tuple(time_s for time_s, _ in self.moments)
 
     @property
     def file_name(self) -> str:
@@ -104,7 +108,11 @@ LESSONS: tuple[Lesson, ...] = (
             "is blocked). **FIFO + backfill** lets the small jobs use those GPUs. **SRTF** "
             "and **LAS** serve the short jobs first and preempt the long ones."
         ),
-        moments_s=(150.0, 1900.0, 7300.0),
+        moments=(
+            (150.0, "small jobs queue"),
+            (1900.0, "4 GPUs idle"),
+            (7300.0, "big runs at last"),
+        ),  # fmt: skip
         cluster=ClusterSpec((_rack("v100", 2, 4),)),
         policies=(
             PolicySpec("fifo", label="FIFO"),
@@ -126,12 +134,16 @@ LESSONS: tuple[Lesson, ...] = (
             "Job **long** needs all 4 GPUs for 2 h. Every 15 min a short 4-GPU job arrives. "
             "Under **LAS**, once **long** has attained 1 GPU-h (3,600 GPU-s, the queue "
             "threshold) it drops to queue 2 and every newcomer (queue 1) preempts it at the "
-            "next round. Step to the preemptions and read why. **LAS** brings it back to "
-            "queue 1 after it has waited twice its last run (promotion); **LAS, no "
-            "promotion** never does, so **long** runs only in the gaps. **FIFO** never "
-            "preempts."
+            "next round. Step to the preemptions and read why. At 0:40:00 **LAS** brings it "
+            "back to queue 1, having waited twice its last run (promotion), and it preempts "
+            "**q2**; **LAS, no promotion** never does, so **long** runs only in the gaps. "
+            "**FIFO** never preempts."
         ),
-        moments_s=(960.0, 1800.0, 5400.0),
+        moments=(
+            (900.0, "long preempted"),
+            (2400.0, "LAS promotes long"),
+            (5400.0, "who runs now?"),
+        ),  # fmt: skip
         cluster=ClusterSpec((_rack("v100", 1, 4),)),
         policies=(
             PolicySpec("las"),
@@ -150,12 +162,18 @@ LESSONS: tuple[Lesson, ...] = (
         look_for=(
             "Two V100 and two K80 GPUs. A **ResNet-50** runs about 7x faster on a V100 than "
             "on a K80; a **Recommendation** model runs *faster on a K80*. **FIFO** gives "
-            "each job the type with the most free GPUs, blind to speed. **Gavel max-min "
-            "(aware)** puts the ResNets on the V100s and moves jobs between types when "
-            "that evens out their progress: read the rates in the decisions (steps/s before "
-            "and after a migration)."
+            "each job the type with the most free GPUs, blind to speed: **res2** lands on a "
+            "K80 and runs for hours. **Gavel max-min** (heterogeneity-aware) puts the "
+            "ResNets on the V100s and the Recommendation jobs on the K80s, and rotates the "
+            "jobs round by round to even out their progress; the **agnostic** variant "
+            "rotates them blind to speed. Read the rates in the decisions (steps/s before "
+            "and after each move)."
         ),
-        moments_s=(150.0, 900.0, 3600.0),
+        moments=(
+            (150.0, "FIFO: ResNet on a K80"),
+            (900.0, "Gavel moves jobs"),
+            (3600.0, "who is done?"),
+        ),  # fmt: skip
         cluster=ClusterSpec((_rack("v100", 1, 2), _rack("k80", 1, 2))),
         policies=(
             PolicySpec("fifo", label="FIFO"),
@@ -174,14 +192,19 @@ LESSONS: tuple[Lesson, ...] = (
         key="one_rack",
         title="A network-sensitive job waiting for one rack",
         look_for=(
-            "Two racks of two 4-GPU nodes. **tf8**, a Transformer on 8 GPUs, is slowed down "
-            "a lot when its ring crosses racks. When **short** finishes, 8 GPUs are free, "
-            "but on two racks. **Consolidation: none** starts **tf8** across racks at once; "
-            "**Dally** holds it (*held for consolidation*) until its delay timer runs out "
-            "or one rack frees up; **strict consolidation** waits for one rack whatever "
-            "it costs. Compare when **tf8** starts and when it finishes."
+            "Two racks of two 4-GPU nodes. **tf8**, a Transformer on 8 GPUs, runs at about "
+            "half speed when its ring crosses racks. **Dally** preempts **b**, a less network-sensitive "
+            "job, at the next round to give **tf8** a whole rack. When **short** finishes, 8 "
+            "GPUs are free but on two racks: **No consolidation** starts **tf8** across "
+            "them; **Strict consolidation** holds it (*held for consolidation*) until **a** "
+            "finishes and frees a rack. Compare when **tf8** starts and when it finishes."
         ),
-        moments_s=(120.0, 1300.0, 3700.0),
+        moments=(
+            (120.0, "tf8 waits"),
+            (300.0, "Dally preempts b"),
+            (1300.0, "8 GPUs free, two racks"),
+            (3700.0, "a rack frees up"),
+        ),  # fmt: skip
         cluster=ClusterSpec((_rack("v100", 2, 4, "rack0"), _rack("v100", 2, 4, "rack1"))),
         policies=(
             PolicySpec("dally"),

@@ -44,11 +44,10 @@ def render_lesson_notes(chosen: Lesson, go_to: Callable[[float], None]) -> None:
     """The lesson's title, what to look for, and its moments (a button each), in the sidebar."""
     side = st.sidebar
     side.info(f"**{chosen.title}.** {chosen.look_for}", icon=":material/school:")
-    row = side.container(horizontal=True)
-    row.caption("Look at:")
-    for i, moment_s in enumerate(chosen.moments_s):
-        row.button(clock(moment_s), key=f"moment_{i}", on_click=go_to, args=(moment_s,),
-                   type="secondary")  # fmt: skip
+    side.caption("Moments to look at:")
+    for i, (moment_s, note) in enumerate(chosen.moments):
+        side.button(f"{clock(moment_s)} · {note}", key=f"moment_{i}", on_click=go_to,
+                    args=(moment_s,), width="stretch")  # fmt: skip
 
 
 def _run_loaded() -> None:

@@ -154,7 +154,7 @@ def test_a_lesson_steps_through_moments_that_match_the_segments(server: str, pag
         assert time_s == expected
         _check_moment(page, result)
     for moment_s in chosen.moments_s:  # the lesson's moments, one click each
-        page.get_by_role("button", name=_clock(moment_s), exact=True).click()
+        page.get_by_role("button", name=f"{_clock(moment_s)} ·").click()
         _settle(page)  # a button outside the fragment: the whole page reruns
         _wait_time(page, first, moment_s)
         time_s = _check_moment(page, result)
@@ -199,7 +199,7 @@ def test_every_lesson_at_projector_size(server: str, page) -> None:
     for chosen in LESSONS:
         _load_lesson(page, chosen)
         moment_s = chosen.moments_s[1]
-        page.get_by_role("button", name=_clock(moment_s), exact=True).click()
+        page.get_by_role("button", name=f"{_clock(moment_s)} ·").click()
         _wait_time(page, chosen.policies[0].display_name, moment_s)
         page.get_by_text("The decision just made").wait_for()
         page.wait_for_timeout(500)
