@@ -193,8 +193,9 @@ LESSONS: tuple[Lesson, ...] = (
         title="A network-sensitive job waiting for one rack",
         look_for=(
             "Two racks of two 4-GPU nodes. **tf8**, a Transformer on 8 GPUs, runs at about "
-            "half speed when its ring crosses racks. **Dally** preempts **b**, a less network-sensitive "
-            "job, at the next round to give **tf8** a whole rack. When **short** finishes, 8 "
+            "half speed when its ring crosses racks. **Dally** preempts **b**, a less "
+            "network-sensitive job, at the next round to give **tf8** a whole rack. When "
+            "**short** finishes, 8 "
             "GPUs are free but on two racks: **No consolidation** starts **tf8** across "
             "them; **Strict consolidation** holds it (*held for consolidation*) until **a** "
             "finishes and frees a rack. Compare when **tf8** starts and when it finishes."
