@@ -39,7 +39,7 @@ STYLE = """<style>
 .cv .node{display:inline-block;vertical-align:top;border:1px solid #aaa;border-radius:4px;
   padding:2px 3px;margin:2px 4px 2px 0;background:#f6f6f6;white-space:nowrap}
 .cv .node.wide{white-space:normal}
-.cv .node>span{display:block;font-size:12px;color:#444}
+.cv .node>.lbl{display:block;font-size:12px;color:#444}
 .cv .gpu{display:inline-block;width:32px;height:24px;margin:1px;border:1px solid #333;
   border-radius:3px;text-align:center;font-size:11px;line-height:24px;overflow:hidden;
   white-space:nowrap;font-weight:700}
@@ -77,7 +77,7 @@ def cluster_html(
             busy = sum(job is not None for job in owners[node])
             wide = " wide" if layout.node_gpus[node] > NOWRAP_GPUS else ""
             parts.append(
-                f'<div class="node{wide}" data-node="n{node}"><span>n{node} · '
+                f'<div class="node{wide}" data-node="n{node}"><span class="lbl">n{node} · '
                 f"{escape(layout.node_type[node])} · {busy}/{layout.node_gpus[node]}</span>"
             )
             for slot, job in enumerate(owners[node]):
