@@ -58,8 +58,8 @@ def redraw(shown, time_s: float) -> int:
 
 
 def bench_compute(label: str, cluster) -> None:
-    from dashboard.components.step_through import Shown
     from dashboard.cluster_view import job_colors
+    from dashboard.components.step_through import Shown
     from dashboard.decision_words import Explainer
     from dashboard.replay import Replay
     from engine.allocation.layout import NodeLayout
