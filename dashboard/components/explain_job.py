@@ -29,7 +29,7 @@ def job_story(log: pd.DataFrame, job_id: str, explainer: Explainer | None = None
             why = f"{WHY.get(str(row.reason), row.reason)} ({row.detail})."
             if explainer is not None:
                 why = explainer.waiting(job_id, str(row.reason), time_s)
-            lines.append(f"{at}: waiting, #{row.queue_position} in the queue: {why}")
+            lines.append(f"{at}: waiting, #{row.queue_position} in the queue, because {why}")
         elif explainer is not None and row.event == "started":
             lines.append(f"{at}: {explainer.start(job_id, time_s)}")
         elif explainer is not None and row.event == "preempted":
