@@ -58,8 +58,9 @@ class Explainer:
         self.replay, self.spec, self.matrix = replay, spec, matrix
         self.name = replay.sim.policy
         self._jobs = replay.sim.jobs.set_index(replay.sim.jobs["job_id"].astype(str))
-        self._segments = {job: rows for job, rows in replay.sim.segments.groupby("job_id")}
-        self._rates = self._started_rates()
+        segments = replay.sim.segments
+        self._segment_rows = segments.groupby(segments["job_id"].astype(str)).indices
+        self._started = self._started_rows()
 
     def moment(self, time_s: float) -> tuple[float | None, list[str]]:
         """The latest decision time at or before ``time_s`` and its events in words."""
@@ -148,7 +149,7 @@ class Explainer:
 
     def attained_gpu_s(self, job: str, at: float, since: float = 0.0) -> float:
         """GPU-seconds ``job`` held between ``since`` and ``at`` (segments, all lanes)."""
-        rows = self._segments.get(job)
+        rows = self._segments(job)
         if rows is None:
             return 0.0
         start = rows["start_s"].clip(lower=since)
@@ -168,7 +169,7 @@ class Explainer:
         """The last promotion time of ``job`` before ``at`` (0 if none): a preempted job that
         waited ``promote_knob`` x its last run is promoted at the next round boundary."""
         knob = self._knob()
-        rows = self._segments.get(job)
+        rows = self._segments(job)
         round_s = self.replay.round_s
         if rows is None or knob <= 0 or round_s <= 0:
             return 0.0
@@ -193,9 +194,11 @@ class Explainer:
         """SRTF's remaining time of ``job`` at ``at``: steps left over its fastest rate."""
         info = self._jobs.loc[job]
         done = 0.0
-        for row in self._segments.get(job, pd.DataFrame()).drop_duplicates("start_s").itertuples():
+        rows = self._segments(job)
+        rates = dict(self._started.get(job, ()))
+        for row in () if rows is None else rows.drop_duplicates("start_s").itertuples():
             productive = min(row.end_s, at) - row.start_s - row.restore_s
-            done += max(0.0, productive) * self._rates.get((job, row.start_s), 0.0)
+            done += max(0.0, productive) * (_rate(rates.get(row.start_s, "")) or 0.0)
         best = max(
             (self.matrix.steps_per_s(str(info["job_type"]), wt, int(info["scale_factor"]))
              for wt in self.replay.layout.capacity
@@ -219,7 +222,7 @@ class Explainer:
         """``"FIFO started job 4 on 2 × v100 on n0 (node-local), 3.10 steps/s."``, with HadarE's
         copies said in words."""
         detail = self._started_detail(job, at, before=False)
-        rows = self._segments.get(job)
+        rows = self._segments(job)
         lanes = rows[rows["start_s"] == at] if rows is not None else None
         if lanes is not None and len(lanes) > 1 and (lanes["combine"] == "copies").any():
             nodes = ", ".join(lanes["nodes"].astype(str))
@@ -259,23 +262,31 @@ class Explainer:
             return text + "."
         return f"{reason}."
 
-    def _started_detail(self, job: str, at: float, before: bool) -> str:
-        log = self.replay.log
-        rows = log[(log["job_id"].astype(str) == job) & (log["event"] == "started")]
-        rows = rows[rows["time_s"] < at] if before else rows[rows["time_s"] == at]
-        return str(rows["detail"].iloc[-1 if before else 0]) if len(rows) else ""
+    def _segments(self, job: str) -> pd.DataFrame | None:
+        """``job``'s rows of the segments table (None if it never ran)."""
+        rows = self._segment_rows.get(job)
+        return None if rows is None else self.replay.sim.segments.iloc[rows]
 
-    def _started_rates(self) -> dict[tuple[str, float], float]:
+    def _started_detail(self, job: str, at: float, before: bool) -> str:
+        """The log's detail of ``job``'s start at ``at`` (``before``: its last start before)."""
+        starts = self._started.get(job, [])
+        if before:
+            earlier = [detail for time_s, detail in starts if time_s < at]
+            return earlier[-1] if earlier else ""
+        return next((detail for time_s, detail in starts if time_s == at), "")
+
+    def _started_rows(self) -> dict[str, list[tuple[float, str]]]:
+        """Job -> its "started" rows of the log as (time, detail), in time order."""
         log = self.replay.log
+        started: dict[str, list[tuple[float, str]]] = {}
         if log.empty:
-            return {}
+            return started
         rows = log[log["event"] == "started"]
-        return {
-            (str(job), float(time_s)): _rate(str(detail)) or 0.0
-            for job, time_s, detail in zip(
-                rows["job_id"], rows["time_s"], rows["detail"], strict=True
-            )  # fmt: skip
-        }
+        for job, time_s, detail in zip(
+            rows["job_id"].astype(str), rows["time_s"], rows["detail"], strict=True
+        ):
+            started.setdefault(job, []).append((float(time_s), str(detail)))
+        return started
 
     def _sf(self, job: str) -> int:
         return int(self.replay.scale_factor[job])

@@ -20,6 +20,7 @@ array masks and a loop over the queue: a redraw of 50 jobs x 4 policies stays fa
 from __future__ import annotations
 
 import bisect
+import heapq
 from dataclasses import dataclass
 
 import numpy as np
@@ -204,18 +205,16 @@ def _slots(
 ) -> list[tuple[int, ...]]:
     """The GPU slots of each node-row: the lowest free slots of its node when it starts (rows
     ending at a time free their slots before rows starting then take theirs)."""
-    slot: list[tuple[int, ...]] = [()] * len(node)
-    free = [list(range(g)) for g in node_gpus]
-    moments = sorted(
-        [(float(end[i]), 0, i) for i in range(len(node))]
-        + [(float(start[i]), 1, i) for i in range(len(node))]
-    )
-    for _, starting, i in moments:
-        slots = free[node[i]]
+    nodes, counts = node.tolist(), gpus.tolist()
+    slot: list[tuple[int, ...]] = [()] * len(nodes)
+    free = [list(range(g)) for g in node_gpus]  # each a heap of free slots
+    order = np.lexsort((np.r_[np.ones(len(nodes)), np.zeros(len(nodes))], np.r_[start, end]))
+    for at in order.tolist():
+        i, starting = at % len(nodes), at < len(nodes)
+        heap = free[nodes[i]]
         if starting:
-            slot[i] = tuple(sorted(slots)[: int(gpus[i])])
-            for taken in slot[i]:
-                slots.remove(taken)
+            slot[i] = tuple(heapq.heappop(heap) for _ in range(min(counts[i], len(heap))))
         else:
-            slots.extend(slot[i])
+            for taken in slot[i]:
+                heapq.heappush(heap, taken)
     return slot
