@@ -4,10 +4,14 @@ classroom cluster and on the dashboard's default 512-GPU cluster (issue 26: unde
 
 A redraw is what the page's fragment computes at a moment for every policy: the GPU owners,
 the cluster's HTML, the queue and its HTML, and the decision just made in words
-(:func:`dashboard.components.step_through.draw_moment` without Streamlit). It is timed at every
+(:func:`dashboard.components.step_through.moment_html` and ``moment_words``, which
+``draw_moment`` hands to Streamlit). It is timed at every
 event of the run (the moments "Next event" steps to); indexing the runs (once per result) is
-printed apart. Then the whole page through Streamlit's AppTest, stepping with "Next event"
-(a full script run, an upper bound on the fragment's rerun).
+printed apart. Then the whole page through Streamlit's AppTest, stepping with "Next"
+(a full script run, an upper bound on the fragment's rerun). Last, what a class sees: a
+``streamlit run`` server and Chromium at 1280 x 720 (Playwright, ``/usr/bin/chromium``), the
+same scenario opened by link, the Right key pressed 20 times; each time from the key press
+until all four policies' GPU views show the new moment (skipped without Playwright/Chromium).
 
     .venv/bin/python benchmarks/bench_replay.py
 """
@@ -45,16 +49,11 @@ def clusters() -> dict:
 
 
 def redraw(shown, time_s: float) -> int:
-    """Everything draw_moment computes for one moment; returns the HTML's length."""
-    from dashboard.cluster_view import cluster_html, queue_html
+    """What the page's fragment computes for one moment (:func:`draw_moment` without
+    Streamlit); returns the HTML's length."""
+    from dashboard.components.step_through import moment_html, moment_words
 
-    size = 0
-    for replay, explainer in zip(shown.replays, shown.explainers, strict=True):
-        name = replay.sim.policy
-        size += len(cluster_html(replay.layout, replay.owners(time_s), shown.colors, name))
-        size += len(queue_html(replay.queue(time_s), shown.colors, name, time_s))
-        size += sum(len(line) for line in explainer.moment(time_s)[1])
-    return size
+    return len(moment_html(shown, time_s)) + len(moment_words(shown, time_s))
 
 
 def bench_compute(label: str, cluster) -> None:
@@ -111,11 +110,62 @@ def bench_page() -> None:
     )
 
 
+def bench_browser() -> None:
+    from pathlib import Path as _Path
+
+    from dashboard.links import LinkState, encode_link
+    from tests.e2e.test_browser import CHROMIUM, CHROMIUM_ARGS, serve_dashboard
+
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print(f"{'browser':>20}: skipped (no Playwright)")
+        return
+    if not _Path(CHROMIUM).exists():
+        print(f"{'browser':>20}: skipped (no Chromium at {CHROMIUM})")
+        return
+    link = encode_link(LinkState({"base": scenario(clusters()["64 GPUs"])}, "base"))
+    server = serve_dashboard()
+    url = next(server)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+            page.set_default_timeout(300_000)
+            page.goto(f"{url}/?scenario={link}")
+            page.get_by_role("heading", name="Results").first.wait_for()
+            page.get_by_test_id("stSidebarNav").get_by_role("link", name="Step through").click()
+            views = page.locator(".cv[data-policy]")
+            views.nth(3).wait_for()
+            page.wait_for_timeout(2000)
+            page.get_by_role("heading", name="Step through").first.click()
+            steps_ms = []
+            for _ in range(20):
+                before = views.first.get_attribute("data-time-s")
+                tick = time.perf_counter()
+                page.keyboard.press("ArrowRight")
+                page.wait_for_function(
+                    "([before]) => [...document.querySelectorAll('.cv[data-policy]')]"
+                    ".every((view) => view.dataset.timeS !== before)",
+                    arg=[before], polling=5,
+                )  # fmt: skip
+                steps_ms.append((time.perf_counter() - tick) * 1000)
+                page.wait_for_timeout(300)  # the old copies leave the page
+            browser.close()
+    finally:
+        server.close()
+    print(
+        f"{'browser (1280x720)':>20}: Right key x 20, key press to all four views redrawn: "
+        f"median {statistics.median(steps_ms):5.1f} ms, max {max(steps_ms):5.1f} ms"
+    )
+
+
 def main() -> None:
     print("Step-through redraw, 50 jobs x 4 policies (FIFO, SRTF, LAS, Gavel max-min)")
     for label, cluster in clusters().items():
         bench_compute(label, cluster)
     bench_page()
+    bench_browser()
 
 
 if __name__ == "__main__":

@@ -47,6 +47,8 @@ STYLE = """<style>
 .cv table{border-collapse:collapse;width:100%;font-size:13px;margin-top:4px}
 .cv td,.cv th{border-bottom:1px solid #ddd;padding:1px 4px;text-align:left}
 .cv .chip{display:inline-block;padding:0 4px;border-radius:3px;font-weight:700}
+.cvgrid{display:grid;gap:14px;align-items:start}
+.cvgrid .ttl{font-family:sans-serif;font-size:17px;font-weight:700;margin:0 0 4px 0}
 </style>"""
 NOWRAP_GPUS = 8
 """A node of up to this many GPUs draws them in one row; larger ones wrap."""
@@ -86,6 +88,17 @@ def cluster_html(
         parts.append("</div>")
     parts.append("</div>")
     return "".join(parts)
+
+
+def policy_panel(policy: str, cluster: str, queue: str) -> str:
+    """One policy's column: its name, its cluster, its queue."""
+    return f'<div><div class="ttl">{escape(policy)}</div>{cluster}{queue}</div>'
+
+
+def side_by_side(panels: list[str]) -> str:
+    """Policy columns of equal width in one row (a CSS grid)."""
+    columns = f"repeat({max(len(panels), 1)}, minmax(0, 1fr))"
+    return f'<div class="cvgrid" style="grid-template-columns:{columns}">{"".join(panels)}</div>'
 
 
 def _cell(

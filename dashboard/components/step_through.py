@@ -13,7 +13,14 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from dashboard.cluster_view import STYLE, cluster_html, job_colors, queue_html
+from dashboard.cluster_view import (
+    STYLE,
+    cluster_html,
+    job_colors,
+    policy_panel,
+    queue_html,
+    side_by_side,
+)
 from dashboard.decision_words import Explainer, clock
 from dashboard.replay import EVENT_KINDS, Replay, next_event, previous_event
 from engine.allocation.layout import NodeLayout
@@ -165,16 +172,31 @@ def _controls(shown: Shown) -> None:
 
 
 def draw_moment(shown: Shown, time_s: float) -> None:
-    """Each policy's cluster and queue side by side, then the decisions just made."""
-    st.html(STYLE)
-    for column, replay in zip(st.columns(len(shown.replays)), shown.replays, strict=True):
-        name = replay.sim.policy
-        column.markdown(f"**{name}**")
-        column.html(cluster_html(replay.layout, replay.owners(time_s), shown.colors, name, time_s))
-        column.html(queue_html(replay.queue(time_s), shown.colors, name, time_s))
-    st.markdown("#### The decision just made")
+    """Each policy's cluster and queue side by side (one HTML element: a step redraws two
+    elements, not a dozen), then the decisions just made."""
+    st.html(moment_html(shown, time_s))
+    st.markdown(moment_words(shown, time_s))
+
+
+def moment_html(shown: Shown, time_s: float) -> str:
+    """The policies' clusters and queues at ``time_s``, side by side, as one HTML text."""
+    panels = [
+        policy_panel(
+            replay.sim.policy,
+            cluster_html(replay.layout, replay.owners(time_s), shown.colors, replay.sim.policy,
+                         time_s),
+            queue_html(replay.queue(time_s), shown.colors, replay.sim.policy, time_s),
+        )
+        for replay in shown.replays
+    ]  # fmt: skip
+    return STYLE + side_by_side(panels)
+
+
+def moment_words(shown: Shown, time_s: float) -> str:
+    """The decision each policy made last at or before ``time_s``, in Markdown."""
+    lines = ["#### The decision just made"]
     for explainer in shown.explainers:
-        at, lines = explainer.moment(time_s)
+        at, words = explainer.moment(time_s)
         head = f"**{explainer.name}**" + ("" if at is None else f" at {clock(at)}")
-        body = " ".join(lines) if lines else "nothing decided yet."
-        st.markdown(f"{head}: {body}")
+        lines.append(f"{head}: {' '.join(words) if words else 'nothing decided yet.'}")
+    return "\n\n".join(lines)

@@ -218,7 +218,8 @@ def test_a_lesson_loads_runs_and_steps_with_one_click() -> None:
     result = at.session_state["result"]
     assert result.policies == ["FIFO", "FIFO + backfill", "SRTF", "Tiresias LAS"]
     assert "Head-of-line blocking" in at.sidebar.info[0].value
-    assert len([h for h in at.get("html") if "data-policy" in h.proto.body]) == 4
+    drawn = next(h.proto.body for h in at.get("html") if "data-policy" in h.proto.body)
+    assert drawn.count('class="cv" data-policy=') == 4
     button(at, "step_next").click().run()
     assert at.session_state["replay_t"] == 30.0
     button(at, "moment_1").click().run()  # "0:31:40 · 4 GPUs idle"
@@ -240,7 +241,8 @@ def test_page_shows_at_most_four_policies_of_any_run() -> None:
     at.run()
     assert not at.exception
     assert at.multiselect(key="step_policies").value == result.policies[:4]
-    assert len([h for h in at.get("html") if "data-policy" in h.proto.body]) == 4
+    drawn = next(h.proto.body for h in at.get("html") if "data-policy" in h.proto.body)
+    assert drawn.count('class="cv" data-policy=') == 4
     button(at, "step_end").click().run()
     assert not at.exception
     assert at.session_state["replay_t"] > 0
