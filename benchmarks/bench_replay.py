@@ -74,16 +74,18 @@ def bench_compute(label: str, cluster) -> None:
     shown = Shown(replays, explainers, colors, max(r.end_s for r in replays))
     index_ms = (time.perf_counter() - started) * 1000
     moments = sorted({float(t) for r in replays for t in r.events["time_s"]})
-    times_ms, size = [], 0
+    times_ms, cpu_ms, size = [], [], 0
     for moment in moments:
-        tick = time.perf_counter()
+        tick, cpu = time.perf_counter(), time.process_time()
         size = redraw(shown, moment)
         times_ms.append((time.perf_counter() - tick) * 1000)
+        cpu_ms.append((time.process_time() - cpu) * 1000)
     print(
         f"{label:>20}: index {index_ms:6.1f} ms once; redraw over {len(moments)} moments: "
         f"median {statistics.median(times_ms):5.1f} ms, p95 "
         f"{sorted(times_ms)[int(0.95 * (len(times_ms) - 1))]:5.1f} ms, max "
-        f"{max(times_ms):5.1f} ms; HTML {size / 1024:,.0f} KB"
+        f"{max(times_ms):5.1f} ms (CPU median {statistics.median(cpu_ms):4.1f} ms, max "
+        f"{max(cpu_ms):5.1f} ms); HTML {size / 1024:,.0f} KB"
     )
 
 
@@ -161,7 +163,11 @@ def bench_browser() -> None:
 
 
 def main() -> None:
-    print("Step-through redraw, 50 jobs x 4 policies (FIFO, SRTF, LAS, Gavel max-min)")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(
+        "Step-through redraw, 50 jobs x 4 policies (FIFO, SRTF, LAS, Gavel max-min); "
+        f"load average {load:.1f} on {os.cpu_count()} cores (wall times grow with it)"
+    )
     for label, cluster in clusters().items():
         bench_compute(label, cluster)
     bench_page()
