@@ -10,7 +10,7 @@ from dashboard import runner
 from dashboard.components.run_progress import RunProgress
 from dashboard.decision_words import clock
 from dashboard.lessons import LESSONS, Lesson, lesson
-from dashboard.state import apply_config
+from dashboard.state import apply_config, build_config
 from engine.errors import EngineError, SimulationCancelled
 
 LESSON_KEY = "lesson"  # the lesson whose scenario was loaded last (its key), or absent
@@ -52,7 +52,7 @@ def render_lesson_notes(chosen: Lesson, go_to: Callable[[float], None]) -> None:
 
 def _run_loaded() -> None:
     s = st.session_state
-    config = lesson(s[LESSON_KEY]).config(int(s["seed"]))
+    config = build_config()  # the lesson's scenario, as the widgets now describe it
     progress = RunProgress("Running the lesson…")
     s["cancel_requested"] = False
     try:

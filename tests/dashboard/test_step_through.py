@@ -186,6 +186,8 @@ def test_clock() -> None:
 def test_lessons_are_small_and_name_their_moments() -> None:
     assert 3 <= len(LESSONS) <= 5
     for each in LESSONS:
+        names = [spec.name for spec in each.policies]  # a second instance last (Scenario page)
+        assert names == list(dict.fromkeys(names)) + names[len(set(names)) :]
         assert 1 <= len(each.policies) <= 4 and each.cluster.total_gpus <= 16
         assert list(each.moments_s) == sorted(each.moments_s)
         assert all(note for _, note in each.moments)
@@ -216,7 +218,8 @@ def test_a_lesson_loads_runs_and_steps_with_one_click() -> None:
     button(at, "lesson_fifo_hol").click().run()
     assert not at.exception and not at.error
     result = at.session_state["result"]
-    assert result.policies == ["FIFO", "FIFO + backfill", "SRTF", "Tiresias LAS"]
+    assert result.policies == ["FIFO", "SRTF", "Tiresias LAS", "FIFO + backfill"]
+    assert result.config.to_json() == lesson("fifo_hol").config().to_json()
     assert "Head-of-line blocking" in at.sidebar.info[0].value
     drawn = next(h.proto.body for h in at.get("html") if "data-policy" in h.proto.body)
     assert drawn.count('class="cv" data-policy=') == 4
@@ -232,6 +235,9 @@ def test_a_lesson_loads_runs_and_steps_with_one_click() -> None:
     assert at.session_state["replay_playing"] is True
     button(at, "step_play").click().run()
     assert at.session_state["replay_playing"] is False
+    at.switch_page("app_pages/schedule.py").run()
+    assert not at.exception
+    assert not at.warning  # the widgets describe the run: no "scenario changed" note
 
 
 def test_page_shows_at_most_four_policies_of_any_run() -> None:

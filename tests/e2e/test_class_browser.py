@@ -169,6 +169,27 @@ def test_a_lesson_steps_through_moments_that_match_the_segments(server: str, pag
     assert after == min(t for t in events if t > time_s + 1e-9)
     _check_moment(page, result)
 
+    page.get_by_role("heading", name="Step through").first.click()
+    page.keyboard.press("Space")  # play: the clock runs at 1 simulated minute per second
+    played = _wait_time_change(page, first, after)
+    played = _wait_time_change(page, first, played)
+    assert played > after
+    page.get_by_role("button", name="Pause").click()
+    _settle(page)
+    paused = _shown_time_s(page, first)
+    page.wait_for_timeout(1500)
+    assert _shown_time_s(page, first) == paused
+    _check_moment(page, result)
+    _screenshot_schedule(page)
+
+
+def _screenshot_schedule(page) -> None:
+    """The lesson's Gantts, stacked, at projector size."""
+    _open_page(page, "Schedule")
+    page.locator(".js-plotly-plot").nth(3).wait_for()
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(ARTIFACTS / "lesson_schedule.png"))
+
 
 def _events(chosen: Lesson, result: ComparisonResult) -> list[float]:
     """Every moment "Next" may step to: arrivals, segment starts and ends, and the round
