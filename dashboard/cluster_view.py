@@ -43,7 +43,10 @@ STYLE = """<style>
 .cv .gpu{display:inline-block;width:32px;height:24px;margin:1px;border:1px solid #333;
   border-radius:3px;text-align:center;font-size:11px;line-height:24px;overflow:hidden;
   white-space:nowrap;font-weight:700}
-.cv .gpu.small{width:12px;height:12px;font-size:0;line-height:12px}
+.cv .node.tiny{padding:1px;margin:1px;border-color:#bbb;white-space:nowrap;line-height:0;
+  font-size:0}
+.cv .gpu.small{width:8px;height:8px;margin:0 1px 0 0;border-width:1px;border-radius:1px;
+  font-size:0;line-height:8px;vertical-align:top}
 .cv table{border-collapse:collapse;width:100%;font-size:13px;margin-top:4px}
 .cv td,.cv th{border-bottom:1px solid #ddd;padding:1px 4px;text-align:left}
 .cv .chip{display:inline-block;padding:0 4px;border-radius:3px;font-weight:700}
@@ -53,7 +56,8 @@ STYLE = """<style>
 NOWRAP_GPUS = 8
 """A node of up to this many GPUs draws them in one row; larger ones wrap."""
 SMALL_CELLS_FROM = 128
-"""Clusters of this many GPUs or more draw small cells without labels (hover for the job)."""
+"""Clusters of this many GPUs or more draw small cells without labels, and nodes without
+names, packed side by side (hover a GPU for its job, a node for its name)."""
 
 
 def job_colors(job_ids: Iterable[str]) -> dict[str, tuple[str, str]]:
@@ -77,11 +81,14 @@ def cluster_html(
         parts.append(f'<div class="rack" data-rack="{escape(rack)}"><b>{escape(rack)}</b><br>')
         for node in layout.rack_nodes(rack):
             busy = sum(job is not None for job in owners[node])
-            wide = " wide" if layout.node_gpus[node] > NOWRAP_GPUS else ""
-            parts.append(
-                f'<div class="node{wide}" data-node="n{node}"><span class="lbl">n{node} · '
-                f"{escape(layout.node_type[node])} · {busy}/{layout.node_gpus[node]}</span>"
-            )
+            label = f"n{node} · {escape(layout.node_type[node])} · {busy}/{layout.node_gpus[node]}"
+            if small:  # no room for labels: the node's name on hover
+                parts.append(f'<div class="node tiny" data-node="n{node}" title="{label}">')
+            else:
+                wide = " wide" if layout.node_gpus[node] > NOWRAP_GPUS else ""
+                parts.append(
+                    f'<div class="node{wide}" data-node="n{node}"><span class="lbl">{label}</span>'
+                )
             for slot, job in enumerate(owners[node]):
                 parts.append(_cell(node, slot, job, colors, small))
             parts.append("</div>")
