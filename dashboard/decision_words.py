@@ -74,7 +74,13 @@ class Explainer:
         by_event = {e: list(g["job_id"].astype(str)) for e, g in rows.groupby("event", sort=False)}
         moved = set(by_event.get("migrated", []))
         started = [j for j in by_event.get("started", []) if j not in moved]
-        lines = []
+        lines = [  # what happened first (completions, arrivals), then what the policy did
+            f"Job {job} completed (JCT {duration_text(self._jct(job))})."
+            for job in by_event.get("completed", [])
+        ]
+        arrived = [j for j in by_event.get("arrived", []) if j not in by_event.get("started", [])]
+        for job in arrived:
+            lines.append(f"Job {job} arrived, asking for {_gpus(self._sf(job))}.")
         victims = by_event.get("preempted", [])
         if victims:
             lines.append(self._preemption(victims, started, at))
@@ -82,13 +88,11 @@ class Explainer:
         if moved and not victims and self._key_name():
             lines.append(self._key_name())
         lines += [self.start(job, at) for job in started]
-        for job in by_event.get("completed", []):
-            lines.append(f"Job {job} completed (JCT {duration_text(self._jct(job))}).")
-        arrived = [j for j in by_event.get("arrived", []) if j not in by_event.get("started", [])]
-        for job in arrived:
-            lines.append(f"Job {job} arrived, asking for {_gpus(self._sf(job))}.")
-        for row in rows[rows["event"] == "waiting"].itertuples(index=False):
-            lines.append(f"Job {row.job_id} waits: {self.waiting(str(row.job_id), row.reason, at)}")
+        waiting = rows[rows["event"] == "waiting"]
+        for reason, group in waiting.groupby("reason", sort=False):
+            jobs = list(group["job_id"].astype(str))
+            who = f"Job {jobs[0]} waits" if len(jobs) == 1 else f"Jobs {_names(jobs)} wait"
+            lines.append(f"{who}: {self.waiting_many(jobs, str(reason), at)}")
         return lines
 
     def _preemption(self, victims: list[str], started: list[str], at: float) -> str:
@@ -236,24 +240,36 @@ class Explainer:
 
     def waiting(self, job: str, reason: str, at: float) -> str:
         """Why ``job`` waits at ``at``, from the log's ``reason``, with the free GPUs then."""
+        return self.waiting_many([job], reason, at)
+
+    def waiting_many(self, jobs: list[str], reason: str, at: float) -> str:
+        """Why ``jobs`` (waiting for one ``reason``) wait at ``at``, in one sentence."""
         free = self.replay.free_gpus(at)
         free_text = ", ".join(f"{n} × {wt}" for wt, n in free.items())
-        sf = self._sf(job)
+        one = len(jobs) == 1
+        sizes = sorted({self._sf(job) for job in jobs})
+        size = _gpus(sizes[0]) if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]} GPUs"
         if reason == "no room":
-            return f"no room: it needs {_gpus(sf)} of one type at once; free: {free_text}."
+            who = "it needs" if one else "each needs"
+            return f"no room: {who} {size} of one type at once; free: {free_text}."
         if reason == "held for consolidation":
+            who, whose = ("it", "its ring") if one else ("them", "their rings")
             return (
-                f"held for consolidation: {self.name} keeps it waiting for a placement on "
-                f"fewer nodes or one rack (its ring would cross slower links); free: {free_text}."
+                f"held for consolidation: {self.name} keeps {who} waiting for a placement on "
+                f"fewer nodes or one rack ({whose} would cross slower links); free: {free_text}."
             )
         if reason == "lower priority":
+            enough = f"enough for its {size}" if one else "enough for each"
             text = (
-                f"lower priority: {free_text} free, enough for its {_gpus(sf)}, but "
-                f"{self.name} gave them to jobs it ranks higher or chose to wait"
+                f"lower priority: {free_text} free, {enough}, but {self.name} gave them to "
+                "jobs it ranks higher or chose to wait"
             )
+            rank = self._key(jobs[0], at).removeprefix(": ") if one else ""
+            if rank:
+                text += f" (its rank: {rank})"
             if self.spec.name == "fifo" and not self.spec.params.get("backfill", False):
                 queue = self.replay.queue(at)
-                if queue and queue[0].job_id != job:
+                if queue and queue[0].job_id not in jobs:
                     text += (
                         f". FIFO without backfill starts no job behind the head of the queue "
                         f"(job {queue[0].job_id}, {_gpus(queue[0].scale_factor)}), which does "
@@ -293,6 +309,11 @@ class Explainer:
 
     def _jct(self, job: str) -> float:
         return float(self._jobs.loc[job, "jct_s"])
+
+
+def _names(jobs: list[str]) -> str:
+    """``["a", "b", "c"] -> "a, b and c"``."""
+    return jobs[0] if len(jobs) == 1 else f"{', '.join(jobs[:-1])} and {jobs[-1]}"
 
 
 def _gpus(count: int) -> str:
