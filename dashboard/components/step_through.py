@@ -23,6 +23,7 @@ from dashboard.cluster_view import (
 )
 from dashboard.decision_words import Explainer, clock
 from dashboard.replay import EVENT_KINDS, Replay, next_event, previous_event
+from dashboard.state import keep_widget_state
 from engine.allocation.layout import NodeLayout
 from engine.config import PolicySpec
 from engine.results import ComparisonResult
@@ -35,6 +36,7 @@ SPEEDS = {  # label -> simulated seconds per wall second (0: one event per frame
     "1 h per second": 3600.0, "one event per frame": 0.0,
 }  # fmt: skip
 _CACHE = "_replays"
+PAGE_WIDGETS = ("step_policies",)  # the page's widgets outside the fragment
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,13 @@ def render_stepper(shown: Shown) -> None:
 
     @st.fragment(run_every=TICK_S if playing else None)
     def moment() -> None:
+        # A fragment's run drops the state of widgets outside it (other pages' kept widgets,
+        # this page's policy picker) unless it keeps them itself (streamlit/streamlit#10805;
+        # a whole run keeps them in app.py)
+        keep_widget_state()
+        for key in PAGE_WIDGETS:
+            if key in s:
+                s[key] = s[key]
         if s.get("replay_playing", False) and _advance(shown):
             s["replay_playing"] = False
             st.rerun()  # the whole page, to stop the fragment's timer

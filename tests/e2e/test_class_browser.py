@@ -137,6 +137,8 @@ def _wait_time(page, policy: str, time_s: float) -> None:
 
 
 def test_a_lesson_steps_through_moments_that_match_the_segments(server: str, page) -> None:
+    from playwright.sync_api import expect
+
     chosen = lesson("fifo_hol")
     result = _run(chosen)
     page.goto(server)
@@ -144,6 +146,11 @@ def test_a_lesson_steps_through_moments_that_match_the_segments(server: str, pag
     _load_lesson(page, chosen)
     first = chosen.policies[0].display_name
     assert _check_moment(page, result) == 0.0
+    picker = page.get_by_test_id("stMultiSelect").filter(has_text="Policies side by side")
+    picker.get_by_role("button", name="Remove SRTF").click()  # three policies shown
+    views = page.locator(".cv[data-policy]")
+    expect(views).to_have_count(3)
+    _settle(page)
     events = _events(chosen, result)
     page.get_by_role("heading", name="Step through").first.click()  # focus off any input
     time_s = 0.0
@@ -159,6 +166,7 @@ def test_a_lesson_steps_through_moments_that_match_the_segments(server: str, pag
         _wait_time(page, first, moment_s)
         time_s = _check_moment(page, result)
         assert time_s == moment_s
+        expect(views).to_have_count(3)  # the choice survived the fragment's runs
         if moment_s == chosen.moments_s[1]:  # mid finished: 4 GPUs idle, FIFO blocked by big
             fifo = page.locator('[data-queue="FIFO"]').inner_text()
             assert fifo.count("lower priority") == 4, fifo
@@ -184,10 +192,13 @@ def test_a_lesson_steps_through_moments_that_match_the_segments(server: str, pag
 
 
 def _screenshot_schedule(page) -> None:
-    """The lesson's Gantts, stacked, at projector size."""
+    """The lesson's Gantts, stacked, at projector size (after the steps, which ran only the
+    Step-through page's fragment: the other pages' settings must have survived them)."""
     _open_page(page, "Schedule")
-    page.locator(".js-plotly-plot").nth(3).wait_for()
+    page.get_by_role("heading", name="FIFO + backfill", exact=True).wait_for()  # the 4th
+    page.locator(".js-plotly-plot").first.wait_for()
     page.wait_for_timeout(1000)
+    assert page.get_by_test_id("stException").count() == 0
     page.screenshot(path=str(ARTIFACTS / "lesson_schedule.png"))
 
 
