@@ -112,7 +112,7 @@ def bench_page() -> None:
     )
 
 
-def bench_browser() -> None:
+def bench_browser(label: str, cluster) -> None:
     from pathlib import Path as _Path
 
     from dashboard.links import LinkState, encode_link
@@ -126,7 +126,7 @@ def bench_browser() -> None:
     if not _Path(CHROMIUM).exists():
         print(f"{'browser':>20}: skipped (no Chromium at {CHROMIUM})")
         return
-    link = encode_link(LinkState({"base": scenario(clusters()["64 GPUs"])}, "base"))
+    link = encode_link(LinkState({"base": scenario(cluster)}, "base"))
     server = serve_dashboard()
     url = next(server)
     try:
@@ -157,7 +157,8 @@ def bench_browser() -> None:
     finally:
         server.close()
     print(
-        f"{'browser (1280x720)':>20}: Right key x 20, key press to all four views redrawn: "
+        f"{'browser, ' + label:>20}: Right key x 20 at 1280x720, key press to all four views "
+        "redrawn: "
         f"median {statistics.median(steps_ms):5.1f} ms, max {max(steps_ms):5.1f} ms"
     )
 
@@ -171,7 +172,8 @@ def main() -> None:
     for label, cluster in clusters().items():
         bench_compute(label, cluster)
     bench_page()
-    bench_browser()
+    for label, cluster in clusters().items():
+        bench_browser(label, cluster)
 
 
 if __name__ == "__main__":
