@@ -25,7 +25,6 @@ JOB_PALETTE = (
     ("#FFAABB", "#000"), ("#99DDFF", "#000"), ("#44BB99", "#000"), ("#BBCC33", "#000"),
     ("#AAAA00", "#000"), ("#DDDDDD", "#000"),
 )  # fmt: skip
-FREE = ("#FFFFFF", "#999")
 REASONS = {
     "no room": "no room",
     "lower priority": "lower priority",
@@ -45,14 +44,21 @@ STYLE = """<style>
   white-space:nowrap;font-weight:700}
 .cv .node.tiny{padding:1px;margin:1px;border-color:#bbb;white-space:nowrap;line-height:0;
   font-size:0}
-.cv .gpu.small{width:8px;height:8px;margin:0 1px 0 0;border-width:1px;border-radius:1px;
+.cv .gpu.s{width:8px;height:8px;margin:0 1px 0 0;border-width:1px;border-radius:1px;
   font-size:0;line-height:8px;vertical-align:top}
 .cv table{border-collapse:collapse;width:100%;font-size:13px;margin-top:4px}
 .cv td,.cv th{border-bottom:1px solid #ddd;padding:1px 4px;text-align:left}
 .cv .chip{display:inline-block;padding:0 4px;border-radius:3px;font-weight:700}
+.cv i.gpu{background:#fff}
 .cvgrid{display:grid;gap:14px;align-items:start}
 .cvgrid .ttl{font-family:sans-serif;font-size:17px;font-weight:700;margin:0 0 4px 0}
-</style>"""
+"""
+STYLE += (
+    "".join(
+        f".cv .p{i}{{background:{fill};color:{ink}}}" for i, (fill, ink) in enumerate(JOB_PALETTE)
+    )
+    + "</style>"
+)
 NOWRAP_GPUS = 8
 """A node of up to this many GPUs draws them in one row; larger ones wrap."""
 SMALL_CELLS_FROM = 128
@@ -60,15 +66,16 @@ SMALL_CELLS_FROM = 128
 names, packed side by side (hover a GPU for its job, a node for its name)."""
 
 
-def job_colors(job_ids: Iterable[str]) -> dict[str, tuple[str, str]]:
-    """Job id -> (fill, text colour), by the jobs' order (arrival order, same for every policy)."""
-    return {job: JOB_PALETTE[i % len(JOB_PALETTE)] for i, job in enumerate(job_ids)}
+def job_colors(job_ids: Iterable[str]) -> dict[str, int]:
+    """Job id -> its colour's place in :data:`JOB_PALETTE` (CSS class ``p<place>``), by the
+    jobs' order (arrival order, the same for every policy)."""
+    return {job: i % len(JOB_PALETTE) for i, job in enumerate(job_ids)}
 
 
 def cluster_html(
     layout: NodeLayout,
     owners: list[list[str | None]],
-    colors: Mapping[str, tuple[str, str]],
+    colors: Mapping[str, int],
     policy: str,
     time_s: float = 0.0,
 ) -> str:
@@ -89,8 +96,7 @@ def cluster_html(
                 parts.append(
                     f'<div class="node{wide}" data-node="n{node}"><span class="lbl">{label}</span>'
                 )
-            for slot, job in enumerate(owners[node]):
-                parts.append(_cell(node, slot, job, colors, small))
+            parts.extend(_cell(node, job, colors, small) for job in owners[node])
             parts.append("</div>")
         parts.append("</div>")
     parts.append("</div>")
@@ -108,23 +114,22 @@ def side_by_side(panels: list[str]) -> str:
     return f'<div class="cvgrid" style="grid-template-columns:{columns}">{"".join(panels)}</div>'
 
 
-def _cell(
-    node: int, slot: int, job: str | None, colors: Mapping[str, tuple[str, str]], small: bool
-) -> str:
-    fill, ink = FREE if job is None else colors.get(job, ("#888", "#fff"))
-    label = "" if job is None else escape(job)
-    title = f"n{node} GPU {slot}: " + (f"job {label}" if job is not None else "free")
-    size = " small" if small else ""
+def _cell(node: int, job: str | None, colors: Mapping[str, int], small: bool) -> str:
+    """A GPU: a free one is an empty box; a busy one carries its job (class ``p<colour>``,
+    ``data-job``, a hover title and, unless small, the id printed)."""
+    size = " s" if small else ""
+    if job is None:
+        return f'<i class="gpu{size}"></i>'
+    label = escape(job)
     return (
-        f'<span class="gpu{size}" data-node="n{node}" data-slot="{slot}" '
-        f'data-job="{label}" title="{title}" style="background:{fill};color:{ink}">'
-        f"{label if not small else ''}</span>"
+        f'<span class="gpu{size} p{colors.get(job, 0)}" data-node="n{node}" data-job="{label}" '
+        f'title="n{node}: job {label}">{"" if small else label}</span>'
     )
 
 
 def queue_html(
     queue: list[QueueEntry],
-    colors: Mapping[str, tuple[str, str]],
+    colors: Mapping[str, int],
     policy: str,
     now_s: float,
     max_rows: int = 12,
@@ -134,10 +139,9 @@ def queue_html(
         return f'<div class="cv" data-queue="{escape(policy)}"><i>Queue empty.</i></div>'
     rows = []
     for entry in queue[:max_rows]:
-        fill, ink = colors.get(entry.job_id, ("#888", "#fff"))
         rows.append(
             f'<tr data-queue-job="{escape(entry.job_id)}"><td>{entry.position}</td>'
-            f'<td><span class="chip" style="background:{fill};color:{ink}">'
+            f'<td><span class="chip p{colors.get(entry.job_id, 0)}">'
             f"{escape(entry.job_id)}</span></td><td>{entry.scale_factor}</td>"
             f"<td>{duration_text(now_s - entry.since_s)}</td>"
             f"<td>{escape(REASONS.get(entry.reason, entry.reason))}</td></tr>"

@@ -45,7 +45,7 @@ class Shown:
 
     replays: list[Replay]
     explainers: list[Explainer]
-    colors: dict[str, tuple[str, str]]
+    colors: dict[str, int]
     end_s: float
 
 

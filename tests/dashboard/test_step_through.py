@@ -171,7 +171,8 @@ def test_drawings_carry_owners_and_queue_in_order() -> None:
     fifo = explainers("fifo_hol")["FIFO"]
     colors = job_colors(["long", "mid", "big", "s1", "s2", "s3", "s4"])
     html = cluster_html(fifo.replay.layout, fifo.replay.owners(1900.0), colors, "FIFO", 1900.0)
-    assert html.count('data-job="long"') == 4 and html.count('data-job=""') == 4
+    assert html.count('data-job="long"') == 4 and html.count('<i class="gpu"></i>') == 4
+    assert html.count('class="gpu p0"') == 4  # long, the first to arrive: the first colour
     assert 'data-time-s="1900.0"' in html
     table = queue_html(fifo.replay.queue(1900.0), colors, "FIFO", 1900.0)
     assert table.index('data-queue-job="big"') < table.index('data-queue-job="s1"')
