@@ -14,6 +14,7 @@ from dashboard.components.lesson_picker import (
 )
 from dashboard.components.results_common import render_run_caption
 from dashboard.components.step_through import MAX_POLICIES, go_to, indexed, render_stepper
+from dashboard.replay import EVENT_KINDS
 
 st.title("Step through")
 render_lesson_buttons()
@@ -34,9 +35,15 @@ if shown_key not in st.session_state or not set(st.session_state[shown_key]) <= 
 policies = list(st.session_state[shown_key])
 if policies:
     render_stepper(indexed(result, policies))
-st.multiselect(
+left, right = st.columns(2)
+left.multiselect(
     f"Policies side by side (up to {MAX_POLICIES})", result.policies,
     max_selections=MAX_POLICIES, key=shown_key,
+)  # fmt: skip
+right.multiselect(
+    "Previous / Next step to", EVENT_KINDS, default=list(EVENT_KINDS), key="replay_kinds",
+    help="Which events the Previous and Next buttons (and keys ← →) stop at, e.g. only "
+    "preemptions.",
 )  # fmt: skip
 st.caption(
     "Each square is a GPU, in its node (grey box) and rack; the job id holding it is printed "

@@ -36,7 +36,7 @@ SPEEDS = {  # label -> simulated seconds per wall second (0: one event per frame
     "1 h per second": 3600.0, "one event per frame": 0.0,
 }  # fmt: skip
 _CACHE = "_replays"
-PAGE_WIDGETS = ("step_policies",)  # the page's widgets outside the fragment
+PAGE_WIDGETS = ("step_policies", "replay_kinds")  # the page's widgets outside the fragment
 
 
 @dataclass(frozen=True)

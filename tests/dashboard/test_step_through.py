@@ -232,6 +232,11 @@ def test_a_lesson_loads_runs_and_steps_with_one_click() -> None:
     assert "head-of-line blocking" in words
     queue = next(h.proto.body for h in at.get("html") if 'data-queue="FIFO"' in h.proto.body)
     assert queue.count("lower priority") == 4
+    at.multiselect(key="replay_kinds").set_value(["preemption"]).run()
+    button(at, "step_next").click().run()
+    # SRTF's last preemption is at 1,830 s (big takes both nodes); LAS's next after 1,900 s
+    # is at the round boundary of 3,000 s (long and mid), FIFO never preempts
+    assert at.session_state["replay_t"] == 3000.0
     button(at, "step_play").click().run()
     assert at.session_state["replay_playing"] is True
     button(at, "step_play").click().run()
