@@ -172,7 +172,7 @@ def test_a_lesson_steps_through_moments_that_match_the_segments(server: str, pag
             assert fifo.count("lower priority") == 4, fifo
             words = page.get_by_text("head-of-line blocking").first
             assert words.is_visible()
-    page.get_by_role("button", name="Next").click()  # the button, as well as the key
+    page.get_by_role("button", name="Next Shortcut").click()  # the button, as well as the key
     after = _wait_time_change(page, first, time_s)
     assert after == min(t for t in events if t > time_s + 1e-9)
     _check_moment(page, result)
