@@ -20,7 +20,9 @@ if str(ROOT) not in sys.path:
 
 PAGES = (  # (file in app_pages/, title, Material icon)
     ("scenario", "Scenario", "tune"), ("results", "Results", "leaderboard"),
-    ("schedule", "Schedule", "view_timeline"), ("utilization", "Utilization", "stacked_line_chart"),
+    ("schedule", "Schedule", "view_timeline"),
+    ("step_through", "Step through", "slow_motion_video"),
+    ("utilization", "Utilization", "stacked_line_chart"),
     ("fairness", "Fairness", "balance"), ("network", "Network", "lan"),
     ("compare", "Compare", "compare_arrows"), ("sweep", "Sweep", "ssid_chart"),
     ("planner", "Planner", "savings"), ("matrix", "Matrix", "table_chart"),

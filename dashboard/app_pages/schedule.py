@@ -1,7 +1,8 @@
-"""Schedule page: a Gantt chart of who ran where and when, for one or two policies.
+"""Schedule page: a Gantt chart of who ran where and when, for any of the run's policies.
 
-Side by side, both panels show the same jobs in the same rows (chosen over both policies) on
-the same time range, so a row reads across.
+The charts stand one above another and share their rows (the same jobs, chosen over every
+policy shown) and their time axis, which opens on the whole run (the last completion of any
+policy shown), so a job's row reads down the page and no bar runs off the edge.
 """
 
 import streamlit as st
@@ -10,7 +11,11 @@ from dashboard.chart_style import worker_type_colors
 from dashboard.charts import make_gantt
 from dashboard.components.chart import render_chart
 from dashboard.components.explain_job import render_explain_job
-from dashboard.components.gantt_filters import render_gantt_filter, shared_selection
+from dashboard.components.gantt_filters import (
+    render_gantt_filter,
+    shared_selection,
+    whole_range_s,
+)
 from dashboard.components.job_table import render_job_table
 from dashboard.components.results_common import render_run_caption, require_result
 from dashboard.gantt import CONTINUOUS
@@ -26,8 +31,8 @@ render_run_caption(result)
 by_name = {sim.policy: sim for sim in result.results}
 left, right = st.columns([3, 2])
 chosen = left.multiselect(
-    "Policies (pick two to compare side by side)", result.policies,
-    default=result.policies[:1], max_selections=2, key="gantt_policies",
+    "Policies (stacked, sharing rows and time axis)", result.policies,
+    default=result.policies, key="gantt_policies",
 )  # fmt: skip
 color_by = right.radio(
     "Color by", [c for c in COLOR_BY if c in result.results[0].jobs or c not in CONTINUOUS],
@@ -38,21 +43,20 @@ color_by = right.radio(
 spec = render_gantt_filter(result.results[0].jobs)
 colors = worker_type_colors(result.combined("segments")["worker_type"].dropna().unique())
 sims = [by_name[policy] for policy in chosen]
-order, shown_end_s = shared_selection(sims, spec) if sims else ([], 0.0)
-for column, sim in zip(st.columns(max(len(sims), 1)), sims, strict=False):
+order, _ = shared_selection(sims, spec) if sims else ([], 0.0)
+shown_end_s = whole_range_s(sims, order)
+for sim in sims:
     jobs = sim.jobs[sim.jobs["job_id"].astype(str).isin(order)]
-    with column:
-        st.subheader(sim.policy)
-        figure = make_gantt(
-            sim.segments, jobs, colors, color_by=color_by, order=order, shown_end_s=shown_end_s
-        )
-        render_chart(figure, key=f"gantt_{sim.policy}")
-        with st.expander(f"{sim.policy}: per-job table ({len(jobs):,} jobs shown)"):
-            render_job_table(jobs)
+    st.subheader(sim.policy)
+    figure = make_gantt(
+        sim.segments, jobs, colors, color_by=color_by, order=order, shown_end_s=shown_end_s
+    )
+    render_chart(figure, key=f"gantt_{sim.policy}")
+    with st.expander(f"{sim.policy}: per-job table ({len(jobs):,} jobs shown)"):
+        render_job_table(jobs)
 st.caption(
     "Grey: the job is in the system (waiting where no colored bar covers it). ✕ preempted, "
-    "▶ migrated, ⇥ at the right edge: the job continues beyond the range shown. Side by side, "
-    "rows and time range are shared. Hover a bar for the job id; drag to zoom, double-click "
-    "to reset."
+    "▶ migrated. The charts share rows and time axis, which opens on the whole run. Hover a "
+    "bar for the job id; drag to zoom, double-click to reset."
 )
-render_explain_job(sims or list(result.results))
+render_explain_job(sims or list(result.results), result=result)

@@ -80,3 +80,15 @@ def shared_selection(sims: list, spec: GanttFilter) -> tuple[list[str], float]:
         end_s = float(shown["completion_s"].max()) if len(shown) else 0.0
         ends.append(initial_end_s(shown, end_s))
     return ids, max(ends) if ends else 0.0
+
+
+def whole_range_s(sims: list, ids: list[str]) -> float:
+    """The end (s) of the time axis that shows the whole run of jobs ``ids`` under every one of
+    ``sims`` (SimulationResults): their last completion or segment end, whichever is later."""
+    ends = [0.0]
+    for sim in sims:
+        jobs = sim.jobs[sim.jobs["job_id"].astype(str).isin(ids)]
+        segments = sim.segments[sim.segments["job_id"].astype(str).isin(ids)]
+        ends += [float(jobs["completion_s"].max()) if len(jobs) else 0.0,
+                 float(segments["end_s"].max()) if len(segments) else 0.0]  # fmt: skip
+    return max(e for e in ends if e == e)  # NaN (a job never completed) left out
