@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from engine.config import ScenarioConfig
 from engine.errors import EngineError
+from engine.sources import Origin
 from engine.study import cli as study_cli
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(scenario: Path, out: Path, trace: Path | None, fmt: str) -> None:
     from engine.scenario import run_scenario
 
-    config = ScenarioConfig.from_json(scenario.read_text())
+    config = ScenarioConfig.from_json(scenario.read_text(), Origin.LOCAL)
     upload = (trace.name, trace.read_bytes()) if trace else None
     if config.trace.source.startswith("upload:") and upload is None:
         raise EngineError(

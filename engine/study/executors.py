@@ -62,9 +62,14 @@ def run_tasks(
     ray_address: str | None = None,
     should_cancel: CancelFn | None = None,
     fn: WorkerFn = execute,
+    memory_limit_bytes: int | None = None,
 ) -> None:
     """Runs ``fn(spec, payload)`` for every task (default :func:`execute`), calling ``on_done``
     in this process as each finishes (any order).
+
+    ``memory_limit_bytes`` caps each pool worker's data segment (``RLIMIT_DATA``: heap and
+    anonymous mappings, Linux); a run beyond it fails with an :class:`EngineError` saying so.
+    The serial and Ray executors ignore it.
 
     Raises:
         ConfigError: for an unknown executor, or Ray requested but not installed.
@@ -82,7 +87,7 @@ def run_tasks(
                 raise SimulationCancelled("study cancelled")
             on_done(i, fn(spec, payload))
     elif executor == "pool":
-        _run_pool(tasks, on_done, workers, cancel, fn)
+        _run_pool(tasks, on_done, workers, cancel, fn, memory_limit_bytes)
     else:
         from engine.study.ray_executor import run_ray
 
@@ -108,13 +113,34 @@ def _context() -> multiprocessing.context.BaseContext:
     return context
 
 
+def limit_memory(limit_bytes: int | None) -> None:
+    """Caps this process's data segment at ``limit_bytes`` (a pool worker's initializer;
+    None or a platform without ``resource`` leaves it as it is)."""
+    if limit_bytes is None:
+        return
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return
+    resource.setrlimit(resource.RLIMIT_DATA, (limit_bytes, limit_bytes))
+
+
 def _run_pool(
-    tasks: Sequence[Task], on_done: DoneFn, workers: int | None, cancel: CancelFn, fn: WorkerFn
+    tasks: Sequence[Task],
+    on_done: DoneFn,
+    workers: int | None,
+    cancel: CancelFn,
+    fn: WorkerFn,
+    memory_limit_bytes: int | None = None,
 ) -> None:
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     count = min(workers or default_workers(), len(tasks))
-    with ProcessPoolExecutor(count, mp_context=_context()) as pool:
+    pool = ProcessPoolExecutor(
+        count, mp_context=_context(), initializer=limit_memory, initargs=(memory_limit_bytes,)
+    )
+    with pool:
         futures: dict[Future[Any], int] = {
             pool.submit(fn, spec, payload): i for i, (spec, payload) in enumerate(tasks)
         }
@@ -126,6 +152,12 @@ def _run_pool(
                     on_done(futures[future], future.result())
                 if pending and cancel():
                     raise SimulationCancelled("study cancelled")
+        except (MemoryError, BrokenProcessPool) as exc:
+            pool.shutdown(wait=False, cancel_futures=True)
+            limit = f" of {memory_limit_bytes / 1024**3:.1f} GiB" if memory_limit_bytes else ""
+            raise EngineError(
+                f"a run needed more memory than a worker may use{limit}; try fewer jobs"
+            ) from exc
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise

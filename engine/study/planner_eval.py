@@ -40,11 +40,12 @@ class Evaluator:
         ray_address: str | None,
         results_dir: Path | str | None,
         should_cancel: Callable[[], bool] | None,
+        memory_limit_bytes: int | None = None,
     ) -> None:
         self.spec = spec
         self.run_options = {
             "executor": executor, "workers": workers, "ray_address": ray_address,
-            "should_cancel": should_cancel,
+            "should_cancel": should_cancel, "memory_limit_bytes": memory_limit_bytes,
         }  # fmt: skip
         self.store = ResultStore(results_dir) if results_dir is not None else None
         self.digest = ""

@@ -34,6 +34,7 @@ def run_study(
     traces: TraceStore | None = None,
     on_progress: StudyProgressFn | None = None,
     should_cancel: Callable[[], bool] | None = None,
+    memory_limit_bytes: int | None = None,
 ) -> StudyResult:
     """Runs every (variant, policy, seed) of ``study``.
 
@@ -45,6 +46,7 @@ def run_study(
         traces: the trace store for ``"upload:"`` sources (``study.trace_hash``).
         on_progress: called after each run as (done, total, "variant · policy · seed s").
         should_cancel: polled between runs; True stops the study (finished runs stay stored).
+        memory_limit_bytes: cap of each pool worker (see :func:`engine.study.executors.run_tasks`).
 
     Raises:
         ConfigError, TraceError, EngineError: the first bad variant or failing run.
@@ -74,6 +76,7 @@ def run_study(
     run_tasks(
         [tasks[i] for i in todo], done, executor=executor, workers=workers,
         ray_address=ray_address, should_cancel=should_cancel,
+        memory_limit_bytes=memory_limit_bytes,
     )  # fmt: skip
     final = tuple(r for r in results if r is not None)
     assert len(final) == len(tasks)
