@@ -208,9 +208,12 @@ def _read_short_params() -> None:
         known = list_policies()
         chosen = [p for p in params["policies"].split(",") if p in known]
         s["policies"] = chosen or s["policies"]
-    for key, state_key, kind in (("seed", "seed", int), ("round", "round_duration_s", float)):
+    for key, path, kind in (("seed", "seed", int), ("round", "rounds.round_duration_s", float)):
         with contextlib.suppress(ValueError):
-            s[state_key] = kind(params[key]) if key in params else s[state_key]
+            value = kind(params[key][:20]) if key in params else None
+            low, high = WIDGET_RANGES[path]
+            if value is not None and low <= value <= high:  # else the widget would refuse it
+                s[path.rsplit(".", 1)[-1]] = value
     if params.get("preset") in PRESETS:
         s["preset"] = params["preset"]
         apply_preset(params["preset"])
