@@ -125,6 +125,9 @@ def main() -> None:
                 page = browser.new_context().new_page()
                 page.goto(f"{url}/results?scenario={link}", wait_until="commit")
                 pages.append(page)
+            pages[-1].wait_for_timeout(2500)  # the last one waits for a worker: its place
+            (ROOT / "artifacts").mkdir(exist_ok=True)
+            pages[-1].screenshot(path=str(ROOT / "artifacts" / "queue_waiting.png"))
             for page in pages:
                 _wait_for_table(page, 900_000)
             ten_s, ten_peak = time.perf_counter() - started, sampler.stop()
