@@ -101,12 +101,16 @@ def _server_pid(port: int) -> int:
 
 
 def _wait_for_table(page, timeout_ms: int) -> None:
-    page.get_by_test_id("stDataFrame").filter(has_text="Mean JCT").first.wait_for(
-        timeout=timeout_ms
-    )
+    """Waits for the KPI table; raises with the page's message if the run failed."""
+    table = page.get_by_test_id("stDataFrame").filter(has_text="Mean JCT").first
+    failed = page.get_by_text("did not run").or_(page.get_by_text("worker process stopped"))
+    table.or_(failed.first).first.wait_for(timeout=timeout_ms)
+    if not table.is_visible():
+        raise RuntimeError(page.locator("body").inner_text()[:2000])
 
 
 def main() -> None:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     store = tempfile.mkdtemp(prefix="gpusched-bench-store-")
@@ -125,9 +129,13 @@ def main() -> None:
                 page = browser.new_context().new_page()
                 page.goto(f"{url}/results?scenario={link}", wait_until="commit")
                 pages.append(page)
-            pages[-1].wait_for_timeout(2500)  # the last one waits for a worker: its place
-            (ROOT / "artifacts").mkdir(exist_ok=True)
-            pages[-1].screenshot(path=str(ROOT / "artifacts" / "queue_waiting.png"))
+            waiting = pages[-1].get_by_text("in the queue").first
+            try:  # the last one waits for a worker: its place in the queue
+                waiting.wait_for(timeout=60_000)
+                (ROOT / "artifacts").mkdir(exist_ok=True)
+                pages[-1].screenshot(path=str(ROOT / "artifacts" / "queue_waiting.png"))
+            except PlaywrightTimeout:
+                print("(no session was seen waiting in the queue)")
             for page in pages:
                 _wait_for_table(page, 900_000)
             ten_s, ten_peak = time.perf_counter() - started, sampler.stop()

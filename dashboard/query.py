@@ -111,6 +111,8 @@ def check_link(link: LinkState, budget: Budget, upload: bytes | None) -> None:
 
 WIDGET_RANGES = {  # scenario path -> (lowest, highest) its widget takes (trace_panel, ...)
     "seed": (0, 2**32 - 1),
+    "trace_seed": (0, 2**32 - 1),
+    "load.num_jobs": (1, math.inf),
     "trace.synthetic.num_jobs": (1, 20_000),
     "trace.synthetic.jobs_per_hour": (0.1, math.inf),
     "trace.max_jobs": (0, math.inf),

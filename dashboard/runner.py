@@ -178,7 +178,7 @@ def run(
             fresh = run_policies(
                 todo, upload, trace, on_status=on_status,
                 should_cancel=with_deadline(should_cancel, budget), workers=workers,
-                memory_limit_bytes=budget.max_memory_bytes,
+                limits=budget.worker_limits(),
             )  # fmt: skip
         for i, result in zip(missing, fresh.results, strict=True):
             found[i] = result

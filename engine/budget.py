@@ -23,7 +23,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.config import ScenarioConfig
 from engine.errors import ConfigError
@@ -32,6 +32,9 @@ from engine.sources import SAMPLE_DIR, list_samples
 ENV_PREFIX = "GPUSCHED_"
 SECRETS_SECTION = "budget"
 GIB = 1024**3
+
+if TYPE_CHECKING:
+    from engine.study.executors import WorkerLimits
 
 
 class BudgetError(ConfigError):
@@ -58,6 +61,8 @@ class Budget:
         session_runs: runs one session may start in all (each policy or study run counts).
         autorun_s: a link runs without a click only if its estimated work is at most this
             many seconds of one core; otherwise it shows what would run and waits for Run.
+        max_table_rows: rows of each table of a scenario (GPU-mix groups, congestion
+            episodes, extra GPU types).
     """
 
     max_jobs: int = field(default=20_000, metadata={"help": "jobs in one run"})
@@ -73,11 +78,20 @@ class Budget:
     session_workers: int = field(default=2, metadata={"help": "workers of one session's run"})
     session_runs: int = field(default=2_000, metadata={"help": "runs one session may start"})
     autorun_s: float = field(default=20.0, metadata={"help": "work a link starts unasked (s)"})
+    max_table_rows: int = field(
+        default=256, metadata={"help": "rows of a GPU mix, congestion or extra-type table"}
+    )
 
     @property
     def max_memory_bytes(self) -> int | None:
         """``max_memory_gb`` in bytes, None when unlimited."""
         return int(self.max_memory_gb * GIB) if self.max_memory_gb > 0 else None
+
+    def worker_limits(self) -> WorkerLimits:
+        """The caps of each worker process: ``max_memory_gb`` and ``max_run_s`` of CPU."""
+        from engine.study.executors import WorkerLimits
+
+        return WorkerLimits(self.max_memory_bytes, self.max_run_s if self.max_run_s > 0 else None)
 
     def refuse(self, limit: str, value: float, what: str) -> BudgetError:
         """The error for ``value`` beyond the limit ``limit`` (a field name)."""
@@ -158,6 +172,13 @@ def check_scenario(
     budget.check("max_policies", len(config.policies), f"{where}the number of policies")
     budget.check("max_gpus", config.cluster.total_gpus, f"{where}the number of GPUs in the GPU mix")
     budget.check("min_round_s", config.rounds.round_duration_s, f"{where}the round length (s)")
+    tables = {
+        "GPU-mix rows": len(config.cluster.node_groups),
+        "congestion episodes": len(config.network.congestion),
+        "extra GPU types": len(config.extra_worker_types),
+    }
+    for what, rows in tables.items():
+        budget.check("max_table_rows", rows, f"{where}the number of {what}")
     jobs = jobs_bound(config, trace_rows)
     budget.check("max_jobs", jobs, f"{where}the number of jobs")
     return jobs

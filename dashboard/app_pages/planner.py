@@ -108,7 +108,7 @@ def _run(spec):
                           should_cancel=with_deadline(lambda: bool(s["cancel_requested"]),
                                                       budget),
                           traces=trace_store(), trace_hash=upload_sha256(),
-                          memory_limit_bytes=budget.max_memory_bytes)  # fmt: skip
+                          limits=budget.worker_limits())  # fmt: skip
     except SimulationCancelled:
         st.warning("Planner cancelled.")
         return None

@@ -149,7 +149,7 @@ def execute_study(study: Study, runs_total: int) -> StudyResult | None:
                 study, executor=os.environ.get(EXECUTOR_ENV, "pool"), workers=workers,
                 results_dir=default_results_dir(), traces=trace_store(),
                 on_progress=on_progress, should_cancel=with_deadline(should_cancel, budget),
-                memory_limit_bytes=budget.max_memory_bytes,
+                limits=budget.worker_limits(),
             )  # fmt: skip
     except SimulationCancelled:
         bar.empty()

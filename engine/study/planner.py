@@ -23,6 +23,7 @@ import pandas as pd
 from engine.config import ClusterSpec, NodeGroup, ScenarioConfig
 from engine.errors import ConfigError
 from engine.sources import Origin
+from engine.study.executors import WorkerLimits
 from engine.study.traces import TraceStore
 
 TARGET_METRICS = ("jct_mean_s", "jct_p95_s", "queueing_delay_mean_s")
@@ -191,12 +192,12 @@ def plan(
     should_cancel: Callable[[], bool] | None = None,
     traces: TraceStore | None = None,
     trace_hash: str = "",
-    memory_limit_bytes: int | None = None,
+    limits: WorkerLimits | None = None,
 ) -> PlanResult:
     """Finds the cheapest mix meeting the target (see :mod:`engine.study.planner_search`).
 
     Args:
-        executor, workers, ray_address, results_dir, should_cancel, memory_limit_bytes: as
+        executor, workers, ray_address, results_dir, should_cancel, limits: as
             for :func:`engine.study.run.run_study`.
         on_progress: called with (simulations so far, a line of the explanation).
         traces, trace_hash: the trace store and hash of an ``"upload:"`` trace source.
@@ -208,8 +209,6 @@ def plan(
     from engine.study.planner_eval import Evaluator
     from engine.study.planner_search import search
 
-    evaluator = Evaluator(
-        spec, executor, workers, ray_address, results_dir, should_cancel, memory_limit_bytes
-    )
+    evaluator = Evaluator(spec, executor, workers, ray_address, results_dir, should_cancel, limits)
     evaluator.use_trace(traces, trace_hash)
     return search(spec, evaluator, on_progress)

@@ -277,6 +277,10 @@ def test_each_scenario_limit_is_named_with_the_value() -> None:
     refused(dataclasses.replace(SYNTH, trace=synth), "max_jobs", "10,000,000")
     grown = ScenarioConfig.from_dict(scenario_dict(load__num_jobs=50_000_000))
     refused(grown, "max_jobs", "50,000,000", trace_rows(grown))
+    episodes = [{"start_s": i, "end_s": i + 1, "factor": 2.0} for i in range(300)]
+    congested = ScenarioConfig.from_dict(scenario_dict(network__congestion=episodes))
+    congested = dataclasses.replace(congested, cluster=SYNTH.cluster, trace=SYNTH.trace)
+    assert "congestion episodes is 300" in refused(congested, "max_table_rows", "300")
 
 
 def test_the_jobs_bound_counts_rows_and_the_cut() -> None:
