@@ -157,7 +157,7 @@ def main() -> None:
             pass
     gib = 1024**3
     print("server with the default budget (2 workers, 3 GiB cap each), this machine:")
-    print(f"  idle, after start and pool warm-up:       {idle / gib:5.2f} GiB")
+    print(f"  idle, after start (no session yet):       {idle / gib:5.2f} GiB")
     print(f"  10 sessions x 3 policies x 2,000 jobs:    peak {ten_peak / gib:5.2f} GiB "
           f"(server + workers), all 10 tables in {ten_s:5.1f} s")  # fmt: skip
     print(f"  1 session x 3 policies x 20,000 jobs:     peak {big_peak / gib:5.2f} GiB, "

@@ -56,6 +56,15 @@ def render_link_notice() -> None:
         getattr(st, kind)(message)
 
 
+def _request_cancel() -> None:
+    st.session_state["cancel_requested"] = True
+    st.session_state[LINK_NOTICE] = (
+        "warning",
+        "The linked scenario's run was cancelled (its place in the queue freed). It is "
+        "restored: press **Run** on the Scenario page to start it.",
+    )
+
+
 def run_linked_scenario() -> bool:
     """Runs the current scenario if a link asked for it (``"autorun"``); returns whether a
     result was stored. Errors are shown, never raised; a missing trace was reported already."""
@@ -74,6 +83,10 @@ def run_linked_scenario() -> bool:
         return False
     progress = RunProgress("Running the linked scenario…")
     s["cancel_requested"] = False
+    st.button(
+        "Cancel", key="cancel_link_run", on_click=_request_cancel,
+        help="Stops the linked scenario's run, or takes it out of the server's queue.",
+    )  # fmt: skip
     try:
         result, _ = runner.run(
             config, s["upload"], progress.show, lambda: bool(s["cancel_requested"]),

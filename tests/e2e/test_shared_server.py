@@ -28,7 +28,14 @@ from engine.config import (
     TraceSpec,
 )
 from engine.policies.base import policy_display_name
-from tests.e2e.test_browser import CHROMIUM, CHROMIUM_ARGS, WAIT_MS, _screenshot, serve_dashboard
+from tests.e2e.test_browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    WAIT_MS,
+    _screenshot,
+    serve_dashboard,
+)
 
 pytestmark = pytest.mark.e2e
 CANARY = "CANARY-e2e-4d7f1a-do-not-show"
@@ -187,3 +194,48 @@ def test_ten_sessions_at_once_stay_isolated(server: str, browser) -> None:
         assert not any(name in text for name in everyone - mine), (mine, text[:200])
         assert page.get_by_test_id("stException").count() == 0
     _screenshot(pages[-1], "ten_sessions_last")
+
+
+@pytest.fixture
+def one_worker_server(tmp_path) -> Iterator[str]:
+    """A server with one worker for everyone (``GPUSCHED_WORKERS=1``)."""
+    yield from serve_dashboard({"GPUSCHED_STORE": str(tmp_path / "store"),
+                                "GPUSCHED_EXECUTOR": "pool", "GPUSCHED_WORKERS": "1"})  # fmt: skip
+
+
+def test_a_queued_session_sees_its_place_and_cancel_frees_it(one_worker_server, browser) -> None:
+    """With one worker, a second session's linked run waits "1st in the queue" while the
+    first one runs; its Cancel takes it out (a notice says so, no error), and a third
+    session then gets the worker and its results."""
+    from playwright.sync_api import expect
+
+    server = one_worker_server
+    busy = ScenarioConfig(  # the Philly sample under three slow policies: about 20 s of work
+        policies=(PolicySpec("sampling_placement"), PolicySpec("hare_hlas"),
+                  PolicySpec("gavel_ftf_agnostic"))
+    )  # fmt: skip
+    first = _new_page(browser)
+    first.goto(f"{server}/results?scenario={encode_link(LinkState({'base': busy}, 'base'))}")
+    first.get_by_text("Simulating 3 policies").first.wait_for(timeout=120_000)
+    second = _new_page(browser)
+    waiting = dataclasses.replace(SMALL, seed=77)
+    second.goto(f"{server}/results?scenario={encode_link(LinkState({'base': waiting}, 'base'))}")
+    second.get_by_text("1st in the queue").wait_for()
+    (ARTIFACTS / "queued_session.png").parent.mkdir(exist_ok=True)
+    second.screenshot(path=str(ARTIFACTS / "queued_session.png"))
+    second.get_by_role("button", name="Cancel").click()
+    second.get_by_text("run was cancelled").wait_for()
+    assert first.get_by_text("Simulating 3 policies").count() == 1  # still running: it waited
+    second.get_by_text("No results yet").wait_for()
+    assert second.get_by_test_id("stDataFrame").filter(has_text="Mean JCT").count() == 0
+    assert second.get_by_test_id("stException").count() == 0
+    first.get_by_test_id("stDataFrame").filter(has_text="Mean JCT").first.wait_for(
+        timeout=300_000
+    )
+    third = _new_page(browser)
+    later = dataclasses.replace(SMALL, seed=78)
+    third.goto(f"{server}/results?scenario={encode_link(LinkState({'base': later}, 'base'))}")
+    expect(third.get_by_test_id("stDataFrame").filter(has_text="Mean JCT").first).to_be_visible(
+        timeout=120_000
+    )
+    assert "in the queue" not in third.locator("body").inner_text()
