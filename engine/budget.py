@@ -68,7 +68,7 @@ class Budget:
     max_jobs: int = field(default=20_000, metadata={"help": "jobs in one run"})
     max_gpus: int = field(default=4_096, metadata={"help": "GPUs in one GPU mix"})
     max_policies: int = field(default=32, metadata={"help": "policies in one scenario"})
-    max_scenarios: int = field(default=12, metadata={"help": "scenarios in a link or study"})
+    max_scenarios: int = field(default=40, metadata={"help": "scenarios in a link or study"})
     max_seeds: int = field(default=20, metadata={"help": "seeds in one study"})
     max_runs: int = field(default=240, metadata={"help": "runs in one study or plan"})
     min_round_s: float = field(default=30.0, metadata={"help": "shortest round length (s)"})

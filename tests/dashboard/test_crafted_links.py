@@ -210,6 +210,16 @@ def test_a_link_the_widgets_cannot_show_is_refused_by_name(changes: dict, named:
         check_link(link_of(ScenarioConfig.from_dict(scenario(**changes))), Budget(), None)
 
 
+@pytest.mark.parametrize(
+    ("text", "named"), [("1, inf", "finite"), ("nan", "finite"), (",".join(["1"] * 41), "at most")]
+)
+def test_a_typed_axis_is_bounded_before_a_grid_is_built(text: str, named: str) -> None:
+    from dashboard.sweep_axes import parse_values
+
+    with pytest.raises(ConfigError, match=named):
+        parse_values(SMALL, "load.arrival_scale", text)
+
+
 def test_the_tools_own_link_passes_the_budget() -> None:
     check_link(link_of(SMALL, ScenarioConfig()), Budget(), None)
 
