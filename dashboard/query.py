@@ -125,6 +125,12 @@ WIDGET_RANGES = {  # scenario path -> (lowest, highest) its widget takes (trace_
     "rounds.checkpoint_restore_s": (0.0, math.inf),
     "rounds.reallocation_interval_s": (0.0, math.inf),
     "load.arrival_scale": (0.05, math.inf),
+    "network.latency_s": (0.0, 1.0),
+}
+ROW_RANGES = {  # table column -> (lowest, highest) its editor takes (cluster_panel)
+    ("cluster.node_groups", "gpus_per_node"): (1, 64),
+    ("network.congestion", "factor"): (1.0, 1000.0),
+    ("extra_worker_types", "speed_ratio"): (0.01, 100.0),
 }
 """The ranges of the Scenario page's number inputs: a value outside them would stop the page
 when a link writes it into the widget, so a link carrying one is refused with a message."""
@@ -144,8 +150,11 @@ def check_widget_values(config: ScenarioConfig, name: str) -> None:
     from engine.traces import list_formats
 
     where = f"scenario {name[:60]!r}"
-    for path, (low, high) in WIDGET_RANGES.items():
-        value = get_path(config, path)
+    values = [(path, get_path(config, path), bounds) for path, bounds in WIDGET_RANGES.items()]
+    for (table, column), bounds in ROW_RANGES.items():
+        rows = get_path(config, table)
+        values += [(f"{table}[{i}].{column}", row[column], bounds) for i, row in enumerate(rows)]
+    for path, value, (low, high) in values:
         if value is not None and not low <= value <= high:
             raise ConfigError(
                 f"{where}: {path} is {value:g}; the dashboard takes {low:g} to {high:g}"
