@@ -8,10 +8,11 @@ work starts (no trace parsed, no job simulated): a request beyond it gets a
 Whoever runs the server sets the limits by environment variable (``GPUSCHED_MAX_JOBS=50000``)
 or in ``.streamlit/secrets.toml`` under ``[budget]`` (``max_jobs = 50000``); a variable wins
 over the file. The defaults [R] fit a 2-core, 24 GiB machine shared by 10 people: two worker
-processes at a time for the whole server, at most 3 GiB each (10 GiB with the server and a
-queue of studies), runs of up to 20,000 jobs (the 2,000-job Philly sample under the slowest
-policy takes about 6 s; 20,000 jobs about a minute and under 1 GiB), and a study of up to
-240 runs (about four minutes of both cores at the sample's size).
+processes at a time for the whole server (one per core), each allowed 3 GiB beyond its
+imports and 900 s, runs of up to 20,000 jobs and studies of up to 240 runs. Measured with
+``benchmarks/bench_shared_server.py`` (November 2026, this machine): ten sessions opening the
+Philly sample under three policies at once peak at 0.72 GiB for the server and its workers
+together; one run of 20,000 jobs under the same three policies at 0.97 GiB.
 
 The command line has no budget: it runs on its user's own machine.
 """

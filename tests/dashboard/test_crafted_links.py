@@ -298,6 +298,24 @@ def test_a_session_beyond_its_runs_is_told_so(monkeypatch) -> None:
     assert "the runs this session has started is 4; this server allows at most 3" in errors
 
 
+def test_a_form_beyond_the_budget_names_the_limit_before_parsing(monkeypatch) -> None:
+    """An upload of more rows than the budget's jobs: the preview says which limit and value
+    (nothing parsed) and Run is off; a cut (first N jobs) lets it run."""
+    monkeypatch.setenv("GPUSCHED_MAX_JOBS", "50")
+    sample = Path(APP).parents[1] / "sample_traces" / "philly_2000.csv"
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    at.file_uploader(key="trace_file").upload("big.csv", sample.read_bytes(), "text/csv").run()
+    assert not at.exception
+    rows = sample.read_bytes().count(b"\n")
+    limit = f"the number of jobs is {rows:,}; this server allows at most 50 (GPUSCHED_MAX_JOBS"
+    assert any(limit in e.value for e in at.error)
+    assert next(b for b in at.button if b.key == "run").disabled
+    at.number_input(key="max_jobs").set_value(40).run()
+    next(b for b in at.button if b.key == "run").click().run()
+    assert at.session_state["result"] is not None
+
+
 # --- the run queue ----------------------------------------------------------------------------
 
 
