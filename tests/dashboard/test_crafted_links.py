@@ -316,6 +316,22 @@ def test_a_form_beyond_the_budget_names_the_limit_before_parsing(monkeypatch) ->
     assert at.session_state["result"] is not None
 
 
+def test_a_study_beyond_the_budget_names_the_limit_and_runs_nothing(monkeypatch) -> None:
+    monkeypatch.setenv("GPUSCHED_MAX_RUNS", "5")
+    monkeypatch.setenv("GPUSCHED_EXECUTOR", "serial")
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.file_uploader(key="scenario_file").upload(
+        "small.json", SMALL.to_json().encode(), "application/json"
+    )
+    at.run()
+    at.switch_page("app_pages/compare.py").run()
+    next(b for b in at.button if b.key == "run_compare").click().run()  # 2 policies x 3 seeds
+    assert not at.exception
+    errors = "\n".join(e.value for e in at.error)
+    assert "the number of runs (scenarios × policies × seeds) is 6" in errors
+    assert "GPUSCHED_MAX_RUNS" in errors and at.session_state.get("compare_result") is None
+
+
 # --- the run queue ----------------------------------------------------------------------------
 
 
