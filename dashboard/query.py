@@ -96,11 +96,13 @@ def _read_link(text: str) -> None:
 
 
 def check_link(link: LinkState, budget: Budget, upload: bytes | None) -> None:
-    """Checks a link's scenarios against the work budget (their count, and each one's
-    policies, GPUs, round length and jobs) before anything is restored.
+    """Checks a link's scenarios before anything is restored: against the work budget (their
+    count, and each one's policies, GPUs, round length, table rows and jobs), then that the
+    Scenario page's widgets can show them (:func:`check_widget_values`).
 
     Raises:
-        BudgetError: naming the scenario, the limit and the value.
+        BudgetError: naming the scenario, the limit and the value; ConfigError naming the
+            scenario and the field a widget cannot take.
     """
     budget.check("max_scenarios", len(link.scenarios), "the number of scenarios in the link")
     for name, config in link.scenarios.items():
