@@ -316,6 +316,21 @@ def test_a_form_beyond_the_budget_names_the_limit_before_parsing(monkeypatch) ->
     assert at.session_state["result"] is not None
 
 
+def test_an_uploaded_scenario_json_naming_a_server_file_is_refused(canary: Path) -> None:
+    """The dashboard's "Load a scenario JSON" is a shared door: a path is refused by field,
+    and the canary's content never appears."""
+    data = scenario(trace__source=str(canary))
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.file_uploader(key="scenario_file").upload(
+        "evil.json", json.dumps(data).encode(), "application/json"
+    )
+    at.run()
+    assert not at.exception
+    errors = "\n".join(e.value for e in at.error)
+    assert "evil.json: trace.source" in errors and CANARY not in errors
+    assert at.session_state["scenarios"]["base"].trace.source == "sample:philly_2000.csv"
+
+
 def test_a_study_beyond_the_budget_names_the_limit_and_runs_nothing(monkeypatch) -> None:
     monkeypatch.setenv("GPUSCHED_MAX_RUNS", "5")
     monkeypatch.setenv("GPUSCHED_EXECUTOR", "serial")

@@ -167,6 +167,23 @@ def test_a_local_scenario_reads_its_own_trace_and_matrix_files(tmp_path: Path) -
     assert scenario_matrix(config).worker_types == load_matrix().worker_types
 
 
+def test_the_cli_runs_a_scenario_file_naming_local_files(tmp_path: Path) -> None:
+    """The same JSON a link may not carry (a path) is the CLI user's own file: it runs."""
+    from engine.cli import main
+
+    trace = tmp_path / "mine.csv"
+    trace.write_bytes(SAMPLE.read_bytes())
+    data = scenario_dict(trace__source=str(trace), throughputs=str(GAVEL_CSV))
+    data["trace"]["max_jobs"] = 30
+    data["policies"] = [{"name": "fifo", "params": {}, "label": ""}]
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(json.dumps(data))
+    assert main(["run", str(scenario), "--out", str(tmp_path / "out")]) == 0
+    assert (tmp_path / "out" / "summary.txt").is_file()
+    with pytest.raises(ConfigError, match="trace.source"):  # the shared door refuses it
+        ScenarioConfig.from_json(scenario.read_text())
+
+
 def test_a_local_matrix_url_is_opened_as_a_file_never_fetched() -> None:
     """pandas would fetch a URL given to read_csv; the loader opens paths as files."""
     with pytest.raises(TraceError, match="cannot read the file"):
