@@ -159,7 +159,8 @@ def check_widget_values(config: ScenarioConfig, name: str) -> None:
     for path, value, (low, high) in values:
         if value is not None and not low <= value <= high:
             raise ConfigError(
-                f"{where}: {path} is {value:g}; the dashboard takes {low:g} to {high:g}"
+                f"{where}: {path} is {_number(value)}; the dashboard takes {_number(low)} "
+                f"to {_number(high)}"
             )
     matrix = scenario_matrix(config)
     options = {
@@ -174,6 +175,13 @@ def check_widget_values(config: ScenarioConfig, name: str) -> None:
         validate_config(config, matrix)
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from exc
+
+
+def _number(value: float) -> str:
+    """4294967295 -> "4,294,967,295"; 0.05 -> "0.05"; inf -> "∞"."""
+    if math.isinf(value):
+        return "∞"
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
 
 
 def _stored_upload(digest: str) -> tuple[str, bytes] | None:
