@@ -409,6 +409,16 @@ def test_cancel_leaves_the_queue_and_an_error_frees_the_slot() -> None:
     assert queue.busy() == 0  # freed by the failure
 
 
+def test_a_run_past_its_wall_time_is_stopped_with_the_limit_named() -> None:
+    from dashboard.run_queue import with_deadline
+
+    check = with_deadline(lambda: False, Budget(max_run_s=0.2))
+    assert check() is False
+    time.sleep(0.3)
+    with pytest.raises(BudgetError, match="stopped after 0.2 s.*GPUSCHED_MAX_RUN_S"):
+        check()
+
+
 def test_ordinal() -> None:
     assert [ordinal(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101)] == [
         "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st"]  # fmt: skip
