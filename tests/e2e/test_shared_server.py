@@ -160,7 +160,7 @@ def test_crafted_links_show_one_message_and_never_a_server_file(
     fresh = _new_page(browser)
     fresh.goto(server)
     fresh.get_by_role("heading", name="Scheduling what-if").wait_for()
-    expect(fresh.get_by_role("button", name="Run", exact=True)).to_be_enabled()
+    expect(fresh.get_by_role("button", name="Run", exact=True)).to_be_enabled(timeout=WAIT_MS)
     assert "This link cannot be opened" not in fresh.locator("body").inner_text()
     assert fresh.get_by_test_id("stException").count() == 0
     _screenshot(fresh, "fresh_session_after_crafted_links")
