@@ -198,8 +198,14 @@ def test_a_link_beyond_the_budget_names_the_limit(configs, named: str) -> None:
         ({"seed": -1}, "seed"),
         ({"network__background_load": 5.0}, "background_load"),
         ({"network__latency_s": 1e300}, "latency_s"),
-        ({"cluster__node_groups": [{"worker_type": "v100", "nodes": 1, "gpus_per_node": 500,
-                                    "rack": "r"}]}, r"node_groups\[0\].gpus_per_node"),
+        (
+            {
+                "cluster__node_groups": [
+                    {"worker_type": "v100", "nodes": 1, "gpus_per_node": 500, "rack": "r"}
+                ]
+            },
+            r"node_groups\[0\].gpus_per_node",
+        ),
         ({"network__congestion": [{"start_s": 0, "end_s": 9, "factor": 1e12}]}, "factor"),
         ({"trace__synthetic__num_jobs": 0}, "num_jobs"),
         ({"placement": "nowhere"}, "placement"),

@@ -229,9 +229,7 @@ def test_a_queued_session_sees_its_place_and_cancel_frees_it(one_worker_server, 
     second.get_by_text("No results yet").wait_for()
     assert second.get_by_test_id("stDataFrame").filter(has_text="Mean JCT").count() == 0
     assert second.get_by_test_id("stException").count() == 0
-    first.get_by_test_id("stDataFrame").filter(has_text="Mean JCT").first.wait_for(
-        timeout=300_000
-    )
+    first.get_by_test_id("stDataFrame").filter(has_text="Mean JCT").first.wait_for(timeout=300_000)
     third = _new_page(browser)
     later = dataclasses.replace(SMALL, seed=78)
     third.goto(f"{server}/results?scenario={encode_link(LinkState({'base': later}, 'base'))}")
