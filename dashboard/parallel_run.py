@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dashboard.progress_files import ProgressFiles, RunReporter
-from engine.study.executors import Task, run_tasks
+from engine.study.executors import Task, WorkerLimits, run_tasks
 from engine.study.spec import RunSpec
 
 if TYPE_CHECKING:
@@ -124,6 +124,7 @@ def run_policies(
     should_cancel: Callable[[], bool] | None = None,
     executor: str | None = None,
     workers: int | None = None,
+    limits: WorkerLimits | None = None,
 ) -> ComparisonResult:
     """Simulates every policy of ``config`` at once, as the study's executors run specs.
 
@@ -133,7 +134,8 @@ def run_policies(
             (serial) with one :class:`PolicyStatus` per policy, in the scenario's order.
         should_cancel: polled as often; True cancels every run.
         executor: "pool" or "serial" (default: ``$GPUSCHED_EXECUTOR``, else "pool" for more
-            than one policy); workers: pool size (default one per core). Runs are
+            than one policy); workers: pool size (default one per core); limits:
+            each pool worker's caps (:func:`engine.study.executors.run_tasks`). Runs are
             submitted longest first (:mod:`dashboard.run_order`); results come back in the
             scenario's order.
 
@@ -173,7 +175,7 @@ def run_policies(
         worker = functools.partial(simulate_policy, files, **extra)
         try:
             run_tasks(tasks, done, executor=chosen, workers=workers, should_cancel=poll,
-                      fn=worker)  # fmt: skip
+                      fn=worker, limits=limits)  # fmt: skip
         except BaseException:
             files.request_cancel()  # workers still running stop at their next report
             raise

@@ -3,8 +3,14 @@
 The ``scenario`` parameter carries every named scenario, the current one, the uploaded trace's
 SHA-256 and the study settings (:mod:`dashboard.links`); it is rewritten whenever they change.
 An uploaded trace is kept in the server's trace store under its hash. Opening a link (a
-session's first load) restores all of it and asks the pages to run it (``"autorun"``); if the
-trace is not in this server's store it says so and asks for the file: never another trace.
+session's first load) restores all of it and asks the pages to run it (``"autorun"``) when the
+work is small (:mod:`dashboard.components.link_run`); if the trace is not in this server's
+store it says so and asks for the file: never another trace.
+
+A link is written by whoever sends it: it is decoded with limits (:func:`dashboard.links.
+decode_link`: never a server path or URL) and checked against the server's work budget
+(:mod:`engine.budget`) before anything is restored; a link that fails either is answered with
+one message on every page, and the reason is logged on the server.
 
 Older short links (``trace``, ``policies``, ``seed``, ``round``, ``preset``) are still read.
 """
@@ -14,17 +20,21 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import logging
+import math
 
 import streamlit as st
 
 from dashboard.links import LINK_PARAM, LinkState, decode_link, encode_link
 from dashboard.page_settings import apply_link_settings, link_settings
 from dashboard.state import SOURCE_KINDS, rounds_from_state
+from engine.budget import Budget, check_scenario, trace_rows
 from engine.config import NetworkConfig, PolicySpec, ScenarioConfig
-from engine.errors import EngineError
+from engine.errors import ConfigError, EngineError
 from engine.presets import PRESET_ALIASES, PRESETS
 
 NO_PRESET = "None"
+LOG = logging.getLogger("gpusched.dashboard")
 
 
 def apply_preset(name: str) -> None:
@@ -73,13 +83,19 @@ def read_query_params() -> None:
 
 
 def _read_link(text: str) -> None:
+    from dashboard.components.link_run import LINK_NOTICE, plan_link_run
+    from dashboard.run_queue import server_budget
     from dashboard.scenarios import replace_all
 
     s = st.session_state
+    budget = server_budget()
     try:
         link = decode_link(text)
+        upload = _stored_upload(link.trace_sha256)
+        check_link(link, budget, upload[1] if upload else None)
     except EngineError as exc:
-        s["flash"] = ("error", f"This link cannot be opened: {exc}")
+        LOG.warning("link refused: %s", exc)
+        s[LINK_NOTICE] = ("error", f"This link cannot be opened: {exc}")
         return
     replace_all(dict(link.scenarios), link.current)
     settings = link.study if isinstance(link.study, dict) else {}
@@ -90,23 +106,125 @@ def _read_link(text: str) -> None:
     if preset in PRESETS:
         s["preset"] = preset  # its rules are in the scenario already
     _read_paper_name()
-    s["autorun"] = True  # the scenario whose results the sender saw (else the current one)
+    ran = link.results_config or link.scenarios[link.results_scenario or link.current]
+    s["autorun"] = plan_link_run(ran, upload[1] if upload else None, budget)
     s["link_results"] = (link.results_scenario, link.results_config)
     s["link_page"] = link.page
-    ran = settings.get(link.page, {})
-    s["autorun_study"] = link.page if isinstance(ran, dict) and ran.get("ran") else ""
+    page_settings = settings.get(link.page, {})
+    rerun_study = s["autorun"] and isinstance(page_settings, dict) and page_settings.get("ran")
+    s["autorun_study"] = link.page if rerun_study else ""  # a study runs only under the budget
     if link.trace_sha256:
-        _restore_upload(link)
+        _restore_upload(link, upload)
 
 
-def _restore_upload(link: LinkState) -> None:
+def check_link(link: LinkState, budget: Budget, upload: bytes | None) -> None:
+    """Checks a link's scenarios before anything is restored: against the work budget (their
+    count, and each one's policies, GPUs, round length, table rows and jobs), then that the
+    Scenario page's widgets can show them (:func:`check_widget_values`).
+
+    Raises:
+        BudgetError: naming the scenario, the limit and the value; ConfigError naming the
+            scenario and the field a widget cannot take.
+    """
+    budget.check("max_scenarios", len(link.scenarios), "the number of scenarios in the link")
+    for name, config in link.scenarios.items():
+        data = upload if config.trace.source.startswith("upload:") else None
+        check_scenario(config, budget, trace_rows(config, data), name)
+        check_widget_values(config, name)
+    if link.results_config is not None:  # the results the sender saw, as they were run
+        config = link.results_config
+        data = upload if config.trace.source.startswith("upload:") else None
+        check_scenario(config, budget, trace_rows(config, data), link.results_scenario)
+
+
+WIDGET_RANGES = {  # scenario path -> (lowest, highest) its widget takes (trace_panel, ...)
+    "seed": (0, 2**32 - 1),
+    "trace_seed": (0, 2**32 - 1),
+    "load.num_jobs": (1, math.inf),
+    "trace.synthetic.num_jobs": (1, 20_000),
+    "trace.synthetic.jobs_per_hour": (0.1, math.inf),
+    "trace.max_jobs": (0, math.inf),
+    "network.intra_node_gbps": (0.1, math.inf),
+    "network.intra_rack_gbps": (0.1, math.inf),
+    "network.cross_rack_gbps": (0.1, math.inf),
+    "network.uplink_oversubscription": (1.0, math.inf),
+    "network.background_load": (0.0, 0.9),
+    "rounds.round_duration_s": (1.0, math.inf),
+    "rounds.checkpoint_restore_s": (0.0, math.inf),
+    "rounds.reallocation_interval_s": (0.0, math.inf),
+    "load.arrival_scale": (0.05, math.inf),
+    "network.latency_s": (0.0, 1.0),
+}
+ROW_RANGES = {  # table column -> (lowest, highest) its editor takes (cluster_panel)
+    ("cluster.node_groups", "gpus_per_node"): (1, 64),
+    ("network.congestion", "factor"): (1.0, 1000.0),
+    ("extra_worker_types", "speed_ratio"): (0.01, 100.0),
+}
+"""The ranges of the Scenario page's number inputs: a value outside them would stop the page
+when a link writes it into the widget, so a link carrying one is refused with a message."""
+
+
+def check_widget_values(config: ScenarioConfig, name: str) -> None:
+    """Checks that the Scenario page's widgets can show ``config``: numbers in
+    :data:`WIDGET_RANGES`, known trace format, GPU type, placement and policies (with their
+    parameters: :func:`engine.scenario.validate_config`).
+
+    Raises:
+        ConfigError: naming the scenario, the field and what it may be.
+    """
+    from engine.placement import list_placements
+    from engine.scenario import scenario_matrix, validate_config
+    from engine.study.overrides import get_path
+    from engine.traces import list_formats
+
+    where = f"scenario {name[:60]!r}"
+    values = [(path, get_path(config, path), bounds) for path, bounds in WIDGET_RANGES.items()]
+    for (table, column), bounds in ROW_RANGES.items():
+        rows = get_path(config, table)
+        values += [(f"{table}[{i}].{column}", row[column], bounds) for i, row in enumerate(rows)]
+    for path, value, (low, high) in values:
+        if value is not None and not low <= value <= high:
+            raise ConfigError(
+                f"{where}: {path} is {_number(value)}; the dashboard takes {_number(low)} "
+                f"to {_number(high)}"
+            )
+    matrix = scenario_matrix(config)
+    options = {
+        "trace.format": ["auto", *list_formats()],
+        "trace.assumed_worker_type": matrix.worker_types,
+        "placement": list_placements(),
+    }
+    for path, allowed in options.items():
+        if get_path(config, path) not in allowed:
+            raise ConfigError(f"{where}: {path} must be one of {allowed}")
+    try:
+        validate_config(config, matrix)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
+
+
+def _number(value: float) -> str:
+    """4294967295 -> "4,294,967,295"; 0.05 -> "0.05"; inf -> "∞"."""
+    if math.isinf(value):
+        return "∞"
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
+def _stored_upload(digest: str) -> tuple[str, bytes] | None:
+    """The stored trace a link names by hash (None without one, or when not on this server)."""
+    if not digest:
+        return None
+    store = trace_store()
+    return store.get(digest) if store.has(digest) else None
+
+
+def _restore_upload(link: LinkState, upload: tuple[str, bytes] | None) -> None:
     """Puts the link's trace from the store into the session, or asks for the file."""
     s = st.session_state
     s["source_kind"] = SOURCE_KINDS[1]
     s["link_trace"] = link.trace_sha256
-    store = trace_store()
-    if store.has(link.trace_sha256):
-        s["upload"] = store.get(link.trace_sha256)
+    if upload is not None:
+        s["upload"] = upload
         return
     name = link.scenarios[link.current].trace.source.removeprefix("upload:")
     s["link_trace_name"] = name
@@ -161,9 +279,12 @@ def _read_short_params() -> None:
         known = list_policies()
         chosen = [p for p in params["policies"].split(",") if p in known]
         s["policies"] = chosen or s["policies"]
-    for key, state_key, kind in (("seed", "seed", int), ("round", "round_duration_s", float)):
+    for key, path, kind in (("seed", "seed", int), ("round", "rounds.round_duration_s", float)):
         with contextlib.suppress(ValueError):
-            s[state_key] = kind(params[key]) if key in params else s[state_key]
+            value = kind(params[key][:20]) if key in params else None
+            low, high = WIDGET_RANGES[path]
+            if value is not None and low <= value <= high:  # else the widget would refuse it
+                s[path.rsplit(".", 1)[-1]] = value
     preset = PRESET_ALIASES.get(params.get("preset", ""), params.get("preset"))
     if preset in PRESETS:
         s["preset"] = preset

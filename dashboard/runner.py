@@ -23,6 +23,13 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from dashboard.run_queue import (
+    WaitFn,
+    charge_session,
+    run_queue,
+    server_budget,
+    with_deadline,
+)
 from engine.config import ScenarioConfig
 from engine.results import ComparisonResult, SimulationResult
 from engine.traces import TraceLoad
@@ -58,11 +65,17 @@ def _load_trace(key_json: str, digest: str, _upload: Upload) -> TraceLoad:
 
 
 def load_trace(config: ScenarioConfig, upload: Upload) -> TraceLoad:
-    """The scenario's validated jobs table (cached by trace, cluster, seed and upload hash).
+    """The scenario's validated jobs table (cached by trace, cluster, seed and upload hash),
+    loaded only when its jobs are within the server's budget (counted before parsing).
 
     Raises:
-        TraceError, OversizedJobsError, ConfigError: with the engine's user-facing message.
+        TraceError, OversizedJobsError, ConfigError: with the engine's user-facing message;
+            BudgetError for more jobs than the budget allows.
     """
+    from engine.budget import jobs_bound, trace_rows
+
+    rows = trace_rows(config, upload[1] if upload else None)
+    server_budget().check("max_jobs", jobs_bound(config, rows), "the number of jobs")
     key = ScenarioConfig(
         trace=config.trace,
         cluster=config.cluster,
@@ -132,18 +145,28 @@ def run(
     upload: Upload,
     on_status: StatusFn,
     should_cancel: Callable[[], bool],
+    on_wait: WaitFn = lambda place, busy: None,
 ) -> tuple[ComparisonResult, int]:
     """Runs (or takes from :func:`policy_results`) every policy of ``config``; returns the
     comparison and how many policies were simulated (0: all came from the cache).
 
+    The scenario is checked against the server's work budget before anything is loaded
+    (:func:`engine.budget.check_scenario`); the policies to simulate then wait for their
+    turn in the server's queue (``on_wait(place, busy)`` while waiting) and run on the slots
+    it grants (:mod:`dashboard.run_queue`).
+
     Raises:
-        EngineError: with a user-facing message; SimulationCancelled when cancelled.
+        EngineError: with a user-facing message (BudgetError for a limit exceeded);
+            SimulationCancelled when cancelled.
     """
     import dataclasses
 
     from dashboard.parallel_run import run_policies
+    from engine.budget import check_scenario, trace_rows
     from engine.scenario import scenario_matrix, validate_config
 
+    budget = server_budget()
+    check_scenario(config, budget, trace_rows(config, upload[1] if upload else None))
     validate_config(config, scenario_matrix(config))
     trace = load_trace(config, upload)
     store, digest = policy_results(), upload_digest(upload)
@@ -151,8 +174,14 @@ def run(
     found = [store.get(key) for key in keys]
     missing = [i for i, result in enumerate(found) if result is None]
     if missing:
+        charge_session(len(missing), budget)
         todo = dataclasses.replace(config, policies=tuple(config.policies[i] for i in missing))
-        fresh = run_policies(todo, upload, trace, on_status=on_status, should_cancel=should_cancel)
+        with run_queue().slot(budget.session_workers, on_wait, should_cancel) as workers:
+            fresh = run_policies(
+                todo, upload, trace, on_status=on_status,
+                should_cancel=with_deadline(should_cancel, budget), workers=workers,
+                limits=budget.worker_limits(),
+            )  # fmt: skip
         for i, result in zip(missing, fresh.results, strict=True):
             found[i] = result
             store.put(keys[i], result)

@@ -9,12 +9,14 @@ Pure functions (no Streamlit).
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from engine.config import ScenarioConfig
 from engine.errors import ConfigError
 from engine.policies import get_policy
 from engine.study.overrides import get_path
 
+MAX_AXIS_VALUES = 40  # values of one axis (a grid is built from them on every rerun)
 FIXED_AXES = {
     "load.arrival_scale": "Arrival scale (x load)",
     "rounds.round_duration_s": "Round length (s)",
@@ -56,17 +58,21 @@ def parse_values(config: ScenarioConfig, path: str, text: str) -> list[float | i
     field such as nodes).
 
     Raises:
-        ConfigError: naming the value that is not a number, or for no value.
+        ConfigError: naming the value that is not a finite number, or for no value or more
+            than :data:`MAX_AXIS_VALUES` (a typed list is bounded before any grid is built).
     """
     kind = _kind(config, path)
     values: list[float | int] = []
-    for part in (p.strip() for p in text.split(",")):
-        if not part:
-            continue
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if len(parts) > MAX_AXIS_VALUES:
+        raise ConfigError(f"axis values: {len(parts):,} given; at most {MAX_AXIS_VALUES}")
+    for part in parts:
         try:
             number = float(part)
         except ValueError as exc:
-            raise ConfigError(f"axis values: {part!r} is not a number") from exc
+            raise ConfigError(f"axis values: {part[:40]!r} is not a number") from exc
+        if not math.isfinite(number):
+            raise ConfigError(f"axis values: {part[:40]!r} is not a finite number")
         if kind is int and number != int(number):
             raise ConfigError(f"axis values: {part!r} must be a whole number")
         values.append(int(number) if kind is int else number)

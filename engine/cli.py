@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from engine.config import ScenarioConfig
 from engine.errors import EngineError
 from engine.presets import PRESETS, apply_preset, describe_preset
+from engine.sources import Origin
 from engine.study import cli as study_cli
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run(scenario: Path, out: Path, trace: Path | None, fmt: str, preset: str | None) -> None:
     from engine.scenario import run_scenario
 
-    config = ScenarioConfig.from_json(scenario.read_text())
+    config = ScenarioConfig.from_json(scenario.read_text(), Origin.LOCAL)
     if preset:
         config = apply_preset(preset, config)
     upload = (trace.name, trace.read_bytes()) if trace else None

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import types
 import typing
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import ConfigError
+from engine.sources import Origin, check_sources
 
 
 @dataclass(frozen=True)
@@ -247,8 +249,9 @@ class TraceSpec:
     """Where the jobs come from.
 
     Attributes:
-        source: ``"sample:<file name>"`` (a file in ``sample_traces/``), ``"synthetic"``, or a
-            path to a trace file.
+        source: ``"sample:<file name>"`` (a file in ``sample_traces/``), ``"synthetic"``,
+            ``"upload:<file name>"`` (an uploaded file), or, in a local scenario only, a path
+            to a trace file (:mod:`engine.sources`).
         format: importer name or ``"auto"`` to detect it from the file.
         assumed_worker_type: GPU type the trace's durations were observed on, for traces
             that lack step counts (Philly, ITP); for a trace with its own measured iteration
@@ -441,7 +444,8 @@ class ScenarioConfig:
         default="gavel",
         metadata={
             "help": "Built-in matrix ('gavel'; 'mlperf' or 'mlperf-best': MLPerf Training "
-            "time-to-train, engine/mlperf.py) or a path to a CSV"
+            "time-to-train, engine/mlperf.py), 'sha256:<hex>' (an uploaded matrix in the "
+            "store) or, in a local scenario only, a path to a CSV"
         },
     )
     extra_worker_types: tuple[WorkerTypeSpec, ...] = ()
@@ -459,23 +463,30 @@ class ScenarioConfig:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ScenarioConfig:
-        """Builds a config from a dict, rejecting unknown keys.
+    def from_dict(cls, data: dict[str, Any], origin: Origin = Origin.SHARED) -> ScenarioConfig:
+        """Builds a config from a dict, rejecting unknown keys, and file names ``origin`` may
+        not use (:mod:`engine.sources`: a shared scenario, the default, never names a server
+        path or URL; the command line passes ``Origin.LOCAL`` for the user's own files).
 
         Raises:
             ConfigError: naming the offending key path.
         """
-        return _build(cls, data, "scenario")
+        config: ScenarioConfig = _build(cls, data, "scenario")
+        check_sources(config.trace.source, config.throughputs, origin)
+        return config
 
     @classmethod
-    def from_json(cls, text: str) -> ScenarioConfig:
+    def from_json(cls, text: str, origin: Origin = Origin.SHARED) -> ScenarioConfig:
+        """:meth:`from_dict` of a JSON text. Raises ConfigError."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ConfigError(f"scenario JSON is not valid JSON: {exc}") from exc
+        except RecursionError as exc:
+            raise ConfigError("scenario JSON is nested too deeply") from exc
         if not isinstance(data, dict):
             raise ConfigError("scenario JSON must be an object")
-        return cls.from_dict(data)
+        return cls.from_dict(data, origin)
 
 
 def _build(cls: Any, data: Any, path: str) -> Any:
@@ -486,7 +497,7 @@ def _build(cls: Any, data: Any, path: str) -> Any:
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - names)
     if unknown:
-        raise ConfigError(f"{path}: unknown key(s) {unknown}; allowed: {sorted(names)}")
+        raise ConfigError(f"{path}: unknown key(s) {_short(unknown)}; allowed: {sorted(names)}")
     kwargs = {key: _coerce(hints[key], value, f"{path}.{key}") for key, value in data.items()}
     try:
         return cls(**kwargs)
@@ -509,14 +520,24 @@ def _coerce(hint: Any, value: Any, path: str) -> Any:
         return _coerce(next(a for a in args if a is not type(None)), value, path)
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ConfigError(f"{path}: expected a number, got {value!r}")
+            raise ConfigError(f"{path}: expected a number, got {_short(value)}")
+        if not math.isfinite(value):
+            raise ConfigError(f"{path}: expected a finite number, got {value!r}")
         return float(value)
     if hint is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{path}: expected an integer, got {value!r}")
+            raise ConfigError(f"{path}: expected an integer, got {_short(value)}")
         return value
     if hint is bool and not isinstance(value, bool):
-        raise ConfigError(f"{path}: expected true/false, got {value!r}")
+        raise ConfigError(f"{path}: expected true/false, got {_short(value)}")
     if hint is str and not isinstance(value, str):
-        raise ConfigError(f"{path}: expected a string, got {value!r}")
+        raise ConfigError(f"{path}: expected a string, got {_short(value)}")
+    if typing.get_origin(hint) is dict and not isinstance(value, dict):
+        raise ConfigError(f"{path}: expected an object, got {_short(value)}")
     return value
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` cut to 60 characters (a crafted link may send a long one)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."

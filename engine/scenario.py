@@ -12,6 +12,7 @@ from engine.config import FAILURE_DISTRIBUTIONS, ScenarioConfig
 from engine.errors import ConfigError
 from engine.placement import list_placements
 from engine.policies import get_policy, list_policies
+from engine.policies.base import build_params
 from engine.results import ComparisonResult
 from engine.simulator import CancelFn, simulate
 from engine.throughput import ThroughputMatrix, load_matrix
@@ -120,8 +121,11 @@ def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise ConfigError(f"policies {duplicates} appear twice; give each a distinct label")
-    for spec in config.policies:
-        get_policy(spec.name)
+    for i, spec in enumerate(config.policies, start=1):
+        try:
+            build_params(get_policy(spec.name), spec.params)
+        except ConfigError as exc:
+            raise ConfigError(f"policies[{i}] ({spec.display_name[:60]}): {exc}") from exc
     if config.failures.enabled:
         validate_failures(config)
 

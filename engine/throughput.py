@@ -17,15 +17,18 @@ case (``"h100-sxm"`` finds ``"H100-SXM"``).
 from __future__ import annotations
 
 import dataclasses
+import io
 import math
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import pandas as pd
 
+from engine.content import ContentStore, default_store_dir
 from engine.errors import TraceError
 from engine.mlperf import JOB_TYPES_BY_GPUS, mlperf_table
+from engine.sources import BUILTIN_MATRICES, BUILTIN_MATRIX, MATRIX_HASH_PREFIX
 
 DATA_DIR = Path(__file__).parent / "data"
 GAVEL_CSV = DATA_DIR / "gavel_throughputs_isolated.csv"
@@ -207,25 +210,58 @@ def loglog_steps_per_s(measured: dict[int, float], scale_factor: int) -> float:
     return min(max(value, low), high)  # no rounding step outside the two measurements
 
 
-BUILTIN_MATRICES = ("gavel", "mlperf", "mlperf-best")
-"""Names ``ScenarioConfig.throughputs`` accepts besides a CSV path."""
+def matrix_store() -> ContentStore:
+    """Uploaded throughput matrices, by SHA-256: ``<store>/throughputs`` under
+    :func:`engine.content.default_store_dir`."""
+    return ContentStore(default_store_dir() / "throughputs")
 
 
-def load_matrix(path: Path | str | None = None) -> ThroughputMatrix:
-    """Loads a built-in matrix by name (:data:`BUILTIN_MATRICES`; ``None`` is ``"gavel"``) or a
-    throughput CSV in Gavel's isolated layout.
+def load_matrix(name: Path | str | None = None) -> ThroughputMatrix:
+    """Loads a built-in matrix by name (:data:`engine.sources.BUILTIN_MATRICES`) or a throughput
+    CSV in Gavel's isolated layout.
+
+    Args:
+        name: ``"gavel"`` or None (Gavel's built-in table), ``"mlperf"`` / ``"mlperf-best"``
+            (MLPerf Training, :mod:`engine.mlperf`), ``"sha256:<64 hex>"`` (an uploaded
+            matrix in :func:`matrix_store`), or a path to a local file (a local scenario only;
+            :mod:`engine.sources` decides that when the scenario is loaded). A path is opened as
+            a file, never fetched as a URL.
 
     Columns: ``worker_type, model, batch_size, scale_factor, isolated_steps_per_sec``; rows whose
     worker type ends in ``_unconsolidated`` are skipped (the network model covers spreading).
 
     Raises:
-        TraceError: naming the file, row and column of a missing column or bad value.
+        TraceError: naming the file, row and column of a missing column or bad value, or a
+            file that cannot be read.
     """
-    if path is None or str(path) == "gavel":
+    if name is None or str(name) == BUILTIN_MATRIX:
         return _builtin_matrix()
-    if str(path) in BUILTIN_MATRICES:
-        return _mlperf_matrix(str(path))
-    return _parse_matrix(pd.read_csv(path), Path(path).name)
+    text = str(name)
+    if text in BUILTIN_MATRICES:
+        return _mlperf_matrix(text)
+    if text.startswith(MATRIX_HASH_PREFIX):
+        return _stored_matrix(text.removeprefix(MATRIX_HASH_PREFIX))
+    path = Path(text)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TraceError(f"cannot read the file: {exc.strerror}", file=path.name) from exc
+    return parse_matrix(data, path.name)
+
+
+@lru_cache(maxsize=4)
+def _stored_matrix(digest: str) -> ThroughputMatrix:
+    name, data = matrix_store().get(digest)
+    return parse_matrix(data, name)
+
+
+def parse_matrix(data: bytes, file: str) -> ThroughputMatrix:
+    """The matrix in a CSV file's bytes (see :func:`load_matrix`). Raises TraceError."""
+    try:
+        frame = pd.read_csv(io.BytesIO(data))
+    except (ValueError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise TraceError("not a CSV file in Gavel's throughput layout", file=file) from exc
+    return _parse_matrix(frame, file)
 
 
 @cache

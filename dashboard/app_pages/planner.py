@@ -15,8 +15,14 @@ from dashboard.components.plan_prices import (
 )
 from dashboard.components.run_panel import render_flash
 from dashboard.components.study_controls import render_seed_count
-from dashboard.components.study_run import EXECUTOR_ENV, render_study_buttons
+from dashboard.components.study_run import (
+    EXECUTOR_ENV,
+    plan_within_budget,
+    render_study_buttons,
+    shared_slot,
+)
 from dashboard.query import trace_store, upload_sha256
+from dashboard.run_queue import with_deadline
 from dashboard.state import apply_config, build_config
 from dashboard.study_tables import STUDY_METRICS
 from engine.errors import EngineError, SimulationCancelled
@@ -104,10 +110,14 @@ def _run(spec):
                      f"{time.perf_counter() - started:.0f} s")  # fmt: skip
 
     try:
-        result = plan(spec, executor=os.environ.get(EXECUTOR_ENV, "pool"),
-                      results_dir=default_results_dir(), on_progress=on_progress,
-                      should_cancel=lambda: bool(s["cancel_requested"]),
-                      traces=trace_store(), trace_hash=upload_sha256())  # fmt: skip
+        spec, budget = plan_within_budget(spec)
+        with shared_slot(bar, lambda: bool(s["cancel_requested"])) as workers:
+            result = plan(spec, executor=os.environ.get(EXECUTOR_ENV, "pool"), workers=workers,
+                          results_dir=default_results_dir(), on_progress=on_progress,
+                          should_cancel=with_deadline(lambda: bool(s["cancel_requested"]),
+                                                      budget),
+                          traces=trace_store(), trace_hash=upload_sha256(),
+                          limits=budget.worker_limits())  # fmt: skip
     except SimulationCancelled:
         st.warning("Planner cancelled.")
         return None

@@ -7,9 +7,12 @@ import time
 import streamlit as st
 
 from dashboard import runner
+from dashboard.components.link_run import LINK_NOTICE
 from dashboard.components.run_progress import RunProgress
-from dashboard.query import NO_PRESET, on_preset_change
+from dashboard.query import NO_PRESET, check_widget_values, on_preset_change
+from dashboard.run_queue import server_budget
 from dashboard.state import apply_config
+from engine.budget import check_scenario, trace_rows
 from engine.config import ScenarioConfig
 from engine.errors import EngineError, SimulationCancelled
 from engine.presets import PRESET_LABELS, PRESETS
@@ -44,7 +47,7 @@ def execute_run(config: ScenarioConfig, upload: runner.Upload) -> None:
     started = time.perf_counter()
     try:
         result, simulated = runner.run(
-            config, upload, progress.show, lambda: bool(s["cancel_requested"])
+            config, upload, progress.show, lambda: bool(s["cancel_requested"]), progress.waiting
         )
     except SimulationCancelled:
         progress.clear()
@@ -55,6 +58,7 @@ def execute_run(config: ScenarioConfig, upload: runner.Upload) -> None:
         st.error(str(exc))
         return
     progress.clear()
+    s.pop(LINK_NOTICE, None)  # a link's "press Run" note has been acted on
     s["result"], s["result_config"] = result, config.to_json()
     s["result_scenario"] = s["current_scenario"]
     s["result_paper_preset"] = s.get("paper_preset")
@@ -130,6 +134,8 @@ def _on_scenario_upload() -> None:
         return
     try:
         config = ScenarioConfig.from_json(file.getvalue().decode("utf-8", errors="replace"))
+        check_scenario(config, server_budget(), trace_rows(config))
+        check_widget_values(config, file.name)
     except EngineError as exc:
         st.session_state["flash"] = ("error", f"{file.name}: {exc}")
         return

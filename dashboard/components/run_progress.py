@@ -43,6 +43,12 @@ class RunProgress:
         self.bars: dict[str, st.delta_generator.DeltaGenerator] = {}
         self.shown: dict[str, str] = {}
 
+    def waiting(self, place: int, busy: int) -> None:
+        """Shows the run's place in the server's queue (:mod:`dashboard.run_queue`)."""
+        from dashboard.run_queue import queue_text, run_queue
+
+        self.head.markdown(queue_text(place, busy, run_queue().slots))
+
     def show(self, statuses: list[PolicyStatus]) -> None:
         """Updates the line and every bar whose text changed."""
         if not self.bars:

@@ -5,19 +5,37 @@ in the server's result store (``$GPUSCHED_STORE/runs`` or ``~/.cache/gpusched/ru
 running again, revisiting or opening a shared link reuses them. Cancel: the button's press
 makes Streamlit stop the script at its next element update; the bar is refreshed about every
 second while runs are under way, so the study stops within a second (finished runs stay
-stored). Set ``GPUSCHED_EXECUTOR=serial`` to run in the server process instead.
+stored). A study is checked against the server's work budget before it starts and waits for
+its turn in the server's queue (:mod:`dashboard.run_queue`), where Cancel also takes it out.
+Set ``GPUSCHED_EXECUTOR=serial`` to run in the server process instead.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import time
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
+from dashboard.run_queue import (
+    charge_session,
+    queue_text,
+    run_queue,
+    server_budget,
+    with_deadline,
+)
+from engine.budget import Budget, check_scenario, check_study, trace_rows
 from engine.errors import EngineError, SimulationCancelled
 from engine.study import Study, StudyResult, run_study
 from engine.study.store import default_results_dir
+
+if TYPE_CHECKING:
+    from engine.study.planner import PlanSpec
 
 EXECUTOR_ENV = "GPUSCHED_EXECUTOR"
 
@@ -36,13 +54,75 @@ def render_study_buttons(label: str, key: str, ready: bool) -> bool:
     return pressed
 
 
+def check_study_budget(study: Study, budget: Budget) -> int:
+    """Checks ``study`` against the server's work budget before any run: its variants, seeds
+    and runs (:func:`engine.budget.check_study`), then each variant's scenario; returns the
+    runs.
+
+    Raises:
+        BudgetError: naming the variant, the limit and the value; ConfigError for a bad variant.
+    """
+    from dashboard.query import trace_store
+    from engine.study.overrides import apply_overrides
+
+    variants = study.all_variants()
+    budget.check("max_scenarios", len(variants), "the number of variants")
+    configs = [apply_overrides(study.base, v.overrides, v.name) for v in variants]
+    runs = check_study(configs, len(study.seeds), budget)
+    store = trace_store()
+    data = store.get(study.trace_hash)[1] if store.has(study.trace_hash) else None
+    for variant, config in zip(variants, configs, strict=True):
+        check_scenario(config, budget, trace_rows(config, data), variant.name)
+    return runs
+
+
+def plan_within_budget(spec: PlanSpec) -> tuple[PlanSpec, Budget]:
+    """``spec`` checked against the server's budget (its base scenario and seeds), with at
+    most ``max_runs`` simulations (the planner stops there and says so), and the budget;
+    the simulations are counted against the session.
+
+    Raises:
+        BudgetError: naming the limit and the value.
+    """
+    from dashboard.query import trace_store, upload_sha256
+
+    budget = server_budget()
+    budget.check("max_seeds", len(spec.seeds), "the number of seeds")
+    digest, store = upload_sha256(), trace_store()
+    data = store.get(digest)[1] if store.has(digest) else None
+    check_scenario(spec.base, budget, trace_rows(spec.base, data))
+    capped = dataclasses.replace(spec, max_simulations=min(spec.max_simulations, budget.max_runs))
+    charge_session(capped.max_simulations, budget)
+    return capped, budget
+
+
+@contextlib.contextmanager
+def shared_slot(bar: DeltaGenerator, should_cancel: Callable[[], bool]) -> Iterator[int]:
+    """Waits for a turn in the server's queue (the place shown in ``bar``), yields the
+    workers the study may use, and frees them at the end (:mod:`dashboard.run_queue`)."""
+    budget, queue = server_budget(), run_queue()
+
+    def on_wait(place: int, busy: int) -> None:
+        bar.progress(0.0, text=queue_text(place, busy, queue.slots))
+
+    with queue.slot(budget.session_workers, on_wait, should_cancel) as workers:
+        yield workers
+
+
 def execute_study(study: Study, runs_total: int) -> StudyResult | None:
     """Runs ``study`` with a progress bar over its ``runs_total`` runs; the result, or None
-    after showing why (cancelled, or the engine's message)."""
+    after showing why (beyond the server's budget, cancelled, or the engine's message).
+    The study waits for its turn in the server's queue first."""
     from dashboard.query import trace_store
 
     s = st.session_state
     s["cancel_requested"] = False
+    budget = server_budget()
+    try:
+        charge_session(check_study_budget(study, budget), budget)
+    except EngineError as exc:
+        st.error(str(exc))
+        return None
     bar = st.progress(0.0, text=f"Starting {runs_total} runs…")
     started, state = time.perf_counter(), {"done": 0, "label": "starting", "shown": 0.0}
 
@@ -64,11 +144,13 @@ def execute_study(study: Study, runs_total: int) -> StudyResult | None:
         return bool(s["cancel_requested"])
 
     try:
-        result = run_study(
-            study, executor=os.environ.get(EXECUTOR_ENV, "pool"),
-            results_dir=default_results_dir(), traces=trace_store(),
-            on_progress=on_progress, should_cancel=should_cancel,
-        )  # fmt: skip
+        with shared_slot(bar, lambda: bool(s["cancel_requested"])) as workers:
+            result = run_study(
+                study, executor=os.environ.get(EXECUTOR_ENV, "pool"), workers=workers,
+                results_dir=default_results_dir(), traces=trace_store(),
+                on_progress=on_progress, should_cancel=with_deadline(should_cancel, budget),
+                limits=budget.worker_limits(),
+            )  # fmt: skip
     except SimulationCancelled:
         bar.empty()
         st.warning(f"Study cancelled after {state['done']} of {runs_total} runs (kept).")

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -297,7 +298,7 @@ def build_params(cls: type[Policy], overrides: Mapping[str, Any]) -> Any:
     unknown = sorted(set(overrides) - set(fields))
     if unknown:
         raise ConfigError(
-            f"policy {cls.name!r}: unknown parameter(s) {unknown}; known: {sorted(fields)}"
+            f"policy {cls.name!r}: unknown parameter(s) {_short(unknown)}; known: {sorted(fields)}"
         )
     defaults = cls.Params()
     values = {}
@@ -305,9 +306,24 @@ def build_params(cls: type[Policy], overrides: Mapping[str, Any]) -> Any:
         expected = type(getattr(defaults, key))
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        if not isinstance(value, expected):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"policy {cls.name!r}: parameter {key!r} must be a finite number")
+        if not isinstance(value, expected) or (expected is not bool and isinstance(value, bool)):
             raise ConfigError(
-                f"policy {cls.name!r}: parameter {key!r} expects {expected.__name__}, got {value!r}"
+                f"policy {cls.name!r}: parameter {key!r} expects {expected.__name__}, "
+                f"got {_short(value)}"
+            )
+        choices = fields[key].metadata.get("choices")
+        if choices and value not in choices:
+            raise ConfigError(
+                f"policy {cls.name!r}: parameter {key!r} is one of {list(choices)}, "
+                f"got {_short(value)}"
             )
         values[key] = value
     return dataclasses.replace(defaults, **values)
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` cut to 60 characters (a crafted link may send a long one)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."

@@ -39,6 +39,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
 
 
 def run_command(args: argparse.Namespace) -> None:
+    from engine.sources import Origin
     from engine.study.planner import PlanSpec
     from engine.study.study import Study
 
@@ -51,9 +52,9 @@ def run_command(args: argparse.Namespace) -> None:
     }
     text = args.file.read_text()
     if args.command == "sweep":
-        _sweep(Study.from_json(text), args.out, options)
+        _sweep(Study.from_json(text, Origin.LOCAL), args.out, options)
     else:
-        _plan(PlanSpec.from_json(text), args.out, options)
+        _plan(PlanSpec.from_json(text, Origin.LOCAL), args.out, options)
 
 
 def _log(line: str) -> None:

@@ -12,9 +12,11 @@ trace bytes, so the results are the same, bit for bit, whichever executor runs t
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import ConfigError, EngineError, SimulationCancelled
@@ -62,9 +64,14 @@ def run_tasks(
     ray_address: str | None = None,
     should_cancel: CancelFn | None = None,
     fn: WorkerFn = execute,
+    limits: WorkerLimits | None = None,
 ) -> None:
     """Runs ``fn(spec, payload)`` for every task (default :func:`execute`), calling ``on_done``
     in this process as each finishes (any order).
+
+    ``limits`` caps each pool worker (:class:`WorkerLimits`); a worker beyond them stops and
+    the call fails with an :class:`EngineError` saying so. The serial and Ray executors
+    ignore them.
 
     Raises:
         ConfigError: for an unknown executor, or Ray requested but not installed.
@@ -82,7 +89,7 @@ def run_tasks(
                 raise SimulationCancelled("study cancelled")
             on_done(i, fn(spec, payload))
     elif executor == "pool":
-        _run_pool(tasks, on_done, workers, cancel, fn)
+        _run_pool(tasks, on_done, workers, cancel, fn, limits or WorkerLimits())
     else:
         from engine.study.ray_executor import run_ray
 
@@ -108,13 +115,72 @@ def _context() -> multiprocessing.context.BaseContext:
     return context
 
 
+@dataclass(frozen=True)
+class WorkerLimits:
+    """Caps of each pool worker, set by the OS (Linux ``setrlimit``; None: no cap).
+
+    Attributes:
+        memory_bytes: data the worker may add to what it holds when it starts (``RLIMIT_DATA``,
+            heap and private mappings, set to the worker's ``VmData`` at start plus this: the
+            engine's imports already reserve about 1.3 GB of address space, of which about
+            90 MB is resident); an allocation beyond it raises MemoryError in the worker.
+        cpu_s: CPU seconds over the worker's life (``RLIMIT_CPU``; a pool lives for one call
+            of :func:`run_tasks`, so this bounds a whole study); beyond it the OS stops the
+            worker, even one stuck in a loop that never polls for a cancel.
+    """
+
+    memory_bytes: int | None = None
+    cpu_s: float | None = None
+
+    def apply(self) -> None:
+        """Sets the caps on this process (a pool worker's initializer)."""
+        try:
+            import resource
+        except ImportError:  # not on this platform
+            return
+        if self.memory_bytes is not None:
+            cap = _data_bytes() + self.memory_bytes
+            resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
+        if self.cpu_s is not None:
+            soft = max(1, math.ceil(self.cpu_s))
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
+
+    def describe(self) -> str:
+        """e.g. "3.0 GiB of memory and 900 s of CPU" (for messages)."""
+        parts = []
+        if self.memory_bytes is not None:
+            parts.append(f"{self.memory_bytes / 1024**3:.1f} GiB of memory")
+        if self.cpu_s is not None:
+            parts.append(f"{self.cpu_s:,.0f} s of CPU")
+        return " and ".join(parts) or "what the machine has"
+
+
+def _data_bytes() -> int:
+    """This process's data segment (``VmData`` of ``/proc/self/status``; 0 elsewhere)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmData:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def _run_pool(
-    tasks: Sequence[Task], on_done: DoneFn, workers: int | None, cancel: CancelFn, fn: WorkerFn
+    tasks: Sequence[Task],
+    on_done: DoneFn,
+    workers: int | None,
+    cancel: CancelFn,
+    fn: WorkerFn,
+    limits: WorkerLimits,
 ) -> None:
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     count = min(workers or default_workers(), len(tasks))
-    with ProcessPoolExecutor(count, mp_context=_context()) as pool:
+    pool = ProcessPoolExecutor(count, mp_context=_context(), initializer=limits.apply)
+    with pool:
         futures: dict[Future[Any], int] = {
             pool.submit(fn, spec, payload): i for i, (spec, payload) in enumerate(tasks)
         }
@@ -126,6 +192,12 @@ def _run_pool(
                     on_done(futures[future], future.result())
                 if pending and cancel():
                     raise SimulationCancelled("study cancelled")
+        except (MemoryError, BrokenProcessPool) as exc:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise EngineError(
+                "a worker process stopped: a run needed more than a worker may use "
+                f"({limits.describe()}); try fewer jobs, policies or seeds"
+            ) from exc
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise

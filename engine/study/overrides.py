@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.config import ScenarioConfig
 from engine.errors import ConfigError
+from engine.sources import Origin, check_matrix_name, check_trace_source
 
 
 def apply_overrides(
@@ -31,7 +32,14 @@ def apply_overrides(
     for path, value in overrides.items():
         _set(data, path, copy.deepcopy(value), where)
     try:
-        return ScenarioConfig.from_dict(data)
+        changed = ScenarioConfig.from_dict(data, Origin.LOCAL)
+        # the base's files were checked when it was loaded; a variant naming other files is
+        # held to the shared rule: an override never names a path or URL (engine.sources)
+        if changed.trace.source != config.trace.source:
+            check_trace_source(changed.trace.source, Origin.SHARED)
+        if changed.throughputs != config.throughputs:
+            check_matrix_name(changed.throughputs, Origin.SHARED)
+        return changed
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from exc
 

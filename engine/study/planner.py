@@ -22,6 +22,8 @@ import pandas as pd
 
 from engine.config import ClusterSpec, NodeGroup, ScenarioConfig
 from engine.errors import ConfigError
+from engine.sources import Origin
+from engine.study.executors import WorkerLimits
 from engine.study.traces import TraceStore
 
 TARGET_METRICS = ("jct_mean_s", "jct_p95_s", "queueing_delay_mean_s")
@@ -96,9 +98,10 @@ class PlanSpec:
         return " + ".join(parts) + " nodes"
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> PlanSpec:
+    def from_dict(cls, data: Mapping[str, Any], origin: Origin = Origin.SHARED) -> PlanSpec:
         """From plan.json: base, candidates, target_metric, target_value, seeds[,
-        max_simulations].
+        max_simulations]. ``origin``: whether the base may name local files
+        (:mod:`engine.sources`).
 
         Raises:
             ConfigError: naming the bad key.
@@ -111,7 +114,7 @@ class PlanSpec:
         try:
             candidates = tuple(Candidate(**c) for c in data["candidates"])
             return cls(
-                ScenarioConfig.from_dict(dict(data.get("base", {}))), candidates,
+                ScenarioConfig.from_dict(dict(data.get("base", {})), origin), candidates,
                 str(data["target_metric"]), float(data["target_value"]),
                 tuple(int(s) for s in data.get("seeds", [0, 1, 2])),
                 int(data.get("max_simulations", 600)),
@@ -120,11 +123,16 @@ class PlanSpec:
             raise ConfigError(f"plan: {exc!r}") from exc
 
     @classmethod
-    def from_json(cls, text: str) -> PlanSpec:
+    def from_json(cls, text: str, origin: Origin = Origin.SHARED) -> PlanSpec:
         try:
-            return cls.from_dict(json.loads(text))
+            data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ConfigError(f"plan JSON is not valid JSON: {exc}") from exc
+        except RecursionError as exc:
+            raise ConfigError("plan JSON is nested too deeply") from exc
+        if not isinstance(data, dict):
+            raise ConfigError("plan JSON must be an object")
+        return cls.from_dict(data, origin)
 
 
 @dataclass(frozen=True)
@@ -184,12 +192,13 @@ def plan(
     should_cancel: Callable[[], bool] | None = None,
     traces: TraceStore | None = None,
     trace_hash: str = "",
+    limits: WorkerLimits | None = None,
 ) -> PlanResult:
     """Finds the cheapest mix meeting the target (see :mod:`engine.study.planner_search`).
 
     Args:
-        executor, workers, ray_address, results_dir, should_cancel: as for
-            :func:`engine.study.run.run_study`.
+        executor, workers, ray_address, results_dir, should_cancel, limits: as
+            for :func:`engine.study.run.run_study`.
         on_progress: called with (simulations so far, a line of the explanation).
         traces, trace_hash: the trace store and hash of an ``"upload:"`` trace source.
 
@@ -200,6 +209,6 @@ def plan(
     from engine.study.planner_eval import Evaluator
     from engine.study.planner_search import search
 
-    evaluator = Evaluator(spec, executor, workers, ray_address, results_dir, should_cancel)
+    evaluator = Evaluator(spec, executor, workers, ray_address, results_dir, should_cancel, limits)
     evaluator.use_trace(traces, trace_hash)
     return search(spec, evaluator, on_progress)

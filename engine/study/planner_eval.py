@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from engine.errors import EngineError
-from engine.study.executors import execute_or_error, run_tasks
+from engine.study.executors import WorkerLimits, execute_or_error, run_tasks
 from engine.study.planner import Mix, PlanSpec
 from engine.study.single import Payload, RunResult
 from engine.study.spec import RunSpec
@@ -40,11 +40,12 @@ class Evaluator:
         ray_address: str | None,
         results_dir: Path | str | None,
         should_cancel: Callable[[], bool] | None,
+        limits: WorkerLimits | None = None,
     ) -> None:
         self.spec = spec
         self.run_options = {
             "executor": executor, "workers": workers, "ray_address": ray_address,
-            "should_cancel": should_cancel,
+            "should_cancel": should_cancel, "limits": limits,
         }  # fmt: skip
         self.store = ResultStore(results_dir) if results_dir is not None else None
         self.digest = ""

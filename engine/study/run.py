@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.study.executors import Task, run_tasks
+from engine.study.executors import Task, WorkerLimits, run_tasks
 from engine.study.result import StudyResult
 from engine.study.single import RunResult, run_spec
 from engine.study.spec import RunSpec
@@ -34,6 +34,7 @@ def run_study(
     traces: TraceStore | None = None,
     on_progress: StudyProgressFn | None = None,
     should_cancel: Callable[[], bool] | None = None,
+    limits: WorkerLimits | None = None,
 ) -> StudyResult:
     """Runs every (variant, policy, seed) of ``study``.
 
@@ -45,6 +46,7 @@ def run_study(
         traces: the trace store for ``"upload:"`` sources (``study.trace_hash``).
         on_progress: called after each run as (done, total, "variant · policy · seed s").
         should_cancel: polled between runs; True stops the study (finished runs stay stored).
+        limits: caps of each pool worker (see :func:`engine.study.executors.run_tasks`).
 
     Raises:
         ConfigError, TraceError, EngineError: the first bad variant or failing run.
@@ -74,6 +76,7 @@ def run_study(
     run_tasks(
         [tasks[i] for i in todo], done, executor=executor, workers=workers,
         ray_address=ray_address, should_cancel=should_cancel,
+        limits=limits,
     )  # fmt: skip
     final = tuple(r for r in results if r is not None)
     assert len(final) == len(tasks)

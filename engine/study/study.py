@@ -19,6 +19,7 @@ from typing import Any
 from engine.config import ScenarioConfig
 from engine.errors import ConfigError
 from engine.presets import apply_preset
+from engine.sources import Origin
 from engine.study.overrides import apply_overrides
 from engine.study.spec import RECORD_MODES, RunSpec
 
@@ -92,10 +93,11 @@ class Study:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Study:
+    def from_dict(cls, data: Mapping[str, Any], origin: Origin = Origin.SHARED) -> Study:
         """Builds a study; ``"preset": name`` applies a scenario preset to the base first
         (:mod:`engine.presets`; variants override it), ``"grid": {path: [values], ...}`` adds
-        grid variants.
+        grid variants. ``origin``: whether the base scenario may name local files
+        (:mod:`engine.sources`).
 
         Raises:
             ConfigError: for unknown keys, a bad variant, seed or scenario (names the key).
@@ -103,7 +105,7 @@ class Study:
         unknown = sorted(set(data) - set(STUDY_KEYS))
         if unknown:
             raise ConfigError(f"study: unknown key(s) {unknown}; allowed: {sorted(STUDY_KEYS)}")
-        base = ScenarioConfig.from_dict(dict(data.get("base", {})))
+        base = ScenarioConfig.from_dict(dict(data.get("base", {})), origin)
         if data.get("preset"):
             base = apply_preset(str(data["preset"]), base)
         variants = tuple(_variant(v, i) for i, v in enumerate(data.get("variants", []), 1))
@@ -121,14 +123,16 @@ class Study:
         return study
 
     @classmethod
-    def from_json(cls, text: str) -> Study:
+    def from_json(cls, text: str, origin: Origin = Origin.SHARED) -> Study:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ConfigError(f"study JSON is not valid JSON: {exc}") from exc
+        except RecursionError as exc:
+            raise ConfigError("study JSON is nested too deeply") from exc
         if not isinstance(data, dict):
             raise ConfigError("study JSON must be an object")
-        return cls.from_dict(data)
+        return cls.from_dict(data, origin)
 
 
 def validate_study(study: Study) -> None:

@@ -1,8 +1,10 @@
 """The single entry point from a `TraceSpec` to a validated jobs table.
 
 ``spec.source`` is ``"sample:<name>"`` (a file in ``sample_traces/``), ``"synthetic"``,
-``"upload:<name>"`` (bytes passed in by the dashboard) or a filesystem path. The trace rng is
-derived from the trace seed on its own stream, so it does not shift the simulator's draws.
+``"upload:<name>"`` (bytes passed in by the dashboard) or, for a local scenario, a filesystem
+path (which names a scenario may use is decided when it is loaded: :mod:`engine.sources`).
+The trace rng is derived from the trace seed on its own stream, so it does not shift the
+simulator's draws.
 
 Resolution has two steps: :func:`draw_trace` (read, apply the rules of `engine.traces.rules`,
 cut, apply the load what-if) never sees the cluster, so the workload drawn from a trace is the
@@ -19,6 +21,7 @@ import pandas as pd
 
 from engine.config import ClusterSpec, LoadConfig, TraceSpec
 from engine.errors import TraceError
+from engine.sources import SAMPLE_DIR, list_samples
 from engine.throughput import ThroughputMatrix
 from engine.traces.cluster_fit import check_cluster_fit
 from engine.traces.llm_mix import generate_llm_mix, llm_mix_note
@@ -26,8 +29,6 @@ from engine.traces.load import apply_load, load_note
 from engine.traces.registry import Loaded, load_trace
 from engine.traces.synthetic import REFERENCE_WORKER_TYPE, generate_synthetic
 
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_traces"
-SAMPLE_SUFFIXES = (".csv", ".trace")
 TRACE_RNG_STREAM = 0x7ACE  # second word of the trace rng's seed: [seed, TRACE_RNG_STREAM]
 NO_LOAD = LoadConfig()  # the default load: no change
 
@@ -53,13 +54,6 @@ class TraceLoad:
     dropped_job_ids: tuple[str, ...]
     file_name: str
     throughputs: ThroughputMatrix | None = None
-
-
-def list_samples() -> list[str]:
-    """File names of the sample traces shipped in ``sample_traces/``, sorted."""
-    if not SAMPLE_DIR.is_dir():
-        return []
-    return sorted(p.name for p in SAMPLE_DIR.iterdir() if p.suffix in SAMPLE_SUFFIXES)
 
 
 def trace_rng(seed: int) -> np.random.Generator:

@@ -12,6 +12,7 @@ import pytest
 from engine.cli import main
 from engine.config import PolicySpec, ScenarioConfig, TraceSpec
 from engine.errors import ConfigError
+from engine.sources import Origin
 from engine.study.planner import Candidate, PlanSpec, pareto_front, plan
 from engine.throughput import load_matrix
 
@@ -111,5 +112,6 @@ def test_plan_command_writes_the_chosen_scenario(
     assert main(["plan", str(path), "--out", str(tmp_path / "out"), "--executor", "serial"]) == 0
     out, err = capsys.readouterr()
     assert "chosen: 2 v100 + 0 k80 nodes" in out and "\r" not in err
-    chosen = ScenarioConfig.from_json((tmp_path / "out" / "chosen_scenario.json").read_text())
+    written = (tmp_path / "out" / "chosen_scenario.json").read_text()
+    chosen = ScenarioConfig.from_json(written, Origin.LOCAL)  # names the local trace file
     assert chosen.cluster.capacity() == {"v100": 4}

@@ -1,0 +1,223 @@
+"""A work budget: how much one run, one study and one session may ask of a shared server.
+
+The dashboard is one server for a whole meeting or class, and a link is written by whoever
+sends it, so every scenario, study and plan is checked against a :class:`Budget` before any
+work starts (no trace parsed, no job simulated): a request beyond it gets a
+:class:`BudgetError` naming the limit, the value asked for and the setting that raises it.
+
+Whoever runs the server sets the limits by environment variable (``GPUSCHED_MAX_JOBS=50000``)
+or in ``.streamlit/secrets.toml`` under ``[budget]`` (``max_jobs = 50000``); a variable wins
+over the file. The defaults [R] fit a 2-core, 24 GiB machine shared by 10 people: two worker
+processes at a time for the whole server (one per core), each allowed 3 GiB beyond its
+imports and 900 s, runs of up to 20,000 jobs and studies of up to 240 runs. Measured with
+``benchmarks/bench_shared_server.py`` (November 2026, this machine): ten sessions opening the
+Philly sample under three policies at once peak at 0.72 GiB for the server and its workers
+together; one run of 20,000 jobs under the same three policies at 0.97 GiB.
+
+The command line has no budget: it runs on its user's own machine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from engine.config import ScenarioConfig
+from engine.errors import ConfigError
+from engine.sources import SAMPLE_DIR, list_samples
+
+ENV_PREFIX = "GPUSCHED_"
+SECRETS_SECTION = "budget"
+GIB = 1024**3
+
+if TYPE_CHECKING:
+    from engine.study.executors import WorkerLimits
+
+
+class BudgetError(ConfigError):
+    """A request beyond the server's work budget (the message names limit, value, setting)."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The limits; each field's environment variable is ``GPUSCHED_`` + its name in capitals.
+
+    Attributes:
+        max_jobs: jobs in one run's trace, after ``max_jobs`` and the load what-if.
+        max_gpus: GPUs in one scenario's GPU mix.
+        max_policies: policies in one scenario.
+        max_scenarios: scenarios in one link, and variants in one study.
+        max_seeds: seeds of one study.
+        max_runs: runs of one study (variants x policies x seeds) or simulations of one plan.
+        min_round_s: shortest round (a lease); shorter rounds multiply the decisions.
+        max_memory_gb: address space of one worker process, in GiB (a run beyond it stops
+            with a message); 0 leaves it unlimited.
+        max_run_s: wall time of one run or study, in seconds, before it is stopped.
+        workers: worker processes the whole server runs at once (the shared pool's slots).
+        session_workers: slots one session's run may take at once.
+        session_runs: runs one session may start in all (each policy or study run counts).
+        autorun_s: a link runs without a click only if its estimated work is at most this
+            many seconds of one core; otherwise it shows what would run and waits for Run.
+        max_table_rows: rows of each table of a scenario (GPU-mix groups, congestion
+            episodes, extra GPU types).
+    """
+
+    max_jobs: int = field(default=20_000, metadata={"help": "jobs in one run"})
+    max_gpus: int = field(default=4_096, metadata={"help": "GPUs in one GPU mix"})
+    max_policies: int = field(default=32, metadata={"help": "policies in one scenario"})
+    max_scenarios: int = field(default=40, metadata={"help": "scenarios in a link or study"})
+    max_seeds: int = field(default=20, metadata={"help": "seeds in one study"})
+    max_runs: int = field(default=240, metadata={"help": "runs in one study or plan"})
+    min_round_s: float = field(default=30.0, metadata={"help": "shortest round length (s)"})
+    max_memory_gb: float = field(default=3.0, metadata={"help": "memory of one worker (GiB)"})
+    max_run_s: float = field(default=900.0, metadata={"help": "wall time of one run (s)"})
+    workers: int = field(default=2, metadata={"help": "worker processes of the server"})
+    session_workers: int = field(default=2, metadata={"help": "workers of one session's run"})
+    session_runs: int = field(default=2_000, metadata={"help": "runs one session may start"})
+    autorun_s: float = field(default=20.0, metadata={"help": "work a link starts unasked (s)"})
+    max_table_rows: int = field(
+        default=256, metadata={"help": "rows of a GPU mix, congestion or extra-type table"}
+    )
+
+    @property
+    def max_memory_bytes(self) -> int | None:
+        """``max_memory_gb`` in bytes, None when unlimited."""
+        return int(self.max_memory_gb * GIB) if self.max_memory_gb > 0 else None
+
+    def worker_limits(self) -> WorkerLimits:
+        """The caps of each worker process: ``max_memory_gb`` and ``max_run_s`` of CPU."""
+        from engine.study.executors import WorkerLimits
+
+        return WorkerLimits(self.max_memory_bytes, self.max_run_s if self.max_run_s > 0 else None)
+
+    def refuse(self, limit: str, value: float, what: str) -> BudgetError:
+        """The error for ``value`` beyond the limit ``limit`` (a field name)."""
+        allowed = getattr(self, limit)
+        word = "at least" if limit.startswith("min_") else "at most"
+        return BudgetError(
+            f"{what} is {_number(value)}; this server allows {word} {_number(allowed)} "
+            f"({ENV_PREFIX}{limit.upper()}, set by whoever runs it)"
+        )
+
+    def check(self, limit: str, value: float, what: str) -> None:
+        """Raises :meth:`refuse` when ``value`` is beyond ``limit``."""
+        allowed = getattr(self, limit)
+        beyond = value < allowed if limit.startswith("min_") else value > allowed
+        if beyond:
+            raise self.refuse(limit, value, what)
+
+
+def _number(value: float) -> str:
+    """12345 -> "12,345"; 0.5 -> "0.5" (a person reads it)."""
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.6g}"
+
+
+def load_budget(
+    env: Mapping[str, str] | None = None, secrets: Mapping[str, Any] | None = None
+) -> Budget:
+    """The budget from ``secrets`` (the ``[budget]`` table) and ``env`` (which wins).
+
+    Raises:
+        ConfigError: for an unknown key in ``secrets`` or a value that is not a number >= 0.
+    """
+    fields = {f.name: f for f in dataclasses.fields(Budget)}
+    unknown = sorted(set(secrets or {}) - set(fields))
+    if unknown:
+        raise ConfigError(f"[{SECRETS_SECTION}]: unknown key(s) {unknown}; known: {sorted(fields)}")
+    values: dict[str, Any] = {}
+    for name, f in fields.items():
+        raw = (env or {}).get(ENV_PREFIX + name.upper(), (secrets or {}).get(name))
+        if raw is None:
+            continue
+        kind = int if f.type in (int, "int") else float
+        try:
+            value = kind(float(raw)) if kind is int else float(raw)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"budget {name}: expected a number, got {raw!r}") from exc
+        if not math.isfinite(value) or value < 0:
+            raise ConfigError(f"budget {name}: expected a number >= 0, got {raw!r}")
+        values[name] = value
+    return Budget(**values)
+
+
+def jobs_bound(config: ScenarioConfig, trace_rows: int | None) -> int:
+    """The most jobs ``config``'s run can have, known before the trace is parsed.
+
+    Args:
+        trace_rows: lines in the trace file (an upper bound of its jobs), None for a
+            synthetic trace.
+    """
+    trace = config.trace
+    jobs = trace.synthetic.num_jobs if trace.source == "synthetic" else trace_rows or 0
+    if trace.max_jobs is not None:
+        jobs = min(jobs, trace.max_jobs)
+    return config.load.num_jobs if config.load.num_jobs is not None else jobs
+
+
+def check_scenario(
+    config: ScenarioConfig, budget: Budget, trace_rows: int | None, name: str = ""
+) -> int:
+    """Checks one scenario's size: policies, GPUs, round length and jobs; returns the jobs
+    bound (:func:`jobs_bound`).
+
+    Raises:
+        BudgetError: for the first limit exceeded, naming the scenario when ``name`` is given.
+    """
+    where = f"scenario {name!r}: " if name else ""
+    budget.check("max_policies", len(config.policies), f"{where}the number of policies")
+    budget.check("max_gpus", config.cluster.total_gpus, f"{where}the number of GPUs in the GPU mix")
+    budget.check("min_round_s", config.rounds.round_duration_s, f"{where}the round length (s)")
+    tables = {
+        "GPU-mix rows": len(config.cluster.node_groups),
+        "congestion episodes": len(config.network.congestion),
+        "extra GPU types": len(config.extra_worker_types),
+    }
+    for what, rows in tables.items():
+        budget.check("max_table_rows", rows, f"{where}the number of {what}")
+    jobs = jobs_bound(config, trace_rows)
+    budget.check("max_jobs", jobs, f"{where}the number of jobs")
+    return jobs
+
+
+def check_study(scenarios: Iterable[ScenarioConfig], seeds: int, budget: Budget) -> int:
+    """Checks a study's counts (scenarios, seeds, runs); returns its runs.
+
+    Raises:
+        BudgetError: for the first limit exceeded.
+    """
+    configs = list(scenarios)
+    budget.check("max_scenarios", len(configs), "the number of scenarios")
+    budget.check("max_seeds", seeds, "the number of seeds")
+    runs = sum(len(c.policies) for c in configs) * seeds
+    budget.check("max_runs", runs, "the number of runs (scenarios × policies × seeds)")
+    return runs
+
+
+def count_rows(data: bytes) -> int:
+    """Lines in a trace file's bytes: an upper bound of its jobs, counted without parsing."""
+    return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+
+
+def trace_rows(config: ScenarioConfig, data: bytes | None = None) -> int | None:
+    """Lines of ``config``'s trace file: ``data`` (an upload's bytes) when given, else the
+    sample's; None for a synthetic trace, and 0 for an upload whose bytes are not here (its
+    run fails later for want of the file, not for its size)."""
+    source = config.trace.source
+    if source == "synthetic":
+        return None
+    if data is not None:
+        return count_rows(data)
+    if source.startswith("sample:") and source.removeprefix("sample:") in list_samples():
+        return _sample_rows(source.removeprefix("sample:"))
+    return 0
+
+
+@lru_cache(maxsize=32)
+def _sample_rows(name: str) -> int:
+    return count_rows((SAMPLE_DIR / name).read_bytes())
