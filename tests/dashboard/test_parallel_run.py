@@ -121,14 +121,20 @@ def test_a_pool_worker_importing_the_app_runs_nothing() -> None:
 
 def test_the_longest_run_starts_first_and_results_keep_the_scenario_order() -> None:
     """One worker, FIFO listed before hadar: hadar (the slower, dashboard.run_order) runs
-    first and FIFO waits; the result lists FIFO first all the same."""
-    config = _scenario(PolicySpec("fifo"), PolicySpec("hadar"), max_jobs=200)
+    first and FIFO waits; the result lists FIFO first all the same. Statuses come about every
+    quarter second, so the evidence is any snapshot with hadar begun or done and FIFO not yet
+    begun, or FIFO running after hadar is done (a short run may skip one of these)."""
+    config = _scenario(PolicySpec("fifo"), PolicySpec("hadar"), max_jobs=1000)
     seen: list[list[PolicyStatus]] = []
     result = _run(config, executor="pool", workers=1, on_status=seen.append)
     assert result.policies == ["FIFO", "Hadar"]
     assert [s.policy for s in result.results] == ["FIFO", "Hadar"]
-    fifo_waits_for_hadar = [s for s in seen if s[1].state == "running" and s[0].state == "waiting"]
-    assert fifo_waits_for_hadar
+    hadar_first = [
+        s for s in seen
+        if (s[0].state == "waiting" and s[1].state != "waiting")
+        or (s[0].state == "running" and s[1].state == "done")
+    ]  # fmt: skip
+    assert hadar_first, [[x.state for x in s] for s in seen]
     assert not [s for s in seen if s[0].state == "running" and s[1].state == "waiting"]
 
 
