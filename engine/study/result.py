@@ -55,7 +55,8 @@ class StudyResult:
         return [v.name for v in self.study.all_variants()]
 
     def stats(self, metric: str) -> pd.DataFrame:
-        """Per (variant, policy): n, mean, ci_low, ci_high (95%, Student's t over seeds)."""
+        """Per (variant, policy): n, mean, ci_low, ci_high (95% over seeds on the log scale for
+        a non-negative metric, see `engine.study.stats.mean_ci`)."""
         columns = ["variant", "policy", "n", "mean", "ci_low", "ci_high"]
         rows = [(v, p, *mean_ci(g[metric].tolist())) for (v, p), g in self._groups()]
         return pd.DataFrame(rows, columns=columns)
