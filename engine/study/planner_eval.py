@@ -92,7 +92,9 @@ class Evaluator:
         return pd.DataFrame(list(self.rows.values()))
 
     # --- evaluating ------------------------------------------------------------------------
-    def evaluate(self, mixes: Iterable[Key], phase: str, seeds: list[int] | None = None) -> list[Key]:
+    def evaluate(
+        self, mixes: Iterable[Key], phase: str, seeds: list[int] | None = None
+    ) -> list[Key]:
         """Simulates the keys not yet evaluated on the plan's seeds (or ``seeds``, when
         restoring a stored search), then adds seeds near the target (module docstring).
 
@@ -123,7 +125,7 @@ class Evaluator:
             todo = {}
             for k in near:
                 have = len(self.values[k])
-                todo[k] = pool[have - len(self.spec.seeds):][:SEEDS_PER_ROUND]
+                todo[k] = pool[have - len(self.spec.seeds) :][:SEEDS_PER_ROUND]
             self._run(todo)
             for k in near:
                 self._row(k, phase)
@@ -140,7 +142,9 @@ class Evaluator:
         return TODAY if today is None else today
 
     def cluster(self, key: Key) -> ClusterSpec:
-        return self.spec.base.cluster if key == TODAY else self.spec.cluster(key)  # type: ignore[arg-type]
+        if key == TODAY or isinstance(key, str):
+            return self.spec.base.cluster
+        return self.spec.cluster(key)
 
     def _run(self, seeds_by_key: dict[Key, list[int]]) -> None:
         """Runs (or loads from the store) every (key, seed); records values and errors."""
@@ -187,19 +191,19 @@ class Evaluator:
         for c in spec.candidates:
             row[f"nodes:{c.worker_type}"] = capacity.get(c.worker_type, 0) // c.gpus_per_node
         row.update(
-            cost_usd_per_h=_cost(self.cluster(key), spec), seeds=n, mean=mean, ci_low=low, ci_high=high,
-            bound=bound, meets=target.meets(bound), today=key == self.today_key(), phase=phase,
-            error=error,
+            cost_usd_per_h=_cost(self.cluster(key), spec), seeds=n, mean=mean, ci_low=low,
+            ci_high=high, bound=bound, meets=target.meets(bound), today=key == self.today_key(),
+            phase=phase, error=error,
         )  # fmt: skip
         self.rows[key] = row
 
     def _label(self, key: Key) -> str:
-        if key == TODAY:
+        if isinstance(key, str):
             from engine.study.planner_target import gpu_name
 
             capacity = self.spec.base.cluster.capacity()
             return " + ".join(f"{g} {gpu_name(t)} GPUs" for t, g in capacity.items())
-        return self.spec.label(key)  # type: ignore[arg-type]
+        return self.spec.label(key) if isinstance(key, tuple) else str(key)
 
 
 def _cost(cluster: ClusterSpec, spec: PlanSpec) -> float:

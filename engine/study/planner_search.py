@@ -5,7 +5,8 @@ The metric over a mix is noisy, its inputs are integers and it is not monotone (
 slow K80s make jobs slower), so the search does not climb:
 
 1. **Today**: today's cluster is simulated first, the reference (`engine.study.planner`).
-2. **Starts**: today's mix and each type alone at its largest count are given to the sampler.
+2. **Starts**: today's mix, each type alone at its largest count and, for a type alone that
+   meets the target there, the fewest nodes of it that do (bisection on the count).
 3. **Search**: Optuna's TPE sampler (Bergstra et al., NeurIPS 2011; Optuna, Akiba et al., KDD
    2019) proposes :data:`BATCH` mixes at a time (integer node counts per type within the
    bounds, ``constant_liar`` for a batch), minimising the cost in USD/h subject to the target:
@@ -20,9 +21,9 @@ slow K80s make jobs slower), so the search does not climb:
    :data:`MISS_ROUNDS` rounds).
 
 The sampler is seeded from the plan's key, so the same plan gives the same answer. Every
-evaluation is an Optuna trial (params = node counts; user attributes: seeds, phase; constraint: the miss),
-stored in a journal file beside the run store, so a re-plan of the same question resumes: its
-trials come back from the run store without simulating, and the search goes on from there.
+evaluation is an Optuna trial (params: node counts; user attributes: seeds, phase; constraint:
+the miss), stored in a journal file beside the run store, so a re-plan of the same question
+resumes: its trials come back from the run store without simulating, and the search goes on.
 
 [R] What it guarantees: the chosen mix is the cheapest *evaluated* mix that meets the target
 (never "none" while one does), today's cluster is always evaluated and reported, and no mix
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import optuna
-from optuna.distributions import IntDistribution
+from optuna.distributions import BaseDistribution, IntDistribution
 from optuna.trial import TrialState
 
 from engine.study.planner import Mix, PlanProgressFn, PlanResult, PlanSpec, pareto_front
@@ -87,7 +88,7 @@ class Tuner:
 
     def __init__(self, spec: PlanSpec, ev: Evaluator, journal: Path | None) -> None:
         self.spec, self.ev = spec, ev
-        self.dists = {
+        self.dists: dict[str, BaseDistribution] = {
             c.worker_type: IntDistribution(c.min_nodes, c.max_nodes) for c in spec.candidates
         }
         key = spec.key(ev.digest)
@@ -146,18 +147,34 @@ class Tuner:
 
 
 def _starts(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], None]) -> None:
-    starts: list[Key] = []
+    """Today's mix, each type alone at its largest count, then, for each type alone that meets
+    the target there, the fewest nodes of it that do (bisection on the count, all types in one
+    batch per step; it assumes more nodes of one type do not hurt, which only steers the
+    starts)."""
     today = spec.today_mix()
-    if today is not None and spec.in_bounds(today):
-        starts.append(today)
-    for i, c in enumerate(spec.candidates):
-        alone = tuple(c.max_nodes if j == i else spec.candidates[j].min_nodes
-                      for j in range(len(spec.candidates)))  # fmt: skip
-        starts.append(alone)
-    new = ev.evaluate(starts, "start")
-    tuner.record(new, "start")
-    alone_words = "; ".join(_mix_words(spec, ev, k) for k in starts if k != today)
-    say(f"Starts: today's mix and each GPU type alone at its largest count: {alone_words}.")
+    starts: list[Key] = [today] if today is not None and spec.in_bounds(today) else []
+    alone: list[Key] = [_alone(spec, i, c.max_nodes) for i, c in enumerate(spec.candidates)]
+    tuner.record(ev.evaluate(starts + alone, "start"), "start")
+    ranges = {i: (max(c.min_nodes, 1), c.max_nodes) for i, c in enumerate(spec.candidates)
+              if ev.meets(alone[i])}  # fmt: skip
+    while any(lo < hi for lo, hi in ranges.values()):
+        mids = {i: (lo + hi) // 2 for i, (lo, hi) in ranges.items() if lo < hi}
+        batch = [_alone(spec, i, n) for i, n in mids.items()]
+        tuner.record(ev.evaluate(batch, "start"), "start")
+        for i, n in mids.items():
+            lo, hi = ranges[i]
+            ranges[i] = (lo, n) if ev.meets(_alone(spec, i, n)) else (n + 1, hi)
+    fewest = "; ".join(_mix_words(spec, ev, _alone(spec, i, hi)) for i, (_, hi) in ranges.items())
+    alone_words = "; ".join(_mix_words(spec, ev, k) for k in alone)
+    say(
+        f"Starts: today's mix and each GPU type alone at its largest count: {alone_words}."
+        + (f" Fewest nodes of one type alone that meet the target: {fewest}." if fewest else "")
+    )
+
+
+def _alone(spec: PlanSpec, i: int, count: int) -> Mix:
+    """Type ``i`` at ``count`` nodes, the others at their minimum."""
+    return tuple(count if j == i else c.min_nodes for j, c in enumerate(spec.candidates))
 
 
 def _sample(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], None]) -> None:
@@ -261,8 +278,10 @@ def _result(
         if today is not None and not math.isnan(today["cost_usd_per_h"]):
             delta = today["cost_usd_per_h"] - row["cost_usd_per_h"]
             saving = f", {abs(delta):,.2f} USD/h {'below' if delta >= 0 else 'above'} today's"
-        say(f"Chosen: {row['mix']} at {row['cost_usd_per_h']:,.2f} USD/h{saving}: "
-            f"{target.label} {target.words(row['mean'])}, bound {target.words(row['bound'])}.")
+        say(
+            f"Chosen: {row['mix']} at {row['cost_usd_per_h']:,.2f} USD/h{saving}: "
+            f"{target.label} {target.words(row['mean'])}, bound {target.words(row['bound'])}."
+        )
     seeds_more = "more near the target" if spec.max_seeds > len(spec.seeds) else "no more"
     say(f"{ev.num_simulations} simulations ({len(ev.rows)} clusters; {len(spec.seeds)} seeds "
         f"each, {seeds_more}; stored runs reused).")  # fmt: skip
@@ -271,5 +290,13 @@ def _result(
         tried[f"nodes:{c.worker_type}"] = tried[f"nodes:{c.worker_type}"].astype(int)
     pareto = pareto_front(tried, target.at_most) if len(tried) else tried
     chosen = ev.cluster(best) if best is not None else None
-    return PlanResult(spec, tried, pareto, today or {}, chosen,
-                      ev.rows[best] if best is not None else None, log, ev.num_simulations)
+    return PlanResult(
+        spec,
+        tried,
+        pareto,
+        today or {},
+        chosen,
+        ev.rows[best] if best is not None else None,
+        log,
+        ev.num_simulations,
+    )

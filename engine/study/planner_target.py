@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -122,5 +121,7 @@ class Target:
         """E.g. "mean JCT at most 4.00 h" or "at least 95.0% of jobs start within 1 h"."""
         if self.at_most:
             return f"{self.label} at most {self.words(self.value)}"
-        return f"at least {self.words(self.value)} of jobs start within " \
+        return (
+            f"at least {self.words(self.value)} of jobs start within "
             f"{within_words(self.start_within_s)}"
+        )

@@ -20,9 +20,9 @@ p = 0.0 for a constant non-zero one [R: our convention].
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 CONFIDENCE = 0.95
@@ -32,7 +32,7 @@ INTERVAL_METHOD = (
 )
 
 
-def _finite(values: Sequence[float]) -> np.ndarray:
+def _finite(values: ArrayLike) -> np.ndarray:
     x = np.asarray(values, dtype=float)
     return x[np.isfinite(x)]
 
@@ -43,7 +43,7 @@ def _spread(x: np.ndarray, quantile: float) -> tuple[float, float]:
     return float(x.mean()), float(stats.t.ppf(quantile, n - 1) * x.std(ddof=1) / math.sqrt(n))
 
 
-def t_interval(values: Sequence[float]) -> tuple[int, float, float, float]:
+def t_interval(values: ArrayLike) -> tuple[int, float, float, float]:
     """(n, mean, ci_low, ci_high): the plain 95% Student's t interval of the finite values
     (for quantities that may be negative, e.g. paired differences); NaN bounds for n < 2."""
     x = _finite(values)
@@ -55,7 +55,7 @@ def t_interval(values: Sequence[float]) -> tuple[int, float, float, float]:
     return int(x.size), mean, mean - half, mean + half
 
 
-def mean_ci(values: Sequence[float]) -> tuple[int, float, float, float]:
+def mean_ci(values: ArrayLike) -> tuple[int, float, float, float]:
     """(n, mean, ci_low, ci_high): the mean of the finite values (NaNs left out of n) and its
     95% interval, on the log scale when every value is >= 0 (see the module docstring), so the
     bounds stay >= 0; NaN bounds for n < 2."""
@@ -66,7 +66,7 @@ def mean_ci(values: Sequence[float]) -> tuple[int, float, float, float]:
     return int(x.size), float(x.mean()), low, mean_bound(x, 0.5 + CONFIDENCE / 2)
 
 
-def mean_bound(values: Sequence[float], confidence: float, upper: bool = True) -> float:
+def mean_bound(values: ArrayLike, confidence: float, upper: bool = True) -> float:
     """A one-sided bound of the mean of non-negative values at ``confidence`` (0.5 .. 1):
     ``x̄ * exp(+-t(confidence, n - 1) * s / (x̄ sqrt(n)))``, upper (default) or lower. At 0.5 it is
     the mean itself. NaN without finite values, or with one value and ``confidence > 0.5``.
@@ -89,7 +89,7 @@ def mean_bound(values: Sequence[float], confidence: float, upper: bool = True) -
     return mean * math.exp((half if upper else -half) / mean)
 
 
-def paired_diff(values: Sequence[float], baseline: Sequence[float]) -> dict[str, float]:
+def paired_diff(values: ArrayLike, baseline: ArrayLike) -> dict[str, float]:
     """Mean of ``values - baseline`` (aligned by seed), its 95% t interval and the p-value.
 
     Pairs where either side is NaN are left out.
