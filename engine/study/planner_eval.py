@@ -86,7 +86,13 @@ class Evaluator:
         return min((self.cost(k) for k in self.rows if self.meets(k)), default=math.inf)
 
     def seeds_of(self, key: Key) -> list[int]:
-        return sorted(self.values.get(key, {}))
+        return sorted(self.values.get(key, {})) or list(self.spec.seeds)
+
+    def restore_error(self, key: Key, phase: str, error: str) -> None:
+        """Records a mix the policy could not run, from a stored search (the run store keeps
+        finished runs only)."""
+        self.errors[key] = error
+        self._row(key, phase)
 
     def table(self) -> pd.DataFrame:
         return pd.DataFrame(list(self.rows.values()))
@@ -135,7 +141,7 @@ class Evaluator:
         if row["error"] or len(self.values[key]) >= self.spec.max_seeds:
             return False
         good = target.bound(list(self.values[key].values()), self.spec.confidence, worst=False)
-        return not row["meets"] and target.meets(good)
+        return not row["meets"] and (math.isnan(good) or target.meets(good))  # 1 seed: no bound
 
     def today_key(self) -> Key:
         today = self.spec.today_mix()

@@ -108,7 +108,8 @@ class Tuner:
         self.study = optuna.create_study(
             storage=storage, study_name=key, load_if_exists=True, sampler=sampler
         )
-        self.search_done = 0
+        self.search_done = 0  # search proposals of a mix not evaluated before
+        self.search_asked = 0  # all search proposals (a re-plan goes on counting)
 
     def restore(self) -> None:
         """Re-reads the stored trials' mixes (from the run store; no simulation if kept)."""
@@ -116,11 +117,15 @@ class Tuner:
         groups: dict[tuple[str, tuple[int, ...]], list[Mix]] = {}
         for t in done:
             mix = tuple(int(t.params[c.worker_type]) for c in self.spec.candidates)
-            if not t.user_attrs.get("seeds"):
-                continue
-            phase, seeds = str(t.user_attrs["phase"]), tuple(t.user_attrs["seeds"])
-            groups.setdefault((phase, seeds), []).append(mix)
+            phase, seeds = str(t.user_attrs.get("phase")), tuple(t.user_attrs.get("seeds", ()))
+            self.search_asked += phase == "search"
             self.search_done += phase == "search" and bool(t.user_attrs.get("new"))
+            if not seeds or mix in self.ev.rows:
+                continue
+            if t.user_attrs.get("error"):
+                self.ev.restore_error(mix, phase, str(t.user_attrs["error"]))
+                continue
+            groups.setdefault((phase, seeds), []).append(mix)
         for (phase, seeds), mixes in groups.items():
             self.ev.evaluate(mixes, phase, list(seeds))
 
@@ -142,6 +147,7 @@ class Tuner:
         trial.set_user_attr("phase", phase)
         trial.set_user_attr("new", new)
         trial.set_user_attr("seeds", ev.seeds_of(mix) if evaluated else [])
+        trial.set_user_attr("error", ev.rows[mix]["error"] if evaluated else "")
         trial.set_constraint("miss", ev.violation(mix) if evaluated else 10.0)
         self.study.tell(trial, self.spec.cost_usd_per_h(mix))
 
@@ -178,10 +184,10 @@ def _alone(spec: PlanSpec, i: int, count: int) -> Mix:
 
 
 def _sample(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], None]) -> None:
-    asked, before = 0, ev.cheapest_meeting()
-    while tuner.search_done < spec.search_trials and asked < 3 * spec.search_trials:
+    before = ev.cheapest_meeting()
+    while tuner.search_done < spec.search_trials and tuner.search_asked < 3 * spec.search_trials:
         batch = tuner.ask(min(BATCH, spec.search_trials - tuner.search_done))
-        asked += len(batch)
+        tuner.search_asked += len(batch)
         new = set(ev.evaluate([m for _, m in batch if spec.in_bounds(m)], "search"))
         for trial, mix in batch:
             tuner.tell(trial, mix, "search", new=mix in new)
