@@ -6,6 +6,9 @@
 - ``ray``: Ray tasks (``ray.init(address=...)``; without an address a local Ray with
   ``workers`` CPUs). Needs the optional extra: ``pip install .[ray]``.
 
+A caller with many small batches (the planner) opens one pool for all of them with
+:func:`open_pool` and passes it to :func:`run_tasks`: starting a pool costs about half a second.
+
 Each task runs :func:`engine.study.single.run_spec`, which depends only on the spec and the
 trace bytes, so the results are the same, bit for bit, whichever executor runs them.
 """
@@ -14,7 +17,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import ConfigError, EngineError, SimulationCancelled
@@ -22,7 +26,7 @@ from engine.study.spec import RunSpec
 
 if TYPE_CHECKING:  # loaded where a run happens (the single run imports the simulator)
     import multiprocessing.context
-    from concurrent.futures import Future
+    from concurrent.futures import Future, ProcessPoolExecutor
 
     from engine.study.single import Payload, RunResult
 
@@ -42,7 +46,9 @@ def execute(spec: RunSpec, payload: Payload) -> RunResult:
 
 def execute_or_error(spec: RunSpec, payload: Payload) -> RunResult | EngineError:
     """:func:`execute`, returning a user-facing engine error instead of raising it (the
-    planner records a mix the policy cannot run as infeasible and goes on)."""
+    planner records a mix the policy cannot run as infeasible and goes on). The error comes
+    back as a plain :class:`EngineError` with the message: some subclasses (an oversized job's
+    error, with keyword-only fields) cannot be rebuilt from a pickle."""
     from engine.study.single import run_spec
 
     try:
@@ -50,7 +56,7 @@ def execute_or_error(spec: RunSpec, payload: Payload) -> RunResult | EngineError
     except SimulationCancelled:
         raise
     except EngineError as exc:
-        return exc
+        return EngineError(str(exc))
 
 
 def run_tasks(
@@ -62,9 +68,11 @@ def run_tasks(
     ray_address: str | None = None,
     should_cancel: CancelFn | None = None,
     fn: WorkerFn = execute,
+    pool: ProcessPoolExecutor | None = None,
 ) -> None:
     """Runs ``fn(spec, payload)`` for every task (default :func:`execute`), calling ``on_done``
-    in this process as each finishes (any order).
+    in this process as each finishes (any order). ``pool``: an open pool (:func:`open_pool`)
+    to run on instead of starting one (``executor="pool"`` only).
 
     Raises:
         ConfigError: for an unknown executor, or Ray requested but not installed.
@@ -82,7 +90,13 @@ def run_tasks(
                 raise SimulationCancelled("study cancelled")
             on_done(i, fn(spec, payload))
     elif executor == "pool":
-        _run_pool(tasks, on_done, workers, cancel, fn)
+        if pool is not None:
+            _run_on(pool, tasks, on_done, cancel, fn)
+        else:
+            count = min(workers or default_workers(), len(tasks))
+            with open_pool("pool", count) as own:
+                assert own is not None
+                _run_on(own, tasks, on_done, cancel, fn)
     else:
         from engine.study.ray_executor import run_ray
 
@@ -108,24 +122,42 @@ def _context() -> multiprocessing.context.BaseContext:
     return context
 
 
-def _run_pool(
-    tasks: Sequence[Task], on_done: DoneFn, workers: int | None, cancel: CancelFn, fn: WorkerFn
-) -> None:
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+@contextmanager
+def open_pool(executor: str, workers: int | None = None) -> Iterator[ProcessPoolExecutor | None]:
+    """A process pool of ``workers`` (default one per core) for several :func:`run_tasks`
+    calls, shut down on exit; None (nothing to open) for the other executors."""
+    if executor != "pool":
+        yield None
+        return
+    from concurrent.futures import ProcessPoolExecutor
 
-    count = min(workers or default_workers(), len(tasks))
-    with ProcessPoolExecutor(count, mp_context=_context()) as pool:
-        futures: dict[Future[Any], int] = {
-            pool.submit(fn, spec, payload): i for i, (spec, payload) in enumerate(tasks)
-        }
-        pending: set[Future[Any]] = set(futures)
-        try:
-            while pending:
-                done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-                for future in sorted(done, key=futures.__getitem__):
-                    on_done(futures[future], future.result())
-                if pending and cancel():
-                    raise SimulationCancelled("study cancelled")
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    pool = ProcessPoolExecutor(workers or default_workers(), mp_context=_context())
+    try:
+        yield pool
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _run_on(
+    pool: ProcessPoolExecutor, tasks: Sequence[Task], on_done: DoneFn, cancel: CancelFn,
+    fn: WorkerFn,
+) -> None:  # fmt: skip
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    futures: dict[Future[Any], int] = {
+        pool.submit(fn, spec, payload): i for i, (spec, payload) in enumerate(tasks)
+    }
+    pending: set[Future[Any]] = set(futures)
+    try:
+        while pending:
+            done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=futures.__getitem__):
+                on_done(futures[future], future.result())
+            if pending and cancel():
+                raise SimulationCancelled("study cancelled")
+    except BaseException:
+        for future in pending:
+            future.cancel()
+        raise

@@ -287,6 +287,7 @@ def plan(
         ConfigError, TraceError: for a bad spec or trace.
         SimulationCancelled: on cancel (finished runs and trials stay stored).
     """
+    from engine.study.executors import open_pool
     from engine.study.planner_eval import Evaluator
     from engine.study.planner_search import search
 
@@ -295,4 +296,6 @@ def plan(
     journal = None
     if results_dir is not None:
         journal = Path(results_dir) / "planner" / f"{spec.key(evaluator.digest)}.journal"
-    return search(spec, evaluator, journal, on_progress)
+    with open_pool(executor, workers) as pool:  # one pool for all of the search's batches
+        evaluator.pool = pool
+        return search(spec, evaluator, journal, on_progress)

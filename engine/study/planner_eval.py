@@ -19,7 +19,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -33,6 +33,9 @@ from engine.study.spec import RunSpec
 from engine.study.stats import mean_ci
 from engine.study.store import ResultStore
 from engine.study.traces import TraceStore, trace_payload
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 SEEDS_PER_ROUND = 2
 TODAY = "today"
@@ -67,6 +70,7 @@ class Evaluator:
         self.errors: dict[Key, str] = {}
         self.rows: dict[Key, dict[str, Any]] = {}
         self.num_simulations = 0
+        self.pool: ProcessPoolExecutor | None = None  # an open pool to run batches on
 
     def use_trace(self, traces: TraceStore | None, trace_hash: str = "") -> None:
         """Reads the trace once (from ``traces`` by ``trace_hash`` for an upload)."""
@@ -170,7 +174,7 @@ class Evaluator:
                 self.store.save(result)
 
         tasks = [(spec, self.payload) for _, spec in todo]
-        run_tasks(tasks, done, fn=execute_or_error, **self.run_options)  # type: ignore[arg-type]
+        run_tasks(tasks, done, fn=execute_or_error, pool=self.pool, **self.run_options)  # type: ignore[arg-type]
         self.num_simulations += len(todo)
         for (k, s), result in results.items():
             if isinstance(result, EngineError):

@@ -15,10 +15,11 @@ slow K80s make jobs slower), so the search does not climb:
    like the cheapest ones meeting it. The first :data:`RANDOM_TRIALS` proposals after the
    starts are uniform. Proposals of a mix already evaluated do not count.
 4. **Neighbourhood check**: around the :data:`FRONTIER` cheapest mixes meeting the target,
-   every cheaper mix one node away (one type +-1, or two types +-1 each) is evaluated; a new
-   cheapest mix becomes part of the frontier, until no cheaper neighbour is left. If no mix
-   meets the target, the neighbours of the closest mixes are tried (all, up to
-   :data:`MISS_ROUNDS` rounds).
+   every cheaper mix ``s`` nodes away (one type +-s, two types +-s each, or s nodes of a type
+   exchanged for nodes of a cheaper type, :func:`exchanges`) is evaluated; a new
+   cheapest mix becomes part of the frontier, until no cheaper neighbour is left; then ``s``
+   halves, down to 1 (:func:`steps`). If no mix meets the target, the neighbours of the
+   closest mixes are tried (all, up to :data:`MISS_ROUNDS` rounds per step).
 
 The sampler is seeded from the plan's key, so the same plan gives the same answer. Every
 evaluation is an Optuna trial (params: node counts; user attributes: seeds, phase; constraint:
@@ -33,6 +34,7 @@ cheapest mix of the whole space (a mix far from every evaluated one may be cheap
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Callable
@@ -202,6 +204,30 @@ def _sample(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], No
 
 
 def _refine(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], None]) -> None:
+    checked = 0
+    for step in steps(spec):
+        checked += _descend(spec, ev, tuner, step)
+    meeting = [k for k in ev.rows if isinstance(k, tuple) and ev.meets(k)]
+    around = "the cheapest mixes meeting the target" if meeting else "the closest mixes"
+    say(f"Neighbourhood check: {checked} mixes {', then '.join(map(str, steps(spec)))} node(s) "
+        f"away (one or two GPU types changed) from {around}, until no cheaper neighbour was "
+        "left to try.")  # fmt: skip
+
+
+def steps(spec: PlanSpec) -> list[int]:
+    """Step sizes of the neighbourhood check: an eighth of the widest bound range, halving
+    down to 1 node (a pattern search, Torczon 1997, SIAM J. Optim. 7(1))."""
+    span = max(c.max_nodes - c.min_nodes for c in spec.candidates)
+    out, step = [], max(1, span // 8)
+    while step > 1:
+        out.append(step)
+        step //= 2
+    return [*out, 1]
+
+
+def _descend(spec: PlanSpec, ev: Evaluator, tuner: Tuner, step: int) -> int:
+    """Moves the frontier to cheaper neighbours ``step`` nodes away that meet the target (or,
+    while none meets it, toward the target) until none is left; returns the mixes evaluated."""
     checked, misses = 0, 0
     while True:
         mixes = [k for k in ev.rows if isinstance(k, tuple) and spec.in_bounds(k)]
@@ -213,30 +239,39 @@ def _refine(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], No
             runnable = [k for k in mixes if not ev.rows[k]["error"]]
             frontier = sorted(runnable, key=lambda k: (ev.violation(k), ev.cost(k)))[:FRONTIER]
         if misses > MISS_ROUNDS:
-            break
-        todo = [n for m in frontier for n in neighbours(m)
+            return checked
+        todo = [n for m in frontier for n in neighbours(m, step) + exchanges(spec, m, step)
                 if spec.in_bounds(n) and n not in ev.rows
                 and (not meeting or spec.cost_usd_per_h(n) < ev.cost(m))]  # fmt: skip
         if not todo:
-            break
+            return checked
         new = ev.evaluate(todo, "refine")
         tuner.record(new, "refine")
         checked += len(new)
-    meeting = [k for k in ev.rows if isinstance(k, tuple) and ev.meets(k)]
-    around = "the cheapest mixes meeting the target" if meeting else "the closest mixes"
-    say(f"Neighbourhood check: {checked} mixes one node away (one or two GPU types +-1 node) "
-        f"from {around}, until no cheaper neighbour was left to try.")  # fmt: skip
 
 
-def neighbours(mix: Mix) -> list[Mix]:
-    """Mixes one node away: one type +-1, or two types +-1 each (bounds not checked)."""
+def neighbours(mix: Mix, step: int = 1) -> list[Mix]:
+    """Mixes ``step`` nodes away: one type +-step, or two types +-step each (bounds not
+    checked)."""
     out = []
     d = len(mix)
     for i in range(d):
-        for a in (-1, 1):
+        for a in (-step, step):
             out.append(_step(mix, {i: a}))
             for j in range(i + 1, d):
-                out += [_step(mix, {i: a, j: b}) for b in (-1, 1)]
+                out += [_step(mix, {i: a, j: b}) for b in (-step, step)]
+    return out
+
+
+def exchanges(spec: PlanSpec, mix: Mix, step: int = 1) -> list[Mix]:
+    """Mixes with ``step`` nodes of a type exchanged for as many nodes of a cheaper type as
+    cost no more (``floor(node price ratio) x step``): the composition changes at about the
+    same cost, which one-node steps cannot reach when the price ratio is large [R]."""
+    price = [c.gpus_per_node * c.price_usd_per_gpu_h for c in spec.candidates]
+    out = []
+    for i, j in itertools.permutations(range(len(mix)), 2):
+        if price[j] > 0 and price[i] > price[j]:
+            out.append(_step(mix, {i: -step, j: int(price[i] // price[j]) * step}))
     return out
 
 
