@@ -4,8 +4,8 @@ are not monotone in the node counts, and on the issue's lowered-target Philly ca
 The exhaustive search evaluates every mix of the grid by the planner's own rule (the plan's
 seeds, more seeds near the target, the one-sided bound), so its cheapest mix meeting the target
 is the optimum the planner is measured against. Simulations per case (planner / exhaustive),
-measured when written: LAS mean JCT 220 / 415, Gavel max-min p95 JCT 178 / 457, FIFO share
-starting within 30 min 162 / 389; each planner chose the exhaustive optimum.
+measured when written: LAS mean JCT 227 / 415, Gavel max-min p95 JCT 178 / 456, FIFO share
+starting within 30 min 167 / 387; each planner chose the exhaustive optimum.
 """
 
 from __future__ import annotations

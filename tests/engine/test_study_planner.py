@@ -55,7 +55,9 @@ def test_the_planner_finds_exactly_k_v100_nodes_when_the_trace_needs_them(tmp_pa
         assert result.chosen_scenario is not None
         assert result.chosen_scenario.cluster == result.chosen
         # today's cluster (the scenario's 512 GPUs) is the reference, evaluated and reported
-        assert result.today["today"] and result.today["meets"]
+        # (FIFO puts some of these jobs on slower P100s there, so it need not meet 1.1 h)
+        assert result.today["today"] and result.today["seeds"] == 2
+        assert result.today["mean"] >= HOUR_S
         assert result.today["cost_usd_per_h"] == pytest.approx(241.92)
         assert any(line.startswith("Today's cluster") for line in result.explanation)
         assert not any("_s " in line or "engine." in line for line in result.explanation)
