@@ -209,9 +209,12 @@ def _refine(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], No
         checked += _descend(spec, ev, tuner, step)
     meeting = [k for k in ev.rows if isinstance(k, tuple) and ev.meets(k)]
     around = "the cheapest mixes meeting the target" if meeting else "the closest mixes"
-    say(f"Neighbourhood check: {checked} mixes {', then '.join(map(str, steps(spec)))} node(s) "
-        f"away (one or two GPU types changed) from {around}, until no cheaper neighbour was "
-        "left to try.")  # fmt: skip
+    plural = "" if checked == 1 else "es"
+    say(
+        f"Neighbourhood check: {checked} more mix{plural} at steps of "
+        f"{', then '.join(map(str, steps(spec)))} node(s) from {around} (one or two GPU types "
+        "changed, or nodes exchanged for cheaper ones), until no cheaper neighbour was left."
+    )
 
 
 def steps(spec: PlanSpec) -> list[int]:

@@ -1,5 +1,6 @@
 """The study pages in a real browser: a variant with another GPU mix against the baseline, the
-planner's Pareto chart, and a shared link that reproduces the KPI table in a fresh browser.
+Planner (today's cluster and the chosen mix), and a shared link that reproduces the KPI table
+in a fresh browser.
 
 Same harness as :mod:`tests.e2e.test_browser` (Debian's Chromium, screenshots in ``artifacts/``),
 with a server of its own whose trace and result stores live in a temporary directory and whose
@@ -116,7 +117,7 @@ def _open(page, link: str, heading: str) -> None:
     page.get_by_role("heading", name=heading).first.wait_for()
 
 
-def test_a_variant_with_more_v100s_and_the_planner(server: str, browser, tmp_path) -> None:
+def test_a_variant_with_more_v100s(server: str, browser, tmp_path) -> None:
     """Duplicate the scenario as "more v100", give it 10 V100 nodes, run both over two seeds,
     read the deltas."""
     page = _new_page(browser)
