@@ -8,7 +8,10 @@ Cases:
       subprocess. Targets: pool and Ray >= 1.8x faster than serial on 2 cores, each < 3 min.
       The runs tables of the three executors must be identical (their SHA-256 is printed).
   (b) plan: the same sample, FIFO, candidates v100 / p100 / k80 (8-GPU nodes, at most 32 each,
-      Gavel's GCP prices), mean JCT at most 20,000 s over 3 seeds, on the pool. Target < 2 min.
+      Gavel's GCP prices), ``examples/plan.json`` with mean JCT at most 4 h (14,400 s; issue 23)
+      over 3 seeds (up to 10 near the target), on the pool with 2 workers, no run store.
+      Prints the wall time, the simulations, the chosen mix and today's cluster. Target < 60 s
+      on 2 cores.
 
     .venv/bin/python benchmarks/bench_study.py                 # all cases
     .venv/bin/python benchmarks/bench_study.py --case serial   # one of serial, pool, ray, plan
@@ -79,13 +82,18 @@ def run_sweep(executor: str) -> dict[str, object]:
 def run_plan() -> dict[str, object]:
     from engine.study.planner import PlanSpec, plan
 
-    spec = PlanSpec.from_json((ROOT / "examples" / "plan.json").read_text())
+    data = json.loads((ROOT / "examples" / "plan.json").read_text())
+    spec = PlanSpec.from_dict({**data, "target_value": 14_400})
     start = time.perf_counter()
     result = plan(spec, executor="pool", workers=2)
     wall_s = time.perf_counter() - start
+    chosen = result.chosen_row or {}
     return {
-        "case": "plan", "wall_s": wall_s, "simulations": result.num_simulations,
-        "mixes": len(result.tried), "explanation": result.explanation[-2:],
+        "case": "plan", "wall_s": round(wall_s, 1), "simulations": result.num_simulations,
+        "clusters": len(result.tried), "chosen": chosen.get("mix"),
+        "chosen_usd_per_h": chosen.get("cost_usd_per_h"),
+        "today_usd_per_h": result.today.get("cost_usd_per_h"),
+        "today_meets": bool(result.today.get("meets")),
     }  # fmt: skip
 
 

@@ -1,4 +1,5 @@
-"""Pure figure builders of the Compare, Sweep and Planner pages (tables in, Figures out).
+"""Pure figure builders of the Compare and Sweep pages (the Planner's are in
+`dashboard.charts_planner`) (tables in, Figures out).
 
 Variants get the policy palette in study order (:func:`dashboard.chart_style.policy_colors`);
 legends sit outside the plot on the right so they never cover data or titles.
@@ -13,7 +14,6 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard.chart_style import policy_colors, style
-from dashboard.study_tables import STUDY_METRICS
 from engine.study.paired import metric_info
 from engine.units import time_unit
 
@@ -186,62 +186,3 @@ def _titled(label: str, unit: str) -> str:
 def axis_label(path: str) -> str:
     """A dotted scenario path as words: "load.arrival_scale" -> "arrival scale"."""
     return path.rsplit(".", 1)[-1].replace("_", " ")
-
-
-def make_pareto(
-    tried: pd.DataFrame, pareto: pd.DataFrame, metric: str, target: float, chosen: str | None
-) -> go.Figure:
-    """Cost per hour against the metric (display unit) of every mix tried, with 95% whiskers:
-    the feasible region (metric at most ``target``) shaded green, feasible mixes in green,
-    the others grey, the Pareto front as a line, the chosen mix as a large star."""
-    info = STUDY_METRICS[metric]
-    scale = info.per_unit
-    fig = go.Figure()
-    highs = np.concatenate([tried["mean"].to_numpy(float), tried["ci_high"].to_numpy(float)])
-    highs = highs[np.isfinite(highs)] / scale
-    top = max(float(highs.max()) if highs.size else target, target) * 1.1
-    fig.add_hrect(y0=0, y1=target, fillcolor="rgba(0,158,115,0.10)", line_width=0,
-                  annotation_text="meets the target", annotation_position="top left")  # fmt: skip
-    fig.add_hline(y=target, line_dash="dash", line_color="#009E73",
-                  annotation_text=f"target {target:g} {info.unit}",
-                  annotation_position="bottom right")  # fmt: skip
-    for feasible, name, color in ((True, "meets the target", "#009E73"),
-                                  (False, "misses it", "#9E9E9E")):  # fmt: skip
-        rows = tried[tried["feasible"] == feasible]
-        mean = rows["mean"] / scale
-        fig.add_trace(
-            go.Scatter(
-                x=rows["cost_usd_per_h"], y=mean, mode="markers", name=name,
-                marker={"color": color, "size": 11, "line": {"color": "white", "width": 1}},
-                error_y={"type": "data", "symmetric": False, "color": color,
-                         "array": rows["ci_high"] / scale - mean,
-                         "arrayminus": mean - rows["ci_low"] / scale},
-                text=rows["mix"],
-                hovertemplate="%{text}<br>%{x:.2f} USD/h · %{y:.2f} " + info.unit
-                + "<extra></extra>",
-            )
-        )  # fmt: skip
-    fig.add_trace(
-        go.Scatter(
-            x=pareto["cost_usd_per_h"], y=pareto["mean"] / scale, mode="lines", name="Pareto front",
-            line={"color": "#0072B2", "width": 2, "shape": "hv"}, hoverinfo="skip",
-        )
-    )  # fmt: skip
-    if chosen is not None:
-        row = tried[tried["mix"] == chosen].iloc[0]
-        x, y = float(row["cost_usd_per_h"]), float(row["mean"]) / scale
-        fig.add_trace(
-            go.Scatter(
-                x=[x], y=[y], mode="markers", name=f"chosen: {chosen}",
-                marker={"symbol": "star", "size": 24, "color": "#D55E00",
-                        "line": {"color": "black", "width": 1}},
-                hovertemplate=f"chosen: {chosen}<extra></extra>",
-            )
-        )  # fmt: skip
-        fig.add_annotation(
-            x=x, y=y, text=f"chosen: {chosen}", showarrow=True, arrowhead=2, ax=60, ay=-70,
-            bgcolor="white", bordercolor="#D55E00", font={"color": "#D55E00"},
-        )  # fmt: skip
-    fig.update_xaxes(title="Cluster cost (USD per hour)", rangemode="tozero")
-    fig.update_yaxes(title=info.title, range=[0, top])
-    return _outside_legend(fig, f"Cost against {info.label}: the cheapest mix meeting the target")

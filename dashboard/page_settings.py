@@ -21,16 +21,23 @@ SETTINGS: dict[str, tuple[str, ...]] = {
                 "compare_cdf_policy"),
     "sweep": ("sweep_axis_x", "sweep_axis_y", "sweep_seeds", "sweep_metric", "sweep_policy",
               "sweep_pair_a", "sweep_pair_b"),
-    "planner": ("plan_policy", "plan_metric", "plan_target", "plan_seeds", "plan_candidates"),
+    "planner": ("plan_policy", "plan_metric", "plan_seeds", "plan_within_h", "plan_confidence",
+                "plan_max_seeds", "plan_candidates"),
 }  # fmt: skip
 """Page -> the session keys of its settings (a table, such as the Planner's candidates, is
 kept as its records)."""
-PREFIXES = {"sweep": ("sweep_values.",)}
+PREFIXES = {"sweep": ("sweep_values.",), "planner": ("plan_target_", "plan_candidates:")}
 """Page -> prefixes of further keys (the values typed per sweep axis)."""
 STATE_KEY = "page_settings"
 FRAME = "__records__"
 SEED_KEYS = ("compare_seeds", "sweep_seeds", "plan_seeds")
-NUMBER_KEYS = ("plan_target",)
+NUMBER_RANGES: dict[str, tuple[type, float, float]] = {
+    "plan_target_": (float, 0.01, 1e12),  # the target in its shown unit (a share in % <= 100)
+    "plan_within_h": (float, 0.0, 1e6),
+    "plan_confidence": (int, 50, 99),
+    "plan_max_seeds": (int, 2, 50),
+}
+"""Planner number settings (a key or a key prefix) -> (type, lowest, highest) its widget takes."""
 PLAN_CANDIDATE_COLUMNS = ("worker_type", "price_usd_per_gpu_h", "max_nodes", "gpus_per_node")
 MAX_TEXT, MAX_ROWS = 1000, 64
 
@@ -94,14 +101,25 @@ def check_setting(key: str, value: Any) -> str:
     if key in SEED_KEYS:
         ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 50
         return "" if ok else "expected a whole number of seeds from 1 to 50"
-    if key in NUMBER_KEYS:
+    number = _number_range(key)
+    if number is not None:
+        kind, low, high = number
+        high = 100.0 if key == "plan_target_start_within_share" else high
         ok = isinstance(value, int | float) and not isinstance(value, bool)
-        return "" if ok and 0 < value < 1e12 else "expected a positive number"
-    if key == "plan_candidates":
+        ok = ok and low <= value <= high and (kind is float or float(value).is_integer())
+        return "" if ok else f"expected a {kind.__name__} from {low:g} to {high:g}"
+    if key.startswith("plan_candidates"):
         return _check_table(value)
     if not isinstance(value, str) or len(value) > MAX_TEXT:
         return f"expected a text of at most {MAX_TEXT:,} characters"
     return ""
+
+
+def _number_range(key: str) -> tuple[type, float, float] | None:
+    for name, number in NUMBER_RANGES.items():
+        if key == name or (name.endswith("_") and key.startswith(name)):
+            return number
+    return None
 
 
 def _check_table(value: Any) -> str:
@@ -134,7 +152,8 @@ def apply_link_settings(settings: Mapping[str, Any]) -> list[str]:
             if why:
                 notes.append(f"{page} setting {key!r} left at its default: {why}")
             else:
-                kept[page][str(key)] = float(value) if key in NUMBER_KEYS else value
+                number = _number_range(str(key))
+                kept[page][str(key)] = number[0](value) if number else value
     s[STATE_KEY] = kept
     for values in kept.values():
         for key, value in values.items():

@@ -19,6 +19,7 @@ import argparse
 import dataclasses
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,14 +35,19 @@ if TYPE_CHECKING:
 TABLES = ("jobs", "segments", "utilization")
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line's parser: every command and argument with its help."""
     parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND",
+        help="one of these (python -m engine COMMAND --help lists its arguments):",
+    )  # fmt: skip
     run = sub.add_parser("run", help="simulate a scenario JSON and write result tables")
-    run.add_argument("scenario", type=Path)
+    run.add_argument("scenario", type=Path, help="scenario JSON (python -m engine example)")
     run.add_argument("--out", type=Path, default=Path("out"), help="output folder (default out/)")
     run.add_argument("--trace", type=Path, help="trace file for an 'upload:' trace source")
-    run.add_argument("--format", choices=("csv", "parquet", "both"), default="both")
+    run.add_argument("--format", choices=("csv", "parquet", "both"), default="both",
+                     help="table files to write (default both)")  # fmt: skip
     run.add_argument(
         "--preset", choices=sorted(PRESETS), help="apply a preset's rules to the scenario first"
     )
@@ -49,7 +55,15 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("policies", help="list registered policies and their parameters")
     sub.add_parser("presets", help="list the scenario presets (for --preset and studies)")
     study_cli.add_commands(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command is None:  # no command: the help, not a usage error
+        parser.print_help()
+        return 0
     try:
         if args.command == "example":
             print(ScenarioConfig().to_json())
@@ -79,13 +93,25 @@ def _run(scenario: Path, out: Path, trace: Path | None, fmt: str, preset: str | 
         raise EngineError(
             f"{scenario.name}: trace source is {config.trace.source!r}; pass --trace FILE"
         )
-    result = run_scenario(
-        config, upload=upload, on_progress=lambda f, name: print(f"\r{f:6.1%} {name:<30}", end="")
-    )
-    print()
+    result = run_scenario(config, upload=upload, on_progress=_progress_lines())
     write_results(result, out, fmt)
     print(summary_text(result))
     print(f"wrote {out}/")
+
+
+def _progress_lines() -> Callable[[float, str], None]:
+    """Progress for stderr: a line each time the run passes another 10% (with the policy
+    running), so stdout holds only the summary and a redirected log reads as lines (no
+    carriage returns)."""
+    shown = [-1]
+
+    def report(fraction: float, name: str) -> None:
+        tenth = int(fraction * 10)
+        if tenth > shown[0]:
+            shown[0] = tenth
+            print(f"{fraction:6.1%} {name}", file=sys.stderr, flush=True)
+
+    return report
 
 
 def write_results(result: ComparisonResult, out: Path, fmt: str = "both") -> None:

@@ -1,12 +1,14 @@
-"""Planner page: the cheapest GPU mix meeting a target, the cost/JCT Pareto chart, the search."""
+"""Planner page: the cheapest GPU mix meeting a target at a stated confidence, beside today's
+cluster; the cost/metric chart with the Pareto front; the search in words; every cluster tried."""
 
 import dataclasses
+import os
 import time
 
 import pandas as pd
 import streamlit as st
 
-from dashboard.charts_study import make_pareto
+from dashboard.charts_planner import make_plan_chart
 from dashboard.components.chart import render_chart
 from dashboard.components.plan_prices import (
     candidates_state_key,
@@ -24,43 +26,65 @@ from dashboard.components.study_run import (
 from dashboard.query import trace_store, upload_sha256
 from dashboard.run_queue import with_deadline
 from dashboard.state import apply_config, build_config
-from dashboard.study_tables import STUDY_METRICS
 from engine.errors import EngineError, SimulationCancelled
+from engine.study.planner_target import TARGET_METRICS, Target
+from engine.study.stats import FIRM_SEEDS, INTERVAL_METHOD
 from engine.study.store import default_results_dir
+
+TARGET_TITLES = {"jct_mean_s": "Mean JCT", "jct_p95_s": "p95 JCT",
+                 "queueing_delay_mean_s": "Mean queueing delay",
+                 "start_within_share": "Share of jobs starting within T"}  # fmt: skip
+TARGET_DEFAULTS = {"jct_mean_s": 4.0, "jct_p95_s": 12.0, "queueing_delay_mean_s": 30.0,
+                   "start_within_share": 95.0}  # fmt: skip
+PHASES = {"today": "today's cluster", "start": "start", "search": "search",
+          "refine": "neighbourhood check"}  # fmt: skip
 
 st.title("Planner")
 st.caption(
-    "The cheapest GPU mix whose metric, averaged over the seeds, meets a target: for one "
-    "policy on the current scenario's trace, network and rounds. Each candidate GPU type "
-    "gets its own rack; prices are editable (defaults: Gavel's GCP prices, engine.study.cost)."
+    "The cheapest GPU mix that meets a target for one policy on the current scenario's trace, "
+    "network and rounds, set beside today's cluster (the scenario's GPU mix). Prices are USD "
+    "per GPU-hour and editable; the defaults are the GCP spot prices in Gavel's code (V100 "
+    "0.74, P100 0.43, K80 0.135)."
 )
 render_flash()
 s = st.session_state
-try:
-    import engine.study.planner  # noqa: F401
-except ImportError:
-    st.info("The planner is not in this engine yet.")
-    st.stop()
 try:
     base = build_config()
 except EngineError as exc:
     st.error(f"The scenario is not valid: {exc}")
     st.stop()
 
-TARGETS = ("jct_mean_s", "jct_p95_s", "queueing_delay_mean_s")
 cols = st.columns(4)
 policy = cols[0].selectbox("Policy", [p.display_name for p in base.policies], key="plan_policy")
 s.setdefault("plan_metric", "jct_mean_s")
-metric = cols[1].selectbox("Target metric", TARGETS, key="plan_metric",
-                           format_func=lambda k: STUDY_METRICS[k].title)  # fmt: skip
-unit = STUDY_METRICS[metric]
-s.setdefault("plan_target", 2.0)
-target = cols[2].number_input(f"At most ({unit.unit})", min_value=0.001, key="plan_target")
+metric = cols[1].selectbox("Target", TARGET_METRICS, key="plan_metric",
+                           format_func=TARGET_TITLES.get)  # fmt: skip
+probe = Target(metric, 0.5 if metric == "start_within_share" else 1.0)
+s.setdefault(f"plan_target_{metric}", TARGET_DEFAULTS[metric])
+word = "At least" if not probe.at_most else "At most"
+target_shown = cols[2].number_input(f"{word} ({probe.unit})", min_value=0.01,
+                                    max_value=100.0 if not probe.at_most else None,
+                                    key=f"plan_target_{metric}")  # fmt: skip
 with cols[3]:
-    seeds = render_seed_count("plan_seeds", 2)
+    seeds = render_seed_count("plan_seeds", 3)
+cols = st.columns(4)
+s.setdefault("plan_within_h", 1.0)
+within_h = cols[0].number_input("T: jobs start within (h)", min_value=0.0, key="plan_within_h",
+                                disabled=probe.at_most)  # fmt: skip
+s.setdefault("plan_confidence", 95)
+confidence = cols[1].slider(
+    "Confidence (%)", 50, 99, key="plan_confidence",
+    help="A mix meets the target when the one-sided bound of its mean over seeds at this "
+    "confidence does; 50% decides on the mean alone.",
+)  # fmt: skip
+s.setdefault("plan_max_seeds", 10)
+max_seeds = cols[2].number_input("Seeds near the target, at most", min_value=2, max_value=50,
+                                 key="plan_max_seeds",
+                                 help="A mix whose interval straddles the target gets 2 more "
+                                 "seeds at a time, up to this many.")  # fmt: skip
 candidates_key = candidates_state_key(base.throughputs)
-s.setdefault(candidates_key, default_candidates(base.throughputs))
-st.markdown("**Candidates**: GPU types the planner may buy, with a price and an upper bound")
+s.setdefault(candidates_key, default_candidates(base))
+st.markdown("**GPU types to buy**: a price, the most nodes the plan may hold and the node size")
 render_price_sources(s[candidates_key])
 candidates = st.data_editor(
     s[candidates_key], key=f"{candidates_key}_editor", num_rows="dynamic", hide_index=True,
@@ -90,51 +114,54 @@ def _spec():
                                   int(row.max_nodes), int(row.gpus_per_node)))  # fmt: skip
         except (TypeError, ValueError) as exc:
             raise EngineError(
-                f"candidates row {i} ({row.worker_type}): a cell is empty or not a number; "
+                f"GPU types row {i} ({row.worker_type}): a cell is empty or not a number; "
                 "a GPU type without a citable price needs yours"
             ) from exc
-    return PlanSpec(dataclasses.replace(base, policies=(chosen,)), tuple(rows), metric,
-                    float(target) * unit.per_unit, tuple(seeds))  # fmt: skip
+    return PlanSpec(
+        dataclasses.replace(base, policies=(chosen,)), tuple(rows), metric,
+        float(target_shown) * probe.per_unit, tuple(seeds), confidence=confidence / 100,
+        max_seeds=max(int(max_seeds), len(seeds)), start_within_s=float(within_h) * 3600,
+    )  # fmt: skip
 
 
 def _run(spec):
-    import os
-
     from engine.study.planner import plan
 
     s["cancel_requested"] = False
     bar, started = st.progress(0.0, text="Planning…"), time.perf_counter()
 
     def on_progress(done: int, text: str) -> None:
-        bar.progress(min(done / 200, 1.0), text=f"{done} simulations · {text} · "
-                     f"{time.perf_counter() - started:.0f} s")  # fmt: skip
+        bar.progress(min(done / spec.max_simulations, 1.0), text=f"{done} simulations · {text} "
+                     f"· {time.perf_counter() - started:.0f} s")  # fmt: skip
 
     try:
         spec, budget = plan_within_budget(spec)
         with shared_slot(bar, lambda: bool(s["cancel_requested"])) as workers:
-            result = plan(spec, executor=os.environ.get(EXECUTOR_ENV, "pool"), workers=workers,
-                          results_dir=default_results_dir(), on_progress=on_progress,
-                          should_cancel=with_deadline(lambda: bool(s["cancel_requested"]),
-                                                      budget),
-                          traces=trace_store(), trace_hash=upload_sha256(),
-                          limits=budget.worker_limits())  # fmt: skip
+            return plan(spec, executor=os.environ.get(EXECUTOR_ENV, "pool"), workers=workers,
+                        results_dir=default_results_dir(), on_progress=on_progress,
+                        should_cancel=with_deadline(lambda: bool(s["cancel_requested"]), budget),
+                        traces=trace_store(), trace_hash=upload_sha256(),
+                        limits=budget.worker_limits())  # fmt: skip
     except SimulationCancelled:
-        st.warning("Planner cancelled.")
-        return None
+        st.warning("Planner cancelled; a new plan resumes from the mixes already simulated.")
     except EngineError as exc:
         st.error(str(exc))
-        return None
     finally:
         bar.empty()
-    return result
+    return None
 
 
 def _load_chosen() -> None:
-    result = s["plan_result"]
-    config = dataclasses.replace(build_config(), cluster=result.chosen)
+    config = dataclasses.replace(build_config(), cluster=s["plan_result"].chosen)
     apply_config(config)
     s["flash"] = ("success", "The chosen mix is now the current scenario's GPU mix "
                   f"({config.cluster.total_gpus} GPUs).")  # fmt: skip
+
+
+def _verdict(row) -> str:
+    if row.get("error"):
+        return "cannot run the trace"
+    return "meets the target" if row["meets"] else "misses the target"
 
 
 spec = None
@@ -149,37 +176,61 @@ if render_study_buttons("Plan", "run_plan", spec is not None):
 
 result = s.get("plan_result")
 if result is not None:
-    shown = result.spec.target_value / unit.per_unit
-    chosen = None
-    tried = result.tried
-    if result.chosen is not None:
-        cap = result.chosen.capacity()
-        label_of = {c.worker_type: c.gpus_per_node for c in result.spec.candidates}
-        nodes = tuple(cap.get(c.worker_type, 0) // label_of[c.worker_type]
-                      for c in result.spec.candidates)  # fmt: skip
-        chosen = result.spec.label(nodes)
-        st.success(f"Cheapest mix meeting {unit.label} ≤ {shown:g} {unit.unit}: "
-                   f"**{chosen}** ({result.spec.cost_usd_per_h(nodes):.2f} USD/h).")  # fmt: skip
-        st.button("Load this mix as the scenario", on_click=_load_chosen, type="primary",
-                  key="load_chosen")  # fmt: skip
+    target, today, chosen = result.spec.target, result.today, result.chosen_row
+    st.subheader(f"{target.sentence()[0].upper()}{target.sentence()[1:]}")
+    left, right = st.columns(2)
+    if today:
+        left.metric("Today's cluster", f"{today['cost_usd_per_h']:,.2f} USD/h",
+                    f"{target.words(today['mean'])}: {_verdict(today)}",
+                    delta_color="off")  # fmt: skip
+        left.caption(today["mix"])
+    if chosen is not None:
+        saving = today["cost_usd_per_h"] - chosen["cost_usd_per_h"] if today else 0.0
+        right.metric("Chosen mix", f"{chosen['cost_usd_per_h']:,.2f} USD/h",
+                     f"{-saving:+,.2f} USD/h against today", delta_color="inverse")  # fmt: skip
+        right.caption(f"{chosen['mix']}: {target.label} {target.words(chosen['mean'])}")
+        st.success(f"Cheapest mix found that meets the target: **{chosen['mix']}**, "
+                   f"{chosen['cost_usd_per_h']:,.2f} USD/h.")  # fmt: skip
+        if result.chosen is not None and result.chosen != base.cluster:
+            st.button("Load this mix as the scenario", on_click=_load_chosen, type="primary",
+                      key="load_chosen")  # fmt: skip
     else:
-        st.warning("No mix within the bounds meets the target; raise the bounds or the target.")
-    st.caption(f"{result.num_simulations} simulations run ({len(tried)} mixes × "
-               f"{len(result.spec.seeds)} seeds, stored runs reused).")  # fmt: skip
-    render_chart(make_pareto(tried, result.pareto, metric, shown, chosen), key="pareto")
+        st.warning("No mix the planner evaluated meets the target; raise the bounds or the "
+                   "target, or lower the confidence.")  # fmt: skip
+    n = len(result.spec.seeds)
+    if n < FIRM_SEEDS:
+        st.info(
+            f"With {n} seed{'s' if n != 1 else ''} per mix the intervals are wide: Student's "
+            f"t with {max(n - 1, 1)} degree{'s' if n != 2 else ''} of freedom, and the "
+            "seeds' spread is itself uncertain. Mixes near the target got more seeds (up to "
+            f"{result.spec.max_seeds}); run {FIRM_SEEDS} or more for a firmer answer."
+        )
+    render_chart(make_plan_chart(result.tried, result.pareto, target, today, chosen),
+                 key="plan_chart")  # fmt: skip
+    st.caption(f"Whiskers and the table's interval: 95% over seeds, {INTERVAL_METHOD}. "
+               f"{result.num_simulations} simulations in this plan (runs already stored are "
+               "reused).")  # fmt: skip
     with st.expander("How the search went", expanded=True):
         st.markdown("\n".join(f"{i}. {line}" for i, line in enumerate(result.explanation, 1)))
-    table = tried.assign(**{c: tried[c] / unit.per_unit for c in ("mean", "ci_low", "ci_high")})
+    per = target.per_unit
+    table = result.tried.sort_values(["today", "cost_usd_per_h"], ascending=[False, True])
+    table = table.assign(
+        **{c: table[c] / per for c in ("mean", "ci_low", "ci_high", "bound")},
+        phase=table["phase"].map(PHASES), today=table["today"].map({True: "today", False: ""}),
+    )  # fmt: skip
     number = st.column_config.NumberColumn
+    side = "upper" if target.at_most else "lower"
     st.dataframe(
         table, hide_index=True, width="stretch",
-        column_order=[c for c in table.columns if not str(c).startswith("nodes:")],  # in "Mix"
+        column_order=["today", "mix", "cost_usd_per_h", "mean", "ci_low", "ci_high", "bound",
+                      "meets", "seeds", "phase", "error"],
         column_config={
-            "mix": "Mix", "cost_usd_per_h": number("Cost (USD/h)", format="%.2f"),
-            "n": "Seeds", "mean": number(unit.title, format="%.2f"),
+            "today": "", "mix": "Mix", "cost_usd_per_h": number("Cost (USD/h)", format="%.2f"),
+            "mean": number(f"{TARGET_TITLES[target.metric]} ({target.unit})", format="%.2f"),
             "ci_low": number("95% low", format="%.2f"),
             "ci_high": number("95% high", format="%.2f"),
-            "feasible": "Meets target", "phase": "Phase", "step": "Step",
-            "error": st.column_config.TextColumn("Why not run", width="large"),
+            "bound": number(f"{result.spec.confidence:.0%} {side} bound", format="%.2f"),
+            "meets": "Meets target", "seeds": "Seeds", "phase": "Found by",
+            "error": st.column_config.TextColumn("Why it cannot run", width="large"),
         },
     )  # fmt: skip

@@ -39,8 +39,9 @@ def render_seed_count(key: str, default: int = 3) -> list[int]:
     st.session_state.setdefault(key, default)
     count = st.number_input(
         "Seeds", min_value=1, max_value=50, step=1, key=key,
-        help="Each variant runs with seeds 0..n-1 (trace and simulation); intervals are 95% "
-        "Student-t over seeds, differences are paired on the same seeds.",
+        help="Each variant runs with seeds 0..n-1 (trace and simulation); intervals are 95% over "
+        "seeds (Student's t on the log scale of the mean, never below zero), differences are "
+        "paired on the same seeds.",
     )  # fmt: skip
     return list(range(int(count)))
 

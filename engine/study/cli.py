@@ -26,12 +26,14 @@ if TYPE_CHECKING:  # the rest loads when a command runs, so `--help` stays fast
 
 def add_commands(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Registers ``sweep`` and ``plan`` on the main parser's subcommands."""
-    for name, what in (
-        ("sweep", "run a study JSON (variants x policies x seeds)"),
-        ("plan", "find the cheapest GPU mix meeting a target (plan JSON)"),
-    ):
+    for name, what, file_help in (
+        ("sweep", "run a study JSON (variants x policies x seeds)",
+         "study JSON (see examples/study.json)"),
+        ("plan", "find the cheapest GPU mix meeting a target (plan JSON)",
+         "plan JSON (see examples/plan.json)"),
+    ):  # fmt: skip
         cmd = sub.add_parser(name, help=what)
-        cmd.add_argument("file", type=Path)
+        cmd.add_argument("file", type=Path, help=file_help)
         cmd.add_argument("--out", type=Path, default=Path("out"), help="output folder")
         cmd.add_argument("--workers", type=int, help="processes / Ray CPUs (default: all cores)")
         cmd.add_argument("--ray", metavar="ADDRESS", help="run on this Ray cluster (implies ray)")

@@ -6,6 +6,9 @@
 - ``ray``: Ray tasks (``ray.init(address=...)``; without an address a local Ray with
   ``workers`` CPUs). Needs the optional extra: ``pip install .[ray]``.
 
+A caller with many small batches (the planner) opens one pool for all of them with
+:func:`open_pool` and passes it to :func:`run_tasks`: starting a pool costs about half a second.
+
 Each task runs :func:`engine.study.single.run_spec`, which depends only on the spec and the
 trace bytes, so the results are the same, bit for bit, whichever executor runs them.
 """
@@ -15,7 +18,8 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +28,7 @@ from engine.study.spec import RunSpec
 
 if TYPE_CHECKING:  # loaded where a run happens (the single run imports the simulator)
     import multiprocessing.context
-    from concurrent.futures import Future
+    from concurrent.futures import Future, ProcessPoolExecutor
 
     from engine.study.single import Payload, RunResult
 
@@ -44,7 +48,9 @@ def execute(spec: RunSpec, payload: Payload) -> RunResult:
 
 def execute_or_error(spec: RunSpec, payload: Payload) -> RunResult | EngineError:
     """:func:`execute`, returning a user-facing engine error instead of raising it (the
-    planner records a mix the policy cannot run as infeasible and goes on)."""
+    planner records a mix the policy cannot run as infeasible and goes on). The error comes
+    back as a plain :class:`EngineError` with the message: some subclasses (an oversized job's
+    error, with keyword-only fields) cannot be rebuilt from a pickle."""
     from engine.study.single import run_spec
 
     try:
@@ -52,7 +58,7 @@ def execute_or_error(spec: RunSpec, payload: Payload) -> RunResult | EngineError
     except SimulationCancelled:
         raise
     except EngineError as exc:
-        return exc
+        return EngineError(str(exc))
 
 
 def run_tasks(
@@ -65,9 +71,11 @@ def run_tasks(
     should_cancel: CancelFn | None = None,
     fn: WorkerFn = execute,
     limits: WorkerLimits | None = None,
+    pool: ProcessPoolExecutor | None = None,
 ) -> None:
     """Runs ``fn(spec, payload)`` for every task (default :func:`execute`), calling ``on_done``
-    in this process as each finishes (any order).
+    in this process as each finishes (any order). ``pool``: an open pool (:func:`open_pool`)
+    to run on instead of starting one (``executor="pool"`` only).
 
     ``limits`` caps each pool worker (:class:`WorkerLimits`); a worker beyond them stops and
     the call fails with an :class:`EngineError` saying so. The serial and Ray executors
@@ -89,7 +97,14 @@ def run_tasks(
                 raise SimulationCancelled("study cancelled")
             on_done(i, fn(spec, payload))
     elif executor == "pool":
-        _run_pool(tasks, on_done, workers, cancel, fn, limits or WorkerLimits())
+        limits = limits or WorkerLimits()
+        if pool is not None:
+            _run_on(pool, tasks, on_done, cancel, fn, limits)
+        else:
+            count = min(workers or default_workers(), len(tasks))
+            with open_pool("pool", count, limits) as own:
+                assert own is not None
+                _run_on(own, tasks, on_done, cancel, fn, limits)
     else:
         from engine.study.ray_executor import run_ray
 
@@ -167,37 +182,55 @@ def _data_bytes() -> int:
     return 0
 
 
-def _run_pool(
-    tasks: Sequence[Task],
-    on_done: DoneFn,
-    workers: int | None,
-    cancel: CancelFn,
-    fn: WorkerFn,
-    limits: WorkerLimits,
-) -> None:
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+@contextmanager
+def open_pool(
+    executor: str, workers: int | None = None, limits: WorkerLimits | None = None
+) -> Iterator[ProcessPoolExecutor | None]:
+    """A process pool of ``workers`` (default one per core), each worker capped by ``limits``
+    (:class:`WorkerLimits`), for several :func:`run_tasks` calls, shut down on exit; None
+    (nothing to open) for the other executors."""
+    if executor != "pool":
+        yield None
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    initializer = (limits or WorkerLimits()).apply
+    pool = ProcessPoolExecutor(
+        workers or default_workers(), mp_context=_context(), initializer=initializer
+    )
+    try:
+        yield pool
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _run_on(
+    pool: ProcessPoolExecutor, tasks: Sequence[Task], on_done: DoneFn, cancel: CancelFn,
+    fn: WorkerFn, limits: WorkerLimits,
+) -> None:  # fmt: skip
+    from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    count = min(workers or default_workers(), len(tasks))
-    pool = ProcessPoolExecutor(count, mp_context=_context(), initializer=limits.apply)
-    with pool:
-        futures: dict[Future[Any], int] = {
-            pool.submit(fn, spec, payload): i for i, (spec, payload) in enumerate(tasks)
-        }
-        pending: set[Future[Any]] = set(futures)
-        try:
-            while pending:
-                done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
-                for future in sorted(done, key=futures.__getitem__):
-                    on_done(futures[future], future.result())
-                if pending and cancel():
-                    raise SimulationCancelled("study cancelled")
-        except (MemoryError, BrokenProcessPool) as exc:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise EngineError(
-                "a worker process stopped: a run needed more than a worker may use "
-                f"({limits.describe()}); try fewer jobs, policies or seeds"
-            ) from exc
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    futures: dict[Future[Any], int] = {
+        pool.submit(fn, spec, payload): i for i, (spec, payload) in enumerate(tasks)
+    }
+    pending: set[Future[Any]] = set(futures)
+    try:
+        while pending:
+            done, pending = wait(pending, timeout=0.25, return_when=FIRST_COMPLETED)
+            for future in sorted(done, key=futures.__getitem__):
+                on_done(futures[future], future.result())
+            if pending and cancel():
+                raise SimulationCancelled("study cancelled")
+    except (MemoryError, BrokenProcessPool) as exc:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise EngineError(
+            "a worker process stopped: a run needed more than a worker may use "
+            f"({limits.describe()}); try fewer jobs, policies or seeds"
+        ) from exc
+    except BaseException:
+        for future in pending:
+            future.cancel()
+        raise

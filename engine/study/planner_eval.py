@@ -1,19 +1,31 @@
-"""Evaluating GPU mixes for the planner: every seed, in batches on the chosen executor.
+"""Evaluating GPU mixes for the planner: the plan's seeds in one batch on the chosen executor,
+then more seeds for mixes near the target.
+
+**Sequential seeds** [R: our rule]: after the plan's seeds, a mix whose one-sided bounds at the
+plan's confidence lie on both sides of the target (the bad-side bound misses it, the good-side
+bound meets it) gets :data:`SEEDS_PER_ROUND` more seeds (the next integers after the plan's
+largest seed), round after round, until the bounds agree or it has ``max_seeds``; then the
+bad-side bound decides. Only mixes that could still change the answer get them: today's
+cluster (the reference) and mixes cheaper than the cheapest one already meeting the target.
+Deciding after each round is a sequential test, so the stated confidence is nominal.
 
 A mix the policy cannot run (a job it never starts, a job larger than the mix) is recorded with
-the engine's message as its error, and counts as not meeting the target.
+the engine's message as its error, and does not meet the target.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from engine.config import ClusterSpec
 from engine.errors import EngineError
+from engine.study.cost import cluster_cost_usd_per_h, prices_with_defaults
 from engine.study.executors import WorkerLimits, execute_or_error, run_tasks
 from engine.study.planner import Mix, PlanSpec
 from engine.study.single import Payload, RunResult
@@ -21,8 +33,13 @@ from engine.study.spec import RunSpec
 from engine.study.stats import mean_ci
 from engine.study.store import ResultStore
 from engine.study.traces import TraceStore, trace_payload
-from engine.throughput import load_matrix
-from engine.traces import draw_trace
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+SEEDS_PER_ROUND = 2
+TODAY = "today"
+Key = Mix | str  # a mix, or TODAY for today's cluster when it is not a mix of the candidates
 
 
 class BudgetExhausted(Exception):
@@ -30,7 +47,7 @@ class BudgetExhausted(Exception):
 
 
 class Evaluator:
-    """Simulates mixes on every seed (in batches, on the chosen executor) and remembers them."""
+    """Simulates mixes on seeds (in batches, on the chosen executor) and keeps one row each."""
 
     def __init__(
         self,
@@ -50,80 +67,158 @@ class Evaluator:
         self.store = ResultStore(results_dir) if results_dir is not None else None
         self.digest = ""
         self.payload: Payload = None
-        self.rows: dict[Mix, dict[str, object]] = {}
+        self.values: dict[Key, dict[int, float]] = {}  # key -> seed -> judged value
+        self.errors: dict[Key, str] = {}
+        self.rows: dict[Key, dict[str, Any]] = {}
         self.num_simulations = 0
+        self.pool: ProcessPoolExecutor | None = None  # an open pool to run batches on
 
     def use_trace(self, traces: TraceStore | None, trace_hash: str = "") -> None:
         """Reads the trace once (from ``traces`` by ``trace_hash`` for an upload)."""
         self.digest, self.payload = trace_payload(self.spec.base, traces, trace_hash)
 
-    def largest_job_gpus(self) -> int:
-        """The largest scale factor of the trace (first seed's draw)."""
-        base = self.spec.base
-        drawn = draw_trace(
-            base.trace, load_matrix(base.throughputs), self.spec.seeds[0],
-            load=base.load, raw=self.payload,
-        )  # fmt: skip
-        return int(drawn.jobs["scale_factor"].max())
+    # --- what the search reads -------------------------------------------------------------
+    def meets(self, key: Key) -> bool:
+        return bool(self.rows[key]["meets"])
 
-    def mean(self, mix: Mix) -> float:
-        value = self.rows[mix]["mean"]
-        return float(value) if isinstance(value, float) else math.nan
+    def violation(self, key: Key) -> float:
+        return self.spec.target.violation(float(self.rows[key]["bound"]))
 
-    def meets(self, mix: Mix) -> bool:
-        return bool(self.rows[mix]["feasible"])
+    def cost(self, key: Key) -> float:
+        return float(self.rows[key]["cost_usd_per_h"])
 
-    def evaluate(self, mixes: list[Mix], phase: str, step: int) -> None:
-        """Simulates the mixes not yet tried (all seeds), in one batch.
+    def cheapest_meeting(self) -> float:
+        return min((self.cost(k) for k in self.rows if self.meets(k)), default=math.inf)
 
-        Raises:
-            BudgetExhausted: if the batch would exceed the simulation budget.
-        """
-        new = [m for m in dict.fromkeys(mixes) if m not in self.rows and any(m)]
-        specs = [self._spec(m, s) for m in new for s in self.spec.seeds]
-        stored = self.store.keys() if self.store else set()
-        results: dict[str, RunResult | EngineError] = {}
-        for spec in specs:
-            if self.store and spec.key() in stored:
-                results[spec.key()] = self.store.load(spec)
-        todo = [(s, self.payload) for s in specs if s.key() not in results]
-        if self.num_simulations + len(todo) > self.spec.max_simulations:
-            raise BudgetExhausted
+    def seeds_of(self, key: Key) -> list[int]:
+        return sorted(self.values.get(key, {})) or list(self.spec.seeds)
 
-        def done(i: int, result: RunResult | EngineError) -> None:
-            results[todo[i][0].key()] = result
-            if self.store and isinstance(result, RunResult):
-                self.store.save(result)
-
-        run_tasks(todo, done, fn=execute_or_error, **self.run_options)  # type: ignore[arg-type]
-        self.num_simulations += len(todo)
-        for m in new:
-            outcome = [results[self._spec(m, s).key()] for s in self.spec.seeds]
-            self.rows[m] = self._row(m, outcome, phase, step)
+    def restore_error(self, key: Key, phase: str, error: str) -> None:
+        """Records a mix the policy could not run, from a stored search (the run store keeps
+        finished runs only)."""
+        self.errors[key] = error
+        self._row(key, phase)
 
     def table(self) -> pd.DataFrame:
         return pd.DataFrame(list(self.rows.values()))
 
-    def _spec(self, mix: Mix, seed: int) -> RunSpec:
+    # --- evaluating ------------------------------------------------------------------------
+    def evaluate(
+        self, mixes: Iterable[Key], phase: str, seeds: list[int] | None = None
+    ) -> list[Key]:
+        """Simulates the keys not yet evaluated on the plan's seeds (or ``seeds``, when
+        restoring a stored search), then adds seeds near the target (module docstring).
+
+        Returns:
+            The keys evaluated now, in order.
+
+        Raises:
+            BudgetExhausted: if a batch would exceed the simulation budget (rows of the
+                batches already run are kept).
+        """
+        new = [k for k in dict.fromkeys(mixes) if k not in self.rows]
+        self._run({k: seeds or list(self.spec.seeds) for k in new})
+        for k in new:
+            self._row(k, phase)
+        if seeds is None:
+            self._add_seeds(new, phase)
+        return new
+
+    def _add_seeds(self, keys: list[Key], phase: str) -> None:
+        extra = (s for s in range(max(self.spec.seeds) + 1, 2**31) if s not in self.spec.seeds)
+        pool = [next(extra) for _ in range(self.spec.max_seeds - len(self.spec.seeds))]
+        while True:
+            cap = self.cheapest_meeting()
+            near = [k for k in keys if self._undecided(k) and (k == self.today_key() or
+                                                               self.cost(k) < cap)]  # fmt: skip
+            if not near:
+                return
+            todo = {}
+            for k in near:
+                have = len(self.values[k])
+                todo[k] = pool[have - len(self.spec.seeds) :][:SEEDS_PER_ROUND]
+            self._run(todo)
+            for k in near:
+                self._row(k, phase)
+
+    def _undecided(self, key: Key) -> bool:
+        row, target = self.rows[key], self.spec.target
+        if row["error"] or len(self.values[key]) >= self.spec.max_seeds:
+            return False
+        good = target.bound(list(self.values[key].values()), self.spec.confidence, worst=False)
+        return not row["meets"] and (math.isnan(good) or target.meets(good))  # 1 seed: no bound
+
+    def today_key(self) -> Key:
+        today = self.spec.today_mix()
+        return TODAY if today is None else today
+
+    def cluster(self, key: Key) -> ClusterSpec:
+        if key == TODAY or isinstance(key, str):
+            return self.spec.base.cluster
+        return self.spec.cluster(key)
+
+    def _run(self, seeds_by_key: dict[Key, list[int]]) -> None:
+        """Runs (or loads from the store) every (key, seed); records values and errors."""
+        specs = {(k, s): self._spec(k, s) for k, seeds in seeds_by_key.items() for s in seeds}
+        stored = self.store.keys() if self.store else set()
+        results: dict[tuple[Key, int], RunResult | EngineError] = {}
+        for ks, spec in specs.items():
+            if self.store and spec.key() in stored:
+                results[ks] = self.store.load(spec)
+        todo = [(ks, spec) for ks, spec in specs.items() if ks not in results]
+        if self.num_simulations + len(todo) > self.spec.max_simulations:
+            raise BudgetExhausted
+
+        def done(i: int, result: RunResult | EngineError) -> None:
+            results[todo[i][0]] = result
+            if self.store and isinstance(result, RunResult):
+                self.store.save(result)
+
+        tasks = [(spec, self.payload) for _, spec in todo]
+        run_tasks(tasks, done, fn=execute_or_error, pool=self.pool, **self.run_options)  # type: ignore[arg-type]
+        self.num_simulations += len(todo)
+        for (k, s), result in results.items():
+            if isinstance(result, EngineError):
+                self.errors.setdefault(k, str(result))
+            else:
+                self.values.setdefault(k, {})[s] = self.spec.target.of_run(result)
+
+    def _spec(self, key: Key, seed: int) -> RunSpec:
         base = self.spec.base
         trace = dataclasses.replace(base.trace, drop_oversized=False)
         scenario = dataclasses.replace(
-            base, cluster=self.spec.cluster(mix), trace=trace, seed=seed, trace_seed=seed
+            base, cluster=self.cluster(key), trace=trace, seed=seed, trace_seed=seed
         )
-        return RunSpec(scenario, self.spec.label(mix), seed, seed, self.digest, "summary")
+        return RunSpec(scenario, "plan", seed, seed, self.digest, "summary")
 
-    def _row(
-        self, mix: Mix, outcome: list[RunResult | EngineError], phase: str, step: int
-    ) -> dict[str, object]:
-        errors = [str(r) for r in outcome if isinstance(r, EngineError)]
-        values = [r.summary[self.spec.target_metric] for r in outcome if isinstance(r, RunResult)]
-        n, mean, low, high = mean_ci(values) if not errors else (0, math.nan, math.nan, math.nan)
-        row: dict[str, object] = {"mix": self.spec.label(mix)}
-        for c, count in zip(self.spec.candidates, mix, strict=True):
-            row[f"nodes:{c.worker_type}"] = count
+    def _row(self, key: Key, phase: str) -> None:
+        spec, target = self.spec, self.spec.target
+        error = self.errors.get(key, "")
+        values = [] if error else list(self.values.get(key, {}).values())
+        n, mean, low, high = mean_ci(values)
+        bound = target.bound(values, spec.confidence) if values else math.nan
+        capacity = self.cluster(key).capacity()
+        row: dict[str, Any] = {"mix": self._label(key)}
+        for c in spec.candidates:
+            row[f"nodes:{c.worker_type}"] = capacity.get(c.worker_type, 0) // c.gpus_per_node
         row.update(
-            cost_usd_per_h=self.spec.cost_usd_per_h(mix), n=n, mean=mean, ci_low=low,
-            ci_high=high, feasible=bool(not errors and mean <= self.spec.target_value),
-            phase=phase, step=step, error=errors[0] if errors else "",
+            cost_usd_per_h=_cost(self.cluster(key), spec), seeds=n, mean=mean, ci_low=low,
+            ci_high=high, bound=bound, meets=target.meets(bound), today=key == self.today_key(),
+            phase=phase, error=error,
         )  # fmt: skip
-        return row
+        self.rows[key] = row
+
+    def _label(self, key: Key) -> str:
+        if isinstance(key, str):
+            from engine.study.planner_target import gpu_name
+
+            capacity = self.spec.base.cluster.capacity()
+            return " + ".join(f"{g} {gpu_name(t)} GPUs" for t, g in capacity.items())
+        return self.spec.label(key) if isinstance(key, tuple) else str(key)
+
+
+def _cost(cluster: ClusterSpec, spec: PlanSpec) -> float:
+    """USD/h at the candidates' prices over the defaults (`engine.study.cost`); NaN for a type
+    of today's cluster that has neither."""
+    prices = prices_with_defaults({c.worker_type: c.price_usd_per_gpu_h for c in spec.candidates})
+    return cluster_cost_usd_per_h(cluster, prices)

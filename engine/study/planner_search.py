@@ -1,168 +1,346 @@
-"""The planner's search: greedy growth by marginal cost-effectiveness, then a local check.
+"""The planner's search: seeded starts, Optuna's constrained TPE sampler, then a neighbourhood
+check of the best mixes.
 
-1. **Start**: for each candidate type alone, the fewest nodes that hold the trace's largest job;
-   the cheapest of these the policy can run is the start.
-2. **Grow** (greedy): while the mix misses the target, try adding ``d = ceil(nodes / 2)`` nodes
-   (at least 1, at most the type's bound) of each type, and keep the addition with the largest
-   metric improvement per added USD/h (marginal cost-effectiveness). Growth by half the mix
-   keeps the number of steps logarithmic in the answer's size.
-3. **Refine** (local check of neighbours): from the feasible mix, try removing ``s`` nodes of
-   each type (``s`` from ``d / 2`` halving to 1), and at ``s = 1`` also swapping one node of a
-   type for one of another type that costs less; move to the cheapest neighbour that still
-   meets the target, until none does.
+The metric over a mix is noisy, its inputs are integers and it is not monotone (under FIFO,
+slow K80s make jobs slower), so the search does not climb:
 
-[R] This is our heuristic; it assumes more GPUs never make the metric worse, which a policy
-may violate, so the answer is the cheapest feasible mix *found*, not a proven optimum. Every
-mix tried is in ``PlanResult.tried``.
+1. **Today**: today's cluster is simulated first, the reference (`engine.study.planner`).
+2. **Starts**: today's mix, each type alone at its largest count and, for a type alone that
+   meets the target there, the fewest nodes of it that do (bisection on the count).
+3. **Search**: Optuna's TPE sampler (Bergstra et al., NeurIPS 2011; Optuna, Akiba et al., KDD
+   2019) proposes :data:`BATCH` mixes at a time (integer node counts per type within the
+   bounds, ``constant_liar`` for a batch), minimising the cost in USD/h subject to the target:
+   its constraint is the relative miss of the bound (``<= 0`` meets). Optuna's constrained TPE
+   ranks mixes that meet the target by cost and the others by their miss, so it proposes mixes
+   like the cheapest ones meeting it. The first :data:`RANDOM_TRIALS` proposals after the
+   starts are uniform. Proposals of a mix already evaluated do not count.
+4. **Neighbourhood check**: around the :data:`FRONTIER` cheapest mixes meeting the target,
+   every cheaper mix ``s`` nodes away (one type +-s, two types +-s each, or s nodes of a type
+   exchanged for nodes of a cheaper type, :func:`exchanges`) is evaluated; a new
+   cheapest mix becomes part of the frontier, until no cheaper neighbour is left; then ``s``
+   halves, down to 1 (:func:`steps`). If no mix meets the target, the neighbours of the
+   closest mixes are tried (all, up to :data:`MISS_ROUNDS` rounds per step).
+
+The sampler is seeded from the plan's key, so the same plan gives the same answer. Every
+evaluation is an Optuna trial (params: node counts; user attributes: seeds, phase; constraint:
+the miss), stored in a journal file beside the run store, so a re-plan of the same question
+resumes: its trials come back from the run store without simulating, and the search goes on.
+
+[R] What it guarantees: the chosen mix is the cheapest *evaluated* mix that meets the target
+(never "none" while one does), today's cluster is always evaluated and reported, and no mix
+one node away from the best mixes is cheaper and meets the target. Not guaranteed: the
+cheapest mix of the whole space (a mix far from every evaluated one may be cheaper).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+import warnings
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import optuna
+from optuna.distributions import BaseDistribution, IntDistribution
+from optuna.trial import TrialState
 
 from engine.study.planner import Mix, PlanProgressFn, PlanResult, PlanSpec, pareto_front
-from engine.study.planner_eval import BudgetExhausted, Evaluator
+from engine.study.planner_eval import TODAY, BudgetExhausted, Evaluator, Key
+
+BATCH = 8
+RANDOM_TRIALS = 8
+FRONTIER = 3
+MISS_ROUNDS = 4
 
 
-def search(spec: PlanSpec, ev: Evaluator, on_progress: PlanProgressFn | None) -> PlanResult:
-    """Runs the three phases of the module docstring; see :func:`engine.study.planner.plan`."""
+def search(
+    spec: PlanSpec, ev: Evaluator, journal: Path | None, on_progress: PlanProgressFn | None
+) -> PlanResult:
+    """Runs the four steps of the module docstring; see :func:`engine.study.planner.plan`."""
     log: list[str] = []
-    say = _sayer(log, ev, on_progress)
-    current: Mix | None = None
-    try:
-        current = _start(spec, ev, say)
-        if current is not None:
-            current = _grow(spec, ev, current, say)
-        if current is not None and ev.meets(current):
-            current = _refine(spec, ev, current, say)
-    except BudgetExhausted:
-        say(f"stopped: the next batch would exceed {spec.max_simulations} simulations")
-    tried = ev.table()
-    feasible = [m for m in ev.rows if ev.meets(m)]
-    best = min(feasible, key=lambda m: (spec.cost_usd_per_h(m), ev.mean(m)), default=None)
-    if best is None:
-        say("no mix tried meets the target")
-    else:
-        say(f"chosen: {spec.label(best)} at {spec.cost_usd_per_h(best):.2f} USD/h, "
-            f"{spec.target_metric} {ev.mean(best):.0f} s <= {spec.target_value:.0f} s")  # fmt: skip
-    say(f"{ev.num_simulations} simulations ({len(ev.rows)} mixes x {len(spec.seeds)} seeds)")
-    chosen = spec.cluster(best) if best is not None else None
-    return PlanResult(spec, tried, pareto_front(tried) if len(tried) else tried, chosen, log,
-                      ev.num_simulations)  # fmt: skip
 
-
-def _sayer(
-    log: list[str], ev: Evaluator, on_progress: PlanProgressFn | None
-) -> Callable[[str], None]:
     def say(line: str) -> None:
         log.append(line)
         if on_progress:
             on_progress(ev.num_simulations, line)
 
-    return say
+    tuner = Tuner(spec, ev, journal)
+    target = spec.target
+    say(f"Target: {target.sentence()}, met when the one-sided {spec.confidence:.0%} "
+        f"{'upper' if target.at_most else 'lower'} bound of the mean over seeds is "
+        f"{'at most' if target.at_most else 'at least'} it ({len(spec.seeds)} seeds per mix, up "
+        f"to {spec.max_seeds} near the target).")  # fmt: skip
+    try:
+        tuner.restore()
+        ev.evaluate([ev.today_key()], "today")
+        tuner.record([ev.today_key()], "today")
+        say(_today_words(spec, ev))
+        _starts(spec, ev, tuner, say)
+        _sample(spec, ev, tuner, say)
+        _refine(spec, ev, tuner, say)
+    except BudgetExhausted:
+        say(f"Stopped: the next batch would exceed the budget of {spec.max_simulations} "
+            "simulations.")  # fmt: skip
+    return _result(spec, ev, say, log)
 
 
-def _start(spec: PlanSpec, ev: Evaluator, say: Callable[[str], None]) -> Mix | None:
-    largest = ev.largest_job_gpus()
-    starts = []
-    for i, c in enumerate(spec.candidates):
-        mix = [0] * len(spec.candidates)
-        mix[i] = min(c.max_nodes, math.ceil(largest / c.gpus_per_node))
-        starts.append(tuple(mix))
-    ev.evaluate(starts, "start", 0)
-    runnable = [m for m in starts if not math.isnan(ev.mean(m))]
-    if not runnable:
-        union = tuple(max(col) for col in zip(*starts, strict=True))
-        ev.evaluate([union], "start", 0)
-        runnable = [union] if not math.isnan(ev.mean(union)) else []
-    if not runnable:
-        say(f"start: no single-type mix holding the largest job ({largest} GPUs) runs the trace")
-        return None
-    start = min(runnable, key=spec.cost_usd_per_h)
+class Tuner:
+    """The Optuna study of one plan: every evaluated mix is a trial."""
+
+    def __init__(self, spec: PlanSpec, ev: Evaluator, journal: Path | None) -> None:
+        self.spec, self.ev = spec, ev
+        self.dists: dict[str, BaseDistribution] = {
+            c.worker_type: IntDistribution(c.min_nodes, c.max_nodes) for c in spec.candidates
+        }
+        key = spec.key(ev.digest)
+        storage: Any = None
+        if journal is not None:
+            from optuna.storages.journal import JournalFileBackend, JournalStorage
+
+            journal.parent.mkdir(parents=True, exist_ok=True)
+            storage = JournalStorage(JournalFileBackend(str(journal)))
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            sampler = optuna.samplers.TPESampler(
+                seed=int(key[:8], 16), n_startup_trials=len(spec.candidates) + 2 + RANDOM_TRIALS,
+                multivariate=True, constant_liar=True,
+            )  # fmt: skip
+        self.study = optuna.create_study(
+            storage=storage, study_name=key, load_if_exists=True, sampler=sampler
+        )
+        self.search_done = 0  # search proposals of a mix not evaluated before
+        self.search_asked = 0  # all search proposals (a re-plan goes on counting)
+
+    def restore(self) -> None:
+        """Re-reads the stored trials' mixes (from the run store; no simulation if kept)."""
+        done = [t for t in self.study.trials if t.state == TrialState.COMPLETE]
+        groups: dict[tuple[str, tuple[int, ...]], list[Mix]] = {}
+        for t in done:
+            mix = tuple(int(t.params[c.worker_type]) for c in self.spec.candidates)
+            phase, seeds = str(t.user_attrs.get("phase")), tuple(t.user_attrs.get("seeds", ()))
+            self.search_asked += phase == "search"
+            self.search_done += phase == "search" and bool(t.user_attrs.get("new"))
+            if not seeds or mix in self.ev.rows:
+                continue
+            if t.user_attrs.get("error"):
+                self.ev.restore_error(mix, phase, str(t.user_attrs["error"]))
+                continue
+            groups.setdefault((phase, seeds), []).append(mix)
+        for (phase, seeds), mixes in groups.items():
+            self.ev.evaluate(mixes, phase, list(seeds))
+
+    def ask(self, count: int) -> list[tuple[optuna.trial.Trial, Mix]]:
+        trials = [self.study.ask(self.dists) for _ in range(count)]
+        return [(t, tuple(int(t.params[c.worker_type]) for c in self.spec.candidates))
+                for t in trials]  # fmt: skip
+
+    def record(self, keys: list[Key], phase: str) -> None:
+        """Tells the study about evaluated mixes (today's cluster outside the space is not)."""
+        for key in keys:
+            if isinstance(key, tuple) and key in self.ev.rows and self.spec.in_bounds(key):
+                self.study.enqueue_trial(dict(zip(self.dists, key, strict=True)))
+                self.tell(self.study.ask(self.dists), key, phase, new=True)
+
+    def tell(self, trial: optuna.trial.Trial, mix: Mix, phase: str, new: bool) -> None:
+        ev = self.ev
+        evaluated = mix in ev.rows
+        trial.set_user_attr("phase", phase)
+        trial.set_user_attr("new", new)
+        trial.set_user_attr("seeds", ev.seeds_of(mix) if evaluated else [])
+        trial.set_user_attr("error", ev.rows[mix]["error"] if evaluated else "")
+        trial.set_constraint("miss", ev.violation(mix) if evaluated else 10.0)
+        self.study.tell(trial, self.spec.cost_usd_per_h(mix))
+
+
+def _starts(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], None]) -> None:
+    """Today's mix, each type alone at its largest count, then, for each type alone that meets
+    the target there, the fewest nodes of it that do (bisection on the count, all types in one
+    batch per step; it assumes more nodes of one type do not hurt, which only steers the
+    starts)."""
+    today = spec.today_mix()
+    starts: list[Key] = [today] if today is not None and spec.in_bounds(today) else []
+    alone: list[Key] = [_alone(spec, i, c.max_nodes) for i, c in enumerate(spec.candidates)]
+    tuner.record(ev.evaluate(starts + alone, "start"), "start")
+    ranges = {i: (max(c.min_nodes, 1), c.max_nodes) for i, c in enumerate(spec.candidates)
+              if ev.meets(alone[i])}  # fmt: skip
+    while any(lo < hi for lo, hi in ranges.values()):
+        mids = {i: (lo + hi) // 2 for i, (lo, hi) in ranges.items() if lo < hi}
+        batch = [_alone(spec, i, n) for i, n in mids.items()]
+        tuner.record(ev.evaluate(batch, "start"), "start")
+        for i, n in mids.items():
+            lo, hi = ranges[i]
+            ranges[i] = (lo, n) if ev.meets(_alone(spec, i, n)) else (n + 1, hi)
+    fewest = "; ".join(_mix_words(spec, ev, _alone(spec, i, hi)) for i, (_, hi) in ranges.items())
+    alone_words = "; ".join(_mix_words(spec, ev, k) for k in alone)
     say(
-        f"start: {spec.label(start)}, the cheapest mix holding the largest job ({largest} GPUs) "
-        f"that the policy runs; {spec.target_metric} {ev.mean(start):.0f} s"
+        f"Starts: today's mix and each GPU type alone at its largest count: {alone_words}."
+        + (f" Fewest nodes of one type alone that meet the target: {fewest}." if fewest else "")
     )
-    return start
 
 
-def _grow(spec: PlanSpec, ev: Evaluator, current: Mix, say: Callable[[str], None]) -> Mix | None:
-    step = 0
-    while not ev.meets(current):
-        step += 1
-        delta = max(1, math.ceil(sum(current) / 2))
-        options = [_add(current, i, min(delta, c.max_nodes - current[i]))
-                   for i, c in enumerate(spec.candidates) if current[i] < c.max_nodes]  # fmt: skip
-        if not options:
-            say("grow: every type is at its bound and the target is not met")
-            return current
-        ev.evaluate(options, "grow", step)
-        gains = {m: _gain(spec, ev, current, m) for m in options}
-        best = max(options, key=lambda m: gains[m])
-        if not gains[best] > 0:
-            say(f"grow: adding up to {delta} node(s) of any type no longer lowers the metric")
-            return current
-        say(f"grow {step}: + {_diff(spec, current, best)} -> {spec.label(best)}: "
-            f"{spec.target_metric} {ev.mean(best):.0f} s; best gain per added USD/h "
-            f"({gains[best]:,.1f} s per USD/h)")  # fmt: skip
-        current = best
-    return current
+def _alone(spec: PlanSpec, i: int, count: int) -> Mix:
+    """Type ``i`` at ``count`` nodes, the others at their minimum."""
+    return tuple(count if j == i else c.min_nodes for j, c in enumerate(spec.candidates))
 
 
-def _refine(spec: PlanSpec, ev: Evaluator, current: Mix, say: Callable[[str], None]) -> Mix:
-    size = max(1, math.ceil(sum(current) / 4))
+def _sample(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], None]) -> None:
+    before = ev.cheapest_meeting()
+    while tuner.search_done < spec.search_trials and tuner.search_asked < 3 * spec.search_trials:
+        batch = tuner.ask(min(BATCH, spec.search_trials - tuner.search_done))
+        tuner.search_asked += len(batch)
+        new = set(ev.evaluate([m for _, m in batch if spec.in_bounds(m)], "search"))
+        for trial, mix in batch:
+            tuner.tell(trial, mix, "search", new=mix in new)
+            if mix in new:
+                new.discard(mix)
+                tuner.search_done += 1
+    best = ev.cheapest_meeting()
+    change = ("found none cheaper" if best >= before else
+              f"the cheapest meeting the target now costs {best:,.2f} USD/h")  # fmt: skip
+    say(f"Search: {tuner.search_done} mixes proposed by Optuna's TPE sampler, which favours "
+        f"cheap mixes that meet the target; {change}.")  # fmt: skip
+
+
+def _refine(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], None]) -> None:
+    checked = 0
+    for step in steps(spec):
+        checked += _descend(spec, ev, tuner, step)
+    meeting = [k for k in ev.rows if isinstance(k, tuple) and ev.meets(k)]
+    around = "the cheapest mixes meeting the target" if meeting else "the closest mixes"
+    plural = "" if checked == 1 else "es"
+    say(
+        f"Neighbourhood check: {checked} more mix{plural} at steps of "
+        f"{', then '.join(map(str, steps(spec)))} node(s) from {around} (one or two GPU types "
+        "changed, or nodes exchanged for cheaper ones), until no cheaper neighbour was left."
+    )
+
+
+def steps(spec: PlanSpec) -> list[int]:
+    """Step sizes of the neighbourhood check: an eighth of the widest bound range, halving
+    down to 1 node (a pattern search, Torczon 1997, SIAM J. Optim. 7(1))."""
+    span = max(c.max_nodes - c.min_nodes for c in spec.candidates)
+    out, step = [], max(1, span // 8)
+    while step > 1:
+        out.append(step)
+        step //= 2
+    return [*out, 1]
+
+
+def _descend(spec: PlanSpec, ev: Evaluator, tuner: Tuner, step: int) -> int:
+    """Moves the frontier to cheaper neighbours ``step`` nodes away that meet the target (or,
+    while none meets it, toward the target) until none is left; returns the mixes evaluated."""
+    checked, misses = 0, 0
     while True:
-        options = [_add(current, i, -size) for i in range(len(current)) if current[i] >= size]
-        if size == 1:
-            options += _swaps(spec, current)
-        cost = spec.cost_usd_per_h(current)
-        options = [m for m in options if any(m) and spec.cost_usd_per_h(m) < cost]
-        ev.evaluate(options, "refine", size)
-        better = [m for m in options if m in ev.rows and ev.meets(m)]
-        if better:
-            best = min(better, key=lambda m: (spec.cost_usd_per_h(m), ev.mean(m)))
-            say(f"refine: {spec.label(best)} also meets the target, for "
-                f"{spec.cost_usd_per_h(best):.2f} instead of {cost:.2f} USD/h")  # fmt: skip
-            current = best
-        elif size == 1:
-            say(f"refine: no neighbour of {spec.label(current)} (one node fewer, or one node "
-                "swapped for a cheaper type) meets the target")  # fmt: skip
-            return current
+        mixes = [k for k in ev.rows if isinstance(k, tuple) and spec.in_bounds(k)]
+        meeting = sorted((k for k in mixes if ev.meets(k)), key=lambda k: (ev.cost(k), k))
+        if meeting:
+            frontier = meeting[:FRONTIER]
         else:
-            size = max(1, size // 2)
+            misses += 1
+            runnable = [k for k in mixes if not ev.rows[k]["error"]]
+            frontier = sorted(runnable, key=lambda k: (ev.violation(k), ev.cost(k)))[:FRONTIER]
+        if misses > MISS_ROUNDS:
+            return checked
+        todo = [n for m in frontier for n in neighbours(m, step) + exchanges(spec, m, step)
+                if spec.in_bounds(n) and n not in ev.rows
+                and (not meeting or spec.cost_usd_per_h(n) < ev.cost(m))]  # fmt: skip
+        if not todo:
+            return checked
+        new = ev.evaluate(todo, "refine")
+        tuner.record(new, "refine")
+        checked += len(new)
 
 
-def _swaps(spec: PlanSpec, mix: Mix) -> list[Mix]:
-    """One node of type i swapped for one of type j, for every pair within the bounds."""
-    count = len(mix)
-    return [
-        _add(_add(mix, i, -1), j, 1)
-        for i in range(count)
-        for j in range(count)
-        if i != j and mix[i] >= 1 and mix[j] < spec.candidates[j].max_nodes
-    ]
+def neighbours(mix: Mix, step: int = 1) -> list[Mix]:
+    """Mixes ``step`` nodes away: one type +-step, or two types +-step each (bounds not
+    checked)."""
+    out = []
+    d = len(mix)
+    for i in range(d):
+        for a in (-step, step):
+            out.append(_step(mix, {i: a}))
+            for j in range(i + 1, d):
+                out += [_step(mix, {i: a, j: b}) for b in (-step, step)]
+    return out
 
 
-def _gain(spec: PlanSpec, ev: Evaluator, current: Mix, option: Mix) -> float:
-    """Metric decrease per added USD/h; a mix the policy cannot run gains nothing, and any
-    runnable mix gains infinitely over an unrunnable current one."""
-    new, old = ev.mean(option), ev.mean(current)
-    if math.isnan(new):
-        return -math.inf
-    if math.isnan(old):
-        return math.inf
-    added = spec.cost_usd_per_h(option) - spec.cost_usd_per_h(current)
-    return (old - new) / added if added > 0 else math.inf
+def exchanges(spec: PlanSpec, mix: Mix, step: int = 1) -> list[Mix]:
+    """Mixes with ``step`` nodes of a type exchanged for as many nodes of a cheaper type as
+    cost no more (``floor(node price ratio) x step``): the composition changes at about the
+    same cost, which one-node steps cannot reach when the price ratio is large [R]."""
+    price = [c.gpus_per_node * c.price_usd_per_gpu_h for c in spec.candidates]
+    out = []
+    for i, j in itertools.permutations(range(len(mix)), 2):
+        if price[j] > 0 and price[i] > price[j]:
+            out.append(_step(mix, {i: -step, j: int(price[i] // price[j]) * step}))
+    return out
 
 
-def _add(mix: Mix, i: int, count: int) -> Mix:
-    return tuple(n + count if j == i else n for j, n in enumerate(mix))
+def _step(mix: Mix, steps: dict[int, int]) -> Mix:
+    return tuple(n + steps.get(i, 0) for i, n in enumerate(mix))
 
 
-def _diff(spec: PlanSpec, before: Mix, after: Mix) -> str:
-    return ", ".join(
-        f"{b - a} {c.worker_type}"
-        for c, a, b in zip(spec.candidates, before, after, strict=True)
-        if b != a
+def _mix_words(spec: PlanSpec, ev: Evaluator, key: Key) -> str:
+    row, target = ev.rows[key], spec.target
+    if row["error"]:
+        return f"{row['mix']} cannot run the trace"
+    verdict = "meets" if row["meets"] else "misses"
+    return (f"{row['mix']} ({row['cost_usd_per_h']:,.2f} USD/h) {target.words(row['mean'])}, "
+            f"{verdict}")  # fmt: skip
+
+
+def _today_words(spec: PlanSpec, ev: Evaluator) -> str:
+    row, target = ev.rows[ev.today_key()], spec.target
+    if row["error"]:
+        return f"Today's cluster ({row['mix']}) cannot run the trace: {row['error']}"
+    side = "upper" if target.at_most else "lower"
+    verdict = "meets the target" if row["meets"] else "does not meet the target"
+    return (f"Today's cluster, {row['mix']} ({row['cost_usd_per_h']:,.2f} USD/h): "
+            f"{target.label} {target.words(row['mean'])} over {row['seeds']} seeds, "
+            f"{side} bound {target.words(row['bound'])}: {verdict}.")  # fmt: skip
+
+
+def _result(
+    spec: PlanSpec, ev: Evaluator, say: Callable[[str], None], log: list[str]
+) -> PlanResult:
+    target = spec.target
+    today = ev.rows.get(ev.today_key())
+    meeting = [k for k in ev.rows if ev.meets(k)]
+    best = min(meeting, key=lambda k: (ev.cost(k), k == TODAY), default=None)
+    if best is None:
+        runnable = [k for k in ev.rows if not ev.rows[k]["error"]]
+        close = min(runnable, key=ev.violation, default=None)
+        tail = "" if close is None else (
+            f"; the closest, {ev.rows[close]['mix']}, has a bound of "
+            f"{target.words(ev.rows[close]['bound'])}")  # fmt: skip
+        say(f"No mix evaluated meets the target{tail}.")
+    else:
+        row = ev.rows[best]
+        saving = ""
+        if today is not None and not math.isnan(today["cost_usd_per_h"]):
+            delta = today["cost_usd_per_h"] - row["cost_usd_per_h"]
+            saving = f", {abs(delta):,.2f} USD/h {'below' if delta >= 0 else 'above'} today's"
+        say(
+            f"Chosen: {row['mix']} at {row['cost_usd_per_h']:,.2f} USD/h{saving}: "
+            f"{target.label} {target.words(row['mean'])}, bound {target.words(row['bound'])}."
+        )
+    seeds_more = "more near the target" if spec.max_seeds > len(spec.seeds) else "no more"
+    say(f"{ev.num_simulations} simulations ({len(ev.rows)} clusters; {len(spec.seeds)} seeds "
+        f"each, {seeds_more}; stored runs reused).")  # fmt: skip
+    tried = ev.table()
+    for c in spec.candidates:
+        tried[f"nodes:{c.worker_type}"] = tried[f"nodes:{c.worker_type}"].astype(int)
+    pareto = pareto_front(tried, target.at_most) if len(tried) else tried
+    chosen = ev.cluster(best) if best is not None else None
+    return PlanResult(
+        spec,
+        tried,
+        pareto,
+        today or {},
+        chosen,
+        ev.rows[best] if best is not None else None,
+        log,
+        ev.num_simulations,
     )

@@ -11,7 +11,7 @@ import pandas as pd
 
 from engine.study.cost import cost_kpis, prices_with_defaults
 from engine.study.single import RunResult
-from engine.study.stats import mean_ci, paired_diff
+from engine.study.stats import mean_ci, paired_test
 from engine.study.study import Study
 
 KEY_COLUMNS = ("variant", "policy", "seed")
@@ -55,7 +55,8 @@ class StudyResult:
         return [v.name for v in self.study.all_variants()]
 
     def stats(self, metric: str) -> pd.DataFrame:
-        """Per (variant, policy): n, mean, ci_low, ci_high (95%, Student's t over seeds)."""
+        """Per (variant, policy): n, mean, ci_low, ci_high (95% over seeds on the log scale for
+        a non-negative metric, see `engine.study.stats.mean_ci`)."""
         columns = ["variant", "policy", "n", "mean", "ci_low", "ci_high"]
         rows = [(v, p, *mean_ci(g[metric].tolist())) for (v, p), g in self._groups()]
         return pd.DataFrame(rows, columns=columns)
@@ -63,7 +64,7 @@ class StudyResult:
     def paired(self, metric: str, baseline: str | None = None) -> pd.DataFrame:
         """Per (variant, policy) other than the baseline variant: the paired difference
         variant - baseline on the same seeds (same policy label): n, mean_diff, ci_low,
-        ci_high, p_value (see `engine.study.stats.paired_diff`)."""
+        ci_high, p_value (see `engine.study.stats.paired_test`)."""
         base_name = baseline or self.study.baseline_name
         runs = self.runs
         base = runs[runs["variant"] == base_name].set_index(["policy", "seed"])[metric]
@@ -72,7 +73,7 @@ class StudyResult:
             if v == base_name:
                 continue
             ref = [base.get((p, s), float("nan")) for s in g["seed"]]
-            rows.append({"variant": v, "policy": p, **paired_diff(g[metric].tolist(), ref)})
+            rows.append({"variant": v, "policy": p, **paired_test(g[metric].tolist(), ref)})
         columns = ["variant", "policy", "n", "mean_diff", "ci_low", "ci_high", "p_value"]
         return pd.DataFrame(rows, columns=columns)
 

@@ -206,7 +206,7 @@ def assumed_type_note(source: str, worker_type: str) -> str:
     """The note telling the user which GPU type step counts assume."""
     return (
         f"{source} does not record GPU types; assumed {worker_type} for step counts "
-        "— change it in the trace panel"
+        "(the scenario's assumed GPU type, trace.assumed_worker_type)"
     )
 
 

@@ -228,10 +228,11 @@ def test_a_two_axis_sweep_is_a_heatmap_and_bad_values_are_named() -> None:
     assert heat["x"] == ["1", "3"] and heat["y"] == ["0.0", "0.5"]
 
 
-def test_the_planner_finds_a_mix_draws_the_pareto_chart_and_loads_the_mix() -> None:
+def test_the_planner_finds_a_mix_shows_today_and_loads_the_mix() -> None:
     """One policy, two candidate types (v100 and k80, at most 3 nodes of 4 GPUs), a loose
-    target: the planner answers with a feasible mix, the chart marks it, and one click makes it
-    the current scenario's GPU mix."""
+    target: the planner answers with a mix that meets it, shows today's cluster beside it as a
+    point and a metric, keeps the y axis near the target, speaks in hours and USD/h, and one
+    click makes the mix the current scenario's GPU mix."""
     at = make_app()
     at.switch_page("app_pages/planner.py").run()
     assert not at.exception
@@ -240,19 +241,25 @@ def test_the_planner_finds_a_mix_draws_the_pareto_chart_and_loads_the_mix() -> N
         "max_nodes": [3, 3], "gpus_per_node": [4, 4],
     })  # fmt: skip
     at.selectbox(key="plan_policy").set_value("FIFO")
-    at.number_input(key="plan_target").set_value(120.0)  # mean JCT at most 5 days (busy trace)
-    at.number_input(key="plan_seeds").set_value(1).run()
+    at.number_input(key="plan_target_jct_mean_s").set_value(120.0)  # at most 5 days
+    at.number_input(key="plan_seeds").set_value(2).run()
     button(at, "run_plan").click().run()
     assert not at.exception
     assert not at.error, [e.value for e in at.error]
     result = at.session_state["plan_result"]
-    assert result.chosen is not None
-    assert result.num_simulations == len(result.tried)  # one seed per mix
-    assert any("Cheapest mix" in s.value for s in at.success)
+    assert result.chosen is not None and result.today["today"]
+    assert any("Cheapest mix found" in s.value for s in at.success)
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["Today's cluster"].endswith("USD/h") and "Chosen mix" in labels
+    assert any("intervals are wide" in i.value for i in at.info)  # 2 seeds < 5
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     names = [t.get("name", "") for t in spec["data"]]
-    assert "Pareto front" in names and any(n.startswith("chosen: ") for n in names)
-    assert spec["layout"]["shapes"][0]["y1"] == 120.0  # the feasible region, shaded
+    assert any(n.startswith("today's cluster: ") for n in names)
+    assert any(n.startswith("chosen: ") for n in names) and any("Pareto" in n for n in names)
+    low, high = spec["layout"]["yaxis"]["range"]
+    assert low == 0 and high <= max(240.0, 1.15 * result.today["mean"] / 3600 + 1)
+    text = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "engine." not in text and "jct_mean_s" not in text
     button(at, "load_chosen").click().run()
     assert not at.exception
     assert at.session_state["scenarios"]["base"].cluster == result.chosen

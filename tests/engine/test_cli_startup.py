@@ -46,3 +46,27 @@ def test_example_prints_the_scenario_without_the_simulator() -> None:
 def test_policies_does_load_the_registry() -> None:
     # the probe itself can fail: listing policies must import them
     assert "engine.policies" in _loaded_after(["policies"])
+
+
+def test_no_command_prints_the_help_and_exits_zero() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "engine"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "usage: python -m engine" in proc.stdout and "plan" in proc.stdout
+
+
+def test_every_argument_has_help() -> None:
+    import argparse
+
+    from engine.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    missing = [
+        f"{name} {action.dest}"
+        for name, command in commands.choices.items()
+        for action in command._actions
+        if not action.help
+    ]
+    assert commands.help and missing == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -94,7 +95,13 @@ def test_cli_runs_a_scenario_and_writes_tables(
         assert f"{label} ({fmt.unit})" in summary
         assert fmt.text(kpi[metric].iloc[0]) in summary.split(f"{label} ({fmt.unit})")[1]
     assert "e+" not in summary and "e-" not in summary
-    assert "Mean JCT" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "Mean JCT" in captured.out and summary.splitlines()[0] in captured.out
+    # progress goes to stderr as lines; stdout holds the summary only (issue 23, point 6)
+    progress = re.compile(r"^ *[0-9.]+% (FIFO|fifo\+bf|done)$")
+    assert "\r" not in captured.out + captured.err
+    assert not any(progress.match(line) for line in captured.out.splitlines())
+    assert captured.err.splitlines()[-1] == "100.0% done"
 
 
 def test_cli_reports_errors_without_a_traceback(

@@ -3,6 +3,7 @@ hand, and the sweep / plan commands end to end."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -44,17 +45,36 @@ def test_the_planner_finds_exactly_k_v100_nodes_when_the_trace_needs_them(tmp_pa
     # cheaper but cannot run this job on 2 GPUs, so the cheapest mix is k V100 nodes, no K80.
     for k in (3, 4):
         result = plan(_spec(tmp_path, k), executor="serial")
-        assert result.chosen is not None
+        assert result.chosen is not None and result.chosen_row is not None
         assert result.chosen.capacity() == {"v100": 2 * k}
         tried = result.tried.set_index("mix")
-        chosen = tried.loc[f"{k} v100 + 0 k80 nodes"]
-        assert chosen["mean"] == pytest.approx(HOUR_S) and chosen["feasible"]
-        assert not tried.loc[f"{k - 1} v100 + 0 k80 nodes", "feasible"]
-        assert tried.loc["0 v100 + 1 k80 nodes", "error"]  # the policy cannot run it
-        assert result.num_simulations == 2 * len(tried)  # every mix on both seeds
-        assert any(line.startswith("grow") for line in result.explanation)
+        chosen = tried.loc[f"{k} V100 nodes"]
+        assert chosen["mean"] == pytest.approx(HOUR_S) and chosen["meets"]
+        assert not tried.loc[f"{k - 1} V100 nodes", "meets"]
+        assert tried.loc["6 K80 nodes", "error"]  # the policy cannot run it
+        assert result.num_simulations == tried["seeds"].sum() + 2 * (tried["error"] != "").sum()
         assert result.chosen_scenario is not None
         assert result.chosen_scenario.cluster == result.chosen
+        # today's cluster (the scenario's 512 GPUs) is the reference, evaluated and reported
+        # (FIFO puts some of these jobs on slower P100s there, so it need not meet 1.1 h)
+        assert result.today["today"] and result.today["seeds"] == 2
+        assert result.today["mean"] >= HOUR_S
+        assert result.today["cost_usd_per_h"] == pytest.approx(241.92)
+        assert any(line.startswith("Today's cluster") for line in result.explanation)
+        assert not any("_s " in line or "engine." in line for line in result.explanation)
+
+
+def test_the_target_is_met_at_the_stated_confidence(tmp_path: Path) -> None:
+    # Same jobs, V100s only: 6 nodes (a start: the type alone at its bound) give exactly 1 h on
+    # every seed, so the bound equals the mean; 0.99 h is missed at any confidence, 1 h met.
+    spec = _spec(tmp_path, 3)
+    for value, meets in ((0.99 * HOUR_S, False), (HOUR_S, True)):
+        for confidence in (0.5, 0.95):
+            strict = dataclasses.replace(spec, target_value=value, confidence=confidence,
+                                         search_trials=4)  # fmt: skip
+            result = plan(strict, executor="serial")
+            row = result.tried.set_index("mix").loc["6 V100 nodes"]
+            assert row["bound"] == pytest.approx(HOUR_S) and bool(row["meets"]) is meets
 
 
 def test_pareto_front_by_hand() -> None:
@@ -63,6 +83,8 @@ def test_pareto_front_by_hand() -> None:
         "mean": [10.0, 8.0, 9.0, 8.0, float("nan")],
     })  # fmt: skip
     assert pareto_front(tried)["mix"].tolist() == ["a", "b"]
+    # higher is better (the share of jobs starting within T): b (8) is beaten by a (10)
+    assert pareto_front(tried, lower_is_better=False)["mix"].tolist() == ["a"]
 
 
 def test_plan_spec_errors_name_the_problem(tmp_path: Path) -> None:
@@ -73,6 +95,10 @@ def test_plan_spec_errors_name_the_problem(tmp_path: Path) -> None:
         PlanSpec(ScenarioConfig(), spec.candidates, "jct_mean_s", 1.0)
     with pytest.raises(ConfigError, match="unknown key"):
         PlanSpec.from_dict({"base": {}, "candidate": []})
+    with pytest.raises(ConfigError, match="confidence"):
+        dataclasses.replace(spec, confidence=0.3)
+    with pytest.raises(ConfigError, match="share"):
+        dataclasses.replace(spec, target_metric="start_within_share", target_value=95)
 
 
 def test_sweep_command_writes_tables_and_logs_progress_lines(
@@ -111,7 +137,7 @@ def test_plan_command_writes_the_chosen_scenario(
     path.write_text(json.dumps(data))
     assert main(["plan", str(path), "--out", str(tmp_path / "out"), "--executor", "serial"]) == 0
     out, err = capsys.readouterr()
-    assert "chosen: 2 v100 + 0 k80 nodes" in out and "\r" not in err
+    assert "Chosen: 2 V100 nodes" in out and "\r" not in err and "sims]" not in out
     written = (tmp_path / "out" / "chosen_scenario.json").read_text()
     chosen = ScenarioConfig.from_json(written, Origin.LOCAL)  # names the local trace file
     assert chosen.cluster.capacity() == {"v100": 4}

@@ -6,26 +6,69 @@ import math
 
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from engine.config import PolicySpec, ScenarioConfig
 from engine.study import Study, Variant, expand
 from engine.study.cost import DEFAULT_PRICES_USD_PER_GPU_H, cost_kpis
 from engine.study.result import StudyResult
 from engine.study.single import RunResult
-from engine.study.stats import mean_ci, paired_diff
+from engine.study.stats import mean_bound, mean_ci, paired_diff, t_interval
 
 # Student's t with 2 degrees of freedom has the closed-form quantile (2p - 1) / sqrt(2p(1 - p)).
 T_975_DF2 = 0.95 / math.sqrt(2 * 0.975 * 0.025)  # 4.3027
 
 
 def test_mean_ci_by_hand() -> None:
-    n, mean, low, high = mean_ci([1.0, 2.0, 3.0])  # sd 1, se 1/sqrt(3)
+    # (1, 2, 3): mean 2, sd 1, se 1/sqrt(3); on the log scale of the mean the half-width is
+    # t * se / mean, so the bounds are 2 * exp(-+ t / (2 sqrt(3))).
+    n, mean, low, high = mean_ci([1.0, 2.0, 3.0])
+    half = T_975_DF2 / (2 * math.sqrt(3))
     assert (n, mean) == (3, 2.0)
-    assert low == pytest.approx(2.0 - T_975_DF2 / math.sqrt(3), rel=1e-12)
-    assert high == pytest.approx(2.0 + T_975_DF2 / math.sqrt(3), rel=1e-12)
+    assert low == pytest.approx(2.0 * math.exp(-half), rel=1e-12)
+    assert high == pytest.approx(2.0 * math.exp(half), rel=1e-12)
     one = mean_ci([5.0, math.nan])
     assert one[:2] == (1, 5.0) and math.isnan(one[2]) and math.isnan(one[3])
     assert mean_ci([])[0] == 0
+    assert mean_ci([0.0, 0.0, 0.0])[1:] == (0.0, 0.0, 0.0)
+
+
+def test_two_seeds_far_apart_give_no_negative_bound() -> None:
+    # The case: two seeds, a t-interval would reach -972 h; the log scale cannot.
+    n, mean, low, high = mean_ci([1000.0, 50_000.0])
+    assert n == 2 and 0 < low < mean < high
+    plain = t_interval([1000.0, 50_000.0])
+    assert plain[2] < 0  # what the plain t-interval gives
+
+
+def test_t_interval_by_hand() -> None:
+    n, mean, low, high = t_interval([1.0, 2.0, 3.0])
+    assert low == pytest.approx(2.0 - T_975_DF2 / math.sqrt(3), rel=1e-12)
+    assert high == pytest.approx(2.0 + T_975_DF2 / math.sqrt(3), rel=1e-12)
+
+
+def test_mean_bound_by_hand_and_at_the_edges() -> None:
+    # t(0.95, 2) = 2.92 (closed form for 2 degrees of freedom: (2p - 1) / sqrt(2p(1 - p))).
+    t95 = 0.9 / math.sqrt(2 * 0.95 * 0.05)
+    assert mean_bound([1.0, 2.0, 3.0], 0.95) == pytest.approx(
+        2.0 * math.exp(t95 / (2 * math.sqrt(3))), rel=1e-12
+    )
+    assert mean_bound([1.0, 2.0, 3.0], 0.95, upper=False) == pytest.approx(
+        2.0 * math.exp(-t95 / (2 * math.sqrt(3))), rel=1e-12
+    )
+    assert mean_bound([1.0, 2.0, 3.0], 0.5) == 2.0  # 50% means the mean
+    assert mean_bound([4.0], 0.5) == 4.0 and math.isnan(mean_bound([4.0], 0.95))
+    assert mean_bound([1.0, 2.0, 3.0], 0.975) == mean_ci([1.0, 2.0, 3.0])[3]
+    with pytest.raises(ValueError, match="confidence"):
+        mean_bound([1.0, 2.0], 0.4)
+
+
+@given(st.lists(st.floats(0.0, 1e7), min_size=2, max_size=8))
+def test_intervals_of_non_negative_values_stay_non_negative(values: list[float]) -> None:
+    n, mean, low, high = mean_ci(values)
+    assert 0.0 <= low <= mean * (1 + 1e-12) and mean <= high * (1 + 1e-12)
+    assert mean_bound(values, 0.95) >= mean_bound(values, 0.8) >= mean * (1 - 1e-12)
 
 
 def test_paired_difference_by_hand() -> None:

@@ -1,0 +1,120 @@
+"""The Planner page's chart: cost against the target metric of every cluster evaluated, today's
+cluster and the chosen mix marked, the Pareto front, the region that meets the target shaded.
+
+The y axis is kept readable near the target: it spans the target, today's cluster and the
+chosen mix with some room (:func:`y_range`); clusters beyond it are drawn on its edge as
+triangles and counted in the legend, and keep their exact values in the table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from dashboard.chart_style import style
+from engine.study.planner_target import Target
+
+RIGHT_LEGEND = {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1, "yanchor": "top"}
+MEETS, MISSES, TODAY, CHOSEN = "#009E73", "#9E9E9E", "#000000", "#D55E00"
+
+
+def y_range(target: Target, rows: list[Mapping[str, Any]]) -> tuple[float, float]:
+    """The y range in display units: for "at most" targets from 0 to the largest of twice the
+    target and 1.15 x the means of ``rows`` (today's cluster, the chosen mix); for the share,
+    from 100% down to three times the target's distance from 100%, or below those rows."""
+    shown = [float(r["mean"]) / target.per_unit for r in rows if r and not math.isnan(r["mean"])]
+    goal = target.value / target.per_unit
+    if target.at_most:
+        return 0.0, max([2 * goal] + [1.15 * v for v in shown])
+    low = min([100 - 3 * (100 - goal)] + [v - 5 for v in shown])
+    return max(0.0, low), 100.5
+
+
+def make_plan_chart(
+    tried: pd.DataFrame,
+    pareto: pd.DataFrame,
+    target: Target,
+    today: Mapping[str, Any],
+    chosen: Mapping[str, Any] | None,
+) -> go.Figure:
+    """Cost per hour (x) against the metric's mean in its display unit (y), 95% whiskers."""
+    unit = target.per_unit
+    low, high = y_range(target, [today, chosen] if chosen else [today])
+    goal = target.value / unit
+    fig = go.Figure()
+    band = (low, goal) if target.at_most else (goal, high)
+    fig.add_hrect(y0=band[0], y1=band[1], fillcolor="rgba(0,158,115,0.10)", line_width=0,
+                  annotation_text="meets the target", annotation_position="top left")  # fmt: skip
+    fig.add_hline(y=goal, line_dash="dash", line_color=MEETS,
+                  annotation_text=f"target {target.words(target.value)}",
+                  annotation_position="bottom right")  # fmt: skip
+    runs = tried[tried["mean"].notna()]
+    for meets, name, color in ((True, "meets the target", MEETS), (False, "misses it", MISSES)):
+        _points(fig, runs[runs["meets"] == meets], name, color, unit, target, (low, high))
+    fig.add_trace(go.Scatter(
+        x=pareto["cost_usd_per_h"], y=np.clip(pareto["mean"] / unit, low, high), mode="lines",
+        name="Pareto front (cost against the mean)", hoverinfo="skip",
+        line={"color": "#0072B2", "width": 2, "shape": "hv"},
+    ))  # fmt: skip
+    _mark(fig, today, "today's cluster", TODAY, "diamond", unit, (-70, 50))
+    if chosen is not None:
+        _mark(fig, chosen, "chosen", CHOSEN, "star", unit, (60, -60))
+    fig.update_xaxes(title="Cluster cost (USD per hour)", rangemode="tozero")
+    fig.update_yaxes(title=f"{target.label[0].upper()}{target.label[1:]} ({target.unit})",
+                     range=[low, high])  # fmt: skip
+    style(fig, f"Cost against {target.label}: the cheapest mix that meets the target", 520)
+    fig.update_layout(legend=RIGHT_LEGEND, margin={"r": 260, "t": 70})
+    return fig
+
+
+def _points(
+    fig: go.Figure, rows: pd.DataFrame, name: str, color: str, unit: float, target: Target,
+    bounds: tuple[float, float],
+) -> None:  # fmt: skip
+    mean = rows["mean"] / unit
+    inside = (mean >= bounds[0]) & (mean <= bounds[1])
+    shown = rows[inside]
+    fig.add_trace(go.Scatter(
+        x=shown["cost_usd_per_h"], y=mean[inside], mode="markers", name=name,
+        marker={"color": color, "size": 10, "line": {"color": "white", "width": 1}},
+        error_y={"type": "data", "symmetric": False, "color": color, "thickness": 1,
+                 "array": shown["ci_high"] / unit - mean[inside],
+                 "arrayminus": mean[inside] - shown["ci_low"] / unit},
+        text=shown["mix"],
+        hovertemplate="%{text}<br>%{x:,.2f} USD/h · %{y:,.2f} " + target.unit + "<extra></extra>",
+    ))  # fmt: skip
+    off = rows[~inside]
+    if len(off):
+        edge = np.where(mean[~inside] > bounds[1], bounds[1], bounds[0])
+        fig.add_trace(go.Scatter(
+            x=off["cost_usd_per_h"], y=edge, mode="markers",
+            name=f"{name}, {len(off)} off the chart", text=off["mix"],
+            customdata=mean[~inside],
+            marker={"color": color, "size": 9, "symbol": "triangle-up" if target.at_most
+                    else "triangle-down", "opacity": 0.7},
+            hovertemplate="%{text}<br>%{x:,.2f} USD/h · %{customdata:,.2f} " + target.unit
+            + "<extra></extra>",
+        ))  # fmt: skip
+
+
+def _mark(
+    fig: go.Figure, row: Mapping[str, Any], name: str, color: str, symbol: str, unit: float,
+    offset: tuple[int, int],
+) -> None:  # fmt: skip
+    if not row or math.isnan(row["mean"]):
+        return
+    x, y = float(row["cost_usd_per_h"]), float(row["mean"]) / unit
+    fig.add_trace(go.Scatter(
+        x=[x], y=[y], mode="markers", name=f"{name}: {row['mix']}",
+        marker={"symbol": symbol, "size": 22, "color": color,
+                "line": {"color": "white", "width": 1}},
+        hovertemplate=f"{name}: {row['mix']}<br>%{{x:,.2f}} USD/h · %{{y:,.2f}}<extra></extra>",
+    ))  # fmt: skip
+    fig.add_annotation(x=x, y=y, text=name, showarrow=True, arrowhead=2, ax=offset[0],
+                       ay=offset[1], bgcolor="white", bordercolor=color,
+                       font={"color": color})  # fmt: skip

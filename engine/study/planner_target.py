@@ -1,0 +1,127 @@
+"""The planner's targets: which number of a run is judged, in which direction, and how it reads.
+
+- ``jct_mean_s``, ``jct_p95_s``, ``queueing_delay_mean_s``: the run's summary KPI
+  (`engine.metrics`), seconds, at most the target.
+- ``start_within_share``: the share of the trace's jobs whose queueing delay (first start -
+  arrival, `engine.results` jobs table) is at most ``start_within_s``; a job that never starts
+  counts as late. At least the target ("95% of jobs start within 1 h").
+
+A mix *meets* the target when the one-sided bound of the mean over seeds at the plan's
+confidence (`engine.study.stats.mean_bound`: the upper bound for "at most", the lower bound for
+"at least") is on the target's side; at 50% confidence the bound is the mean.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from engine.errors import ConfigError
+from engine.study.stats import mean_bound
+
+if TYPE_CHECKING:
+    from engine.study.single import RunResult
+
+TARGET_METRICS = ("jct_mean_s", "jct_p95_s", "queueing_delay_mean_s", "start_within_share")
+_WORDS = {  # metric -> (label, display unit, seconds or fraction per display unit)
+    "jct_mean_s": ("mean JCT", "h", 3600.0),
+    "jct_p95_s": ("p95 JCT", "h", 3600.0),
+    "queueing_delay_mean_s": ("mean queueing delay", "min", 60.0),
+    "start_within_share": ("share of jobs starting within T", "%", 0.01),
+}
+
+
+def gpu_name(worker_type: str) -> str:
+    """A worker type as people write it: ``"v100"`` -> ``"V100"``."""
+    return worker_type.upper()
+
+
+def within_words(seconds: float) -> str:
+    """T of the share target: "1 h", "1.5 h", "30 min"."""
+    return f"{seconds / 3600:g} h" if seconds >= 3600 else f"{seconds / 60:g} min"
+
+
+@dataclass(frozen=True)
+class Target:
+    """A target: metric, value (seconds, or a fraction for the share), T for the share."""
+
+    metric: str
+    value: float
+    start_within_s: float = 3600.0
+
+    def __post_init__(self) -> None:
+        if self.metric not in TARGET_METRICS:
+            raise ConfigError(f"target_metric must be one of {TARGET_METRICS}")
+        if self.metric == "start_within_share":
+            if not (0 < self.value <= 1 and self.start_within_s >= 0):
+                raise ConfigError("start_within_share: target_value is a share in (0, 1] and "
+                                  "start_within_s >= 0")  # fmt: skip
+        elif not self.value > 0:
+            raise ConfigError(f"target_value must be > 0 seconds, got {self.value}")
+
+    @property
+    def at_most(self) -> bool:
+        """True for "at most" targets (durations), False for the share (at least)."""
+        return self.metric != "start_within_share"
+
+    @property
+    def label(self) -> str:
+        if self.metric == "start_within_share":
+            return f"share of jobs starting within {within_words(self.start_within_s)}"
+        return _WORDS[self.metric][0]
+
+    @property
+    def unit(self) -> str:
+        """The display unit: h, min or %."""
+        return _WORDS[self.metric][1]
+
+    @property
+    def per_unit(self) -> float:
+        """Seconds (or fraction) per display unit."""
+        return _WORDS[self.metric][2]
+
+    def of_run(self, run: RunResult) -> float:
+        """The judged number of one run (seconds, or a fraction)."""
+        if self.metric != "start_within_share":
+            return float(run.summary[self.metric])
+        delay = run.jobs["queueing_delay_s"].to_numpy(dtype=float)
+        if delay.size == 0:
+            return math.nan
+        return float(np.mean(np.nan_to_num(delay, nan=math.inf) <= self.start_within_s))
+
+    def bound(self, values: Sequence[float], confidence: float, worst: bool = True) -> float:
+        """The one-sided bound on the target's bad side (``worst``), or on its good side."""
+        return mean_bound(values, confidence, upper=worst == self.at_most)
+
+    def meets(self, bound: float) -> bool:
+        if math.isnan(bound):
+            return False
+        return bound <= self.value if self.at_most else bound >= self.value
+
+    def violation(self, bound: float) -> float:
+        """How far a bound misses the target, relative to it (<= 0 when it meets it); 10 for
+        no bound (a mix the policy cannot run) [R: a constant larger than any real miss]."""
+        if math.isnan(bound):
+            return 10.0
+        miss = bound - self.value if self.at_most else self.value - bound
+        return min(10.0, miss / self.value)
+
+    def words(self, value: float) -> str:
+        """A value of the metric in its display unit: "3.62 h", "12.50 min", "94.1%"."""
+        if math.isnan(value):
+            return "n/a"
+        shown = value / self.per_unit
+        return f"{shown:,.1f}%" if self.unit == "%" else f"{shown:,.2f} {self.unit}"
+
+    def sentence(self) -> str:
+        """E.g. "mean JCT at most 4.00 h" or "at least 95.0% of jobs start within 1 h"."""
+        if self.at_most:
+            return f"{self.label} at most {self.words(self.value)}"
+        return (
+            f"at least {self.words(self.value)} of jobs start within "
+            f"{within_words(self.start_within_s)}"
+        )
