@@ -391,16 +391,18 @@ def test_a_link_carries_the_compare_and_sweep_settings_and_reruns_the_compare_pa
 def test_the_planner_settings_travel_in_the_link() -> None:
     at = make_app()
     at.switch_page("app_pages/planner.py").run()
-    at.number_input(key="plan_target").set_value(7.5).run()
+    at.number_input(key="plan_target_jct_mean_s").set_value(7.5).run()
     at.number_input(key="plan_seeds").set_value(4).run()
+    at.slider(key="plan_confidence").set_value(80).run()
     link = url_param(at, "scenario")
     fresh = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
     fresh.query_params["scenario"] = link
     fresh.run()
     assert not fresh.exception
     assert fresh.title[0].value == "Planner"
-    assert fresh.number_input(key="plan_target").value == 7.5
+    assert fresh.number_input(key="plan_target_jct_mean_s").value == 7.5
     assert fresh.number_input(key="plan_seeds").value == 4
+    assert fresh.slider(key="plan_confidence").value == 80
 
 
 def test_a_missing_upload_is_named_on_every_page() -> None:
@@ -419,12 +421,16 @@ def test_a_missing_upload_is_named_on_every_page() -> None:
 
 
 def test_a_crafted_link_with_bad_settings_opens_and_names_what_it_left_out() -> None:
-    """Seeds as text, a target of -1, a candidates table with a missing column: each is left at
-    its default and named; no page breaks."""
+    """Seeds as text, a target of -1, a confidence its slider cannot show, a candidates table
+    with a missing column: each is left at its default and named; no page breaks."""
     study = {
         "compare": {"compare_seeds": "many", "compare_metric": ["x"]},
         "sweep": {"sweep_seeds": 10**9, "sweep_values.load.arrival_scale": "1, 2", "junk": 1},
-        "planner": {"plan_target": -1, "plan_candidates": {"__records__": [{"worker_type": 1}]}},
+        "planner": {
+            "plan_target_jct_mean_s": -1,
+            "plan_confidence": 120,
+            "plan_candidates": {"__records__": [{"worker_type": 1}]},
+        },
     }
     link = encode_link(LinkState({"base": SMALL}, "base", study=study, page="compare"))
     at = AppTest.from_file(APP, default_timeout=TIMEOUT_S)
@@ -432,7 +438,14 @@ def test_a_crafted_link_with_bad_settings_opens_and_names_what_it_left_out() -> 
     at.run()
     assert not at.exception
     notes = " ".join(w.value for w in at.warning)
-    for key in ("compare_seeds", "compare_metric", "sweep_seeds", "plan_target", "plan_candidates"):
+    for key in (
+        "compare_seeds",
+        "compare_metric",
+        "sweep_seeds",
+        "plan_target_jct_mean_s",
+        "plan_confidence",
+        "plan_candidates",
+    ):
         assert repr(key) in notes, key
     assert "junk" not in notes  # not a setting of any page: ignored
     assert at.number_input(key="compare_seeds").value == 3

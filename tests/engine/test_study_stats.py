@@ -14,7 +14,7 @@ from engine.study import Study, Variant, expand
 from engine.study.cost import DEFAULT_PRICES_USD_PER_GPU_H, cost_kpis
 from engine.study.result import StudyResult
 from engine.study.single import RunResult
-from engine.study.stats import mean_bound, mean_ci, paired_diff, t_interval
+from engine.study.stats import mean_bound, mean_ci, paired_test, t_interval
 
 # Student's t with 2 degrees of freedom has the closed-form quantile (2p - 1) / sqrt(2p(1 - p)).
 T_975_DF2 = 0.95 / math.sqrt(2 * 0.975 * 0.025)  # 4.3027
@@ -71,10 +71,10 @@ def test_intervals_of_non_negative_values_stay_non_negative(values: list[float])
     assert mean_bound(values, 0.95) >= mean_bound(values, 0.8) >= mean * (1 - 1e-12)
 
 
-def test_paired_difference_by_hand() -> None:
+def test_paired_testerence_by_hand() -> None:
     # d = (2, 1, 4): mean 7/3, sd sqrt(7/3), se sqrt(7)/3, t = sqrt(7); with 2 degrees of
     # freedom P(|T| > t) = 1 - t / sqrt(t^2 + 2) = 1 - sqrt(7)/3.
-    out = paired_diff([10.0, 12.0, 15.0], [8.0, 11.0, 11.0])
+    out = paired_test([10.0, 12.0, 15.0], [8.0, 11.0, 11.0])
     se = math.sqrt(7) / 3
     assert out["n"] == 3 and out["mean_diff"] == pytest.approx(7 / 3)
     assert out["ci_low"] == pytest.approx(7 / 3 - T_975_DF2 * se, rel=1e-12)
@@ -82,10 +82,10 @@ def test_paired_difference_by_hand() -> None:
     assert out["p_value"] == pytest.approx(1 - math.sqrt(7) / 3, rel=1e-9)
 
 
-def test_paired_difference_conventions_for_constant_differences() -> None:
-    assert paired_diff([1.0, 2.0], [1.0, 2.0])["p_value"] == 1.0
-    assert paired_diff([2.0, 3.0], [1.0, 2.0])["p_value"] == 0.0
-    assert math.isnan(paired_diff([2.0], [1.0])["p_value"])
+def test_paired_testerence_conventions_for_constant_differences() -> None:
+    assert paired_test([1.0, 2.0], [1.0, 2.0])["p_value"] == 1.0
+    assert paired_test([2.0, 3.0], [1.0, 2.0])["p_value"] == 0.0
+    assert math.isnan(paired_test([2.0], [1.0])["p_value"])
 
 
 def _fake_result(values: dict[tuple[str, str, int], float]) -> StudyResult:
