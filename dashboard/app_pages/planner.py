@@ -43,8 +43,7 @@ st.title("Planner")
 st.caption(
     "The cheapest GPU mix that meets a target for one policy on the current scenario's trace, "
     "network and rounds, set beside today's cluster (the scenario's GPU mix). Prices are USD "
-    "per GPU-hour and editable; the defaults are the GCP spot prices in Gavel's code (V100 "
-    "0.74, P100 0.43, K80 0.135)."
+    "per GPU-hour and editable; each default's source is listed above the table."
 )
 render_flash()
 s = st.session_state
@@ -201,7 +200,7 @@ if result is not None:
     if n < FIRM_SEEDS:
         st.info(
             f"With {n} seed{'s' if n != 1 else ''} per mix the intervals are wide: Student's "
-            f"t with {max(n - 1, 1)} degree{'s' if n != 2 else ''} of freedom, and the "
+            f"t with {max(n - 1, 1)} degree{'s' if n > 2 else ''} of freedom, and the "
             "seeds' spread is itself uncertain. Mixes near the target got more seeds (up to "
             f"{result.spec.max_seeds}); run {FIRM_SEEDS} or more for a firmer answer."
         )
