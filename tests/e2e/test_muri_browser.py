@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.e2e.test_browser import _click_run, _screenshot, page, server  # noqa: F401
 
@@ -21,9 +22,20 @@ pytestmark = pytest.mark.e2e
 
 
 def _pick(scope, page, label: str, option: str) -> None:  # noqa: F811
-    """Chooses ``option`` in the selectbox labelled ``label`` inside ``scope``."""
-    scope.get_by_test_id("stSelectbox").filter(has_text=label).click()
-    page.get_by_role("option", name=option, exact=True).click()
+    """Chooses ``option`` in the selectbox labelled ``label`` inside ``scope``. A rerun of the
+    page (e.g. the upload's) can close the list just opened, so the opening is retried."""
+    box = scope.get_by_test_id("stSelectbox").filter(has_text=label)
+    choice = page.get_by_role("option", name=option, exact=True)
+    for attempt in range(5):
+        box.click()
+        try:
+            choice.wait_for(timeout=10_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 4:
+                raise
+            page.keyboard.press("Escape")
+    choice.click()
 
 
 def test_muris_trace_states_its_format_and_speeds_and_runs(server: str, page) -> None:  # noqa: F811
