@@ -67,9 +67,11 @@ def _wait_healthy(url: str, process: subprocess.Popen, timeout_s: float = 60.0) 
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    """URL of a dashboard server started for these tests (always stopped afterwards)."""
-    yield from serve_dashboard()
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """URL of a dashboard server started for these tests (always stopped afterwards), with a
+    result and trace store of its own: runs stored by an earlier server on this machine
+    (``~/.cache/gpusched``) would come back at once and hide the progress a test reads."""
+    yield from serve_dashboard({"GPUSCHED_STORE": str(tmp_path_factory.mktemp("store"))})
 
 
 def serve_dashboard(env: dict[str, str] | None = None) -> Iterator[str]:
