@@ -65,7 +65,7 @@ def _render_type_mtbf() -> None:
     """GPU types whose nodes fail at another rate than the node MTBF above (e.g. older K80s)."""
     config = {
         "worker_type": st.column_config.SelectboxColumn(
-            "GPU type", options=worker_types(), required=True,
+            "GPU type", options=worker_types(st.session_state["throughputs"]), required=True,
             help="A GPU type of the GPU mix",
         ),
         "node_mtbf_h": st.column_config.NumberColumn(
