@@ -11,6 +11,10 @@ Deciding after each round is a sequential test, so the stated confidence is nomi
 
 A mix the policy cannot run (a job it never starts, a job larger than the mix) is recorded with
 the engine's message as its error, and does not meet the target.
+
+With failures on (`engine.config.FailureConfig`), every run simulates them and each row also
+carries ``goodput``: the mean over the mix's seeds of the run's goodput (useful over allocated
+GPU-hours, `engine.metrics`), a fraction; with a spares dimension, ``spares`` too.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from engine.config import ClusterSpec
 from engine.errors import EngineError
 from engine.study.cost import cluster_cost_usd_per_h, prices_with_defaults
 from engine.study.executors import WorkerLimits, execute_or_error, run_tasks
-from engine.study.planner import Mix, PlanSpec
+from engine.study.planner_target import gpu_name
+from engine.study.planner_types import Mix, PlanSpec, spares_words
 from engine.study.single import Payload, RunResult
 from engine.study.spec import RunSpec
 from engine.study.stats import mean_ci
@@ -68,6 +73,7 @@ class Evaluator:
         self.digest = ""
         self.payload: Payload = None
         self.values: dict[Key, dict[int, float]] = {}  # key -> seed -> judged value
+        self.goodput: dict[Key, dict[int, float]] = {}  # key -> seed -> goodput (failures on)
         self.errors: dict[Key, str] = {}
         self.rows: dict[Key, dict[str, Any]] = {}
         self.num_simulations = 0
@@ -182,9 +188,11 @@ class Evaluator:
                 self.errors.setdefault(k, str(result))
             else:
                 self.values.setdefault(k, {})[s] = self.spec.target.of_run(result)
+                if self.spec.base.failures.enabled:
+                    self.goodput.setdefault(k, {})[s] = float(result.summary["goodput"])
 
     def _spec(self, key: Key, seed: int) -> RunSpec:
-        base = self.spec.base
+        base = self.spec.scenario(None if isinstance(key, str) else key)
         trace = dataclasses.replace(base.trace, drop_oversized=False)
         scenario = dataclasses.replace(
             base, cluster=self.cluster(key), trace=trace, seed=seed, trace_seed=seed
@@ -199,21 +207,39 @@ class Evaluator:
         bound = target.bound(values, spec.confidence) if values else math.nan
         capacity = self.cluster(key).capacity()
         row: dict[str, Any] = {"mix": self._label(key)}
+        spares = self._spares(key)
         for c in spec.candidates:
-            row[f"nodes:{c.worker_type}"] = capacity.get(c.worker_type, 0) // c.gpus_per_node
+            nodes = capacity.get(c.worker_type, 0) // c.gpus_per_node
+            row[f"nodes:{c.worker_type}"] = nodes - spares if nodes else 0
+        if spec.searches_spares:
+            row["spares"] = spares
         row.update(
             cost_usd_per_h=_cost(self.cluster(key), spec), seeds=n, mean=mean, ci_low=low,
             ci_high=high, bound=bound, meets=target.meets(bound), today=key == self.today_key(),
             phase=phase, error=error,
         )  # fmt: skip
+        if spec.base.failures.enabled:
+            goodput = [] if error else list(self.goodput.get(key, {}).values())
+            row["goodput"] = sum(goodput) / len(goodput) if goodput else math.nan
         self.rows[key] = row
+
+    def _spares(self, key: Key) -> int:
+        """Spare nodes per type held in the key's cluster (counted in its capacity) when the
+        plan searches spares; 0 otherwise (the row's node counts are the cluster's, as
+        before)."""
+        if not self.spec.searches_spares:
+            return 0
+        if isinstance(key, str):
+            return self.spec.base.failures.spares_per_type
+        return self.spec.spares(key)
 
     def _label(self, key: Key) -> str:
         if isinstance(key, str):
-            from engine.study.planner_target import gpu_name
-
             capacity = self.spec.base.cluster.capacity()
-            return " + ".join(f"{g} {gpu_name(t)} GPUs" for t, g in capacity.items())
+            words = " + ".join(f"{g} {gpu_name(t)} GPUs" for t, g in capacity.items())
+            if self.spec.searches_spares:
+                words += spares_words(self._spares(key))
+            return words
         return self.spec.label(key) if isinstance(key, tuple) else str(key)
 
 

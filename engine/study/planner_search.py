@@ -5,18 +5,22 @@ The metric over a mix is noisy, its inputs are integers and it is not monotone (
 slow K80s make jobs slower), so the search does not climb:
 
 1. **Today**: today's cluster is simulated first, the reference (`engine.study.planner`).
-2. **Starts**: today's mix, each type alone at its largest count and, for a type alone that
-   meets the target there, the fewest nodes of it that do (bisection on the count).
+2. **Starts**: today's mix, each type alone at its largest count (without spares and, when the
+   plan searches spares, also with the most spares) and, for a type alone that meets the
+   target there, the fewest nodes of it that do (bisection on the count, with no spares if
+   that meets the target, else with the most).
 3. **Search**: Optuna's TPE sampler (Bergstra et al., NeurIPS 2011; Optuna, Akiba et al., KDD
    2019) proposes :data:`BATCH` mixes at a time (integer node counts per type within the
-   bounds, ``constant_liar`` for a batch), minimising the cost in USD/h subject to the target:
+   bounds, and spares per type within ``max_spares`` when the plan searches spares,
+   ``constant_liar`` for a batch), minimising the cost in USD/h subject to the target:
    its constraint is the relative miss of the bound (``<= 0`` meets). Optuna's constrained TPE
    ranks mixes that meet the target by cost and the others by their miss, so it proposes mixes
    like the cheapest ones meeting it. The first :data:`RANDOM_TRIALS` proposals after the
    starts are uniform. Proposals of a mix already evaluated do not count.
 4. **Neighbourhood check**: around the :data:`FRONTIER` cheapest mixes meeting the target,
-   every cheaper mix ``s`` nodes away (one type +-s, two types +-s each, or s nodes of a type
-   exchanged for nodes of a cheaper type, :func:`exchanges`) is evaluated; a new
+   every cheaper mix ``s`` nodes away (one type +-s, two types +-s each, the spares count
+   counting as a type, or s nodes of a type exchanged for nodes of a cheaper type,
+   :func:`exchanges`) is evaluated; a new
    cheapest mix becomes part of the frontier, until no cheaper neighbour is left; then ``s``
    halves, down to 1 (:func:`steps`). If no mix meets the target, the neighbours of the
    closest mixes are tried (all, up to :data:`MISS_ROUNDS` rounds per step).
@@ -45,9 +49,10 @@ import optuna
 from optuna.distributions import BaseDistribution, IntDistribution
 from optuna.trial import TrialState
 
-from engine.study.planner import Mix, PlanProgressFn, PlanResult, PlanSpec, pareto_front
 from engine.study.planner_eval import TODAY, BudgetExhausted, Evaluator, Key
+from engine.study.planner_types import Mix, PlanProgressFn, PlanResult, PlanSpec, pareto_front
 
+SPARES = "spares per type"  # the spares dimension's Optuna parameter (no worker type's name)
 BATCH = 8
 RANDOM_TRIALS = 8
 FRONTIER = 3
@@ -93,6 +98,8 @@ class Tuner:
         self.dists: dict[str, BaseDistribution] = {
             c.worker_type: IntDistribution(c.min_nodes, c.max_nodes) for c in spec.candidates
         }
+        if spec.searches_spares:
+            self.dists[SPARES] = IntDistribution(0, spec.max_spares)
         key = spec.key(ev.digest)
         storage: Any = None
         if journal is not None:
@@ -118,7 +125,7 @@ class Tuner:
         done = [t for t in self.study.trials if t.state == TrialState.COMPLETE]
         groups: dict[tuple[str, tuple[int, ...]], list[Mix]] = {}
         for t in done:
-            mix = tuple(int(t.params[c.worker_type]) for c in self.spec.candidates)
+            mix = self.mix(t.params)
             phase, seeds = str(t.user_attrs.get("phase")), tuple(t.user_attrs.get("seeds", ()))
             self.search_asked += phase == "search"
             self.search_done += phase == "search" and bool(t.user_attrs.get("new"))
@@ -133,8 +140,11 @@ class Tuner:
 
     def ask(self, count: int) -> list[tuple[optuna.trial.Trial, Mix]]:
         trials = [self.study.ask(self.dists) for _ in range(count)]
-        return [(t, tuple(int(t.params[c.worker_type]) for c in self.spec.candidates))
-                for t in trials]  # fmt: skip
+        return [(t, self.mix(t.params)) for t in trials]
+
+    def mix(self, params: dict[str, Any]) -> Mix:
+        """A trial's mix: node counts in candidate order, then spares if searched."""
+        return tuple(int(params[name]) for name in self.dists)
 
     def record(self, keys: list[Key], phase: str) -> None:
         """Tells the study about evaluated mixes (today's cluster outside the space is not)."""
@@ -162,27 +172,37 @@ def _starts(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], No
     today = spec.today_mix()
     starts: list[Key] = [today] if today is not None and spec.in_bounds(today) else []
     alone: list[Key] = [_alone(spec, i, c.max_nodes) for i, c in enumerate(spec.candidates)]
-    tuner.record(ev.evaluate(starts + alone, "start"), "start")
+    spared: list[Key] = []
+    if spec.searches_spares:
+        spared = [_alone(spec, i, c.max_nodes, spec.max_spares)
+                  for i, c in enumerate(spec.candidates)]  # fmt: skip
+    tuner.record(ev.evaluate(starts + alone + spared, "start"), "start")
+    spares = {i: 0 if ev.meets(alone[i]) else spec.max_spares
+              for i in range(len(spec.candidates))
+              if ev.meets(alone[i]) or (spared and ev.meets(spared[i]))}  # fmt: skip
     ranges = {i: (max(c.min_nodes, 1), c.max_nodes) for i, c in enumerate(spec.candidates)
-              if ev.meets(alone[i])}  # fmt: skip
+              if i in spares}  # fmt: skip
     while any(lo < hi for lo, hi in ranges.values()):
         mids = {i: (lo + hi) // 2 for i, (lo, hi) in ranges.items() if lo < hi}
-        batch = [_alone(spec, i, n) for i, n in mids.items()]
+        batch = [_alone(spec, i, n, spares[i]) for i, n in mids.items()]
         tuner.record(ev.evaluate(batch, "start"), "start")
         for i, n in mids.items():
             lo, hi = ranges[i]
-            ranges[i] = (lo, n) if ev.meets(_alone(spec, i, n)) else (n + 1, hi)
-    fewest = "; ".join(_mix_words(spec, ev, _alone(spec, i, hi)) for i, (_, hi) in ranges.items())
-    alone_words = "; ".join(_mix_words(spec, ev, k) for k in alone)
+            ranges[i] = (lo, n) if ev.meets(_alone(spec, i, n, spares[i])) else (n + 1, hi)
+    fewest = "; ".join(_mix_words(spec, ev, _alone(spec, i, hi, spares[i]))
+                       for i, (_, hi) in ranges.items())  # fmt: skip
+    alone_words = "; ".join(_mix_words(spec, ev, k) for k in alone + spared)
     say(
         f"Starts: today's mix and each GPU type alone at its largest count: {alone_words}."
         + (f" Fewest nodes of one type alone that meet the target: {fewest}." if fewest else "")
     )
 
 
-def _alone(spec: PlanSpec, i: int, count: int) -> Mix:
-    """Type ``i`` at ``count`` nodes, the others at their minimum."""
-    return tuple(count if j == i else c.min_nodes for j, c in enumerate(spec.candidates))
+def _alone(spec: PlanSpec, i: int, count: int, spares: int = 0) -> Mix:
+    """Type ``i`` at ``count`` nodes, the others at their minimum (and ``spares`` per type
+    when the plan searches spares)."""
+    nodes = tuple(count if j == i else c.min_nodes for j, c in enumerate(spec.candidates))
+    return (*nodes, spares) if spec.searches_spares else nodes
 
 
 def _sample(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], None]) -> None:
@@ -269,10 +289,11 @@ def neighbours(mix: Mix, step: int = 1) -> list[Mix]:
 def exchanges(spec: PlanSpec, mix: Mix, step: int = 1) -> list[Mix]:
     """Mixes with ``step`` nodes of a type exchanged for as many nodes of a cheaper type as
     cost no more (``floor(node price ratio) x step``): the composition changes at about the
-    same cost, which one-node steps cannot reach when the price ratio is large [R]."""
+    same cost, which one-node steps cannot reach when the price ratio is large [R]. Spares are
+    not exchanged (their price depends on the types the mix holds)."""
     price = [c.gpus_per_node * c.price_usd_per_gpu_h for c in spec.candidates]
     out = []
-    for i, j in itertools.permutations(range(len(mix)), 2):
+    for i, j in itertools.permutations(range(len(spec.candidates)), 2):
         if price[j] > 0 and price[i] > price[j]:
             out.append(_step(mix, {i: -step, j: int(price[i] // price[j]) * step}))
     return out
@@ -287,8 +308,16 @@ def _mix_words(spec: PlanSpec, ev: Evaluator, key: Key) -> str:
     if row["error"]:
         return f"{row['mix']} cannot run the trace"
     verdict = "meets" if row["meets"] else "misses"
-    return (f"{row['mix']} ({row['cost_usd_per_h']:,.2f} USD/h) {target.words(row['mean'])}, "
-            f"{verdict}")  # fmt: skip
+    return (f"{row['mix']} ({row['cost_usd_per_h']:,.2f} USD/h) {target.words(row['mean'])}"
+            f"{_goodput_words(row)}, {verdict}")  # fmt: skip
+
+
+def _goodput_words(row: dict[str, Any] | Any) -> str:
+    """``", goodput 97.3%"`` with failures on (the row has goodput), else ``""``."""
+    if "goodput" not in row:
+        return ""
+    value = row["goodput"]
+    return ", goodput n/a" if math.isnan(value) else f", goodput {value:.1%}"
 
 
 def _today_words(spec: PlanSpec, ev: Evaluator) -> str:
@@ -299,7 +328,8 @@ def _today_words(spec: PlanSpec, ev: Evaluator) -> str:
     verdict = "meets the target" if row["meets"] else "does not meet the target"
     return (f"Today's cluster, {row['mix']} ({row['cost_usd_per_h']:,.2f} USD/h): "
             f"{target.label} {target.words(row['mean'])} over {row['seeds']} seeds, "
-            f"{side} bound {target.words(row['bound'])}: {verdict}.")  # fmt: skip
+            f"{side} bound {target.words(row['bound'])}{_goodput_words(row)}: "
+            f"{verdict}.")  # fmt: skip
 
 
 def _result(
@@ -324,7 +354,8 @@ def _result(
             saving = f", {abs(delta):,.2f} USD/h {'below' if delta >= 0 else 'above'} today's"
         say(
             f"Chosen: {row['mix']} at {row['cost_usd_per_h']:,.2f} USD/h{saving}: "
-            f"{target.label} {target.words(row['mean'])}, bound {target.words(row['bound'])}."
+            f"{target.label} {target.words(row['mean'])}, bound {target.words(row['bound'])}"
+            f"{_goodput_words(row)}."
         )
     seeds_more = "more near the target" if spec.max_seeds > len(spec.seeds) else "no more"
     say(f"{ev.num_simulations} simulations ({len(ev.rows)} clusters; {len(spec.seeds)} seeds "
