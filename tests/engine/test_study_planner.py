@@ -11,7 +11,14 @@ import pandas as pd
 import pytest
 
 from engine.cli import main
-from engine.config import PolicySpec, ScenarioConfig, TraceSpec
+from engine.config import (
+    ClusterSpec,
+    FailureConfig,
+    NodeGroup,
+    PolicySpec,
+    ScenarioConfig,
+    TraceSpec,
+)
 from engine.errors import ConfigError
 from engine.sources import Origin
 from engine.study.planner import Candidate, PlanSpec, pareto_front, plan
@@ -99,6 +106,71 @@ def test_plan_spec_errors_name_the_problem(tmp_path: Path) -> None:
         dataclasses.replace(spec, confidence=0.3)
     with pytest.raises(ConfigError, match="share"):
         dataclasses.replace(spec, target_metric="start_within_share", target_value=95)
+
+
+def _failing_spec(tmp_path: Path, max_spares: int) -> PlanSpec:
+    """Four one-hour 2-GPU jobs at time 0 on at most two 2-GPU V100 nodes whose MTBF is 4 h
+    (a failure in most runs) and whose repair takes 24 h; p95 JCT at most 3 h, decided on the
+    mean of 5 seeds."""
+    base = ScenarioConfig(
+        trace=TraceSpec(source=str(_trace(tmp_path, 4))), policies=(PolicySpec("fifo"),),
+        cluster=ClusterSpec((NodeGroup("v100", 2, 2, "rack0"),)),
+        failures=FailureConfig(enabled=True, node_mtbf_h=4.0, repair_h=24.0),
+    )  # fmt: skip
+    return PlanSpec(base, (Candidate("v100", 1.0, 2, 2),), "jct_p95_s", 3 * HOUR_S,
+                    (0, 1, 2, 3, 4), confidence=0.5, max_spares=max_spares)  # fmt: skip
+
+
+def test_with_frequent_failures_only_the_spares_dimension_meets_a_p95_target(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Without failures the four jobs run two at a time on the two nodes: JCTs 1, 1, 2, 2 h, p95
+    # 2 h. A failed node is out for 24 h, so with no spare the jobs it held wait for the other
+    # node or the repair: no mix of at most two nodes without spares meets 3 h. A spare swaps
+    # in after 600 s, so the jobs lose at most a checkpoint interval and the swap.
+    plain = plan(_failing_spec(tmp_path, 0), executor="serial")
+    assert plain.chosen is None and "spares" not in plain.tried.columns
+    assert not plain.tried["meets"].any() and set(plain.tried["nodes:v100"]) == {1, 2}
+    result = plan(_failing_spec(tmp_path, 2), executor="serial")
+    row = result.chosen_row
+    assert row is not None and row["meets"] and row["nodes:v100"] == 2 and row["spares"] >= 1
+    # spares are bought: (2 nodes + spares) x 2 GPUs x 1 USD per GPU-hour
+    assert row["cost_usd_per_h"] == pytest.approx((2 + row["spares"]) * 2 * 1.0)
+    assert row["mean"] >= 2 * HOUR_S  # never below the failure-free p95
+    tried = result.tried
+    assert not tried[tried["spares"] == 0]["meets"].any()
+    cheaper = tried[tried["cost_usd_per_h"] < row["cost_usd_per_h"]]
+    assert not cheaper["meets"].any()
+    assert tried["goodput"].between(0, 1, inclusive="right").all()
+    assert result.today["spares"] == 0 and 0 < result.today["goodput"] < 1
+    chosen = result.chosen_scenario
+    assert chosen is not None and chosen.failures.spares_per_type == row["spares"]
+    assert chosen.cluster.capacity() == {"v100": 2 * (2 + row["spares"])}
+    words = "\n".join(result.explanation)
+    assert "goodput" in words.split("Today's cluster", 1)[1].split("\n")[0]
+    assert f"spare{'s' if row['spares'] > 1 else ''} per type" in words.split("Chosen:")[1]
+    # the CLI prints the same words, and its tried.csv carries goodput
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(result.spec.to_dict()))
+    assert main(["plan", str(path), "--out", str(tmp_path / "out"), "--executor", "serial"]) == 0
+    out = capsys.readouterr().out
+    assert "Chosen: 2 V100 nodes + " in out and "goodput" in out
+    assert "goodput" in pd.read_csv(tmp_path / "out" / "tried.csv").columns
+
+
+def test_spares_bad_input_names_the_field(tmp_path: Path) -> None:
+    spec = _failing_spec(tmp_path, 0)
+    assert "max_spares" not in spec.to_dict()  # a plan without spares keeps its key
+    with pytest.raises(ConfigError, match="max_spares must be >= 0"):
+        dataclasses.replace(spec, max_spares=-1)
+    with pytest.raises(ConfigError, match="max_spares: 3 spare nodes .* max_nodes \\(2\\)"):
+        dataclasses.replace(spec, max_spares=3)
+    off = dataclasses.replace(spec.base, failures=FailureConfig())
+    with pytest.raises(ConfigError, match="max_spares: 1 .* failures on"):
+        dataclasses.replace(spec, base=off, max_spares=1)
+    gavel = dataclasses.replace(spec.base, policies=(PolicySpec("gavel_maxmin"),))
+    with pytest.raises(ConfigError, match="does not model failed nodes"):
+        dataclasses.replace(spec, base=gavel)
 
 
 def test_sweep_command_writes_tables_and_logs_progress_lines(
