@@ -22,7 +22,7 @@ SETTINGS: dict[str, tuple[str, ...]] = {
     "sweep": ("sweep_axis_x", "sweep_axis_y", "sweep_seeds", "sweep_metric", "sweep_policy",
               "sweep_pair_a", "sweep_pair_b"),
     "planner": ("plan_policy", "plan_metric", "plan_seeds", "plan_within_h", "plan_confidence",
-                "plan_max_seeds", "plan_candidates"),
+                "plan_max_seeds", "plan_max_spares", "plan_candidates"),
 }  # fmt: skip
 """Page -> the session keys of its settings (a table, such as the Planner's candidates, is
 kept as its records)."""
@@ -36,6 +36,7 @@ NUMBER_RANGES: dict[str, tuple[type, float, float]] = {
     "plan_within_h": (float, 0.0, 1e6),
     "plan_confidence": (int, 50, 99),
     "plan_max_seeds": (int, 2, 50),
+    "plan_max_spares": (int, 0, 64),
 }
 """Planner number settings (a key or a key prefix) -> (type, lowest, highest) its widget takes."""
 PLAN_CANDIDATE_COLUMNS = ("worker_type", "price_usd_per_gpu_h", "max_nodes", "gpus_per_node")

@@ -27,6 +27,8 @@ from dashboard.query import trace_store, upload_sha256
 from dashboard.run_queue import with_deadline
 from dashboard.state import apply_config, build_config
 from engine.errors import EngineError, SimulationCancelled
+from engine.policies.base import get_policy
+from engine.scenario import failure_policies
 from engine.study.planner_target import TARGET_METRICS, Target
 from engine.study.stats import FIRM_SEEDS, INTERVAL_METHOD
 from engine.study.store import default_results_dir
@@ -81,6 +83,33 @@ max_seeds = cols[2].number_input("Seeds near the target, at most", min_value=2, 
                                  key="plan_max_seeds",
                                  help="A mix whose interval straddles the target gets 2 more "
                                  "seeds at a time, up to this many.")  # fmt: skip
+failures = base.failures
+chosen_policy = next(p for p in base.policies if p.display_name == policy)
+models_failures = get_policy(chosen_policy.name).models_failures
+max_spares = 0
+if failures.enabled:
+    cols = st.columns([1, 3])
+    s.setdefault("plan_max_spares", 2)
+    max_spares = cols[0].number_input(
+        "Spare nodes per GPU type, at most", min_value=0, max_value=64, step=1,
+        key="plan_max_spares",
+        help="The search also chooses how many spare nodes to hold per GPU type (0 up to "
+        "this); spares are bought like other nodes and swap in for failed ones. 0 keeps the "
+        "scenario's own spares in every mix.",
+    )  # fmt: skip
+    cols[1].info(
+        f"Failures are on (node MTBF {failures.node_mtbf_h:,.0f} h, repair "
+        f"{failures.repair_h:g} h, {failures.spares_per_type} spare node(s) per type today): "
+        "every mix is simulated with failures, the target is judged on those runs, and each "
+        "mix reports its goodput (useful over allocated GPU-hours)."
+    )  # fmt: skip
+    if not models_failures:
+        names = ", ".join(get_policy(n).display_name for n in failure_policies())
+        st.warning(
+            f"**{policy} does not model node failures**, and failures are on in this scenario, "
+            f"so the planner cannot judge it. Pick a policy that does ({names}), or turn "
+            "failures off in the scenario's Failures tab to plan without them."
+        )
 candidates_key = candidates_state_key(base.throughputs)
 s.setdefault(candidates_key, default_candidates(base))
 st.markdown("**GPU types to buy**: a price, the most nodes the plan may hold and the node size")
@@ -100,7 +129,6 @@ candidates = st.data_editor(
 def _spec():
     from engine.study.planner import Candidate, PlanSpec
 
-    chosen = next(p for p in base.policies if p.display_name == policy)
     rows = []
     for i, row in enumerate(candidates.itertuples(index=False), start=1):
         if pd.isna(row.price_usd_per_gpu_h):
@@ -117,9 +145,10 @@ def _spec():
                 "a GPU type without a citable price needs yours"
             ) from exc
     return PlanSpec(
-        dataclasses.replace(base, policies=(chosen,)), tuple(rows), metric,
+        dataclasses.replace(base, policies=(chosen_policy,)), tuple(rows), metric,
         float(target_shown) * probe.per_unit, tuple(seeds), confidence=confidence / 100,
         max_seeds=max(int(max_seeds), len(seeds)), start_within_s=float(within_h) * 3600,
+        max_spares=int(max_spares),
     )  # fmt: skip
 
 
@@ -151,7 +180,10 @@ def _run(spec):
 
 
 def _load_chosen() -> None:
-    config = dataclasses.replace(build_config(), cluster=s["plan_result"].chosen)
+    result = s["plan_result"]
+    config = dataclasses.replace(build_config(), cluster=result.chosen)
+    if result.spec.searches_spares:  # the chosen mix's spares come with it
+        config = dataclasses.replace(config, failures=result.chosen_scenario.failures)
     apply_config(config)
     s["flash"] = ("success", "The chosen mix is now the current scenario's GPU mix "
                   f"({config.cluster.total_gpus} GPUs).")  # fmt: skip
@@ -163,11 +195,19 @@ def _verdict(row) -> str:
     return "meets the target" if row["meets"] else "misses the target"
 
 
+def _goodput(row) -> str:
+    """``", goodput 93.8%"`` for a row with failures on, else ``""``."""
+    if not row or "goodput" not in row or pd.isna(row["goodput"]):
+        return ""
+    return f", goodput {row['goodput']:.1%}"
+
+
 spec = None
-try:
-    spec = _spec()
-except EngineError as exc:
-    st.error(str(exc))
+if models_failures or not failures.enabled:  # else the warning above says why not
+    try:
+        spec = _spec()
+    except EngineError as exc:
+        st.error(str(exc))
 if render_study_buttons("Plan", "run_plan", spec is not None):
     result = _run(spec)
     if result is not None:
@@ -182,14 +222,15 @@ if result is not None:
         left.metric("Today's cluster", f"{today['cost_usd_per_h']:,.2f} USD/h",
                     f"{target.words(today['mean'])}: {_verdict(today)}",
                     delta_color="off")  # fmt: skip
-        left.caption(today["mix"])
+        left.caption(today["mix"] + _goodput(today))
     if chosen is not None:
         saving = today["cost_usd_per_h"] - chosen["cost_usd_per_h"] if today else 0.0
         right.metric("Chosen mix", f"{chosen['cost_usd_per_h']:,.2f} USD/h",
                      f"{-saving:+,.2f} USD/h against today", delta_color="inverse")  # fmt: skip
-        right.caption(f"{chosen['mix']}: {target.label} {target.words(chosen['mean'])}")
+        right.caption(f"{chosen['mix']}: {target.label} {target.words(chosen['mean'])}"
+                      f"{_goodput(chosen)}")  # fmt: skip
         st.success(f"Cheapest mix found that meets the target: **{chosen['mix']}**, "
-                   f"{chosen['cost_usd_per_h']:,.2f} USD/h.")  # fmt: skip
+                   f"{chosen['cost_usd_per_h']:,.2f} USD/h{_goodput(chosen)}.")  # fmt: skip
         if result.chosen is not None and result.chosen != base.cluster:
             st.button("Load this mix as the scenario", on_click=_load_chosen, type="primary",
                       key="load_chosen")  # fmt: skip
@@ -217,12 +258,15 @@ if result is not None:
         **{c: table[c] / per for c in ("mean", "ci_low", "ci_high", "bound")},
         phase=table["phase"].map(PHASES), today=table["today"].map({True: "today", False: ""}),
     )  # fmt: skip
+    extra = [c for c in ("spares", "goodput") if c in table.columns]
+    if "goodput" in table.columns:
+        table["goodput"] = table["goodput"] * 100
     number = st.column_config.NumberColumn
     side = "upper" if target.at_most else "lower"
     st.dataframe(
         table, hide_index=True, width="stretch",
         column_order=["today", "mix", "cost_usd_per_h", "mean", "ci_low", "ci_high", "bound",
-                      "meets", "seeds", "phase", "error"],
+                      "meets", *extra, "seeds", "phase", "error"],
         column_config={
             "today": "", "mix": "Mix", "cost_usd_per_h": number("Cost (USD/h)", format="%.2f"),
             "mean": number(f"{TARGET_TITLES[target.metric]} ({target.unit})", format="%.2f"),
@@ -230,6 +274,9 @@ if result is not None:
             "ci_high": number("95% high", format="%.2f"),
             "bound": number(f"{result.spec.confidence:.0%} {side} bound", format="%.2f"),
             "meets": "Meets target", "seeds": "Seeds", "phase": "Found by",
+            "spares": number("Spares per type"),
+            "goodput": number("Goodput (%)", format="%.1f",
+                              help="Useful over allocated GPU-hours, mean over seeds"),
             "error": st.column_config.TextColumn("Why it cannot run", width="large"),
         },
     )  # fmt: skip

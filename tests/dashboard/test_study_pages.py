@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from dashboard.links import LinkState, decode_link, encode_link
 from engine.config import (
     ClusterSpec,
+    FailureConfig,
     NodeGroup,
     PolicySpec,
     ScenarioConfig,
@@ -263,6 +264,51 @@ def test_the_planner_finds_a_mix_shows_today_and_loads_the_mix() -> None:
     button(at, "load_chosen").click().run()
     assert not at.exception
     assert at.session_state["scenarios"]["base"].cluster == result.chosen
+
+
+def test_with_failures_on_the_planner_searches_spares_and_shows_goodput() -> None:
+    """Failures on (node MTBF 20 h, repair 24 h): the planner offers a spares bound, every mix
+    reports goodput (metrics, words, table), the chosen mix carries its spares onto the
+    scenario; a policy that does not model failures gets a warning and no Plan run."""
+    failing = dataclasses.replace(
+        SMALL, failures=FailureConfig(enabled=True, node_mtbf_h=20.0, repair_h=24.0)
+    )
+    at = load_small(AppTest.from_file(APP, default_timeout=TIMEOUT_S).run(), failing)
+    at.multiselect(key="policies").set_value(["fifo", "gavel_maxmin"]).run()  # a scenario file
+    at.switch_page("app_pages/planner.py").run()
+    assert not at.exception
+    at.selectbox(key="plan_policy").set_value("Gavel max-min").run()
+    assert any("does not model node failures" in w.value for w in at.warning)
+    assert button(at, "run_plan").disabled
+    at.session_state["plan_candidates"] = pd.DataFrame({
+        "worker_type": ["v100", "k80"], "price_usd_per_gpu_h": [0.74, 0.135],
+        "max_nodes": [3, 3], "gpus_per_node": [4, 4],
+    })  # fmt: skip
+    at.selectbox(key="plan_policy").set_value("FIFO")
+    at.number_input(key="plan_max_spares").set_value(1)
+    at.number_input(key="plan_target_jct_mean_s").set_value(120.0)
+    at.number_input(key="plan_seeds").set_value(2).run()
+    assert any("Failures are on" in i.value for i in at.info)
+    button(at, "run_plan").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    result = at.session_state["plan_result"]
+    assert result.spec.max_spares == 1 and result.chosen_row is not None
+    table = _table_with(at, "goodput")
+    runs = table["error"] == ""  # a mix the policy cannot run has no goodput
+    assert set(table["spares"]) <= {0, 1} and table["goodput"][runs].between(0, 100).all()
+    assert table["goodput"][~runs].isna().all()
+    captions = " ".join(c.value for c in at.caption)
+    assert f"goodput {result.today['goodput']:.1%}" in captions
+    assert f"goodput {result.chosen_row['goodput']:.1%}" in captions
+    words = " ".join(m.value for m in at.markdown)
+    assert "Chosen: " in words and "goodput" in words.split("Chosen: ")[1]
+    if result.chosen != failing.cluster:  # the load button shows for a new mix only
+        button(at, "load_chosen").click().run()
+        assert not at.exception
+        loaded = at.session_state["scenarios"]["base"]
+        assert loaded.cluster == result.chosen
+        assert loaded.failures.spares_per_type == result.chosen_row["spares"]
 
 
 def _table_with(at: AppTest, column: str) -> pd.DataFrame:
