@@ -27,8 +27,10 @@ import pandas as pd
 
 from engine.config import ClusterSpec, NodeGroup, ScenarioConfig
 from engine.errors import ConfigError
+from engine.scenario import validate_failures
 from engine.sources import Origin
 from engine.study.planner_target import TARGET_METRICS, Target, gpu_name
+from engine.study.spec import engine_digest
 
 Mix = tuple[int, ...]  # nodes per candidate (PlanSpec.candidates order), then spares if searched
 PLAN_KEYS = ("base", "candidates", "target_metric", "target_value", "seeds", "max_simulations",
@@ -133,8 +135,6 @@ class PlanSpec:
                 f"candidate's max_nodes ({largest})"
             )
         if self.base.failures.enabled:
-            from engine.scenario import validate_failures
-
             validate_failures(self.base)
 
     @property
@@ -229,8 +229,6 @@ class PlanSpec:
     def key(self, trace_hash: str = "") -> str:
         """SHA-256 of what decides the search's answers (not the budget), naming the stored
         Optuna study, so a re-plan of the same question resumes it."""
-        from engine.study.spec import engine_digest
-
         data = self.to_dict()
         data.pop("max_simulations")
         data.update(trace_hash=trace_hash, engine=engine_digest())
