@@ -20,6 +20,7 @@ import pytest
 from dashboard.links import decode_link
 from engine.config import (
     ClusterSpec,
+    FailureConfig,
     NodeGroup,
     PolicySpec,
     ScenarioConfig,
@@ -71,9 +72,9 @@ def _new_page(browser):
     return page
 
 
-def _load_small_scenario(page, server: str, tmp_path: Path) -> None:
+def _load_small_scenario(page, server: str, tmp_path: Path, config: ScenarioConfig = SMALL) -> None:
     scenario = tmp_path / "small.json"
-    scenario.write_text(SMALL.to_json(), encoding="utf-8")
+    scenario.write_text(config.to_json(), encoding="utf-8")
     page.goto(server)
     page.get_by_role("heading", name="Scheduling what-if").wait_for()
     page.get_by_role("tab", name="Save / load").click()
@@ -236,3 +237,28 @@ def test_the_planner_shows_today_and_the_chosen_mix(server: str, browser, tmp_pa
     assert any("Chosen mix" in m for m in metrics)
     page.get_by_text("Cheapest mix found that meets the target").wait_for()
     _screenshot(page, "planner")
+
+
+def test_with_failures_the_planner_shows_spares_and_goodput(server: str, browser, tmp_path) -> None:
+    """Failures on (node MTBF 50 h, 24 h repair): the Planner offers a spares bound, and today's
+    cluster, the chosen mix and the table of mixes show their goodput (issue 27)."""
+    failing = dataclasses.replace(
+        SMALL, failures=FailureConfig(enabled=True, node_mtbf_h=50.0, repair_h=24.0)
+    )
+    page = _new_page(browser)
+    _load_small_scenario(page, server, tmp_path, failing)
+    _open(page, "Planner", "Planner")
+    page.get_by_text("Failures are on").wait_for()
+    _fill_number(page, "Spare nodes per GPU type, at most", "1")
+    _fill_number(page, "At most (h)", "60")
+    _fill_number(page, "Seeds", "2")
+    page.get_by_role("button", name="Plan", exact=True).click()
+    page.get_by_text(re.compile(r"\d+ simulations in this plan")).wait_for(timeout=600_000)
+    page.locator(".js-plotly-plot").first.wait_for()
+    page.get_by_text(re.compile(r"Chosen: .*goodput \d+\.\d%")).first.wait_for()
+    page.get_by_text(re.compile(r"Today's cluster, .*goodput \d+\.\d%")).first.wait_for()
+    # the captions under the two metrics (today's mix, the chosen mix) carry it too
+    assert page.get_by_text(re.compile(r"(GPUs|nodes|type), goodput \d+\.\d%$")).count() >= 2
+    page.get_by_text("Goodput (%)").first.wait_for()  # the table's column
+    assert page.get_by_test_id("stException").count() == 0
+    _screenshot(page, "planner_spares")
