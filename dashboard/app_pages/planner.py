@@ -231,7 +231,9 @@ if result is not None:
                       f"{_goodput(chosen)}")  # fmt: skip
         st.success(f"Cheapest mix found that meets the target: **{chosen['mix']}**, "
                    f"{chosen['cost_usd_per_h']:,.2f} USD/h{_goodput(chosen)}.")  # fmt: skip
-        if result.chosen is not None and result.chosen != base.cluster:
+        loadable = result.chosen_scenario
+        if loadable is not None and (loadable.cluster != base.cluster
+                                     or loadable.failures != base.failures):  # fmt: skip
             st.button("Load this mix as the scenario", on_click=_load_chosen, type="primary",
                       key="load_chosen")  # fmt: skip
     else:
