@@ -132,9 +132,9 @@ def holding() -> Iterator[None]:
                 return Decision({}, wake_at_s=100.0, held_for_consolidation=frozenset({0}))
             return {job.index: Grant("v100", 1) for job in state.waiting}
 
-    base._REGISTRY["holding"] = Holding
+    base.POLICIES.register("holding", Holding)
     yield
-    del base._REGISTRY["holding"]
+    base.POLICIES.unregister("holding")
 
 
 @pytest.mark.usefixtures("holding")
