@@ -27,6 +27,7 @@ from dashboard.query import trace_store, upload_sha256
 from dashboard.run_queue import with_deadline
 from dashboard.state import apply_config, build_config
 from engine.errors import EngineError, SimulationCancelled
+from engine.policies.base import display_name
 from engine.study.planner_target import TARGET_METRICS, Target
 from engine.study.stats import FIRM_SEEDS, INTERVAL_METHOD
 from engine.study.store import default_results_dir
@@ -54,7 +55,7 @@ except EngineError as exc:
     st.stop()
 
 cols = st.columns(4)
-policy = cols[0].selectbox("Policy", [p.display_name for p in base.policies], key="plan_policy")
+policy = cols[0].selectbox("Policy", [display_name(p) for p in base.policies], key="plan_policy")
 s.setdefault("plan_metric", "jct_mean_s")
 metric = cols[1].selectbox("Target", TARGET_METRICS, key="plan_metric",
                            format_func=TARGET_TITLES.get)  # fmt: skip
@@ -100,7 +101,7 @@ candidates = st.data_editor(
 def _spec():
     from engine.study.planner import Candidate, PlanSpec
 
-    chosen = next(p for p in base.policies if p.display_name == policy)
+    chosen = next(p for p in base.policies if display_name(p) == policy)
     rows = []
     for i, row in enumerate(candidates.itertuples(index=False), start=1):
         if pd.isna(row.price_usd_per_gpu_h):
