@@ -9,10 +9,11 @@ get by key, with an error naming the unknown key and the known ones.
 
 There is one way to register, the same in a module compiled with mypyc (:mod:`engine.native`,
 which compiles no class decorator) and in a plain one: a call after the definition,
-``POLICIES.register("fifo", Fifo)``. A registry fills when its package is imported: the
-package's ``__init__`` imports every module of it (:func:`import_submodules`), and a registry
-imports its package on its first lookup. These are the engine's only imports by a computed
-name (``tests/test_import_circles.py`` allows them here and nowhere else).
+``POLICIES.register("fifo", Fifo)``. A registry lives in its extension point's package, so
+whoever reaches it has imported that package, whose ``__init__`` imports every module of it
+(:func:`import_submodules`; :mod:`engine.traces` lists its format modules): a lookup never sees
+a half-filled registry. That discovery is the engine's only import by a computed name
+(``tests/test_import_circles.py`` allows it here and nowhere else).
 """
 
 from __future__ import annotations
@@ -32,15 +33,11 @@ class Registry(Generic[T]):
 
     Args:
         kind: what an entry is, for messages (e.g. "policy", "trace format").
-        package: the package whose import registers every entry (imported on the first
-            lookup, so a caller never sees a half-filled registry); "" for none.
     """
 
-    def __init__(self, kind: str, package: str = "") -> None:
+    def __init__(self, kind: str) -> None:
         self.kind = kind
-        self.package = package
         self._entries: dict[str, T] = {}
-        self._discovered = not package
 
     def register(self, name: str, entry: T) -> T:
         """Adds ``entry`` under ``name`` and returns it.
@@ -68,32 +65,20 @@ class Registry(Generic[T]):
         Raises:
             ConfigError: ``name`` is not registered (naming the known ones).
         """
-        entries = self._filled()
-        if name not in entries:
-            raise ConfigError(f"unknown {self.kind} {name!r}; known: {', '.join(entries)}")
-        return entries[name]
+        if name not in self._entries:
+            raise ConfigError(f"unknown {self.kind} {name!r}; known: {', '.join(self._entries)}")
+        return self._entries[name]
 
     def names(self) -> list[str]:
         """Registered names, in registration order."""
-        return list(self._filled())
+        return list(self._entries)
 
     def items(self) -> list[tuple[str, T]]:
         """(name, entry) pairs, in registration order."""
-        return list(self._filled().items())
+        return list(self._entries.items())
 
     def __contains__(self, name: object) -> bool:
-        return name in self._filled()
-
-    def _filled(self) -> dict[str, T]:
-        """The entries, after the package's import registered them all (once)."""
-        if not self._discovered:
-            self._discovered = True  # (set first: the package's modules look names up too)
-            try:
-                importlib.import_module(self.package)
-            except BaseException:
-                self._discovered = False
-                raise
-        return self._entries
+        return name in self._entries
 
 
 def import_submodules(package: str, path: Iterable[str], skip: tuple[str, ...] = ("base",)) -> None:

@@ -90,7 +90,7 @@ class PaperPreset:
     not_shown: str = ""
 
 
-PAPERS: Registry[PaperPreset] = Registry("paper preset", "engine.papers")
+PAPERS: Registry[PaperPreset] = Registry("paper preset")
 """Every paper preset by its name (filled by importing :mod:`engine.papers`)."""
 
 

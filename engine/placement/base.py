@@ -24,7 +24,7 @@ class PlacementStrategy(Protocol):
     ) -> list[tuple[int, int]]: ...
 
 
-PLACEMENTS: Registry[PlacementStrategy] = Registry("placement", "engine.placement")
+PLACEMENTS: Registry[PlacementStrategy] = Registry("placement")
 """Every placement strategy by name (filled by importing :mod:`engine.placement`)."""
 
 

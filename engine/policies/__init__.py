@@ -1,8 +1,8 @@
 """Scheduling policies, registered by name at import: baselines one module each, each seed
 paper's family in its own subpackage (gavel, dally, hadar, sampling, hare).
 
-Importing this package fills the registry (:data:`engine.policies.base.POLICIES`, which imports it
-on its first lookup); see :mod:`engine.policies.base` for the contract.
+Importing this package (or any module of it) fills the registry,
+:data:`engine.policies.base.POLICIES`; see :mod:`engine.policies.base` for the contract.
 """
 
 from engine import native

@@ -270,7 +270,7 @@ class PolicyRegistry(Registry[type[Policy]]):
         return entry
 
 
-POLICIES = PolicyRegistry("policy", "engine.policies")
+POLICIES = PolicyRegistry("policy")
 """Every policy class by registry name (filled by importing :mod:`engine.policies`)."""
 
 POLICY_GROUPS = ("Baselines", "Gavel", "Seed papers", "Network-aware", "Other")

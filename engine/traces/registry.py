@@ -104,7 +104,7 @@ class TraceInfo:
         return f"{self.format}, {self.encoding}, {separator}"
 
 
-FORMATS: Registry[TraceFormat] = Registry("trace format", "engine.traces")
+FORMATS: Registry[TraceFormat] = Registry("trace format")
 """Every trace format by name, in registration order (the order detection tries them)."""
 
 
