@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dashboard.progress_files import ProgressFiles, RunReporter
+from engine.policies.base import display_name
 from engine.study.executors import Task, WorkerLimits, run_tasks
 from engine.study.spec import RunSpec
 
@@ -61,7 +62,7 @@ def policy_tasks(config: ScenarioConfig, upload: Upload) -> list[Task]:
         (
             RunSpec(
                 dataclasses.replace(config, policies=(policy,)),
-                policy.display_name,
+                display_name(policy),
                 config.effective_trace_seed,
                 config.seed,
                 digest,

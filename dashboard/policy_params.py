@@ -51,7 +51,7 @@ def policy_specs(
 ) -> tuple[PolicySpec, ...]:
     """PolicySpecs of every instance (see :func:`policy_instances`), with the parameters
     changed from their defaults and their labels (without one, a result carries the policy's
-    display name: :attr:`engine.config.PolicySpec.display_name`)."""
+    display name: :func:`engine.policies.base.display_name`)."""
     specs = []
     for policy, label in policy_instances(policies, labels or {}, copies or []):
         overrides = {}

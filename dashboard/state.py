@@ -36,6 +36,7 @@ from engine.config import (
     default_cluster,
 )
 from engine.errors import EngineError
+from engine.policies.base import display_name
 
 DEFAULT_SAMPLE = "philly_2000.csv"
 DEFAULT_POLICIES = ("fifo", "las", "gavel_maxmin")  # those registered are preselected
@@ -322,7 +323,7 @@ def apply_config(config: ScenarioConfig) -> None:
     s["policies"] = list(dict.fromkeys(p.name for p in config.policies))
     s["policy_labels"] = {name: p.label for name, p in firsts.items() if p.label}
     s["policy_copies"] = [
-        {"name": p.name, "label": p.display_name}
+        {"name": p.name, "label": display_name(p)}
         for p in config.policies
         if firsts[p.name] is not p
     ]

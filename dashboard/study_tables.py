@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from engine.config import ScenarioConfig
+from engine.policies.base import display_name
 from engine.study import Study, StudyResult, Variant
 from engine.study.paired import cells, metric_info, paired_rows, shown_rows
 from engine.units import ColumnFormat, column_format
@@ -100,7 +101,7 @@ def describe_scenarios(scenarios: Mapping[str, ScenarioConfig]) -> pd.DataFrame:
             "Background load": config.network.background_load,
             "Round (s)": config.rounds.round_duration_s,
             "Arrival scale": config.load.arrival_scale,
-            "Policies": ", ".join(p.display_name for p in config.policies),
+            "Policies": ", ".join(display_name(p) for p in config.policies),
             "Changes": differences(base, config) if config is not base else "(baseline)",
         })  # fmt: skip
     return pd.DataFrame(rows)

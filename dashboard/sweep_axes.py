@@ -14,6 +14,7 @@ import math
 from engine.config import ScenarioConfig
 from engine.errors import ConfigError
 from engine.policies import get_policy
+from engine.policies.base import display_name
 from engine.study.overrides import get_path
 
 MAX_AXIS_VALUES = 40  # values of one axis (a grid is built from them on every rerun)
@@ -48,7 +49,7 @@ def sweep_axes(config: ScenarioConfig) -> dict[str, str]:
         for field in dataclasses.fields(defaults):
             value = getattr(defaults, field.name)
             if isinstance(value, int | float) and not isinstance(value, bool):
-                label = f"{spec.display_name}: {field.name.replace('_', ' ')}"
+                label = f"{display_name(spec)}: {field.name.replace('_', ' ')}"
                 axes[f"policies.{j}.params.{field.name}"] = label
     return axes
 

@@ -151,7 +151,7 @@ class RoundConfig:
             migration (a change of a running job's GPUs).
         gavel_rules: run Gavel's own simulator rules for the policies of Gavel's family
             (micro-task rounds, per-type priority queues, jobs placed only once an allocation
-            includes them; see :mod:`engine.micro_tasks` and :mod:`engine.policies.gavel.queues`).
+            includes them; see :mod:`engine.lease_rounds` and :mod:`engine.policies.gavel.queues`).
             Set by the Gavel-compatible preset; off by default, where our rules apply.
         relaunch_on_event: at a round boundary that has an event (an arrival or a completion
             since the last boundary, or a start, preemption or migration at this one), every
@@ -296,24 +296,13 @@ class LoadConfig:
 
 @dataclass(frozen=True)
 class PolicySpec:
-    """A policy by registry name, with parameter overrides (field name -> value)."""
+    """A policy by registry name, with parameter overrides (field name -> value) and an
+    optional label; what it is called everywhere is resolved where the policies are
+    registered (:func:`engine.policies.base.display_name`)."""
 
     name: str
     params: dict[str, Any] = field(default_factory=dict, hash=False, compare=True)
     label: str = ""
-
-    @property
-    def display_name(self) -> str:
-        """The label, else the readable name the policy class declares (e.g. "Tiresias LAS"),
-        else the registry name; results carry it, so a policy reads the same everywhere."""
-        if self.label:
-            return self.label
-        from engine.policies.base import policy_display_name
-
-        try:
-            return policy_display_name(self.name)
-        except ConfigError:
-            return self.name
 
 
 LLAMA3_NODE_MTBF_H = 54 * 24 * (16_384 / 8) / 419

@@ -32,7 +32,8 @@ MODULES = (
     "engine/rates.py",
     "engine/simulator.py",
     "engine/faults.py",
-    "engine/micro_tasks.py",
+    "engine/event_loop.py",
+    "engine/lease_rounds.py",
     "engine/allocation/validation.py",
     "engine/placement/consolidated.py",
     "engine/topology.py",
@@ -62,7 +63,7 @@ loop runs through, and the policies whose own time dominated full-trace runs (LA
 round mechanism, max-min and its class LP), profiled on the full Philly trace, November 2026. A
 class compiled here can only be subclassed by classes compiled with it, unless it is marked
 ``@mypyc_attr(allow_interpreted_subclasses=True)`` (Gavel's max-min, which Gavel FIFO, FTF and
-min total duration extend); class docstrings are dropped (hence ``register_policy(name,
+min total duration extend); class docstrings are dropped (hence ``POLICIES.register(name, cls,
 doc=...)``). Every package holding one of them calls :func:`activate`."""
 
 

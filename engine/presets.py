@@ -4,7 +4,7 @@
 stanford-futuredata/gavel ``scheduler/scheduler.py``): new jobs are admitted only at round
 boundaries and the allocation is recomputed at most every 1920 s; Gavel's policies run in its
 micro-task round loop with its per-type priority queues (``RoundConfig.gavel_rules``, see
-:mod:`engine.micro_tasks` and :mod:`engine.policies.gavel.queues`). It also turns off what Gavel
+:mod:`engine.lease_rounds` and :mod:`engine.policies.gavel.queues`). It also turns off what Gavel
 does not model: the checkpoint-restore cost of a preemption and the network penalty of a spread
 placement. Results under this preset can be set beside Gavel's
 (``tests/engine/test_fidelity_gavel.py``).

@@ -12,7 +12,7 @@ from engine.config import FAILURE_DISTRIBUTIONS, ScenarioConfig
 from engine.errors import ConfigError
 from engine.placement import list_placements
 from engine.policies import get_policy, list_policies
-from engine.policies.base import build_params
+from engine.policies.base import build_params, display_name
 from engine.results import ComparisonResult
 from engine.simulator import CancelFn, simulate
 from engine.throughput import ThroughputMatrix, load_matrix
@@ -48,7 +48,7 @@ def run_scenario(
     count = len(config.policies)
     for i, spec in enumerate(config.policies):
 
-        def progress(fraction: float, i: int = i, name: str = spec.display_name) -> None:
+        def progress(fraction: float, i: int = i, name: str = display_name(spec)) -> None:
             if on_progress:
                 on_progress((i + fraction) / count, name)
 
@@ -117,7 +117,7 @@ def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
         raise ConfigError(f"unknown placement {config.placement!r}; known: {list_placements()}")
     if not config.policies:
         raise ConfigError("pick at least one policy")
-    names = [spec.display_name for spec in config.policies]
+    names = [display_name(spec) for spec in config.policies]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise ConfigError(f"policies {duplicates} appear twice; give each a distinct label")
@@ -125,7 +125,7 @@ def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
         try:
             build_params(get_policy(spec.name), spec.params)
         except ConfigError as exc:
-            raise ConfigError(f"policies[{i}] ({spec.display_name[:60]}): {exc}") from exc
+            raise ConfigError(f"policies[{i}] ({display_name(spec)[:60]}): {exc}") from exc
     if config.failures.enabled:
         validate_failures(config)
 
@@ -188,7 +188,7 @@ def validate_failures(config: ScenarioConfig) -> None:
     for spec in config.policies:
         if not get_policy(spec.name).models_failures:
             raise ConfigError(
-                f"failures: policy {spec.display_name!r} does not model failed nodes yet; "
+                f"failures: policy {display_name(spec)!r} does not model failed nodes yet; "
                 f"these do: {failure_policies()}"
             )
 

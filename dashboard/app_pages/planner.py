@@ -27,7 +27,7 @@ from dashboard.query import trace_store, upload_sha256
 from dashboard.run_queue import with_deadline
 from dashboard.state import apply_config, build_config
 from engine.errors import EngineError, SimulationCancelled
-from engine.policies.base import get_policy
+from engine.policies.base import display_name, get_policy, policy_display_name
 from engine.scenario import failure_policies
 from engine.study.planner_target import TARGET_METRICS, Target
 from engine.study.stats import FIRM_SEEDS, INTERVAL_METHOD
@@ -56,7 +56,7 @@ except EngineError as exc:
     st.stop()
 
 cols = st.columns(4)
-policy = cols[0].selectbox("Policy", [p.display_name for p in base.policies], key="plan_policy")
+policy = cols[0].selectbox("Policy", [display_name(p) for p in base.policies], key="plan_policy")
 s.setdefault("plan_metric", "jct_mean_s")
 metric = cols[1].selectbox("Target", TARGET_METRICS, key="plan_metric",
                            format_func=TARGET_TITLES.get)  # fmt: skip
@@ -84,7 +84,7 @@ max_seeds = cols[2].number_input("Seeds near the target, at most", min_value=2, 
                                  help="A mix whose interval straddles the target gets 2 more "
                                  "seeds at a time, up to this many.")  # fmt: skip
 failures = base.failures
-chosen_policy = next(p for p in base.policies if p.display_name == policy)
+chosen_policy = next(p for p in base.policies if display_name(p) == policy)
 models_failures = get_policy(chosen_policy.name).models_failures
 max_spares = 0
 if failures.enabled:
@@ -104,7 +104,7 @@ if failures.enabled:
         "mix reports its goodput (useful over allocated GPU-hours)."
     )  # fmt: skip
     if not models_failures:
-        names = ", ".join(get_policy(n).display_name for n in failure_policies())
+        names = ", ".join(policy_display_name(n) for n in failure_policies())
         st.warning(
             f"**{policy} does not model node failures**, and failures are on in this scenario, "
             f"so the planner cannot judge it. Pick a policy that does ({names}), or turn "

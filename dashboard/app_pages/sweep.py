@@ -19,6 +19,7 @@ from dashboard.state import build_config
 from dashboard.study_tables import stats_frame
 from dashboard.sweep_axes import parse_values, sweep_axes
 from engine.errors import EngineError
+from engine.policies.base import display_name
 from engine.study import Study, grid
 from engine.study.paired import metric_info, paired_rows, shown_rows
 
@@ -47,7 +48,7 @@ except EngineError as exc:
     st.error(f"The scenario is not valid: {exc}")
     st.stop()
 st.caption(f"Scenario **{current_name()}**: {base.cluster.total_gpus} GPUs, policies "
-           f"{', '.join(p.display_name for p in base.policies)}.")  # fmt: skip
+           f"{', '.join(display_name(p) for p in base.policies)}.")  # fmt: skip
 axes = sweep_axes(base)
 if s.get("sweep_axis_x") not in axes:
     s["sweep_axis_x"] = next(iter(axes))

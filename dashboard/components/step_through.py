@@ -26,6 +26,7 @@ from dashboard.replay import EVENT_KINDS, Replay, next_event, previous_event
 from dashboard.state import keep_widget_state
 from engine.allocation.layout import NodeLayout
 from engine.config import PolicySpec
+from engine.policies.base import display_name
 from engine.results import ComparisonResult
 from engine.scenario import scenario_matrix
 
@@ -58,7 +59,7 @@ def indexed(result: ComparisonResult, policies: list[str]) -> Shown:
     store = cached[1]
     config = result.config
     layout, matrix = NodeLayout.of(config.cluster), None
-    specs = {spec.display_name: spec for spec in config.policies}
+    specs = {display_name(spec): spec for spec in config.policies}
     by_name = {sim.policy: sim for sim in result.results}
     for policy in policies:
         if policy not in store:
@@ -76,7 +77,7 @@ def indexed(result: ComparisonResult, policies: list[str]) -> Shown:
 def _round_s(result: ComparisonResult, policy: str) -> float:
     from engine.policies.base import get_policy, list_policies
 
-    spec = next((p for p in result.config.policies if p.display_name == policy), None)
+    spec = next((p for p in result.config.policies if display_name(p) == policy), None)
     if spec is None or spec.name not in list_policies():
         return 0.0
     return result.config.rounds.round_duration_s if get_policy(spec.name).uses_rounds else 0.0

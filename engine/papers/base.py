@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from engine.config import ClusterSpec, NodeGroup, ScenarioConfig, SyntheticSpec, TraceSpec
-from engine.errors import ConfigError
 from engine.metrics import METRICS
+from engine.registry import Registry
 from engine.results import ComparisonResult, SimulationResult
 
 DECISION_TIME = "decision_time_mean_s"
@@ -90,29 +90,22 @@ class PaperPreset:
     not_shown: str = ""
 
 
-_REGISTRY: dict[str, PaperPreset] = {}
-
-
-def register_paper_preset(preset: PaperPreset) -> PaperPreset:
-    """Adds ``preset`` to the registry under its name."""
-    if preset.name in _REGISTRY:
-        raise ValueError(f"paper preset {preset.name!r} registered twice")
-    _REGISTRY[preset.name] = preset
-    return preset
+PAPERS: Registry[PaperPreset] = Registry("paper preset")
+"""Every paper preset by its name (filled by importing :mod:`engine.papers`)."""
 
 
 def list_paper_presets() -> list[str]:
     """Registered paper preset names, sorted."""
-    import engine.papers  # noqa: F401  (imports every preset module)
-
-    return sorted(_REGISTRY)
+    return sorted(PAPERS.names())
 
 
 def get_paper_preset(name: str) -> PaperPreset:
-    """Raises ConfigError for an unknown name."""
-    if name not in list_paper_presets():
-        raise ConfigError(f"unknown paper preset {name!r}; known: {list_paper_presets()}")
-    return _REGISTRY[name]
+    """The preset registered as ``name``.
+
+    Raises:
+        ConfigError: for an unknown name (listing the known ones).
+    """
+    return PAPERS.get(name)
 
 
 def metric_value(result: SimulationResult, metric: str) -> float:

@@ -18,7 +18,7 @@ from engine.config import (
     PolicySpec,
     ScenarioConfig,
 )
-from engine.papers.base import Claim, PaperPreset, register_paper_preset, synthetic_trace
+from engine.papers.base import PAPERS, Claim, PaperPreset, synthetic_trace
 
 DALLY = "Dally"
 STRICT = "Strict consolidation"
@@ -84,42 +84,41 @@ def _claims() -> tuple[Claim, ...]:
     )
 
 
-DALLY_PRESET = register_paper_preset(
-    PaperPreset(
-        name="Dally (arXiv 2024)",
-        citation=(
-            'Sharma, Bhasi, Singh, Kesidis, Kandemir, Das, "GPU Cluster Scheduling for '
-            'Network-Sensitive Deep Learning", arXiv 2401.16492, 2024 (the scheduler Dally)'
-        ),
-        setup=(
-            "32 V100 GPUs in 4 racks of two 4-GPU nodes; default network (100 Gb/s in a node, "
-            "25 Gb/s within a rack, 10 Gb/s across racks) with cross-rack congestion (uplinks at "
-            "1/4) for 6 h of every 12 h; 120 synthetic jobs (Gavel's Philly-derived mix), Poisson "
-            "arrivals at 2 jobs/hour (about twice what the cluster serves); 360 s rounds, 30 s "
-            "checkpoint-restore. All four policies share Tiresias LAS order; they differ in "
-            "placement, delay and preemption. The paper's trace, cluster, network simulator "
-            "(ASTRA-sim based) and baselines' settings are not known here (abstract only); "
-            "Dally and the baselines are reconstructions (engine.policies.dally.policy)."
-        ),
-        build=build,
-        claims=_claims(),
-        not_shown=(
-            "No claim is shown on every seed, and no claimed magnitude is reached. On seeds 0-2, "
-            "Dally's makespan and average JCT against strict and Tiresias-style consolidation "
-            "change direction with the seed: better on seed 1 (ratios about 1.07-1.16), worse on "
-            "seeds 0 and 2 (about 0.80-0.95). Communication overhead is not shown: Dally's is "
-            "higher than both consolidation baselines' on every seed (ratios about 0.78 to just "
-            "under 1): strict consolidation runs every job at its best level, the least "
-            "communication a placement allows, and Tiresias-style consolidation does so for "
-            "every sensitive job. Likely reasons: with a backlog, jobs "
-            "wait for any GPUs anyway, so waiting for a node costs the baselines little and "
-            "Dally's timers rarely hold a job back; Dally's evictions (at round boundaries) delay "
-            "their less sensitive victims, which go back behind the LAS queue (with preemption "
-            "switched off, Dally's average JCT is within about 10% of strict consolidation's on "
-            "these seeds); and the paper's trace, cluster and network simulator are not known. "
-            "Against no consolidation, which is not one of the claims' baselines, Dally is "
-            "better on all three metrics on every seed (average JCT about 1.4-1.7x, makespan "
-            "about 1.7-2.3x, communication overhead about 2.2-2.9x)."
-        ),
-    )
+DALLY_PRESET = PaperPreset(
+    name="Dally (arXiv 2024)",
+    citation=(
+        'Sharma, Bhasi, Singh, Kesidis, Kandemir, Das, "GPU Cluster Scheduling for '
+        'Network-Sensitive Deep Learning", arXiv 2401.16492, 2024 (the scheduler Dally)'
+    ),
+    setup=(
+        "32 V100 GPUs in 4 racks of two 4-GPU nodes; default network (100 Gb/s in a node, "
+        "25 Gb/s within a rack, 10 Gb/s across racks) with cross-rack congestion (uplinks at "
+        "1/4) for 6 h of every 12 h; 120 synthetic jobs (Gavel's Philly-derived mix), Poisson "
+        "arrivals at 2 jobs/hour (about twice what the cluster serves); 360 s rounds, 30 s "
+        "checkpoint-restore. All four policies share Tiresias LAS order; they differ in "
+        "placement, delay and preemption. The paper's trace, cluster, network simulator "
+        "(ASTRA-sim based) and baselines' settings are not known here (abstract only); "
+        "Dally and the baselines are reconstructions (engine.policies.dally.policy)."
+    ),
+    build=build,
+    claims=_claims(),
+    not_shown=(
+        "No claim is shown on every seed, and no claimed magnitude is reached. On seeds 0-2, "
+        "Dally's makespan and average JCT against strict and Tiresias-style consolidation "
+        "change direction with the seed: better on seed 1 (ratios about 1.07-1.16), worse on "
+        "seeds 0 and 2 (about 0.80-0.95). Communication overhead is not shown: Dally's is "
+        "higher than both consolidation baselines' on every seed (ratios about 0.78 to just "
+        "under 1): strict consolidation runs every job at its best level, the least "
+        "communication a placement allows, and Tiresias-style consolidation does so for "
+        "every sensitive job. Likely reasons: with a backlog, jobs "
+        "wait for any GPUs anyway, so waiting for a node costs the baselines little and "
+        "Dally's timers rarely hold a job back; Dally's evictions (at round boundaries) delay "
+        "their less sensitive victims, which go back behind the LAS queue (with preemption "
+        "switched off, Dally's average JCT is within about 10% of strict consolidation's on "
+        "these seeds); and the paper's trace, cluster and network simulator are not known. "
+        "Against no consolidation, which is not one of the claims' baselines, Dally is "
+        "better on all three metrics on every seed (average JCT about 1.4-1.7x, makespan "
+        "about 1.7-2.3x, communication overhead about 2.2-2.9x)."
+    ),
 )
+PAPERS.register(DALLY_PRESET.name, DALLY_PRESET)

@@ -13,9 +13,9 @@ from engine.config import (
     ScenarioConfig,
 )
 from engine.papers.base import (
+    PAPERS,
     Claim,
     PaperPreset,
-    register_paper_preset,
     synthetic_trace,
     three_type_cluster,
 )
@@ -58,40 +58,39 @@ def _claim(policy: str, baseline: str) -> Claim:
     )
 
 
-HARE = register_paper_preset(
-    PaperPreset(
-        name="Hare (TCC 2024)",
-        citation=(
-            'Chen, Li, Wu, Guo, "Hare: Exploiting Inter-job and Intra-job Parallelism of '
-            'Distributed Machine Learning on Heterogeneous GPUs", IEEE Transactions on Cloud '
-            "Computing 12(4), 2024, doi 10.1109/TCC.2024.3414440 (first at HPDC 2022)"
-        ),
-        setup=(
-            "24 GPUs: 8 V100 and 8 P100 (two 4-GPU nodes each, one rack) and 8 K80 (two 4-GPU "
-            "nodes, a second rack); 100 synthetic jobs (Gavel's Philly-derived mix of sizes and "
-            "durations), Poisson arrivals at 1 job/hour; 360 s rounds; 30 s checkpoint-restore "
-            "for the baselines, 0.5 s task switches for Hare. The paper's own GPU mix, trace and "
-            "cluster size are not known here (abstract only); this is a scaled-down "
-            "heterogeneous cluster of the same kind. Hare's policies are reconstructions "
-            "(engine.policies.hare.hlas, engine.policies.hare.offline)."
-        ),
-        build=build,
-        claims=(
-            _claim(HLAS, GAVEL),
-            _claim(HLAS, LAS),
-            _claim(OFFLINE, GAVEL),
-            _claim(OFFLINE, LAS),
-        ),
-        not_shown=(
-            "The 2.94x figure is not reached. On seeds 0-2 both Hare policies beat Tiresias LAS "
-            "by about 1.8-2.5x, and Hare offline beats Gavel, but only by about 1.02-1.15x. "
-            "Hare HLAS vs Gavel is not shown: the ratio stays near 1 (about 0.92-1.10) and its "
-            "direction changes with the seed (HLAS is worse on seed 2). Likely reasons: Gavel "
-            "here is already heterogeneity-aware (its LP gives each job time on the types where "
-            "it runs fast), which leaves Hare only relaxed synchronization and cheap task "
-            "switches as advantages; HLAS re-plans at arrivals, completions and rounds, not at "
-            "every task (the engine is fluid between events); and the paper's workload and "
-            "baseline settings are not known."
-        ),
-    )
+HARE = PaperPreset(
+    name="Hare (TCC 2024)",
+    citation=(
+        'Chen, Li, Wu, Guo, "Hare: Exploiting Inter-job and Intra-job Parallelism of '
+        'Distributed Machine Learning on Heterogeneous GPUs", IEEE Transactions on Cloud '
+        "Computing 12(4), 2024, doi 10.1109/TCC.2024.3414440 (first at HPDC 2022)"
+    ),
+    setup=(
+        "24 GPUs: 8 V100 and 8 P100 (two 4-GPU nodes each, one rack) and 8 K80 (two 4-GPU "
+        "nodes, a second rack); 100 synthetic jobs (Gavel's Philly-derived mix of sizes and "
+        "durations), Poisson arrivals at 1 job/hour; 360 s rounds; 30 s checkpoint-restore "
+        "for the baselines, 0.5 s task switches for Hare. The paper's own GPU mix, trace and "
+        "cluster size are not known here (abstract only); this is a scaled-down "
+        "heterogeneous cluster of the same kind. Hare's policies are reconstructions "
+        "(engine.policies.hare.hlas, engine.policies.hare.offline)."
+    ),
+    build=build,
+    claims=(
+        _claim(HLAS, GAVEL),
+        _claim(HLAS, LAS),
+        _claim(OFFLINE, GAVEL),
+        _claim(OFFLINE, LAS),
+    ),
+    not_shown=(
+        "The 2.94x figure is not reached. On seeds 0-2 both Hare policies beat Tiresias LAS "
+        "by about 1.8-2.5x, and Hare offline beats Gavel, but only by about 1.02-1.15x. "
+        "Hare HLAS vs Gavel is not shown: the ratio stays near 1 (about 0.92-1.10) and its "
+        "direction changes with the seed (HLAS is worse on seed 2). Likely reasons: Gavel "
+        "here is already heterogeneity-aware (its LP gives each job time on the types where "
+        "it runs fast), which leaves Hare only relaxed synchronization and cheap task "
+        "switches as advantages; HLAS re-plans at arrivals, completions and rounds, not at "
+        "every task (the engine is fluid between events); and the paper's workload and "
+        "baseline settings are not known."
+    ),
 )
+PAPERS.register(HARE.name, HARE)

@@ -1,11 +1,10 @@
-"""The placement-strategy contract and registry."""
+"""The placement-strategy contract and registry (:class:`engine.registry.Registry`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Protocol
 
-from engine.errors import ConfigError
+from engine.registry import Registry
 
 
 class PlacementStrategy(Protocol):
@@ -25,27 +24,19 @@ class PlacementStrategy(Protocol):
     ) -> list[tuple[int, int]]: ...
 
 
-_REGISTRY: dict[str, PlacementStrategy] = {}
-
-
-def register_placement(name: str) -> Callable[[PlacementStrategy], PlacementStrategy]:
-    """Function decorator adding a placement strategy under ``name``."""
-
-    def wrap(fn: PlacementStrategy) -> PlacementStrategy:
-        _REGISTRY[name] = fn
-        return fn
-
-    return wrap
+PLACEMENTS: Registry[PlacementStrategy] = Registry("placement")
+"""Every placement strategy by name (filled by importing :mod:`engine.placement`)."""
 
 
 def list_placements() -> list[str]:
-    import engine.placement  # noqa: F401
-
-    return sorted(_REGISTRY)
+    """Registered placement strategy names, sorted."""
+    return sorted(PLACEMENTS.names())
 
 
 def get_placement(name: str) -> PlacementStrategy:
-    """Raises ConfigError for an unknown name."""
-    if name not in list_placements():
-        raise ConfigError(f"unknown placement {name!r}; known: {list_placements()}")
-    return _REGISTRY[name]
+    """The strategy registered as ``name``.
+
+    Raises:
+        ConfigError: for an unknown name (listing the known ones).
+    """
+    return PLACEMENTS.get(name)

@@ -10,10 +10,9 @@ over the free counts (compiled with mypyc, see :mod:`engine.native`).
 
 from __future__ import annotations
 
-from engine.placement.base import register_placement
+from engine.placement.base import PLACEMENTS
 
 
-@register_placement("consolidated")
 def consolidated(free: list[int], racks: list[int], num_gpus: int) -> list[tuple[int, int]]:
     best = -1  # the first node with the fewest free GPUs that suffice, if any
     best_free = 0
@@ -29,6 +28,9 @@ def consolidated(free: list[int], racks: list[int], num_gpus: int) -> list[tuple
         positions = [p for p in range(len(racks)) if racks[p] == best_rack]
         return fill_fullest(free, positions, num_gpus)
     return fill_fullest(free, list(range(len(free))), num_gpus)
+
+
+PLACEMENTS.register("consolidated", consolidated)
 
 
 def best_rack_of(free: list[int], racks: list[int], num_gpus: int) -> int:

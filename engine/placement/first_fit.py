@@ -6,10 +6,9 @@ span nodes or racks and pay the network model's extra communication.
 
 from __future__ import annotations
 
-from engine.placement.base import register_placement
+from engine.placement.base import PLACEMENTS
 
 
-@register_placement("first_fit")
 def first_fit(free: list[int], racks: list[int], num_gpus: int) -> list[tuple[int, int]]:
     taken = []
     for position, node_free in enumerate(free):
@@ -20,3 +19,6 @@ def first_fit(free: list[int], racks: list[int], num_gpus: int) -> list[tuple[in
             taken.append((position, grab))
             num_gpus -= grab
     return taken
+
+
+PLACEMENTS.register("first_fit", first_fit)

@@ -30,13 +30,20 @@ and edits at its next decision (Tiresias LAS returns its held grants so, see
 Part, Grant, Allocation, Decision and the node layout live in :mod:`engine.allocation`; they are
 re-exported here so a policy imports its whole contract from one module.
 
-Register a policy with ``@register_policy("name")`` on a subclass with a frozen ``Params``
-dataclass (nested, or module-level and assigned to ``Params``) whose fields carry
-``metadata={"help": ...}``; the dashboard builds its forms from them. A policy compiled with
-mypyc (:mod:`engine.native`; see :mod:`engine.policies.las`) is registered by a call after its
-class body that passes its docstring (``register_policy("las", doc=...)(TiresiasLas)``) and
-declares its class attributes ``ClassVar``: mypyc compiles a decorated class as a plain Python
-class and keeps no class docstring.
+What the engine needs to know of a policy besides its answers, the policy declares as class
+attributes of :class:`Policy` (each with a default; the engine reads them directly, never with
+``getattr``): whether it is preemptive, re-decides at round boundaries or on events, needs
+synced progress counters, models failures, honours the placement strategy, runs in Gavel's round
+loop of leases under Gavel's rules (``lease_rounds``, :mod:`engine.lease_rounds`) and lets that
+loop force a reallocation (``forces_reallocation``, then :meth:`Policy.force_reallocation`).
+
+Register a policy by a call after its class body, ``POLICIES.register("fifo", Fifo)``
+(:class:`engine.registry.Registry`, the same call in a module compiled with mypyc and in a plain
+one), on a subclass with a frozen ``Params`` dataclass (nested, or module-level and assigned to
+``Params``) whose fields carry ``metadata={"help": ...}``; the dashboard builds its forms from
+them. A policy compiled with mypyc (:mod:`engine.native`; see :mod:`engine.policies.las`) passes
+its docstring (``POLICIES.register("las", TiresiasLas, doc=...)``), since mypyc keeps no class
+docstring, and declares its class attributes ``ClassVar``.
 """
 
 from __future__ import annotations
@@ -45,7 +52,7 @@ import dataclasses
 import functools
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
@@ -56,10 +63,11 @@ from engine.allocation.layout import NodeInfo, NodeLayout
 from engine.config import NetworkConfig
 from engine.errors import ConfigError
 from engine.progress import NOISE_SCALE_RATIO
+from engine.registry import Registry
 from engine.throughput import ThroughputMatrix, load_matrix
 
 if TYPE_CHECKING:
-    from engine.config import ClusterSpec, RoundConfig
+    from engine.config import ClusterSpec, PolicySpec, RoundConfig
     from engine.state import JobState
     from engine.step_time import StepTimeModel
 
@@ -69,6 +77,7 @@ __all__ = [  # the allocation types are re-exported: policies import them from h
     "Allocation",
     "Decision",
     "Grant",
+    "POLICIES",
     "NoParams",
     "NodeInfo",
     "Part",
@@ -77,11 +86,11 @@ __all__ = [  # the allocation types are re-exported: policies import them from h
     "SchedulerState",
     "build_params",
     "describe",
+    "display_name",
     "get_policy",
     "list_policies",
     "policy_display_name",
     "policy_group",
-    "register_policy",
 ]
 
 
@@ -202,6 +211,14 @@ class Policy(ABC):
         honours_placement: whether the scenario's placement strategy decides the nodes; False
             for a method that pins nodes itself, with ``placement_note`` saying why (the
             dashboard shows it).
+        lease_rounds: whether the policy runs in Gavel's round loop of leases (micro-tasks,
+            :mod:`engine.lease_rounds`) when the scenario asks for Gavel's simulator rules
+            (:attr:`engine.config.RoundConfig.gavel_rules`); every other run, and every policy
+            without it, runs in the engine's event loop (:mod:`engine.event_loop`).
+        forces_reallocation: whether Gavel's round loop, finding nothing running, nothing
+            left to arrive and jobs waiting, may make the policy re-solve once
+            (:meth:`force_reallocation`) before it stops the run with an error (Gavel's
+            simulator does so).
     """
 
     name: ClassVar[str] = ""
@@ -214,6 +231,8 @@ class Policy(ABC):
     honours_placement: ClassVar[bool] = True
     models_failures: ClassVar[bool] = False
     placement_note: ClassVar[str] = ""
+    lease_rounds: ClassVar[bool] = False
+    forces_reallocation: ClassVar[bool] = False
 
     Params: ClassVar[type[Any]] = NoParams
 
@@ -229,45 +248,62 @@ class Policy(ABC):
         """Returns the allocation for the coming lease (see module docstring), or a
         :class:`Decision` carrying it with a wake-up time and the jobs held back."""
 
+    def force_reallocation(self) -> None:  # noqa: B027  (a hook with nothing to do by default)
+        """Makes the next :meth:`allocate` re-solve (Gavel's forced reallocation); called by
+        Gavel's round loop only on a policy that declares ``forces_reallocation``."""
 
-_REGISTRY: dict[str, type[Policy]] = {}
+
+class PolicyRegistry(Registry[type[Policy]]):
+    """The policy registry: :meth:`register` also names the class (``Policy.name``)."""
+
+    def register(self, name: str, entry: type[Policy], doc: str = "") -> type[Policy]:
+        """Adds policy class ``entry`` under ``name``; ``doc``, when given, becomes its
+        docstring (a class compiled with mypyc keeps none of its own).
+
+        Raises:
+            ValueError: ``name`` is taken.
+        """
+        super().register(name, entry)
+        entry.name = name
+        if doc:
+            entry.__doc__ = doc
+        return entry
+
+
+POLICIES = PolicyRegistry("policy")
+"""Every policy class by registry name (filled by importing :mod:`engine.policies`)."""
 
 POLICY_GROUPS = ("Baselines", "Gavel", "Seed papers", "Network-aware", "Other")
 """Picker groups, in display order; a policy that names no group is under "Other"."""
 
 
+def display_name(spec: PolicySpec) -> str:
+    """What a policy of a scenario is called everywhere (results, tables, charts): the spec's
+    label, else the readable name its class declares (e.g. "Tiresias LAS"), else its registry
+    name (an unknown name is reported where the scenario is checked)."""
+    if spec.label:
+        return spec.label
+    return policy_display_name(spec.name) if spec.name in POLICIES else spec.name
+
+
 def policy_display_name(name: str) -> str:
-    """The readable name a policy class declares (its registry name if none)."""
-    return get_policy(name).display_name or name
+    """The readable name a policy class declares (its registry name if none).
+
+    Raises:
+        ConfigError: if no policy has that name (lists the known ones).
+    """
+    return POLICIES.get(name).display_name or name
 
 
 def policy_group(name: str) -> str:
     """The picker group a policy class declares (one of :data:`POLICY_GROUPS`)."""
-    group = get_policy(name).group
+    group = POLICIES.get(name).group
     return group if group in POLICY_GROUPS else "Other"
-
-
-def register_policy(name: str, doc: str = "") -> Callable[[type[Policy]], type[Policy]]:
-    """Class decorator adding a policy to the registry under ``name``; ``doc``, when given,
-    becomes the class's docstring (a class compiled with mypyc keeps none of its own)."""
-
-    def wrap(cls: type[Policy]) -> type[Policy]:
-        if name in _REGISTRY:
-            raise ValueError(f"policy {name!r} registered twice")
-        cls.name = name
-        if doc:
-            cls.__doc__ = doc
-        _REGISTRY[name] = cls
-        return cls
-
-    return wrap
 
 
 def list_policies() -> list[str]:
     """Registered policy names, sorted."""
-    import engine.policies  # noqa: F401  (imports every policy module)
-
-    return sorted(_REGISTRY)
+    return sorted(POLICIES.names())
 
 
 def get_policy(name: str) -> type[Policy]:
@@ -276,10 +312,7 @@ def get_policy(name: str) -> type[Policy]:
     Raises:
         ConfigError: if no policy has that name (lists the known ones).
     """
-    known = list_policies()
-    if name not in _REGISTRY:
-        raise ConfigError(f"unknown policy {name!r}; known policies: {known}")
-    return _REGISTRY[name]
+    return POLICIES.get(name)
 
 
 def describe(cls: type[Policy]) -> str:

@@ -14,11 +14,11 @@ from typing import ClassVar
 from engine.allocation.grants import gang_grant
 from engine.policies.agnostic import most_free_type
 from engine.policies.base import (
+    POLICIES,
     Allocation,
     Policy,
     PolicyContext,
     SchedulerState,
-    register_policy,
 )
 from engine.state import JobState
 
@@ -33,7 +33,6 @@ class FifoParams:
     )
 
 
-@register_policy("fifo")
 class Fifo(Policy):
     """First in, first out, gang-scheduled, non-preemptive; optional backfilling.
 
@@ -79,3 +78,6 @@ class Fifo(Policy):
             free[worker_type] -= job.scale_factor
             free_total -= job.scale_factor
         return allocation
+
+
+POLICIES.register("fifo", Fifo)

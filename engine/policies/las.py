@@ -36,13 +36,13 @@ from typing import ClassVar
 
 from engine.errors import ConfigError
 from engine.policies.base import (
+    POLICIES,
     Allocation,
     Decision,
     Grant,
     Policy,
     PolicyContext,
     SchedulerState,
-    register_policy,
 )
 from engine.policies.las_books import (
     Book,
@@ -374,7 +374,7 @@ class TiresiasLas(Policy):
             waiting.insert(position(waiting, key), book)
 
 
-register_policy("las", doc=_LAS_DOC)(TiresiasLas)
+POLICIES.register("las", TiresiasLas, doc=_LAS_DOC)
 
 _KEY_MARGIN_GPU_S = 1.0  # service short of a threshold at which a cached key is recomputed
 """Not Final, so a test can set it to infinity: every key recomputed at every look."""

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.policies.base import Allocation, Grant, Policy, SchedulerState, register_policy
+from engine.policies.base import POLICIES, Allocation, Grant, Policy, SchedulerState
 from engine.policies.doubling import fastest_types
 
 
-@register_policy("one_gpu_per_job")
 class OneGpuPerJob(Policy):
     """Every job gets exactly one GPU, in arrival order, and keeps it until it completes.
 
@@ -43,3 +42,6 @@ class OneGpuPerJob(Policy):
             allocation[job.index] = Grant(worker_type, 1)
             free[worker_type] -= 1
         return allocation
+
+
+POLICIES.register("one_gpu_per_job", OneGpuPerJob)

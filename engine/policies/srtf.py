@@ -28,12 +28,12 @@ from typing import ClassVar
 
 from engine.allocation.grants import gang_grant
 from engine.policies.base import (
+    POLICIES,
     Allocation,
     NoParams,
     Policy,
     PolicyContext,
     SchedulerState,
-    register_policy,
 )
 from engine.state import JobState
 
@@ -181,7 +181,7 @@ class Srtf(Policy):
                 self._wait(entry[:3], entry[3])
 
 
-register_policy("srtf", doc=_SRTF_DOC)(Srtf)
+POLICIES.register("srtf", Srtf, doc=_SRTF_DOC)
 
 _SRSF_DOC = """Shortest remaining service first: remaining time x GPUs, clairvoyant and preemptive,
 re-decided at every event.
@@ -198,7 +198,7 @@ class Srsf(Srtf):
     by_service: ClassVar[bool] = True
 
 
-register_policy("srsf", doc=_SRSF_DOC)(Srsf)
+POLICIES.register("srsf", Srsf, doc=_SRSF_DOC)
 
 
 def _first_with_room(types: list[str], free: dict[str, int], need: int) -> str | None:

@@ -56,7 +56,9 @@ class RunSpec:
     @property
     def policy_label(self) -> str:
         """The policy's display name (its label, else its registry name)."""
-        return self.scenario.policies[0].display_name
+        from engine.policies.base import display_name  # (this module stays light to import)
+
+        return display_name(self.scenario.policies[0])
 
     def canonical(self) -> dict[str, Any]:
         """The spec as plain JSON data (all fields), plus the engine's code digest."""

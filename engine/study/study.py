@@ -18,6 +18,7 @@ from typing import Any
 
 from engine.config import ScenarioConfig
 from engine.errors import ConfigError
+from engine.policies.base import display_name
 from engine.presets import apply_preset
 from engine.sources import Origin
 from engine.study.overrides import apply_overrides
@@ -163,7 +164,7 @@ def expand(study: Study, trace_hash: str = "") -> list[RunSpec]:
     specs = []
     for variant in study.all_variants():
         config = apply_overrides(study.base, variant.overrides, f"variant {variant.name!r}")
-        labels = [p.display_name for p in config.policies]
+        labels = [display_name(p) for p in config.policies]
         if not labels or len(set(labels)) != len(labels):
             raise ConfigError(
                 f"variant {variant.name!r}: policies {labels} must be non-empty and distinct; "

@@ -15,6 +15,7 @@ from engine.traces.canonical import (
 from engine.traces.cluster_fit import check_cluster_fit
 from engine.traces.load import apply_load
 from engine.traces.registry import (
+    FORMATS,
     Loaded,
     TraceInfo,
     carries_speeds,
@@ -23,7 +24,6 @@ from engine.traces.registry import (
     inspect_trace,
     list_formats,
     load_trace,
-    register_format,
     uses_assumed_worker_type,
 )
 from engine.traces.resolve import (
@@ -39,6 +39,7 @@ from engine.traces.schema import JOB_COLUMNS, JOB_DTYPES
 from engine.traces.synthetic import generate_synthetic
 
 __all__ = [
+    "FORMATS",
     "JOB_COLUMNS",
     "JOB_DTYPES",
     "MODEL_TO_JOB_TYPE",
@@ -60,7 +61,6 @@ __all__ = [
     "list_samples",
     "load_trace",
     "optional_canonical_columns",
-    "register_format",
     "required_canonical_columns",
     "resolve_trace",
     "to_canonical_csv",

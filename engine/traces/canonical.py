@@ -15,7 +15,7 @@ import pandas as pd
 from engine.errors import TraceError
 from engine.throughput import ThroughputMatrix
 from engine.traces.reading import number_column, read_csv_text, require_columns, text_column
-from engine.traces.registry import LoadContext, Loaded, header_columns, register_format
+from engine.traces.registry import FORMATS, LoadContext, Loaded, TraceFormat, header_columns
 from engine.traces.schema import JOB_COLUMNS
 from engine.traces.validate import build_jobs
 
@@ -37,10 +37,6 @@ def _detect(line: str) -> bool:
     return set(REQUIRED) <= header_columns(line)
 
 
-@register_format(
-    "canonical", detect=_detect, description="Canonical jobs CSV (this project)",
-    uses_assumed_worker_type=False,
-)  # fmt: skip
 def load_canonical(text: str, ctx: LoadContext) -> Loaded:
     """Imports a canonical CSV.
 
@@ -59,6 +55,17 @@ def load_canonical(text: str, ctx: LoadContext) -> Loaded:
         )
     require_columns(raw, REQUIRED, ctx.file, "canonical")
     return Loaded(_from_strings(raw, ctx.file, ctx.matrix, {}))
+
+
+FORMATS.register(
+    "canonical",
+    TraceFormat(
+        description="Canonical jobs CSV (this project)",
+        detect=_detect,
+        load=load_canonical,
+        uses_assumed_worker_type=False,
+    ),
+)
 
 
 def apply_column_mapping(

@@ -19,7 +19,7 @@ import pandas as pd
 
 from engine.errors import TraceError
 from engine.traces.reading import number_column, text_column
-from engine.traces.registry import LoadContext, Loaded, register_format
+from engine.traces.registry import FORMATS, LoadContext, Loaded, TraceFormat
 from engine.traces.validate import build_jobs
 
 CURRENT = ("job_type", "command", "working_directory", "num_steps_arg", "needs_data_dir",
@@ -35,10 +35,6 @@ def _detect(line: str) -> bool:
     return layout is not None and fields[layout.index("total_steps")].strip().isdigit()
 
 
-@register_format(
-    "gavel", detect=_detect, description="Gavel .trace (10-field or legacy 7-field)",
-    uses_assumed_worker_type=False,
-)  # fmt: skip
 def load_gavel(text: str, ctx: LoadContext) -> Loaded:
     """Imports a Gavel ``.trace``; the layout is chosen by the first line's field count.
 
@@ -68,6 +64,17 @@ def load_gavel(text: str, ctx: LoadContext) -> Loaded:
     if not legacy and (number_column(raw["SLO"], ctx.file, "SLO", minimum="") > 0).any():
         notes += ("the trace's SLO column is ignored",)
     return Loaded(jobs, notes)
+
+
+FORMATS.register(
+    "gavel",
+    TraceFormat(
+        description="Gavel .trace (10-field or legacy 7-field)",
+        detect=_detect,
+        load=load_gavel,
+        uses_assumed_worker_type=False,
+    ),
+)
 
 
 def _split_lines(text: str, file: str) -> pd.DataFrame:

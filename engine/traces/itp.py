@@ -20,7 +20,7 @@ import pandas as pd
 
 from engine.traces import rules
 from engine.traces.reading import number_column, text_column
-from engine.traces.registry import LoadContext, Loaded, header_columns, register_format
+from engine.traces.registry import FORMATS, LoadContext, Loaded, TraceFormat, header_columns
 from engine.traces.validate import build_jobs
 
 RAW_REQUIRED = ["job_id", "submission_time", "duration", "num_gpu"]
@@ -37,7 +37,6 @@ def _detect_elasticflow(line: str) -> bool:
     return set(ELASTICFLOW_REQUIRED) <= header_columns(line)
 
 
-@register_format("itp_raw", detect=_detect_raw, description="Microsoft ITP raw CSV (ElasticFlow)")
 def load_itp_raw(text: str, ctx: LoadContext) -> Loaded:
     """Imports an ITP raw CSV: one job per row, job types drawn by rule 1.
 
@@ -58,11 +57,14 @@ def load_itp_raw(text: str, ctx: LoadContext) -> Loaded:
     return Loaded(_build(raw, numbers, job_types, ctx, None), notes)
 
 
-@register_format(
-    "itp_elasticflow",
-    detect=_detect_elasticflow,
-    description="Microsoft ITP ElasticFlow CSV (with model names)",
+FORMATS.register(
+    "itp_raw",
+    TraceFormat(
+        description="Microsoft ITP raw CSV (ElasticFlow)", detect=_detect_raw, load=load_itp_raw
+    ),
 )
+
+
 def load_itp_elasticflow(text: str, ctx: LoadContext) -> Loaded:
     """Imports an ITP ElasticFlow CSV: model names mapped by rule 2.
 
@@ -80,6 +82,16 @@ def load_itp_elasticflow(text: str, ctx: LoadContext) -> Loaded:
         "were generated at random by the ElasticFlow authors and are ignored",
     )
     return Loaded(_build(raw, _numbers(raw, ctx), job_types, ctx, "model_name"), notes)
+
+
+FORMATS.register(
+    "itp_elasticflow",
+    TraceFormat(
+        description="Microsoft ITP ElasticFlow CSV (with model names)",
+        detect=_detect_elasticflow,
+        load=load_itp_elasticflow,
+    ),
+)
 
 
 def _numbers(raw: pd.DataFrame, ctx: LoadContext) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

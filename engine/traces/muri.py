@@ -25,7 +25,7 @@ from engine.errors import TraceError
 from engine.throughput import ThroughputMatrix
 from engine.traces import rules
 from engine.traces.reading import number_column, read_csv_text, require_columns, text_column
-from engine.traces.registry import LoadContext, Loaded, header_columns, register_format
+from engine.traces.registry import FORMATS, LoadContext, Loaded, TraceFormat, header_columns
 from engine.traces.validate import build_jobs
 
 REQUIRED = ["job_id", "num_gpu", "submit_time", "iterations", "model_name", "iteration_time"]
@@ -36,10 +36,6 @@ def _detect(line: str) -> bool:
     return set(REQUIRED) <= header_columns(line)
 
 
-@register_format(
-    "muri", detect=_detect, measured_speeds=True,
-    description="Muri testbed CSV (times in ms, measured iteration times)",
-)  # fmt: skip
 def load_muri(text: str, ctx: LoadContext) -> Loaded:
     """Imports a Muri CSV; see the module docstring for the columns, units and rules.
 
@@ -75,6 +71,17 @@ def load_muri(text: str, ctx: LoadContext) -> Loaded:
                  "arrival_s": "submit_time", "total_steps": "iterations"},
     )  # fmt: skip
     return Loaded(jobs, (speeds_note(measured, ctx.assumed_worker_type),), throughputs=measured)
+
+
+FORMATS.register(
+    "muri",
+    TraceFormat(
+        description="Muri testbed CSV (times in ms, measured iteration times)",
+        detect=_detect,
+        load=load_muri,
+        measured_speeds=True,
+    ),
+)
 
 
 def measured_speeds(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from engine.traces import rules
 from engine.traces.reading import number_column, time_column
-from engine.traces.registry import LoadContext, Loaded, header_columns, register_format
+from engine.traces.registry import FORMATS, LoadContext, Loaded, TraceFormat, header_columns
 from engine.traces.validate import build_jobs
 
 REQUIRED = ["timestamp", "duration", "num_gpus"]
@@ -25,7 +25,6 @@ def _detect(line: str) -> bool:
     return set(REQUIRED) <= header_columns(line)
 
 
-@register_format("philly", detect=_detect, description="Microsoft Philly (Pollux CSV cut)")
 def load_philly(text: str, ctx: LoadContext) -> Loaded:
     """Imports a Philly CSV; see the module docstring for the columns and rules.
 
@@ -62,3 +61,9 @@ def load_philly(text: str, ctx: LoadContext) -> Loaded:
         rules.drawn_types_note("Philly", ctx.matrix, ctx.assumed_worker_type),
     )
     return Loaded(jobs, notes)
+
+
+FORMATS.register(
+    "philly",
+    TraceFormat(description="Microsoft Philly (Pollux CSV cut)", detect=_detect, load=load_philly),
+)

@@ -17,7 +17,7 @@ import numpy as np
 from engine.errors import TraceError
 from engine.traces import rules
 from engine.traces.reading import number_column, text_column
-from engine.traces.registry import LoadContext, Loaded, header_columns, register_format
+from engine.traces.registry import FORMATS, LoadContext, Loaded, TraceFormat, header_columns
 from engine.traces.validate import build_jobs
 
 REQUIRED = ["name", "time", "application", "num_replicas"]
@@ -27,7 +27,6 @@ def _detect(line: str) -> bool:
     return set(REQUIRED) <= header_columns(line)
 
 
-@register_format("pollux", detect=_detect, description="Pollux workload CSV (adaptdl)")
 def load_pollux(text: str, ctx: LoadContext) -> Loaded:
     """Imports a Pollux workload CSV; see the module docstring for the columns and rules.
 
@@ -61,6 +60,12 @@ def load_pollux(text: str, ctx: LoadContext) -> Loaded:
         "Pollux: " + rules.MAPPED_NOTE,
     )
     return Loaded(jobs, notes)
+
+
+FORMATS.register(
+    "pollux",
+    TraceFormat(description="Pollux workload CSV (adaptdl)", detect=_detect, load=load_pollux),
+)
 
 
 def _reference_duration_s(

@@ -1,7 +1,8 @@
-"""The registry of trace formats: one importer per format, registered by decorator.
+"""The registry of trace formats: one importer per format (:data:`FORMATS`).
 
-A format module decorates its loader with ``@register_format("philly", detect=..., ...)``; the
-registry fills at import (``engine.traces`` imports every format module). :func:`detect_format`
+A format module registers its loader by a call after it, ``FORMATS.register("philly",
+TraceFormat(description=..., detect=..., load=load_philly))`` (:class:`engine.registry.Registry`);
+the registry fills at import (``engine.traces`` imports every format module). :func:`detect_format`
 picks the format from the file's first line (CSV header columns, or the tab-separated field count
 of a headerless Gavel ``.trace``), and :func:`load_trace` runs the chosen importer.
 """
@@ -16,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from engine.errors import TraceError
+from engine.errors import ConfigError, TraceError
+from engine.registry import Registry
 from engine.throughput import ThroughputMatrix
 from engine.traces import rules
 from engine.traces.reading import decode_text, first_line
@@ -71,7 +73,7 @@ Detector = Callable[[str], bool]
 
 @dataclass(frozen=True)
 class TraceFormat:
-    """A registered format: its name, a one-line description, detector and loader.
+    """A registered format: a one-line description, its detector and its loader.
 
     ``uses_assumed_worker_type``: whether the loader turns observed durations into step counts
     on :attr:`LoadContext.assumed_worker_type` (False for formats that record steps).
@@ -79,7 +81,6 @@ class TraceFormat:
     :attr:`LoadContext.assumed_worker_type` (:attr:`Loaded.throughputs`).
     """
 
-    name: str
     description: str
     detect: Detector
     load: Loader
@@ -103,50 +104,32 @@ class TraceInfo:
         return f"{self.format}, {self.encoding}, {separator}"
 
 
-_FORMATS: dict[str, TraceFormat] = {}
-
-
-def register_format(
-    name: str,
-    *,
-    detect: Detector,
-    description: str,
-    uses_assumed_worker_type: bool = True,
-    measured_speeds: bool = False,
-) -> Callable[[Loader], Loader]:
-    """Decorator registering ``loader(text, ctx) -> Loaded`` under ``name``."""
-
-    def decorate(loader: Loader) -> Loader:
-        if name in _FORMATS:
-            raise ValueError(f"trace format {name!r} registered twice")
-        _FORMATS[name] = TraceFormat(
-            name, description, detect, loader, uses_assumed_worker_type, measured_speeds
-        )
-        return loader
-
-    return decorate
+FORMATS: Registry[TraceFormat] = Registry("trace format")
+"""Every trace format by name, in registration order (the order detection tries them)."""
 
 
 def list_formats() -> list[str]:
     """Names of the registered formats, in registration order."""
-    return list(_FORMATS)
+    return FORMATS.names()
 
 
 def format_description(name: str) -> str:
-    """One-line description of a registered format (for the dashboard's format picker)."""
-    return _FORMATS[name].description
+    """One-line description of a registered format (for the dashboard's format picker).
+
+    Raises:
+        ConfigError: for an unknown name (listing the known ones).
+    """
+    return FORMATS.get(name).description
 
 
 def uses_assumed_worker_type(name: str) -> bool:
     """Whether format ``name`` reads durations that need an assumed GPU type (True if unknown)."""
-    fmt = _FORMATS.get(name)
-    return fmt is None or fmt.uses_assumed_worker_type
+    return name not in FORMATS or FORMATS.get(name).uses_assumed_worker_type
 
 
 def carries_speeds(name: str) -> bool:
     """Whether format ``name`` carries its own measured speeds (False if unknown)."""
-    fmt = _FORMATS.get(name)
-    return fmt is not None and fmt.measured_speeds
+    return name in FORMATS and FORMATS.get(name).measured_speeds
 
 
 def header_columns(line: str) -> set[str]:
@@ -161,7 +144,7 @@ def comma_text(text: str, file: str) -> tuple[str, bool]:
     """``text`` as comma-separated text, and whether it was tab-separated (a tab-separated
     header that no format recognises as it is, e.g. Excel's "Unicode text")."""
     line = first_line(text)
-    if not is_tab_separated(line) or any(fmt.detect(line) for fmt in _FORMATS.values()):
+    if not is_tab_separated(line) or any(fmt.detect(line) for _, fmt in FORMATS.items()):
         return text, False
     return tabs_to_commas(text, file), True
 
@@ -183,12 +166,13 @@ def detect_format(text: str, file: str) -> str:
         TraceError: if no format matches (listing the formats known).
     """
     line = first_line(text)
-    for fmt in _FORMATS.values():
+    for name, fmt in FORMATS.items():
         if fmt.detect(line):
-            return fmt.name
+            return name
     raise TraceError(
         f"could not recognise the trace format from the first line {line[:120]!r}; known "
-        f"formats: {', '.join(_FORMATS)} (pick one explicitly, or map the columns yourself)",
+        f"formats: {', '.join(list_formats())} (pick one explicitly, or map the columns "
+        "yourself)",
         file=file,
     )
 
@@ -212,10 +196,12 @@ def load_trace(
     """
     text, tabbed = comma_text(decode_text(raw, file), file)
     name = detect_format(text, file) if format == "auto" else format
-    if name not in _FORMATS:
-        raise TraceError(f"unknown trace format {name!r}; known: {', '.join(_FORMATS)}", file=file)
+    try:
+        trace_format = FORMATS.get(name)
+    except ConfigError as error:
+        raise TraceError(str(error), file=file) from None
     ctx = LoadContext(file, matrix, rng, assumed_worker_type)
-    loaded = _FORMATS[name].load(text, ctx)
+    loaded = trace_format.load(text, ctx)
     encoding = encoding_label(raw)
     if tabbed or encoding == "UTF-16":
         how = f"{encoding} text, {'tab' if tabbed else 'comma'}-separated"

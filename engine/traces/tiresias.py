@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from engine.traces import rules
 from engine.traces.reading import number_column, text_column
-from engine.traces.registry import LoadContext, Loaded, header_columns, register_format
+from engine.traces.registry import FORMATS, LoadContext, Loaded, TraceFormat, header_columns
 from engine.traces.validate import build_jobs
 
 REQUIRED = ["job_id", "num_gpu", "submit_time", "model_name", "duration"]
@@ -22,7 +22,6 @@ def _detect(line: str) -> bool:
     return {*REQUIRED, "iterations"} <= columns and "iteration_time" not in columns
 
 
-@register_format("tiresias", detect=_detect, description="Tiresias simulator CSV")
 def load_tiresias(text: str, ctx: LoadContext) -> Loaded:
     """Imports a Tiresias CSV; see the module docstring for the columns and rules.
 
@@ -52,3 +51,9 @@ def load_tiresias(text: str, ctx: LoadContext) -> Loaded:
         "Tiresias: " + rules.MAPPED_NOTE + "; the iterations column is ignored",
     )
     return Loaded(jobs, notes)
+
+
+FORMATS.register(
+    "tiresias",
+    TraceFormat(description="Tiresias simulator CSV", detect=_detect, load=load_tiresias),
+)

@@ -20,6 +20,7 @@ from engine.config import (
     SyntheticSpec,
     TraceSpec,
 )
+from engine.policies.base import display_name
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 TIMEOUT_S = 180
@@ -115,7 +116,7 @@ def test_the_same_policy_twice_with_two_parameters() -> None:
     at.text_input(key="pp.LAS 10h.queue_thresholds_gpu_s").set_value("36000").run()
     assert not at.exception
     config = at.session_state["scenarios"]["base"]
-    assert [p.display_name for p in config.policies] == ["FIFO", "Tiresias LAS", "LAS 10h"]
+    assert [display_name(p) for p in config.policies] == ["FIFO", "Tiresias LAS", "LAS 10h"]
     assert config.policies[1].params == {}
     assert config.policies[2].params == {"queue_thresholds_gpu_s": "36000"}
     assert at.text_input(key="pp.las.queue_thresholds_gpu_s").value == "3600"

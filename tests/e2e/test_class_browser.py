@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from dashboard.lessons import LESSONS, Lesson, lesson
+from engine.policies.base import display_name
 from engine.results import ComparisonResult
 from engine.scenario import run_scenario
 from tests.e2e.test_browser import (  # noqa: F401  (fixtures)
@@ -50,7 +51,7 @@ def _run(chosen: Lesson) -> ComparisonResult:
 def _load_lesson(page, chosen: Lesson) -> None:
     page.get_by_role("button", name=chosen.title).click()
     page.get_by_test_id("stAlert").filter(has_text=chosen.title).wait_for()
-    page.locator(f'[data-policy="{chosen.policies[0].display_name}"]').wait_for()
+    page.locator(f'[data-policy="{display_name(chosen.policies[0])}"]').wait_for()
     _settle(page)
 
 
@@ -144,7 +145,7 @@ def test_a_lesson_steps_through_moments_that_match_the_segments(server: str, pag
     page.goto(server)
     _open_page(page, "Step through")
     _load_lesson(page, chosen)
-    first = chosen.policies[0].display_name
+    first = display_name(chosen.policies[0])
     assert _check_moment(page, result) == 0.0
     picker = page.get_by_test_id("stMultiSelect").filter(has_text="Policies side by side")
     picker.get_by_role("button", name="Remove SRTF").click()  # three policies shown
@@ -232,7 +233,7 @@ def test_every_lesson_at_projector_size(server: str, page) -> None:
         _load_lesson(page, chosen)
         moment_s = chosen.moments_s[1]
         page.get_by_role("button", name=f"{_clock(moment_s)} ·").click()
-        _wait_time(page, chosen.policies[0].display_name, moment_s)
+        _wait_time(page, display_name(chosen.policies[0]), moment_s)
         page.get_by_text("The decision just made").wait_for()
         page.wait_for_timeout(500)
         path = ARTIFACTS / f"lesson_{chosen.key}.png"

@@ -41,7 +41,6 @@ def spy_gavel_maxmin(
     """Registers, for the test, a ``gavel_maxmin`` whose ``method`` (of GavelMaxMin) passes its
     arguments to ``record`` first: an interpreted subclass, since compiled methods cannot be
     monkeypatched (engine.native). Overriding ``_solve`` turns off the by-class LP path."""
-    from engine.policies import base
     from engine.policies.gavel.max_min import GavelMaxMin, GavelMaxMinAware
 
     real = getattr(GavelMaxMin, method)
@@ -53,4 +52,17 @@ def spy_gavel_maxmin(
     attributes = ("name", "display_name", "group", "Params", "heterogeneity_aware")
     namespace: dict[str, Any] = {a: getattr(GavelMaxMinAware, a) for a in attributes}
     spying = type("SpyingGavelMaxMin", (GavelMaxMin,), {**namespace, method: spy})
-    monkeypatch.setitem(base._REGISTRY, "gavel_maxmin", spying)
+    use_policy(monkeypatch, "gavel_maxmin", spying)
+
+
+def use_policy(monkeypatch: pytest.MonkeyPatch, name: str, policy: type[Any]) -> None:
+    """For one test, policies are looked up in a registry of their own in which ``name`` is
+    ``policy`` (added, or in place of the policy registered under that name)."""
+    from engine.policies import base
+
+    registry = base.PolicyRegistry("policy")
+    for key, cls in base.POLICIES.items():
+        if key != name:
+            registry.register(key, cls)
+    registry.register(name, policy)
+    monkeypatch.setattr(base, "POLICIES", registry)

@@ -114,6 +114,23 @@ def test_a_job_granted_a_gang_it_does_not_fit_is_rejected() -> None:
         _check({0: Grant("k80", 2)}, [job])
 
 
+def test_validation_counts_kept_grants_rechecks_only_new_ones_and_changes_nothing() -> None:
+    """Job 0 runs under 8 V100s; its kept grant counts towards the 10 V100s (2 more fit, 3 do
+    not). A kept grant is not checked again: job 2 keeps 2 K80s it could not start on (out of
+    memory for ResNet-50 at batch 128), which job 3, waiting, is refused. The verdict writes
+    nothing on the jobs (the engine marks the kept ones itself)."""
+    big = "ResNet-50 (batch size 128)"
+    jobs = [_job(0), _job(1), _job(2, big, scale_factor=2), _job(3, big, scale_factor=2)]
+    jobs[0].grant, jobs[2].grant = Grant("v100", 8), Grant("k80", 2)
+    _check({0: jobs[0].grant, 1: Grant("v100", 2), 2: Grant("k80", 2)}, jobs)
+    with pytest.raises(AllocationError, match="p: granted 11 v100 GPUs at t=7s; the cluster has"):
+        _check({0: Grant("v100", 8), 1: Grant("v100", 3)}, jobs)
+    with pytest.raises(AllocationError, match="job j3 granted 2 x k80, which it cannot use"):
+        _check({2: jobs[2].grant, 3: Grant("k80", 2)}, jobs)
+    assert [job.kept_stamp for job in jobs] == [-1] * 4
+    assert [job.grant for job in jobs] == [Grant("v100", 8), None, Grant("k80", 2), None]
+
+
 def test_a_bare_allocation_is_a_decision_without_wake_up_or_held_jobs() -> None:
     allocation = {0: Grant("v100", 1)}
     assert Decision.of(allocation) == Decision(allocation, math.inf, frozenset())
@@ -132,9 +149,9 @@ def holding() -> Iterator[None]:
                 return Decision({}, wake_at_s=100.0, held_for_consolidation=frozenset({0}))
             return {job.index: Grant("v100", 1) for job in state.waiting}
 
-    base._REGISTRY["holding"] = Holding
+    base.POLICIES.register("holding", Holding)
     yield
-    del base._REGISTRY["holding"]
+    base.POLICIES.unregister("holding")
 
 
 @pytest.mark.usefixtures("holding")

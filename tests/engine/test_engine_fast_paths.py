@@ -1,7 +1,7 @@
 """The engine's shortcuts on the restart path equal the plain computation they stand for: the
 best-fit and fullest-first steps of consolidated placement, shared placement objects, lane codes
 remembered by placement identity, segment rows kept in chunks, each job's chain of gang-rate
-memos, and validation's marks on the jobs that keep their grants."""
+memos, and the engine's marks on the jobs that keep their grants."""
 
 from __future__ import annotations
 
@@ -9,18 +9,18 @@ import dataclasses
 
 import pandas as pd
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine.cluster
 import engine.recorder
 import engine.segments
-from engine.allocation.grants import COMBINE_MODES, Grant, Part
+from engine.allocation.grants import COMBINE_MODES, Grant
 from engine.allocation.layout import NodeLayout
-from engine.allocation.validation import validate_allocation
 from engine.cluster import ClusterState, Placement
 from engine.config import PolicySpec, ScenarioConfig
 from engine.errors import AllocationError
+from engine.event_loop import changed_entries
 from engine.placement import get_placement
 from engine.placement.consolidated import consolidated, fill_fullest
 from engine.rates import JobRates
@@ -290,10 +290,9 @@ def test_changed_entries_tell_when_the_preemption_scan_finds_nothing(
     choices: list[tuple[bool, int]],
 ) -> None:
     """Jobs running (or not) and granted their own grant object, an equal copy, another grant,
-    or nothing: validation's changed entries are those whose grant is not the job's, and the
+    or nothing: the engine's changed entries are those whose grant is not the job's, and the
     engine skips its preemption scan (every running job keeps its grant) exactly when the scan
     would find no running job without its grant."""
-    layout, matrix = NodeLayout.of(SPEC), load_matrix()
     own, other = Grant("v100", 2), Grant("k80", 1)
     jobs, allocation = [], {}
     for index, (running, how) in enumerate(choices):
@@ -305,106 +304,12 @@ def test_changed_entries_tell_when_the_preemption_scan_finds_nothing(
         granted = (own, Grant("v100", 2), other, None)[how]
         if granted is not None:
             allocation[index] = granted
-    changed = validate_allocation(allocation, jobs, layout, matrix, "p", 0.0, stamp=7)
+    changed = changed_entries(allocation, jobs, 7)
     assert changed == [
         (index, grant) for index, grant in allocation.items() if grant != jobs[index].grant
     ]
     running = [job for job in jobs if job.grant is not None]
     scan = [job for job in running if allocation.get(job.index) != job.grant]
     assert (len(allocation) - len(changed) < len(running)) == bool(scan)
-    # the engine's preemption scan: the running jobs validation did not mark
+    # the engine's preemption scan: the running jobs changed_entries did not mark
     assert [job for job in running if job.kept_stamp != 7] == scan
-
-
-@given(CHOICES, st.integers(0, 3))
-def test_busy_gpus_stand_for_kept_grants_in_the_capacity_check(
-    choices: list[tuple[bool, int]], extra: int
-) -> None:
-    """Given the cluster's free GPUs and the number of running jobs, validation counts kept
-    grants as the busy GPUs when every running job keeps its gang: the same changed entries,
-    and the same capacity error (message included), as counting each grant."""
-    layout, matrix = NodeLayout.of(SPEC), load_matrix()
-    sizes = (Grant("v100", 4), Grant("v100", 8), Grant("k80", 2), None)
-    jobs, allocation = [], {}
-    busy = dict.fromkeys(layout.capacity, 0)
-    for index, (running, how) in enumerate(choices):
-        job = JobState(
-            index, f"j{index}", 0.0, "resnet50", 2, 10.0, 1.0, {"v100": 1.0, "k80": 1.0}, 0.0
-        )
-        if running and busy["v100"] + 4 <= layout.capacity["v100"]:
-            job.grant = sizes[0]
-            busy["v100"] += 4
-        jobs.append(job)
-        granted = job.grant if how == 0 and job.grant is not None else sizes[how]
-        if granted is not None:
-            allocation[index] = granted
-    if extra:  # a waiting job granted more: sometimes past capacity
-        jobs.append(JobState(len(jobs), "x", 0.0, "resnet50", 2, 10.0, 1.0, {"v100": 1.0}, 0.0))
-        allocation[len(jobs) - 1] = Grant("v100", 4 * extra)
-    free = {wt: capacity - busy[wt] for wt, capacity in layout.capacity.items()}
-    num_running = sum(job.grant is not None for job in jobs)
-
-    def outcome(*fast: object) -> object:
-        try:
-            return validate_allocation(allocation, jobs, layout, matrix, "p", 0.0, *fast)  # type: ignore[arg-type]
-        except AllocationError as error:
-            return str(error)
-
-    assert outcome(free, num_running) == outcome()
-
-
-RUNNING = st.lists(st.tuples(st.integers(0, 3), st.integers(0, 4)), min_size=1, max_size=12)
-
-
-@given(RUNNING, st.sampled_from(["v100", "k80"]), st.integers(0, 16))
-@example([(3, 0), (0, 0)], "k80", 12)  # a kept grant of parts beside a kept gang: 13 k80 GPUs
-@example([(0, 0), (1, 2)], "v100", 20)  # a running job loses its 8 GPUs: 24 of 28 fit
-def test_marks_stand_for_kept_grants_in_the_capacity_check(
-    choices: list[tuple[int, int]], extra_type: str, extra: int
-) -> None:
-    """Given the running jobs and the decision's stamp, validation counts the kept grants as the
-    busy GPUs less those of the running jobs it did not mark: the same changed entries and the
-    same capacity error (message included) as counting each grant, whether some running jobs
-    lose their grants, migrate, or keep a grant of several parts."""
-    layout, matrix = NodeLayout.of(SPEC), load_matrix()
-    mixed = Grant.of_parts([Part("v100", 2), Part("k80", 1)])
-    held = (  # a running job's grant and the placement it holds
-        (Grant("v100", 4), Placement("v100", (0,), (4,), ("r0",), "node", 4)),
-        (Grant("v100", 8), Placement("v100", (3,), (8,), ("r1",), "node", 8)),
-        (Grant("k80", 2), Placement("k80", (5,), (2,), ("r2",), "node", 2)),
-        (mixed, Placement("v100", (1, 6), (2, 1), ("r0", "r2"), "network", 3, ("v100", "k80"))),
-    )
-    others = (Grant("v100", 4), Grant("k80", 4), None)
-    jobs, allocation = [], {}
-    busy = dict.fromkeys(layout.capacity, 0)
-    for index, (which, how) in enumerate(choices):
-        job = JobState(
-            index, f"j{index}", 0.0, "resnet50", 2, 10.0, 1.0, {"v100": 1.0, "k80": 1.0}, 0.0
-        )
-        grant, placement = held[which] if which < len(held) else (None, None)
-        if placement is not None and all(
-            busy[wt] + count <= layout.capacity[wt]
-            for wt, count in placement.gpus_by_type().items()
-        ):
-            job.grant, job.placement = grant, placement
-            for wt, count in placement.gpus_by_type().items():
-                busy[wt] += count
-        jobs.append(job)
-        granted = job.grant if how <= 1 and job.grant is not None else others[how % 3]
-        if granted is not None:
-            allocation[index] = granted
-    if extra:  # a waiting job granted more: sometimes past capacity
-        jobs.append(JobState(len(jobs), "x", 0.0, "resnet50", 2, 10.0, 1.0, {extra_type: 1.0}, 0.0))
-        allocation[len(jobs) - 1] = Grant(extra_type, extra)
-    free = {wt: capacity - busy[wt] for wt, capacity in layout.capacity.items()}
-    running = [job for job in jobs if job.grant is not None]
-
-    def outcome(*fast: object) -> object:
-        try:
-            return validate_allocation(allocation, jobs, layout, matrix, "p", 0.0, *fast)  # type: ignore[arg-type]
-        except AllocationError as error:
-            return str(error)
-
-    plain = outcome()
-    assert outcome(free, len(running), 3, running) == plain
-    assert outcome(free, len(running), 4, running) == plain  # marks of an earlier decision

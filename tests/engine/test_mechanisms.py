@@ -43,9 +43,9 @@ def scripted() -> Iterator[list[base.Grant]]:
         def allocate(self, state: base.SchedulerState) -> base.Allocation:
             return {job.index: grants[0] for job in state.waiting}
 
-    base._REGISTRY["scripted"] = Scripted
+    base.POLICIES.register("scripted", Scripted)
     yield grants
-    del base._REGISTRY["scripted"]
+    base.POLICIES.unregister("scripted")
 
 
 def _run(grant: base.Grant, grants: list[base.Grant], steps: float = 1000.0) -> SimulationResult:
@@ -140,13 +140,13 @@ def test_copies_stay_on_their_nodes_and_never_overshoot_the_counter(
             parts = [base.Part(types[n], c, n) for n, c in copies]
             return {jobs[0].index: base.Grant.of_parts(parts, "copies")} if jobs else {}
 
-    base._REGISTRY["copies_test"] = Copies
+    base.POLICIES.register("copies_test", Copies)
     try:
         config = ScenarioConfig(cluster=cluster(("v100", 2, 4, "r0"), ("k80", 2, 2, "r1")))
         jobs = jobs_frame(*[(f"j{i}", t, RESNET50, 2, 3000.0) for i, t in enumerate(arrivals)])
         result = simulate(jobs, config, PolicySpec("copies_test"), MATRIX)
     finally:
-        del base._REGISTRY["copies_test"]
+        base.POLICIES.unregister("copies_test")
     segments = result.segments
     assert (segments["combine"] == "copies").all()
     assert not segments["nodes"].str.contains(",").any()

@@ -12,6 +12,7 @@ import pytest
 
 from engine.papers import claims_table, get_paper_preset
 from engine.papers.base import metric_value
+from engine.policies.base import display_name
 from engine.results import ComparisonResult
 from engine.scenario import run_scenario
 
@@ -29,7 +30,7 @@ def test_the_preset_names_registered_policies_once_without_labels() -> None:
     names = [spec.name for spec in config.policies]
     assert names == ["doubling", "fifo", "one_gpu_per_job"]
     assert all(not spec.label for spec in config.policies)
-    shown = {spec.display_name for spec in config.policies}
+    shown = {display_name(spec) for spec in config.policies}
     assert {c.policy for c in PRESET.claims} | {c.baseline for c in PRESET.claims} <= shown
     assert "does not halve" in PRESET.not_shown
 

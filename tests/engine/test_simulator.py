@@ -149,7 +149,7 @@ def test_a_policy_that_over_allocates_is_rejected() -> None:
         def allocate(self, state):  # type: ignore[no-untyped-def]
             return {j.index: base.Grant("v100", 2) for j in state.waiting}
 
-    base._REGISTRY["test_greedy"] = Greedy
+    base.POLICIES.register("test_greedy", Greedy)
     try:
         with pytest.raises(AllocationError, match="granted 2 v100 GPUs"):
             simulate(
@@ -159,7 +159,7 @@ def test_a_policy_that_over_allocates_is_rejected() -> None:
                 MATRIX,
             )
     finally:
-        del base._REGISTRY["test_greedy"]
+        base.POLICIES.unregister("test_greedy")
 
 
 @pytest.mark.parametrize(
@@ -180,7 +180,7 @@ def test_grants_to_jobs_not_waiting_are_rejected(granted: str, message: str) -> 
                 return {j.index: base.Grant("v100", 1) for j in state.running}
             return {j.index: base.Grant("v100", 1) for j in state.waiting}
 
-    base._REGISTRY["test_wrong"] = Wrong
+    base.POLICIES.register("test_wrong", Wrong)
     try:
         with pytest.raises(AllocationError, match=message):
             simulate(  # two GPUs: b's arrival finds one free, and the policy is asked
@@ -190,7 +190,7 @@ def test_grants_to_jobs_not_waiting_are_rejected(granted: str, message: str) -> 
                 MATRIX,
             )
     finally:
-        del base._REGISTRY["test_wrong"]
+        base.POLICIES.unregister("test_wrong")
 
 
 def test_unmeasured_scale_factors_extrapolate_from_the_largest_measured_one() -> None:

@@ -25,7 +25,6 @@ from engine.config import (
 )
 from engine.network import ring_comm_s
 from engine.placement import get_placement
-from engine.policies import base
 from engine.policies.base import (
     Allocation,
     Grant,
@@ -38,7 +37,7 @@ from engine.progress import JobModel, consolidation_s
 from engine.simulator import simulate
 from engine.state import JobState
 from engine.throughput import gradient_bytes, load_matrix
-from tests.engine.helpers import RESNET50, cluster, jobs_frame
+from tests.engine.helpers import RESNET50, cluster, jobs_frame, use_policy
 
 MATRIX = load_matrix()
 STEPS = 20_000.0
@@ -130,7 +129,7 @@ def test_every_combine_mode_is_estimated_as_the_engine_runs_it(
     holds its GPUs through one final consolidation, 10 s fixed in this test's policy)."""
     policy = type("Pinned", (_Pinned,), {"GRANT": Grant.of_parts(parts, combine)})
     policy.__init__ = _with_fixed_s  # type: ignore[method-assign]
-    monkeypatch.setitem(base._REGISTRY, "test_pinned", policy)
+    use_policy(monkeypatch, "test_pinned", policy)
     jobs = jobs_frame(("A", 0.0, RESNET50, scale_factor, STEPS))
     result = simulate(jobs, ScenarioConfig(cluster=MIXED), PolicySpec("test_pinned"), MATRIX)
     estimator = _context(MIXED).step_time

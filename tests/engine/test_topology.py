@@ -103,9 +103,9 @@ def pinned() -> Iterator[dict[str, base.Grant]]:
         def allocate(self, state: base.SchedulerState) -> base.Allocation:
             return {job.index: grants[job.job_id] for job in state.waiting}
 
-    base._REGISTRY["pinned"] = Pinned
+    base.POLICIES.register("pinned", Pinned)
     yield grants
-    del base._REGISTRY["pinned"]
+    base.POLICIES.unregister("pinned")
 
 
 def _rate(bandwidth_gbps: float) -> float:

@@ -51,7 +51,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
-from engine.policies.base import PolicyContext, register_policy
+from engine.policies.base import POLICIES, PolicyContext
 from engine.policies.dally.core import QUEUES_HELP, ConsolidationScheduler
 from engine.policies.dally.levels import NETWORK, allowed_level, next_timer_s
 from engine.policies.dally.tuner import AutoTuner
@@ -75,7 +75,6 @@ def parse_grid(text: str) -> tuple[float, ...]:
     return values
 
 
-@register_policy("dally")
 class Dally(ConsolidationScheduler):
     """Dally: delay scheduling over node/rack/network levels, network-sensitive preemption, and
     an auto-tuner for the delay timers.
@@ -136,7 +135,9 @@ class Dally(ConsolidationScheduler):
         return next_timer_s(self.topology, self.model, job, now_s, self.gamma)
 
 
-@register_policy("consolidation_strict")
+POLICIES.register("dally", Dally)
+
+
 class StrictConsolidation(ConsolidationScheduler):
     """Strict consolidation: every job waits for its best level (one node when it fits on one).
 
@@ -150,7 +151,9 @@ class StrictConsolidation(ConsolidationScheduler):
         return self.topology.job_best_level(job)
 
 
-@register_policy("consolidation_none")
+POLICIES.register("consolidation_strict", StrictConsolidation)
+
+
 class NoConsolidation(ConsolidationScheduler):
     """No consolidation: every job starts first fit wherever GPUs are free.
 
@@ -166,7 +169,9 @@ class NoConsolidation(ConsolidationScheduler):
         return True
 
 
-@register_policy("consolidation_tiresias")
+POLICIES.register("consolidation_none", NoConsolidation)
+
+
 class TiresiasConsolidation(ConsolidationScheduler):
     """Tiresias-style consolidation: sensitive jobs wait for their best level, the others start
     first fit anywhere.
@@ -200,3 +205,6 @@ class TiresiasConsolidation(ConsolidationScheduler):
 
     def locality_blind(self, job: JobState) -> bool:
         return job.network_sensitivity < self.params.theta
+
+
+POLICIES.register("consolidation_tiresias", TiresiasConsolidation)

@@ -45,19 +45,18 @@ from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
 from engine.policies.base import (
+    POLICIES,
     Allocation,
     Grant,
     Policy,
     PolicyContext,
     SchedulerState,
-    register_policy,
 )
 from engine.policies.doubling.speed import RingSpeed, fastest_types
 from engine.progress import NOISE_SCALE_RATIO
 from engine.state import JobState
 
 
-@register_policy("doubling")
 class Doubling(Policy):
     """Doubling heuristic: every job gets 1 GPU in arrival order, then the job whose doubling
     saves the most remaining time per extra GPU (net of restart cost) doubles, until none helps.
@@ -242,3 +241,6 @@ class Doubling(Policy):
     def _max_gpus(self, job: JobState, worker_type: str) -> int:
         capacity = self.capacity.get(worker_type, 0)
         return self.speed.size_limit(job, worker_type, capacity, self.params.max_gpus_per_job)
+
+
+POLICIES.register("doubling", Doubling)

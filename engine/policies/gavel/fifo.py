@@ -26,7 +26,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from engine.policies.base import PolicyContext, register_policy
+from engine.policies.base import POLICIES, PolicyContext
 from engine.policies.gavel.max_min import GavelMaxMin
 from engine.state import JobState
 
@@ -118,7 +118,6 @@ class GavelFifo(GavelMaxMin):
                     open_types.pop(fitting[pick])
 
 
-@register_policy("gavel_fifo")
 class GavelFifoRandom(GavelFifo):
     """Gavel's FIFO: arrival order; a job gets a worker type with room and keeps it.
 
@@ -132,7 +131,9 @@ class GavelFifoRandom(GavelFifo):
     heterogeneity_aware = False
 
 
-@register_policy("gavel_fifo_perf")
+POLICIES.register("gavel_fifo", GavelFifoRandom)
+
+
 class GavelFifoFastest(GavelFifo):
     """Gavel's FIFO, heterogeneity-aware: arrival order, each job on the fastest type with room.
 
@@ -144,3 +145,6 @@ class GavelFifoFastest(GavelFifo):
 
     heterogeneity_aware = True
     fastest_type = True
+
+
+POLICIES.register("gavel_fifo_perf", GavelFifoFastest)

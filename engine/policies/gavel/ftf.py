@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from engine.policies.base import PolicyContext, register_policy
+from engine.policies.base import POLICIES, PolicyContext
 from engine.policies.gavel.ecos import finish_time_fairness_shares
 from engine.policies.gavel.lp import (
     HighsSolver,
@@ -273,7 +273,6 @@ class _FeasibilityLP:
         return shares
 
 
-@register_policy("gavel_ftf")
 class GavelFinishTimeFairnessAware(GavelFinishTimeFairness):
     """Gavel finish-time fairness, heterogeneity-aware: minimizes the worst JCT / isolated JCT.
 
@@ -287,7 +286,9 @@ class GavelFinishTimeFairnessAware(GavelFinishTimeFairness):
     heterogeneity_aware = True
 
 
-@register_policy("gavel_ftf_agnostic")
+POLICIES.register("gavel_ftf", GavelFinishTimeFairnessAware)
+
+
 class GavelFinishTimeFairnessAgnostic(GavelFinishTimeFairness):
     """Gavel finish-time fairness, heterogeneity-agnostic: every worker type counts as equally fast.
 
@@ -299,3 +300,6 @@ class GavelFinishTimeFairnessAgnostic(GavelFinishTimeFairness):
     group = "Gavel"
 
     heterogeneity_aware = False
+
+
+POLICIES.register("gavel_ftf_agnostic", GavelFinishTimeFairnessAgnostic)

@@ -46,12 +46,12 @@ import numpy as np
 from mypy_extensions import mypyc_attr
 
 from engine.policies.base import (
+    POLICIES,
     Allocation,
     Grant,
     Policy,
     PolicyContext,
     SchedulerState,
-    register_policy,
 )
 from engine.policies.gavel.boundary import ActiveJobs, boundary_grants, ranked_pairs, waiting_pairs
 from engine.policies.gavel.class_lp import ClassMaxMin
@@ -100,7 +100,8 @@ class GavelMaxMin(Policy):
     uses_rounds: ClassVar[bool] = True
     needs_sync: ClassVar[bool] = False  # the LP and round priorities read no progress counters
     heterogeneity_aware: ClassVar[bool] = True
-    micro_task_rounds: ClassVar[bool] = True  # runs in Gavel's loop under gavel_rules
+    lease_rounds: ClassVar[bool] = True  # runs in Gavel's round loop under gavel_rules
+    forces_reallocation: ClassVar[bool] = True  # re-solves when that loop finds nothing to run
     skips_zero_priority: ClassVar[bool] = False  # Gavel's FIFO rule in its queues
 
     Params: ClassVar[type[Any]] = GavelParams  # subclasses extend GavelParams
@@ -367,5 +368,5 @@ class GavelMaxMinAgnostic(GavelMaxMin):
     heterogeneity_aware: ClassVar[bool] = False
 
 
-register_policy("gavel_maxmin", doc=_AWARE_DOC)(GavelMaxMinAware)
-register_policy("gavel_maxmin_agnostic", doc=_AGNOSTIC_DOC)(GavelMaxMinAgnostic)
+POLICIES.register("gavel_maxmin", GavelMaxMinAware, doc=_AWARE_DOC)
+POLICIES.register("gavel_maxmin_agnostic", GavelMaxMinAgnostic, doc=_AGNOSTIC_DOC)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.policies.base import register_policy
+from engine.policies.base import POLICIES
 from engine.policies.gavel.ecos import feasible_shares
 from engine.policies.gavel.ftf import _FeasibilityLP
 from engine.policies.gavel.lp import HighsSolver, equal_share_throughput, fit_mask
@@ -213,7 +213,6 @@ def bisect_makespan(
     return best, best_s
 
 
-@register_policy("gavel_min_total_duration")
 class GavelMinTotalDurationAware(GavelMinTotalDuration):
     """Gavel's minimum makespan, heterogeneity-aware: each type at the job's measured throughput.
 
@@ -226,7 +225,9 @@ class GavelMinTotalDurationAware(GavelMinTotalDuration):
     heterogeneity_aware = True
 
 
-@register_policy("gavel_min_total_duration_agnostic")
+POLICIES.register("gavel_min_total_duration", GavelMinTotalDurationAware)
+
+
 class GavelMinTotalDurationAgnostic(GavelMinTotalDuration):
     """Gavel's minimum makespan, heterogeneity-agnostic: every type at the job's V100 throughput.
 
@@ -237,3 +238,6 @@ class GavelMinTotalDurationAgnostic(GavelMinTotalDuration):
     group = "Gavel"
 
     heterogeneity_aware = False
+
+
+POLICIES.register("gavel_min_total_duration_agnostic", GavelMinTotalDurationAgnostic)

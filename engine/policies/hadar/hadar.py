@@ -50,13 +50,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
-from engine.policies.base import Part, PolicyContext, register_policy
+from engine.policies.base import POLICIES, Part, PolicyContext
 from engine.policies.hadar.prices import Offer, PriceBook
 from engine.policies.hadar.rounds import PricedRounds
 from engine.state import JobState
 
 
-@register_policy("hadar")
 class Hadar(PricedRounds):
     """Hadar: per round, jobs in utility-density order buy task slots on any GPU types at
     exponentially rising per-node prices, and start only if their utility covers the price.
@@ -220,6 +219,9 @@ class Hadar(PricedRounds):
             return None
         parts, price = pick
         return Offer(parts, self._utility(job, self._rate(job, parts), seconds), price)
+
+
+POLICIES.register("hadar", Hadar)
 
 
 def _first_gpus(

@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
-from engine.policies.base import Allocation, Grant, Part, PolicyContext, register_policy
+from engine.policies.base import POLICIES, Allocation, Grant, Part, PolicyContext
 from engine.policies.hadar.copies import CopyRates
 from engine.policies.hadar.prices import TOLERANCE, Offer, PriceBook
 from engine.policies.hadar.rounds import PricedRounds
@@ -56,7 +56,6 @@ from engine.progress import NOISE_SCALE_RATIO
 from engine.state import JobState
 
 
-@register_policy("hadare")
 class HadarE(PricedRounds):
     """HadarE: Hadar's prices at node granularity, with each job forked into copies on separate
     nodes that share one step counter and consolidate the model every round.
@@ -263,3 +262,6 @@ class HadarE(PricedRounds):
                 if best_key is None or key > best_key:
                     best, best_key = (worker_type, gpus, node), key
         return None if best is None else Part(*best)
+
+
+POLICIES.register("hadare", HadarE)

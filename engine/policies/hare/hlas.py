@@ -34,19 +34,18 @@ from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
 from engine.policies.base import (
+    POLICIES,
     Allocation,
     Grant,
     Policy,
     PolicyContext,
     SchedulerState,
-    register_policy,
 )
 from engine.policies.hare.tasks import TaskTimes, choose, relaxed_grant, task_times
 from engine.policies.las import parse_thresholds
 from engine.state import JobState
 
 
-@register_policy("hare_hlas")
 class HareHlas(Policy):
     """Hare HLAS: least attained reference-GPU-seconds first, fastest GPUs to the neediest jobs.
 
@@ -147,3 +146,6 @@ class HareHlas(Policy):
         if kept:
             return job.grant
         return relaxed_grant(counts, times) if counts else None
+
+
+POLICIES.register("hare_hlas", HareHlas)

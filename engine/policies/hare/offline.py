@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 
 from engine.errors import ConfigError
 from engine.policies.base import (
+    POLICIES,
     Allocation,
     Policy,
     PolicyContext,
     SchedulerState,
-    register_policy,
 )
 from engine.policies.hare.tasks import (
     TaskTimes,
@@ -52,7 +52,6 @@ from engine.policies.hare.tasks import (
 from engine.state import JobState
 
 
-@register_policy("hare_offline")
 class HareOffline(Policy):
     """Hare's clairvoyant heuristic: weighted shortest work first, tasks on earliest-finish GPUs.
 
@@ -168,3 +167,6 @@ class HareOffline(Policy):
         rate = job.scale_factor / round_s(counts, times, job.scale_factor)
         switch_s = self.params.switch_cost_s if job.first_start_s is not None else 0.0
         return now_s + switch_s + job.remaining_steps / rate
+
+
+POLICIES.register("hare_offline", HareOffline)

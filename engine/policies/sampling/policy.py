@@ -53,13 +53,13 @@ import numpy as np
 
 from engine.errors import ConfigError
 from engine.policies.base import (
+    POLICIES,
     Allocation,
     Grant,
     Part,
     Policy,
     PolicyContext,
     SchedulerState,
-    register_policy,
 )
 from engine.policies.sampling.categories import (
     count_categories,
@@ -84,7 +84,6 @@ EXACT_MAX_CATEGORIES = 100_000
 CHUNK = 2048  # categories scored at once
 
 
-@register_policy("sampling_placement")
 class SamplingPlacement(Policy):
     """Sampling-based placement (Liu et al., TPDS 2024): job sizing by sampled categories,
     worker types by matching markets, proportional batch split; minimizes mean JCT.
@@ -202,7 +201,9 @@ class SamplingPlacement(Policy):
         return Grant.of_parts(parts, combine="proportional")
 
 
-@register_policy("sampling_placement_exact")
+POLICIES.register("sampling_placement", SamplingPlacement)
+
+
 class SamplingPlacementExact(SamplingPlacement):
     """Sampling-based placement in exact mode (Liu et al., TPDS 2024): every category scored.
 
@@ -218,7 +219,9 @@ class SamplingPlacementExact(SamplingPlacement):
         mode: str = field(default="exact", metadata={"help": MODE_HELP})
 
 
-@register_policy("sampling_placement_equal_split")
+POLICIES.register("sampling_placement_exact", SamplingPlacementExact)
+
+
 class SamplingPlacementEqualSplit(SamplingPlacement):
     """Equal split (the baseline of Liu et al., TPDS 2024): GPUs divided evenly among the jobs.
 
@@ -232,3 +235,6 @@ class SamplingPlacementEqualSplit(SamplingPlacement):
     @dataclass(frozen=True)
     class Params(SamplingPlacement.Params):
         mode: str = field(default="equal_split", metadata={"help": MODE_HELP})
+
+
+POLICIES.register("sampling_placement_equal_split", SamplingPlacementEqualSplit)

@@ -1,4 +1,8 @@
-"""Gavel's simulator loop: rounds of micro-tasks (used under ``RoundConfig.gavel_rules``).
+"""Gavel's round loop of leases: each round grants leases, each lease runs one micro-task.
+
+Used under ``RoundConfig.gavel_rules`` for a policy that declares ``lease_rounds`` (Gavel's
+family); :func:`engine.simulator.simulate` picks it. It extends the engine's event loop
+(:class:`engine.event_loop.Simulation`) with Gavel's own round rules.
 
 Narayanan et al., OSDI 2020; the rules are those of ``Scheduler.simulate`` in
 stanford-futuredata/gavel (``scheduler/scheduler.py``, commit c4fa400, MIT), modelled here in our
@@ -12,7 +16,8 @@ own code:
 - The round ends when the longest micro-task ends; only then are GPUs freed and the policy
   asked again. A job granted the same GPUs again keeps them (Gavel's lease extension).
 - If nothing runs, no arrival is left and jobs still wait (the allocation excluded them),
-  Gavel forces a new allocation; the policy's ``force_reallocation()`` is called if it has one.
+  Gavel forces a new allocation: a policy that declares ``forces_reallocation`` is asked to
+  re-solve (``Policy.force_reallocation``) once; otherwise, or a second time, the run stops.
 
 The checkpoint-restore cost, when the scenario sets one, delays a restarted micro-task.
 """
@@ -22,13 +27,14 @@ from __future__ import annotations
 import math
 
 from engine.errors import EngineError, SimulationCancelled
+from engine.event_loop import CHECK_EVERY, CancelFn, ProgressFn, Simulation
 from engine.results import SimulationResult
-from engine.simulator import _CHECK_EVERY, CancelFn, ProgressFn, Simulation
 from engine.state import JobState
 
 
-class MicroTaskSimulation(Simulation):
-    """One run in Gavel's round loop (module docstring); use :func:`engine.simulator.simulate`."""
+class LeaseRoundSimulation(Simulation):
+    """One run in Gavel's round loop of leases (module docstring); use
+    :func:`engine.simulator.simulate`."""
 
     round_counter = 0  # rounds asked so far (the policies' round index)
 
@@ -54,9 +60,9 @@ class MicroTaskSimulation(Simulation):
                 now_s = max(now_s, self.jobs[self.next_arrival].arrival_s)
             else:
                 forced = self._force_reallocation(forced)
-            if self.round_counter % _CHECK_EVERY == 0:
+            if self.round_counter % CHECK_EVERY == 0:
                 if should_cancel and should_cancel():
-                    raise SimulationCancelled(f"{self.spec.display_name}: cancelled")
+                    raise SimulationCancelled(f"{self.policy_name}: cancelled")
                 if on_progress:
                     done = sum(job.completion_s is not None for job in self.jobs)
                     on_progress(done / max(1, len(self.jobs)))
@@ -96,11 +102,10 @@ class MicroTaskSimulation(Simulation):
 
     def _force_reallocation(self, forced: bool) -> bool:
         """Nothing runs and nothing arrives: make the policy re-solve, once."""
-        force = getattr(self.policy, "force_reallocation", None)
-        if forced or force is None:
+        if forced or not self.policy.forces_reallocation:
             raise EngineError(
-                f"{self.spec.display_name} left {len(self.waiting)} job(s) waiting on an idle "
+                f"{self.policy_name} left {len(self.waiting)} job(s) waiting on an idle "
                 "cluster with no arrivals to come"
             )
-        force()
+        self.policy.force_reallocation()
         return True
