@@ -41,7 +41,7 @@ def full(policy: str, max_jobs: int | None) -> dict[str, object]:
     )
     matrix = load_matrix()
     started = time.perf_counter()
-    jobs = load_scenario_trace(config, matrix).jobs
+    jobs = load_scenario_trace(config).jobs
     loaded = time.perf_counter()
     result = simulate(jobs, config, config.policies[0], matrix)
     done = time.perf_counter()
@@ -61,7 +61,12 @@ def _dashboard_run(policies: tuple[str, ...], warm: bool = True) -> dict[str, ob
     from dashboard.components.kpi_table import kpi_styler
     from dashboard.parallel_run import run_policies, warm_up
     from engine.config import PolicySpec, ScenarioConfig, TraceSpec
-    from engine.scenario import load_scenario_trace, scenario_matrix
+    from engine.results import ComparisonResult
+    from engine.scenario import load_scenario_trace, scenario_specs
+
+    def run_all(config: ScenarioConfig) -> ComparisonResult:
+        num_jobs = len(load_scenario_trace(config).jobs)  # cached by the preview
+        return ComparisonResult.of(config, run_policies(scenario_specs(config, ""), None, num_jobs))
 
     def results_page(result) -> None:  # type: ignore[no-untyped-def]
         from dashboard.chart_style import policy_colors
@@ -73,11 +78,11 @@ def _dashboard_run(policies: tuple[str, ...], warm: bool = True) -> dict[str, ob
     if warm:
         warm_up()
         small = ScenarioConfig(trace=TraceSpec(max_jobs=100), policies=(PolicySpec("fifo"),))
-        results_page(run_policies(small, None, load_scenario_trace(small, scenario_matrix(small))))
+        results_page(run_all(small))
     config = ScenarioConfig(policies=tuple(PolicySpec(p) for p in policies))
-    trace = load_scenario_trace(config, scenario_matrix(config))  # cached by the preview
+    load_scenario_trace(config)  # the preview's
     started = time.perf_counter()
-    result = run_policies(config, None, trace)
+    result = run_all(config)
     simulated = time.perf_counter()
     results_page(result)
     charted = time.perf_counter()
@@ -171,7 +176,7 @@ def sample(policy: str, congested: bool) -> dict[str, object]:
     network = NetworkConfig(congestion=episodes if congested else ())
     config = ScenarioConfig(policies=(PolicySpec(policy),), network=network)
     matrix = load_matrix()
-    jobs = load_scenario_trace(config, matrix).jobs
+    jobs = load_scenario_trace(config).jobs
     started = time.perf_counter()
     result = simulate(jobs, config, config.policies[0], matrix)
     return {

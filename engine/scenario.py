@@ -1,34 +1,80 @@
-"""Run a whole scenario: load the trace once, simulate every policy, collect the comparison.
+"""One unit of work: ``run(spec) -> RunResult``, the one path from a spec to a simulated run.
 
-This is the flat API the dashboard and the command line share:
-``run_scenario(config) -> ComparisonResult``.
+Every run goes through :func:`run`: the command line and a scenario's comparison
+(:func:`run_scenario`, one spec per policy), a study's and the planner's executors
+(:func:`engine.study.executors.execute`) and the dashboard's workers
+(:mod:`dashboard.parallel_run`). It builds the scenario's throughput matrix, validates the
+scenario, takes the trace (parsed once per process and trace, :func:`load_scenario_trace`),
+simulates the spec's one policy and returns the result with its spec.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
+
+import pandas as pd
 
 from engine.config import FAILURE_DISTRIBUTIONS, ScenarioConfig
 from engine.errors import ConfigError
+from engine.metrics import utilization_by_type
 from engine.placement import list_placements
 from engine.policies import get_policy, list_policies
 from engine.policies.base import build_params
-from engine.results import ComparisonResult
-from engine.simulator import CancelFn, simulate
+from engine.results import ComparisonResult, RunResult, SimulationResult
+from engine.simulator import CancelFn, ProgressFn, simulate
+from engine.study.spec import RunSpec
+from engine.study.traces import trace_payload
 from engine.throughput import ThroughputMatrix, load_matrix
-from engine.traces import TraceLoad, resolve_trace
+from engine.traces import TraceLoad, draw_trace, fit_trace
+from engine.traces.resolve import TraceFile
 
 OverallProgressFn = Callable[[float, str], None]
+DRAWN_KEPT = 8  # drawn traces a process keeps (a sweep draws each (trace, seed, load) once)
+
+
+def run(
+    spec: RunSpec,
+    file: TraceFile | None = None,
+    *,
+    on_progress: ProgressFn | None = None,
+    should_cancel: CancelFn | None = None,
+) -> RunResult:
+    """Simulates the spec's one policy on its scenario's trace.
+
+    Args:
+        file: the trace's (file name, bytes) when the caller has them (an upload's; the
+            executors ship them with the task); a sample or path is read from disk when None.
+        on_progress: called with the fraction of the run done (0..1).
+        should_cancel: polled during the run; True stops it.
+
+    Raises:
+        ConfigError, TraceError, OversizedJobsError, EngineError: bad scenario or trace (the
+            message names the key, row or column); SimulationCancelled: cancelled.
+    """
+    config = spec.scenario
+    validate_config(config, scenario_matrix(config))
+    trace = load_scenario_trace(config, file, spec.trace_hash)
+    full = spec.record == "full"
+    simulation = simulate(  # the decision log only where the run's tables are kept
+        trace.jobs, config, config.policies[0], run_matrix(config, trace),
+        on_progress=on_progress, should_cancel=should_cancel,
+        record_segments=full, decision_log=None if full else False,
+    )  # fmt: skip
+    usage = _usage(simulation, len(trace.dropped_job_ids), config)
+    return RunResult(spec, simulation, usage, trace.notes, trace.dropped_job_ids)
 
 
 def run_scenario(
     config: ScenarioConfig,
     *,
-    upload: tuple[str, bytes] | None = None,
+    upload: TraceFile | None = None,
     on_progress: OverallProgressFn | None = None,
     should_cancel: CancelFn | None = None,
 ) -> ComparisonResult:
-    """Simulates every policy of ``config`` on its trace.
+    """Every policy of ``config`` on its trace, one :func:`run` each, in the scenario's order.
 
     Args:
         upload: (file name, bytes) of an uploaded trace when ``config.trace.source`` is
@@ -40,27 +86,45 @@ def run_scenario(
         ConfigError, TraceError: bad configuration or trace (message names key / row / column).
         SimulationCancelled: the user cancelled.
     """
-    matrix = scenario_matrix(config)
-    validate_config(config, matrix)
-    trace = load_scenario_trace(config, matrix, upload)
-    matrix = run_matrix(config, trace)
-    results = []
-    count = len(config.policies)
-    for i, spec in enumerate(config.policies):
+    digest, file = trace_payload(config, None, upload=upload)
+    specs = scenario_specs(config, digest)
+    runs = []
+    for i, spec in enumerate(specs):
 
-        def progress(fraction: float, i: int = i, name: str = spec.display_name) -> None:
+        def progress(fraction: float, i: int = i, name: str = spec.variant) -> None:
             if on_progress:
-                on_progress((i + fraction) / count, name)
+                on_progress((i + fraction) / len(specs), name)
 
         progress(0.0)
-        results.append(
-            simulate(
-                trace.jobs, config, spec, matrix, on_progress=progress, should_cancel=should_cancel
-            )
-        )
+        runs.append(run(spec, file, on_progress=progress, should_cancel=should_cancel))
     if on_progress:
         on_progress(1.0, "done")
-    return ComparisonResult(config, tuple(results), trace.notes, trace.dropped_job_ids)
+    return ComparisonResult.of(config, runs)
+
+
+def scenario_specs(config: ScenarioConfig, trace_hash: str) -> list[RunSpec]:
+    """One full-record spec per policy of ``config``, in its order, after validating the whole
+    scenario (:func:`validate_config`); a spec's ``variant`` is the policy's display name
+    (unique in a valid scenario).
+
+    Args:
+        trace_hash: the trace's SHA-256 (:func:`engine.study.traces.trace_payload`).
+
+    Raises:
+        ConfigError: naming the offending entry.
+    """
+    validate_config(config, scenario_matrix(config))
+    return [
+        RunSpec(
+            dataclasses.replace(config, policies=(policy,)),
+            policy.display_name,
+            config.effective_trace_seed,
+            config.seed,
+            trace_hash,
+            record="full",
+        )  # fmt: skip
+        for policy in config.policies
+    ]
 
 
 def scenario_matrix(config: ScenarioConfig) -> ThroughputMatrix:
@@ -90,13 +154,59 @@ def run_matrix(config: ScenarioConfig, trace: TraceLoad) -> ThroughputMatrix:
     return matrix.slowed(config.rounds.step_time_overhead)
 
 
+_DRAWN: OrderedDict[tuple[object, ...], TraceLoad] = OrderedDict()
+_DRAWN_LOCK = threading.Lock()  # the dashboard's sessions share the process
+
+
 def load_scenario_trace(
-    config: ScenarioConfig, matrix: ThroughputMatrix, upload: tuple[str, bytes] | None = None
+    config: ScenarioConfig, file: TraceFile | None = None, trace_hash: str = ""
 ) -> TraceLoad:
-    """The scenario's validated jobs table (see :func:`engine.traces.resolve_trace`)."""
-    return resolve_trace(
-        config.trace, matrix, config.effective_trace_seed, config.cluster, upload, config.load
-    )
+    """The scenario's validated jobs table: the trace drawn with :func:`scenario_matrix`
+    (:func:`engine.traces.draw_trace`, independent of the GPU mix), then fitted to the cluster
+    (:func:`engine.traces.fit_trace`).
+
+    The drawn trace is kept per process by the trace's SHA-256 (``trace_hash``) and what shapes
+    the draw (trace settings, load, trace seed, matrix), so the policies of a scenario, the
+    seeds of a sweep on one worker and the dashboard's preview parse a file once.
+
+    Args:
+        file: the trace's (file name, bytes); needed for an upload (see
+            :func:`engine.traces.resolve.read_trace_file`).
+        trace_hash: the file's SHA-256; "" draws afresh (a sample or path read from disk).
+
+    Raises:
+        TraceError, OversizedJobsError, ConfigError: bad trace, load or matrix.
+    """
+    matrix = scenario_matrix(config)
+    seed = config.effective_trace_seed
+    key = (
+        trace_hash, config.trace, config.load, seed, config.throughputs,
+        config.extra_worker_types,
+    )  # fmt: skip
+    kept = bool(trace_hash) or config.trace.source == "synthetic"
+    with _DRAWN_LOCK:
+        drawn = _DRAWN.get(key) if kept else None
+        if drawn is not None:
+            _DRAWN.move_to_end(key)
+    if drawn is None:
+        drawn = draw_trace(config.trace, matrix, seed, file, config.load)
+        if kept:
+            with _DRAWN_LOCK:
+                _DRAWN[key] = drawn
+                while len(_DRAWN) > DRAWN_KEPT:
+                    _DRAWN.popitem(last=False)
+    return fit_trace(drawn, config.cluster, matrix, config.trace.drop_oversized)
+
+
+def _usage(result: SimulationResult, dropped: int, config: ScenarioConfig) -> dict[str, float]:
+    usage = {"jobs_dropped": float(dropped), "num_decisions": float(result.num_decisions)}
+    end_s = float(result.jobs["completion_s"].max()) if len(result.jobs) else 0.0
+    busy = utilization_by_type(result.utilization, end_s) if end_s > 0 else pd.Series(dtype=float)
+    for worker_type, capacity in sorted(config.cluster.capacity().items()):
+        usage[f"capacity_gpus:{worker_type}"] = float(capacity)
+        share = float(busy.get(worker_type, 0.0))
+        usage[f"gpu_h:{worker_type}"] = share * capacity * end_s / 3600.0
+    return usage
 
 
 def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:

@@ -1,8 +1,9 @@
 """The single entry point from a `TraceSpec` to a validated jobs table.
 
 ``spec.source`` is ``"sample:<name>"`` (a file in ``sample_traces/``), ``"synthetic"``,
-``"upload:<name>"`` (bytes passed in by the dashboard) or, for a local scenario, a filesystem
-path (which names a scenario may use is decided when it is loaded: :mod:`engine.sources`).
+``"upload:<name>"`` (the file's bytes passed in: :data:`TraceFile`) or, for a local scenario, a
+filesystem path (which names a scenario may use is decided when it is loaded:
+:mod:`engine.sources`). :func:`read_trace_file` is the one place a trace's bytes are read.
 The trace rng is derived from the trace seed on its own stream, so it does not shift the
 simulator's draws.
 
@@ -31,6 +32,8 @@ from engine.traces.synthetic import REFERENCE_WORKER_TYPE, generate_synthetic
 
 TRACE_RNG_STREAM = 0x7ACE  # second word of the trace rng's seed: [seed, TRACE_RNG_STREAM]
 NO_LOAD = LoadConfig()  # the default load: no change
+TraceFile = tuple[str, bytes]
+"""A trace file as (file name as the user knows it, bytes)."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,7 @@ def resolve_trace(
     matrix: ThroughputMatrix,
     seed: int,
     cluster: ClusterSpec,
-    upload: tuple[str, bytes] | None = None,
+    file: TraceFile | None = None,
     load: LoadConfig = NO_LOAD,
 ) -> TraceLoad:
     """Loads, cuts (``spec.max_jobs``), applies ``load`` and fits to the cluster the trace
@@ -79,7 +82,7 @@ def resolve_trace(
         TraceError: for a missing file, an unknown sample or format, or a bad trace.
         OversizedJobsError: for jobs larger than the cluster when ``spec.drop_oversized`` is False.
     """
-    drawn = draw_trace(spec, matrix, seed, upload, load)
+    drawn = draw_trace(spec, matrix, seed, file, load)
     return fit_trace(drawn, cluster, matrix, spec.drop_oversized)
 
 
@@ -87,21 +90,19 @@ def draw_trace(
     spec: TraceSpec,
     matrix: ThroughputMatrix,
     seed: int,
-    upload: tuple[str, bytes] | None = None,
+    file: TraceFile | None = None,
     load: LoadConfig = NO_LOAD,
-    raw: tuple[str, bytes] | None = None,
 ) -> TraceLoad:
     """The trace's jobs before any cluster check: independent of the GPU mix.
 
     Args:
-        upload: (file name, bytes) for an ``"upload:<name>"`` source.
-        raw: (file name, bytes) to use instead of reading a sample or path source (the study
-            engine ships a trace's bytes to its workers this way); ignored for synthetic.
+        file: the trace's bytes (:func:`read_trace_file`); needed for an ``"upload:<name>"``
+            source, read from disk for a sample or path when None; ignored for synthetic.
 
     Raises:
         TraceError, ConfigError: for a bad source, trace, ``max_jobs`` or load.
     """
-    loaded, file_name = _load(spec, matrix, trace_rng(seed), upload, raw)
+    loaded, file_name = _load(spec, matrix, trace_rng(seed), file)
     jobs = loaded.jobs
     if spec.max_jobs is not None:
         if spec.max_jobs < 1:
@@ -138,11 +139,7 @@ def fit_trace(
 
 
 def _load(
-    spec: TraceSpec,
-    matrix: ThroughputMatrix,
-    rng: np.random.Generator,
-    upload: tuple[str, bytes] | None,
-    given: tuple[str, bytes] | None = None,
+    spec: TraceSpec, matrix: ThroughputMatrix, rng: np.random.Generator, file: TraceFile | None
 ) -> tuple[Loaded, str]:
     source = spec.source
     if source == "synthetic" and spec.synthetic.workload == "llm":
@@ -161,20 +158,7 @@ def _load(
             f"mix; step counts on {REFERENCE_WORKER_TYPE}"
         )
         return Loaded(jobs, (note,), "synthetic"), "synthetic"
-    if given is not None:
-        file_name, raw = given
-    elif source.startswith("upload:"):
-        name = source.removeprefix("upload:")
-        if upload is None:
-            raise TraceError("the uploaded file is no longer available; upload it again", file=name)
-        file_name, raw = upload
-    else:
-        path = source_path(source)
-        file_name = path.name
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise TraceError(f"cannot read the file: {exc.strerror}", file=str(path)) from exc
+    file_name, raw = read_trace_file(spec, file)
     loaded = load_trace(
         raw,
         file_name,
@@ -184,6 +168,29 @@ def _load(
         assumed_worker_type=spec.assumed_worker_type,
     )
     return loaded, file_name
+
+
+def read_trace_file(spec: TraceSpec, file: TraceFile | None = None) -> TraceFile:
+    """The bytes of the file a (non-synthetic) trace ``spec`` names: ``file`` when given (an
+    upload's, or bytes already read), else the sample or path (a path only a local scenario
+    names: :mod:`engine.sources`), read from disk as a file, never fetched.
+
+    Raises:
+        TraceError: for an upload without its bytes, an unknown sample or an unreadable file.
+    """
+    if file is not None:
+        return file
+    source = spec.source
+    if source.startswith("upload:"):
+        raise TraceError(
+            "the uploaded file is no longer available; upload it again",
+            file=source.removeprefix("upload:"),
+        )
+    path = source_path(source)
+    try:
+        return path.name, path.read_bytes()
+    except OSError as exc:
+        raise TraceError(f"cannot read the file: {exc.strerror}", file=str(path)) from exc
 
 
 def source_path(source: str) -> Path:

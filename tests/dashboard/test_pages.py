@@ -152,13 +152,13 @@ def test_second_run_of_the_same_scenario_comes_from_the_cache(
     import dashboard.parallel_run
 
     calls = []
-    original = dashboard.parallel_run.simulate_policy
+    original = dashboard.parallel_run.run_reporting
 
     def counting(*args: object, **kwargs: object) -> object:
         calls.append(args[1].variant)  # (files, spec, payload): the policy's display name
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(dashboard.parallel_run, "simulate_policy", counting)
+    monkeypatch.setattr(dashboard.parallel_run, "run_reporting", counting)
     st.cache_data.clear()
     st.cache_resource.clear()
     at = make_app()

@@ -162,7 +162,7 @@ def test_a_local_scenario_reads_its_own_trace_and_matrix_files(tmp_path: Path) -
     data = scenario_dict(trace__source=str(trace), throughputs=str(matrix))
     data["trace"]["max_jobs"] = 20
     config = ScenarioConfig.from_json(json.dumps(data), Origin.LOCAL)
-    jobs = load_scenario_trace(config, scenario_matrix(config)).jobs
+    jobs = load_scenario_trace(config).jobs
     assert len(jobs) == 20
     assert scenario_matrix(config).worker_types == load_matrix().worker_types
 

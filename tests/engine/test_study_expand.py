@@ -185,11 +185,10 @@ def test_extra_worker_types_do_not_change_the_draw() -> None:
 
 def test_trace_seed_and_simulation_seed_are_separate() -> None:
     config = dataclasses.replace(ScenarioConfig(), trace=TraceSpec(max_jobs=200))
-    from engine.scenario import load_scenario_trace, scenario_matrix
+    from engine.scenario import load_scenario_trace
 
-    matrix = scenario_matrix(config)
-    same_trace = load_scenario_trace(dataclasses.replace(config, seed=1, trace_seed=0), matrix)
-    reference = load_scenario_trace(config, matrix)
+    same_trace = load_scenario_trace(dataclasses.replace(config, seed=1, trace_seed=0))
+    reference = load_scenario_trace(config)
     pd.testing.assert_frame_equal(same_trace.jobs, reference.jobs)
-    other = load_scenario_trace(dataclasses.replace(config, trace_seed=1), matrix)
+    other = load_scenario_trace(dataclasses.replace(config, trace_seed=1))
     assert not np.array_equal(other.jobs["job_type"], reference.jobs["job_type"])

@@ -11,8 +11,8 @@ import pytest
 
 from engine.config import PolicySpec, ScenarioConfig, TraceSpec
 from engine.errors import SimulationCancelled, TraceError
-from engine.scenario import run_scenario
-from engine.study import Study, TraceStore, Variant, expand, run_spec, run_study
+from engine.scenario import run, run_scenario
+from engine.study import Study, TraceStore, Variant, expand, run_study
 from engine.study.store import ResultStore
 from engine.throughput import load_matrix
 
@@ -71,20 +71,20 @@ def test_an_interrupted_sweep_resumes_without_rerunning_finished_specs(
 
 def test_a_run_spec_reproduces_run_scenario_and_records_segments_only_when_asked() -> None:
     spec = expand(dataclasses.replace(STUDY, record="full"))[2]  # base, las, seed 0
-    full = run_spec(spec)
+    full = run(spec)
     scenario = run_scenario(dataclasses.replace(BASE, policies=(PolicySpec("las"),)))
     reference = scenario.results[0]
     pd.testing.assert_frame_equal(full.jobs, reference.jobs, check_exact=True)
     pd.testing.assert_frame_equal(full.segments, reference.segments, check_exact=True)
     assert {k: full.summary[k] for k in reference.summary} == reference.summary
-    summary_only = run_spec(dataclasses.replace(spec, record="summary"))
+    summary_only = run(dataclasses.replace(spec, record="summary"))
     assert summary_only.segments is None and summary_only.utilization is None
     assert summary_only.summary == full.summary
 
 
 def test_the_store_round_trips_a_full_run(tmp_path: Path) -> None:
     spec = expand(dataclasses.replace(STUDY, record="full"))[0]
-    result = run_spec(spec)
+    result = run(spec)
     store = ResultStore(tmp_path)
     store.save(result)
     back = store.load(spec)
