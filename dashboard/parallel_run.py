@@ -3,12 +3,13 @@
 Each policy of a scenario is an independent run (:class:`engine.study.spec.RunSpec`:
 :func:`engine.scenario.scenario_specs`), so the study's executors
 (:func:`engine.study.executors.run_tasks`) run them at once: a local process pool by default,
-in this process with ``GPUSCHED_EXECUTOR=serial``. A worker runs :func:`engine.scenario.run`,
-the one path from a spec to a result, so every table is the one a serial run gives (only
+in this process with ``GPUSCHED_EXECUTOR=serial``. A worker runs only engine code
+(:func:`engine.study.executors.execute`, which calls :func:`engine.scenario.run`, the one path
+from a spec to a result), so every table is the one a serial run gives (only
 ``decision_time_s``, a wall time, differs).
 
 Progress: each worker writes its fraction done to a small file in a temporary folder and looks
-there for a cancel request (:mod:`dashboard.progress_files`); the caller polls the folder
+there for a cancel request (:mod:`engine.study.progress`); the caller polls the folder
 between the executor's waits. No streamlit here: the pool's workers import this module.
 """
 
@@ -23,8 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dashboard.progress_files import ProgressFiles, RunReporter
+from engine.study import executors
 from engine.study.executors import Payload, WorkerLimits, run_tasks
+from engine.study.progress import ProgressFiles
 from engine.study.spec import RunSpec
 
 if TYPE_CHECKING:
@@ -45,28 +47,6 @@ class PolicyStatus:
 
 
 StatusFn = Callable[[list[PolicyStatus]], None]
-
-
-def run_reporting(
-    files: ProgressFiles,
-    spec: RunSpec,
-    payload: Payload,
-    poll: Callable[[], bool] | None = None,
-) -> RunResult:
-    """The worker function: :func:`engine.scenario.run`, reporting progress to ``files`` under
-    the spec's ``variant`` and stopping on a cancel request there.
-
-    ``poll`` (serial executor only) is the caller's own poll, called between progress reports.
-
-    Raises:
-        SimulationCancelled: a cancel was requested (``files``) or ``poll()`` returned True.
-    """
-    from engine.scenario import run
-
-    reporter = RunReporter(files, spec.variant, poll)
-    result = run(spec, payload, on_progress=reporter.progress, should_cancel=reporter.should_cancel)
-    files.report(spec.variant, 1.0, reporter.started)
-    return result
 
 
 def run_policies(
@@ -125,7 +105,7 @@ def run_policies(
             poll()
 
         extra = {"poll": poll} if chosen == "serial" else {}
-        worker = functools.partial(run_reporting, files, **extra)
+        worker = functools.partial(executors.execute, progress=files, **extra)
         try:
             run_tasks(tasks, done, executor=chosen, workers=workers, should_cancel=poll,
                       fn=worker, limits=limits)  # fmt: skip

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # loaded where a run happens (the run imports the simulator)
     from concurrent.futures import Future, ProcessPoolExecutor
 
     from engine.results import RunResult
+    from engine.study.progress import ProgressFiles
 
 EXECUTORS = ("serial", "pool", "ray")
 Payload = tuple[str, bytes] | None  # the trace's (file name, bytes); None: synthetic, or read there
@@ -40,12 +41,33 @@ WorkerFn = Callable[[RunSpec, Payload], Any]
 CancelFn = Callable[[], bool]
 
 
-def execute(spec: RunSpec, payload: Payload) -> RunResult:
+def execute(
+    spec: RunSpec,
+    payload: Payload,
+    progress: ProgressFiles | None = None,
+    poll: CancelFn | None = None,
+) -> RunResult:
     """The worker function (top level, so every executor can pickle it):
-    :func:`engine.scenario.run`."""
+    :func:`engine.scenario.run`.
+
+    Args:
+        progress: where the run reports its fraction done under ``spec.variant`` and looks
+            for a cancel request (:mod:`engine.study.progress`); None: no reports.
+        poll: the caller's own poll, called between reports (serial executor only).
+
+    Raises:
+        SimulationCancelled: a cancel was requested in ``progress`` or ``poll()`` returned True.
+    """
     from engine.scenario import run
 
-    return run(spec, payload)
+    if progress is None:
+        return run(spec, payload)
+    from engine.study.progress import RunReporter
+
+    reporter = RunReporter(progress, spec.variant, poll)
+    result = run(spec, payload, on_progress=reporter.progress, should_cancel=reporter.should_cancel)
+    progress.report(spec.variant, 1.0, reporter.started)
+    return result
 
 
 def execute_or_error(spec: RunSpec, payload: Payload) -> RunResult | EngineError:

@@ -10,13 +10,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dashboard import progress_files
-from dashboard.parallel_run import PolicyStatus, run_policies, run_reporting
-from dashboard.progress_files import ProgressFiles
+from dashboard.parallel_run import PolicyStatus, run_policies
 from engine.config import PolicySpec, ScenarioConfig, TraceSpec
 from engine.errors import SimulationCancelled
 from engine.results import ComparisonResult
 from engine.scenario import load_scenario_trace, run_scenario, scenario_specs
+from engine.study import progress
+from engine.study.executors import execute
+from engine.study.progress import ProgressFiles
 
 
 @pytest.fixture(autouse=True)
@@ -94,12 +95,12 @@ def test_a_worker_stops_when_the_cancel_file_appears(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The worker's side of Cancel: it finds the request at its next check and raises."""
-    monkeypatch.setattr(progress_files, "REPORT_EVERY_S", 0.0)
+    monkeypatch.setattr(progress, "REPORT_EVERY_S", 0.0)
     files = ProgressFiles(tmp_path)
     files.request_cancel()
     (spec,) = scenario_specs(_scenario(PolicySpec("fifo"), max_jobs=2000), "")
     with pytest.raises(SimulationCancelled):
-        run_reporting(files, spec, None)
+        execute(spec, None, files)
     reported = files.read("FIFO")
     assert reported is not None and reported[0] < 1.0  # started, never finished
 

@@ -1,8 +1,9 @@
-"""Progress and Cancel between the dashboard and its worker processes: files in a folder.
+"""Progress and Cancel between a caller and its worker processes: files in a folder.
 
-A worker writes "fraction started elapsed_s" of its run to ``<run>.progress`` (atomically, at
-most every :data:`REPORT_EVERY_S`) and stops when a ``cancel`` file appears; the dashboard
-reads the files between the executor's waits (:mod:`dashboard.parallel_run`). Files need no
+A worker (:func:`engine.study.executors.execute` given a :class:`ProgressFiles`) writes
+"fraction started elapsed_s" of its run to ``<run>.progress`` (atomically, at most every
+:data:`REPORT_EVERY_S`) and stops when a ``cancel`` file appears; the caller (the dashboard's
+:mod:`dashboard.parallel_run`) reads the files between the executor's waits. Files need no
 extra process and no pickled queue, and work the same for a pool or the serial executor.
 """
 
