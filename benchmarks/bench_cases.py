@@ -63,10 +63,13 @@ def _dashboard_run(policies: tuple[str, ...], warm: bool = True) -> dict[str, ob
     from engine.config import PolicySpec, ScenarioConfig, TraceSpec
     from engine.results import ComparisonResult
     from engine.scenario import load_scenario_trace, scenario_specs
+    from engine.study.traces import trace_payload
 
-    def run_all(config: ScenarioConfig) -> ComparisonResult:
-        num_jobs = len(load_scenario_trace(config).jobs)  # cached by the preview
-        return ComparisonResult.of(config, run_policies(scenario_specs(config, ""), None, num_jobs))
+    def run_all(config: ScenarioConfig) -> ComparisonResult:  # as dashboard.runner.run does
+        digest, file = trace_payload(config, None)
+        num_jobs = len(load_scenario_trace(config, file, digest).jobs)  # kept from the preview
+        runs = run_policies(scenario_specs(config, digest), file, num_jobs)
+        return ComparisonResult.of(config, runs)
 
     def results_page(result) -> None:  # type: ignore[no-untyped-def]
         from dashboard.chart_style import policy_colors
@@ -80,7 +83,8 @@ def _dashboard_run(policies: tuple[str, ...], warm: bool = True) -> dict[str, ob
         small = ScenarioConfig(trace=TraceSpec(max_jobs=100), policies=(PolicySpec("fifo"),))
         results_page(run_all(small))
     config = ScenarioConfig(policies=tuple(PolicySpec(p) for p in policies))
-    load_scenario_trace(config)  # the preview's
+    digest, file = trace_payload(config, None)
+    load_scenario_trace(config, file, digest)  # the preview's
     started = time.perf_counter()
     result = run_all(config)
     simulated = time.perf_counter()

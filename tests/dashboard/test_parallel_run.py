@@ -15,7 +15,6 @@ from engine.config import PolicySpec, ScenarioConfig, TraceSpec
 from engine.errors import SimulationCancelled
 from engine.results import ComparisonResult
 from engine.scenario import load_scenario_trace, run_scenario, scenario_specs
-from engine.study import progress
 from engine.study.executors import execute
 from engine.study.progress import ProgressFiles
 
@@ -91,12 +90,9 @@ def test_cancel_stops_the_runs() -> None:
         _run(config, executor="pool", workers=2, should_cancel=cancel.is_set)
 
 
-def test_a_worker_stops_when_the_cancel_file_appears(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_worker_stops_when_the_cancel_file_appears(tmp_path: Path) -> None:
     """The worker's side of Cancel: it finds the request at its next check and raises."""
-    monkeypatch.setattr(progress, "REPORT_EVERY_S", 0.0)
-    files = ProgressFiles(tmp_path)
+    files = ProgressFiles(tmp_path, every_s=0.0)
     files.request_cancel()
     (spec,) = scenario_specs(_scenario(PolicySpec("fifo"), max_jobs=2000), "")
     with pytest.raises(SimulationCancelled):
