@@ -1,4 +1,4 @@
-"""The single entry point from a `TraceSpec` to a validated jobs table.
+"""From a `TraceSpec` to a validated jobs table: read, draw, fit.
 
 ``spec.source`` is ``"sample:<name>"`` (a file in ``sample_traces/``), ``"synthetic"``,
 ``"upload:<name>"`` (the file's bytes passed in: :data:`TraceFile`) or, for a local scenario, a
@@ -62,28 +62,6 @@ class TraceLoad:
 def trace_rng(seed: int) -> np.random.Generator:
     """The generator for a scenario's trace rules, derived from the scenario seed."""
     return np.random.default_rng([seed, TRACE_RNG_STREAM])
-
-
-def resolve_trace(
-    spec: TraceSpec,
-    matrix: ThroughputMatrix,
-    seed: int,
-    cluster: ClusterSpec,
-    file: TraceFile | None = None,
-    load: LoadConfig = NO_LOAD,
-) -> TraceLoad:
-    """Loads, cuts (``spec.max_jobs``), applies ``load`` and fits to the cluster the trace
-    ``spec`` names: :func:`draw_trace` then :func:`fit_trace`.
-
-    Args:
-        seed: the trace seed (``ScenarioConfig.effective_trace_seed``).
-
-    Raises:
-        TraceError: for a missing file, an unknown sample or format, or a bad trace.
-        OversizedJobsError: for jobs larger than the cluster when ``spec.drop_oversized`` is False.
-    """
-    drawn = draw_trace(spec, matrix, seed, file, load)
-    return fit_trace(drawn, cluster, matrix, spec.drop_oversized)
 
 
 def draw_trace(
