@@ -167,15 +167,16 @@ when a link writes it into the widget, so a link carrying one is refused with a 
 def check_widget_values(config: ScenarioConfig, name: str) -> None:
     """Checks that the Scenario page's widgets can show ``config``: numbers in
     :data:`WIDGET_RANGES`, known trace format, GPU type, placement and policies (with their
-    parameters: :func:`engine.scenario.validate_config`).
+    parameters: :func:`engine.validate.validate_config`).
 
     Raises:
         ConfigError: naming the scenario, the field and what it may be.
     """
     from engine.placement import list_placements
-    from engine.scenario import scenario_matrix, validate_config
+    from engine.scenario import scenario_matrix
     from engine.study.overrides import get_path
     from engine.traces import list_formats
+    from engine.validate import validate_config
 
     where = f"scenario {name[:60]!r}"
     values = [(path, get_path(config, path), bounds) for path, bounds in WIDGET_RANGES.items()]
