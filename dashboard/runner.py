@@ -137,11 +137,13 @@ def run(
     """
     from dashboard.parallel_run import run_policies
     from engine.budget import check_scenario, trace_rows
-    from engine.scenario import load_scenario_trace, scenario_specs
+    from engine.scenario import load_scenario_trace, scenario_matrix, scenario_specs
     from engine.study.traces import trace_payload
+    from engine.validate import validate_config
 
     budget = server_budget()
     check_scenario(config, budget, trace_rows(config, upload[1] if upload else None))
+    validate_config(config, scenario_matrix(config))
     digest, file = trace_payload(config, None, upload=upload)
     specs = scenario_specs(config, digest)
     store = policy_results()

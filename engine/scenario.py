@@ -84,6 +84,7 @@ def run_scenario(
         ConfigError, TraceError: bad configuration or trace (message names key / row / column).
         SimulationCancelled: the user cancelled.
     """
+    validate_config(config, scenario_matrix(config))
     digest, file = trace_payload(config, None, upload=upload)
     specs = scenario_specs(config, digest)
     runs = []
@@ -101,17 +102,13 @@ def run_scenario(
 
 
 def scenario_specs(config: ScenarioConfig, trace_hash: str) -> list[RunSpec]:
-    """One full-record spec per policy of ``config``, in its order, after validating the whole
-    scenario (:func:`validate_config`); a spec's ``variant`` is the policy's display name
-    (unique in a valid scenario).
+    """One full-record spec per policy of a validated ``config`` (:func:`validate_config`
+    checks the policies' labels are unique), in its order; a spec's ``variant`` is the
+    policy's display name.
 
     Args:
         trace_hash: the trace's SHA-256 (:func:`engine.study.traces.trace_payload`).
-
-    Raises:
-        ConfigError: naming the offending entry.
     """
-    validate_config(config, scenario_matrix(config))
     return [
         RunSpec(
             dataclasses.replace(config, policies=(policy,)),
@@ -120,7 +117,7 @@ def scenario_specs(config: ScenarioConfig, trace_hash: str) -> list[RunSpec]:
             config.seed,
             trace_hash,
             record="full",
-        )  # fmt: skip
+        )
         for policy in config.policies
     ]
 
