@@ -120,3 +120,41 @@ def test_gpu_hours_and_cost_of_a_hand_made_trace(tmp_path: Path) -> None:
     assert row["cost_per_job_usd"] == pytest.approx(2.0)
     with pytest.raises(TraceError, match="not in the trace store"):
         run_study(dataclasses.replace(study, trace_hash="0" * 64), executor="serial", traces=store)
+
+
+def test_a_scenario_parses_its_upload_once_and_each_run_carries_its_spec(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Three policies on one uploaded file: one draw of the trace for the whole comparison (and
+    none for a later run of the same file), and every run's result names the spec it ran."""
+    import engine.scenario
+    from engine.content import sha256_hex
+    from engine.scenario import scenario_specs
+
+    draws: list[str] = []
+    original = engine.scenario.draw_trace
+
+    def counting(*args: object, **kwargs: object) -> object:
+        draws.append(str(args[0].source))  # type: ignore[attr-defined]
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine.scenario, "draw_trace", counting)
+    job_type = "ResNet-50 (batch size 128)"
+    text = "job_id,arrival_s,job_type,scale_factor,total_steps\n" + "".join(
+        f"parse-once-{i},{60 * i},{job_type},{1 + i % 2},{1000 * (i + 1)}\n" for i in range(12)
+    )
+    upload = ("once.csv", text.encode())
+    policies = (PolicySpec("fifo"), PolicySpec("las"), PolicySpec("srtf"))
+    config = ScenarioConfig(trace=TraceSpec(source="upload:once.csv"), policies=policies)
+    compared = run_scenario(config, upload=upload)
+    assert draws == ["upload:once.csv"]
+    assert compared.policies == ["FIFO", "Tiresias LAS", "SRTF"]
+    specs = scenario_specs(config, sha256_hex(upload[1]))
+    runs = [run(spec, upload) for spec in specs]
+    assert draws == ["upload:once.csv"]  # the same file again: taken from the process's draw
+    assert [r.spec for r in runs] == specs
+    assert [r.spec.policy_label for r in runs] == compared.policies
+    for ours, theirs in zip(runs, compared.results, strict=True):
+        pd.testing.assert_frame_equal(ours.jobs, theirs.jobs, check_exact=True)
+        assert ours.simulation.summary == theirs.summary
+        assert ours.summary["jobs_dropped"] == 0.0
