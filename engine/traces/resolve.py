@@ -80,7 +80,15 @@ def draw_trace(
     Raises:
         TraceError, ConfigError: for a bad source, trace, ``max_jobs`` or load.
     """
-    loaded, file_name = _load(spec, matrix, trace_rng(seed), file)
+    rng = trace_rng(seed)
+    if spec.source == "synthetic":
+        loaded, file_name = _synthetic(spec, matrix, rng), "synthetic"
+    else:
+        file_name, raw = read_trace_file(spec, file)
+        loaded = load_trace(
+            raw, file_name, matrix, rng,
+            format=spec.format, assumed_worker_type=spec.assumed_worker_type,
+        )  # fmt: skip
     jobs = loaded.jobs
     if spec.max_jobs is not None:
         if spec.max_jobs < 1:
@@ -116,36 +124,21 @@ def fit_trace(
     return TraceLoad(jobs, drawn.format, notes, tuple(dropped), file_name, drawn.throughputs)
 
 
-def _load(
-    spec: TraceSpec, matrix: ThroughputMatrix, rng: np.random.Generator, file: TraceFile | None
-) -> tuple[Loaded, str]:
-    source = spec.source
-    if source == "synthetic" and spec.synthetic.workload == "llm":
+def _synthetic(spec: TraceSpec, matrix: ThroughputMatrix, rng: np.random.Generator) -> Loaded:
+    if spec.synthetic.workload == "llm":
         jobs = generate_llm_mix(spec.synthetic, matrix, rng)
-        return Loaded(jobs, (llm_mix_note(spec.synthetic),), "synthetic"), "synthetic"
-    if source == "synthetic":
-        if spec.synthetic.workload != "gavel":
-            raise TraceError(
-                "trace.synthetic.workload must be 'gavel' or 'llm', "
-                f"got {spec.synthetic.workload!r}"
-            )
-        jobs = generate_synthetic(spec.synthetic, matrix, rng)
-        note = (
-            f"synthetic workload: {spec.synthetic.num_jobs} jobs, Poisson arrivals at "
-            f"{spec.synthetic.jobs_per_hour:g} jobs/h, Gavel's Philly-derived size and duration "
-            f"mix; step counts on {REFERENCE_WORKER_TYPE}"
+        return Loaded(jobs, (llm_mix_note(spec.synthetic),), "synthetic")
+    if spec.synthetic.workload != "gavel":
+        raise TraceError(
+            f"trace.synthetic.workload must be 'gavel' or 'llm', got {spec.synthetic.workload!r}"
         )
-        return Loaded(jobs, (note,), "synthetic"), "synthetic"
-    file_name, raw = read_trace_file(spec, file)
-    loaded = load_trace(
-        raw,
-        file_name,
-        matrix,
-        rng,
-        format=spec.format,
-        assumed_worker_type=spec.assumed_worker_type,
+    jobs = generate_synthetic(spec.synthetic, matrix, rng)
+    note = (
+        f"synthetic workload: {spec.synthetic.num_jobs} jobs, Poisson arrivals at "
+        f"{spec.synthetic.jobs_per_hour:g} jobs/h, Gavel's Philly-derived size and duration "
+        f"mix; step counts on {REFERENCE_WORKER_TYPE}"
     )
-    return loaded, file_name
+    return Loaded(jobs, (note,), "synthetic")
 
 
 def read_trace_file(spec: TraceSpec, file: TraceFile | None = None) -> TraceFile:
