@@ -41,7 +41,7 @@ def full(policy: str, max_jobs: int | None) -> dict[str, object]:
     )
     matrix = load_matrix()
     started = time.perf_counter()
-    jobs = load_scenario_trace(config, matrix).jobs
+    jobs = load_scenario_trace(config).jobs
     loaded = time.perf_counter()
     result = simulate(jobs, config, config.policies[0], matrix)
     done = time.perf_counter()
@@ -61,7 +61,15 @@ def _dashboard_run(policies: tuple[str, ...], warm: bool = True) -> dict[str, ob
     from dashboard.components.kpi_table import kpi_styler
     from dashboard.parallel_run import run_policies, warm_up
     from engine.config import PolicySpec, ScenarioConfig, TraceSpec
-    from engine.scenario import load_scenario_trace, scenario_matrix
+    from engine.results import ComparisonResult
+    from engine.scenario import load_scenario_trace, scenario_specs
+    from engine.study.traces import trace_payload
+
+    def run_all(config: ScenarioConfig) -> ComparisonResult:  # as dashboard.runner.run does
+        digest, file = trace_payload(config, None)
+        num_jobs = len(load_scenario_trace(config, file, digest).jobs)  # kept from the preview
+        runs = run_policies(scenario_specs(config, digest), file, num_jobs)
+        return ComparisonResult.of(config, runs)
 
     def results_page(result) -> None:  # type: ignore[no-untyped-def]
         from dashboard.chart_style import policy_colors
@@ -73,11 +81,12 @@ def _dashboard_run(policies: tuple[str, ...], warm: bool = True) -> dict[str, ob
     if warm:
         warm_up()
         small = ScenarioConfig(trace=TraceSpec(max_jobs=100), policies=(PolicySpec("fifo"),))
-        results_page(run_policies(small, None, load_scenario_trace(small, scenario_matrix(small))))
+        results_page(run_all(small))
     config = ScenarioConfig(policies=tuple(PolicySpec(p) for p in policies))
-    trace = load_scenario_trace(config, scenario_matrix(config))  # cached by the preview
+    digest, file = trace_payload(config, None)
+    load_scenario_trace(config, file, digest)  # the preview's
     started = time.perf_counter()
-    result = run_policies(config, None, trace)
+    result = run_all(config)
     simulated = time.perf_counter()
     results_page(result)
     charted = time.perf_counter()
@@ -171,7 +180,7 @@ def sample(policy: str, congested: bool) -> dict[str, object]:
     network = NetworkConfig(congestion=episodes if congested else ())
     config = ScenarioConfig(policies=(PolicySpec(policy),), network=network)
     matrix = load_matrix()
-    jobs = load_scenario_trace(config, matrix).jobs
+    jobs = load_scenario_trace(config).jobs
     started = time.perf_counter()
     result = simulate(jobs, config, config.policies[0], matrix)
     return {

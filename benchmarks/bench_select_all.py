@@ -30,7 +30,7 @@ def child(policy: str) -> None:
 
     config = ScenarioConfig(policies=(PolicySpec(policy),))
     matrix = load_matrix()
-    jobs = load_scenario_trace(config, matrix).jobs
+    jobs = load_scenario_trace(config).jobs
     wall, cpu = time.perf_counter(), time.process_time()
     result = simulate(jobs, config, config.policies[0], matrix)
     figures = {

@@ -34,7 +34,7 @@ def measure(policy: str) -> dict[str, object]:
 
     config = ScenarioConfig(policies=(PolicySpec(policy),))
     matrix = scenario_matrix(config)
-    jobs = load_scenario_trace(config, matrix).jobs
+    jobs = load_scenario_trace(config).jobs
     started = time.perf_counter()
     result = simulate(jobs, config, config.policies[0], matrix)
     table = result.jobs

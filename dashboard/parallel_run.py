@@ -1,42 +1,38 @@
 """A scenario's policies side by side: one run spec per policy on the study's executors.
 
-Each policy of a scenario is an independent run (:class:`engine.study.spec.RunSpec`: the
-scenario with that one policy, its seeds and the trace's hash), so the study's executors
+Each policy of a scenario is an independent run (:class:`engine.study.spec.RunSpec`:
+:func:`engine.scenario.scenario_specs`), so the study's executors
 (:func:`engine.study.executors.run_tasks`) run them at once: a local process pool by default,
-in this process with ``GPUSCHED_EXECUTOR=serial``. A worker loads the trace as
-:func:`engine.scenario.run_scenario` does and simulates its policy on it, so every table is the
-one a serial run gives (only ``decision_time_s``, a wall time, differs).
+in this process with ``GPUSCHED_EXECUTOR=serial``. A worker runs only engine code
+(:func:`engine.study.executors.execute`, which calls :func:`engine.scenario.run`, the one path
+from a spec to a result), so every table is the one a serial run gives (only
+``decision_time_s``, a wall time, differs).
 
 Progress: each worker writes its fraction done to a small file in a temporary folder and looks
-there for a cancel request (:mod:`dashboard.progress_files`); the caller polls the folder
+there for a cancel request (:mod:`engine.study.progress`); the caller polls the folder
 between the executor's waits. No streamlit here: the pool's workers import this module.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import hashlib
 import os
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dashboard.progress_files import ProgressFiles, RunReporter
-from engine.policies.base import display_name
-from engine.study.executors import Task, WorkerLimits, run_tasks
+from engine.study import executors
+from engine.study.executors import Payload, WorkerLimits, run_tasks
+from engine.study.progress import ProgressFiles
 from engine.study.spec import RunSpec
 
 if TYPE_CHECKING:
-    from engine.config import ScenarioConfig
-    from engine.results import ComparisonResult, SimulationResult
-    from engine.traces import TraceLoad
+    from engine.results import RunResult
 
 EXECUTOR_ENV = "GPUSCHED_EXECUTOR"  # "serial" runs in this process (tests); default "pool"
-Upload = tuple[str, bytes] | None
 
 
 @dataclass(frozen=True)
@@ -53,108 +49,44 @@ class PolicyStatus:
 StatusFn = Callable[[list[PolicyStatus]], None]
 
 
-def policy_tasks(config: ScenarioConfig, upload: Upload) -> list[Task]:
-    """One (spec, trace payload) per policy of ``config``, in the scenario's order; a spec's
-    ``variant`` is the policy's display name (unique in a valid scenario)."""
-    digest = hashlib.sha256(upload[1]).hexdigest() if upload else ""
-    payload = upload if config.trace.source.startswith("upload:") else None
-    return [
-        (
-            RunSpec(
-                dataclasses.replace(config, policies=(policy,)),
-                display_name(policy),
-                config.effective_trace_seed,
-                config.seed,
-                digest,
-                record="full",
-            ),  # fmt: skip
-            payload,
-        )
-        for policy in config.policies
-    ]
-
-
-def simulate_policy(
-    files: ProgressFiles,
-    spec: RunSpec,
-    payload: Upload,
-    poll: Callable[[], bool] | None = None,
-) -> SimulationResult:
-    """The worker function: the spec's one policy on its scenario's trace, every table kept.
-
-    ``poll`` (serial executor only) is the caller's own poll, called between progress reports.
-
-    Raises:
-        SimulationCancelled: a cancel was requested (``files``) or ``poll()`` returned True.
-    """
-    from engine.scenario import run_matrix
-    from engine.simulator import simulate
-
-    config = spec.scenario
-    trace = _trace(config, spec.trace_hash, payload)
-    matrix = run_matrix(config, trace)
-    reporter = RunReporter(files, spec.variant, poll)
-    result = simulate(
-        trace.jobs, config, config.policies[0], matrix,
-        on_progress=reporter.progress, should_cancel=reporter.should_cancel,
-    )  # fmt: skip
-    files.report(spec.variant, 1.0, reporter.started)
-    return result
-
-
-_TRACES: dict[str, TraceLoad] = {}
-
-
-def _trace(config: ScenarioConfig, trace_hash: str, payload: Upload) -> TraceLoad:
-    """The scenario's jobs table, loaded once per worker process and trace."""
-    from engine.scenario import load_scenario_trace, scenario_matrix
-
-    key = dataclasses.replace(config, policies=()).to_json() + trace_hash
-    if key not in _TRACES:
-        _TRACES.clear()  # one scenario at a time: keep memory flat
-        _TRACES[key] = load_scenario_trace(config, scenario_matrix(config), payload)
-    return _TRACES[key]
-
-
 def run_policies(
-    config: ScenarioConfig,
-    upload: Upload,
-    trace: TraceLoad,
+    specs: Sequence[RunSpec],
+    payload: Payload,
+    num_jobs: int,
     *,
     on_status: StatusFn | None = None,
     should_cancel: Callable[[], bool] | None = None,
     executor: str | None = None,
     workers: int | None = None,
     limits: WorkerLimits | None = None,
-) -> ComparisonResult:
-    """Simulates every policy of ``config`` at once, as the study's executors run specs.
+) -> list[RunResult]:
+    """Runs the specs of a scenario's policies (:func:`engine.scenario.scenario_specs`) at
+    once, as the study's executors run specs; returns their results in the specs' order.
 
     Args:
-        trace: the scenario's loaded trace (its notes and dropped jobs go into the result).
+        payload: the trace's (file name, bytes) for an upload (None: the workers read a sample
+            from disk, or draw a synthetic trace).
+        num_jobs: the trace's jobs (orders the runs, longest first: :mod:`dashboard.run_order`).
         on_status: called about every quarter second (pool) or every progress report
-            (serial) with one :class:`PolicyStatus` per policy, in the scenario's order.
+            (serial) with one :class:`PolicyStatus` per spec, in the specs' order.
         should_cancel: polled as often; True cancels every run.
         executor: "pool" or "serial" (default: ``$GPUSCHED_EXECUTOR``, else "pool" for more
             than one policy); workers: pool size (default one per core); limits:
-            each pool worker's caps (:func:`engine.study.executors.run_tasks`). Runs are
-            submitted longest first (:mod:`dashboard.run_order`); results come back in the
-            scenario's order.
+            each pool worker's caps (:func:`engine.study.executors.run_tasks`).
 
     Raises:
         SimulationCancelled: on cancel; EngineError: the first failing run's error.
     """
     from dashboard import run_order
-    from engine.results import ComparisonResult
 
-    num_jobs = len(trace.jobs)
-    order = run_order.longest_first([p.name for p in config.policies], num_jobs)
-    in_scenario_order = policy_tasks(config, upload)
-    tasks = [in_scenario_order[i] for i in order]  # longest first; results in scenario order
+    policies = [spec.scenario.policies[0].name for spec in specs]
+    order = run_order.longest_first(policies, num_jobs)
+    tasks = [(specs[i], payload) for i in order]  # longest first; results in the specs' order
     chosen = executor or os.environ.get(EXECUTOR_ENV) or ("pool" if len(tasks) > 1 else "serial")
-    results: list[SimulationResult | None] = [None] * len(tasks)
+    results: list[RunResult | None] = [None] * len(tasks)
     with tempfile.TemporaryDirectory(prefix="gpusched-progress-") as folder:
         files = ProgressFiles(Path(folder))
-        names = [spec.variant for spec, _ in in_scenario_order]
+        names = [spec.variant for spec in specs]
 
         def poll() -> bool:
             if on_status:
@@ -164,28 +96,27 @@ def run_policies(
                 files.request_cancel()
             return cancel
 
-        def done(submitted: int, result: SimulationResult) -> None:
+        def done(submitted: int, result: RunResult) -> None:
             i = order[submitted]
             results[i] = result
             seen = files.read(names[i])
             if seen is not None:
-                run_order.remember(config.policies[i].name, seen[2], num_jobs)
+                run_order.remember(policies[i], seen[2], len(result.jobs))
             poll()
 
         extra = {"poll": poll} if chosen == "serial" else {}
-        worker = functools.partial(simulate_policy, files, **extra)
+        worker = functools.partial(executors.execute, progress=files, **extra)
         try:
             run_tasks(tasks, done, executor=chosen, workers=workers, should_cancel=poll,
                       fn=worker, limits=limits)  # fmt: skip
         except BaseException:
             files.request_cancel()  # workers still running stop at their next report
             raise
-    final = tuple(r for r in results if r is not None)
-    return ComparisonResult(config, final, trace.notes, trace.dropped_job_ids)
+    return [r for r in results if r is not None]
 
 
 def _statuses(
-    names: list[str], results: list[SimulationResult | None], files: ProgressFiles
+    names: list[str], results: list[RunResult | None], files: ProgressFiles
 ) -> list[PolicyStatus]:
     statuses = []
     for name, result in zip(names, results, strict=True):
@@ -209,9 +140,9 @@ def warm_up() -> None:
 
     if os.environ.get(EXECUTOR_ENV, "pool") != "pool":
         return
-    ((spec, payload),) = policy_tasks(ScenarioConfig(policies=(PolicySpec("fifo"),)), None)
-    run_tasks([(spec, payload)], lambda i, r: None, executor="pool", workers=1, fn=_nothing)
+    spec = RunSpec(ScenarioConfig(policies=(PolicySpec("fifo"),)), "warm-up", 0, 0, "")
+    run_tasks([(spec, None)], lambda i, r: None, executor="pool", workers=1, fn=_nothing)
 
 
-def _nothing(spec: RunSpec, payload: Upload) -> None:
+def _nothing(spec: RunSpec, payload: Payload) -> None:
     """The warm-up task: nothing to do once imported."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import logging
 import math
 
@@ -30,6 +29,7 @@ from dashboard.page_settings import apply_link_settings, link_settings
 from dashboard.state import SOURCE_KINDS, rounds_from_state
 from engine.budget import Budget, check_scenario, trace_rows
 from engine.config import NetworkConfig, PolicySpec, ScenarioConfig
+from engine.content import sha256_hex
 from engine.errors import ConfigError, EngineError
 from engine.presets import PRESET_ALIASES, PRESETS
 
@@ -167,15 +167,16 @@ when a link writes it into the widget, so a link carrying one is refused with a 
 def check_widget_values(config: ScenarioConfig, name: str) -> None:
     """Checks that the Scenario page's widgets can show ``config``: numbers in
     :data:`WIDGET_RANGES`, known trace format, GPU type, placement and policies (with their
-    parameters: :func:`engine.scenario.validate_config`).
+    parameters: :func:`engine.validate.validate_config`).
 
     Raises:
         ConfigError: naming the scenario, the field and what it may be.
     """
     from engine.placement import list_placements
-    from engine.scenario import scenario_matrix, validate_config
+    from engine.scenario import scenario_matrix
     from engine.study.overrides import get_path
     from engine.traces import list_formats
+    from engine.validate import validate_config
 
     where = f"scenario {name[:60]!r}"
     values = [(path, get_path(config, path), bounds) for path, bounds in WIDGET_RANGES.items()]
@@ -244,7 +245,7 @@ def render_link_notes() -> None:
         return
     name, digest = missing
     upload = s.get("upload")
-    if upload is not None and hashlib.sha256(upload[1]).hexdigest() == digest:
+    if upload is not None and sha256_hex(upload[1]) == digest:
         del s["link_trace_missing"]
         s["autorun"] = True
         return
@@ -297,7 +298,7 @@ def upload_sha256() -> str:
     upload = s.get("upload")
     if upload is None or s["source_kind"] != SOURCE_KINDS[1]:
         return ""
-    digest = hashlib.sha256(upload[1]).hexdigest()
+    digest = sha256_hex(upload[1])
     if s.get("_stored_trace") != digest:
         with contextlib.suppress(ImportError, OSError):
             trace_store().put(upload[0], upload[1])

@@ -1,10 +1,13 @@
 """The one cached bridge to the engine.
 
-Traces are cached with ``st.cache_data`` keyed by the scenario's trace settings plus a hash of
-the uploaded bytes. Results are kept per policy (:func:`run`): the key is the scenario with
-that one policy, so re-running an unchanged scenario is instant and adding a policy simulates
-only the new one. The policies that do run, run side by side in worker processes
-(:mod:`dashboard.parallel_run`, on the study's executors).
+A scenario's trace is hashed once (:func:`engine.study.traces.trace_payload`) and parsed once
+per process (:func:`engine.scenario.load_scenario_trace` keeps it by that hash), so the
+preview and a serial run share it. Results are kept per policy (:func:`run`): the key is the
+policy's run spec (:meth:`engine.study.spec.RunSpec.key`: the scenario with that one policy,
+its seeds and the trace's SHA-256), so re-running an unchanged scenario is instant and adding a
+policy simulates only the new one. The policies that do run, run side by side in worker
+processes (:mod:`dashboard.parallel_run`, on the study's executors), each one
+:func:`engine.scenario.run`.
 
 Progress and Cancel: the runs' statuses are polled in the script thread about every quarter
 second and drawn there; pressing Cancel makes Streamlit stop the script at its next element
@@ -15,7 +18,6 @@ update, and the workers stop at their next progress report (see
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -31,7 +33,7 @@ from dashboard.run_queue import (
     with_deadline,
 )
 from engine.config import ScenarioConfig
-from engine.results import ComparisonResult, SimulationResult
+from engine.results import ComparisonResult, RunResult
 from engine.traces import TraceLoad
 
 if TYPE_CHECKING:
@@ -39,11 +41,6 @@ if TYPE_CHECKING:
 
 Upload = tuple[str, bytes] | None
 KEPT_POLICY_RESULTS = 48  # per server, least recently used dropped first
-
-
-def upload_digest(upload: Upload) -> str:
-    """SHA-256 of the uploaded bytes ("" without an upload): the cache key of a file."""
-    return hashlib.sha256(upload[1]).hexdigest() if upload else ""
 
 
 @st.cache_data(show_spinner=False)
@@ -56,54 +53,41 @@ def worker_types(matrix: str = "gavel") -> list[str]:
     return load_matrix(matrix if matrix in BUILTIN_MATRICES else "gavel").worker_types
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _load_trace(key_json: str, digest: str, _upload: Upload) -> TraceLoad:
-    from engine.scenario import load_scenario_trace, scenario_matrix
-
-    config = ScenarioConfig.from_json(key_json)
-    return load_scenario_trace(config, scenario_matrix(config), _upload)
-
-
 def load_trace(config: ScenarioConfig, upload: Upload) -> TraceLoad:
-    """The scenario's validated jobs table (cached by trace, cluster, seed and upload hash),
-    loaded only when its jobs are within the server's budget (counted before parsing).
+    """The scenario's validated jobs table (kept per process by the trace's SHA-256, trace
+    settings, seed and load: :func:`engine.scenario.load_scenario_trace`), loaded only when
+    its jobs are within the server's budget (counted before parsing).
 
     Raises:
         TraceError, OversizedJobsError, ConfigError: with the engine's user-facing message;
             BudgetError for more jobs than the budget allows.
     """
     from engine.budget import jobs_bound, trace_rows
+    from engine.scenario import load_scenario_trace
+    from engine.study.traces import trace_payload
 
     rows = trace_rows(config, upload[1] if upload else None)
     server_budget().check("max_jobs", jobs_bound(config, rows), "the number of jobs")
-    key = ScenarioConfig(
-        trace=config.trace,
-        cluster=config.cluster,
-        seed=config.seed,
-        trace_seed=config.trace_seed,
-        load=config.load,
-        throughputs=config.throughputs,
-        extra_worker_types=config.extra_worker_types,
-    )
-    return _load_trace(key.to_json(), upload_digest(upload), upload)
+    digest, file = trace_payload(config, None, upload=upload)
+    return load_scenario_trace(config, file, digest)
 
 
 class PolicyResults:
-    """Finished policies of this server, keyed by (scenario with that one policy, trace hash);
+    """Finished policies of this server, keyed by their run spec's key;
     the least recently used beyond :data:`KEPT_POLICY_RESULTS` are dropped. Thread-safe (every
     session shares it); results are frozen and never changed in place."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._kept: OrderedDict[str, SimulationResult] = OrderedDict()
+        self._kept: OrderedDict[str, RunResult] = OrderedDict()
 
-    def get(self, key: str) -> SimulationResult | None:
+    def get(self, key: str) -> RunResult | None:
         with self._lock:
             if key in self._kept:
                 self._kept.move_to_end(key)
             return self._kept.get(key)
 
-    def put(self, key: str, result: SimulationResult) -> None:
+    def put(self, key: str, result: RunResult) -> None:
         with self._lock:
             self._kept[key] = result
             while len(self._kept) > KEPT_POLICY_RESULTS:
@@ -132,14 +116,6 @@ def warm_pool() -> threading.Thread:
     return thread
 
 
-def policy_key(config: ScenarioConfig, index: int, digest: str) -> str:
-    """The key of ``config``'s ``index``-th policy's result."""
-    import dataclasses
-
-    one = dataclasses.replace(config, policies=(config.policies[index],))
-    return hashlib.sha256(f"{one.to_json()}\0{digest}".encode()).hexdigest()
-
-
 def run(
     config: ScenarioConfig,
     upload: Upload,
@@ -159,31 +135,31 @@ def run(
         EngineError: with a user-facing message (BudgetError for a limit exceeded);
             SimulationCancelled when cancelled.
     """
-    import dataclasses
-
     from dashboard.parallel_run import run_policies
     from engine.budget import check_scenario, trace_rows
-    from engine.scenario import scenario_matrix, validate_config
+    from engine.scenario import load_scenario_trace, scenario_matrix, scenario_specs
+    from engine.study.traces import trace_payload
+    from engine.validate import validate_config
 
     budget = server_budget()
     check_scenario(config, budget, trace_rows(config, upload[1] if upload else None))
     validate_config(config, scenario_matrix(config))
-    trace = load_trace(config, upload)
-    store, digest = policy_results(), upload_digest(upload)
-    keys = [policy_key(config, i, digest) for i in range(len(config.policies))]
-    found = [store.get(key) for key in keys]
+    digest, file = trace_payload(config, None, upload=upload)
+    specs = scenario_specs(config, digest)
+    store = policy_results()
+    found = [store.get(spec.key()) for spec in specs]
     missing = [i for i, result in enumerate(found) if result is None]
     if missing:
+        trace = load_scenario_trace(config, file, digest)  # a bad trace fails here, unqueued
         charge_session(len(missing), budget)
-        todo = dataclasses.replace(config, policies=tuple(config.policies[i] for i in missing))
         with run_queue().slot(budget.session_workers, on_wait, should_cancel) as workers:
             fresh = run_policies(
-                todo, upload, trace, on_status=on_status,
+                [specs[i] for i in missing], file, len(trace.jobs), on_status=on_status,
                 should_cancel=with_deadline(should_cancel, budget), workers=workers,
                 limits=budget.worker_limits(),
             )  # fmt: skip
-        for i, result in zip(missing, fresh.results, strict=True):
+        for i, result in zip(missing, fresh, strict=True):
             found[i] = result
-            store.put(keys[i], result)
-    results = tuple(r for r in found if r is not None)
-    return ComparisonResult(config, results, trace.notes, trace.dropped_job_ids), len(missing)
+            store.put(specs[i].key(), result)
+    runs = [r for r in found if r is not None]
+    return ComparisonResult.of(config, runs), len(missing)

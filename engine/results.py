@@ -1,4 +1,7 @@
-"""Result tables of a simulation: tidy DataFrames plus the config that made them.
+"""Result tables of a simulation: tidy DataFrames plus the spec or config that made them.
+
+:class:`RunResult` is one run of :func:`engine.scenario.run` (one policy, carrying its
+:class:`engine.study.spec.RunSpec`); :class:`ComparisonResult` puts a scenario's runs side by side.
 
 Tables of one :class:`SimulationResult` (one policy):
 
@@ -35,11 +38,16 @@ Tables of one :class:`SimulationResult` (one policy):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from engine.config import ScenarioConfig
+
+if TYPE_CHECKING:
+    from engine.study.spec import RunSpec
 
 JOB_RESULT_COLUMNS = (
     "job_id", "arrival_s", "job_type", "scale_factor", "total_steps", "priority_weight",
@@ -80,6 +88,54 @@ class SimulationResult:
 
 
 @dataclass(frozen=True)
+class RunResult:
+    """One finished run: the spec that made it and what it gave.
+
+    Attributes:
+        spec: what ran (the scenario with its one policy, the seeds, the trace's SHA-256 and
+            what was recorded); the same spec gives the same result, bit for bit, wherever it
+            runs (only ``decision_time_s``, a wall time, differs).
+        simulation: the policy's tables and KPIs (:class:`SimulationResult`); its segments are
+            empty and its decision log None unless ``spec.record == "full"``.
+        usage: ``jobs_dropped`` (jobs larger than the cluster, dropped), ``num_decisions`` and,
+            per worker type, ``gpu_h:<type>`` (allocated GPU-hours over the run) and
+            ``capacity_gpus:<type>`` (the GPU mix), from which `engine.study.cost` prices it.
+        notes: trace notes (assumptions, load, drops).
+        dropped_job_ids: jobs dropped as larger than the cluster.
+    """
+
+    spec: RunSpec
+    simulation: SimulationResult
+    usage: dict[str, float]
+    notes: tuple[str, ...] = ()
+    dropped_job_ids: tuple[str, ...] = ()
+
+    @property
+    def summary(self) -> dict[str, float]:
+        """The KPIs of :func:`engine.metrics.summarize` followed by :attr:`usage`."""
+        return {**self.simulation.summary, **self.usage}
+
+    @property
+    def jobs(self) -> pd.DataFrame:
+        return self.simulation.jobs
+
+    @property
+    def segments(self) -> pd.DataFrame | None:
+        """The Gantt rows, None unless the spec recorded them (``record == "full"``)."""
+        return self.simulation.segments if self.spec.record == "full" else None
+
+    @property
+    def utilization(self) -> pd.DataFrame | None:
+        """The utilization steps, None unless the spec kept them (``record == "full"``)."""
+        return self.simulation.utilization if self.spec.record == "full" else None
+
+    @property
+    def decision_time_s(self) -> float:
+        """Wall time inside the policy (not part of the summary: it varies)."""
+        return self.simulation.decision_time_s
+
+
+@dataclass(frozen=True)
 class ComparisonResult:
     """All policies of one scenario, in the order the scenario lists them.
 
@@ -94,6 +150,18 @@ class ComparisonResult:
     results: tuple[SimulationResult, ...]
     trace_notes: tuple[str, ...] = ()
     dropped_job_ids: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def of(cls, config: ScenarioConfig, runs: Sequence[RunResult]) -> ComparisonResult:
+        """The runs of ``config``'s policies (in its order, all on the same trace) side by
+        side."""
+        first = runs[0] if runs else None
+        return cls(
+            config,
+            tuple(r.simulation for r in runs),
+            first.notes if first else (),
+            first.dropped_job_ids if first else (),
+        )
 
     @property
     def policies(self) -> list[str]:

@@ -1,34 +1,79 @@
-"""Run a whole scenario: load the trace once, simulate every policy, collect the comparison.
+"""One unit of work: ``run(spec) -> RunResult``, the one path from a spec to a simulated run.
 
-This is the flat API the dashboard and the command line share:
-``run_scenario(config) -> ComparisonResult``.
+Every run goes through :func:`run`: the command line and a scenario's comparison
+(:func:`run_scenario`, one spec per policy), a study's and the planner's executors
+(:func:`engine.study.executors.execute`) and the dashboard's workers
+(:mod:`dashboard.parallel_run`). It builds the scenario's throughput matrix, validates the
+scenario, takes the trace (parsed once per process and trace, :func:`load_scenario_trace`),
+simulates the spec's one policy and returns the result with its spec.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
-from engine.config import FAILURE_DISTRIBUTIONS, ScenarioConfig
+import pandas as pd
+
+from engine.config import ScenarioConfig
 from engine.errors import ConfigError
-from engine.placement import list_placements
-from engine.policies import get_policy, list_policies
-from engine.policies.base import build_params, display_name
-from engine.results import ComparisonResult
-from engine.simulator import CancelFn, simulate
+from engine.metrics import utilization_by_type
+from engine.policies.base import display_name
+from engine.results import ComparisonResult, RunResult, SimulationResult
+from engine.simulator import CancelFn, ProgressFn, simulate
+from engine.study.spec import RunSpec
+from engine.study.traces import trace_payload
 from engine.throughput import ThroughputMatrix, load_matrix
-from engine.traces import TraceLoad, resolve_trace
+from engine.traces import TraceLoad, draw_trace, fit_trace
+from engine.traces.resolve import TraceFile
+from engine.validate import validate_config
 
 OverallProgressFn = Callable[[float, str], None]
+DRAWN_KEPT = 8  # drawn traces a process keeps (a sweep draws each (trace, seed, load) once)
+
+
+def run(
+    spec: RunSpec,
+    file: TraceFile | None = None,
+    *,
+    on_progress: ProgressFn | None = None,
+    should_cancel: CancelFn | None = None,
+) -> RunResult:
+    """Simulates the spec's one policy on its scenario's trace.
+
+    Args:
+        file: the trace's (file name, bytes) when the caller has them (an upload's; the
+            executors ship them with the task); a sample or path is read from disk when None.
+        on_progress: called with the fraction of the run done (0..1).
+        should_cancel: polled during the run; True stops it.
+
+    Raises:
+        ConfigError, TraceError, OversizedJobsError, EngineError: bad scenario or trace (the
+            message names the key, row or column); SimulationCancelled: cancelled.
+    """
+    config = spec.scenario
+    validate_config(config, scenario_matrix(config))
+    trace = load_scenario_trace(config, file, spec.trace_hash)
+    full = spec.record == "full"
+    simulation = simulate(  # the decision log only where the run's tables are kept
+        trace.jobs, config, config.policies[0], run_matrix(config, trace),
+        on_progress=on_progress, should_cancel=should_cancel,
+        record_segments=full, decision_log=None if full else False,
+    )  # fmt: skip
+    usage = _usage(simulation, len(trace.dropped_job_ids), config)
+    return RunResult(spec, simulation, usage, trace.notes, trace.dropped_job_ids)
 
 
 def run_scenario(
     config: ScenarioConfig,
     *,
-    upload: tuple[str, bytes] | None = None,
+    upload: TraceFile | None = None,
     on_progress: OverallProgressFn | None = None,
     should_cancel: CancelFn | None = None,
 ) -> ComparisonResult:
-    """Simulates every policy of ``config`` on its trace.
+    """Every policy of ``config`` on its trace, one :func:`run` each, in the scenario's order.
 
     Args:
         upload: (file name, bytes) of an uploaded trace when ``config.trace.source`` is
@@ -40,27 +85,42 @@ def run_scenario(
         ConfigError, TraceError: bad configuration or trace (message names key / row / column).
         SimulationCancelled: the user cancelled.
     """
-    matrix = scenario_matrix(config)
-    validate_config(config, matrix)
-    trace = load_scenario_trace(config, matrix, upload)
-    matrix = run_matrix(config, trace)
-    results = []
-    count = len(config.policies)
-    for i, spec in enumerate(config.policies):
+    validate_config(config, scenario_matrix(config))
+    digest, file = trace_payload(config, None, upload=upload)
+    specs = scenario_specs(config, digest)
+    runs = []
+    for i, spec in enumerate(specs):
 
-        def progress(fraction: float, i: int = i, name: str = display_name(spec)) -> None:
+        def progress(fraction: float, i: int = i, name: str = spec.variant) -> None:
             if on_progress:
-                on_progress((i + fraction) / count, name)
+                on_progress((i + fraction) / len(specs), name)
 
         progress(0.0)
-        results.append(
-            simulate(
-                trace.jobs, config, spec, matrix, on_progress=progress, should_cancel=should_cancel
-            )
-        )
+        runs.append(run(spec, file, on_progress=progress, should_cancel=should_cancel))
     if on_progress:
         on_progress(1.0, "done")
-    return ComparisonResult(config, tuple(results), trace.notes, trace.dropped_job_ids)
+    return ComparisonResult.of(config, runs)
+
+
+def scenario_specs(config: ScenarioConfig, trace_hash: str) -> list[RunSpec]:
+    """One full-record spec per policy of a validated ``config`` (:func:`validate_config`
+    checks the policies' labels are unique), in its order; a spec's ``variant`` is the
+    policy's display name.
+
+    Args:
+        trace_hash: the trace's SHA-256 (:func:`engine.study.traces.trace_payload`).
+    """
+    return [
+        RunSpec(
+            dataclasses.replace(config, policies=(policy,)),
+            display_name(policy),
+            config.effective_trace_seed,
+            config.seed,
+            trace_hash,
+            record="full",
+        )
+        for policy in config.policies
+    ]
 
 
 def scenario_matrix(config: ScenarioConfig) -> ThroughputMatrix:
@@ -90,156 +150,56 @@ def run_matrix(config: ScenarioConfig, trace: TraceLoad) -> ThroughputMatrix:
     return matrix.slowed(config.rounds.step_time_overhead)
 
 
+_DRAWN: OrderedDict[tuple[object, ...], TraceLoad] = OrderedDict()
+_DRAWN_LOCK = threading.Lock()  # the dashboard's sessions share the process
+
+
 def load_scenario_trace(
-    config: ScenarioConfig, matrix: ThroughputMatrix, upload: tuple[str, bytes] | None = None
+    config: ScenarioConfig, file: TraceFile | None = None, trace_hash: str = ""
 ) -> TraceLoad:
-    """The scenario's validated jobs table (see :func:`engine.traces.resolve_trace`)."""
-    return resolve_trace(
-        config.trace, matrix, config.effective_trace_seed, config.cluster, upload, config.load
-    )
+    """The scenario's validated jobs table: the trace drawn with :func:`scenario_matrix`
+    (:func:`engine.traces.draw_trace`, independent of the GPU mix), then fitted to the cluster
+    (:func:`engine.traces.fit_trace`).
 
+    The drawn trace is kept per process by the trace's SHA-256 (``trace_hash``) and what shapes
+    the draw (trace settings, load, trace seed, matrix), so the policies of a scenario, the
+    seeds of a sweep on one worker and the dashboard's preview parse a file once.
 
-def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
-    """Checks what the dataclasses cannot: known names, positive sizes, unique policy labels.
-
-    Raises:
-        ConfigError: naming the offending entry.
-    """
-    _validate_cluster(config, matrix)
-    _validate_network(config)
-    if config.rounds.round_duration_s <= 0:
-        raise ConfigError("rounds.round_duration_s must be > 0")
-    if config.rounds.checkpoint_restore_s < 0 or config.rounds.reallocation_interval_s < 0:
-        raise ConfigError("rounds: checkpoint_restore_s and reallocation_interval_s must be >= 0")
-    if not config.rounds.step_time_overhead >= 0:
-        raise ConfigError("rounds.step_time_overhead must be >= 0 (0.015 = steps 1.5% slower)")
-    if config.placement not in list_placements():
-        raise ConfigError(f"unknown placement {config.placement!r}; known: {list_placements()}")
-    if not config.policies:
-        raise ConfigError("pick at least one policy")
-    names = [display_name(spec) for spec in config.policies]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        raise ConfigError(f"policies {duplicates} appear twice; give each a distinct label")
-    for i, spec in enumerate(config.policies, start=1):
-        try:
-            build_params(get_policy(spec.name), spec.params)
-        except ConfigError as exc:
-            raise ConfigError(f"policies[{i}] ({display_name(spec)[:60]}): {exc}") from exc
-    if config.failures.enabled:
-        validate_failures(config)
-
-
-def validate_failures(config: ScenarioConfig) -> None:
-    """Checks ``config.failures`` (:class:`engine.config.FailureConfig`): positive times, a
-    known distribution, fewer spares than nodes of every worker type, and policies that model
-    failed nodes (:attr:`engine.policies.base.Policy.models_failures`).
+    Args:
+        file: the trace's (file name, bytes); needed for an upload (see
+            :func:`engine.traces.resolve.read_trace_file`).
+        trace_hash: the file's SHA-256; "" draws afresh (a sample or path read from disk).
 
     Raises:
-        ConfigError: naming the field (``failures.<name>``) or the policy.
+        TraceError, OversizedJobsError, ConfigError: bad trace, load or matrix.
     """
-    failures = config.failures
-    positive = {"node_mtbf_h": failures.node_mtbf_h, "weibull_shape": failures.weibull_shape}
-    positive.update({f"type_mtbf[{i}].node_mtbf_h": t.node_mtbf_h
-                     for i, t in enumerate(failures.type_mtbf)})  # fmt: skip
-    if failures.checkpoint_interval_s is not None:
-        positive["checkpoint_interval_s"] = failures.checkpoint_interval_s
-    for name, value in positive.items():
-        if not value > 0 or value == float("inf"):
-            raise ConfigError(f"failures.{name} must be a number > 0, got {value!r}")
-    for name in ("repair_h", "rack_mtbf_h", "checkpoint_cost_s", "spare_swap_s"):
-        value = getattr(failures, name)
-        if not 0 <= value < float("inf"):
-            raise ConfigError(f"failures.{name} must be a number >= 0, got {value!r}")
-    if failures.distribution not in FAILURE_DISTRIBUTIONS:
-        raise ConfigError(
-            f"failures.distribution must be one of {list(FAILURE_DISTRIBUTIONS)}, "
-            f"got {failures.distribution!r}"
-        )
-    nodes_by_type: dict[str, int] = {}
-    for group in config.cluster.node_groups:
-        nodes_by_type[group.worker_type] = nodes_by_type.get(group.worker_type, 0) + group.nodes
-    if failures.seed is not None and failures.seed < 0:
-        raise ConfigError(f"failures.seed must be >= 0 or empty, got {failures.seed}")
-    seen: set[str] = set()
-    for i, entry in enumerate(failures.type_mtbf):
-        if entry.worker_type in seen:
-            raise ConfigError(
-                f"failures.type_mtbf[{i}].worker_type: {entry.worker_type!r} is listed twice"
-            )
-        seen.add(entry.worker_type)
-        if entry.worker_type not in nodes_by_type:
-            raise ConfigError(
-                f"failures.type_mtbf[{i}].worker_type: {entry.worker_type!r} is not in the GPU "
-                f"mix ({sorted(nodes_by_type)})"
-            )
-    if failures.spares_per_type < 0:
-        raise ConfigError(f"failures.spares_per_type must be >= 0, got {failures.spares_per_type}")
-    for worker_type, nodes in nodes_by_type.items():
-        if failures.spares_per_type >= nodes:
-            raise ConfigError(
-                f"failures.spares_per_type: {failures.spares_per_type} spare node(s) of "
-                f"{worker_type} leave none of its {nodes} node(s) to schedule on"
-            )
-    if config.rounds.gavel_rules:
-        raise ConfigError(
-            "failures: not modelled under Gavel's simulator rules (rounds.gavel_rules)"
-        )
-    for spec in config.policies:
-        if not get_policy(spec.name).models_failures:
-            raise ConfigError(
-                f"failures: policy {display_name(spec)!r} does not model failed nodes yet; "
-                f"these do: {failure_policies()}"
-            )
+    matrix = scenario_matrix(config)
+    seed = config.effective_trace_seed
+    key = (
+        trace_hash, config.trace, config.load, seed, config.throughputs,
+        config.extra_worker_types,
+    )  # fmt: skip
+    kept = bool(trace_hash) or config.trace.source == "synthetic"
+    with _DRAWN_LOCK:
+        drawn = _DRAWN.get(key) if kept else None
+        if drawn is not None:
+            _DRAWN.move_to_end(key)
+    if drawn is None:
+        drawn = draw_trace(config.trace, matrix, seed, file, config.load)
+        if kept:
+            with _DRAWN_LOCK:
+                _DRAWN[key] = drawn
+                while len(_DRAWN) > DRAWN_KEPT:
+                    _DRAWN.popitem(last=False)
+    return fit_trace(drawn, config.cluster, matrix, config.trace.drop_oversized)
 
 
-def failure_policies() -> list[str]:
-    """Registry names of the policies that model failed nodes (``models_failures``)."""
-    return [name for name in list_policies() if get_policy(name).models_failures]
-
-
-def _validate_cluster(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
-    if not config.cluster.node_groups:
-        raise ConfigError("the GPU mix is empty; add at least one row")
-    known = matrix.worker_types
-    for i, group in enumerate(config.cluster.node_groups, start=1):
-        where = f"GPU mix row {i}"
-        if not matrix.has_worker_type(group.worker_type):
-            raise ConfigError(f"{where}: unknown worker type {group.worker_type!r}; known: {known}")
-        if group.nodes < 1 or group.gpus_per_node < 1:
-            raise ConfigError(f"{where}: nodes and GPUs per node must be >= 1")
-        if not group.rack:
-            raise ConfigError(f"{where}: rack name is empty")
-
-
-def _validate_network(config: ScenarioConfig) -> None:
-    net = config.network
-    if min(net.intra_node_gbps, net.intra_rack_gbps, net.cross_rack_gbps) <= 0:
-        raise ConfigError("network: bandwidths must be > 0")
-    if net.latency_s < 0:
-        raise ConfigError("network: latency must be >= 0")
-    if net.uplink_oversubscription < 1:
-        raise ConfigError("network: uplink_oversubscription must be >= 1")
-    if not 0 <= net.background_load <= 0.9:
-        raise ConfigError("network: background_load must be between 0 and 0.9")
-    racks = {g.rack for g in config.cluster.node_groups}
-    num_nodes = sum(g.nodes for g in config.cluster.node_groups)
-    for i, ep in enumerate(net.congestion, start=1):
-        where = f"congestion episode {i}"
-        if not ep.start_s < ep.end_s:
-            raise ConfigError(f"{where}: start_s must be before end_s")
-        if ep.factor < 1:
-            raise ConfigError(f"{where}: factor must be >= 1 (it divides bandwidth)")
-        kind, _, name = ep.links.partition(":")
-        valid = (
-            ep.links in ("inter_node", "cross_rack")
-            or (kind in ("rack", "uplink") and name in racks)
-            or (kind == "node" and name.startswith("n") and name[1:].isdigit()
-                and int(name[1:]) < num_nodes)
-        )  # fmt: skip
-        if not valid:
-            raise ConfigError(
-                f"{where}: links must be inter_node, cross_rack, rack:<rack>, uplink:<rack> "
-                f"(racks: {sorted(racks)}) or node:n<i> (n0 to n{num_nodes - 1}); "
-                f"got {ep.links!r}"
-            )
+def _usage(result: SimulationResult, dropped: int, config: ScenarioConfig) -> dict[str, float]:
+    usage = {"jobs_dropped": float(dropped), "num_decisions": float(result.num_decisions)}
+    end_s = float(result.jobs["completion_s"].max()) if len(result.jobs) else 0.0
+    busy = utilization_by_type(result.utilization, end_s) if end_s > 0 else pd.Series(dtype=float)
+    for worker_type, capacity in sorted(config.cluster.capacity().items()):
+        usage[f"capacity_gpus:{worker_type}"] = float(capacity)
+        share = float(busy.get(worker_type, 0.0))
+        usage[f"gpu_h:{worker_type}"] = share * capacity * end_s / 3600.0
+    return usage

@@ -28,7 +28,7 @@ from dashboard.run_queue import with_deadline
 from dashboard.state import apply_config, build_config
 from engine.errors import EngineError, SimulationCancelled
 from engine.policies.base import display_name, get_policy, policy_display_name
-from engine.scenario import failure_policies
+from engine.validate import failure_policies
 from engine.study.planner_target import TARGET_METRICS, Target
 from engine.study.stats import FIRM_SEEDS, INTERVAL_METHOD
 from engine.study.store import default_results_dir

@@ -10,7 +10,7 @@ from dashboard.runner import worker_types
 from dashboard.tables import type_mtbf_from_frame
 from engine.config import FAILURE_DISTRIBUTIONS, FailureConfig
 from engine.errors import ConfigError
-from engine.scenario import failure_policies
+from engine.validate import failure_policies
 
 _HELP = {f.name: f.metadata.get("help", "") for f in FailureConfig.__dataclass_fields__.values()}
 

@@ -2,7 +2,8 @@
 with statistics over seeds, cost KPIs and a capacity planner (issue 10).
 
 The flat API: :class:`Study`, :class:`Variant`, :func:`expand`, :func:`grid`,
-:func:`run_study` -> :class:`StudyResult`; :class:`RunSpec` and :func:`run_spec` for one run;
+:func:`run_study` -> :class:`StudyResult`; :class:`RunSpec` for one run (run by
+:func:`engine.scenario.run`);
 :class:`TraceStore` for uploaded traces.
 
 The names load on first use (PEP 562), so importing a light submodule (``engine.study.spec``,
@@ -15,19 +16,19 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from engine.study.run import RunResult, StudyResult, run_spec, run_study
+    from engine.study.run import RunResult, StudyResult, run_study
     from engine.study.spec import RunSpec
     from engine.study.study import Study, Variant, expand, grid
     from engine.study.traces import TraceStore
 
 _HOME = {
-    "RunResult": "run", "StudyResult": "run", "run_spec": "run", "run_study": "run",
+    "RunResult": "run", "StudyResult": "run", "run_study": "run",
     "RunSpec": "spec", "Study": "study", "Variant": "study", "expand": "study", "grid": "study",
     "TraceStore": "traces",
 }  # fmt: skip
 __all__ = [
     "RunResult", "RunSpec", "Study", "StudyResult", "TraceStore", "Variant", "expand", "grid",
-    "run_spec", "run_study",
+    "run_study",
 ]  # fmt: skip
 
 

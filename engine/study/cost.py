@@ -67,7 +67,7 @@ def cluster_cost_usd_per_h(cluster: ClusterSpec, prices: Mapping[str, float]) ->
 
 
 def cost_kpis(summary: Mapping[str, float], prices: Mapping[str, float]) -> dict[str, float]:
-    """The cost KPIs of one run from its summary (see `engine.study.single.RunResult`).
+    """The cost KPIs of one run from its summary (see `engine.results.RunResult`).
 
     - ``cluster_cost_usd_per_h``: the GPU mix's price per hour (``capacity_gpus:<type>``).
     - ``work_cost_usd``: GPU-hours allocated to jobs x price, summed over types (``gpu_h:<type>``;

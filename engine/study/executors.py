@@ -9,8 +9,8 @@
 A caller with many small batches (the planner) opens one pool for all of them with
 :func:`open_pool` and passes it to :func:`run_tasks`: starting a pool costs about half a second.
 
-Each task runs :func:`engine.study.single.run_spec`, which depends only on the spec and the
-trace bytes, so the results are the same, bit for bit, whichever executor runs them.
+Each task runs :func:`engine.scenario.run`, which depends only on the spec and the trace
+bytes, so the results are the same, bit for bit, whichever executor runs them.
 """
 
 from __future__ import annotations
@@ -26,24 +26,48 @@ from typing import TYPE_CHECKING, Any
 from engine.errors import ConfigError, EngineError, SimulationCancelled
 from engine.study.spec import RunSpec
 
-if TYPE_CHECKING:  # loaded where a run happens (the single run imports the simulator)
+if TYPE_CHECKING:  # loaded where a run happens (the run imports the simulator)
     import multiprocessing.context
     from concurrent.futures import Future, ProcessPoolExecutor
 
-    from engine.study.single import Payload, RunResult
+    from engine.results import RunResult
+    from engine.study.progress import ProgressFiles
 
 EXECUTORS = ("serial", "pool", "ray")
-Task = tuple[RunSpec, "Payload"]
+Payload = tuple[str, bytes] | None  # the trace's (file name, bytes); None: synthetic, or read there
+Task = tuple[RunSpec, Payload]
 DoneFn = Callable[[int, Any], None]  # (task index, result of the worker function)
-WorkerFn = Callable[[RunSpec, "Payload"], Any]
+WorkerFn = Callable[[RunSpec, Payload], Any]
 CancelFn = Callable[[], bool]
 
 
-def execute(spec: RunSpec, payload: Payload) -> RunResult:
-    """The worker function (top level, so every executor can pickle it)."""
-    from engine.study.single import run_spec
+def execute(
+    spec: RunSpec,
+    payload: Payload,
+    progress: ProgressFiles | None = None,
+    poll: CancelFn | None = None,
+) -> RunResult:
+    """The worker function (top level, so every executor can pickle it):
+    :func:`engine.scenario.run`.
 
-    return run_spec(spec, payload=payload)
+    Args:
+        progress: where the run reports its fraction done under ``spec.variant`` and looks
+            for a cancel request (:mod:`engine.study.progress`); None: no reports.
+        poll: the caller's own poll, called between reports (serial executor only).
+
+    Raises:
+        SimulationCancelled: a cancel was requested in ``progress`` or ``poll()`` returned True.
+    """
+    from engine.scenario import run
+
+    if progress is None:
+        return run(spec, payload)
+    from engine.study.progress import RunReporter
+
+    reporter = RunReporter(progress, spec.variant, poll)
+    result = run(spec, payload, on_progress=reporter.progress, should_cancel=reporter.should_cancel)
+    progress.report(spec.variant, 1.0, reporter.started)
+    return result
 
 
 def execute_or_error(spec: RunSpec, payload: Payload) -> RunResult | EngineError:
@@ -51,10 +75,10 @@ def execute_or_error(spec: RunSpec, payload: Payload) -> RunResult | EngineError
     planner records a mix the policy cannot run as infeasible and goes on). The error comes
     back as a plain :class:`EngineError` with the message: some subclasses (an oversized job's
     error, with keyword-only fields) cannot be rebuilt from a pickle."""
-    from engine.study.single import run_spec
+    from engine.scenario import run
 
     try:
-        return run_spec(spec, payload=payload)
+        return run(spec, payload)
     except SimulationCancelled:
         raise
     except EngineError as exc:
@@ -126,7 +150,7 @@ def _context() -> multiprocessing.context.BaseContext:
     if not sys.platform.startswith("linux"):
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["engine.study.executors", "engine.study.single"])
+    context.set_forkserver_preload(["engine.study.executors", "engine.scenario"])
     return context
 
 

@@ -29,11 +29,11 @@ import pandas as pd
 
 from engine.config import ClusterSpec
 from engine.errors import EngineError
+from engine.results import RunResult
 from engine.study.cost import cluster_cost_usd_per_h, prices_with_defaults
-from engine.study.executors import WorkerLimits, execute_or_error, run_tasks
+from engine.study.executors import Payload, WorkerLimits, execute_or_error, run_tasks
 from engine.study.planner_target import gpu_name
 from engine.study.planner_types import Mix, PlanSpec, spares_words
-from engine.study.single import Payload, RunResult
 from engine.study.spec import RunSpec
 from engine.study.stats import mean_ci
 from engine.study.store import ResultStore

@@ -24,7 +24,7 @@ from engine.errors import ConfigError
 from engine.study.stats import mean_bound
 
 if TYPE_CHECKING:
-    from engine.study.single import RunResult
+    from engine.results import RunResult
 
 TARGET_METRICS = ("jct_mean_s", "jct_p95_s", "queueing_delay_mean_s", "start_within_share")
 _WORDS = {  # metric -> (label, display unit, seconds or fraction per display unit)

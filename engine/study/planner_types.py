@@ -27,7 +27,7 @@ import pandas as pd
 
 from engine.config import ClusterSpec, NodeGroup, ScenarioConfig
 from engine.errors import ConfigError
-from engine.scenario import validate_failures
+from engine.validate import validate_failures
 from engine.sources import Origin
 from engine.study.planner_target import TARGET_METRICS, Target, gpu_name
 from engine.study.spec import engine_digest

@@ -9,8 +9,8 @@ from functools import cached_property
 
 import pandas as pd
 
+from engine.results import RunResult
 from engine.study.cost import cost_kpis, prices_with_defaults
-from engine.study.single import RunResult
 from engine.study.stats import mean_ci, paired_test
 from engine.study.study import Study
 

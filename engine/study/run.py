@@ -11,15 +11,15 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.results import RunResult
 from engine.study.executors import Task, WorkerLimits, run_tasks
 from engine.study.result import StudyResult
-from engine.study.single import RunResult, run_spec
 from engine.study.spec import RunSpec
 from engine.study.store import ResultStore
 from engine.study.study import Study, expand
 from engine.study.traces import TraceStore, trace_payload
 
-__all__ = ["RunResult", "StudyResult", "run_spec", "run_study", "study_tasks"]
+__all__ = ["RunResult", "StudyResult", "run_study", "study_tasks"]
 
 StudyProgressFn = Callable[[int, int, str], None]  # (runs done, runs in all, last run's label)
 

@@ -1,7 +1,7 @@
 """The unit of work of a study: one scenario, one policy, one trace seed, one simulation seed.
 
 A :class:`RunSpec` is frozen and picklable, so any executor (a process pool, Ray) can ship it;
-the engine resolves it entirely (:func:`engine.study.run.run_spec`) and returns one result. Its
+the engine resolves it entirely (:func:`engine.scenario.run`) and returns one result. Its
 :meth:`RunSpec.key` names the stored result: the SHA-256 of the spec's canonical JSON plus a
 digest of the engine's own code and data, so a change of the engine never reuses stale results.
 """

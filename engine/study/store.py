@@ -1,7 +1,8 @@
 """Finished runs on disk: one Parquet file per run, named by the spec's key.
 
 ``<dir>/<key>.parquet`` holds the jobs table; its schema metadata (key ``gpusched``) holds the
-summary, notes and the spec's canonical JSON. A full-record run also has
+KPIs, the usage (`engine.results.RunResult.usage`), the trace notes and dropped jobs and the
+spec's canonical JSON. A full-record run also has
 ``<key>.segments.parquet`` and ``<key>.utilization.parquet``, written first, so the main file's
 presence means the run is complete. Writes are atomic (temporary file, then rename), so an
 interrupted sweep leaves only whole runs behind and a re-run reuses them.
@@ -17,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from engine.study.single import RunResult
+from engine.results import SEGMENT_COLUMNS, UTILIZATION_COLUMNS, RunResult, SimulationResult
 from engine.study.spec import RunSpec
 from engine.study.traces import default_store_dir
 
@@ -51,8 +52,10 @@ class ResultStore:
             if frame is not None:
                 _write(pa.Table.from_pandas(frame, preserve_index=False), self.path(key, table))
         meta = {
-            "summary": result.summary,
+            "summary": result.simulation.summary,
+            "usage": result.usage,
             "notes": list(result.notes),
+            "dropped_job_ids": list(result.dropped_job_ids),
             "spec": result.spec.canonical(),
         }
         table = pa.Table.from_pandas(result.jobs, preserve_index=False)
@@ -73,13 +76,17 @@ class ResultStore:
             for name in ("segments", "utilization")
             if self.path(key, name).is_file()
         }
-        return RunResult(
-            spec,
-            {k: float(v) for k, v in meta["summary"].items()},
+        usage = {k: float(v) for k, v in meta["usage"].items()}
+        simulation = SimulationResult(
+            spec.policy_label,
             table.to_pandas(),
-            extra.get("segments"),
-            extra.get("utilization"),
-            tuple(meta["notes"]),
+            extra.get("segments", pd.DataFrame(columns=list(SEGMENT_COLUMNS))),
+            extra.get("utilization", pd.DataFrame(columns=list(UTILIZATION_COLUMNS))),
+            {k: float(v) for k, v in meta["summary"].items()},
+            int(usage.get("num_decisions", 0)),
+        )
+        return RunResult(
+            spec, simulation, usage, tuple(meta["notes"]), tuple(meta["dropped_job_ids"])
         )
 
     def keys(self) -> set[str]:

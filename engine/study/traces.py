@@ -1,7 +1,8 @@
 """A trace store keyed by content: the bytes of every trace a study uses, under their SHA-256.
 
 A study names its trace by hash (``RunSpec.trace_hash``) instead of threading uploaded bytes
-through the layers; workers get the bytes from the store (or shipped with the task).
+through the layers; :func:`trace_payload` reads and hashes a trace once, and its bytes go with
+the tasks to the workers.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from pathlib import Path
 from engine.config import ScenarioConfig
 from engine.content import ContentStore, default_store_dir, sha256_hex
 from engine.errors import TraceError
-from engine.traces.resolve import source_path
+from engine.traces.resolve import TraceFile, read_trace_file
 
 
 class TraceStore(ContentStore):
@@ -27,12 +28,18 @@ class TraceStore(ContentStore):
 
 
 def trace_payload(
-    config: ScenarioConfig, store: TraceStore | None, upload_hash: str = ""
-) -> tuple[str, tuple[str, bytes] | None]:
+    config: ScenarioConfig,
+    store: TraceStore | None,
+    upload_hash: str = "",
+    upload: TraceFile | None = None,
+) -> tuple[str, TraceFile | None]:
     """(SHA-256, (file name, bytes)) of the scenario's trace; ("", None) for a synthetic one.
+    The one place a run's trace is hashed (:attr:`engine.study.spec.RunSpec.trace_hash`).
 
-    An ``"upload:<name>"`` source is looked up in ``store`` by ``upload_hash``; a sample (or a
-    path, which only a local scenario may name: :mod:`engine.sources`) is read from disk.
+    An ``"upload:<name>"`` source takes ``upload`` when given, else is looked up in ``store``
+    by ``upload_hash`` (without a store it fails: the file is no longer available); a sample
+    (or a path, which only a local scenario may name: :mod:`engine.sources`) is read from disk
+    (:func:`engine.traces.resolve.read_trace_file`).
 
     Raises:
         TraceError: for an unknown sample, an unreadable file or an upload not in the store.
@@ -40,16 +47,12 @@ def trace_payload(
     source = config.trace.source
     if source == "synthetic":
         return "", None
-    if source.startswith("upload:"):
-        if store is None or not store.has(upload_hash):
+    if source.startswith("upload:") and upload is None and store is not None:
+        if not store.has(upload_hash):
             raise TraceError(
                 "the uploaded file is not in the trace store; upload it again",
                 file=source.removeprefix("upload:"),
             )
         return upload_hash, store.get(upload_hash)
-    path = source_path(source)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise TraceError(f"cannot read the file: {exc.strerror}", file=str(path)) from exc
-    return sha256_hex(data), (path.name, data)
+    file = read_trace_file(config.trace, upload if source.startswith("upload:") else None)
+    return sha256_hex(file[1]), file

@@ -1,8 +1,9 @@
 """Trace import: one loader per format -> the canonical jobs table (`engine.traces.schema`).
 
-Importing this package registers every format (``list_formats()``). The dashboard and the command
-line call :func:`resolve_trace`; the other names are for the trace panel (column mapping, format
-picker) and for tests.
+Importing this package registers every format (``list_formats()``). A run takes its trace with
+:func:`draw_trace` (independent of the GPU mix) then :func:`fit_trace`
+(:func:`engine.scenario.load_scenario_trace`); the other names are for the trace panel (column
+mapping, format picker) and for tests.
 """
 
 from engine.traces import gavel, itp, muri, philly, pollux, tiresias  # noqa: F401  (registers formats)
@@ -31,7 +32,6 @@ from engine.traces.resolve import (
     draw_trace,
     fit_trace,
     list_samples,
-    resolve_trace,
     trace_rng,
 )
 from engine.traces.rules import MODEL_TO_JOB_TYPE, POLLUX_GPU_HOURS
@@ -62,7 +62,6 @@ __all__ = [
     "load_trace",
     "optional_canonical_columns",
     "required_canonical_columns",
-    "resolve_trace",
     "to_canonical_csv",
     "trace_rng",
     "uses_assumed_worker_type",

@@ -1,8 +1,9 @@
-"""The single entry point from a `TraceSpec` to a validated jobs table.
+"""From a `TraceSpec` to a validated jobs table: read, draw, fit.
 
 ``spec.source`` is ``"sample:<name>"`` (a file in ``sample_traces/``), ``"synthetic"``,
-``"upload:<name>"`` (bytes passed in by the dashboard) or, for a local scenario, a filesystem
-path (which names a scenario may use is decided when it is loaded: :mod:`engine.sources`).
+``"upload:<name>"`` (the file's bytes passed in: :data:`TraceFile`) or, for a local scenario, a
+filesystem path (which names a scenario may use is decided when it is loaded:
+:mod:`engine.sources`). :func:`read_trace_file` is the one place a trace's bytes are read.
 The trace rng is derived from the trace seed on its own stream, so it does not shift the
 simulator's draws.
 
@@ -31,6 +32,8 @@ from engine.traces.synthetic import REFERENCE_WORKER_TYPE, generate_synthetic
 
 TRACE_RNG_STREAM = 0x7ACE  # second word of the trace rng's seed: [seed, TRACE_RNG_STREAM]
 NO_LOAD = LoadConfig()  # the default load: no change
+TraceFile = tuple[str, bytes]
+"""A trace file as (file name as the user knows it, bytes)."""
 
 
 @dataclass(frozen=True)
@@ -61,47 +64,31 @@ def trace_rng(seed: int) -> np.random.Generator:
     return np.random.default_rng([seed, TRACE_RNG_STREAM])
 
 
-def resolve_trace(
-    spec: TraceSpec,
-    matrix: ThroughputMatrix,
-    seed: int,
-    cluster: ClusterSpec,
-    upload: tuple[str, bytes] | None = None,
-    load: LoadConfig = NO_LOAD,
-) -> TraceLoad:
-    """Loads, cuts (``spec.max_jobs``), applies ``load`` and fits to the cluster the trace
-    ``spec`` names: :func:`draw_trace` then :func:`fit_trace`.
-
-    Args:
-        seed: the trace seed (``ScenarioConfig.effective_trace_seed``).
-
-    Raises:
-        TraceError: for a missing file, an unknown sample or format, or a bad trace.
-        OversizedJobsError: for jobs larger than the cluster when ``spec.drop_oversized`` is False.
-    """
-    drawn = draw_trace(spec, matrix, seed, upload, load)
-    return fit_trace(drawn, cluster, matrix, spec.drop_oversized)
-
-
 def draw_trace(
     spec: TraceSpec,
     matrix: ThroughputMatrix,
     seed: int,
-    upload: tuple[str, bytes] | None = None,
+    file: TraceFile | None = None,
     load: LoadConfig = NO_LOAD,
-    raw: tuple[str, bytes] | None = None,
 ) -> TraceLoad:
     """The trace's jobs before any cluster check: independent of the GPU mix.
 
     Args:
-        upload: (file name, bytes) for an ``"upload:<name>"`` source.
-        raw: (file name, bytes) to use instead of reading a sample or path source (the study
-            engine ships a trace's bytes to its workers this way); ignored for synthetic.
+        file: the trace's bytes (:func:`read_trace_file`); needed for an ``"upload:<name>"``
+            source, read from disk for a sample or path when None; ignored for synthetic.
 
     Raises:
         TraceError, ConfigError: for a bad source, trace, ``max_jobs`` or load.
     """
-    loaded, file_name = _load(spec, matrix, trace_rng(seed), upload, raw)
+    rng = trace_rng(seed)
+    if spec.source == "synthetic":
+        loaded, file_name = _synthetic(spec, matrix, rng), "synthetic"
+    else:
+        file_name, raw = read_trace_file(spec, file)
+        loaded = load_trace(
+            raw, file_name, matrix, rng,
+            format=spec.format, assumed_worker_type=spec.assumed_worker_type,
+        )  # fmt: skip
     jobs = loaded.jobs
     if spec.max_jobs is not None:
         if spec.max_jobs < 1:
@@ -137,53 +124,44 @@ def fit_trace(
     return TraceLoad(jobs, drawn.format, notes, tuple(dropped), file_name, drawn.throughputs)
 
 
-def _load(
-    spec: TraceSpec,
-    matrix: ThroughputMatrix,
-    rng: np.random.Generator,
-    upload: tuple[str, bytes] | None,
-    given: tuple[str, bytes] | None = None,
-) -> tuple[Loaded, str]:
-    source = spec.source
-    if source == "synthetic" and spec.synthetic.workload == "llm":
+def _synthetic(spec: TraceSpec, matrix: ThroughputMatrix, rng: np.random.Generator) -> Loaded:
+    if spec.synthetic.workload == "llm":
         jobs = generate_llm_mix(spec.synthetic, matrix, rng)
-        return Loaded(jobs, (llm_mix_note(spec.synthetic),), "synthetic"), "synthetic"
-    if source == "synthetic":
-        if spec.synthetic.workload != "gavel":
-            raise TraceError(
-                "trace.synthetic.workload must be 'gavel' or 'llm', "
-                f"got {spec.synthetic.workload!r}"
-            )
-        jobs = generate_synthetic(spec.synthetic, matrix, rng)
-        note = (
-            f"synthetic workload: {spec.synthetic.num_jobs} jobs, Poisson arrivals at "
-            f"{spec.synthetic.jobs_per_hour:g} jobs/h, Gavel's Philly-derived size and duration "
-            f"mix; step counts on {REFERENCE_WORKER_TYPE}"
+        return Loaded(jobs, (llm_mix_note(spec.synthetic),), "synthetic")
+    if spec.synthetic.workload != "gavel":
+        raise TraceError(
+            f"trace.synthetic.workload must be 'gavel' or 'llm', got {spec.synthetic.workload!r}"
         )
-        return Loaded(jobs, (note,), "synthetic"), "synthetic"
-    if given is not None:
-        file_name, raw = given
-    elif source.startswith("upload:"):
-        name = source.removeprefix("upload:")
-        if upload is None:
-            raise TraceError("the uploaded file is no longer available; upload it again", file=name)
-        file_name, raw = upload
-    else:
-        path = source_path(source)
-        file_name = path.name
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise TraceError(f"cannot read the file: {exc.strerror}", file=str(path)) from exc
-    loaded = load_trace(
-        raw,
-        file_name,
-        matrix,
-        rng,
-        format=spec.format,
-        assumed_worker_type=spec.assumed_worker_type,
+    jobs = generate_synthetic(spec.synthetic, matrix, rng)
+    note = (
+        f"synthetic workload: {spec.synthetic.num_jobs} jobs, Poisson arrivals at "
+        f"{spec.synthetic.jobs_per_hour:g} jobs/h, Gavel's Philly-derived size and duration "
+        f"mix; step counts on {REFERENCE_WORKER_TYPE}"
     )
-    return loaded, file_name
+    return Loaded(jobs, (note,), "synthetic")
+
+
+def read_trace_file(spec: TraceSpec, file: TraceFile | None = None) -> TraceFile:
+    """The bytes of the file a (non-synthetic) trace ``spec`` names: ``file`` when given (an
+    upload's, or bytes already read), else the sample or path (a path only a local scenario
+    names: :mod:`engine.sources`), read from disk as a file, never fetched.
+
+    Raises:
+        TraceError: for an upload without its bytes, an unknown sample or an unreadable file.
+    """
+    if file is not None:
+        return file
+    source = spec.source
+    if source.startswith("upload:"):
+        raise TraceError(
+            "the uploaded file is no longer available; upload it again",
+            file=source.removeprefix("upload:"),
+        )
+    path = source_path(source)
+    try:
+        return path.name, path.read_bytes()
+    except OSError as exc:
+        raise TraceError(f"cannot read the file: {exc.strerror}", file=str(path)) from exc
 
 
 def source_path(source: str) -> Path:

@@ -149,16 +149,16 @@ def test_second_run_of_the_same_scenario_comes_from_the_cache(
     """The engine runs once for two clicks on Run with an unchanged scenario, and adding a
     policy simulates only that one (the runner keeps results per policy; a counting wrapper
     of the worker function sees every simulation)."""
-    import dashboard.parallel_run
+    from engine.study import executors
 
     calls = []
-    original = dashboard.parallel_run.simulate_policy
+    original = executors.execute
 
     def counting(*args: object, **kwargs: object) -> object:
-        calls.append(args[1].variant)  # (files, spec, payload): the policy's display name
+        calls.append(args[0].variant)  # (spec, payload): the policy's display name
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(dashboard.parallel_run, "simulate_policy", counting)
+    monkeypatch.setattr(executors, "execute", counting)
     st.cache_data.clear()
     st.cache_resource.clear()
     at = make_app()

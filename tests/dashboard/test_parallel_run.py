@@ -10,12 +10,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dashboard import progress_files
-from dashboard.parallel_run import PolicyStatus, policy_tasks, run_policies, simulate_policy
-from dashboard.progress_files import ProgressFiles
+from dashboard.parallel_run import PolicyStatus, run_policies
 from engine.config import PolicySpec, ScenarioConfig, TraceSpec
 from engine.errors import SimulationCancelled
-from engine.scenario import load_scenario_trace, run_scenario, scenario_matrix
+from engine.results import ComparisonResult
+from engine.scenario import load_scenario_trace, run_scenario, scenario_specs
+from engine.study.executors import execute
+from engine.study.progress import ProgressFiles
 
 
 @pytest.fixture(autouse=True)
@@ -36,8 +37,9 @@ def _scenario(*policies: PolicySpec, max_jobs: int = 300) -> ScenarioConfig:
 
 
 def _run(config: ScenarioConfig, **kwargs: object):  # type: ignore[no-untyped-def]
-    trace = load_scenario_trace(config, scenario_matrix(config))
-    return run_policies(config, None, trace, **kwargs)  # type: ignore[arg-type]
+    num_jobs = len(load_scenario_trace(config).jobs)
+    runs = run_policies(scenario_specs(config, ""), None, num_jobs, **kwargs)  # type: ignore[arg-type]
+    return ComparisonResult.of(config, runs)
 
 
 @pytest.mark.parametrize("executor", ["pool", "serial"])
@@ -88,16 +90,13 @@ def test_cancel_stops_the_runs() -> None:
         _run(config, executor="pool", workers=2, should_cancel=cancel.is_set)
 
 
-def test_a_worker_stops_when_the_cancel_file_appears(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_worker_stops_when_the_cancel_file_appears(tmp_path: Path) -> None:
     """The worker's side of Cancel: it finds the request at its next check and raises."""
-    monkeypatch.setattr(progress_files, "REPORT_EVERY_S", 0.0)
-    files = ProgressFiles(tmp_path)
+    files = ProgressFiles(tmp_path, every_s=0.0)
     files.request_cancel()
-    ((spec, payload),) = policy_tasks(_scenario(PolicySpec("fifo"), max_jobs=2000), None)
+    (spec,) = scenario_specs(_scenario(PolicySpec("fifo"), max_jobs=2000), "")
     with pytest.raises(SimulationCancelled):
-        simulate_policy(files, spec, payload)
+        execute(spec, None, files)
     reported = files.read("FIFO")
     assert reported is not None and reported[0] < 1.0  # started, never finished
 

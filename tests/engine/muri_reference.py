@@ -19,7 +19,7 @@ import pandas as pd
 from engine.config import ClusterSpec, NodeGroup, PolicySpec, ScenarioConfig, TraceSpec
 from engine.presets import muri_testbed
 from engine.results import SimulationResult
-from engine.scenario import load_scenario_trace, run_matrix, scenario_matrix
+from engine.scenario import load_scenario_trace, run_matrix
 from engine.simulator import simulate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +49,7 @@ def testbed_config(policy: PolicySpec) -> ScenarioConfig:
 def replay(run: str) -> SimulationResult:
     """Our run of the testbed run ``run`` ("tiresias" or "SRTF")."""
     config = testbed_config(RUNS[run][1])
-    trace = load_scenario_trace(config, scenario_matrix(config))
+    trace = load_scenario_trace(config)
     return simulate(trace.jobs, config, config.policies[0], run_matrix(config, trace))
 
 

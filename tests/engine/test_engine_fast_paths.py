@@ -243,7 +243,7 @@ def test_segments_in_chunks_equal_one_chunk(rows: int, lanes: list[int]) -> None
 def simulation() -> Simulation:
     matrix = load_matrix()
     config = dataclasses.replace(ScenarioConfig(), policies=(PolicySpec("las"),))
-    jobs = load_scenario_trace(config, matrix).jobs.head(40)
+    jobs = load_scenario_trace(config).jobs.head(40)
     return Simulation(jobs, config, config.policies[0], matrix)
 
 

@@ -58,7 +58,7 @@ def table_hashes() -> list[str]:
     hashes = []
     for policy, scenario in CASES:
         config = dataclasses.replace(scenarios[scenario], policies=(PolicySpec(policy),))
-        jobs = load_scenario_trace(config, matrix).jobs.iloc[:NUM_JOBS]
+        jobs = load_scenario_trace(config).jobs.iloc[:NUM_JOBS]
         result = simulate(jobs, config, config.policies[0], matrix)
         digest = hashlib.sha256(repr(sorted(result.summary.items())).encode())
         for table in (result.jobs, result.segments, result.utilization, result.decisions):

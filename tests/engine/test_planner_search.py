@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from engine.config import ClusterSpec, NodeGroup, PolicySpec, ScenarioConfig, TraceSpec
+from engine.scenario import run
 from engine.study.planner import Candidate, PlanSpec, plan
 from engine.study.planner_eval import Evaluator
-from engine.study.single import run_spec
 from engine.study.spec import RunSpec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,6 +111,6 @@ def test_the_lowered_philly_target_gets_a_mix_no_dearer_than_today_that_meets_it
     top = max(spec.seeds)
     seeds = [*spec.seeds, *range(top + 1, top + 1 + n - len(spec.seeds))]
     again = [dataclasses.replace(result.chosen_scenario, seed=s, trace_seed=s) for s in seeds]
-    jct = [run_spec(RunSpec(c, "check", c.seed, c.seed, "")).summary["jct_mean_s"] for c in again]
+    jct = [run(RunSpec(c, "check", c.seed, c.seed, "")).summary["jct_mean_s"] for c in again]
     assert sum(jct) / len(jct) <= 14_400
     assert not any("no mix" in line.lower() for line in result.explanation)

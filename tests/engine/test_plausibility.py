@@ -26,7 +26,7 @@ FASTEST_RHO = 1 / 16
 
 @pytest.fixture(scope="module")
 def jobs() -> pd.DataFrame:
-    return load_scenario_trace(CONFIG, MATRIX).jobs
+    return load_scenario_trace(CONFIG).jobs
 
 
 def _run(jobs: pd.DataFrame, policy: str) -> SimulationResult:

@@ -80,7 +80,7 @@ def test_utilization_table_is_the_pandas_definition(
 def run(policy: str, **changes: object) -> tuple[ScenarioConfig, pd.DataFrame, object]:
     matrix = load_matrix()
     config = dataclasses.replace(ScenarioConfig(), policies=(PolicySpec(policy),), **changes)
-    jobs = load_scenario_trace(config, matrix).jobs.head(300)
+    jobs = load_scenario_trace(config).jobs.head(300)
     return config, jobs, simulate(jobs, config, config.policies[0], matrix)
 
 

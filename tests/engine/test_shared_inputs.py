@@ -34,13 +34,14 @@ from engine.config import (
 )
 from engine.content import ContentStore, is_sha256
 from engine.errors import ConfigError, TraceError
-from engine.scenario import load_scenario_trace, scenario_matrix, validate_config
+from engine.scenario import load_scenario_trace, scenario_matrix
 from engine.sources import Origin
 from engine.study.overrides import apply_overrides
 from engine.study.planner import PlanSpec
 from engine.study.study import Study
 from engine.study.traces import TraceStore
 from engine.throughput import GAVEL_CSV, load_matrix, matrix_store
+from engine.validate import validate_config
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "sample_traces" / "philly_2000.csv"
@@ -162,7 +163,7 @@ def test_a_local_scenario_reads_its_own_trace_and_matrix_files(tmp_path: Path) -
     data = scenario_dict(trace__source=str(trace), throughputs=str(matrix))
     data["trace"]["max_jobs"] = 20
     config = ScenarioConfig.from_json(json.dumps(data), Origin.LOCAL)
-    jobs = load_scenario_trace(config, scenario_matrix(config)).jobs
+    jobs = load_scenario_trace(config).jobs
     assert len(jobs) == 20
     assert scenario_matrix(config).worker_types == load_matrix().worker_types
 

@@ -12,10 +12,11 @@ import pytest
 
 from engine.config import LoadConfig, PolicySpec, ScenarioConfig, TraceSpec
 from engine.errors import ConfigError
+from engine.scenario import load_scenario_trace
 from engine.study import RunSpec, Study, Variant, expand, grid
 from engine.study.overrides import apply_overrides, get_path
 from engine.throughput import load_matrix
-from engine.traces import apply_load, draw_trace, resolve_trace
+from engine.traces import apply_load, draw_trace
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 
 BASE = ScenarioConfig(policies=(PolicySpec("fifo"), PolicySpec("las", {}, "LAS")))
@@ -158,14 +159,13 @@ def test_load_applies_through_the_scenario_and_notes_it() -> None:
 
 
 def test_the_drawn_trace_is_the_same_for_every_gpu_mix() -> None:
-    matrix = load_matrix()
     spec = TraceSpec(max_jobs=300, drop_oversized=True)
     mixes = [
         cluster(("v100", 40, 8, "r0"), ("k80", 40, 8, "r1")),
         cluster(("k80", 1, 4, "r0")),
         cluster(("p100", 3, 4, "r0"), ("v100", 1, 2, "r1")),
     ]
-    loads = [resolve_trace(spec, matrix, 4, mix) for mix in mixes]
+    loads = [load_scenario_trace(ScenarioConfig(trace=spec, cluster=mix, seed=4)) for mix in mixes]
     reference = loads[0].jobs.set_index("job_id")
     for load in loads[1:]:
         kept = load.jobs.set_index("job_id")
@@ -185,11 +185,8 @@ def test_extra_worker_types_do_not_change_the_draw() -> None:
 
 def test_trace_seed_and_simulation_seed_are_separate() -> None:
     config = dataclasses.replace(ScenarioConfig(), trace=TraceSpec(max_jobs=200))
-    from engine.scenario import load_scenario_trace, scenario_matrix
-
-    matrix = scenario_matrix(config)
-    same_trace = load_scenario_trace(dataclasses.replace(config, seed=1, trace_seed=0), matrix)
-    reference = load_scenario_trace(config, matrix)
+    same_trace = load_scenario_trace(dataclasses.replace(config, seed=1, trace_seed=0))
+    reference = load_scenario_trace(config)
     pd.testing.assert_frame_equal(same_trace.jobs, reference.jobs)
-    other = load_scenario_trace(dataclasses.replace(config, trace_seed=1), matrix)
+    other = load_scenario_trace(dataclasses.replace(config, trace_seed=1))
     assert not np.array_equal(other.jobs["job_type"], reference.jobs["job_type"])

@@ -11,8 +11,8 @@ import pytest
 
 from engine.config import PolicySpec, ScenarioConfig, TraceSpec
 from engine.errors import SimulationCancelled, TraceError
-from engine.scenario import run_scenario
-from engine.study import Study, TraceStore, Variant, expand, run_spec, run_study
+from engine.scenario import run, run_scenario
+from engine.study import Study, TraceStore, Variant, expand, run_study
 from engine.study.store import ResultStore
 from engine.throughput import load_matrix
 
@@ -71,20 +71,20 @@ def test_an_interrupted_sweep_resumes_without_rerunning_finished_specs(
 
 def test_a_run_spec_reproduces_run_scenario_and_records_segments_only_when_asked() -> None:
     spec = expand(dataclasses.replace(STUDY, record="full"))[2]  # base, las, seed 0
-    full = run_spec(spec)
+    full = run(spec)
     scenario = run_scenario(dataclasses.replace(BASE, policies=(PolicySpec("las"),)))
     reference = scenario.results[0]
     pd.testing.assert_frame_equal(full.jobs, reference.jobs, check_exact=True)
     pd.testing.assert_frame_equal(full.segments, reference.segments, check_exact=True)
     assert {k: full.summary[k] for k in reference.summary} == reference.summary
-    summary_only = run_spec(dataclasses.replace(spec, record="summary"))
+    summary_only = run(dataclasses.replace(spec, record="summary"))
     assert summary_only.segments is None and summary_only.utilization is None
     assert summary_only.summary == full.summary
 
 
 def test_the_store_round_trips_a_full_run(tmp_path: Path) -> None:
     spec = expand(dataclasses.replace(STUDY, record="full"))[0]
-    result = run_spec(spec)
+    result = run(spec)
     store = ResultStore(tmp_path)
     store.save(result)
     back = store.load(spec)
@@ -120,3 +120,41 @@ def test_gpu_hours_and_cost_of_a_hand_made_trace(tmp_path: Path) -> None:
     assert row["cost_per_job_usd"] == pytest.approx(2.0)
     with pytest.raises(TraceError, match="not in the trace store"):
         run_study(dataclasses.replace(study, trace_hash="0" * 64), executor="serial", traces=store)
+
+
+def test_a_scenario_parses_its_upload_once_and_each_run_carries_its_spec(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Three policies on one uploaded file: one draw of the trace for the whole comparison (and
+    none for a later run of the same file), and every run's result names the spec it ran."""
+    import engine.scenario
+    from engine.content import sha256_hex
+    from engine.scenario import scenario_specs
+
+    draws: list[str] = []
+    original = engine.scenario.draw_trace
+
+    def counting(*args: object, **kwargs: object) -> object:
+        draws.append(str(args[0].source))  # type: ignore[attr-defined]
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine.scenario, "draw_trace", counting)
+    job_type = "ResNet-50 (batch size 128)"
+    text = "job_id,arrival_s,job_type,scale_factor,total_steps\n" + "".join(
+        f"parse-once-{i},{60 * i},{job_type},{1 + i % 2},{1000 * (i + 1)}\n" for i in range(12)
+    )
+    upload = ("once.csv", text.encode())
+    policies = (PolicySpec("fifo"), PolicySpec("las"), PolicySpec("srtf"))
+    config = ScenarioConfig(trace=TraceSpec(source="upload:once.csv"), policies=policies)
+    compared = run_scenario(config, upload=upload)
+    assert draws == ["upload:once.csv"]
+    assert compared.policies == ["FIFO", "Tiresias LAS", "SRTF"]
+    specs = scenario_specs(config, sha256_hex(upload[1]))
+    runs = [run(spec, upload) for spec in specs]
+    assert draws == ["upload:once.csv"]  # the same file again: taken from the process's draw
+    assert [r.spec for r in runs] == specs
+    assert [r.spec.policy_label for r in runs] == compared.policies
+    for ours, theirs in zip(runs, compared.results, strict=True):
+        pd.testing.assert_frame_equal(ours.jobs, theirs.jobs, check_exact=True)
+        assert ours.simulation.summary == theirs.summary
+        assert ours.summary["jobs_dropped"] == 0.0

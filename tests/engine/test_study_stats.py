@@ -10,10 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.config import PolicySpec, ScenarioConfig
+from engine.results import RunResult, SimulationResult
 from engine.study import Study, Variant, expand
 from engine.study.cost import DEFAULT_PRICES_USD_PER_GPU_H, cost_kpis
 from engine.study.result import StudyResult
-from engine.study.single import RunResult
 from engine.study.stats import mean_bound, mean_ci, paired_test, t_interval
 
 # Student's t with 2 degrees of freedom has the closed-form quantile (2p - 1) / sqrt(2p(1 - p)).
@@ -95,7 +95,15 @@ def _fake_result(values: dict[tuple[str, str, int], float]) -> StudyResult:
     study = Study(base, (Variant("A"), Variant("B", {"seed": 0})), (0, 1, 2))
     results = tuple(
         RunResult(
-            s, {"jct_mean_s": values[(s.variant, s.policy_label, s.sim_seed)]}, pd.DataFrame()
+            s,
+            SimulationResult(
+                s.policy_label,
+                pd.DataFrame(),
+                pd.DataFrame(),
+                pd.DataFrame(),
+                {"jct_mean_s": values[(s.variant, s.policy_label, s.sim_seed)]},
+            ),  # fmt: skip
+            {},
         )
         for s in expand(study)
     )

@@ -1,4 +1,5 @@
-"""The synthetic generator, resolve_trace, and Hypothesis properties of the canonical table."""
+"""The synthetic generator, a scenario's trace (`engine.scenario.load_scenario_trace`), and
+Hypothesis properties of the canonical table."""
 
 from __future__ import annotations
 
@@ -11,14 +12,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.config import ClusterSpec, NodeGroup, SyntheticSpec, TraceSpec, default_cluster
+from engine.config import (
+    ClusterSpec,
+    NodeGroup,
+    ScenarioConfig,
+    SyntheticSpec,
+    TraceSpec,
+    default_cluster,
+)
 from engine.errors import ConfigError, OversizedJobsError, TraceError
+from engine.scenario import load_scenario_trace
 from engine.throughput import load_matrix
 from engine.traces import (
+    TraceLoad,
     check_cluster_fit,
     generate_synthetic,
     load_trace,
-    resolve_trace,
     to_canonical_csv,
 )
 from engine.traces.cluster_fit import largest_fit_gpus
@@ -40,6 +49,13 @@ def many() -> pd.DataFrame:
 
 
 # --- synthetic ---------------------------------------------------------------------------------
+
+
+def _resolve(
+    spec: TraceSpec, seed: int, cluster: ClusterSpec, file: tuple[str, bytes] | None = None
+) -> TraceLoad:
+    """The trace a scenario with ``spec``, ``seed`` and ``cluster`` runs on (Gavel's matrix)."""
+    return load_scenario_trace(ScenarioConfig(trace=spec, cluster=cluster, seed=seed), file)
 
 
 def test_synthetic_mix(many: pd.DataFrame) -> None:
@@ -84,11 +100,11 @@ def test_synthetic_seeded() -> None:
         generate_synthetic(SyntheticSpec(0, 10.0), MATRIX, np.random.default_rng(0))
 
 
-# --- resolve_trace -----------------------------------------------------------------------------
+# --- a scenario's trace ----------------------------------------------------------------------
 
 
 def test_default_spec_loads_philly_sample() -> None:
-    load = resolve_trace(TraceSpec(), MATRIX, 0, default_cluster())
+    load = _resolve(TraceSpec(), 0, default_cluster())
     assert (load.format, load.file_name, len(load.jobs)) == ("philly", "philly_2000.csv", 2000)
     assert load.dropped_job_ids == ()
     assert load.notes[0] == (
@@ -99,48 +115,48 @@ def test_default_spec_loads_philly_sample() -> None:
 
 def test_resolve_is_seeded_and_cuts() -> None:
     spec = TraceSpec(max_jobs=100)
-    a = resolve_trace(spec, MATRIX, 5, CLUSTER).jobs
-    pd.testing.assert_frame_equal(a, resolve_trace(spec, MATRIX, 5, CLUSTER).jobs)
-    full = resolve_trace(TraceSpec(), MATRIX, 5, CLUSTER).jobs
+    a = _resolve(spec, 5, CLUSTER).jobs
+    pd.testing.assert_frame_equal(a, _resolve(spec, 5, CLUSTER).jobs)
+    full = _resolve(TraceSpec(), 5, CLUSTER).jobs
     pd.testing.assert_frame_equal(a, full.head(100))
-    b = resolve_trace(spec, MATRIX, 6, CLUSTER).jobs
+    b = _resolve(spec, 6, CLUSTER).jobs
     assert (a["job_type"] != b["job_type"]).sum() > 50
     with pytest.raises(TraceError, match="max_jobs must be >= 1"):
-        resolve_trace(TraceSpec(max_jobs=0), MATRIX, 0, CLUSTER)
+        _resolve(TraceSpec(max_jobs=0), 0, CLUSTER)
 
 
 def test_resolve_drops_or_rejects_oversized() -> None:
     spec = TraceSpec(source="sample:itp_raw_cluster06_500.csv")
     with pytest.raises(OversizedJobsError) as info:
-        resolve_trace(spec, MATRIX, 0, CLUSTER)
+        _resolve(spec, 0, CLUSTER)
     assert len(info.value.job_ids) == 5  # the five 64-GPU jobs
     assert "itp_raw_cluster06_500.csv" in str(info.value) and "5 job(s)" in str(info.value)
-    load = resolve_trace(replace(spec, drop_oversized=True), MATRIX, 0, CLUSTER)
+    load = _resolve(replace(spec, drop_oversized=True), 0, CLUSTER)
     assert len(load.jobs) == 495 and len(load.dropped_job_ids) == 5
     assert "dropped 5 job(s) larger than the cluster" in load.notes
 
 
 def test_resolve_upload_synthetic_and_missing() -> None:
     raw = b"job_id,arrival_s,job_type,scale_factor,total_steps\nj,0,A3C,1,5\n"
-    load = resolve_trace(TraceSpec(source="upload:mine.csv"), MATRIX, 0, CLUSTER, ("mine.csv", raw))
+    load = _resolve(TraceSpec(source="upload:mine.csv"), 0, CLUSTER, ("mine.csv", raw))
     assert (load.format, load.file_name, list(load.jobs["job_id"])) == (
         "canonical",
         "mine.csv",
         ["j"],
     )
     with pytest.raises(TraceError, match="upload it again"):
-        resolve_trace(TraceSpec(source="upload:mine.csv"), MATRIX, 0, CLUSTER)
-    synth = resolve_trace(TraceSpec(source="synthetic"), MATRIX, 0, CLUSTER)
+        _resolve(TraceSpec(source="upload:mine.csv"), 0, CLUSTER)
+    synth = _resolve(TraceSpec(source="synthetic"), 0, CLUSTER)
     assert (synth.format, len(synth.jobs)) == ("synthetic", 200)
     with pytest.raises(TraceError, match="no sample trace 'nope.csv'; available: gavel_"):
-        resolve_trace(TraceSpec(source="sample:nope.csv"), MATRIX, 0, CLUSTER)
+        _resolve(TraceSpec(source="sample:nope.csv"), 0, CLUSTER)
     with pytest.raises(TraceError, match="cannot read the file"):
-        resolve_trace(TraceSpec(source="/nonexistent/x.csv"), MATRIX, 0, CLUSTER)
+        _resolve(TraceSpec(source="/nonexistent/x.csv"), 0, CLUSTER)
 
 
 @pytest.mark.skipif(not FULL_PHILLY.exists(), reason="shared Philly trace not present")
 def test_full_philly_from_shared() -> None:
-    load = resolve_trace(TraceSpec(source=str(FULL_PHILLY)), MATRIX, 0, _big_cluster())
+    load = _resolve(TraceSpec(source=str(FULL_PHILLY)), 0, _big_cluster())
     counts = load.jobs["scale_factor"].value_counts().to_dict()
     assert len(load.jobs) == 82_247
     assert (counts[1], counts[2], counts[128]) == (76_627, 1_818, 3)

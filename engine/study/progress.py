@@ -1,8 +1,9 @@
-"""Progress and Cancel between the dashboard and its worker processes: files in a folder.
+"""Progress and Cancel between a caller and its worker processes: files in a folder.
 
-A worker writes "fraction started elapsed_s" of its run to ``<run>.progress`` (atomically, at
-most every :data:`REPORT_EVERY_S`) and stops when a ``cancel`` file appears; the dashboard
-reads the files between the executor's waits (:mod:`dashboard.parallel_run`). Files need no
+A worker (:func:`engine.study.executors.execute` given a :class:`ProgressFiles`) writes
+"fraction started elapsed_s" of its run to ``<run>.progress`` (atomically, at most every
+:data:`REPORT_EVERY_S`) and stops when a ``cancel`` file appears; the caller (the dashboard's
+:mod:`dashboard.parallel_run`) reads the files between the executor's waits. Files need no
 extra process and no pickled queue, and work the same for a pool or the serial executor.
 """
 
@@ -22,9 +23,11 @@ REPORT_EVERY_S = 0.2  # a worker writes its progress (and checks for a cancel) a
 class ProgressFiles:
     """A folder shared by the caller and its workers: ``<run>.progress`` holds "fraction
     started elapsed_s" of one run (``started``: epoch seconds; written atomically), ``cancel``
-    asks every run to stop."""
+    asks every run to stop. A worker reports (and checks for a cancel) at most every
+    ``every_s`` seconds."""
 
     folder: Path
+    every_s: float = REPORT_EVERY_S
 
     def _path(self, run: str) -> Path:
         return self.folder / f"{hashlib.sha1(run.encode()).hexdigest()[:16]}.progress"
@@ -51,7 +54,7 @@ class ProgressFiles:
 
 
 class RunReporter:
-    """A worker's progress and cancel checks, each at most every :data:`REPORT_EVERY_S`."""
+    """A worker's progress and cancel checks, each at most every ``files.every_s``."""
 
     def __init__(self, files: ProgressFiles, run: str, poll: Callable[[], bool] | None) -> None:
         self.files, self.run, self.poll = files, run, poll
@@ -61,13 +64,13 @@ class RunReporter:
 
     def progress(self, fraction: float) -> None:
         now = time.monotonic()
-        if now - self.reported >= REPORT_EVERY_S or fraction >= 1.0:
+        if now - self.reported >= self.files.every_s or fraction >= 1.0:
             self.files.report(self.run, fraction, self.started)
             self.reported = now
 
     def should_cancel(self) -> bool:
         now = time.monotonic()
-        if now - self.checked < REPORT_EVERY_S:
+        if now - self.checked < self.files.every_s:
             return False
         self.checked = now
         return self.files.cancel_requested() or bool(self.poll and self.poll())
