@@ -1,4 +1,4 @@
-"""Tiresias LAS's fill (:mod:`engine.policies.las_fill`) against the plain fill it replaced.
+"""Tiresias LAS's fill (:mod:`engine.policies.las.fill`) against the plain fill it replaced.
 
 The plain fill (below, as it was before issue 11's session 20) walks the running and waiting
 jobs merged in key order with a fresh dict of free GPUs per worker type and builds the
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from engine.allocation.grants import Allocation, Grant, gang_grant, keeps_grant
 from engine.cluster import Placement
 from engine.policies.agnostic import most_free_type
-from engine.policies.las_books import Book, TypeSlot
-from engine.policies.las_fill import fill_admit, fill_round
+from engine.policies.las.books import Book, TypeSlot
+from engine.policies.las.fill import fill_admit, fill_round
 from engine.state import JobState
 
 TYPES = ("v100", "p100", "k80")

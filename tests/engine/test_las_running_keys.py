@@ -2,7 +2,7 @@
 
 Issue 11's speed work keeps three things from one decision to the next (see
 :mod:`engine.policies.las`): each running job's key with a time before which its service cannot
-cross the next threshold (:func:`engine.policies.las_keys.running_key`), the running jobs' key
+cross the next threshold (:func:`engine.policies.las.keys.running_key`), the running jobs' key
 order, and the promotion checks of preempted jobs in buckets by due time. With small thresholds
 and a small promotion knob, random scenarios cross thresholds, preempt and promote often,
 mid-run and between rounds; the schedule must be the one where every key is computed, every
@@ -27,7 +27,9 @@ from hypothesis import strategies as st
 
 from engine.cluster import Placement
 from engine.config import PolicySpec, RoundConfig, ScenarioConfig, default_cluster
-from engine.policies import las, las_books, las_keys
+from engine.policies.las import books as las_books
+from engine.policies.las import keys as las_keys
+from engine.policies.las import policy as las
 from engine.policies.base import PolicyContext
 from engine.simulator import simulate
 from engine.state import JobState

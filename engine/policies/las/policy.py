@@ -44,16 +44,16 @@ from engine.policies.base import (
     SchedulerState,
     register_policy,
 )
-from engine.policies.las_books import (
+from engine.policies.las.books import (
     Book,
     TypeSlot,
     book_key,
     insert_by_key,
     position,
 )
-from engine.policies.las_fill import fill_admit, fill_round, held_grants
-from engine.policies.las_keys import KEY_BITS, queue_key, running_key
-from engine.policies.las_promotion import PromotionChecks
+from engine.policies.las.fill import fill_admit, fill_round, held_grants
+from engine.policies.las.keys import KEY_BITS, queue_key, running_key
+from engine.policies.las.promotion import PromotionChecks
 from engine.state import JobState
 
 
@@ -125,7 +125,7 @@ class TiresiasLas(Policy):
         self._requeued = False  # a job changed queues since the last full decision
         self._round_index = -1
         self._books: dict[int, Book] = {}
-        # Promotion checks of preempted jobs (engine.policies.las_promotion)
+        # Promotion checks of preempted jobs (engine.policies.las.promotion)
         self._checks = PromotionChecks(context.rounds.round_duration_s * _BUCKET_ROUNDS)
         # Waiting jobs' books, one list per queue, by key (queue << 40 | index; job indices
         # follow arrival order) descending: the jobs served first sit at the list's end, where
@@ -140,7 +140,7 @@ class TiresiasLas(Policy):
         self._keep_order: bool = _KEEP_RUNNING_ORDER
         self._key_margin_gpu_s: float = _KEY_MARGIN_GPU_S
         # The running jobs' grants (job index -> grant), which the fill edits into the next
-        # allocation (engine.policies.las_fill), and the worker types' slots, in the cluster's
+        # allocation (engine.policies.las.fill), and the worker types' slots, in the cluster's
         # order (built at the first decision from its capacity).
         self._held: dict[int, Grant] = {}
         self._slots: list[TypeSlot] = []
@@ -273,7 +273,7 @@ class TiresiasLas(Policy):
         the engine clears its placement), checked against the engine's count of running jobs
         (else every running job's book is looked up). A running job's key changes only when
         its service crosses a threshold, so each key is kept with a time before which it
-        cannot change (:func:`~engine.policies.las_keys.running_key`) and recomputed exactly
+        cannot change (:func:`~engine.policies.las.keys.running_key`) and recomputed exactly
         after it. Mid-round starts sit among them by their waiting keys. The books whose key
         changed or breaks the order are bisected into the others, which are in order already
         (a sort with a key function calls out per book).
@@ -333,7 +333,7 @@ class TiresiasLas(Policy):
 
     def _running_key(self, job: JobState, now_s: float) -> tuple[int, float]:
         """A running job's key and a time before which it cannot change
-        (:func:`~engine.policies.las_keys.running_key`)."""
+        (:func:`~engine.policies.las.keys.running_key`)."""
         book = self._books.get(job.index)
         order = job.index if book is None else book.order
         offset_gpu_s = self._offset_gpu_s(job)
@@ -357,7 +357,7 @@ class TiresiasLas(Policy):
 
     def _promote(self, now_s: float) -> None:
         """Sends starved preempted jobs back to queue 0 (Tiresias's STARVELIMIT; the checks
-        falling due, :class:`~engine.policies.las_promotion.PromotionChecks`). The order of
+        falling due, :class:`~engine.policies.las.promotion.PromotionChecks`). The order of
         promotions does not matter: each touches only its own job's entries."""
         queues = self._waiting
         for book in self._checks.starved(now_s, self.promote_knob):
