@@ -52,6 +52,8 @@ MODULES = (
     "engine/policies/las/fill.py",
     "engine/policies/las/promotion.py",
     "engine/policies/las/keys.py",
+    "engine/policies/las/queues.py",
+    "engine/policies/las/running.py",
     "engine/policies/srtf.py",
     "engine/policies/gavel/max_min.py",
     "engine/policies/gavel/class_lp.py",

@@ -97,7 +97,7 @@ def _slots(capacity: dict[str, int], running: list[Book]) -> list[TypeSlot]:
 
 def _pop_started(queues: list[list[Book]], started: list[Book]) -> None:
     """Pops the started books at the positions the fill recorded (``Book.at``), in the fill's
-    order, as TiresiasLas._started does, checking each position holds its book."""
+    order, as WaitingQueues.start does, checking each position holds its book."""
     queue_of = {book.index: queue for queue, waiting in enumerate(queues) for book in waiting}
     left = [[book for book in waiting if book not in started] for waiting in queues]
     for book in started:

@@ -18,7 +18,7 @@ from engine.state import JobState
 class Book:
     """What the policy keeps about one arrived job (a native class under mypyc, whose fields
     are C slots). The waiting queues and the running list hold books, so the hot paths reach
-    them without a lookup; ``TiresiasLas._books`` maps job indices to books for the rest."""
+    them without a lookup; the policy maps job indices to books for the rest."""
 
     def __init__(self, job: JobState) -> None:
         self.job = job
