@@ -7,7 +7,7 @@ waiting for a reason); the why is read from the policy's own rule applied to the
 - Tiresias LAS (and the LAS underneath Dally and its consolidation baselines): attained service
   in GPU-hours (GPUs x time held, from the segments) since the job's last promotion, and the
   queue it puts the job in (``queue_thresholds_gpu_s``; promotion after waiting
-  ``promote_knob`` x its last run, checked at round boundaries, as ``engine/policies/las.py``).
+  ``promote_knob`` x its last run, checked at round boundaries, as ``engine/policies/las/``).
 - SRTF: remaining work (total steps less the steps done at each segment's logged rate, after
   its restore) over the job's fastest rate on a worker type of the cluster (the throughput
   matrix), as ``engine/policies/srtf.py`` ranks jobs.
@@ -162,7 +162,7 @@ class Explainer:
 
     def las_queue(self, job: str, at: float) -> tuple[float, int]:
         """(attained GPU-s since the last promotion, 0-based LAS queue) of ``job`` at ``at``."""
-        from engine.policies.las import parse_thresholds
+        from engine.policies.las.policy import parse_thresholds
 
         thresholds = parse_thresholds(str(self.spec.params.get("queue_thresholds_gpu_s", "3600")))
         since = self._promoted_at(job, at)

@@ -7,9 +7,10 @@ package's own directory only when that stamp matches the sources as they are now
 module runs as plain Python until the next build, never as a stale compiled copy.
 
 mypyc (https://mypyc.readthedocs.io, part of mypy) turns type-annotated Python into a C
-extension with the same semantics: results are bit for bit the same as the plain-Python run
-(``tests/engine/test_native.py`` checks the result tables). ``ENGINE_NATIVE=0`` in the
-environment forces plain Python, e.g. to profile with cProfile, which sees no compiled frames.
+extension with the same semantics: the same results as the plain-Python run
+(``tests/engine/test_native.py`` checks both against recorded hashes of the result tables).
+``ENGINE_NATIVE=0`` in the environment forces plain Python, e.g. to profile with cProfile, which
+sees no compiled frames.
 """
 
 from __future__ import annotations
@@ -48,11 +49,13 @@ MODULES = (
     "engine/policies/gavel/boundary.py",
     "engine/allocation/grants.py",
     "engine/policies/agnostic.py",
-    "engine/policies/las.py",
-    "engine/policies/las_books.py",
-    "engine/policies/las_fill.py",
-    "engine/policies/las_promotion.py",
-    "engine/policies/las_keys.py",
+    "engine/policies/las/policy.py",
+    "engine/policies/las/books.py",
+    "engine/policies/las/fill.py",
+    "engine/policies/las/promotion.py",
+    "engine/policies/las/keys.py",
+    "engine/policies/las/queues.py",
+    "engine/policies/las/running.py",
     "engine/policies/srtf.py",
     "engine/policies/gavel/max_min.py",
     "engine/policies/gavel/class_lp.py",

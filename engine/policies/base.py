@@ -26,7 +26,7 @@ timer), and the jobs it holds back for a better consolidated placement (``consol
 counts their wait). The engine reads the returned value and never pokes the policy's attributes.
 It reads an allocation before it asks the policy again, so a policy may return a dict it keeps
 and edits at its next decision (Tiresias LAS returns its held grants so, see
-:mod:`engine.policies.las_fill`): a caller that keeps an allocation across decisions copies it.
+:mod:`engine.policies.las.fill`): a caller that keeps an allocation across decisions copies it.
 Part, Grant, Allocation, Decision and the node layout live in :mod:`engine.allocation`; they are
 re-exported here so a policy imports its whole contract from one module.
 

@@ -1,4 +1,4 @@
-"""Tiresias LAS's fill (:mod:`engine.policies.las_fill`) against the plain fill it replaced.
+"""Tiresias LAS's fill (:mod:`engine.policies.las.fill`) against the plain fill it replaced.
 
 The plain fill (below, as it was before issue 11's session 20) walks the running and waiting
 jobs merged in key order with a fresh dict of free GPUs per worker type and builds the
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from engine.allocation.grants import Allocation, Grant, gang_grant, keeps_grant
 from engine.cluster import Placement
 from engine.policies.agnostic import most_free_type
-from engine.policies.las_books import Book, TypeSlot
-from engine.policies.las_fill import fill_admit, fill_round
+from engine.policies.las.books import Book, TypeSlot
+from engine.policies.las.fill import fill_admit, fill_round
 from engine.state import JobState
 
 TYPES = ("v100", "p100", "k80")
@@ -97,7 +97,7 @@ def _slots(capacity: dict[str, int], running: list[Book]) -> list[TypeSlot]:
 
 def _pop_started(queues: list[list[Book]], started: list[Book]) -> None:
     """Pops the started books at the positions the fill recorded (``Book.at``), in the fill's
-    order, as TiresiasLas._started does, checking each position holds its book."""
+    order, as WaitingQueues.start does, checking each position holds its book."""
     queue_of = {book.index: queue for queue, waiting in enumerate(queues) for book in waiting}
     left = [[book for book in waiting if book not in started] for waiting in queues]
     for book in started:

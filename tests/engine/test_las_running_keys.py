@@ -1,16 +1,16 @@
 """Tiresias LAS's incremental bookkeeping against recomputing everything afresh.
 
 Issue 11's speed work keeps three things from one decision to the next (see
-:mod:`engine.policies.las`): each running job's key with a time before which its service cannot
-cross the next threshold (:func:`engine.policies.las_keys.running_key`), the running jobs' key
-order, and the promotion checks of preempted jobs in buckets by due time. With small thresholds
+:mod:`engine.policies.las.running`): each running job's key with a time before which its service
+cannot cross the next threshold (:func:`engine.policies.las.keys.running_key`), the running jobs'
+key order, and the promotion checks of preempted jobs in buckets by due time. With small thresholds
 and a small promotion knob, random scenarios cross thresholds, preempt and promote often,
 mid-run and between rounds; the schedule must be the one where every key is computed, every
 running job looked up and sorted, and every pending promotion checked at every round boundary,
-to the last bit. The from-scratch variants come from module globals (a patch reaches the
-mypyc-compiled module too; a compiled class's methods cannot be patched): an infinite key
-margin, no carried order, one bucket of infinite width (and, to exercise many buckets, a narrow
-one).
+to the last bit. The from-scratch variants come from :mod:`engine.policies.las.policy`'s module
+globals, read when a policy is made (a patch reaches the mypyc-compiled module too; a compiled
+class's methods cannot be patched): an infinite key margin, no carried order, one bucket of
+infinite width (and, to exercise many buckets, a narrow one).
 """
 
 from __future__ import annotations
@@ -19,16 +19,19 @@ import math
 import random
 from bisect import bisect_right
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.cluster import Placement
-from engine.config import PolicySpec, RoundConfig, ScenarioConfig, default_cluster
-from engine.policies import las, las_books, las_keys
-from engine.policies.base import PolicyContext
+from engine.config import PolicySpec, RoundConfig, ScenarioConfig
+from engine.policies.las import books as las_books
+from engine.policies.las import keys as las_keys
+from engine.policies.las import policy as las
+from engine.policies.las.promotion import PromotionChecks
+from engine.policies.las.queues import WaitingQueues
+from engine.policies.las.running import RunningBooks
 from engine.simulator import simulate
 from engine.state import JobState
 from engine.throughput import load_matrix
@@ -75,9 +78,6 @@ def test_incremental_bookkeeping_gives_the_schedule_of_recomputing(
     pd.testing.assert_frame_equal(incremental, fresh)
 
 
-_CONTEXT = PolicyContext(default_cluster(), RoundConfig(), np.random.default_rng(0))
-
-
 def _running_job(
     attained_gpu_s: float, num_gpus: int, updated_s: float, index: int = 7
 ) -> JobState:
@@ -86,6 +86,11 @@ def _running_job(
     job.last_update_s = updated_s
     job.placement = Placement("v100", (0,), (num_gpus,), ("r0",), "node", num_gpus)
     return job
+
+
+def _fresh_key(thresholds: tuple[float, ...], job: JobState, now_s: float) -> int:
+    """The job's key computed afresh (never promoted: offset 0; ordered by its index)."""
+    return las_keys.queue_key(thresholds, job, 0.0, now_s, job.index)
 
 
 @given(
@@ -99,16 +104,18 @@ def test_a_cached_key_holds_until_its_time(
     attained_gpu_s: float, num_gpus: int, updated_s: float, looked_s: float, later: list[float]
 ) -> None:
     """The key computed afresh at any time before the cached key's time is the cached key."""
-    policy = las.TiresiasLas(las.LasParams("600, 3600, 7200"), _CONTEXT)
+    thresholds = (600.0, 3600.0, 7200.0)
     job = _running_job(attained_gpu_s, num_gpus, updated_s)
     now_s = max(looked_s, updated_s)  # the engine looks at a job after its last update
-    key, until_s = policy._running_key(job, now_s)
-    assert key == policy._queue_key(job, now_s)
+    key, until_s = las_keys.running_key(
+        thresholds, job, 0.0, now_s, las._KEY_MARGIN_GPU_S, job.index
+    )
+    assert key == _fresh_key(thresholds, job, now_s)
     horizon_s = min(until_s, now_s + 20_000.0)
     for fraction in later:
         at_s = now_s + fraction * (horizon_s - now_s)
         if at_s < until_s:
-            assert policy._queue_key(job, at_s) == key
+            assert _fresh_key(thresholds, job, at_s) == key
 
 
 @given(
@@ -123,42 +130,50 @@ def test_running_books_in_any_carried_order_come_out_sorted_by_fresh_keys(
 ) -> None:
     """Whatever order the last decision left the running books in, with some keys cached at
     time 0 (some of which cross a threshold by ``later_s``) and some still to compute (jobs
-    started mid-round), ``_running_in_order`` returns them sorted by the keys computed afresh."""
-    policy = las.TiresiasLas(las.LasParams("600, 3600"), _CONTEXT)
+    started mid-round), ``RunningBooks.in_order`` returns them sorted by the keys computed
+    afresh."""
+    thresholds = (600.0, 3600.0)
+    margin_gpu_s = las._KEY_MARGIN_GPU_S
     books = []
     for index, (attained_gpu_s, num_gpus, cached) in enumerate(jobs):
         job = _running_job(attained_gpu_s, num_gpus, 0.0, index)
         book = las_books.Book(job)
         if cached:
-            book.key, book.until_s = policy._running_key(job, 0.0)
+            book.key, book.until_s = las_keys.running_key(
+                thresholds, job, 0.0, 0.0, margin_gpu_s, job.index
+            )
         books.append(book)
     order.shuffle(books)
-    policy._running_books = books
+    queues = WaitingQueues(thresholds, requeue=False)
+    running_books = RunningBooks({b.index: b for b in books}, queues, True, margin_gpu_s)
+    running_books.books = books
     running = [book.job for book in books]
-    in_order = policy._running_in_order(running, later_s)
-    fresh = sorted(running, key=lambda job: policy._queue_key(job, later_s))
+    in_order = running_books.in_order(running, later_s, {})
+    fresh = sorted(running, key=lambda job: _fresh_key(thresholds, job, later_s))
     assert [book.job for book in in_order] == fresh
-    assert [book.key for book in in_order] == [policy._queue_key(j, later_s) for j in fresh]
+    assert [book.key for book in in_order] == [_fresh_key(thresholds, j, later_s) for j in fresh]
 
 
 def test_a_promotion_check_filed_behind_the_sweep_is_still_made() -> None:
-    """A check whose due time falls in a bucket ``_promote`` has already passed (a run shorter
+    """A check whose due time falls in a bucket the sweep has already passed (a run shorter
     than the due-time slack, preempted just before a bucket boundary) is filed in the next
     bucket to sweep, so the starved job is still sent back to queue 0 at the next boundary."""
-    policy = las.TiresiasLas(las.LasParams("3600"), _CONTEXT)
-    bucket_s = policy._checks.bucket_s
+    bucket_s = RoundConfig().round_duration_s
+    checks = PromotionChecks(bucket_s)
+    queues = WaitingQueues((3600.0,), requeue=False)
     job = JobState(3, "j3", 0.0, "A3C", 1, 1e6, 1.0, {"v100": 1.0}, 1e8)
     job.attained_service_gpu_s = 5_000.0  # past the threshold: waits in queue 1
     book = las_books.Book(job)
-    book.key = (1 << las_keys.KEY_BITS) | job.index
+    queues.enqueue(book, 0.0)
+    assert book.key == (1 << las_keys.KEY_BITS) | job.index
     book.since_s, book.last_run_s = 0.0, 1.0  # due at 2 s (knob 2): long before the sweep
-    policy._books[job.index] = book
-    policy._waiting[1].append(book)
-    policy._checks.next_bucket = 5  # the sweep has passed buckets 0-4
-    policy._checks.file(book, 0.0, 3.5 * bucket_s)
-    policy._promote(5.2 * bucket_s)
+    checks.next_bucket = 5  # the sweep has passed buckets 0-4
+    checks.file(book, 0.0, 3.5 * bucket_s)
+    for starved in checks.starved(5.2 * bucket_s, knob=2.0):
+        queues.promote(starved)
     assert book.key == job.index
-    assert policy._waiting[0] == [book] and policy._waiting[1] == []
+    assert queues.lists[0] == [book] and queues.lists[1] == []
+    assert queues.requeued
 
 
 @given(

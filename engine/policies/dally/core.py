@@ -29,7 +29,7 @@ from engine.policies.dally.levels import (
 )
 from engine.policies.dally.preempt import Evictor
 from engine.policies.dally.tuner import AutoTuner
-from engine.policies.las import parse_thresholds
+from engine.policies.las.policy import parse_thresholds
 from engine.state import JobState
 
 QUEUES_HELP = "Comma-separated LAS queue thresholds in GPU-seconds, increasing"

@@ -42,7 +42,7 @@ from engine.policies.base import (
     SchedulerState,
 )
 from engine.policies.hare.tasks import TaskTimes, choose, relaxed_grant, task_times
-from engine.policies.las import parse_thresholds
+from engine.policies.las.policy import parse_thresholds
 from engine.state import JobState
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from engine.policies.las_books import Book
+from engine.policies.las.books import Book
 
 
 class Check:

@@ -9,7 +9,7 @@ rule, ties to the first type in the cluster's order).
 
 Issue 11's speed work (full Philly trace: ~47,500 round boundaries, ~80 running jobs each)
 keeps what does not change between decisions instead of rebuilding it: the free GPUs of each
-worker type in a :class:`~engine.policies.las_books.TypeSlot` (a native int under mypyc, no
+worker type in a :class:`~engine.policies.las.books.TypeSlot` (a native int under mypyc, no
 dict of boxed counts), each book's fitting slots, and the policy's ``held`` allocation (the
 grants of the running jobs), which the fill edits: a preempted or migrated job's entry leaves,
 a started or migrated job's grant is appended. The policy returns ``held`` itself (the engine
@@ -21,7 +21,7 @@ objects the jobs run under, which the engine neither re-checks nor moves.
 from __future__ import annotations
 
 from engine.allocation.grants import Allocation, Grant
-from engine.policies.las_books import Book, TypeSlot
+from engine.policies.las.books import Book, TypeSlot
 
 
 def fill_round(

@@ -1,5 +1,5 @@
 """Tiresias LAS's bookkeeping (:mod:`engine.policies.las`): a record per arrived job (its
-book), a record per worker type for the fill (its slot, :mod:`engine.policies.las_fill`), and
+book), a record per worker type for the fill (its slot, :mod:`engine.policies.las.fill`), and
 the bisections in lists of books ordered by queue key.
 
 Compiled with mypyc together with :mod:`engine.policies.las` (:mod:`engine.native`); issue 11's
@@ -18,7 +18,7 @@ from engine.state import JobState
 class Book:
     """What the policy keeps about one arrived job (a native class under mypyc, whose fields
     are C slots). The waiting queues and the running list hold books, so the hot paths reach
-    them without a lookup; ``TiresiasLas._books`` maps job indices to books for the rest."""
+    them without a lookup; the policy maps job indices to books for the rest."""
 
     def __init__(self, job: JobState) -> None:
         self.job = job
@@ -37,7 +37,7 @@ class Book:
 
 
 class TypeSlot:
-    """One worker type in the fill (:mod:`engine.policies.las_fill`): its capacity, its GPUs
+    """One worker type in the fill (:mod:`engine.policies.las.fill`): its capacity, its GPUs
     still free in the current decision, and its gang grants by size (shared instances, see
     :func:`engine.allocation.grants.gang_grant`)."""
 

@@ -15,7 +15,7 @@ from engine.state import JobState
 
 KEY_BITS: Final = 40
 """A key is ``queue << KEY_BITS | order``: the job's index (indices follow arrival order), or
-its requeue stamp under ``requeue`` (:class:`engine.policies.las.LasParams`)."""
+its requeue stamp under ``requeue`` (:class:`engine.policies.las.policy.LasParams`)."""
 
 
 def service_gpu_s(job: JobState, offset_gpu_s: float, now_s: float) -> float:
@@ -58,7 +58,7 @@ def running_key(
 ) -> tuple[int, float]:
     """A running job's key (:func:`queue_key`) and a time before which it cannot change: its
     service grows at ``num_gpus`` GPU-s per second, and the time is ``margin_gpu_s`` of service
-    short of the next threshold (``engine.policies.las._KEY_MARGIN_GPU_S``, far beyond
+    short of the next threshold (``engine.policies.las.policy._KEY_MARGIN_GPU_S``, far beyond
     rounding)."""
     placement = job.placement
     service = service_gpu_s(job, offset_gpu_s, now_s)
