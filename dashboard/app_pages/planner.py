@@ -25,7 +25,7 @@ from dashboard.components.study_run import (
 )
 from dashboard.query import trace_store, upload_sha256
 from dashboard.run_queue import with_deadline
-from dashboard.state import apply_config, build_config
+from dashboard.state import current_config, set_current
 from engine.errors import EngineError, SimulationCancelled
 from engine.study.planner_target import TARGET_METRICS, Target
 from engine.study.stats import FIRM_SEEDS, INTERVAL_METHOD
@@ -48,7 +48,7 @@ st.caption(
 render_flash()
 s = st.session_state
 try:
-    base = build_config()
+    base = current_config()
 except EngineError as exc:
     st.error(f"The scenario is not valid: {exc}")
     st.stop()
@@ -151,8 +151,8 @@ def _run(spec):
 
 
 def _load_chosen() -> None:
-    config = dataclasses.replace(build_config(), cluster=s["plan_result"].chosen)
-    apply_config(config)
+    config = dataclasses.replace(current_config(), cluster=s["plan_result"].chosen)
+    set_current(config)
     s["flash"] = ("success", "The chosen mix is now the current scenario's GPU mix "
                   f"({config.cluster.total_gpus} GPUs).")  # fmt: skip
 
