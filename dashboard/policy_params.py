@@ -50,9 +50,7 @@ def with_params(spec: PolicySpec, values: Mapping[str, Any]) -> PolicySpec:
     return dataclasses.replace(spec, params=params)
 
 
-def picked_policies(
-    specs: tuple[PolicySpec, ...], chosen: list[str]
-) -> tuple[PolicySpec, ...]:
+def picked_policies(specs: tuple[PolicySpec, ...], chosen: list[str]) -> tuple[PolicySpec, ...]:
     """The instances after the picker chose ``chosen`` (registry names, in order): the first
     instance of each (kept, or new with default parameters), then the copies of chosen ones."""
     firsts = {p.name: p for p in reversed(specs)}

@@ -41,6 +41,7 @@ def apply_preset(name: str) -> None:
     """Applies preset ``name``'s transformation (:mod:`engine.presets`) to the current
     scenario's rounds, network penalty and placement, and to Tiresias LAS's parameters."""
     from dashboard.policy_params import with_params
+
     name = PRESET_ALIASES.get(name, name)
     if name not in PRESETS:
         return

@@ -93,8 +93,9 @@ def _fields() -> dict[str, Field]:
         "placement": Field("placement"),
         "seed": Field("seed", int),
         "arrival_scale": Field("load.arrival_scale", float),
-        "fail_young": Field("failures.checkpoint_interval_s", _interval_of_young,
-                            lambda v: v is None),  # fmt: skip
+        "fail_young": Field(
+            "failures.checkpoint_interval_s", _interval_of_young, lambda v: v is None
+        ),
         "fail_checkpoint_interval_s": Field(
             "failures.checkpoint_interval_s", float, lambda v: v or 3600.0
         ),
@@ -137,12 +138,14 @@ def _tables() -> dict[str, Table]:
     from dashboard import tables as t
 
     return {  # in the order their errors are reported
-        "llm_classes": Table("trace.synthetic.llm.classes", t.llm_classes_to_frame,
-                             t.llm_classes_from_frame),  # fmt: skip
+        "llm_classes": Table(
+            "trace.synthetic.llm.classes", t.llm_classes_to_frame, t.llm_classes_from_frame
+        ),
         "gpu_mix": Table("cluster", t.cluster_to_frame, t.cluster_from_frame),
         "congestion": Table("network.congestion", t.congestion_to_frame, t.congestion_from_frame),
-        "extra_types": Table("extra_worker_types", t.extra_types_to_frame,
-                             t.extra_types_from_frame),  # fmt: skip
+        "extra_types": Table(
+            "extra_worker_types", t.extra_types_to_frame, t.extra_types_from_frame
+        ),
         "type_mtbf": Table("failures.type_mtbf", t.type_mtbf_to_frame, t.type_mtbf_from_frame),
     }
 

@@ -115,9 +115,7 @@ def render_network() -> None:
     st.markdown("**Network** (ring all-reduce over the links between the job's nodes)")
     cols = st.columns(3)
     cols[0].number_input("Intra-node (Gbps)", min_value=0.1, **bind("intra_node_gbps"))
-    cols[1].number_input(
-        "Node to node, same rack (Gbps)", min_value=0.1, **bind("intra_rack_gbps")
-    )
+    cols[1].number_input("Node to node, same rack (Gbps)", min_value=0.1, **bind("intra_rack_gbps"))
     cols[2].number_input(
         "Across racks, per flow (Gbps)", min_value=0.1, **bind("cross_rack_gbps"),
         help="The most one job's ring gets through the core, however idle the uplinks are.",

@@ -71,7 +71,18 @@ def render_policy_picker() -> list[str]:
 
 
 def _on_pick() -> None:
-    edit("policies", picked_policies(current().policies, st.session_state[POLICY_PICKER]))
+    specs = picked_policies(current().policies, st.session_state[POLICY_PICKER])
+    dropped = {instance_name(p) for p in current().policies} - {instance_name(p) for p in specs}
+    for instance in dropped:
+        _forget_params(instance)
+    edit("policies", specs)
+
+
+def _forget_params(instance: str) -> None:
+    """Drops the parameter widgets' values of an instance that left the scenario."""
+    s = st.session_state
+    for key in [k for k in s if str(k).startswith(param_key(instance, ""))]:
+        del s[key]
 
 
 def render_policy_params(spec: PolicySpec) -> None:
@@ -115,11 +126,13 @@ def _add_copy(policy: str) -> None:
         s["flash"] = ("error", f"Give the copy of {policy} a label not used yet (got {label!r}).")
         return
     first = next(p for p in specs if p.name == policy)  # the copy starts with its parameters
+    _forget_params(label)
     edit("policies", (*specs, dataclasses.replace(first, params=dict(first.params), label=label)))
 
 
 def _remove_copy(label: str) -> None:
     edit("policies", tuple(p for p in current().policies if p.label != label or _is_first(p)))
+    _forget_params(label)
 
 
 def _is_first(spec: PolicySpec) -> bool:

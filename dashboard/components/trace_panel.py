@@ -33,6 +33,7 @@ def _on_upload() -> None:
     s["upload"] = None if file is None else (file.name, file.getvalue())
     if s["column_mapping"] is not None and current().trace.format == "canonical":
         edit("trace.format", "auto")  # the mapping was the previous file's
+        s.pop("trace_format", None)  # its picker shows that
     s["column_mapping"] = None
     if source_kind(current().trace) == SOURCE_KINDS[1]:
         edit("trace.source", f"upload:{file.name if file else s.get('link_trace_name', '')}")
@@ -130,8 +131,9 @@ def _render_llm_mix() -> None:
         "Daily swing of the arrival rate", 0.0, 1.0, step=0.05, **bind("llm_daily_amplitude"),
         help="0: constant rate; 0.5: the peak hour gets 3x the trough's arrivals",
     )  # fmt: skip
-    right.number_input("Peak hour", min_value=0.0, max_value=23.5, step=1.0,
-                     **bind("llm_peak_hour"))
+    right.number_input(
+        "Peak hour", min_value=0.0, max_value=23.5, step=1.0, **bind("llm_peak_hour")
+    )
 
 
 def _format_label(name: str) -> str:
@@ -149,8 +151,7 @@ def _render_reading_options(info: TraceInfo | None) -> None:
         )
     formats = ["auto", *list_formats()]
     left, mid, right = st.columns(3)
-    chosen = left.selectbox("Format", formats, format_func=_format_label,
-                            **bind("trace_format"))
+    chosen = left.selectbox("Format", formats, format_func=_format_label, **bind("trace_format"))
     effective = info.format if chosen == "auto" and info is not None else chosen
     if carries_speeds(effective):
         mid.selectbox(
