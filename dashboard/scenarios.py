@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.state import current_config, forget_widgets
+from dashboard.state import current_config, forget_tables
 from engine.config import ScenarioConfig
 from engine.errors import ConfigError
 
@@ -37,7 +37,7 @@ def switch_to(name: str) -> None:
         return
     s["current_scenario"] = name
     s["scenario_choice"] = name
-    forget_widgets()
+    forget_tables()
 
 
 def check_new_name(name: str) -> str:
@@ -93,4 +93,4 @@ def replace_all(scenarios: dict[str, ScenarioConfig], current: str) -> None:
     s = st.session_state
     s["scenarios"] = dict(scenarios)
     s["current_scenario"] = s["scenario_choice"] = current
-    forget_widgets()
+    forget_tables()

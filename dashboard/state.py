@@ -5,18 +5,19 @@ The truth is ``st.session_state["scenarios"]``, an ordered mapping of name -> ``
 flows one way:
 
 - a link, a loaded file, a preset or a scenario switch sets a named config
-  (:func:`set_current`, :mod:`dashboard.scenarios`), which forgets the widgets' values;
-- a widget is seeded from the field it edits when it has no value (:func:`bind`), and its
-  ``on_change`` callback writes the edited value into that field of the current config;
+  (:func:`set_current`, :mod:`dashboard.scenarios`);
+- every run, a widget is seeded from the field it edits (:func:`bind`), and its ``on_change``
+  callback writes the edited value into that field of the current config;
 - pages read the config (:func:`current`, :func:`current_config`); nothing converts widgets
-  back into a config, and forgetting every widget loses nothing.
+  back into a config, and a widget's value dropped by Streamlit loses nothing.
 
-A table edited with ``st.data_editor`` (the GPU mix, congestion, ...) is seeded the same way
-into a plain key (:data:`TABLES`); an edit that reads as a valid field is written into the
-config, one that does not is kept with its error until it is fixed, and meanwhile
-:func:`current_config` raises it. :func:`init_state` makes the base scenario once per session
-and :func:`keep_widget_state` stops Streamlit from dropping the page widgets that are not
-scenario fields (the paper preset, the Network page's pickers) when another page is shown.
+A table edited with ``st.data_editor`` (the GPU mix, congestion, ...) is an editing buffer under
+a plain key (:data:`TABLES`), seeded from the config when absent; an edit that reads as a valid
+field is written into the config, one that does not is kept with its error until it is fixed,
+and meanwhile :func:`current_config` raises it. A config set from outside drops the buffers
+(:func:`forget_tables`). :func:`init_state` makes the base scenario once per session and
+:func:`keep_widget_state` stops Streamlit from dropping the page widgets that are not scenario
+fields (the paper preset, the Network page's pickers) when another page is shown.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from typing import Any, NamedTuple
 import pandas as pd
 import streamlit as st
 
-from dashboard.policy_params import PARAM_PREFIX
 from engine.config import PolicySpec, ScenarioConfig, TraceSpec
 from engine.errors import ConfigError
 
@@ -260,17 +260,15 @@ def set_current(config: ScenarioConfig) -> None:
     lesson); the widgets then show it."""
     s = st.session_state
     s["scenarios"][s["current_scenario"]] = config
-    forget_widgets()
+    forget_tables()
 
 
-def forget_widgets() -> None:
-    """Drops the widgets' and table editors' values: drawn next, they show the current
+def forget_tables() -> None:
+    """Drops the table editors' buffers and errors: drawn next, they show the current
     scenario."""
     s = st.session_state
-    params = [k for k in s if str(k).startswith(PARAM_PREFIX)]
-    for key in [*FIELDS, *TABLES, POLICY_PICKER, *params]:
-        if key in s:
-            del s[key]
+    for key in TABLES:
+        s.pop(key, None)
     s[TABLE_ERRORS] = {}
     s["table_version"] = s.get("table_version", 0) + 1
 
@@ -282,11 +280,11 @@ def _on_edit(key: str) -> None:
 
 def bind(key: str, on_change: Callable[[], None] | None = None) -> dict[str, Any]:
     """The keyword arguments that make a widget edit the field :data:`FIELDS` names: its key,
-    seeded from the current scenario when it has no value, and the callback that writes its
-    edits back (then ``on_change``, if given)."""
+    seeded from the current scenario (every run: the browser may have redrawn the widget
+    without its value), and the callback that writes its edits into the scenario (then
+    ``on_change``, if given). Call it right before drawing the widget."""
     field = FIELDS[key]
-    if key not in st.session_state:
-        st.session_state[key] = field.show(get_field(current(), field.path))
+    st.session_state[key] = field.show(get_field(current(), field.path))
 
     def changed() -> None:
         _on_edit(key)

@@ -37,7 +37,6 @@ def _on_matrix_change() -> None:
     types = worker_types(config.throughputs)
     if config.trace.assumed_worker_type not in types:
         edit("trace.assumed_worker_type", "H100-SXM" if "H100-SXM" in types else types[-1])
-        st.session_state.pop("assumed_worker_type", None)  # its picker shows the new type
 
 
 def extra_type_names() -> list[str]:

@@ -76,5 +76,4 @@ def _apply(frame: pd.DataFrame, mapping: dict[str, str], name: str, shift: bool)
     st.session_state["upload"] = (name, to_canonical_csv(jobs))
     st.session_state["column_mapping"] = mapping
     edit("trace.format", "canonical")  # the upload is a canonical CSV now
-    st.session_state.pop("trace_format", None)  # its picker shows that
     st.rerun()

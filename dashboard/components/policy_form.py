@@ -54,8 +54,7 @@ def render_policy_picker() -> list[str]:
     names = grouped_policies()
     specs = current().policies
     labels = {p.name: p.label for p in reversed(specs)}  # the first instance's label
-    if POLICY_PICKER not in st.session_state:
-        st.session_state[POLICY_PICKER] = list(dict.fromkeys(p.name for p in specs))
+    st.session_state[POLICY_PICKER] = list(dict.fromkeys(p.name for p in specs))  # see bind
     chosen = st.multiselect(
         "Policies to compare", names, key=POLICY_PICKER, on_change=_on_pick,
         format_func=lambda n: f"{policy_display_name(n)} · {policy_group(n)}",
@@ -71,18 +70,7 @@ def render_policy_picker() -> list[str]:
 
 
 def _on_pick() -> None:
-    specs = picked_policies(current().policies, st.session_state[POLICY_PICKER])
-    dropped = {instance_name(p) for p in current().policies} - {instance_name(p) for p in specs}
-    for instance in dropped:
-        _forget_params(instance)
-    edit("policies", specs)
-
-
-def _forget_params(instance: str) -> None:
-    """Drops the parameter widgets' values of an instance that left the scenario."""
-    s = st.session_state
-    for key in [k for k in s if str(k).startswith(param_key(instance, ""))]:
-        del s[key]
+    edit("policies", picked_policies(current().policies, st.session_state[POLICY_PICKER]))
 
 
 def render_policy_params(spec: PolicySpec) -> None:
@@ -126,13 +114,11 @@ def _add_copy(policy: str) -> None:
         s["flash"] = ("error", f"Give the copy of {policy} a label not used yet (got {label!r}).")
         return
     first = next(p for p in specs if p.name == policy)  # the copy starts with its parameters
-    _forget_params(label)
     edit("policies", (*specs, dataclasses.replace(first, params=dict(first.params), label=label)))
 
 
 def _remove_copy(label: str) -> None:
     edit("policies", tuple(p for p in current().policies if p.label != label or _is_first(p)))
-    _forget_params(label)
 
 
 def _is_first(spec: PolicySpec) -> bool:
@@ -148,8 +134,7 @@ def _on_param(instance: str, name: str) -> None:
 def _render_field(spec: PolicySpec, field: dataclasses.Field, default: Any) -> None:
     instance = instance_name(spec)
     key = param_key(instance, field.name)
-    if key not in st.session_state:
-        st.session_state[key] = spec.params.get(field.name, default)
+    st.session_state[key] = spec.params.get(field.name, default)  # as dashboard.state.bind
     label, help_text = field.name.replace("_", " "), field.metadata.get("help")
     choices = field.metadata.get("choices")
     bound: dict[str, Any] = {"key": key, "on_change": _on_param, "args": (instance, field.name)}

@@ -33,7 +33,6 @@ def _on_upload() -> None:
     s["upload"] = None if file is None else (file.name, file.getvalue())
     if s["column_mapping"] is not None and current().trace.format == "canonical":
         edit("trace.format", "auto")  # the mapping was the previous file's
-        s.pop("trace_format", None)  # its picker shows that
     s["column_mapping"] = None
     if source_kind(current().trace) == SOURCE_KINDS[1]:
         edit("trace.source", f"upload:{file.name if file else s.get('link_trace_name', '')}")
