@@ -68,8 +68,9 @@ def _same(value: Any) -> Any:
 
 
 class Field(NamedTuple):
-    """A widget's field: its attribute path in ``ScenarioConfig``, the widget value of a field
-    value (``show``) and the field value of a widget value (``read``)."""
+    """A widget's field: its attribute path in ``ScenarioConfig``, the field value of a widget
+    value (``read``) and the widget value of a field value (``show``; a number is shown as the
+    type its widget takes, whatever a loaded file gave)."""
 
     path: str
     read: Callable[[Any], Any] = _same
@@ -83,16 +84,16 @@ def _fields() -> dict[str, Field]:
         "trace_format": Field("trace.format"),
         "assumed_worker_type": Field("trace.assumed_worker_type"),
         "max_jobs": Field("trace.max_jobs", lambda v: int(v) or None, lambda v: v or 0),
-        "num_jobs": Field("trace.synthetic.num_jobs", int),
-        "jobs_per_hour": Field("trace.synthetic.jobs_per_hour", float),
+        "num_jobs": Field("trace.synthetic.num_jobs", int, int),
+        "jobs_per_hour": Field("trace.synthetic.jobs_per_hour", float, float),
         "synthetic_workload": Field("trace.synthetic.workload"),
-        "llm_daily_amplitude": Field("trace.synthetic.llm.daily_amplitude", float),
-        "llm_peak_hour": Field("trace.synthetic.llm.peak_hour", float),
+        "llm_daily_amplitude": Field("trace.synthetic.llm.daily_amplitude", float, float),
+        "llm_peak_hour": Field("trace.synthetic.llm.peak_hour", float, float),
         "throughputs": Field("throughputs"),
-        "network_enabled": Field("network.enabled", bool),
+        "network_enabled": Field("network.enabled", bool, bool),
         "placement": Field("placement"),
-        "seed": Field("seed", int),
-        "arrival_scale": Field("load.arrival_scale", float),
+        "seed": Field("seed", int, int),
+        "arrival_scale": Field("load.arrival_scale", float, float),
         "fail_young": Field(
             "failures.checkpoint_interval_s", _interval_of_young, lambda v: v is None
         ),
@@ -102,18 +103,18 @@ def _fields() -> dict[str, Field]:
     }
     for name in ("intra_node_gbps", "intra_rack_gbps", "cross_rack_gbps",
                  "uplink_oversubscription", "background_load"):  # fmt: skip
-        fields[name] = Field(f"network.{name}", float)
-    fields["share_links"] = Field("network.share_links", bool)
+        fields[name] = Field(f"network.{name}", float, float)
+    fields["share_links"] = Field("network.share_links", bool, bool)
     for name in ("round_duration_s", "checkpoint_restore_s", "reallocation_interval_s",
                  "step_time_overhead"):  # fmt: skip
-        fields[name] = Field(f"rounds.{name}", float)
+        fields[name] = Field(f"rounds.{name}", float, float)
     for name in ("admit_mid_round", "gavel_rules", "relaunch_on_event"):
-        fields[name] = Field(f"rounds.{name}", bool)
+        fields[name] = Field(f"rounds.{name}", bool, bool)
     for name, kind in (("enabled", bool), ("node_mtbf_h", float), ("distribution", str),
                        ("weibull_shape", float), ("repair_h", float), ("rack_mtbf_h", float),
                        ("checkpoint_cost_s", float), ("spares_per_type", int),
                        ("spare_swap_s", float)):  # fmt: skip
-        fields[f"fail_{name}"] = Field(f"failures.{name}", kind)
+        fields[f"fail_{name}"] = Field(f"failures.{name}", kind, kind)
     return fields
 
 
