@@ -95,7 +95,7 @@ def _render_copy_controls(spec: PolicySpec) -> None:
     """'Add a copy' (first instance) or 'Remove this copy' (a copy)."""
     policy, label = spec.name, spec.label
     first = next(p for p in current().policies if p.name == policy)
-    if first is not spec and label:
+    if first != spec and label:  # a copy (labels are unique)
         st.button("Remove this copy", key=f"uncopy.{label}", on_click=_remove_copy, args=(label,))
         return
     row = st.container(horizontal=True, vertical_alignment="bottom")
@@ -122,7 +122,7 @@ def _remove_copy(label: str) -> None:
 
 
 def _is_first(spec: PolicySpec) -> bool:
-    return next(p for p in current().policies if p.name == spec.name) is spec
+    return next(p for p in current().policies if p.name == spec.name) == spec
 
 
 def _on_param(instance: str, name: str) -> None:

@@ -73,3 +73,15 @@ def test_a_session_holds_its_scenario_before_any_widget_is_drawn() -> None:
     assert not at.exception
     assert at.session_state["scenarios"] == {"base": default_scenario()}
     assert not [k for k in [*FIELDS, *TABLES, POLICY_PICKER] if k in at.session_state]
+
+
+def test_a_policy_copy_is_added_and_removed_in_the_scenario() -> None:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S).run()
+    at.text_input(key="copy_label.las").set_value("LAS 2").run()
+    next(b for b in at.button if b.key == "copy.las").click().run()
+    labels = [p.display_name for p in at.session_state["scenarios"]["base"].policies]
+    assert labels[-1] == "LAS 2" and len(labels) == 4
+    next(b for b in at.button if b.key == "uncopy.LAS 2").click().run()
+    assert not at.exception
+    assert len(at.session_state["scenarios"]["base"].policies) == 3
+    assert not [b for b in at.button if b.key == "uncopy.LAS 2"]
