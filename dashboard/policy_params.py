@@ -1,10 +1,9 @@
-"""Policy instances and their parameters as session state holds them (no widgets drawn here).
+"""Policy instances and their parameters in the current scenario (no widgets drawn here).
 
-A picked policy is one instance; ``"policy_copies"`` adds further instances with their own
-labels. Each parameter of an instance lives under :func:`param_key` (``pp.<label or
-policy>.<field>``), the key of its widget on the Scenario page
-(:mod:`dashboard.components.policy_form`). :func:`policy_specs` reads them into
-``PolicySpec``\\ s; :func:`set_policy_params` writes loaded ones back.
+Each ``PolicySpec`` of the scenario is one instance: the first of a name is the picked policy,
+further ones are copies with their own labels. Each parameter of an instance is edited by a
+widget keyed :func:`param_key` (``pp.<label or policy>.<field>``) on the Scenario page
+(:mod:`dashboard.components.policy_form`); :func:`with_params` writes an edit into the spec.
 """
 
 from __future__ import annotations
@@ -13,10 +12,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-import streamlit as st
-
 from engine.config import PolicySpec
-from engine.policies import get_policy, list_policies
+from engine.policies import get_policy
 
 PARAM_PREFIX = "pp."  # widget keys of policy parameters: pp.<label or policy>.<field>
 EDITABLE = (bool, int, float, str)
@@ -28,14 +25,9 @@ def param_key(instance: str, name: str) -> str:
     return f"{PARAM_PREFIX}{instance}.{name}"
 
 
-def policy_instances(
-    policies: list[str], labels: Mapping[str, str], copies: list[dict[str, str]]
-) -> list[tuple[str, str]]:
-    """(policy name, label) of every instance: each picked policy (labelled as ``labels``
-    says, "" otherwise), then the copies of picked policies. Copies of a policy no longer
-    picked are left out."""
-    firsts = [(name, labels.get(name, "")) for name in policies]
-    return firsts + [(c["name"], c["label"]) for c in copies if c["name"] in policies]
+def instance_name(spec: PolicySpec) -> str:
+    """The instance's label, or its policy's name when it has none (its widgets' key part)."""
+    return spec.label or spec.name
 
 
 def param_fields(policy: str) -> list[tuple[dataclasses.Field, Any]]:
@@ -44,32 +36,23 @@ def param_fields(policy: str) -> list[tuple[dataclasses.Field, Any]]:
     return [(f, getattr(defaults, f.name)) for f in dataclasses.fields(defaults)]
 
 
-def policy_specs(
-    policies: list[str],
-    labels: Mapping[str, str] | None = None,
-    copies: list[dict[str, str]] | None = None,
-) -> tuple[PolicySpec, ...]:
-    """PolicySpecs of every instance (see :func:`policy_instances`), with the parameters
-    changed from their defaults and their labels (without one, a result carries the policy's
-    display name: :func:`engine.policies.base.display_name`)."""
-    specs = []
-    for policy, label in policy_instances(policies, labels or {}, copies or []):
-        overrides = {}
-        for field, default in param_fields(policy):
-            value = st.session_state.get(param_key(label or policy, field.name), default)
-            if isinstance(default, EDITABLE) and value != default:
-                overrides[field.name] = type(default)(value)
-        specs.append(PolicySpec(policy, overrides, label))
-    return tuple(specs)
+def with_params(spec: PolicySpec, values: Mapping[str, Any]) -> PolicySpec:
+    """``spec`` with parameters set from ``values`` (a value equal to the default is dropped,
+    an editable one takes its default's type)."""
+    defaults = {f.name: default for f, default in param_fields(spec.name)}
+    params = dict(spec.params)
+    for name, value in values.items():
+        default = defaults.get(name)
+        if isinstance(default, EDITABLE) and value == default:
+            params.pop(name, None)
+        else:
+            params[name] = type(default)(value) if isinstance(default, EDITABLE) else value
+    return dataclasses.replace(spec, params=params)
 
 
-def set_policy_params(specs: tuple[PolicySpec, ...]) -> None:
-    """Writes the parameters of loaded PolicySpecs into the form widgets (defaults elsewhere)."""
-    known = set(list_policies())
-    for spec in specs:
-        if spec.name not in known:
-            continue
-        for field, default in param_fields(spec.name):
-            st.session_state[param_key(spec.label or spec.name, field.name)] = spec.params.get(
-                field.name, default
-            )
+def picked_policies(specs: tuple[PolicySpec, ...], chosen: list[str]) -> tuple[PolicySpec, ...]:
+    """The instances after the picker chose ``chosen`` (registry names, in order): the first
+    instance of each (kept, or new with default parameters), then the copies of chosen ones."""
+    firsts = {p.name: p for p in reversed(specs)}
+    copies = [p for p in specs if firsts[p.name] is not p and p.name in chosen]
+    return (*(firsts.get(name, PolicySpec(name)) for name in chosen), *copies)

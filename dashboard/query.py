@@ -26,7 +26,7 @@ import streamlit as st
 
 from dashboard.links import LINK_PARAM, LinkState, decode_link, encode_link
 from dashboard.page_settings import apply_link_settings, link_settings
-from dashboard.state import SOURCE_KINDS, rounds_from_state
+from dashboard.state import SOURCE_KINDS, current, set_current, source_kind, with_field
 from engine.budget import Budget, check_scenario, trace_rows
 from engine.config import NetworkConfig, PolicySpec, ScenarioConfig
 from engine.content import sha256_hex
@@ -38,27 +38,28 @@ LOG = logging.getLogger("gpusched.dashboard")
 
 
 def apply_preset(name: str) -> None:
-    """Applies preset ``name``'s transformation (:mod:`engine.presets`) to the round, network
-    and placement widgets and to Tiresias LAS's parameters."""
-    from dashboard.policy_params import param_key
+    """Applies preset ``name``'s transformation (:mod:`engine.presets`) to the current
+    scenario's rounds, network penalty and placement, and to Tiresias LAS's parameters."""
+    from dashboard.policy_params import with_params
 
     name = PRESET_ALIASES.get(name, name)
     if name not in PRESETS:
         return
-    s = st.session_state
-    network = NetworkConfig(enabled=bool(s["network_enabled"]))
+    config = current()
     before = ScenarioConfig(
-        rounds=rounds_from_state(), network=network, placement=s["placement"],
-        policies=(PolicySpec("las"),),
+        rounds=config.rounds, network=NetworkConfig(enabled=config.network.enabled),
+        placement=config.placement, policies=(PolicySpec("las"),),
     )  # fmt: skip
     changed = PRESETS[name](before)
-    for key, value in dataclasses.asdict(changed.rounds).items():
-        s[key] = value
-    s["network_enabled"] = changed.network.enabled
-    s["placement"] = changed.placement
-    for spec in changed.policies:
-        for field_name, value in spec.params.items():
-            s[param_key(spec.name, field_name)] = value
+    params = {spec.name: spec.params for spec in changed.policies}
+    policies = tuple(
+        with_params(p, params[p.name]) if p.name in params and not p.label else p
+        for p in config.policies
+    )
+    set_current(dataclasses.replace(
+        config, rounds=changed.rounds, placement=changed.placement, policies=policies,
+        network=dataclasses.replace(config.network, enabled=changed.network.enabled),
+    ))  # fmt: skip
 
 
 def on_preset_change() -> None:
@@ -222,7 +223,6 @@ def _stored_upload(digest: str) -> tuple[str, bytes] | None:
 def _restore_upload(link: LinkState, upload: tuple[str, bytes] | None) -> None:
     """Puts the link's trace from the store into the session, or asks for the file."""
     s = st.session_state
-    s["source_kind"] = SOURCE_KINDS[1]
     s["link_trace"] = link.trace_sha256
     if upload is not None:
         s["upload"] = upload
@@ -241,7 +241,7 @@ def render_link_notes() -> None:
     for note in s.pop("link_notes", []):
         st.warning(f"This link's {note}.")
     missing = s.get("link_trace_missing")
-    if not missing or s["source_kind"] != SOURCE_KINDS[1]:
+    if not missing or source_kind(current().trace) != SOURCE_KINDS[1]:
         return
     name, digest = missing
     upload = s.get("upload")
@@ -273,19 +273,24 @@ def _read_short_params() -> None:
     from engine.policies import list_policies
     from engine.traces import list_samples
 
-    params, s = st.query_params, st.session_state
+    params, s, config = st.query_params, st.session_state, current()
     if params.get("trace") in list_samples():
-        s["source_kind"], s["sample_name"] = "Sample trace", params["trace"]
+        config = dataclasses.replace(
+            config, trace=dataclasses.replace(config.trace, source=f"sample:{params['trace']}")
+        )
     if "policies" in params:
         known = list_policies()
         chosen = [p for p in params["policies"].split(",") if p in known]
-        s["policies"] = chosen or s["policies"]
+        if chosen:
+            config = dataclasses.replace(config, policies=tuple(PolicySpec(p) for p in chosen))
     for key, path, kind in (("seed", "seed", int), ("round", "rounds.round_duration_s", float)):
         with contextlib.suppress(ValueError):
             value = kind(params[key][:20]) if key in params else None
             low, high = WIDGET_RANGES[path]
             if value is not None and low <= value <= high:  # else the widget would refuse it
-                s[path.rsplit(".", 1)[-1]] = value
+                config = with_field(config, path, value)
+    if config != current():
+        set_current(config)
     preset = PRESET_ALIASES.get(params.get("preset", ""), params.get("preset"))
     if preset in PRESETS:
         s["preset"] = preset
@@ -296,7 +301,7 @@ def upload_sha256() -> str:
     """SHA-256 of the session's uploaded trace, stored in the trace store ("" without one)."""
     s = st.session_state
     upload = s.get("upload")
-    if upload is None or s["source_kind"] != SOURCE_KINDS[1]:
+    if upload is None or source_kind(current().trace) != SOURCE_KINDS[1]:
         return ""
     digest = sha256_hex(upload[1])
     if s.get("_stored_trace") != digest:

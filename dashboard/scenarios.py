@@ -2,19 +2,18 @@
 
 ``st.session_state["scenarios"]`` maps a name to a ``ScenarioConfig`` (insertion order is the
 order shown; the first is the baseline of a comparison); ``"current_scenario"`` names the one
-the Scenario page's widgets edit (:mod:`dashboard.state`). Switching saves the widgets into the
-scenario being left, then writes the chosen one into them. Call these from widget callbacks.
+the Scenario page's widgets edit (:mod:`dashboard.state`). The widgets write every edit into
+their scenario, so switching only names another one and lets the widgets show it. Call these
+from widget callbacks.
 """
 
 from __future__ import annotations
 
-import contextlib
-
 import streamlit as st
 
-from dashboard.state import apply_config, build_config
+from dashboard.state import current_config, forget_tables
 from engine.config import ScenarioConfig
-from engine.errors import ConfigError, EngineError
+from engine.errors import ConfigError
 
 
 def scenario_names() -> list[str]:
@@ -27,9 +26,7 @@ def current_name() -> str:
 
 
 def all_scenarios() -> dict[str, ScenarioConfig]:
-    """Every named scenario, the current one as its widgets describe it (if they are valid)."""
-    with contextlib.suppress(EngineError):
-        build_config()
+    """Every named scenario (the current one as last validly edited)."""
     return dict(st.session_state["scenarios"])
 
 
@@ -38,11 +35,9 @@ def switch_to(name: str) -> None:
     s = st.session_state
     if name not in s["scenarios"] or name == s["current_scenario"]:
         return
-    with contextlib.suppress(EngineError):
-        build_config()  # keep the edits of the scenario being left
     s["current_scenario"] = name
     s["scenario_choice"] = name
-    apply_config(s["scenarios"][name])
+    forget_tables()
 
 
 def check_new_name(name: str) -> str:
@@ -67,8 +62,8 @@ def add_scenario(name: str, config: ScenarioConfig, switch: bool = True) -> str:
 
 def duplicate_current(name: str) -> str:
     """A copy of the current scenario named ``name``, made current. Raises ConfigError (also
-    when the current scenario's widgets do not describe a valid scenario)."""
-    return add_scenario(name, build_config())
+    while a table of the current scenario does not read)."""
+    return add_scenario(name, current_config())
 
 
 def rename(old: str, new: str) -> None:
@@ -98,4 +93,4 @@ def replace_all(scenarios: dict[str, ScenarioConfig], current: str) -> None:
     s = st.session_state
     s["scenarios"] = dict(scenarios)
     s["current_scenario"] = s["scenario_choice"] = current
-    apply_config(s["scenarios"][current])
+    forget_tables()

@@ -25,7 +25,7 @@ from dashboard.components.study_run import (
 )
 from dashboard.query import trace_store, upload_sha256
 from dashboard.run_queue import with_deadline
-from dashboard.state import apply_config, build_config
+from dashboard.state import current_config, set_current
 from engine.errors import EngineError, SimulationCancelled
 from engine.policies.base import display_name, get_policy, policy_display_name
 from engine.validate import failure_policies
@@ -50,7 +50,7 @@ st.caption(
 render_flash()
 s = st.session_state
 try:
-    base = build_config()
+    base = current_config()
 except EngineError as exc:
     st.error(f"The scenario is not valid: {exc}")
     st.stop()
@@ -181,10 +181,10 @@ def _run(spec):
 
 def _load_chosen() -> None:
     result = s["plan_result"]
-    config = dataclasses.replace(build_config(), cluster=result.chosen)
+    config = dataclasses.replace(current_config(), cluster=result.chosen)
     if result.spec.searches_spares:  # the chosen mix's spares come with it
         config = dataclasses.replace(config, failures=result.chosen_scenario.failures)
-    apply_config(config)
+    set_current(config)
     s["flash"] = ("success", "The chosen mix is now the current scenario's GPU mix "
                   f"({config.cluster.total_gpus} GPUs).")  # fmt: skip
 

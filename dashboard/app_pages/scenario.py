@@ -10,11 +10,7 @@ from dashboard.components.cluster_panel import (
 )
 from dashboard.components.failure_panel import render_failures
 from dashboard.components.paper_presets import render_paper_picker
-from dashboard.components.policy_form import (
-    policy_instances,
-    render_policy_params,
-    render_policy_picker,
-)
+from dashboard.components.policy_form import render_policy_params, render_policy_picker
 from dashboard.components.run_panel import (
     execute_run,
     render_flash,
@@ -25,7 +21,7 @@ from dashboard.components.run_panel import (
 from dashboard.components.scenario_picker import render_scenario_picker
 from dashboard.components.trace_panel import render_trace_source, upload_missing
 from dashboard.components.trace_preview import render_trace_load
-from dashboard.state import build_config
+from dashboard.state import current, current_config
 from engine.errors import EngineError
 
 st.title("Scheduling what-if")
@@ -52,16 +48,15 @@ with cluster_tab:
     render_network()
 with policy_tab:
     render_policy_picker()
-    s = st.session_state
-    for policy, label in policy_instances(s["policies"], s["policy_labels"], s["policy_copies"]):
-        render_policy_params(policy, label)
+    for spec in current().policies:
+        render_policy_params(spec)
 with rules_tab:
     render_rounds()
 with failure_tab:
     render_failures()
 
 try:
-    config = build_config()
+    config = current_config()
 except EngineError as exc:
     config = None
     run_area.error(str(exc))
@@ -77,8 +72,8 @@ with preview_area:
 with run_area:
     if missing_upload:
         st.warning("Upload a trace file (tab 1 · Jobs) to run, or pick a sample trace.")
-    if not st.session_state["policies"]:
+    if not current().policies:
         st.warning("Pick at least one policy (tab 3).")
-    ready = config is not None and trace is not None and bool(st.session_state["policies"])
+    ready = config is not None and trace is not None and bool(config.policies)
     if render_run_buttons(ready):
         execute_run(config, st.session_state["upload"])

@@ -15,7 +15,7 @@ from dashboard.components.study_run import execute_study, render_study_buttons
 from dashboard.page_settings import mark_ran
 from dashboard.query import upload_sha256
 from dashboard.scenarios import current_name
-from dashboard.state import build_config
+from dashboard.state import current_config
 from dashboard.study_tables import stats_frame
 from dashboard.sweep_axes import parse_values, sweep_axes
 from engine.errors import EngineError
@@ -43,7 +43,7 @@ st.caption(
 )
 s = st.session_state
 try:
-    base = build_config()
+    base = current_config()
 except EngineError as exc:
     st.error(f"The scenario is not valid: {exc}")
     st.stop()

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.state import apply_config
+from dashboard.state import current, set_current
 from engine.presets import CLUSTER_2026_NAME, cluster_2026_scenario
 
 
 def _load() -> None:
-    s = st.session_state
-    config = cluster_2026_scenario(int(s["seed"]))
-    apply_config(config)
-    s["flash"] = (
+    config = cluster_2026_scenario(current().seed)
+    set_current(config)
+    st.session_state["flash"] = (
         "success",
         f"Loaded the {CLUSTER_2026_NAME}: {config.cluster.total_gpus} GPUs "
         "(64 H100-SXM + 32 B200 nodes of 8), the LLM-era job mix, FIFO, LAS and Gavel max-min "

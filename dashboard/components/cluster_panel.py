@@ -13,9 +13,8 @@ import streamlit as st
 from dashboard.components.table_editor import render_table_editor
 from dashboard.network_data import rack_summary
 from dashboard.runner import worker_types
-from dashboard.tables import cluster_from_frame, congestion_from_frame, extra_types_from_frame
+from dashboard.state import TABLE_ERRORS, bind, current, edit
 from engine.config import NetworkConfig
-from engine.errors import ConfigError
 from engine.placement import list_placements
 from engine.topology import Topology
 
@@ -34,18 +33,23 @@ PLACEMENT_LABELS = {
 
 def _on_matrix_change() -> None:
     """Keeps the assumed GPU type of a trace valid in the new matrix (H100-SXM for MLPerf)."""
-    s = st.session_state
-    types = worker_types(s["throughputs"])
-    if s["assumed_worker_type"] not in types:
-        s["assumed_worker_type"] = "H100-SXM" if "H100-SXM" in types else types[-1]
+    config = current()
+    types = worker_types(config.throughputs)
+    if config.trace.assumed_worker_type not in types:
+        edit("trace.assumed_worker_type", "H100-SXM" if "H100-SXM" in types else types[-1])
 
 
 def extra_type_names() -> list[str]:
-    """Names of the valid extra GPU types in the session (options of the GPU mix)."""
-    try:
-        return [spec.name for spec in extra_types_from_frame(st.session_state["extra_types"])]
-    except ConfigError:
-        return []
+    """Names of the scenario's extra GPU types (options of the GPU mix)."""
+    return [spec.name for spec in current().extra_worker_types]
+
+
+def _render_table_error(key: str) -> bool:
+    """Shows the error of the table at ``key`` if its edit does not read; whether it did."""
+    message = st.session_state.get(TABLE_ERRORS, {}).get(key)
+    if message:
+        st.error(message)
+    return bool(message)
 
 
 def render_extra_types() -> None:
@@ -53,7 +57,7 @@ def render_extra_types() -> None:
     config = {
         "name": st.column_config.TextColumn("New GPU type", help="e.g. a100", required=True),
         "base": st.column_config.SelectboxColumn(
-            "Compared with", options=worker_types(st.session_state["throughputs"]), required=True,
+            "Compared with", options=worker_types(current().throughputs), required=True,
             help="A GPU type of the measured throughput matrix",
         ),
         "speed_ratio": st.column_config.NumberColumn(
@@ -62,11 +66,8 @@ def render_extra_types() -> None:
         ),
     }  # fmt: skip
     st.markdown("**Extra GPU types** (optional): unmeasured types, by a speed ratio")
-    frame = render_table_editor("extra_types", config)
-    try:
-        extra_types_from_frame(frame)
-    except ConfigError as exc:
-        st.error(str(exc))
+    render_table_editor("extra_types", config)
+    _render_table_error("extra_types")
 
 
 def render_gpu_mix() -> None:
@@ -74,7 +75,7 @@ def render_gpu_mix() -> None:
     config = {
         "worker_type": st.column_config.SelectboxColumn(
             "GPU type", required=True,
-            options=[*worker_types(st.session_state["throughputs"]), *extra_type_names()],
+            options=[*worker_types(current().throughputs), *extra_type_names()],
             help="A worker type of the throughput matrix",
         ),
         "nodes": st.column_config.NumberColumn("Nodes", min_value=1, step=1, required=True),
@@ -83,20 +84,17 @@ def render_gpu_mix() -> None:
         ),
         "rack": st.column_config.TextColumn("Rack", help="Groups sharing a rack share its switch"),
     }  # fmt: skip
-    choices = list(dict.fromkeys([*MATRIX_CHOICES, st.session_state["throughputs"]]))
+    choices = list(dict.fromkeys([*MATRIX_CHOICES, current().throughputs]))
     st.selectbox(
-        "Throughput matrix", choices,
-        key="throughputs", format_func=lambda k: MATRIX_LABELS.get(k, k),
-        on_change=_on_matrix_change,
+        "Throughput matrix", choices, format_func=lambda k: MATRIX_LABELS.get(k, k),
+        **bind("throughputs", _on_matrix_change),
         help="Where job speeds come from; the Matrix page shows every number and its source.",
     )  # fmt: skip
     st.markdown("**GPU mix**: one row per group of identical nodes (add or delete rows freely)")
-    frame = render_table_editor("gpu_mix", config)
-    try:
-        cluster = cluster_from_frame(frame)
-    except ConfigError as exc:
-        st.error(str(exc))
+    render_table_editor("gpu_mix", config)
+    if _render_table_error("gpu_mix"):
         return
+    cluster = current().cluster
     parts = ", ".join(f"{n} × {wt}" for wt, n in sorted(cluster.capacity().items()))
     racks = len({g.rack for g in cluster.node_groups})
     st.caption(f"**{cluster.total_gpus} GPUs** in {racks} rack(s): {parts}.")
@@ -115,30 +113,32 @@ def render_network() -> None:
     the placement and the congestion schedule."""
     st.markdown("**Network** (ring all-reduce over the links between the job's nodes)")
     cols = st.columns(3)
-    cols[0].number_input("Intra-node (Gbps)", min_value=0.1, key="intra_node_gbps")
-    cols[1].number_input("Node to node, same rack (Gbps)", min_value=0.1, key="intra_rack_gbps")
+    cols[0].number_input("Intra-node (Gbps)", min_value=0.1, **bind("intra_node_gbps"))
+    cols[1].number_input("Node to node, same rack (Gbps)", min_value=0.1, **bind("intra_rack_gbps"))
     cols[2].number_input(
-        "Across racks, per flow (Gbps)", min_value=0.1, key="cross_rack_gbps",
+        "Across racks, per flow (Gbps)", min_value=0.1, **bind("cross_rack_gbps"),
         help="The most one job's ring gets through the core, however idle the uplinks are.",
     )  # fmt: skip
     cols = st.columns(3)
     cols[0].number_input(
         "Rack uplink oversubscription (x:1)", min_value=1.0, step=0.5,
-        key="uplink_oversubscription", help=_field_help("uplink_oversubscription"),
+        help=_field_help("uplink_oversubscription"), **bind("uplink_oversubscription"),
     )  # fmt: skip
     cols[1].number_input(
         "Background load (share of each link)", min_value=0.0, max_value=0.9, step=0.05,
-        key="background_load", help=_field_help("background_load"),
+        help=_field_help("background_load"), **bind("background_load"),
     )  # fmt: skip
-    cols[2].toggle("Jobs on a link share it", key="share_links", help=_field_help("share_links"))
+    cols[2].toggle(
+        "Jobs on a link share it", help=_field_help("share_links"), **bind("share_links")
+    )
     _render_rack_summary()
     left, right = st.columns(2)
     left.toggle(
-        "Charge a network penalty for spread placements", key="network_enabled",
+        "Charge a network penalty for spread placements", **bind("network_enabled"),
         help="Off: every job runs at its measured, consolidated speed.",
     )  # fmt: skip
     right.selectbox(
-        "Placement", list_placements(), key="placement",
+        "Placement", list_placements(), **bind("placement"),
         format_func=lambda name: PLACEMENT_LABELS.get(name, name),
         help="How a job's GPUs are chosen once a policy grants them: packed onto as few nodes "
         "and racks as possible, or the first free GPUs anywhere.",
@@ -150,21 +150,16 @@ def _field_help(name: str) -> str:
     return next(f.metadata["help"] for f in dataclasses.fields(NetworkConfig) if f.name == name)
 
 
-def _network_from_state() -> NetworkConfig:
-    s = st.session_state
-    return NetworkConfig(
-        intra_rack_gbps=float(s["intra_rack_gbps"]),
-        uplink_oversubscription=max(1.0, float(s["uplink_oversubscription"])),
-    )
-
-
 def _render_rack_summary() -> None:
     """Racks, their nodes and their links, from the GPU mix (its rack column) and the inputs."""
-    try:
-        cluster = cluster_from_frame(st.session_state["gpu_mix"])
-    except ConfigError:
+    if st.session_state.get(TABLE_ERRORS, {}).get("gpu_mix"):
         return
-    table = rack_summary(Topology(cluster, _network_from_state()), cluster)
+    config = current()
+    network = NetworkConfig(
+        intra_rack_gbps=config.network.intra_rack_gbps,
+        uplink_oversubscription=max(1.0, config.network.uplink_oversubscription),
+    )
+    table = rack_summary(Topology(config.cluster, network), config.cluster)
     st.caption(
         "Racks, from the GPU mix's rack column: each has a switch, one link per node to it "
         "and one uplink to the core."
@@ -194,12 +189,9 @@ def _render_congestion() -> None:
         "factor": st.column_config.NumberColumn("Factor", min_value=1.0, required=True),
         "links": st.column_config.TextColumn("Links", help=LINK_HELP, default="inter_node"),
     }
-    frame = render_table_editor("congestion", config)
+    render_table_editor("congestion", config)
     st.caption(
         "Links: `inter_node`, `cross_rack`, `rack:<rack>`, `uplink:<rack>` or `node:n<i>` "
         "(see the Links column's help)."
     )
-    try:
-        congestion_from_frame(frame)
-    except ConfigError as exc:
-        st.error(str(exc))
+    _render_table_error("congestion")

@@ -12,7 +12,7 @@ import io
 import pandas as pd
 import streamlit as st
 
-from dashboard.state import SOURCE_KINDS
+from dashboard.state import SOURCE_KINDS, edit, source_kind
 from engine.config import ScenarioConfig
 from engine.errors import EngineError
 from engine.throughput import load_matrix
@@ -32,7 +32,7 @@ def needs_mapping(config: ScenarioConfig, upload: tuple[str, bytes] | None, exc:
     """Whether ``exc`` says the uploaded file's format could not be recognised."""
     return (
         upload is not None
-        and st.session_state["source_kind"] == SOURCE_KINDS[1]
+        and source_kind(config.trace) == SOURCE_KINDS[1]
         and config.trace.format == "auto"
         and "could not recognise the trace format" in str(exc)
     )
@@ -75,4 +75,5 @@ def _apply(frame: pd.DataFrame, mapping: dict[str, str], name: str, shift: bool)
         return
     st.session_state["upload"] = (name, to_canonical_csv(jobs))
     st.session_state["column_mapping"] = mapping
+    edit("trace.format", "canonical")  # the upload is a canonical CSV now
     st.rerun()

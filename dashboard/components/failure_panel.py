@@ -7,9 +7,8 @@ import streamlit as st
 
 from dashboard.components.table_editor import render_table_editor
 from dashboard.runner import worker_types
-from dashboard.tables import type_mtbf_from_frame
+from dashboard.state import TABLE_ERRORS, bind, current
 from engine.config import FAILURE_DISTRIBUTIONS, FailureConfig
-from engine.errors import ConfigError
 from engine.validate import failure_policies
 
 _HELP = {f.name: f.metadata.get("help", "") for f in FailureConfig.__dataclass_fields__.values()}
@@ -18,7 +17,7 @@ _HELP = {f.name: f.metadata.get("help", "") for f in FailureConfig.__dataclass_f
 def render_failures() -> None:
     """Toggle and settings; the defaults cite their sources (FailureConfig's docstring)."""
     on = st.toggle(
-        "Simulate node failures", key="fail_enabled",
+        "Simulate node failures", **bind("fail_enabled"),
         help="Nodes fail and are repaired; jobs on a failed node lose the work since their "
         "last checkpoint and wait again. Off: GPUs never fail (every result as without this).",
     )  # fmt: skip
@@ -30,33 +29,34 @@ def render_failures() -> None:
         )
         return
     cols = st.columns(3)
-    cols[0].number_input("Node MTBF (h)", min_value=0.001, step=500.0, key="fail_node_mtbf_h",
+    cols[0].number_input("Node MTBF (h)", min_value=0.001, step=500.0, **bind("fail_node_mtbf_h"),
                          help=_HELP["node_mtbf_h"])  # fmt: skip
-    cols[1].selectbox("Time between failures", FAILURE_DISTRIBUTIONS, key="fail_distribution",
+    cols[1].selectbox("Time between failures", FAILURE_DISTRIBUTIONS, **bind("fail_distribution"),
                       help=_HELP["distribution"])  # fmt: skip
-    cols[2].number_input("Weibull shape", min_value=0.05, step=0.05, key="fail_weibull_shape",
-                         disabled=st.session_state["fail_distribution"] != "weibull",
+    cols[2].number_input("Weibull shape", min_value=0.05, step=0.05, **bind("fail_weibull_shape"),
+                         disabled=current().failures.distribution != "weibull",
                          help=_HELP["weibull_shape"])  # fmt: skip
     cols = st.columns(3)
-    cols[0].number_input("Repair time (h)", min_value=0.0, step=4.0, key="fail_repair_h",
+    cols[0].number_input("Repair time (h)", min_value=0.0, step=4.0, **bind("fail_repair_h"),
                          help=_HELP["repair_h"])  # fmt: skip
     cols[1].number_input("Rack MTBF (h; 0 = none)", min_value=0.0, step=1000.0,
-                         key="fail_rack_mtbf_h", help=_HELP["rack_mtbf_h"])  # fmt: skip
+                         **bind("fail_rack_mtbf_h"), help=_HELP["rack_mtbf_h"])  # fmt: skip
     cols[2].number_input("Spare nodes per GPU type", min_value=0, step=1,
-                         key="fail_spares_per_type",
+                         **bind("fail_spares_per_type"),
                          help="Held out of the GPU mix; they replace failed nodes")  # fmt: skip
     cols = st.columns(3)
     cols[0].number_input("Spare swap time (s)", min_value=0.0, step=60.0,
-                         key="fail_spare_swap_s", help=_HELP["spare_swap_s"])  # fmt: skip
+                         **bind("fail_spare_swap_s"), help=_HELP["spare_swap_s"])  # fmt: skip
     cols[1].number_input("Checkpoint cost (s)", min_value=0.0, step=10.0,
-                         key="fail_checkpoint_cost_s", help=_HELP["checkpoint_cost_s"])  # fmt: skip
+                         help=_HELP["checkpoint_cost_s"],
+                         **bind("fail_checkpoint_cost_s"))  # fmt: skip
     young = cols[2].toggle(
-        "Young/Daly checkpoint interval", key="fail_young",
+        "Young/Daly checkpoint interval", **bind("fail_young"),
         help="sqrt(2 x checkpoint cost x the job's MTBF), per placement",
     )  # fmt: skip
     if not young:
         cols[2].number_input("Checkpoint interval (s)", min_value=1.0, step=600.0,
-                             key="fail_checkpoint_interval_s",
+                             **bind("fail_checkpoint_interval_s"),
                              help=_HELP["checkpoint_interval_s"])  # fmt: skip
     _render_type_mtbf()
 
@@ -65,7 +65,7 @@ def _render_type_mtbf() -> None:
     """GPU types whose nodes fail at another rate than the node MTBF above (e.g. older K80s)."""
     config = {
         "worker_type": st.column_config.SelectboxColumn(
-            "GPU type", options=worker_types(st.session_state["throughputs"]), required=True,
+            "GPU type", options=worker_types(current().throughputs), required=True,
             help="A GPU type of the GPU mix",
         ),
         "node_mtbf_h": st.column_config.NumberColumn(
@@ -74,8 +74,7 @@ def _render_type_mtbf() -> None:
         ),
     }  # fmt: skip
     st.markdown("**Node MTBF by GPU type** (optional): types that fail at another rate")
-    frame = render_table_editor("type_mtbf", config)
-    try:
-        type_mtbf_from_frame(frame)
-    except ConfigError as exc:
-        st.error(str(exc))
+    render_table_editor("type_mtbf", config)
+    message = st.session_state[TABLE_ERRORS].get("type_mtbf")
+    if message:
+        st.error(message)

@@ -10,7 +10,7 @@ from dashboard import runner
 from dashboard.components.run_progress import RunProgress
 from dashboard.decision_words import clock
 from dashboard.lessons import LESSONS, Lesson, lesson
-from dashboard.state import apply_config, build_config
+from dashboard.state import current, current_config, set_current
 from engine.errors import EngineError, SimulationCancelled
 
 LESSON_KEY = "lesson"  # the lesson whose scenario was loaded last (its key), or absent
@@ -21,7 +21,7 @@ def _load(key: str) -> None:
     """Callback: the lesson's scenario into every widget, its jobs as the uploaded trace."""
     chosen = lesson(key)
     s = st.session_state
-    apply_config(chosen.config(int(s["seed"])))
+    set_current(chosen.config(current().seed))
     s["upload"] = (chosen.file_name, chosen.trace_bytes())
     s[LESSON_KEY], s[_PENDING] = key, True
     s["replay_t"] = 0.0
@@ -52,7 +52,7 @@ def render_lesson_notes(chosen: Lesson, go_to: Callable[[float], None]) -> None:
 
 def _run_loaded() -> None:
     s = st.session_state
-    config = build_config()  # the lesson's scenario, as the widgets now describe it
+    config = current_config()  # the lesson's scenario
     progress = RunProgress("Running the lesson…")
     s["cancel_requested"] = False
     try:

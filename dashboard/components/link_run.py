@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import runner
+from dashboard import runner, state
 from dashboard.components.run_progress import RunProgress
 from dashboard.scenarios import current_name
-from dashboard.state import SOURCE_KINDS, build_config
+from dashboard.state import SOURCE_KINDS, source_kind
 from engine.budget import Budget, jobs_bound, trace_rows
 from engine.config import ScenarioConfig
 from engine.errors import EngineError, SimulationCancelled
@@ -74,10 +74,10 @@ def run_linked_scenario() -> bool:
     s = st.session_state
     if not s.pop("autorun", False):
         return False
-    if s["source_kind"] == SOURCE_KINDS[1] and s.get("upload") is None:
+    if source_kind(state.current().trace) == SOURCE_KINDS[1] and s.get("upload") is None:
         return False
     try:
-        current = build_config()
+        current = state.current_config()
     except EngineError as exc:
         st.error(f"The linked scenario is not valid here: {exc}")
         return False

@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.formatting import human_number
-from dashboard.state import apply_config
+from dashboard.state import current, set_current
 from engine.metrics import METRICS
 from engine.papers import claims_table, get_paper_preset, list_paper_presets
 from engine.results import ComparisonResult
@@ -24,7 +24,7 @@ def _on_paper_change() -> None:
     name = s["paper_preset"]
     if name == NO_PAPER:
         return
-    apply_config(get_paper_preset(name).build(int(s["seed"])))
+    set_current(get_paper_preset(name).build(current().seed))
     s["flash"] = ("success", f"Loaded the {name} setup. Press **Run** to compare its policies.")
 
 

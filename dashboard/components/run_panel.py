@@ -11,7 +11,7 @@ from dashboard.components.link_run import LINK_NOTICE
 from dashboard.components.run_progress import RunProgress
 from dashboard.query import NO_PRESET, check_widget_values, on_preset_change
 from dashboard.run_queue import server_budget
-from dashboard.state import apply_config
+from dashboard.state import bind, set_current
 from engine.budget import check_scenario, trace_rows
 from engine.config import ScenarioConfig
 from engine.errors import EngineError, SimulationCancelled
@@ -97,32 +97,32 @@ def render_rounds() -> None:
         "Muri testbed (rounds, relaunches, launch cost, placement, Tiresias LAS's queue order).",
     )  # fmt: skip
     cols = st.columns(3)
-    cols[0].number_input("Seed", min_value=0, step=1, key="seed")
-    cols[1].number_input("Round length (s)", min_value=1.0, step=60.0, key="round_duration_s")
+    cols[0].number_input("Seed", min_value=0, step=1, **bind("seed"))
+    cols[1].number_input("Round length (s)", min_value=1.0, step=60.0, **bind("round_duration_s"))
     cols[2].number_input(
-        "Checkpoint-restore cost (s)", min_value=0.0, step=10.0, key="checkpoint_restore_s"
+        "Checkpoint-restore cost (s)", min_value=0.0, step=10.0, **bind("checkpoint_restore_s")
     )
     cols = st.columns(3)
-    cols[0].toggle("Admit jobs mid-round", key="admit_mid_round")
+    cols[0].toggle("Admit jobs mid-round", **bind("admit_mid_round"))
     cols[1].number_input(
-        "Reallocation interval (s)", min_value=0.0, step=60.0, key="reallocation_interval_s",
+        "Reallocation interval (s)", min_value=0.0, step=60.0, **bind("reallocation_interval_s"),
         help="0 = recompute the allocation every round",
     )  # fmt: skip
     cols[2].toggle(
-        "Gavel's simulator rules", key="gavel_rules",
+        "Gavel's simulator rules", **bind("gavel_rules"),
         help="Gavel's policies run in Gavel's own loop: micro-task rounds, per-type queues, "
         "jobs placed only once an allocation includes them (set by the Gavel-compatible preset)",
     )  # fmt: skip
     cols = st.columns(3)
     cols[0].toggle(
-        "Relaunch all jobs at rounds with events", key="relaunch_on_event",
+        "Relaunch all jobs at rounds with events", **bind("relaunch_on_event"),
         help="At a round boundary after an arrival, a completion or a queue change, every "
         "running job restarts and pays the checkpoint-restore cost; so does every first start "
         "(a testbed that restarts its jobs whenever it re-plans; set by the Muri preset)",
     )  # fmt: skip
     cols[1].number_input(
         "Step-time overhead (share)", min_value=0.0, max_value=1.0, step=0.005,
-        format="%.3f", key="step_time_overhead",
+        format="%.3f", **bind("step_time_overhead"),
         help="Every step this share slower than the measured speeds (0.015 = 1.5%: Muri's "
         "testbed harness)",
     )  # fmt: skip
@@ -139,7 +139,7 @@ def _on_scenario_upload() -> None:
     except EngineError as exc:
         st.session_state["flash"] = ("error", f"{file.name}: {exc}")
         return
-    apply_config(config)
+    set_current(config)
     message = f"Loaded scenario {file.name}."
     if config.trace.source.startswith("upload:"):
         message += f" Upload the trace file {config.trace.source[7:]} again."

@@ -12,7 +12,7 @@ import streamlit as st
 
 from dashboard.components.table_editor import render_table_editor
 from dashboard.runner import worker_types
-from dashboard.state import SOURCE_KINDS
+from dashboard.state import SOURCE_KINDS, bind, current, edit, source_kind
 from dashboard.tables import llm_classes_from_frame
 from engine.errors import ConfigError, EngineError
 from engine.traces import (
@@ -28,15 +28,19 @@ from engine.traces.resolve import SAMPLE_DIR
 
 
 def _on_upload() -> None:
-    file = st.session_state.get("trace_file")
-    st.session_state["upload"] = None if file is None else (file.name, file.getvalue())
-    st.session_state["column_mapping"] = None
+    s = st.session_state
+    file = s.get("trace_file")
+    s["upload"] = None if file is None else (file.name, file.getvalue())
+    if s["column_mapping"] is not None and current().trace.format == "canonical":
+        edit("trace.format", "auto")  # the mapping was the previous file's
+    s["column_mapping"] = None
+    if source_kind(current().trace) == SOURCE_KINDS[1]:
+        edit("trace.source", f"upload:{file.name if file else s.get('link_trace_name', '')}")
 
 
 def upload_missing() -> bool:
     """Whether "Upload a file" is chosen but no file was given (then nothing may run)."""
-    s = st.session_state
-    return s["source_kind"] == SOURCE_KINDS[1] and s["upload"] is None
+    return source_kind(current().trace) == SOURCE_KINDS[1] and st.session_state["upload"] is None
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -48,18 +52,18 @@ def _inspect(name: str, raw: bytes) -> TraceInfo | None:
 
 
 def _current_info() -> TraceInfo | None:
-    s = st.session_state
-    if s["source_kind"] == SOURCE_KINDS[1]:
+    s, trace = st.session_state, current().trace
+    if source_kind(trace) == SOURCE_KINDS[1]:
         return _inspect(*s["upload"]) if s["upload"] else None
-    path = SAMPLE_DIR / s["sample_name"]
+    path = SAMPLE_DIR / trace.source.removeprefix("sample:")
     return _inspect(path.name, path.read_bytes()) if path.is_file() else None
 
 
 def render_trace_source() -> None:
     """Source radio and the inputs of the chosen source."""
-    kind = st.radio("Jobs come from", SOURCE_KINDS, key="source_kind", horizontal=True)
+    kind = st.radio("Jobs come from", SOURCE_KINDS, horizontal=True, **bind("source_kind"))
     if kind == SOURCE_KINDS[0]:
-        st.selectbox("Sample trace", list_samples(), key="sample_name")
+        st.selectbox("Sample trace", list_samples(), **bind("sample_name"))
     elif kind == SOURCE_KINDS[1]:
         st.file_uploader(
             "Trace file (CSV, tab-separated text or Gavel .trace)",
@@ -75,19 +79,21 @@ def render_trace_source() -> None:
         st.caption(f"Using **{upload[0]}** ({len(upload[1]) / 1024:,.0f} KB).")
     else:
         left, right = st.columns(2)
-        left.number_input("Number of jobs", min_value=1, max_value=20000, step=50, key="num_jobs")
+        left.number_input(
+            "Number of jobs", min_value=1, max_value=20000, step=50, **bind("num_jobs")
+        )
         right.number_input(
-            "Jobs per hour", min_value=0.1, step=1.0, key="jobs_per_hour",
+            "Jobs per hour", min_value=0.1, step=1.0, **bind("jobs_per_hour"),
             help="Poisson arrival rate (the LLM-era mix: its daily mean)",
         )  # fmt: skip
-        st.radio(
-            "Job mix", ["gavel", "llm"], key="synthetic_workload", horizontal=True,
+        workload = st.radio(
+            "Job mix", ["gavel", "llm"], horizontal=True, **bind("synthetic_workload"),
             format_func=lambda w: WORKLOAD_LABELS[w],
             help="LLM-era: small jobs on 1-8 GPUs, fine-tunes on 8-64, pre-training on 256-512, "
             "arrivals with a daily cycle (engine/traces/llm_mix.py; classes editable in the "
             "scenario JSON, trace.synthetic.llm). Its job types need the mlperf matrix.",
         )  # fmt: skip
-        if st.session_state["synthetic_workload"] == "llm":
+        if workload == "llm":
             _render_llm_mix()
     if kind != SOURCE_KINDS[2]:
         _render_reading_options(_current_info())
@@ -121,10 +127,12 @@ def _render_llm_mix() -> None:
         st.error(str(exc))
     left, right = st.columns(2)
     left.slider(
-        "Daily swing of the arrival rate", 0.0, 1.0, step=0.05, key="llm_daily_amplitude",
+        "Daily swing of the arrival rate", 0.0, 1.0, step=0.05, **bind("llm_daily_amplitude"),
         help="0: constant rate; 0.5: the peak hour gets 3x the trough's arrivals",
     )  # fmt: skip
-    right.number_input("Peak hour", min_value=0.0, max_value=23.5, step=1.0, key="llm_peak_hour")
+    right.number_input(
+        "Peak hour", min_value=0.0, max_value=23.5, step=1.0, **bind("llm_peak_hour")
+    )
 
 
 def _format_label(name: str) -> str:
@@ -142,23 +150,23 @@ def _render_reading_options(info: TraceInfo | None) -> None:
         )
     formats = ["auto", *list_formats()]
     left, mid, right = st.columns(3)
-    chosen = left.selectbox("Format", formats, key="trace_format", format_func=_format_label)
+    chosen = left.selectbox("Format", formats, format_func=_format_label, **bind("trace_format"))
     effective = info.format if chosen == "auto" and info is not None else chosen
     if carries_speeds(effective):
         mid.selectbox(
-            "Iteration times were measured on", worker_types(), key="assumed_worker_type",
+            "Iteration times were measured on", worker_types(), **bind("assumed_worker_type"),
             help="GPU type of the trace's own measured iteration times (Muri's testbed: "
             "v100); its jobs run at those speeds on that type only.",
         )  # fmt: skip
     elif uses_assumed_worker_type(effective):
         mid.selectbox(
-            "Durations were measured on", worker_types(st.session_state["throughputs"]),
-            key="assumed_worker_type",
+            "Durations were measured on", worker_types(current().throughputs),
+            **bind("assumed_worker_type"),
             help="GPU type the trace's durations were observed on (Philly and ITP record none).",
         )  # fmt: skip
     else:
         mid.caption("This format records step counts; no GPU type needs to be assumed.")
     right.number_input(
-        "Use only the first N jobs (0 = all)", min_value=0, step=100, key="max_jobs",
+        "Use only the first N jobs (0 = all)", min_value=0, step=100, **bind("max_jobs"),
         help="Cut a long trace for a quicker run.",
     )  # fmt: skip

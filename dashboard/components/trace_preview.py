@@ -10,13 +10,14 @@ from dashboard.charts import make_duration_histogram
 from dashboard.components.chart import render_chart
 from dashboard.components.column_mapping import needs_mapping, render_column_mapping
 from dashboard.formatting import human_duration
+from dashboard.state import edit
 from engine.config import ScenarioConfig
 from engine.errors import EngineError, OversizedJobsError
 from engine.traces import TraceLoad
 
 
 def _drop_oversized() -> None:
-    st.session_state["drop_oversized"] = True
+    edit("trace.drop_oversized", True)
 
 
 def render_trace_load(config: ScenarioConfig, upload: runner.Upload) -> TraceLoad | None:

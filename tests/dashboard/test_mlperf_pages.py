@@ -32,7 +32,7 @@ def test_the_2026_button_loads_the_mlperf_scenario_and_its_editable_mix() -> Non
     assert config.cluster.capacity() == {"H100-SXM": 512, "B200": 256}
     assert [p.name for p in config.policies] == ["fifo", "las", "gavel_maxmin"]
     assert config.trace.synthetic.workload == "llm"
-    assert at.session_state["assumed_worker_type"] == "H100-SXM"
+    assert config.trace.assumed_worker_type == "H100-SXM"
     classes = at.session_state["llm_classes"]
     assert list(classes["name"]) == ["small", "fine-tune", "pre-training"]
 

@@ -457,7 +457,7 @@ def test_a_gavel_trace_hides_the_assumed_gpu_type() -> None:
 
 def test_explain_a_job_says_why_it_waited() -> None:
     at = make_app()
-    at.session_state["max_jobs"] = 60
+    at.number_input(key="max_jobs").set_value(60)
     at.session_state["gpu_mix"] = at.session_state["gpu_mix"].head(1).assign(nodes=1)
     at.session_state["table_version"] = 99  # a small cluster, so that jobs wait
     at.multiselect(key="policies").set_value(["fifo"]).run()

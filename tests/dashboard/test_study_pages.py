@@ -152,8 +152,9 @@ def test_the_url_carries_every_scenario_and_a_fresh_session_reproduces_the_run()
     fresh.query_params["scenario"] = link
     fresh.run()
     assert not fresh.exception
-    assert fresh.session_state["background_load"] == 0.25
-    assert fresh.session_state["checkpoint_restore_s"] == 42.0
+    restored = fresh.session_state["scenarios"]["base"]  # (it opens on Results: no widgets)
+    assert restored.network.background_load == 0.25
+    assert restored.rounds.checkpoint_restore_s == 42.0
     assert fresh.session_state["result"] is not None  # ran on open
     pd.testing.assert_frame_equal(fresh.session_state["result"].kpi_table(), kpis)
 
