@@ -28,10 +28,10 @@ from dashboard.run_queue import with_deadline
 from dashboard.state import current_config, set_current
 from engine.errors import EngineError, SimulationCancelled
 from engine.policies.base import display_name, get_policy, policy_display_name
-from engine.validate import failure_policies
 from engine.study.planner_target import TARGET_METRICS, Target
 from engine.study.stats import FIRM_SEEDS, INTERVAL_METHOD
 from engine.study.store import default_results_dir
+from engine.validate import failure_policies
 
 TARGET_TITLES = {"jct_mean_s": "Mean JCT", "jct_p95_s": "p95 JCT",
                  "queueing_delay_mean_s": "Mean queueing delay",

@@ -27,10 +27,10 @@ import pandas as pd
 
 from engine.config import ClusterSpec, NodeGroup, ScenarioConfig
 from engine.errors import ConfigError
-from engine.validate import validate_failures
 from engine.sources import Origin
 from engine.study.planner_target import TARGET_METRICS, Target, gpu_name
 from engine.study.spec import engine_digest
+from engine.validate import validate_failures
 
 Mix = tuple[int, ...]  # nodes per candidate (PlanSpec.candidates order), then spares if searched
 PLAN_KEYS = ("base", "candidates", "target_metric", "target_value", "seeds", "max_simulations",
