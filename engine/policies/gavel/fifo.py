@@ -36,6 +36,7 @@ class GavelFifo(GavelMaxMin):
 
     skips_zero_priority = True
     fastest_type: ClassVar[bool] = False
+    solves_by_class = False  # its own LP (_solve), job by job
 
     @dataclass(frozen=True)
     class Params:
@@ -54,7 +55,7 @@ class GavelFifo(GavelMaxMin):
 
     def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
         """X: 1 on the job's assigned type, else 0."""
-        throughputs = self.book.throughputs[rows]
+        throughputs = self.book.throughputs(rows)
         position = {job.index: i for i, job in enumerate(active)}
         if self.fastest_type:
             self._types = {}

@@ -60,6 +60,7 @@ class GavelFinishTimeFairness(GavelMaxMin):
     """Gavel's finish-time fairness (minimize the worst rho), with Gavel's round mechanism."""
 
     needs_sync = True  # reads remaining_steps
+    solves_by_class = False  # its own LP (_solve), job by job
 
     @dataclass(frozen=True)
     class Params(GavelParams):
@@ -80,12 +81,12 @@ class GavelFinishTimeFairness(GavelMaxMin):
         book = self.book
         elapsed_s = np.array([now_s - job.arrival_s for job in active])
         remaining = np.array([job.remaining_steps for job in active])
-        throughputs = book.throughputs[rows]
+        throughputs = book.throughputs(rows)
         if self.gavel_rules:
             return self._gavel_solve(active, throughputs, elapsed_s, remaining)
         shares, _ = solve_finish_time_fairness(
             throughputs,
-            book.scale_factors[rows],
+            book.scale_factors(rows),
             self.capacity,
             np.maximum(elapsed_s, 0.0),
             remaining,
@@ -105,7 +106,7 @@ class GavelFinishTimeFairness(GavelMaxMin):
         """Gavel's program with Gavel's solver (module docstring; :mod:`.ecos`)."""
         if not self.heterogeneity_aware:
             throughputs = self._reference_throughputs(throughputs)
-        scale_factors = self.book.scale_factors[self.book.rows(active)]
+        scale_factors = self.book.scale_factors([job.index for job in active])
         isolated_s = self._gavel_isolated_s(active, throughputs, remaining)
         shares = finish_time_fairness_shares(
             throughputs, scale_factors, self.capacity, elapsed_s, remaining, isolated_s
@@ -120,7 +121,10 @@ class GavelFinishTimeFairness(GavelMaxMin):
     ) -> np.ndarray:
         """(n,) Gavel's isolated finish-time term: cumulative isolated time + remaining / T_iso."""
         iso = isolated_throughput(
-            throughputs, self.book.scale_factors[self.book.rows(active)], self.capacity, len(active)
+            throughputs,
+            self.book.scale_factors([job.index for job in active]),
+            self.capacity,
+            len(active),
         )
         cumulative = np.zeros(len(active))
         for i, job in enumerate(active):

@@ -97,51 +97,6 @@ def max_min_coefficients(
     return np.where(fits, throughputs, 0.0) * scale[:, None]
 
 
-def solve_max_min(
-    coefficients: np.ndarray,
-    scale_factors: np.ndarray,
-    capacity: np.ndarray,
-    epsilon: float = 1e-3,
-    class_ids: np.ndarray | None = None,
-) -> np.ndarray:
-    """Solves the max-min LP of the module docstring, over classes of identical jobs.
-
-    Jobs with the same coefficient row and scale factor are interchangeable. The objective is
-    concave and the constraints are symmetric under swapping such jobs, so averaging an optimum
-    over those swaps gives an optimum where they all get the same shares. The LP is therefore
-    solved with one share row per class (its capacity use weighted by the class size): the same
-    optimum, with a few dozen rows instead of hundreds on a Philly-like workload.
-
-    Args:
-        coefficients: (n, K) from :func:`max_min_coefficients`; 0 marks a pair that must stay 0.
-            A job with no positive coefficient gets no share and no fairness row.
-        scale_factors: (n,) GPUs per job.
-        capacity: (K,) GPUs per worker type.
-        epsilon: weight of the efficiency tie-break term (0 disables it).
-        class_ids: (n,) optional precomputed class labels (equal label => equal coefficient
-            row and scale factor); found with ``np.unique`` over the rows when None.
-
-    Returns:
-        (n, K) time shares ``X``, clipped to [0, 1].
-
-    Raises:
-        EngineError: if HiGHS fails (the LP is always feasible and bounded, so only on
-            numerical trouble).
-    """
-    n = coefficients.shape[0]
-    if class_ids is None:
-        class_ids = np.unique(
-            np.column_stack([coefficients, scale_factors]), axis=0, return_inverse=True
-        )[1].reshape(n)
-    _, first, inverse, counts = np.unique(
-        class_ids, return_index=True, return_inverse=True, return_counts=True
-    )
-    class_shares = solve_classes(
-        coefficients[first], scale_factors[first], counts, capacity, epsilon
-    )
-    return class_shares[inverse]
-
-
 def solve_classes(
     coefficients: np.ndarray,
     scale_factors: np.ndarray,
@@ -152,6 +107,12 @@ def solve_classes(
     warm: tuple[WarmBasis, np.ndarray] | None = None,
 ) -> np.ndarray:
     """The max-min LP with one share row per class of ``counts`` identical jobs.
+
+    Jobs with the same coefficient row and scale factor are interchangeable. The objective is
+    concave and the constraints are symmetric under swapping such jobs, so averaging an optimum
+    over those swaps gives an optimum where they all get the same shares. The LP is therefore
+    solved with one share row per class (its capacity use weighted by the class size): the same
+    optimum, with a few dozen rows instead of hundreds on a Philly-like workload.
 
     Args:
         coefficients: (C, K) each class's coefficient row; scale_factors: (C,) its GPUs.
