@@ -89,8 +89,8 @@ class WarmBasis:
 
 class ClassMaxMin:
     """The class LP (:func:`engine.policies.gavel.lp.solve_classes`) for one policy run: one
-    HiGHS instance, and the solutions of recent class counts remembered (the same counts give the same LP, hence the
-    same solution: HiGHS is deterministic).
+    HiGHS instance, and the solutions of recent class counts remembered (the same counts give
+    the same LP, hence the same solution: HiGHS is deterministic).
 
     Args:
         capacity: (K,) GPUs per worker type.
