@@ -242,7 +242,6 @@ class RoundBook:
         return False
 
 
-
 def _ints(rows: Rows) -> list[int]:
     """``rows`` as a list of ints."""
     return rows.tolist() if isinstance(rows, np.ndarray) else list(rows)

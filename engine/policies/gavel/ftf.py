@@ -42,15 +42,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from engine.policies.base import PolicyContext, register_policy
 from engine.policies.gavel.ecos import finish_time_fairness_shares
 from engine.policies.gavel.lp import (
+    CscMatrix,
     HighsSolver,
+    LinearProgram,
     equal_share_throughput,
     fit_mask,
-    solve_lp_if_feasible,
 )
 from engine.policies.gavel.max_min import GavelMaxMin, GavelParams
 from engine.state import JobState
@@ -254,9 +254,8 @@ class _FeasibilityLP:
         self.values = tput[self.rows, self.cols]
         indices = np.column_stack([self.rows, n + self.rows, 2 * n + self.cols]).ravel()
         self.data = np.column_stack([-self.values, np.ones(m), scale_factors[self.rows]]).ravel()
-        self.matrix = sp.csc_matrix(
-            (self.data, indices, np.arange(0, 3 * m + 1, 3)), shape=(2 * n + num_types, m)
-        )
+        self.matrix = CscMatrix(np.arange(0, 3 * m + 1, 3), indices, self.data, 2 * n + num_types)
+        # (the probes rewrite the fairness entries of ``data`` in place)
         self.b_ub = np.concatenate([-np.ones(n), np.ones(n), capacity.astype(float)])
         self.upper = np.ones(m)
         self.efficiency = self.values / equal[self.rows] / n
@@ -266,9 +265,9 @@ class _FeasibilityLP:
         """(n, K) shares meeting every job's rate for ``coefficient``, or None if none do."""
         if coefficient is None:
             return None
-        self.matrix.data[0::3] = -coefficient[self.rows] * self.values
-        x = solve_lp_if_feasible(
-            -epsilon * self.efficiency, self.matrix, self.b_ub, self.upper, self.solver
+        self.data[0::3] = -coefficient[self.rows] * self.values
+        x = self.solver.solve(
+            LinearProgram(-epsilon * self.efficiency, self.matrix, self.b_ub, self.upper)
         )
         if x is None:
             return None

@@ -16,8 +16,9 @@ max_min_fairness.py`` of stanford-futuredata/gavel (MIT). The epsilon term is ou
 among the max-min optima, one that also uses the leftover capacity (Gavel reaches a Pareto-efficient
 optimum with its water-filling variant, which takes one LP per bottleneck level). HiGHS is the
 solver of ``scipy.optimize.linprog(method="highs")``; :class:`HighsSolver`
-(:mod:`engine.policies.gavel.highs`) calls it directly when it can, to save linprog's per-call
-overhead. :class:`engine.policies.gavel.class_model.ClassModel` builds the class LP's arrays;
+(:mod:`engine.policies.gavel.highs`, one entry: ``solve(model) -> x | None``) calls it directly
+when it can, to save linprog's per-call overhead.
+:class:`engine.policies.gavel.class_model.ClassModel` builds the class LP's arrays;
 :mod:`engine.policies.gavel.class_lp` keeps one HiGHS instance, the models of recent class sets
 and the solutions of recent class counts, for a whole run.
 """
@@ -27,14 +28,13 @@ from __future__ import annotations
 import numpy as np
 
 from engine.policies.gavel.class_model import ClassModel, WarmBasis
-from engine.policies.gavel.highs import CscMatrix, HighsSolver, solve_lp, solve_lp_if_feasible
+from engine.policies.gavel.highs import CscMatrix, HighsSolver, LinearProgram
 
 __all__ = [  # the HiGHS plumbing lived here first; policies import it from this module
     "CscMatrix",
     "HighsSolver",
+    "LinearProgram",
     "WarmBasis",
-    "solve_lp",
-    "solve_lp_if_feasible",
 ]
 
 

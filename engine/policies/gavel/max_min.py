@@ -9,24 +9,20 @@ A policy is an LP over ``X[job][worker_type]``, the share of time a job should s
 has had on type ``k`` so far; (job, type) pairs are taken in decreasing priority, and a job gets
 ``scale_factor`` GPUs of type ``k`` if it has none yet this round and ``k`` still has room.
 
-Reconstructions [R]:
+The round mechanism is :class:`RoundMechanism`: our share rounds
+(:mod:`engine.policies.gavel.share_rounds`, with the rank-then-grant rule of
+:mod:`engine.policies.gavel.priority`) by default. Reconstructions [R]:
 
-- ``received[j, k]`` = rounds job ``j`` held type ``k`` / rounds it has been in the system, both
-  counted by this policy from the job's arrival and never reset when the LP is re-solved (so
-  the mechanism keeps rotating jobs when the LP is re-solved often). Never received and
-  ``X > 0`` means infinite priority. Ties: larger ``X``, then arrival.
+- ``received[j, k]`` = rounds job ``j`` held type ``k`` / rounds it has been in the system,
+  counted from the job's arrival and never reset when the LP is re-solved (so the mechanism
+  keeps rotating jobs when the LP is re-solved often). Never received and ``X > 0`` means
+  infinite priority. Ties: larger ``X``, then arrival.
 - The heterogeneity-aware form normalizes by ``X^equal``: time split over the types the job
   fits in proportion to their GPU counts (the paper's equal share; Gavel's code normalizes by
   its agnostic LP solution instead, which is degenerate).
-- One LP solve serves until the active job set changes *and* ``reallocation_interval_s`` has
-  passed. A job that arrives in between has ``X = 0``: like Gavel it gets no share until the
-  next solve, but with ``work_conserving`` (default) it may use GPUs left after all shares.
-  When no active job has a share left, the LP is re-solved at once (else a policy without
-  ``work_conserving`` would leave the cluster idle for the rest of the interval).
-- Mid-round calls (admissions on free GPUs, when the scenario allows them) walk the round's
-  priority order over the jobs still waiting, then (with ``work_conserving``) jobs that arrived
-  since the boundary; they return only those starts. A mid-round start counts as the rest of
-  the round.
+- A job that arrives between solves has ``X = 0``: like Gavel it gets no share until the next
+  solve, but with ``work_conserving`` (default) it may use GPUs left after all shares. Solves
+  and mid-round passes: :mod:`engine.policies.gavel.share_rounds`.
 - Exact LP over classes of identical jobs, plus a small efficiency term (see the LP module).
 
 Under ``RoundConfig.gavel_rules`` (the Gavel-compatible preset) the policy instead runs Gavel's

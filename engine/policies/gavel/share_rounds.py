@@ -145,12 +145,11 @@ class ShareRounds:
             granted_pos, granted_cols = grant_in_order(
                 book, indices, ranked_pos, ranked_cols, True, free
             )
-            allocation.update(
-                grant_each(
-                    late, granted_pos, granted_cols, left, book.round_cells, self._grants,
-                    self.worker_types,
-                )  # fmt: skip
-            )
+            late_grants = grant_each(
+                late, granted_pos, granted_cols, left, book.round_cells, self._grants,
+                self.worker_types,
+            )  # fmt: skip
+            allocation.update(late_grants)
         return allocation
 
     def _still_waiting(self) -> list[bool]:
