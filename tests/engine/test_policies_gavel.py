@@ -219,8 +219,8 @@ def test_lp_is_resolved_only_after_the_reallocation_interval(
     before all arrivals are in (at the first round), then at most every 1920 s."""
     calls: list[int] = []
 
-    # Gavel's program: _solve; the class LP: _class_shares (overriding _solve would bypass it)
-    spy_gavel_maxmin(monkeypatch, "_solve", lambda args: calls.append(1))
+    # Gavel's program: _solve_gavel; the class LP: _class_shares
+    spy_gavel_maxmin(monkeypatch, "_solve_gavel", lambda args: calls.append(1))
     jobs = jobs_frame(*((f"j{i}", 50 * i, RESNET50, 1, 3000 * RATE) for i in range(20)))
     base = ScenarioConfig(cluster=cluster(("v100", 1, 4, "r0")))
     simulate(jobs, gavel_compatible(base), PolicySpec("gavel_maxmin"), MATRIX)

@@ -53,6 +53,10 @@ class GavelFifo(GavelMaxMin):
         self._types: dict[int, tuple[int, int]] = {}  # job index -> (type column, GPUs)
         self._by_name = sorted(range(len(self.worker_types)), key=self.worker_types.__getitem__)
 
+    def _solve_gavel(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
+        """Gavel's FIFO solves as ours does (:meth:`_solve`)."""
+        return self._solve(now_s, active, rows)
+
     def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
         """X: 1 on the job's assigned type, else 0."""
         throughputs = self.book.throughputs(rows)

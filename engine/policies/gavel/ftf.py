@@ -82,8 +82,6 @@ class GavelFinishTimeFairness(GavelMaxMin):
         elapsed_s = np.array([now_s - job.arrival_s for job in active])
         remaining = np.array([job.remaining_steps for job in active])
         throughputs = book.throughputs(rows)
-        if self.gavel_rules:
-            return self._gavel_solve(active, throughputs, elapsed_s, remaining)
         shares, _ = solve_finish_time_fairness(
             throughputs,
             book.scale_factors(rows),
@@ -96,16 +94,13 @@ class GavelFinishTimeFairness(GavelMaxMin):
         )
         return shares
 
-    def _gavel_solve(
-        self,
-        active: list[JobState],
-        throughputs: np.ndarray,
-        elapsed_s: np.ndarray,
-        remaining: np.ndarray,
-    ) -> np.ndarray:
+    def _solve_gavel(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
         """Gavel's program with Gavel's solver (module docstring; :mod:`.ecos`)."""
+        elapsed_s = np.array([now_s - job.arrival_s for job in active])
+        remaining = np.array([job.remaining_steps for job in active])
+        throughputs = self.book.throughputs(rows)
         if not self.heterogeneity_aware:
-            throughputs = self._reference_throughputs(throughputs)
+            throughputs = self._reference_throughputs(throughputs, every_type=True)
         scale_factors = self.book.scale_factors([job.index for job in active])
         isolated_s = self._gavel_isolated_s(active, throughputs, remaining)
         shares = finish_time_fairness_shares(

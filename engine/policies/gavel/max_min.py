@@ -115,9 +115,8 @@ class GavelMaxMin(Policy):
         self.probe_solver = HighsSolver()  # finish-time fairness's and min total duration's LPs
         self._class_coefficients = np.zeros((0, len(self.worker_types)))
         self._class_scale_factors = np.zeros(0)  # GPUs per job of each class (_class_table)
-        self.gavel_rules = context.rounds.gavel_rules
         self.mechanism: RoundMechanism
-        if self.gavel_rules:
+        if context.rounds.gavel_rules:
             self.mechanism = GavelQueues(
                 self.worker_types,
                 self.capacity,
@@ -127,7 +126,7 @@ class GavelMaxMin(Policy):
                 context.rng,
                 skip_zero_priority=self.skips_zero_priority,
                 book=self.book,
-                solve=self._solve,
+                solve=self._solve_gavel,
             )
         else:
             self.mechanism = ShareRounds(
@@ -157,20 +156,24 @@ class GavelMaxMin(Policy):
             self.book.set_shares(rows, self._solve(now_s, active, rows))
 
     def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
-        """Time shares X, shape (len(rows), worker types): the max-min LP (under
-        ``gavel_rules`` Gavel's program over every pair, with Gavel's solver, :mod:`.ecos`)."""
-        book = self.book
-        if self.gavel_rules:
-            coefficients = max_min_coefficients_all_pairs(
-                book.throughputs(rows),
-                book.scale_factors(rows),
-                book.priority_weights(rows),
-                self.capacity,
-                self.heterogeneity_aware,
-            )
-            return max_min_shares(coefficients, book.scale_factors(rows), self.capacity)
+        """Time shares X, shape (len(rows), worker types): our LP (max-min: the class LP),
+        the program our share rounds serve."""
         present, class_shares = self._class_shares(rows)
-        return class_shares[np.searchsorted(present, book.class_ids(rows))]
+        return class_shares[np.searchsorted(present, self.book.class_ids(rows))]
+
+    def _solve_gavel(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
+        """:meth:`_solve` as Gavel's simulator solves it, the program Gavel's queues serve
+        (max-min: Gavel's program over every (job, type) pair, with Gavel's solver, ECOS,
+        :mod:`engine.policies.gavel.ecos`)."""
+        book = self.book
+        coefficients = max_min_coefficients_all_pairs(
+            book.throughputs(rows),
+            book.scale_factors(rows),
+            book.priority_weights(rows),
+            self.capacity,
+            self.heterogeneity_aware,
+        )
+        return max_min_shares(coefficients, book.scale_factors(rows), self.capacity)
 
     def _class_shares(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The max-min LP over the classes of the jobs ``rows``: the classes present (P,),
@@ -200,15 +203,16 @@ class GavelMaxMin(Policy):
             self._class_scale_factors = book.scale_factors(book.class_rows)
         return self._class_coefficients, self._class_scale_factors
 
-    def _reference_throughputs(self, throughputs: np.ndarray) -> np.ndarray:
+    def _reference_throughputs(self, throughputs: np.ndarray, every_type: bool) -> np.ndarray:
         """(n, K) the job's V100 (else fastest-type) throughput on every type it fits: how
         Gavel's agnostic finish-time-fairness and min-total-duration policies see the jobs
-        (under ``gavel_rules`` on every type, as Gavel does, even where the job does not run)."""
+        (``every_type``: on every type, even where the job does not run, as Gavel's simulator
+        does)."""
         if "v100" in self.worker_types:
             reference = throughputs[:, self.worker_types.index("v100")]
         else:
             reference = throughputs.max(axis=1)
-        if self.gavel_rules:  # Gavel: on every type, even where the job does not run
+        if every_type:
             return np.repeat(reference[:, None], throughputs.shape[1], axis=1)
         return np.where(throughputs > 0, reference[:, None], 0.0)
 
