@@ -52,7 +52,7 @@ def _policy_shares(
         for j in range(tput.shape[0])
     ]  # fmt: skip
     indices = [job.index for job in jobs]
-    policy.book.register_indices(indices, jobs)
+    policy.book.register(indices, jobs)
     policy._store_shares(0.0, jobs, indices)  # what the share rounds call at a solve
     return np.array([policy.book.share_rows[j] for j in indices])
 

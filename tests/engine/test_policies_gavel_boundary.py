@@ -36,7 +36,7 @@ def _book(seed: int, n: int, num_types: int, aware: bool) -> tuple[RoundBook, li
     rows = np.sort(rng.choice(200, n, replace=False)).tolist()
     tputs = rng.choice([0.0, 1.0, 2.0], (n, num_types)).tolist()
     jobs = [_job(row, tputs[i], int(rng.choice([1, 2, 4]))) for i, row in enumerate(rows)]
-    book.register(jobs)
+    book.register([job.index for job in jobs], jobs)
     for _ in range(2):
         solved = np.array([row for row in rows if rng.random() < 0.8], dtype=np.int64)
         shares = rng.choice([0.0, 0.0, 1e-10, 0.1, 0.2, 0.5], (solved.size, num_types))
@@ -83,7 +83,7 @@ def test_boundary_by_hand() -> None:
     the zero-share pairs follow job by job: a@K80 (2 GPUs: no), c@V100 (1 left), done."""
     book = RoundBook(["v100", "k80"], np.array([2.0, 1.0]), True)
     jobs = [_job(0, [2.0, 1.0], 2), _job(1, [2.0, 1.0]), _job(2, [2.0, 1.0])]
-    book.register(jobs)
+    book.register([job.index for job in jobs], jobs)
     book.set_shares(np.array([0, 1]), np.array([[0.5, 0.0], [0.5, 0.0]]))
     book.in_system[0] = book.in_system[1] = 2.0
     book.round_cells[0] = 1.0  # a: 1 round of 2 on the V100

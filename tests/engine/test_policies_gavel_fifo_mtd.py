@@ -50,7 +50,7 @@ def _jobs(*scale_factors: int) -> list[JobState]:
 def _types(policy: GavelFifoRandom, jobs: list[JobState]) -> dict[str, str]:
     """Job id -> assigned worker type, from one solve."""
     indices = [job.index for job in jobs]
-    policy.book.register_indices(indices, jobs)
+    policy.book.register(indices, jobs)
     shares = policy._solve(0.0, jobs, np.array(indices))
     return {
         job.job_id: policy.worker_types[int(np.argmax(row))]

@@ -122,7 +122,7 @@ def test_registered_rows_match_the_vectorized_definitions() -> None:
             for i in range(60)
         ]  # fmt: skip
         for start in range(0, 60, 7):  # jobs first seen a few at a time
-            book.register(jobs[start : start + 7])
+            book.register(list(range(start, min(start + 7, 60))), jobs[start : start + 7])
         fits = fit_mask(tput, sfs.astype(float), capacity)
         assert np.array_equal(fits_of(book, np.arange(60)), fits)
         speed_order = np.argsort(-tput, axis=1, kind="stable")

@@ -102,7 +102,7 @@ def _book(
                  {wt: float(tputs[i, k]) for k, wt in enumerate(types) if tputs[i, k] > 0}, 1.0)
         for i, row in enumerate(rows.tolist())
     ]  # fmt: skip
-    book.register(jobs)
+    book.register([job.index for job in jobs], jobs)
     shares = rng.choice([0.0, 0.0, 0.1, 0.2, 0.5], (n, num_types))
     book.set_shares(rows, shares * fits_of(book, rows))
     for row in rows.tolist():
@@ -269,7 +269,7 @@ def test_grant_in_order_is_the_plain_pass_over_eligible_jobs(
     ]  # fmt: skip
     book = RoundBook(types, np.full(3, 8.0), True)
     indices = [job.index for job in jobs]
-    book.register_indices(indices, jobs)
+    book.register(indices, jobs)
     eligible = [data.draw(st.booleans()) for _ in jobs]
     keep = [i for i in range(len(pos)) if eligible[pos[i]]]
     expected_free = list(free)

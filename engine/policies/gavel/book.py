@@ -95,13 +95,9 @@ class RoundBook:
         self.zero_cols.extend([()] * more)
         self.column_ids.extend([0] * more)
 
-    def register(self, active: list[JobState]) -> None:
-        """Records the jobs of ``active`` (sorted by index) seen for the first time."""
-        if active and active[-1].index >= self._known_below:
-            self.register_indices([job.index for job in active], active)
-
-    def register_indices(self, indices: list[int], active: list[JobState]) -> None:
-        """Records the jobs seen for the first time (``indices[i]`` is ``active[i].index``)."""
+    def register(self, indices: list[int], active: list[JobState]) -> None:
+        """Records the jobs seen for the first time (``indices[i]`` is ``active[i].index``):
+        their static rows and class labels."""
         top = -1
         for index in indices:
             if index > top:

@@ -118,7 +118,7 @@ class GavelQueues:
         """One round (Gavel's loop calls the policy at round boundaries only): re-solve if
         due, then walk the queues."""
         jobs, indices = active_in_order(state.waiting, state.running)
-        self.book.register_indices(indices, jobs)  # jobs seen first get their static rows
+        self.book.register(indices, jobs)  # jobs seen first get their static rows
         return self.decide(state.now_s, jobs, indices)
 
     def decide(self, now_s: float, jobs: list[JobState], indices: list[int]) -> Allocation:

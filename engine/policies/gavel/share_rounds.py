@@ -96,7 +96,7 @@ class ShareRounds:
         if not jobs:
             return {}
         book = self.book
-        book.register_indices(indices, jobs)
+        book.register(indices, jobs)
         self._maybe_solve(state.now_s, jobs, indices)
         # the pairs with a share in priority order; each job's round in the system counted
         ranked_pos, ranked_cols = ranked_pairs(book, indices, True)
@@ -140,7 +140,7 @@ class ShareRounds:
         self._late = late
         if late and self.work_conserving and sum(free) > 0:
             indices = [job.index for job in late]
-            book.register_indices(indices, late)
+            book.register(indices, late)
             ranked_pos, ranked_cols = ranked_pairs(book, indices, False)
             granted_pos, granted_cols = grant_in_order(
                 book, indices, ranked_pos, ranked_cols, True, free
