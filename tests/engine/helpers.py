@@ -40,7 +40,7 @@ def spy_gavel_maxmin(
 ) -> None:
     """Registers, for the test, a ``gavel_maxmin`` whose ``method`` (of GavelMaxMin) passes its
     arguments to ``record`` first: an interpreted subclass, since compiled methods cannot be
-    monkeypatched (engine.native). Overriding ``_solve`` turns off the by-class LP path."""
+    monkeypatched (engine.native). The LP path stays the class's own (``solves_by_class``)."""
     from engine.policies.gavel.max_min import GavelMaxMin, GavelMaxMinAware
 
     real = getattr(GavelMaxMin, method)

@@ -5,7 +5,7 @@ the Gavel-compatible preset on Gavel's cluster (one GPU per server). Targets: th
 heterogeneity-aware policies within 2% of Gavel's average JCT and 5% of its makespan; those that
 draw random numbers (Gavel's FIFO, the agnostic policies) within 5% of its average JCT, taking
 our mean over 5 seeds (Gavel's random stream is its own). Nothing here is fitted: the preset
-models Gavel's rules (engine/micro_tasks.py, engine/policies/gavel/queues.py and ecos.py).
+models Gavel's rules (engine/lease_rounds.py, engine/policies/gavel/queues.py and ecos.py).
 """
 
 from __future__ import annotations

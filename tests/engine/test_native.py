@@ -54,7 +54,7 @@ CONGESTED = NetworkConfig(
                 CongestionEpisode(86_400.0, 172_800.0, 2.0, "inter_node")),
 )  # fmt: skip
 # (policy, scenario): the loops the compiled modules run: a non-preemptive event loop, rounds with
-# restarts, the engine's own mid-round starts, Gavel's round loop (micro_tasks) and queues, copies
+# restarts, the engine's own mid-round starts, Gavel's round loop (lease_rounds) and queues, copies
 # grants, and Gavel's priority order, greedy pass and mid-round pairs (gavel rounds, pairs), and
 # node failures with spares, rack failures and checkpoints (engine.faults); and busy: 96 GPUs
 # (larger jobs dropped), arrivals 10x as often, where LAS preempts 162 times (74 with requeue),

@@ -8,13 +8,16 @@ import pytest
 from scipy.optimize import linprog
 
 from engine.config import PolicySpec, RoundConfig, ScenarioConfig
+from engine.policies.base import PolicyContext, get_policy
+from engine.policies.gavel import book as _gavel_book
 from engine.policies.gavel import highs as _gavel_highs
-from engine.policies.gavel import rounds as _gavel_rounds
-from engine.policies.gavel.lp import max_min_coefficients, solve_max_min
+from engine.policies.gavel.lp import max_min_coefficients
 from engine.presets import gavel_compatible
 from engine.simulator import simulate
+from engine.state import JobState
 from engine.throughput import load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame, spy_gavel_maxmin
+from tests.engine.reference.gavel_rounds import solve_max_min
 
 MATRIX = load_matrix()
 RATE = MATRIX.steps_per_s(RESNET50, "v100", 1)
@@ -24,6 +27,34 @@ RATE = MATRIX.steps_per_s(RESNET50, "v100", 1)
 TPUT = np.array([[10.0, 1.0], [10.0, 1.0], [2.0, 1.0], [2.0, 1.0]])
 ONES = np.ones(4)
 CAPACITY = np.array([1.0, 1.0])
+TYPES = ("v100", "k80", "p100")
+
+
+def _policy_shares(
+    tput: np.ndarray,
+    sfs: np.ndarray,
+    weights: np.ndarray,
+    capacity: np.ndarray,
+    aware: bool,
+    epsilon: float = 1e-3,
+) -> np.ndarray:
+    """(n, K) the shares the registered max-min policy stores for jobs of these throughputs
+    (rows; columns: ``TYPES`` in order), GPUs and weights at its first solve on a cluster of
+    ``capacity`` one-GPU nodes per type: the policy's own path (book, class table, class LP)."""
+    types = TYPES[: tput.shape[1]]
+    spec = cluster(*((wt, 1, int(gpus), "r0") for wt, gpus in zip(types, capacity, strict=True)))
+    context = PolicyContext(spec, RoundConfig(), np.random.default_rng(0), matrix=MATRIX)
+    policy_class = get_policy("gavel_maxmin" if aware else "gavel_maxmin_agnostic")
+    policy = policy_class(policy_class.Params(efficiency_epsilon=epsilon), context)
+    jobs = [
+        JobState(j, f"j{j}", 0.0, "t", int(sfs[j]), 1e9, float(weights[j]),
+                 dict(zip(types, tput[j].tolist(), strict=True)), 0.0)
+        for j in range(tput.shape[0])
+    ]  # fmt: skip
+    indices = [job.index for job in jobs]
+    policy.book.register(indices, jobs)
+    policy._store_shares(0.0, jobs, indices)  # what the share rounds call at a solve
+    return np.array([policy.book.share_rows[j] for j in indices])
 
 
 def test_aware_lp_gives_each_job_the_type_where_it_is_relatively_faster() -> None:
@@ -32,7 +63,7 @@ def test_aware_lp_gives_each_job_the_type_where_it_is_relatively_faster() -> Non
     rho_A = 10 (1/2 - b) / 5.5 = rho_B = (2 b + 1/2) / 1.5  =>  b = 19/104, rho = 15/26.
     """
     coefficients = max_min_coefficients(TPUT, ONES, ONES, CAPACITY, heterogeneity_aware=True)
-    shares = solve_max_min(coefficients, ONES, CAPACITY)
+    shares = _policy_shares(TPUT, ONES, ONES, CAPACITY, aware=True)
     b = 19 / 104
     expected = np.array([[0.5 - b, 0], [0.5 - b, 0], [b, 0.5], [b, 0.5]])
     np.testing.assert_allclose(shares, expected, atol=1e-7)
@@ -41,8 +72,7 @@ def test_aware_lp_gives_each_job_the_type_where_it_is_relatively_faster() -> Non
 
 def test_agnostic_lp_gives_equal_shares() -> None:
     """Speed ignored: 2 GPUs over 4 one-GPU jobs is a 1/2 time share each, all GPUs used."""
-    coefficients = max_min_coefficients(TPUT, ONES, ONES, CAPACITY, heterogeneity_aware=False)
-    shares = solve_max_min(coefficients, ONES, CAPACITY)
+    shares = _policy_shares(TPUT, ONES, ONES, CAPACITY, aware=False)
     np.testing.assert_allclose(shares.sum(axis=1), 0.5, atol=1e-7)
     np.testing.assert_allclose(shares.sum(axis=0), 1.0, atol=1e-7)
 
@@ -58,16 +88,14 @@ def test_agnostic_lp_weighs_scale_factor_and_priority() -> None:
     sfs = np.array([2.0, 1.0, 1.0])
     weights = np.array([1.0, 1.0, 2.0])
     for gpus, expected in ((2.0, [0.25, 0.5, 1.0]), (4.0, [1.0, 1.0, 1.0])):
-        capacity = np.array([gpus])
-        coefficients = max_min_coefficients(tput, sfs, weights, capacity, False)
-        shares = solve_max_min(coefficients, sfs, capacity)
+        shares = _policy_shares(tput, sfs, weights, np.array([gpus]), aware=False)
         np.testing.assert_allclose(shares[:, 0], expected, atol=1e-7)
 
 
 @pytest.mark.parametrize("aware", [True, False])
 def test_class_lp_reaches_the_per_job_lp_optimum(aware: bool) -> None:
-    """Solving over classes of identical jobs loses nothing: same max-min value as a dense
-    LP with one share row per job."""
+    """Solving over classes of identical jobs (the policy's own path) loses nothing: same
+    max-min value as a dense LP with one share row per job."""
     rng = np.random.default_rng(7)
     n, capacity = 40, np.array([8.0, 8.0, 4.0])
     kinds = rng.uniform(0.5, 4.0, (6, 3))
@@ -75,7 +103,7 @@ def test_class_lp_reaches_the_per_job_lp_optimum(aware: bool) -> None:
     tput[rng.random((n, 3)) < 0.1] = 0.0
     sfs = rng.choice([1.0, 2.0, 4.0], n)
     coefficients = max_min_coefficients(tput, sfs, np.ones(n), capacity, aware)
-    shares = solve_max_min(coefficients, sfs, capacity, epsilon=0.0)
+    shares = _policy_shares(tput, sfs, np.ones(n), capacity, aware, epsilon=0.0)
     value = (coefficients * shares).sum(axis=1)[coefficients.sum(axis=1) > 0].min()
     assert value == pytest.approx(_dense_max_min(coefficients, sfs, capacity), rel=1e-6)
     one_per_job = solve_max_min(coefficients, sfs, capacity, epsilon=0.0, class_ids=np.arange(n))
@@ -178,7 +206,7 @@ def test_gavel_completes_every_job_on_a_mixed_cluster(name: str, compatible: boo
 
 def test_book_arrays_grow_mid_round(monkeypatch: pytest.MonkeyPatch) -> None:
     """Per-job arrays start tiny here, so late arrivals regrow them inside a mid-round pass."""
-    monkeypatch.setattr(_gavel_rounds, "_INITIAL_ROWS", 2)
+    monkeypatch.setattr(_gavel_book, "_INITIAL_ROWS", 2)
     config = ScenarioConfig(cluster=cluster(("v100", 1, 4, "r0"), ("k80", 1, 4, "r0")))
     result = simulate(_mixed_jobs(30, seed=5), config, PolicySpec("gavel_maxmin"), MATRIX)
     assert result.jobs["completion_s"].notna().all()
@@ -191,8 +219,8 @@ def test_lp_is_resolved_only_after_the_reallocation_interval(
     before all arrivals are in (at the first round), then at most every 1920 s."""
     calls: list[int] = []
 
-    # Gavel's program: _solve; the class LP: _class_shares (overriding _solve would bypass it)
-    spy_gavel_maxmin(monkeypatch, "_solve", lambda args: calls.append(1))
+    # Gavel's program: _solve_gavel; the class LP: _class_shares
+    spy_gavel_maxmin(monkeypatch, "_solve_gavel", lambda args: calls.append(1))
     jobs = jobs_frame(*((f"j{i}", 50 * i, RESNET50, 1, 3000 * RATE) for i in range(20)))
     base = ScenarioConfig(cluster=cluster(("v100", 1, 4, "r0")))
     simulate(jobs, gavel_compatible(base), PolicySpec("gavel_maxmin"), MATRIX)

@@ -1,10 +1,10 @@
-"""Gavel max-min's round boundary fast path (engine.policies.gavel.boundary) against the plain
-rule: the full pair list of ``priority_pairs`` walked by ``greedy_grants``.
+"""Gavel's rank-then-grant rule (engine.policies.gavel.priority) against the plain reference:
+the full pair list of ``priority_pairs`` walked by ``greedy_grants`` (tests/engine/reference/).
 
 Each shortcut (ranking only the pairs with a share, the zero-share pairs walked job by job,
-the full list built later, rounds counted in the ranking walk, the active jobs kept from
-arrivals and completions, the share and zero columns kept per row) must give exactly what
-the plain rule gives.
+rounds counted in the ranking walk, the active jobs kept from arrivals and completions, the
+share and zero columns kept per row, the mid-round passes over the boundary's ranking) must
+give exactly what the plain rule gives.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.policies.gavel import boundary
-from engine.policies.gavel.pairs import RoundPairs, greedy_grants
-from engine.policies.gavel.rounds import RoundBook, active_in_order, priority_pairs
+from engine.policies.gavel import priority
+from engine.policies.gavel.book import RoundBook
+from engine.policies.gavel.priority import active_in_order
 from engine.state import JobState
+from tests.engine.reference.gavel_rounds import fits_of, greedy_grants, priority_pairs
 
 TYPES = ["v100", "p100", "k80"]
 
@@ -35,11 +36,11 @@ def _book(seed: int, n: int, num_types: int, aware: bool) -> tuple[RoundBook, li
     rows = np.sort(rng.choice(200, n, replace=False)).tolist()
     tputs = rng.choice([0.0, 1.0, 2.0], (n, num_types)).tolist()
     jobs = [_job(row, tputs[i], int(rng.choice([1, 2, 4]))) for i, row in enumerate(rows)]
-    book.register(jobs)
+    book.register([job.index for job in jobs], jobs)
     for _ in range(2):
         solved = np.array([row for row in rows if rng.random() < 0.8], dtype=np.int64)
         shares = rng.choice([0.0, 0.0, 1e-10, 0.1, 0.2, 0.5], (solved.size, num_types))
-        book.set_shares(solved, shares * book.fits[solved])
+        book.set_shares(solved, shares * fits_of(book, solved))
     for row in rows:
         book.in_system[row] = float(rng.choice([0.0, 1.0, 3.0]))
         for col in range(num_types):
@@ -59,24 +60,19 @@ def _book(seed: int, n: int, num_types: int, aware: bool) -> tuple[RoundBook, li
 def test_boundary_is_the_pass_over_priority_pairs(
     seed: int, n: int, num_types: int, aware: bool, work_conserving: bool, free: list[int]
 ) -> None:
-    """The ranked pairs plus the zero-share pairs are priority_pairs' list; the boundary's
-    grants and free GPUs are greedy_grants' over it; counting the round adds one to each row."""
+    """The boundary's grants and free GPUs are greedy_grants' over priority_pairs' list;
+    counting the round adds one to each row."""
     book, rows = _book(seed, n, num_types, aware)
     indices = rows[::2] + rows[1::2][:3]  # jobs gone, and some back out of order
     indices.sort()
     pos, cols, sfs = priority_pairs(book, indices, work_conserving, aware)
     before = list(book.in_system)
-    ranked_pos, ranked_cols = boundary.ranked_pairs(book, indices, True)
-    assert boundary.full_pairs(book, indices, ranked_pos, ranked_cols, work_conserving) == (
-        pos, cols, sfs,
-    )  # fmt: skip
+    ranked_pos, ranked_cols = priority.ranked_pairs(book, indices, True)
     expected = [before[row] + (1.0 if row in indices else 0.0) for row in range(len(before))]
     assert book.in_system == expected
     left, expected_left = free[:num_types], free[:num_types]
     granted = greedy_grants(pos, cols, sfs, expected_left)
-    got = boundary.boundary_grants(
-        book, indices, ranked_pos, ranked_cols, work_conserving, left
-    )  # fmt: skip
+    got = priority.grant_in_order(book, indices, ranked_pos, ranked_cols, work_conserving, left)
     assert got == ([pos[i] for i in granted], [cols[i] for i in granted])
     assert left == expected_left
 
@@ -87,14 +83,14 @@ def test_boundary_by_hand() -> None:
     the zero-share pairs follow job by job: a@K80 (2 GPUs: no), c@V100 (1 left), done."""
     book = RoundBook(["v100", "k80"], np.array([2.0, 1.0]), True)
     jobs = [_job(0, [2.0, 1.0], 2), _job(1, [2.0, 1.0]), _job(2, [2.0, 1.0])]
-    book.register(jobs)
+    book.register([job.index for job in jobs], jobs)
     book.set_shares(np.array([0, 1]), np.array([[0.5, 0.0], [0.5, 0.0]]))
     book.in_system[0] = book.in_system[1] = 2.0
     book.round_cells[0] = 1.0  # a: 1 round of 2 on the V100
-    ranked = boundary.ranked_pairs(book, [0, 1, 2], False)
+    ranked = priority.ranked_pairs(book, [0, 1, 2], False)
     assert ranked == ([1, 0], [0, 0])
     free = [2, 1]
-    assert boundary.boundary_grants(book, [0, 1, 2], *ranked, True, free) == ([1, 2], [0, 0])
+    assert priority.grant_in_order(book, [0, 1, 2], *ranked, True, free) == ([1, 2], [0, 0])
     assert free == [0, 1]
 
 
@@ -132,7 +128,7 @@ def test_active_jobs_are_the_sorted_waiting_and_running(
     """Boundary after boundary, with arrivals (some reported by mid-round calls, some not
     reported at all: the count tells), jobs finishing (some that arrived since the last
     boundary) and jobs moving between waiting and running: the kept list is active_in_order's."""
-    active = boundary.ActiveJobs()
+    active = priority.ActiveJobs()
     jobs: list[JobState] = []
     waiting: dict[int, JobState] = {}
     running: dict[int, JobState] = {}
@@ -160,26 +156,27 @@ def test_active_jobs_are_the_sorted_waiting_and_running(
     work_conserving=st.booleans(),
     passes=st.lists(st.lists(st.integers(0, 6), min_size=3, max_size=3), max_size=4),
 )
-def test_mid_round_pairs_of_the_waiting_jobs_grant_as_the_full_list(
+def test_mid_round_passes_grant_as_the_full_list(
     seed: int, n: int, work_conserving: bool, passes: list[list[int]]
 ) -> None:
-    """A round's mid-round passes over the pairs of the jobs waiting at the first pass grant
-    the same (job, type) pairs, pass after pass, as those over priority_pairs' full list."""
+    """A round's mid-round passes (the boundary's ranking, the waiting jobs only) grant the
+    same (job, type) pairs, pass after pass, as greedy_grants over priority_pairs' full list
+    of the waiting jobs; jobs granted by a pass wait no more."""
     book, rows = _book(seed, n, 3, bool(seed % 2))
     rng = np.random.default_rng(seed)
-    jobs = [_job(row, [1.0]) for row in rows]
-    for job in jobs:
-        if rng.random() < 0.4:
-            job.completion_s = 0.0  # not waiting (as if running)
-    ranked_pos, ranked_cols = boundary.ranked_pairs(book, rows, False)
-    full = RoundPairs(jobs, *priority_pairs(book, rows, work_conserving, bool(seed % 2)))
-    waiting = [job.completion_s is None for job in jobs]
-    pairs = boundary.waiting_pairs(book, waiting, rows, ranked_pos, ranked_cols, work_conserving)
-    kept = RoundPairs(jobs, *pairs)
+    waiting = [rng.random() >= 0.4 for _ in rows]  # the others run
+    ranked_pos, ranked_cols = priority.ranked_pairs(book, rows, False)
+    pos, cols, sfs = priority_pairs(book, rows, work_conserving, bool(seed % 2))
     for free in passes:
         expected_free, left = list(free), list(free)
-        expected = [(full.pos[i], full.cols[i]) for i in full.grants(expected_free)]
-        assert [(kept.pos[i], kept.cols[i]) for i in kept.grants(left)] == expected
+        keep = [i for i in range(len(pos)) if waiting[pos[i]]]
+        granted = greedy_grants([pos[i] for i in keep], [cols[i] for i in keep],
+                                [sfs[i] for i in keep], expected_free)  # fmt: skip
+        expected = ([pos[keep[i]] for i in granted], [cols[keep[i]] for i in granted])
+        got = priority.grant_in_order(
+            book, rows, ranked_pos, ranked_cols, work_conserving, left, list(waiting)
+        )
+        assert got == expected
         assert left == expected_free
-        for p, _ in expected:
-            jobs[p].completion_s = 0.0  # started
+        for p in got[0]:
+            waiting[p] = False  # started

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.class_model import ClassModel
-from engine.policies.gavel.highs import CscMatrix, HighsSolver, model_arrays
+from engine.policies.gavel.highs import HighsSolver, LinearProgram
 from engine.policies.gavel.lp import max_min_coefficients
 
 
@@ -141,7 +141,7 @@ def test_oldest_solution_and_model_dropped_first() -> None:
 class _BrokenBindings(HighsSolver):
     """A solver whose direct HiGHS call fails as changed bindings would (TypeError)."""
 
-    def _run(self, arrays: list[Any], start: Any = None) -> list[float] | None:
+    def _run(self, model: LinearProgram, start: Any = None) -> list[float] | None:
         raise TypeError("changed bindings")
 
 
@@ -155,21 +155,15 @@ def test_kept_buffer_solve_falls_back_to_linprog() -> None:
     assert through_linprog.shape == (2, 2) and through_linprog[1, 1] == 0.0
 
 
-def test_kept_highs_arrays_are_model_arrays_of_the_lp() -> None:
-    """The arrays the class model passes HiGHS (built without conversions) are, item for item
-    and dtype for dtype, what model_arrays makes of the same LP."""
+def test_kept_model_is_the_lp_of_its_counts() -> None:
+    """After a solve, the kept model HiGHS was passed holds, byte for byte, the costs and
+    matrix entries the LP of those counts has (:meth:`ClassModel.objective`, ``data``)."""
     coefficients = np.array([[2.0, 0.5], [3.0, 0.0], [0.0, 0.0]])
     model = ClassModel(coefficients, np.array([1.0, 2.0, 1.0]), np.array([4.0, 8.0]), 0.1)
-    counts = np.array([3, 2, 5])
-    model.solve(counts, HighsSolver())  # writes the entries and costs of these counts
-    live_counts = counts[model.live]
-    data, objective = model.data(live_counts), model.objective(live_counts)
-    matrix = CscMatrix(model.indptr, model.indices, data, model.num_rows)
-    expected = model_arrays(objective, matrix, model.b_ub, model.upper)
-    kept = model._arrays
-    assert expected is not None and kept is not None and len(kept) == len(expected)
-    for item, want in zip(kept, expected, strict=True):
-        if isinstance(want, np.ndarray):
-            assert item.dtype == want.dtype and item.tobytes() == want.tobytes()
-        else:
-            assert type(item) is type(want) and item == want
+    for counts in (np.array([3, 2, 5]), np.array([1, 4, 5])):
+        model.solve(counts, HighsSolver())  # writes the entries and costs of these counts
+        live_counts = counts[model.live]
+        kept = model.model
+        assert kept.objective.tobytes() == model.objective(live_counts).tobytes()
+        assert kept.matrix.data.tobytes() == model.data(live_counts).tobytes()
+        assert kept.b_ub is model.b_ub and kept.upper is model.upper

@@ -49,7 +49,9 @@ def _jobs(*scale_factors: int) -> list[JobState]:
 
 def _types(policy: GavelFifoRandom, jobs: list[JobState]) -> dict[str, str]:
     """Job id -> assigned worker type, from one solve."""
-    shares = policy._solve(0.0, jobs, policy.book.rows(jobs))
+    indices = [job.index for job in jobs]
+    policy.book.register(indices, jobs)
+    shares = policy._solve(0.0, jobs, np.array(indices))
     return {
         job.job_id: policy.worker_types[int(np.argmax(row))]
         for job, row in zip(jobs, shares, strict=True)

@@ -1,8 +1,8 @@
 """Gavel's Python-list fast paths against their numpy (or plain) definitions (issue 11).
 
-Gavel's per-type queues are ranked in Python lists, RoundPairs skips the pairs of jobs no
-longer waiting inside the greedy pass, the random type order shuffles a list, and the round
-book registers jobs one at a time in Python. Each must give exactly what the other form gives.
+Gavel's per-type queues are ranked in Python lists, the random type order shuffles a list,
+and the round book registers jobs one at a time in Python. Each must give exactly what the
+other form gives.
 """
 
 from __future__ import annotations
@@ -10,13 +10,25 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from engine.policies.gavel.book import RoundBook
 from engine.policies.gavel.lp import fit_mask
-from engine.policies.gavel.pairs import RoundPairs, greedy_grants
 from engine.policies.gavel.queues import GavelQueues, QueueRow
-from engine.policies.gavel.rounds import RoundBook
 from engine.state import JobState
+from tests.engine.reference.gavel_rounds import fits_of
 
 TYPES = ["v100", "p100", "k80"]
+
+
+def _gavel_queues(
+    capacity: np.ndarray, aware: bool, rng: np.random.Generator, skip_zero: bool = False
+) -> GavelQueues:
+    """Gavel's queues over ``TYPES`` (360 s rounds, 1920 s interval), with a book and no LP."""
+    book = RoundBook(TYPES, capacity, aware)
+
+    def no_solve(now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
+        raise AssertionError("these tests set the shares themselves")
+
+    return GavelQueues(TYPES, capacity, 360.0, 1920.0, aware, rng, skip_zero, book, no_solve)
 
 
 def _queues(
@@ -24,7 +36,7 @@ def _queues(
 ) -> tuple[GavelQueues, list[JobState], list[QueueRow]]:
     """Queues with random X, times, deficits and shares for ``n`` jobs (some ties, some zeros,
     some jobs without a row in X)."""
-    book = GavelQueues(TYPES, np.array([4.0, 4.0, 4.0]), 360.0, 1920.0, True, rng, skip_zero)
+    book = _gavel_queues(np.array([4.0, 4.0, 4.0]), True, rng, skip_zero)
     indices = np.sort(rng.choice(300, n, replace=False)).tolist()
     tputs = rng.choice([0.0, 1.0, 2.5], (n, 3))
     jobs = [
@@ -88,47 +100,11 @@ def _job(index: int, waiting: bool) -> JobState:
 
 def test_shuffled_type_order_draws_as_rng_permutation() -> None:
     """The list shuffle takes the draws rng.permutation takes (the agnostic policies' seeds)."""
-    book = GavelQueues(TYPES, np.ones(3), 360.0, 1920.0, False, np.random.default_rng(7))
+    book = _gavel_queues(np.ones(3), False, np.random.default_rng(7))
     reference = np.random.default_rng(7)
     for _ in range(500):
         assert book._type_order() == reference.permutation(3).tolist()
     assert book.rng.random() == reference.random()
-
-
-def _plain_pass_over_waiting(
-    jobs: list[JobState], pos: list[int], cols: list[int], sfs: list[float], free: list[int]
-) -> list[int]:
-    """The greedy pass over the pairs of waiting jobs only, as indices into the whole lists."""
-    keep = [i for i, p in enumerate(pos) if jobs[p].completion_s is None]
-    granted = greedy_grants([pos[i] for i in keep], [cols[i] for i in keep],
-                            [sfs[i] for i in keep], free)  # fmt: skip
-    return [keep[g] for g in granted]
-
-
-@pytest.mark.parametrize("num_jobs", [5, 40])
-def test_round_pairs_grant_as_the_pass_over_the_waiting_pairs(num_jobs: int) -> None:
-    """Pass after pass of a round, RoundPairs.grants (from lists or arrays) grants what the
-    greedy pass over the pairs of the jobs still waiting grants, and leaves the same GPUs free;
-    the jobs it granted stop waiting before the next pass, as the engine starts them."""
-    rng = np.random.default_rng(num_jobs)
-    for _ in range(50):
-        pos = rng.integers(0, num_jobs, 3 * num_jobs)
-        cols = rng.integers(0, 3, pos.size)
-        sfs = rng.choice([1.0, 2.0, 4.0], pos.size)
-        for given in ((pos, cols, sfs), (pos.tolist(), cols.tolist(), sfs.tolist())):
-            jobs = [_job(i, waiting=rng.random() < 0.6) for i in range(num_jobs)]
-            reference = [_job(i, waiting=job.completion_s is None) for i, job in enumerate(jobs)]
-            round_pairs = RoundPairs(jobs, *given)
-            for _ in range(4):
-                free = rng.integers(0, 5, 3).tolist()
-                expected_free = list(free)
-                expected = _plain_pass_over_waiting(
-                    reference, pos.tolist(), cols.tolist(), sfs.tolist(), expected_free
-                )
-                assert round_pairs.grants(free) == expected
-                assert free == expected_free
-                for i in expected:
-                    jobs[pos[i]].completion_s = reference[pos[i]].completion_s = 1.0
 
 
 def test_registered_rows_match_the_vectorized_definitions() -> None:
@@ -146,13 +122,15 @@ def test_registered_rows_match_the_vectorized_definitions() -> None:
             for i in range(60)
         ]  # fmt: skip
         for start in range(0, 60, 7):  # jobs first seen a few at a time
-            book.rows(jobs[start : start + 7])
+            book.register(list(range(start, min(start + 7, 60))), jobs[start : start + 7])
         fits = fit_mask(tput, sfs.astype(float), capacity)
-        assert np.array_equal(book.fits[:60], fits)
-        assert np.array_equal(book.speed_order[:60], np.argsort(-tput, axis=1, kind="stable"))
+        assert np.array_equal(fits_of(book, np.arange(60)), fits)
+        speed_order = np.argsort(-tput, axis=1, kind="stable")
+        fast = [tuple(col for col in speed_order[i].tolist() if fits[i, col]) for i in range(60)]
+        assert book.fast_cols[:60] == fast
         basis = tput if aware else fits
         keys = [(*basis[i].tolist(), float(sfs[i])) for i in range(60)]
         first = {key: keys.index(key) for key in keys}
         labels = sorted(set(first.values()))
         assert book.class_rows == labels
-        assert book.class_ids[:60].tolist() == [labels.index(first[key]) for key in keys]
+        assert book.labels[:60] == [labels.index(first[key]) for key in keys]

@@ -11,12 +11,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.policies.gavel import pairs, rounds
+from engine.policies.gavel import priority
+from engine.policies.gavel.book import RoundBook
 from engine.policies.gavel.class_lp import ClassMaxMin
-from engine.policies.gavel.lp import max_min_coefficients, solve_max_min
-from engine.policies.gavel.pairs import greedy_grants
-from engine.policies.gavel.rounds import RoundBook, priority_order
+from engine.policies.gavel.lp import max_min_coefficients
+from engine.policies.gavel.priority import grant_in_order, ranked_pairs
 from engine.state import JobState
+from tests.engine.reference.gavel_rounds import (
+    fits_of,
+    greedy_grants,
+    lex_order,
+    shares_of,
+    solve_max_min,
+)
 
 
 def _plain_greedy(
@@ -58,7 +65,8 @@ def _pairs(draw: st.DrawFn) -> tuple[list[int], list[int], list[int], list[int]]
 def test_greedy_grants_is_the_plain_pass(
     case: tuple[list[int], list[int], list[int], list[int]],
 ) -> None:
-    """Same grants and the same GPUs left as the loop over every pair, from numpy arrays."""
+    """The reference pass: same grants and the same GPUs left as the loop over every pair,
+    from numpy arrays."""
     pos, cols, sfs, free = case
     expected, expected_free = _plain_greedy(pos, cols, sfs, free)
     left = list(free)
@@ -94,9 +102,9 @@ def _book(
                  {wt: float(tputs[i, k]) for k, wt in enumerate(types) if tputs[i, k] > 0}, 1.0)
         for i, row in enumerate(rows.tolist())
     ]  # fmt: skip
-    book.register(jobs)
+    book.register([job.index for job in jobs], jobs)
     shares = rng.choice([0.0, 0.0, 0.1, 0.2, 0.5], (n, num_types))
-    book.set_shares(rows, shares * book.fits[rows])
+    book.set_shares(rows, shares * fits_of(book, rows))
     for row in rows.tolist():
         book.in_system[row] = float(rng.choice([0.0, 1.0, 3.0]))
         for col in range(num_types):
@@ -109,17 +117,17 @@ def _plain_order(
 ) -> list[tuple[int, int]]:
     """The priority order by its definition: one sort over every pair with the full key."""
     keys = []
-    shares, num_types = book.shares_of(rows), book.fits.shape[1]
+    shares, fits, num_types = shares_of(book, rows), fits_of(book, rows), book.num_types
     for p, row in enumerate(rows.tolist()):
         for col in range(num_types):
             share = shares[p, col]
-            if not book.fits[row, col] or (share <= 0 and not work_conserving):
+            if not fits[p, col] or (share <= 0 and not work_conserving):
                 continue
             present = book.in_system[row]
             held = book.round_cells[row * num_types + col]
             received = held / present if present > 0 else 0.0
             priority = share / received if received > 0 else (np.inf if share > 0 else 0.0)
-            tie = -book.throughputs[row, col] if aware else 0.0
+            tie = -book.throughput_rows[row][col] if aware else 0.0
             keys.append(((-priority, -share, p, tie, col), (p, col)))
     return [pair for _, pair in sorted(keys)]
 
@@ -135,11 +143,15 @@ def _plain_order(
 def test_priority_order_is_the_full_sort(
     seed: int, n: int, num_types: int, aware: bool, work_conserving: bool
 ) -> None:
-    """The ranked pairs (stable float sort, then the runs of equal priority by share) are the
-    one sort over every pair with the full key (priority, share, arrival, faster type)."""
+    """The ranked pairs (stable float sort, then the runs of equal priority by share), then
+    (work conserving) each job's zero-share columns in arrival order, are the one sort over
+    every pair with the full key (priority, share, arrival, faster type)."""
     book, rows = _book(np.random.default_rng(seed), n, num_types, aware)
-    pos, cols = priority_order(book, rows, work_conserving, aware)
-    got = list(zip(pos.tolist(), cols.tolist(), strict=True))
+    indices = rows.tolist()
+    pos, cols = ranked_pairs(book, indices, False)
+    got = list(zip(pos, cols, strict=True))
+    if work_conserving:
+        got += [(p, col) for p, row in enumerate(indices) for col in book.zero_cols[row]]
     assert got == _plain_order(book, rows, work_conserving, aware)
 
 
@@ -154,10 +166,10 @@ def test_priority_order_is_the_full_sort(
     )
 )
 def test_lex_order_is_numpy_lexsort(keys: list[tuple[float, float]]) -> None:
-    """Float sort plus run re-sort = lexsort by (primary, secondary, index), ties included."""
+    """The reference's float sort plus run re-sort = lexsort by (primary, secondary, index)."""
     primary, secondary = [k[0] for k in keys], [k[1] for k in keys]
     expected = np.lexsort((np.array(secondary), np.array(primary))).tolist() if keys else []
-    assert rounds._lex_order(primary, secondary) == expected
+    assert lex_order(primary, secondary) == expected
 
 
 def _lp_case(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -238,27 +250,33 @@ def _class_objective(shares: np.ndarray, coefficients: np.ndarray, counts: np.nd
     return float(level + weight * (counts[:, None] * coefficients * shares).sum())
 
 
-@settings(max_examples=200, deadline=None)
-@given(case=_pairs())
-def test_round_pairs_grant_what_the_greedy_pass_grants(
-    case: tuple[list[int], list[int], list[int], list[int]],
+@settings(max_examples=300, deadline=None)
+@given(case=_pairs(), data=st.data())
+def test_grant_in_order_is_the_plain_pass_over_eligible_jobs(
+    case: tuple[list[int], list[int], list[int], list[int]], data: st.DataObject
 ) -> None:
-    """Every job waiting: the mid-round pass (with its shortcut when no pair fits) grants the
-    greedy pass's pairs and leaves the same GPUs free."""
+    """The engine's greedy pass over pairs given in order (no zero-share pass) grants what the
+    loop over every pair of the eligible jobs grants (the mid-round rule) and leaves the same
+    GPUs free."""
     pos, cols, sfs, free = case
+    size_of = dict(zip(pos, sfs, strict=True))
+    num_jobs = max(pos, default=-1) + 1
+    types = ["v100", "p100", "k80"]
     jobs = [
-        JobState(i, f"j{i}", 0.0, "t", 1, 10.0, 1.0, {}, 1.0)
-        for i in range(max(pos, default=-1) + 1)
-    ]
-    round_pairs = pairs.RoundPairs(
-        jobs,
-        np.array(pos, dtype=int),
-        np.array(cols, dtype=int),
-        np.array(sfs, dtype=float),
-    )
+        JobState(2 * i, f"j{i}", 0.0, "t", size_of.get(i, 1), 10.0, 1.0, dict.fromkeys(types, 1.0),
+                 1.0)
+        for i in range(num_jobs)
+    ]  # fmt: skip
+    book = RoundBook(types, np.full(3, 8.0), True)
+    indices = [job.index for job in jobs]
+    book.register(indices, jobs)
+    eligible = [data.draw(st.booleans()) for _ in jobs]
+    keep = [i for i in range(len(pos)) if eligible[pos[i]]]
     expected_free = list(free)
-    expected = greedy_grants(pos, cols, sfs, expected_free)
-    assert round_pairs.grants(free) == expected
+    expected = greedy_grants([pos[i] for i in keep], [cols[i] for i in keep],
+                             [sfs[i] for i in keep], expected_free)  # fmt: skip
+    granted = grant_in_order(book, indices, pos, cols, False, free, eligible)
+    assert granted == ([pos[keep[i]] for i in expected], [cols[keep[i]] for i in expected])
     assert free == expected_free
 
 
@@ -272,7 +290,7 @@ def test_active_in_order_sorts_by_index(active: list[int], cut: int) -> None:
     index, as the engine numbers them in arrival order; the indices list matches."""
     waiting, running = active[:cut], active[cut:]
     jobs = {i: JobState(i, f"j{i}", 0.0, "t", 1, 10.0, 1.0, {}, 1.0) for i in waiting + running}
-    ordered, indices = rounds.active_in_order(
+    ordered, indices = priority.active_in_order(
         [jobs[i] for i in waiting], [jobs[i] for i in running]
     )
     assert indices == sorted(waiting + running)
@@ -289,7 +307,6 @@ def test_class_shares_are_the_per_job_scatter(seed: int, n: int, num_classes: in
     rng = np.random.default_rng(seed)
     book, rows = _book(rng, n, 3)
     labels = rng.integers(0, num_classes, n)
-    book.class_ids[rows] = labels
     for row, label in zip(rows.tolist(), labels.tolist(), strict=True):
         book.labels[row] = label
     present = np.unique(labels)
@@ -297,8 +314,8 @@ def test_class_shares_are_the_per_job_scatter(seed: int, n: int, num_classes: in
     reference, _ = _book(np.random.default_rng(seed), n, 3)
     reference.set_shares(rows, class_shares[np.searchsorted(present, labels)])
     book.set_class_shares(rows.tolist(), present.tolist(), class_shares)
-    assert np.array_equal(book.shares_of(rows), reference.shares_of(rows))
-    assert book.any_share(rows.tolist()) == bool(reference.shares_of(rows).any())
+    assert np.array_equal(shares_of(book, rows), shares_of(reference, rows))
+    assert book.any_share(rows.tolist()) == bool(shares_of(reference, rows).any())
 
 
 @settings(max_examples=200, deadline=None)
@@ -307,7 +324,7 @@ def test_class_shares_are_the_per_job_scatter(seed: int, n: int, num_classes: in
     data=st.data(),
     fraction=st.sampled_from([1.0, 0.5, 0.125]),
 )
-def test_grant_pairs_add_the_fraction_to_the_granted_cells(
+def test_grant_each_adds_the_fraction_to_the_granted_cells(
     sizes: list[int], data: st.DataObject, fraction: float
 ) -> None:
     """Each granted pair adds ``fraction`` to its job's cell (job index * K + type column) and
@@ -324,7 +341,9 @@ def test_grant_pairs_add_the_fraction_to_the_granted_cells(
     for i in granted:
         expected[jobs[i].index * 3 + cols[i]] += fraction
     grants: list[dict[int, object]] = [{}, {}, {}]
-    allocation = pairs.grant_pairs(jobs, pos, cols, granted, fraction, cells, grants, types)  # type: ignore[arg-type]
+    granted_cols = [cols[i] for i in granted]
+    args = (jobs, granted, granted_cols, fraction, cells, grants, types)
+    allocation = priority.grant_each(*args)  # type: ignore[arg-type]
     assert cells == expected
     assert list(allocation) == [jobs[i].index for i in granted]
     for i in granted:

@@ -1,6 +1,6 @@
 """The max-min class LP over a whole run: one HiGHS instance, remembered solutions, warm starts.
 
-:class:`ClassMaxMin` solves the LP of :func:`engine.policies.gavel.lp.solve_max_min` for the
+:class:`ClassMaxMin` solves the LP of :func:`engine.policies.gavel.lp.solve_classes` for the
 classes present, keeps one HiGHS instance, the models of recent class sets
 (:class:`engine.policies.gavel.class_model.ClassModel`), and the solutions of recent class
 counts (the same counts give the same LP, hence the same solution: 1,051 of the 17,765 solves
@@ -88,9 +88,9 @@ class WarmBasis:
 
 
 class ClassMaxMin:
-    """The class LP of :func:`solve_max_min` for one policy run: one HiGHS instance, and the
-    solutions of recent class counts remembered (the same counts give the same LP, hence the
-    same solution: HiGHS is deterministic).
+    """The class LP (:func:`engine.policies.gavel.lp.solve_classes`) for one policy run: one
+    HiGHS instance, and the solutions of recent class counts remembered (the same counts give
+    the same LP, hence the same solution: HiGHS is deterministic).
 
     Args:
         capacity: (K,) GPUs per worker type.

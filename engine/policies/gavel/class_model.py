@@ -17,19 +17,12 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Callable
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
 import numpy as np
 
 from engine.errors import EngineError
-from engine.policies.gavel.highs import (
-    DATA,
-    HIGHS_FORMAT,
-    OBJECTIVE,
-    Basis,
-    CscMatrix,
-    HighsSolver,
-)
+from engine.policies.gavel.highs import Basis, CscMatrix, HighsSolver, LinearProgram
 
 
 class WarmBasis(Protocol):
@@ -111,26 +104,12 @@ class ClassModel:
         self.upper[m] = math.inf
         self._costs = np.empty(m + 1)
         self._costs[m] = -1.0  # -t
-        self._arrays = self._highs_arrays()  # HiGHS's form, on the kept buffers
+        self.model = LinearProgram(  # the kept buffers: a solve rewrites costs and entries
+            self._costs, CscMatrix(self.indptr, self.indices, self._data, self.num_rows),
+            self.b_ub, self.upper,
+        )  # fmt: skip
         self._count_entries = self._data[2 : 3 * m : 3]  # capacity rows: count * GPUs
         self._cost_entries = self._costs[:m]
-
-    def _highs_arrays(self) -> list[Any] | None:
-        """:func:`engine.policies.gavel.highs.model_arrays` of the LP, built from the arrays as
-        they are (float64 and int32, contiguous: no conversions), with the costs and entries as
-        kept buffers; None without columns or without HiGHS's bindings."""
-        if not self.m or HIGHS_FORMAT is None:
-            return None
-        colwise, minimize, infinity = HIGHS_FORMAT
-        upper = self.upper
-        if infinity != math.inf:  # (HiGHS's infinity is IEEE infinity)
-            upper = np.where(np.isinf(upper), infinity, upper)
-        num_cols = self.m + 1
-        return [
-            num_cols, self.num_rows, self._data.size, colwise, minimize, 0.0, self._costs,
-            np.zeros(num_cols), upper, np.full(self.num_rows, -infinity), self.b_ub,
-            self.indptr, self.indices, self._data, np.zeros(num_cols, dtype=np.int32),
-        ]  # fmt: skip
 
     def data(self, live_counts: np.ndarray) -> np.ndarray:
         """(3 m + nc,) the matrix entries, CSC order, for ``live_counts`` (nc,) jobs per class."""
@@ -161,13 +140,13 @@ class ClassModel:
         """
         if self.nc == 0:
             return np.zeros((self.num_classes, self.num_types))
-        if self._arrays is None or warm is not None:
+        if warm is not None:
             return self._solve_arrays(counts, solver, warm)
         self._fill(counts)
-        values = solver.solve_values(self._arrays)
-        if values is None:
+        x = solver.solve(self.model)
+        if x is None:
             raise EngineError("Gavel LP is infeasible")
-        return self._shares(values)
+        return self._shares(x.tolist())
 
     def _fill(self, counts: np.ndarray) -> None:
         """Writes the entries and costs of ``counts`` (C,) into the kept model: what
@@ -209,22 +188,19 @@ class ClassModel:
         solver: HighsSolver,
         warm: tuple[WarmBasis, np.ndarray] | None,
     ) -> np.ndarray:
-        """:meth:`solve` through :meth:`HighsSolver.solve`: with a warm start, or without
-        HiGHS's bindings (then ``linprog``)."""
+        """:meth:`solve` on the LP built anew (:meth:`data`, :meth:`objective`), shares clipped
+        with numpy: with a warm start (``warm``), else the plain form of :meth:`solve`."""
         shares = np.zeros(self.num_classes * self.num_types)
         live_counts = counts if self._all_live else counts[self.live]
         data, objective = self.data(live_counts), self.objective(live_counts)
         matrix = CscMatrix(self.indptr, self.indices, data, self.num_rows)
-        arrays = None
-        if self._arrays is not None:  # only the costs and the entries change
-            arrays = self._arrays.copy()
-            arrays[OBJECTIVE], arrays[DATA] = objective, data
+        model = LinearProgram(objective, matrix, self.b_ub, self.upper)
         if warm is None:
-            x = solver.solve(objective, matrix, self.b_ub, self.upper, arrays=arrays)
+            x = solver.solve(model)
         else:
             basis, labels = warm[0], warm[1][self.live]
             start = None if basis.empty else basis.start(labels, self.rows, self.cols)
-            x = solver.solve(objective, matrix, self.b_ub, self.upper, start, True, arrays)
+            x = solver.solve(model, start, keep_basis=True)
             if solver.basis is not None:
                 basis.keep(labels, self.rows, self.cols, solver.basis)
         if x is None:

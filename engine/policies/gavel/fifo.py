@@ -36,6 +36,7 @@ class GavelFifo(GavelMaxMin):
 
     skips_zero_priority = True
     fastest_type: ClassVar[bool] = False
+    solves_by_class = False  # its own LP (_solve), job by job
 
     @dataclass(frozen=True)
     class Params:
@@ -52,9 +53,13 @@ class GavelFifo(GavelMaxMin):
         self._types: dict[int, tuple[int, int]] = {}  # job index -> (type column, GPUs)
         self._by_name = sorted(range(len(self.worker_types)), key=self.worker_types.__getitem__)
 
+    def _solve_gavel(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
+        """Gavel's FIFO solves as ours does (:meth:`_solve`)."""
+        return self._solve(now_s, active, rows)
+
     def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
         """X: 1 on the job's assigned type, else 0."""
-        throughputs = self.book.throughputs[rows]
+        throughputs = self.book.throughputs(rows)
         position = {job.index: i for i, job in enumerate(active)}
         if self.fastest_type:
             self._types = {}

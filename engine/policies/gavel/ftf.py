@@ -42,15 +42,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from engine.policies.base import POLICIES, PolicyContext
 from engine.policies.gavel.ecos import finish_time_fairness_shares
 from engine.policies.gavel.lp import (
+    CscMatrix,
     HighsSolver,
+    LinearProgram,
     equal_share_throughput,
     fit_mask,
-    solve_lp_if_feasible,
 )
 from engine.policies.gavel.max_min import GavelMaxMin, GavelParams
 from engine.state import JobState
@@ -60,6 +60,7 @@ class GavelFinishTimeFairness(GavelMaxMin):
     """Gavel's finish-time fairness (minimize the worst rho), with Gavel's round mechanism."""
 
     needs_sync = True  # reads remaining_steps
+    solves_by_class = False  # its own LP (_solve), job by job
 
     @dataclass(frozen=True)
     class Params(GavelParams):
@@ -80,12 +81,10 @@ class GavelFinishTimeFairness(GavelMaxMin):
         book = self.book
         elapsed_s = np.array([now_s - job.arrival_s for job in active])
         remaining = np.array([job.remaining_steps for job in active])
-        throughputs = book.throughputs[rows]
-        if self.gavel_rules:
-            return self._gavel_solve(active, throughputs, elapsed_s, remaining)
+        throughputs = book.throughputs(rows)
         shares, _ = solve_finish_time_fairness(
             throughputs,
-            book.scale_factors[rows],
+            book.scale_factors(rows),
             self.capacity,
             np.maximum(elapsed_s, 0.0),
             remaining,
@@ -95,17 +94,14 @@ class GavelFinishTimeFairness(GavelMaxMin):
         )
         return shares
 
-    def _gavel_solve(
-        self,
-        active: list[JobState],
-        throughputs: np.ndarray,
-        elapsed_s: np.ndarray,
-        remaining: np.ndarray,
-    ) -> np.ndarray:
+    def _solve_gavel(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
         """Gavel's program with Gavel's solver (module docstring; :mod:`.ecos`)."""
+        elapsed_s = np.array([now_s - job.arrival_s for job in active])
+        remaining = np.array([job.remaining_steps for job in active])
+        throughputs = self.book.throughputs(rows)
         if not self.heterogeneity_aware:
-            throughputs = self._reference_throughputs(throughputs)
-        scale_factors = self.book.scale_factors[self.book.rows(active)]
+            throughputs = self._reference_throughputs(throughputs, every_type=True)
+        scale_factors = self.book.scale_factors([job.index for job in active])
         isolated_s = self._gavel_isolated_s(active, throughputs, remaining)
         shares = finish_time_fairness_shares(
             throughputs, scale_factors, self.capacity, elapsed_s, remaining, isolated_s
@@ -120,7 +116,10 @@ class GavelFinishTimeFairness(GavelMaxMin):
     ) -> np.ndarray:
         """(n,) Gavel's isolated finish-time term: cumulative isolated time + remaining / T_iso."""
         iso = isolated_throughput(
-            throughputs, self.book.scale_factors[self.book.rows(active)], self.capacity, len(active)
+            throughputs,
+            self.book.scale_factors([job.index for job in active]),
+            self.capacity,
+            len(active),
         )
         cumulative = np.zeros(len(active))
         for i, job in enumerate(active):
@@ -250,9 +249,8 @@ class _FeasibilityLP:
         self.values = tput[self.rows, self.cols]
         indices = np.column_stack([self.rows, n + self.rows, 2 * n + self.cols]).ravel()
         self.data = np.column_stack([-self.values, np.ones(m), scale_factors[self.rows]]).ravel()
-        self.matrix = sp.csc_matrix(
-            (self.data, indices, np.arange(0, 3 * m + 1, 3)), shape=(2 * n + num_types, m)
-        )
+        self.matrix = CscMatrix(np.arange(0, 3 * m + 1, 3), indices, self.data, 2 * n + num_types)
+        # (the probes rewrite the fairness entries of ``data`` in place)
         self.b_ub = np.concatenate([-np.ones(n), np.ones(n), capacity.astype(float)])
         self.upper = np.ones(m)
         self.efficiency = self.values / equal[self.rows] / n
@@ -262,9 +260,9 @@ class _FeasibilityLP:
         """(n, K) shares meeting every job's rate for ``coefficient``, or None if none do."""
         if coefficient is None:
             return None
-        self.matrix.data[0::3] = -coefficient[self.rows] * self.values
-        x = solve_lp_if_feasible(
-            -epsilon * self.efficiency, self.matrix, self.b_ub, self.upper, self.solver
+        self.data[0::3] = -coefficient[self.rows] * self.values
+        x = self.solver.solve(
+            LinearProgram(-epsilon * self.efficiency, self.matrix, self.b_ub, self.upper)
         )
         if x is None:
             return None

@@ -16,8 +16,9 @@ max_min_fairness.py`` of stanford-futuredata/gavel (MIT). The epsilon term is ou
 among the max-min optima, one that also uses the leftover capacity (Gavel reaches a Pareto-efficient
 optimum with its water-filling variant, which takes one LP per bottleneck level). HiGHS is the
 solver of ``scipy.optimize.linprog(method="highs")``; :class:`HighsSolver`
-(:mod:`engine.policies.gavel.highs`) calls it directly when it can, to save linprog's per-call
-overhead. :class:`engine.policies.gavel.class_model.ClassModel` builds the class LP's arrays;
+(:mod:`engine.policies.gavel.highs`, one entry: ``solve(model) -> x | None``) calls it directly
+when it can, to save linprog's per-call overhead.
+:class:`engine.policies.gavel.class_model.ClassModel` builds the class LP's arrays;
 :mod:`engine.policies.gavel.class_lp` keeps one HiGHS instance, the models of recent class sets
 and the solutions of recent class counts, for a whole run.
 """
@@ -27,14 +28,13 @@ from __future__ import annotations
 import numpy as np
 
 from engine.policies.gavel.class_model import ClassModel, WarmBasis
-from engine.policies.gavel.highs import CscMatrix, HighsSolver, solve_lp, solve_lp_if_feasible
+from engine.policies.gavel.highs import CscMatrix, HighsSolver, LinearProgram
 
 __all__ = [  # the HiGHS plumbing lived here first; policies import it from this module
     "CscMatrix",
     "HighsSolver",
+    "LinearProgram",
     "WarmBasis",
-    "solve_lp",
-    "solve_lp_if_feasible",
 ]
 
 
@@ -97,51 +97,6 @@ def max_min_coefficients(
     return np.where(fits, throughputs, 0.0) * scale[:, None]
 
 
-def solve_max_min(
-    coefficients: np.ndarray,
-    scale_factors: np.ndarray,
-    capacity: np.ndarray,
-    epsilon: float = 1e-3,
-    class_ids: np.ndarray | None = None,
-) -> np.ndarray:
-    """Solves the max-min LP of the module docstring, over classes of identical jobs.
-
-    Jobs with the same coefficient row and scale factor are interchangeable. The objective is
-    concave and the constraints are symmetric under swapping such jobs, so averaging an optimum
-    over those swaps gives an optimum where they all get the same shares. The LP is therefore
-    solved with one share row per class (its capacity use weighted by the class size): the same
-    optimum, with a few dozen rows instead of hundreds on a Philly-like workload.
-
-    Args:
-        coefficients: (n, K) from :func:`max_min_coefficients`; 0 marks a pair that must stay 0.
-            A job with no positive coefficient gets no share and no fairness row.
-        scale_factors: (n,) GPUs per job.
-        capacity: (K,) GPUs per worker type.
-        epsilon: weight of the efficiency tie-break term (0 disables it).
-        class_ids: (n,) optional precomputed class labels (equal label => equal coefficient
-            row and scale factor); found with ``np.unique`` over the rows when None.
-
-    Returns:
-        (n, K) time shares ``X``, clipped to [0, 1].
-
-    Raises:
-        EngineError: if HiGHS fails (the LP is always feasible and bounded, so only on
-            numerical trouble).
-    """
-    n = coefficients.shape[0]
-    if class_ids is None:
-        class_ids = np.unique(
-            np.column_stack([coefficients, scale_factors]), axis=0, return_inverse=True
-        )[1].reshape(n)
-    _, first, inverse, counts = np.unique(
-        class_ids, return_index=True, return_inverse=True, return_counts=True
-    )
-    class_shares = solve_classes(
-        coefficients[first], scale_factors[first], counts, capacity, epsilon
-    )
-    return class_shares[inverse]
-
-
 def solve_classes(
     coefficients: np.ndarray,
     scale_factors: np.ndarray,
@@ -152,6 +107,12 @@ def solve_classes(
     warm: tuple[WarmBasis, np.ndarray] | None = None,
 ) -> np.ndarray:
     """The max-min LP with one share row per class of ``counts`` identical jobs.
+
+    Jobs with the same coefficient row and scale factor are interchangeable. The objective is
+    concave and the constraints are symmetric under swapping such jobs, so averaging an optimum
+    over those swaps gives an optimum where they all get the same shares. The LP is therefore
+    solved with one share row per class (its capacity use weighted by the class size): the same
+    optimum, with a few dozen rows instead of hundreds on a Philly-like workload.
 
     Args:
         coefficients: (C, K) each class's coefficient row; scale_factors: (C,) its GPUs.

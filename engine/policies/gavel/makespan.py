@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from engine.policies.gavel.lp import CscMatrix, HighsSolver
+from engine.policies.gavel.lp import CscMatrix, HighsSolver, LinearProgram
 
 FEASIBLE = np.zeros((0, 0))  # stands for "feasible, shares not computed" in a probe's answer
 MARGIN = 1e-4  # probes this close to T* (relative) are solved, not answered
@@ -68,7 +68,7 @@ def shortest_makespan_s(
     )
     b_ub = np.concatenate([np.zeros(n), np.ones(n), capacity.astype(float)])
     objective = np.append(np.zeros(m), -1.0)
-    x = solver.solve(objective, matrix, b_ub, np.append(np.ones(m), np.inf))
+    x = solver.solve(LinearProgram(objective, matrix, b_ub, np.append(np.ones(m), np.inf)))
     if x is None or not x[-1] > 0:
         return None
     return scale_s / float(x[-1])

@@ -9,38 +9,33 @@ A policy is an LP over ``X[job][worker_type]``, the share of time a job should s
 has had on type ``k`` so far; (job, type) pairs are taken in decreasing priority, and a job gets
 ``scale_factor`` GPUs of type ``k`` if it has none yet this round and ``k`` still has room.
 
-Reconstructions [R]:
+The round mechanism is :class:`RoundMechanism`: our share rounds
+(:mod:`engine.policies.gavel.share_rounds`, with the rank-then-grant rule of
+:mod:`engine.policies.gavel.priority`) by default. Reconstructions [R]:
 
-- ``received[j, k]`` = rounds job ``j`` held type ``k`` / rounds it has been in the system, both
-  counted by this policy from the job's arrival and never reset when the LP is re-solved (so
-  the mechanism keeps rotating jobs when the LP is re-solved often). Never received and
-  ``X > 0`` means infinite priority. Ties: larger ``X``, then arrival.
+- ``received[j, k]`` = rounds job ``j`` held type ``k`` / rounds it has been in the system,
+  counted from the job's arrival and never reset when the LP is re-solved (so the mechanism
+  keeps rotating jobs when the LP is re-solved often). Never received and ``X > 0`` means
+  infinite priority. Ties: larger ``X``, then arrival.
 - The heterogeneity-aware form normalizes by ``X^equal``: time split over the types the job
   fits in proportion to their GPU counts (the paper's equal share; Gavel's code normalizes by
   its agnostic LP solution instead, which is degenerate).
-- One LP solve serves until the active job set changes *and* ``reallocation_interval_s`` has
-  passed. A job that arrives in between has ``X = 0``: like Gavel it gets no share until the
-  next solve, but with ``work_conserving`` (default) it may use GPUs left after all shares.
-  When no active job has a share left, the LP is re-solved at once (else a policy without
-  ``work_conserving`` would leave the cluster idle for the rest of the interval).
-- Mid-round calls (admissions on free GPUs, when the scenario allows them) walk the round's
-  priority order over the jobs still waiting, then (with ``work_conserving``) jobs that arrived
-  since the boundary; they return only those starts. A mid-round start counts as the rest of
-  the round.
+- A job that arrives between solves has ``X = 0``: like Gavel it gets no share until the next
+  solve, but with ``work_conserving`` (default) it may use GPUs left after all shares. Solves
+  and mid-round passes: :mod:`engine.policies.gavel.share_rounds`.
 - Exact LP over classes of identical jobs, plus a small efficiency term (see the LP module).
 
 Under ``RoundConfig.gavel_rules`` (the Gavel-compatible preset) the policy instead runs Gavel's
 own mechanism (:mod:`engine.policies.gavel.queues`: per-type queues, deficits, late arrivals
-held back until the next solve) in Gavel's round loop (:mod:`engine.micro_tasks`), and solves
+held back until the next solve) in Gavel's round loop (:mod:`engine.lease_rounds`), and solves
 Gavel's program over every (job, type) pair with Gavel's solver, ECOS
 (:mod:`engine.policies.gavel.ecos`).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 from mypy_extensions import mypyc_attr
@@ -48,25 +43,27 @@ from mypy_extensions import mypyc_attr
 from engine.policies.base import (
     POLICIES,
     Allocation,
-    Grant,
     Policy,
     PolicyContext,
     SchedulerState,
 )
-from engine.policies.gavel.boundary import ActiveJobs, boundary_grants, ranked_pairs, waiting_pairs
+from engine.policies.gavel.book import RoundBook
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
 from engine.policies.gavel.lp import HighsSolver, max_min_coefficients
-from engine.policies.gavel.pairs import (
-    RoundPairs,
-    grant_each,
-    grant_pairs,
-    greedy_grants,
-    is_waiting,
-)
 from engine.policies.gavel.queues import GavelQueues
-from engine.policies.gavel.rounds import RoundBook, active_in_order, priority_pairs
+from engine.policies.gavel.share_rounds import ShareRounds
 from engine.state import JobState
+
+
+class RoundMechanism(Protocol):
+    """How a Gavel policy turns its time shares into each round's grants: our share rounds
+    (:class:`~engine.policies.gavel.share_rounds.ShareRounds`) or, under ``gavel_rules``,
+    Gavel's own queues (:class:`~engine.policies.gavel.queues.GavelQueues`)."""
+
+    def allocate(self, state: SchedulerState) -> Allocation: ...
+
+    def force_reallocation(self) -> None: ...
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)  # FTF's and min total duration's Params
@@ -103,6 +100,8 @@ class GavelMaxMin(Policy):
     lease_rounds: ClassVar[bool] = True  # runs in Gavel's round loop under gavel_rules
     forces_reallocation: ClassVar[bool] = True  # re-solves when that loop finds nothing to run
     skips_zero_priority: ClassVar[bool] = False  # Gavel's FIFO rule in its queues
+    # max-min's own LP sets shares by job class; a policy with its own _solve sets False
+    solves_by_class: ClassVar[bool] = True
 
     Params: ClassVar[type[Any]] = GavelParams  # subclasses extend GavelParams
 
@@ -113,26 +112,13 @@ class GavelMaxMin(Policy):
         self.worker_types = list(capacity)
         self.capacity = np.array([capacity[wt] for wt in self.worker_types], dtype=float)
         self.book = RoundBook(self.worker_types, self.capacity, self.heterogeneity_aware)
-        self._solved_jobs: list[int] | None = None  # job indices of the last solve
         self.class_lp: ClassMaxMin | None = None  # made at the first solve (subclasses: none)
         self.probe_solver = HighsSolver()  # finish-time fairness's and min total duration's LPs
         self._class_coefficients = np.zeros((0, len(self.worker_types)))
         self._class_scale_factors = np.zeros(0)  # GPUs per job of each class (_class_table)
-        self._last_solve_s = -math.inf
-        self._round_index = -1
-        self._round: RoundPairs | None = None  # this round's full priority order, if built
-        self._active = ActiveJobs()
-        self._round_jobs: list[JobState] = []  # this round's active jobs
-        self._round_indices: list[int] = []  # and their indices
-        self._ranked: tuple[list[int], list[int]] = ([], [])  # this round's ranked pairs
-        self._late: list[JobState] = []  # jobs that arrived since the round began
-        self._grants: list[dict[int, Grant]] = [{} for _ in self.worker_types]  # by GPUs
-        self.gavel_rules = context.rounds.gavel_rules
-        # max-min's own LP (not a subclass's, not Gavel's program): shares set by class
-        self._by_class = type(self)._solve is GavelMaxMin._solve and not self.gavel_rules
-        self.queues: GavelQueues | None = None
-        if self.gavel_rules:
-            self.queues = GavelQueues(
+        self.mechanism: RoundMechanism
+        if context.rounds.gavel_rules:
+            self.mechanism = GavelQueues(
                 self.worker_types,
                 self.capacity,
                 context.rounds.round_duration_s,
@@ -140,131 +126,55 @@ class GavelMaxMin(Policy):
                 self.heterogeneity_aware,
                 context.rng,
                 skip_zero_priority=self.skips_zero_priority,
+                book=self.book,
+                solve=self._solve_gavel,
+            )
+        else:
+            self.mechanism = ShareRounds(
+                self.book,
+                self.worker_types,
+                context.rounds,
+                self.params.work_conserving,
+                self._store_shares,
             )
 
     def force_reallocation(self) -> None:
         """Gavel's forced re-solve when nothing runs and nothing arrives (micro-task loop)."""
-        if self.queues is not None:
-            self.queues.force_reallocation()
+        self.mechanism.force_reallocation()
 
     def allocate(self, state: SchedulerState) -> Allocation:
-        if self.queues is not None:
-            return self._gavel_round(state)
-        if state.round_index != self._round_index:
-            return self._new_round(state)
-        return self._mid_round(state)
+        return self.mechanism.allocate(state)
 
-    def _gavel_round(self, state: SchedulerState) -> Allocation:
-        """Gavel's own mechanism (module docstring), at every round boundary."""
-        assert self.queues is not None
-        jobs, _ = active_in_order(state.waiting, state.running)
-        self.book.register(jobs)  # jobs seen for the first time get their static rows
-
-        def solve(active: list[JobState]) -> np.ndarray:
-            return self._solve(state.now_s, active, self.book.rows(active))
-
-        return self.queues.decide(state.now_s, jobs, solve)
-
-    def _new_round(self, state: SchedulerState) -> Allocation:
-        """Round boundary: re-solve if due, then grant in priority order and count the round."""
-        self._round_index = state.round_index
-        self._active.add_arrivals(state.arrived)
-        jobs, indices = self._active.at_boundary(state.waiting, state.running)
-        self._round = None
-        self._late = []
-        self._round_jobs, self._round_indices = jobs, indices
-        self._ranked = ([], [])
-        if not jobs:
-            return {}
-        book = self.book
-        book.register_indices(indices, jobs)
-        self._maybe_solve(state.now_s, jobs, indices)
-        # the pairs with a share in priority order; each job's round in the system counted
-        ranked_pos, ranked_cols = ranked_pairs(book, indices, True)
-        self._ranked = (ranked_pos, ranked_cols)
-        free = [state.capacity[wt] for wt in self.worker_types]
-        granted_pos, granted_cols = boundary_grants(
-            book, indices, ranked_pos, ranked_cols, self.params.work_conserving, free
-        )
-        return grant_each(
-            jobs, granted_pos, granted_cols, 1.0, book.round_cells, self._grants,
-            self.worker_types,
-        )  # fmt: skip
-
-    def _round_pairs(self) -> RoundPairs | None:
-        """This round's priority order (:func:`priority_pairs` at the boundary) over the jobs
-        waiting at the round's first mid-round pass, built then (RoundPairs would skip the
-        others); None before the first boundary with jobs."""
-        if self._round is None and self._round_jobs:
-            jobs, (ranked_pos, ranked_cols) = self._round_jobs, self._ranked
-            waiting = [is_waiting(job) for job in jobs]  # only their pairs can be granted
-            pos, cols, sfs = waiting_pairs(
-                self.book, waiting, self._round_indices, ranked_pos, ranked_cols,
-                self.params.work_conserving,
-            )  # fmt: skip
-            self._round = RoundPairs(jobs, pos, cols, sfs)
-        return self._round
-
-    def _mid_round(self, state: SchedulerState) -> Allocation:
-        """Free GPUs mid-round: waiting jobs in this round's priority order, then late arrivals.
-
-        Returns only the new starts; the engine keeps running jobs until the round ends.
-        """
-        self._late.extend(state.arrived)  # arrivals since the boundary (engine contract)
-        self._active.add_arrivals(state.arrived)
-        if not any(state.free_gpus.values()):
-            return {}
-        round_s = self.context.rounds.round_duration_s
-        left = 1.0 - (state.now_s - state.round_index * round_s) / round_s
-        free = [state.free_gpus[wt] for wt in self.worker_types]
-        allocation: Allocation = {}
-        pairs = self._round_pairs()
-        if pairs is not None:  # jobs the boundary left waiting, in its order
-            granted = pairs.grants(free)
-            allocation = self._grant(pairs.jobs, pairs.pos, pairs.cols, granted, left)
-        # jobs started or finished leave the list for good (nothing preempts mid-round)
-        late = [job for job in self._late if is_waiting(job)]
-        self._late = late
-        if late and self.params.work_conserving and sum(free) > 0:
-            indices = [job.index for job in late]
-            self.book.register_indices(indices, late)
-            pos, cols, sfs = priority_pairs(self.book, indices, True, self.heterogeneity_aware)
-            granted = greedy_grants(pos, cols, sfs, free)
-            allocation.update(self._grant(late, pos, cols, granted, left))
-        return allocation
-
-    def _maybe_solve(self, now_s: float, active: list[JobState], indices: list[int]) -> None:
-        """Re-solves the allocation when the job set changed and the interval has passed, or
-        at once when no active job has a share left (the cluster would idle); ``indices``
-        are the active jobs' indices (their rows in the book)."""
-        interval = self.context.rounds.reallocation_interval_s
-        if indices == self._solved_jobs:
-            return
-        if now_s - self._last_solve_s < interval and self.book.any_share(indices):
-            return
+    def _store_shares(self, now_s: float, active: list[JobState], indices: list[int]) -> None:
+        """Solves the LP for the active jobs (``indices``: their rows) and stores the shares
+        in the book: by class for max-min's own LP (:attr:`solves_by_class`), each job getting
+        its class's row, else :meth:`_solve`'s rows."""
         rows = np.array(indices, dtype=np.int64)
-        if self._by_class:  # max-min's own LP: each job gets its class's row
+        if self.solves_by_class:
             present, class_shares = self._class_shares(rows)
             self.book.set_class_shares(indices, present.tolist(), class_shares)
         else:
             self.book.set_shares(rows, self._solve(now_s, active, rows))
-        self._solved_jobs = indices
-        self._last_solve_s = now_s
 
     def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
-        """Time shares X, shape (len(rows), worker types): the max-min LP."""
-        book = self.book
-        if self.gavel_rules:  # Gavel's program and solver (gavel.ecos)
-            coefficients = max_min_coefficients_all_pairs(
-                book.throughputs[rows],
-                book.scale_factors[rows],
-                book.priority_weights[rows],
-                self.capacity,
-                self.heterogeneity_aware,
-            )
-            return max_min_shares(coefficients, book.scale_factors[rows], self.capacity)
+        """Time shares X, shape (len(rows), worker types): our LP (max-min: the class LP),
+        the program our share rounds serve."""
         present, class_shares = self._class_shares(rows)
-        return class_shares[np.searchsorted(present, book.class_ids[rows])]
+        return class_shares[np.searchsorted(present, self.book.class_ids(rows))]
+
+    def _solve_gavel(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
+        """:meth:`_solve` as Gavel's simulator solves it, the program Gavel's queues serve
+        (max-min: Gavel's program over every (job, type) pair, with Gavel's solver, ECOS,
+        :mod:`engine.policies.gavel.ecos`)."""
+        book = self.book
+        coefficients = max_min_coefficients_all_pairs(
+            book.throughputs(rows),
+            book.scale_factors(rows),
+            book.priority_weights(rows),
+            self.capacity,
+            self.heterogeneity_aware,
+        )
+        return max_min_shares(coefficients, book.scale_factors(rows), self.capacity)
 
     def _class_shares(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The max-min LP over the classes of the jobs ``rows``: the classes present (P,),
@@ -273,7 +183,7 @@ class GavelMaxMin(Policy):
             warm_start = getattr(self.params, "warm_start", False)  # MaxMinParams only
             self.class_lp = ClassMaxMin(self.capacity, self.params.efficiency_epsilon, warm_start)
         coefficients, scale_factors = self._class_table()
-        counts = np.bincount(self.book.class_ids[rows], minlength=coefficients.shape[0])
+        counts = np.bincount(self.book.class_ids(rows), minlength=coefficients.shape[0])
         return self.class_lp.shares(coefficients, scale_factors, counts)
 
     def _class_table(self) -> tuple[np.ndarray, np.ndarray]:
@@ -284,44 +194,28 @@ class GavelMaxMin(Policy):
         if known < len(book.class_rows):
             first = book.class_rows[known:]
             new = max_min_coefficients(
-                book.throughputs[first],
-                book.scale_factors[first],
-                book.priority_weights[first],
+                book.throughputs(first),
+                book.scale_factors(first),
+                book.priority_weights(first),
                 self.capacity,
                 self.heterogeneity_aware,
             )
             self._class_coefficients = np.vstack([self._class_coefficients, new])
-            self._class_scale_factors = book.scale_factors[book.class_rows]
+            self._class_scale_factors = book.scale_factors(book.class_rows)
         return self._class_coefficients, self._class_scale_factors
 
-    def _reference_throughputs(self, throughputs: np.ndarray) -> np.ndarray:
+    def _reference_throughputs(self, throughputs: np.ndarray, every_type: bool) -> np.ndarray:
         """(n, K) the job's V100 (else fastest-type) throughput on every type it fits: how
         Gavel's agnostic finish-time-fairness and min-total-duration policies see the jobs
-        (under ``gavel_rules`` on every type, as Gavel does, even where the job does not run)."""
+        (``every_type``: on every type, even where the job does not run, as Gavel's simulator
+        does)."""
         if "v100" in self.worker_types:
             reference = throughputs[:, self.worker_types.index("v100")]
         else:
             reference = throughputs.max(axis=1)
-        if self.gavel_rules:  # Gavel: on every type, even where the job does not run
+        if every_type:
             return np.repeat(reference[:, None], throughputs.shape[1], axis=1)
         return np.where(throughputs > 0, reference[:, None], 0.0)
-
-    def _grant(
-        self,
-        jobs: list[JobState],
-        pos: list[int],
-        cols: list[int],
-        granted: list[int],
-        round_fraction: float,
-    ) -> Allocation:
-        """Grants of the pairs ``granted`` (indices into ``pos``/``cols``; ``pos`` indexes
-        ``jobs``), in that order; each adds ``round_fraction`` (1 at a boundary, else the part
-        of the round left) to the job's rounds on that type. Equal grants are one object, so a
-        job that keeps its GPUs gets back the very grant it holds."""
-        return grant_pairs(
-            jobs, pos, cols, granted, round_fraction, self.book.round_cells, self._grants,
-            self.worker_types,
-        )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ class GavelMinTotalDuration(GavelMaxMin):
     """Gavel's makespan-minimizing allocation (module docstring), with Gavel's round mechanism."""
 
     needs_sync = True  # reads remaining_steps
+    solves_by_class = False  # its own LP (_solve), job by job
 
     @dataclass(frozen=True)
     class Params(GavelParams):
@@ -63,17 +64,24 @@ class GavelMinTotalDuration(GavelMaxMin):
 
     def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
         """Time shares X of the smallest feasible makespan found (module docstring)."""
-        throughputs = self.book.throughputs[rows]
+        return self._shortest(active, rows, gavel_solver=False)
+
+    def _solve_gavel(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
+        """:meth:`_solve` with Gavel's solver, ECOS, over every (job, type) pair."""
+        return self._shortest(active, rows, gavel_solver=True)
+
+    def _shortest(self, active: list[JobState], rows: np.ndarray, gavel_solver: bool) -> np.ndarray:
+        throughputs = self.book.throughputs(rows)
         if not self.heterogeneity_aware:
-            throughputs = self._reference_throughputs(throughputs)
+            throughputs = self._reference_throughputs(throughputs, every_type=gavel_solver)
         remaining = np.array([job.remaining_steps for job in active])
         shares, _ = solve_min_total_duration(
             throughputs,
-            self.book.scale_factors[rows],
+            self.book.scale_factors(rows),
             self.capacity,
             remaining,
             self.params,
-            gavel_solver=self.gavel_rules,
+            gavel_solver=gavel_solver,
             solver=self.probe_solver,
         )
         return shares

@@ -31,13 +31,16 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from engine.policies.base import Allocation, Grant
+from engine.policies.base import Allocation, Grant, SchedulerState
+from engine.policies.gavel.book import RoundBook
+from engine.policies.gavel.priority import active_in_order
 from engine.state import JobState
 
 GAVEL_TYPE_ORDER = ("v100", "p100", "k80")  # Gavel's fill order for the _perf policies
 _NEVER_RUN_PRIORITY = 1e9  # Gavel's "infinite" priority scale when no time was received
 
-SolveFn = Callable[[list[JobState]], np.ndarray]
+SolveFn = Callable[[float, list[JobState], np.ndarray], np.ndarray]
+"""The policy's LP: time (s), active jobs, their rows in the book -> X (n, K)."""
 
 
 class QueueRow:
@@ -72,6 +75,8 @@ class GavelQueues:
         aware: walk the types in Gavel's fixed order (else a random order per round).
         rng: the run's generator (random type order).
         skip_zero_priority: Gavel's FIFO rule.
+        book: the policy's rows (static job data the LP reads).
+        solve: the policy's LP (:data:`SolveFn`).
     """
 
     def __init__(
@@ -82,8 +87,12 @@ class GavelQueues:
         interval_s: float,
         aware: bool,
         rng: np.random.Generator,
-        skip_zero_priority: bool = False,
+        skip_zero_priority: bool,
+        book: RoundBook,
+        solve: SolveFn,
     ) -> None:
+        self.book = book
+        self.solve = solve
         self.worker_types: list[str] = list(worker_types)
         self.capacity: list[int] = np.asarray(capacity).astype(int).tolist()
         self.round_s = float(round_s)
@@ -105,13 +114,15 @@ class GavelQueues:
         """Gavel's reset when nothing runs and nothing arrives: the next round re-solves."""
         self.last_solve_s = 0.0
 
-    def decide(self, now_s: float, jobs: list[JobState], solve: SolveFn) -> Allocation:
-        """One round: re-solve if due, then walk the queues.
+    def allocate(self, state: SchedulerState) -> Allocation:
+        """One round (Gavel's loop calls the policy at round boundaries only): re-solve if
+        due, then walk the queues."""
+        jobs, indices = active_in_order(state.waiting, state.running)
+        self.book.register(indices, jobs)  # jobs seen first get their static rows
+        return self.decide(state.now_s, jobs, indices)
 
-        Args:
-            jobs: active jobs in arrival order.
-            solve: returns ``X`` (len(jobs), K) for the jobs it is given.
-        """
+    def decide(self, now_s: float, jobs: list[JobState], indices: list[int]) -> Allocation:
+        """:meth:`allocate` of the active jobs ``jobs`` (arrival order) and their indices."""
         rows = self._track(jobs)
         due = now_s - self.last_solve_s >= self.interval_s or self.last_solve_s == 0.0
         if due:
@@ -119,7 +130,8 @@ class GavelQueues:
             if active != self.solved:
                 self._reset(now_s, rows)
                 if jobs:
-                    solved: list[list[float]] = solve(jobs).tolist()
+                    rows_x = np.array(indices, dtype=np.int64)
+                    solved: list[list[float]] = self.solve(now_s, jobs, rows_x).tolist()
                     for row, shares in zip(rows, solved, strict=True):
                         row.shares = shares
                 self.solved = active

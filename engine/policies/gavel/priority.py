@@ -1,16 +1,21 @@
-"""Gavel max-min's round boundary without the full pair list: the ranked pairs and the greedy
-pass over them, then over the zero-share pairs walked job by job.
+"""Gavel's round mechanism rule, written once: rank the (job, worker type) pairs by share /
+received fraction, then grant greedily along that order.
 
-:func:`engine.policies.gavel.rounds.priority_pairs` lists every (job, worker type) pair: those
-with a share ``X > 0`` ranked by priority, then (``work_conserving``) those with ``X = 0`` in
-arrival order, and :func:`engine.policies.gavel.pairs.greedy_grants` walks that list. At a
-boundary of the full Philly trace that is ~430 pairs over ~145 jobs, ~260 of them with ``X = 0``,
-and the full list is needed again only when a mid-round pass happens. Here the boundary ranks
-only the pairs with a share, walks them, then walks the zero-share pairs job by job (a job
-granted GPUs skips its other pairs at once), and :func:`full_pairs` builds the full list only
-for a mid-round pass. The grants and the order are the plain ones exactly (tests against
-``priority_pairs`` and ``greedy_grants``). Each row's columns with and without a share are
-kept by the book at every solve (:attr:`RoundBook.share_cols`, :attr:`RoundBook.zero_cols`).
+Narayanan et al., OSDI 2020, §5 (the round mechanism); ``scheduler/scheduler.py`` of
+stanford-futuredata/gavel (MIT). ``priority[j, k] = X[j, k] / received[j, k]`` (infinite when
+``X > 0`` and nothing received yet); pairs are taken in decreasing priority, ties by larger
+``X``, then arrival, then (heterogeneity-aware) the job's faster type first; pairs with
+``X = 0`` come after all of them, in arrival order (only with ``work_conserving``). Each pair
+in order gets its job's GPUs of its type if that many are free and the job has none yet.
+
+:func:`ranked_pairs` ranks only the pairs with a share (~170 of ~430 pairs at a boundary of the
+full Philly trace) and :func:`grant_in_order` walks them, then walks the zero-share pairs job
+by job (a job granted GPUs skips its other pairs at once): the grants of the pass over the full
+pair list, without building that list (``tests/engine/reference/`` holds the full list and the
+plain pass, and checks these against them). The round boundary, the mid-round passes over the
+jobs the boundary left waiting, and the jobs that arrived since the boundary all go through
+these two functions. Each row's columns with and without a share are kept by the book at every
+solve (:attr:`RoundBook.share_cols`, :attr:`RoundBook.zero_cols`).
 
 :class:`ActiveJobs` keeps the active jobs in index order across boundaries from the engine's
 arrivals (``SchedulerState.arrived``, contiguous in index order) and completions, instead of
@@ -21,10 +26,27 @@ sorting the waiting and running jobs at every boundary. Compiled with mypyc
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
-from engine.policies.gavel.rounds import RoundBook, active_in_order
+from engine.allocation.grants import gang_grant
+from engine.policies.base import Allocation, Grant
+from engine.policies.gavel.book import RoundBook
 from engine.state import JobState
+
+
+def is_waiting(job: JobState) -> bool:
+    """Whether the job is in the system without GPUs (neither placed nor completed)."""
+    return job.placement is None and job.completion_s is None
+
+
+def active_in_order(
+    waiting: Iterable[JobState], running: Iterable[JobState]
+) -> tuple[list[JobState], list[int]]:
+    """The active jobs sorted by index (= arrival order), and their indices."""
+    jobs = [*waiting, *running]
+    keys = [job.index for job in jobs]
+    order = sorted(range(len(keys)), key=keys.__getitem__)  # int keys: CPython's fast compare
+    return [jobs[i] for i in order], [keys[i] for i in order]
 
 
 class ActiveJobs:
@@ -76,8 +98,8 @@ class ActiveJobs:
 def ranked_pairs(
     book: RoundBook, indices: list[int], count_round: bool
 ) -> tuple[list[int], list[int]]:
-    """The pairs with a share of the rows ``indices``, in priority order (as
-    :func:`priority_pairs` ranks them): positions into ``indices`` and worker-type columns.
+    """The pairs with a share of the rows ``indices``, in priority order (module docstring):
+    positions into ``indices`` and worker-type columns.
     With ``count_round`` (at a round boundary), each row's rounds in the system
     (``RoundBook.in_system``) grow by one after it is read: the ranking is the last reader
     of the round."""
@@ -156,20 +178,31 @@ def _by_share_already(
     return True
 
 
-def boundary_grants(
+def grant_in_order(
     book: RoundBook,
     indices: list[int],
     ranked_pos: list[int],
     ranked_cols: list[int],
     work_conserving: bool,
     free: list[int],
+    eligible: list[bool] | None = None,
 ) -> tuple[list[int], list[int]]:
-    """Gavel's greedy pass (:func:`greedy_grants`) over the ranked pairs, then (with
-    ``work_conserving``) over each job's zero-share columns in arrival order: what the pass
-    over :func:`priority_pairs`' list grants. ``free`` is decreased in place. Returns the
-    granted positions (into ``indices``) and columns, in grant order."""
+    """Gavel's greedy pass (module docstring) over the ranked pairs, then (with
+    ``work_conserving``) over each job's zero-share columns in arrival order; stops when no GPU
+    is free.
+
+    Args:
+        indices: the rows of the jobs; ``ranked_pos`` are positions into it.
+        ranked_pos, ranked_cols: :func:`ranked_pairs` of ``indices``.
+        free: free GPUs per worker-type column; decreased in place by the grants.
+        eligible: per position, whether the job may be granted (None: all): a mid-round pass
+            grants only the jobs still waiting.
+
+    Returns:
+        The granted positions (into ``indices``) and columns, in grant order.
+    """
     sizes = book.sizes
-    taken = [False] * len(indices)
+    taken = [False] * len(indices) if eligible is None else [not e for e in eligible]
     granted_pos: list[int] = []
     granted_cols: list[int] = []
     total = sum(free)
@@ -206,43 +239,29 @@ def boundary_grants(
     return granted_pos, granted_cols
 
 
-def full_pairs(
-    book: RoundBook,
-    indices: list[int],
-    ranked_pos: list[int],
-    ranked_cols: list[int],
-    work_conserving: bool,
-) -> tuple[list[int], list[int], list[float]]:
-    """:func:`priority_pairs`' three lists from the ranked pairs: the zero-share pairs
-    (``work_conserving``) appended job by job in arrival order, and each pair's GPUs."""
-    return waiting_pairs(
-        book, [True] * len(indices), indices, ranked_pos, ranked_cols, work_conserving
-    )
-
-
-def waiting_pairs(
-    book: RoundBook,
-    waiting: list[bool],
-    indices: list[int],
-    ranked_pos: list[int],
-    ranked_cols: list[int],
-    work_conserving: bool,
-) -> tuple[list[int], list[int], list[float]]:
-    """:func:`full_pairs` of the jobs with ``waiting[p]`` only (positions still into
-    ``indices``): the pairs a mid-round pass can grant, in the same order."""
-    pos: list[int] = []
-    cols: list[int] = []
-    for i in range(len(ranked_pos)):
-        p = ranked_pos[i]
-        if waiting[p]:
-            pos.append(p)
-            cols.append(ranked_cols[i])
-    if work_conserving:
-        zero_cols = book.zero_cols
-        for p in range(len(indices)):
-            if waiting[p]:
-                for col in zero_cols[indices[p]]:
-                    pos.append(p)
-                    cols.append(col)
-    sizes = book.sizes
-    return pos, cols, [sizes[indices[p]] for p in pos]
+def grant_each(
+    jobs: list[JobState],
+    granted_pos: list[int],
+    granted_cols: list[int],
+    round_fraction: float,
+    round_cells: list[float],
+    grants: list[dict[int, Grant]],
+    worker_types: list[str],
+) -> Allocation:
+    """The allocation of the granted pairs (``jobs[granted_pos[i]]`` gets its GPUs of type
+    column ``granted_cols[i]``), in that order; each adds ``round_fraction`` (1 at a boundary,
+    else the part of the round left) to its job's rounds on that type (``round_cells[job index
+    * K + type column]``, K worker types). ``grants`` caches one :class:`Grant` per type column
+    and GPUs, so a job that keeps its GPUs gets back the very grant it holds."""
+    allocation: Allocation = {}
+    num_types = len(worker_types)
+    for i in range(len(granted_pos)):
+        job, col = jobs[granted_pos[i]], granted_cols[i]
+        cell = job.index * num_types + col
+        round_cells[cell] = round_cells[cell] + round_fraction
+        by_gpus = grants[col]
+        grant = by_gpus.get(job.scale_factor)
+        if grant is None:
+            grant = by_gpus[job.scale_factor] = gang_grant(worker_types[col], job.scale_factor)
+        allocation[job.index] = grant
+    return allocation
