@@ -34,7 +34,7 @@ def full(policy: str, max_jobs: int | None) -> dict[str, object]:
     from engine.config import PolicySpec, ScenarioConfig, TraceSpec
     from engine.scenario import load_scenario_trace
     from engine.simulator import simulate
-    from engine.throughput import load_matrix
+    from engine.step_time.throughput import load_matrix
 
     config = ScenarioConfig(
         trace=TraceSpec(source=str(FULL_PHILLY), max_jobs=max_jobs), policies=(PolicySpec(policy),)
@@ -171,7 +171,7 @@ def sample(policy: str, congested: bool) -> dict[str, object]:
     from engine.config import CongestionEpisode, NetworkConfig, PolicySpec, ScenarioConfig
     from engine.scenario import load_scenario_trace
     from engine.simulator import simulate
-    from engine.throughput import load_matrix
+    from engine.step_time.throughput import load_matrix
 
     episodes = (
         CongestionEpisode(0.0, 7 * DAY_S, 4.0, "cross_rack"),

@@ -39,7 +39,7 @@ from engine.jobs import reference_speeds  # noqa: E402
 from engine.policies.base import PolicyContext, SchedulerState  # noqa: E402
 from engine.policies.sampling.policy import SamplingPlacement  # noqa: E402
 from engine.state import JobState  # noqa: E402
-from engine.throughput import gradient_bytes, load_matrix  # noqa: E402
+from engine.step_time.throughput import gradient_bytes, load_matrix  # noqa: E402
 
 MATRIX = load_matrix()
 TYPES = ["k80", "p100", "v100"]

@@ -26,7 +26,7 @@ def child(policy: str) -> None:
     from engine.config import PolicySpec, ScenarioConfig
     from engine.scenario import load_scenario_trace
     from engine.simulator import simulate
-    from engine.throughput import load_matrix
+    from engine.step_time.throughput import load_matrix
 
     config = ScenarioConfig(policies=(PolicySpec(policy),))
     matrix = load_matrix()

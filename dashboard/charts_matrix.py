@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from dashboard.chart_style import POLICY_PALETTE, style
-from engine.throughput import ThroughputMatrix
+from engine.step_time.throughput import ThroughputMatrix
 
 
 def make_scaling_curves(

@@ -13,7 +13,7 @@ waiting for a reason); the why is read from the policy's own rule applied to the
   matrix), as ``engine/policies/srtf.py`` ranks jobs.
 - FIFO: arrival time. Other policies: who got the GPUs, without a ranking key.
 - Migrations: the rate before and after (steps/s, from the log's ``started`` rows).
-- HadarE's copies: one copy per node sharing one step counter (:mod:`engine.progress`).
+- HadarE's copies: one copy per node sharing one step counter (:mod:`engine.step_time.progress`).
 - Waiting: the log's reason, with the free GPUs per worker type at that moment.
 """
 
@@ -26,7 +26,7 @@ import pandas as pd
 
 from dashboard.replay import Replay
 from engine.config import PolicySpec
-from engine.throughput import ThroughputMatrix
+from engine.step_time.throughput import ThroughputMatrix
 
 LAS_FAMILY = {"las": None, "dally": 0.0, "consolidation_strict": 0.0,
               "consolidation_none": 0.0, "consolidation_tiresias": 0.0}  # fmt: skip

@@ -20,7 +20,7 @@ from engine.config import (
     ScenarioConfig,
     TraceSpec,
 )
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 
 
 @dataclass(frozen=True)

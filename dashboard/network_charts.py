@@ -1,7 +1,8 @@
 """The Network page's topology at a moment (a pure chart builder; the page's time charts, rack
 load and congestion, are in :mod:`dashboard.network_timelines`).
 
-The topology is drawn from :class:`engine.topology.Topology`: the core switch on top, one switch
+The topology is drawn from :class:`engine.step_time.topology.Topology`: the core switch on top, one
+switch
 per rack below it, the rack's nodes in a row under their switch. GPUs are not drawn one by one
 (512 of them would be unreadable): a node is one square whose fill is the share of its GPUs
 busy, with its GPUs ("n3: 8 × v100") and its jobs in the hover. Link width grows with capacity;
@@ -17,7 +18,7 @@ import plotly.graph_objects as go
 from dashboard.chart_style import style
 from dashboard.formatting import human_duration
 from dashboard.network_data import active_at, node_occupancy
-from engine.topology import Topology
+from engine.step_time.topology import Topology
 
 LINK_COLOR, CONGESTED_COLOR = "#9A9A9A", "#D62728"
 BUSY_SCALE = [[0.0, "#F4F4F4"], [0.5, "#6BAED6"], [1.0, "#08306B"]]

@@ -15,7 +15,7 @@ import pandas as pd
 
 from engine.allocation.layout import NodeLayout
 from engine.config import ClusterSpec, CongestionEpisode
-from engine.topology import Topology
+from engine.step_time.topology import Topology
 
 
 def active_at(segments: pd.DataFrame, time_s: float) -> pd.DataFrame:

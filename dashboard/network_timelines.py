@@ -18,7 +18,7 @@ from dashboard.formatting import human_duration, time_unit
 from dashboard.network_charts import BUSY_SCALE
 from dashboard.network_data import links_hit
 from engine.config import CongestionEpisode
-from engine.topology import Topology
+from engine.step_time.topology import Topology
 
 CONGESTION_SCALE = [[0.0, "#FCBBA1"], [1.0, "#99000D"]]
 

@@ -48,7 +48,7 @@ def worker_types(matrix: str = "gavel") -> list[str]:
     """Worker types of a built-in throughput matrix (``"gavel"``: ``["k80", "p100", "v100"]``);
     a name that is not built in (a CSV path in a loaded scenario) lists Gavel's: the server
     reads no file a link names."""
-    from engine.throughput import BUILTIN_MATRICES, load_matrix
+    from engine.step_time.throughput import BUILTIN_MATRICES, load_matrix
 
     return load_matrix(matrix if matrix in BUILTIN_MATRICES else "gavel").worker_types
 

@@ -14,8 +14,8 @@ from typing import overload
 from engine.allocation.grants import Part
 from engine.allocation.layout import NodeLayout
 from engine.errors import AllocationError
-from engine.network import LEVELS
 from engine.placement import PlacementStrategy
+from engine.step_time.network import LEVELS
 
 SHARED_PLACEMENTS_MAX = 65_536
 """Most multi-node placements a :class:`ClusterState` keeps to hand out again (a Placement is

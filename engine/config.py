@@ -86,7 +86,7 @@ class CongestionEpisode:
         links: which links: ``"inter_node"`` (every link between nodes), ``"cross_rack"``
             (every rack uplink), ``"rack:<name>"`` (the node links and the uplink of one rack),
             ``"uplink:<rack>"`` (one rack's uplink) or ``"node:<node>"`` (one node's link to
-            its rack switch, e.g. ``"node:n3"``). See :mod:`engine.topology`.
+            its rack switch, e.g. ``"node:n3"``). See :mod:`engine.step_time.topology`.
     """
 
     start_s: float = field(metadata={"help": "Episode start (s)"})

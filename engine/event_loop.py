@@ -46,7 +46,6 @@ from engine.faults import (
 )
 from engine.jobs import isolated_run_s, job_states
 from engine.metrics import summarize
-from engine.network import change_times
 from engine.placement import get_placement
 from engine.policies.base import (
     Allocation,
@@ -57,12 +56,13 @@ from engine.policies.base import (
     display_name,
     get_policy,
 )
-from engine.rates import JobRates
 from engine.recorder import Recorder, jobs_table
 from engine.results import SimulationResult
 from engine.state import JobState
-from engine.throughput import ThroughputMatrix
-from engine.topology import LinkLoad, Topology
+from engine.step_time.network import change_times
+from engine.step_time.rates import JobRates
+from engine.step_time.throughput import ThroughputMatrix
+from engine.step_time.topology import LinkLoad, Topology
 
 ProgressFn = Callable[[float], None]
 CancelFn = Callable[[], bool]

@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from engine.config import NetworkConfig
-from engine.network import network_sensitivity
 from engine.state import JobState
-from engine.throughput import ThroughputMatrix
+from engine.step_time.network import network_sensitivity
+from engine.step_time.throughput import ThroughputMatrix
 
 
 def job_states(
@@ -27,7 +27,7 @@ def job_states(
 
     Precomputes each job's measured steps/s per worker type at its scale factor, its gradient
     size, its reference speeds and its network sensitivity (on the fastest worker type whose
-    GPUs can hold it, see :func:`engine.network.network_sensitivity`).
+    GPUs can hold it, see :func:`engine.step_time.network.network_sensitivity`).
     """
     ordered = jobs.sort_values(["arrival_s", "job_id"], kind="stable")
     columns = zip(

@@ -24,7 +24,7 @@ Our rules [R]:
 4. **Between measured counts**: a power law through the two neighbours (linear in log-log);
    **outside** them: the per-GPU rate of the nearest measured count (linear scaling, as the
    Gavel matrix's rule above its measured sizes): optimistic above the largest count, about
-   right or pessimistic below the smallest (:func:`engine.throughput.loglog_steps_per_s`).
+   right or pessimistic below the smallest (:func:`engine.step_time.throughput.loglog_steps_per_s`).
 5. **No result for a benchmark on an accelerator** = not runnable there (no entry; the engine
    refuses such a job, and the Matrix page says so). No number is invented from another type.
 6. **Communication**: each time includes all of the run's communication on the submitter's

@@ -14,7 +14,8 @@ Tables of one :class:`SimulationResult` (one policy):
   elastic policy grew the job or forked it into copies, below 1 when it shrank it; 0 for a job
   that never ran), isolated_jct_s, ftf_rho,
   network_sensitivity (iteration time across racks over node-local, see
-  :func:`engine.network.network_sensitivity`), consolidation_wait_s (time waiting while the policy
+  :func:`engine.step_time.network.network_sensitivity`), consolidation_wait_s (time waiting while
+  the policy
   held the job back for a better consolidated placement), main_worker_type (where it got most
   GPU-seconds), num_failures (times a failed node stopped it), lost_work_gpu_s (GPU-seconds of
   work those failures lost: the time since its last checkpoint x its GPUs), checkpoint_gpu_s
@@ -29,7 +30,7 @@ Tables of one :class:`SimulationResult` (one policy):
   seconds of a segment are checkpoint-restore time (no progress). A job holding several copies
   (HadarE) or several worker types at once has one row per lane (copy or type) for the same
   stretch, numbered from 0; ``combine`` says how the lanes work together (see
-  :mod:`engine.progress`).
+  :mod:`engine.step_time.progress`).
 - ``utilization``: a step function per worker type: from ``time_s`` until the next row of the
   same worker type, ``busy_gpus`` of ``capacity_gpus`` GPUs were allocated. Columns: time_s,
   worker_type, busy_gpus, capacity_gpus, utilization.

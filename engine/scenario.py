@@ -23,9 +23,9 @@ from engine.metrics import utilization_by_type
 from engine.policies.base import display_name
 from engine.results import ComparisonResult, RunResult, SimulationResult
 from engine.simulator import CancelFn, ProgressFn, simulate
+from engine.step_time.throughput import ThroughputMatrix, load_matrix
 from engine.study.spec import RunSpec
 from engine.study.traces import trace_payload
-from engine.throughput import ThroughputMatrix, load_matrix
 from engine.traces import TraceLoad, draw_trace, fit_trace
 from engine.traces.resolve import TraceFile
 from engine.validate import validate_config

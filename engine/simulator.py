@@ -17,7 +17,7 @@ from engine.jobs import gc_paused
 from engine.lease_rounds import LeaseRoundSimulation
 from engine.policies.base import get_policy
 from engine.results import SimulationResult
-from engine.throughput import ThroughputMatrix
+from engine.step_time.throughput import ThroughputMatrix
 
 __all__ = ["DECISION_LOG_MAX_JOBS", "CancelFn", "ProgressFn", "Simulation", "simulate"]
 

@@ -14,7 +14,7 @@ from engine.cluster import Placement
 
 if TYPE_CHECKING:
     from engine.allocation.grants import Grant
-    from engine.network import StepModel
+    from engine.step_time.network import StepModel
 
 
 class JobState:
@@ -26,14 +26,15 @@ class JobState:
     speed relative to the slowest type in the cluster that fits the job, for attained service in
     reference-GPU-seconds as in Hare's HLAS), network_sensitivity (``t_step(cross-rack) /
     t_step(node-local)`` on the worker type where the job runs fastest, no congestion; see
-    :func:`engine.network.network_sensitivity`).
+    :func:`engine.step_time.network.network_sensitivity`).
 
     Dynamic: ``grant`` is the grant the job runs under (None when waiting); ``ref_gpus`` is the
     reference-speed-weighted GPU count of its placement; ``attained_service_ref_gpu_s``
     accumulates held time x ``ref_gpus``. ``consolidation_wait_s`` is time spent waiting while
     the policy held the job back for a better consolidated placement. ``final_s`` is how long the
     job holds its GPUs after its last step (the final model consolidation of a ``copies`` grant of
-    several copies, see :mod:`engine.progress`; 0 otherwise) and ``last_step_s`` when that last
+    several copies, see :mod:`engine.step_time.progress`; 0 otherwise) and ``last_step_s`` when
+    that last
     step was done (None before). With failures on (:mod:`engine.faults`),
     ``checkpoint_interval_s`` and ``checkpoint_keep`` describe the running segment's
     checkpoints, and ``num_failures``, ``lost_work_gpu_s`` and ``checkpoint_gpu_s`` count what
@@ -102,7 +103,7 @@ class JobState:
         self.bandwidth_gbps = 0.0  # bottleneck share of its links while running (Gb/s)
         self.final_s = 0.0
         self.last_step_s: float | None = None
-        self.gang_rate: GangRate | None = None  # memo of engine.rates.JobRates.of
+        self.gang_rate: GangRate | None = None  # memo of engine.step_time.rates.JobRates.of
         self.kept_stamp = -1  # the last decision whose allocation kept the job's grant
         # with failures on (engine.faults): the running segment's checkpoint interval (s of
         # work; 0 = none needed) and share of wall time that progresses, failures that stopped

@@ -10,7 +10,7 @@ from engine.errors import ConfigError
 from engine.placement import list_placements
 from engine.policies import get_policy, list_policies
 from engine.policies.base import build_params, display_name
-from engine.throughput import ThroughputMatrix
+from engine.step_time.throughput import ThroughputMatrix
 
 
 def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:

@@ -7,8 +7,8 @@ import streamlit as st
 from dashboard.charts_matrix import make_scaling_curves
 from dashboard.components.chart import render_chart
 from engine.mlperf import STATISTICS, points, provenance_kind
+from engine.step_time.throughput import load_matrix
 from engine.study.cost import price_source, prices_with_defaults
-from engine.throughput import load_matrix
 
 FOCUS = ["A100-SXM-80GB", "H100-SXM", "H200-SXM", "B200", "MI300X"]
 

@@ -9,7 +9,7 @@ from dashboard.gantt import initial_end_s
 from dashboard.network_charts import make_topology
 from dashboard.network_data import network_summary, rack_capacity, rack_load
 from dashboard.network_timelines import make_congestion_timeline, make_rack_load
-from engine.topology import Topology
+from engine.step_time.topology import Topology
 
 result = require_result()
 st.title("Network")

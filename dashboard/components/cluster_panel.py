@@ -1,7 +1,7 @@
 """The GPU mix and network editors.
 
 Racks come from the GPU mix's rack column (rows sharing a rack name share its switch); the
-network inputs set the links between them (see :mod:`engine.topology`).
+network inputs set the links between them (see :mod:`engine.step_time.topology`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dashboard.runner import worker_types
 from dashboard.state import TABLE_ERRORS, bind, current, edit
 from engine.config import NetworkConfig
 from engine.placement import list_placements
-from engine.topology import Topology
+from engine.step_time.topology import Topology
 
 MATRIX_CHOICES = ("gavel", "mlperf", "mlperf-best")
 MATRIX_LABELS = {

@@ -15,7 +15,7 @@ import streamlit as st
 from dashboard.state import SOURCE_KINDS, edit, source_kind
 from engine.config import ScenarioConfig
 from engine.errors import EngineError
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from engine.traces import (
     apply_column_mapping,
     optional_canonical_columns,

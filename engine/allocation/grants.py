@@ -4,7 +4,7 @@ A :class:`Grant` says how many GPUs of which worker type a job should hold for t
 (optionally as several :class:`Part` s pinned to nodes, combined per :data:`COMBINE_MODES`); an
 :data:`Allocation` maps job indices to grants; a :class:`Decision` adds what else the engine must
 know (when to ask again, which jobs the policy holds back). See :mod:`engine.policies.base` for
-the contract and :mod:`engine.progress` for how the parts of a grant make progress.
+the contract and :mod:`engine.step_time.progress` for how the parts of a grant make progress.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 COMBINE_MODES = ("gang", "proportional", "relaxed", "copies")
-"""How the workers of a grant make progress together (see :mod:`engine.progress`):
+"""How the workers of a grant make progress together (see :mod:`engine.step_time.progress`):
 
 - ``gang``: synchronous data parallelism in lockstep; mixed types run at the slowest worker's pace.
 - ``proportional``: each worker's share of the global batch is proportional to its throughput,

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from engine.allocation.grants import Allocation, Grant
     from engine.allocation.layout import NodeLayout
     from engine.state import JobState
-    from engine.throughput import ThroughputMatrix
+    from engine.step_time.throughput import ThroughputMatrix
 
 
 def validate_allocation(

@@ -1,6 +1,7 @@
 """Consolidation levels for policies that choose nodes: candidates at a level, strategy-placed.
 
-A gang of ``n`` GPUs of one worker type sits at one of three levels (:data:`engine.network.LEVELS`,
+A gang of ``n`` GPUs of one worker type sits at one of three levels
+(:data:`engine.step_time.network.LEVELS`,
 best first): one node, the nodes of one rack, or nodes in several racks. :class:`TypeLayout`
 knows the best level a gang could ever reach on the cluster; :class:`Board` tracks free GPUs per
 node during one decision and finds a placement no worse than a level with the scenario's
@@ -17,7 +18,7 @@ from engine.allocation.layout import NodeInfo, NodeLayout
 from engine.placement.base import PlacementStrategy, get_placement
 
 NODE, RACK, NETWORK = 0, 1, 2
-"""Level indices into :data:`engine.network.LEVELS`."""
+"""Level indices into :data:`engine.step_time.network.LEVELS`."""
 
 
 class Option(NamedTuple):

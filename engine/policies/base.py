@@ -17,7 +17,8 @@ A grant is usually ``Grant(worker_type, num_gpus)``: a gang of one type that the
 strategy puts on nodes. ``Grant.of_parts`` expresses what heterogeneity-aware policies need: parts
 of several worker types, parts pinned to a node (``Part.node``), and how the parts make progress
 together (``combine``: lockstep gang, proportional batch shares, Hare's relaxed tasks, or
-HadarE's copies with a shared step counter; see :mod:`engine.progress`). A running job keeps its
+HadarE's copies with a shared step counter; see :mod:`engine.step_time.progress`). A running job
+keeps its
 GPUs only when the new grant equals the one it runs under.
 
 A policy that needs more than an allocation returns a :class:`Decision`: the allocation, a
@@ -62,14 +63,14 @@ from engine.allocation.grants import COMBINE_MODES, Allocation, Decision, Grant,
 from engine.allocation.layout import NodeInfo, NodeLayout
 from engine.config import NetworkConfig
 from engine.errors import ConfigError
-from engine.progress import NOISE_SCALE_RATIO
 from engine.registry import Registry
-from engine.throughput import ThroughputMatrix, load_matrix
+from engine.step_time.progress import NOISE_SCALE_RATIO
+from engine.step_time.throughput import ThroughputMatrix, load_matrix
 
 if TYPE_CHECKING:
     from engine.config import ClusterSpec, PolicySpec, RoundConfig
     from engine.state import JobState
-    from engine.step_time import StepTimeModel
+    from engine.step_time.estimator import StepTimeModel
 
 __all__ = [  # the allocation types are re-exported: policies import them from here
     "COMBINE_MODES",
@@ -104,7 +105,7 @@ class PolicyContext:
         rng: the run's only random generator (seeded from the scenario's seed).
         network: bandwidths and congestion (default: :class:`engine.config.NetworkConfig`'s).
         matrix: the scenario's throughput matrix, extra worker types and uploaded tables
-            included (default: Gavel's, :func:`engine.throughput.load_matrix`).
+            included (default: Gavel's, :func:`engine.step_time.throughput.load_matrix`).
         layout: the cluster's nodes, built once from ``cluster``; the engine's cluster state
             and topology use this same layout.
         placement: the scenario's placement strategy (:mod:`engine.placement`), for policies
@@ -130,7 +131,7 @@ class PolicyContext:
     @functools.cached_property
     def step_time(self) -> StepTimeModel:
         """The engine's step-time model for "how fast would this job run here" (built once)."""
-        from engine.step_time import StepTimeModel
+        from engine.step_time.estimator import StepTimeModel
 
         return StepTimeModel(self.nodes, self.network, self.matrix, self.rounds.round_duration_s)
 
@@ -199,10 +200,11 @@ class Policy(ABC):
             cheaper switch (e.g. Hare's task switch) sets it in ``__init__``.
         consolidation_fixed_s: fixed part of the model consolidation that ``copies`` grants
             pay at every round end and when the job's last step is done (the rest is gradient
-            transfer; see :mod:`engine.progress`).
+            transfer; see :mod:`engine.step_time.progress`).
         noise_scale_ratio: gradient noise scale over a job's requested global batch, which sets
             the statistical efficiency of a job granted more GPUs than its scale factor
-            (:func:`engine.progress.statistical_efficiency`); an elastic policy exposes it as a
+            (:func:`engine.step_time.progress.statistical_efficiency`); an elastic policy exposes
+            it as a
             knob.
         models_failures: whether the policy runs with node failures on
             (:class:`engine.config.FailureConfig`): its decisions read the live capacity

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from engine.errors import TraceError
-from engine.throughput import ThroughputMatrix
+from engine.step_time.throughput import ThroughputMatrix
 from engine.traces.reading import number_column, read_csv_text, require_columns, text_column
 from engine.traces.registry import FORMATS, LoadContext, Loaded, TraceFormat, header_columns
 from engine.traces.schema import JOB_COLUMNS

@@ -13,7 +13,7 @@ import pandas as pd
 
 from engine.config import ClusterSpec
 from engine.errors import OversizedJobsError
-from engine.throughput import ThroughputMatrix
+from engine.step_time.throughput import ThroughputMatrix
 
 
 def largest_fit_gpus(job_type: str, cluster: ClusterSpec, matrix: ThroughputMatrix) -> int:

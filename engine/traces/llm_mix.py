@@ -24,7 +24,7 @@ import pandas as pd
 
 from engine.config import JobClass, SyntheticSpec
 from engine.errors import ConfigError
-from engine.throughput import ThroughputMatrix
+from engine.step_time.throughput import ThroughputMatrix
 from engine.traces.validate import build_jobs
 
 DAY_S = 86_400.0

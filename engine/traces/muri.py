@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.errors import TraceError
-from engine.throughput import ThroughputMatrix
+from engine.step_time.throughput import ThroughputMatrix
 from engine.traces import rules
 from engine.traces.reading import number_column, read_csv_text, require_columns, text_column
 from engine.traces.registry import FORMATS, LoadContext, Loaded, TraceFormat, header_columns

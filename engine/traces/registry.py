@@ -19,7 +19,7 @@ import pandas as pd
 
 from engine.errors import ConfigError, TraceError
 from engine.registry import Registry
-from engine.throughput import ThroughputMatrix
+from engine.step_time.throughput import ThroughputMatrix
 from engine.traces import rules
 from engine.traces.reading import decode_text, first_line
 from engine.traces.text import encoding_label, is_tab_separated, tabs_to_commas

@@ -23,7 +23,7 @@ import pandas as pd
 from engine.config import ClusterSpec, LoadConfig, TraceSpec
 from engine.errors import TraceError
 from engine.sources import SAMPLE_DIR, list_samples
-from engine.throughput import ThroughputMatrix
+from engine.step_time.throughput import ThroughputMatrix
 from engine.traces.cluster_fit import check_cluster_fit
 from engine.traces.llm_mix import generate_llm_mix, llm_mix_note
 from engine.traces.load import apply_load, load_note

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from engine.errors import TraceError
-from engine.throughput import ThroughputMatrix
+from engine.step_time.throughput import ThroughputMatrix
 from engine.traces.reading import read_csv_text, require_columns
 
 # model-name prefix (lower case) -> Gavel job type. Reason in the comment of each group.

@@ -23,7 +23,7 @@ import pandas as pd
 
 from engine.config import SyntheticSpec
 from engine.errors import ConfigError, TraceError
-from engine.throughput import ThroughputMatrix
+from engine.step_time.throughput import ThroughputMatrix
 from engine.traces.validate import build_jobs
 
 SCALE_FACTORS = np.array([1, 2, 4, 8])

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from engine.errors import TraceError
-from engine.throughput import ThroughputMatrix
+from engine.step_time.throughput import ThroughputMatrix
 from engine.traces.schema import JOB_COLUMNS, JOB_DTYPES
 
 

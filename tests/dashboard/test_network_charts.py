@@ -27,7 +27,7 @@ from dashboard.network_data import (
 from dashboard.network_timelines import make_congestion_timeline, make_rack_load
 from engine.config import ClusterSpec, CongestionEpisode, NetworkConfig, NodeGroup
 from engine.results import ComparisonResult
-from engine.topology import Topology
+from engine.step_time.topology import Topology
 
 CLUSTER = ClusterSpec((NodeGroup("v100", 2, 4, "rack0"), NodeGroup("v100", 2, 4, "rack1")))
 UPLINK_EPISODE = CongestionEpisode(100.0, 200.0, 4.0, "uplink:rack1")

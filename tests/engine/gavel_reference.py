@@ -18,7 +18,7 @@ import pandas as pd
 from engine.config import ClusterSpec, NodeGroup, PolicySpec, ScenarioConfig
 from engine.presets import gavel_compatible
 from engine.simulator import simulate
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from engine.traces.registry import load_trace
 
 # A copy of shared/fidelity/gavel/ (MIT, Gavel; attribution in its README) ships with the tests,

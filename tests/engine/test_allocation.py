@@ -23,8 +23,8 @@ from engine.policies import base
 from engine.policies.fifo import Fifo
 from engine.simulator import simulate
 from engine.state import JobState
-from engine.throughput import load_matrix
-from engine.topology import Topology
+from engine.step_time.throughput import load_matrix
+from engine.step_time.topology import Topology
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 
 MATRIX = load_matrix()

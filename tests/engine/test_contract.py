@@ -18,7 +18,7 @@ from engine.policies.base import describe, display_name
 from engine.policies.fifo import Fifo
 from engine.registry import Registry
 from engine.simulator import simulate
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from engine.traces import FORMATS
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.config import PolicySpec, ScenarioConfig
 from engine.simulator import simulate
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 
 MATRIX = load_matrix()

@@ -23,12 +23,12 @@ from engine.errors import AllocationError
 from engine.event_loop import changed_entries
 from engine.placement import get_placement
 from engine.placement.consolidated import consolidated, fill_fullest
-from engine.rates import JobRates
 from engine.recorder import Recorder
 from engine.scenario import load_scenario_trace
 from engine.simulator import Simulation
 from engine.state import JobState
-from engine.throughput import load_matrix
+from engine.step_time.rates import JobRates
+from engine.step_time.throughput import load_matrix
 from tests.engine.helpers import cluster
 
 SPEC = cluster(("v100", 3, 4, "r0"), ("v100", 2, 8, "r1"), ("k80", 3, 4, "r2"))

@@ -25,7 +25,7 @@ from engine.errors import ConfigError
 from engine.faults import checkpoint_time_s, since_checkpoint_s
 from engine.metrics import failures_by_size
 from engine.simulator import simulate
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from engine.validate import validate_config
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 from tests.engine.test_properties import _max_concurrent_gpus, scenarios

@@ -34,7 +34,7 @@ from engine.policies.las.queues import WaitingQueues
 from engine.policies.las.running import RunningBooks
 from engine.simulator import simulate
 from engine.state import JobState
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from tests.engine.test_properties import scenarios
 
 MATRIX = load_matrix()

@@ -1,7 +1,8 @@
 """The engine's general mechanisms for heterogeneity-aware policies, with scripted policies.
 
 Each test registers a tiny policy that always asks for the same grant, so the engine's step-time
-model of each combine mode (engine/progress.py) can be checked against numbers computed by hand
+model of each combine mode (engine/step_time/progress.py) can be checked against numbers computed
+by hand
 from the throughput matrix. ResNet-50 one-GPU speeds: v100 r_v = 4.3948, k80 r_k = 0.6190
 steps/s; two V100s measured at 7.9221 steps/s (Gavel's table).
 """
@@ -19,10 +20,10 @@ from engine.config import NetworkConfig, PolicySpec, ScenarioConfig
 from engine.errors import AllocationError
 from engine.policies import base
 from engine.policies.fifo import Fifo
-from engine.progress import statistical_efficiency
 from engine.results import SimulationResult
 from engine.simulator import simulate
-from engine.throughput import gradient_bytes, load_matrix
+from engine.step_time.progress import statistical_efficiency
+from engine.step_time.throughput import gradient_bytes, load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 
 MATRIX = load_matrix()

@@ -8,7 +8,7 @@ import pytest
 from engine.config import PolicySpec, ScenarioConfig
 from engine.metrics import active_span_s, jain_index, jct_cdf, summarize, utilization_by_type
 from engine.simulator import simulate
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 
 MATRIX = load_matrix()

@@ -23,8 +23,8 @@ from engine.errors import ConfigError, OversizedJobsError
 from engine.mlperf import MLPERF_CSV, job_types_for_gpus, points
 from engine.scenario import run_scenario, scenario_matrix
 from engine.simulator import simulate
+from engine.step_time.throughput import load_matrix
 from engine.study.cost import price_source, prices_with_defaults
-from engine.throughput import load_matrix
 from engine.traces.llm_mix import generate_llm_mix
 from engine.traces.resolve import trace_rng
 from engine.traces.rules import draw_job_types
@@ -241,7 +241,7 @@ def test_loglog_rule_is_monotone_and_passes_through_the_measurements(
 ) -> None:
     """For any measurements made monotone (running maximum over sizes), the rule is monotone in
     the size and returns each measurement at its size."""
-    from engine.throughput import loglog_steps_per_s
+    from engine.step_time.throughput import loglog_steps_per_s
 
     best, measured = 0.0, {}
     for n in sorted(rates):

@@ -44,7 +44,7 @@ from engine.presets import gavel_compatible
 from engine.results import SimulationResult
 from engine.scenario import load_scenario_trace
 from engine.simulator import simulate
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = Path(__file__).resolve().parent / "data" / "native_reference.json"

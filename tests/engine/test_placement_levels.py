@@ -12,7 +12,7 @@ from engine.placement import get_placement
 from engine.placement.levels import NETWORK, NODE, RACK, level_of, place_within
 from engine.policies import get_policy, list_policies
 from engine.simulator import simulate
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 
 FIRST_FIT = get_placement("first_fit")

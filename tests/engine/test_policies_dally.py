@@ -30,14 +30,14 @@ from engine.config import (
     ScenarioConfig,
 )
 from engine.errors import ConfigError
-from engine.network import ring_comm_s
 from engine.policies.base import NodeInfo
 from engine.policies.dally.core import ConsolidationScheduler
 from engine.policies.dally.levels import NODE, DallyLayout
 from engine.policies.dally.tuner import ReplayJob, Window, replay
 from engine.results import SimulationResult
 from engine.simulator import Simulation
-from engine.throughput import gradient_bytes, load_matrix
+from engine.step_time.network import ring_comm_s
+from engine.step_time.throughput import gradient_bytes, load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 
 MATRIX = load_matrix()

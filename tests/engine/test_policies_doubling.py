@@ -30,7 +30,7 @@ from engine.policies.base import PolicyContext
 from engine.policies.doubling import RingSpeed
 from engine.simulator import simulate
 from engine.state import JobState
-from engine.throughput import gradient_bytes, load_matrix
+from engine.step_time.throughput import gradient_bytes, load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 
 MATRIX = load_matrix()

@@ -15,7 +15,7 @@ from engine.policies.gavel.lp import max_min_coefficients
 from engine.presets import gavel_compatible
 from engine.simulator import simulate
 from engine.state import JobState
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame, spy_gavel_maxmin
 from tests.engine.reference.gavel_rounds import solve_max_min
 

@@ -22,7 +22,7 @@ from engine.policies.gavel.fifo import GavelFifoFastest, GavelFifoRandom
 from engine.policies.gavel.min_total_duration import GavelMinTotalDuration, solve_min_total_duration
 from engine.simulator import simulate
 from engine.state import JobState
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 
 MATRIX = load_matrix()

@@ -11,7 +11,7 @@ from engine.policies.gavel.ftf import (
     isolated_throughput,
     solve_finish_time_fairness,
 )
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 
 MATRIX = load_matrix()
 

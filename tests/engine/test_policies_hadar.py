@@ -23,7 +23,7 @@ from engine.policies.hadar.hadar import Hadar
 from engine.policies.hadar.hadare import HadarE
 from engine.results import SimulationResult
 from engine.simulator import simulate
-from engine.throughput import gradient_bytes, load_matrix
+from engine.step_time.throughput import gradient_bytes, load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 from tests.engine.test_properties import scenarios
 
@@ -67,7 +67,8 @@ def test_hadar_runs_a_two_gpu_job_on_one_v100_and_one_k80(combine: str) -> None:
 
     No type has two GPUs, so Hadar's only offer is one task on each (task-level heterogeneity);
     at the start its utility covers the two empty nodes' price 2L (for the gang, utility is
-    exactly 2L: the K80 pace sets both). The engine's step model (engine.progress): sync per
+    exactly 2L: the K80 pace sets both). The engine's step model (engine.step_time.progress): sync
+    per
     iteration = max over the types of the measured 2-GPU overhead 2 / x2 - 1 / x. Gang:
     iteration = 1 / k + sync (lockstep at the K80); proportional: 2 / (v + k) + sync. The job
     keeps its grant every round, so JCT = steps / (2 / iteration).

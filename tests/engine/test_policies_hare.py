@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from engine.config import NetworkConfig, PolicySpec, RoundConfig, ScenarioConfig
 from engine.errors import ConfigError
 from engine.policies.hare.tasks import eft_task_counts
-from engine.progress import relaxed_round
 from engine.results import SimulationResult
 from engine.simulator import simulate
-from engine.throughput import load_matrix
+from engine.step_time.progress import relaxed_round
+from engine.step_time.throughput import load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 
 MATRIX = load_matrix()

@@ -23,7 +23,6 @@ from engine.config import (
 )
 from engine.errors import ConfigError
 from engine.jobs import reference_speeds
-from engine.network import bottleneck_gbps, step_model
 from engine.policies.base import PolicyContext, SchedulerState, get_policy
 from engine.policies.sampling.categories import equal_split, fit_budget, sample_categories
 from engine.policies.sampling.matching import lsa_market, market, ssp_market
@@ -35,11 +34,12 @@ from engine.policies.sampling.model import (
     step_rates,
 )
 from engine.policies.sampling.policy import SamplingPlacement
-from engine.progress import JobModel, progress_rate
 from engine.scenario import run_scenario
 from engine.simulator import simulate
 from engine.state import JobState
-from engine.throughput import gradient_bytes, load_matrix
+from engine.step_time.network import bottleneck_gbps, step_model
+from engine.step_time.progress import JobModel, progress_rate
+from engine.step_time.throughput import gradient_bytes, load_matrix
 from tests.engine.helpers import cluster, jobs_frame
 
 MATRIX = load_matrix()
@@ -313,7 +313,8 @@ CASES = [  # (job type, scale factor, GPUs per type, nodes, the level the policy
 @pytest.mark.parametrize("enabled", [True, False])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[2]}")
 def test_vectorized_step_time_agrees_with_the_engine(case: tuple, enabled: bool) -> None:
-    """step_rates == engine.progress for placements at the level the policy estimates, with a
+    """step_rates == engine.step_time.progress for placements at the level the policy estimates,
+    with a
     congestion episode on the inter-node links."""
     job_type, sf, counts, nodes, level = case
     net = NetworkConfig(enabled=enabled, congestion=(CongestionEpisode(0.0, 10.0, 3.0),))
@@ -359,7 +360,7 @@ first in r0, so the engine runs them across racks."""
 @pytest.mark.parametrize("case", PLACED, ids=lambda c: f"{c[0]}-{c[2]}")
 def test_rates_of_granted_placements_equal_the_engines(case: tuple, enabled: bool) -> None:
     """The policy's own grant, placed by the engine's consolidated strategy on an empty
-    cluster, runs at the rate step_rates estimated (engine.progress with the engine's link
+    cluster, runs at the rate step_rates estimated (engine.step_time.progress with the engine's link
     model), under an inter-node congestion episode: the vectorized model and the engine's
     step model cannot drift apart. Mixed grants: the same, at the link the policy estimates."""
     from engine.allocation import NodeLayout

@@ -12,7 +12,7 @@ from engine.config import PolicySpec, RoundConfig, ScenarioConfig
 from engine.errors import ConfigError
 from engine.policies.las.policy import parse_thresholds
 from engine.simulator import simulate
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 
 MATRIX = load_matrix()

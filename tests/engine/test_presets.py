@@ -10,7 +10,7 @@ import pytest
 from engine.config import PolicySpec, ScenarioConfig
 from engine.presets import gavel_compatible
 from engine.simulator import simulate
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame, spy_gavel_maxmin
 
 MATRIX = load_matrix()

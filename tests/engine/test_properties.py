@@ -23,7 +23,7 @@ from engine.config import (
 )
 from engine.policies import list_policies
 from engine.simulator import simulate
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from tests.engine.helpers import jobs_frame
 
 MATRIX = load_matrix()

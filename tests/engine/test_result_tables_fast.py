@@ -19,7 +19,7 @@ from engine.recorder import Recorder
 from engine.results import SEGMENT_COLUMNS
 from engine.scenario import load_scenario_trace
 from engine.simulator import simulate
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 
 CAPACITY = {"k80": 8, "p100": 4, "v100": 16}
 

@@ -11,7 +11,7 @@ from engine.jobs import reference_speeds
 from engine.policies.sampling.model import job_row, stack_rows
 from engine.policies.sampling.table import JobTable
 from engine.state import JobState
-from engine.throughput import gradient_bytes, load_matrix
+from engine.step_time.throughput import gradient_bytes, load_matrix
 
 MATRIX = load_matrix()
 TYPES = ["k80", "p100", "v100"]

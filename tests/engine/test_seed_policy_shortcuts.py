@@ -26,7 +26,6 @@ from engine.config import (
     RoundConfig,
     ScenarioConfig,
 )
-from engine.network import congestion_factor
 from engine.policies.base import Grant, Part, PolicyContext
 from engine.policies.doubling.policy import Doubling
 from engine.policies.doubling.speed import RingSpeed
@@ -37,7 +36,8 @@ from engine.policies.hadar.prices import Offer, PriceBook
 from engine.policies.hadar.rounds import PricedRounds
 from engine.simulator import simulate
 from engine.state import JobState
-from engine.throughput import gradient_bytes, load_matrix
+from engine.step_time.network import congestion_factor
+from engine.step_time.throughput import gradient_bytes, load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 from tests.engine.test_properties import scenarios
 

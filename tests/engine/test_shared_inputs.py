@@ -36,11 +36,11 @@ from engine.content import ContentStore, is_sha256
 from engine.errors import ConfigError, TraceError
 from engine.scenario import load_scenario_trace, scenario_matrix
 from engine.sources import Origin
+from engine.step_time.throughput import GAVEL_CSV, load_matrix, matrix_store
 from engine.study.overrides import apply_overrides
 from engine.study.planner import PlanSpec
 from engine.study.study import Study
 from engine.study.traces import TraceStore
-from engine.throughput import GAVEL_CSV, load_matrix, matrix_store
 from engine.validate import validate_config
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,9 +9,9 @@ import pytest
 
 from engine.config import CongestionEpisode, NetworkConfig, PolicySpec, RoundConfig, ScenarioConfig
 from engine.errors import AllocationError
-from engine.network import ring_comm_s
 from engine.simulator import simulate
-from engine.throughput import gradient_bytes, load_matrix
+from engine.step_time.network import ring_comm_s
+from engine.step_time.throughput import gradient_bytes, load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 
 MATRIX = load_matrix()

@@ -23,7 +23,6 @@ from engine.config import (
     RoundConfig,
     ScenarioConfig,
 )
-from engine.network import ring_comm_s
 from engine.placement import get_placement
 from engine.policies.base import (
     Allocation,
@@ -33,10 +32,11 @@ from engine.policies.base import (
     PolicyContext,
     SchedulerState,
 )
-from engine.progress import JobModel, consolidation_s
 from engine.simulator import simulate
 from engine.state import JobState
-from engine.throughput import gradient_bytes, load_matrix
+from engine.step_time.network import ring_comm_s
+from engine.step_time.progress import JobModel, consolidation_s
+from engine.step_time.throughput import gradient_bytes, load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame, use_policy
 
 MATRIX = load_matrix()

@@ -13,9 +13,9 @@ import pytest
 from engine.config import LoadConfig, PolicySpec, ScenarioConfig, TraceSpec
 from engine.errors import ConfigError
 from engine.scenario import load_scenario_trace
+from engine.step_time.throughput import load_matrix
 from engine.study import RunSpec, Study, Variant, expand, grid
 from engine.study.overrides import apply_overrides, get_path
-from engine.throughput import load_matrix
 from engine.traces import apply_load, draw_trace
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 

@@ -21,8 +21,8 @@ from engine.config import (
 )
 from engine.errors import ConfigError
 from engine.sources import Origin
+from engine.step_time.throughput import load_matrix
 from engine.study.planner import Candidate, PlanSpec, pareto_front, plan
-from engine.throughput import load_matrix
 
 JOB_TYPE = "ResNet-50 (batch size 128)"  # runs on 2 V100s; Gavel measured 0 on 2 K80s
 HOUR_S = 3600.0

@@ -12,9 +12,9 @@ import pytest
 from engine.config import PolicySpec, ScenarioConfig, TraceSpec
 from engine.errors import SimulationCancelled, TraceError
 from engine.scenario import run, run_scenario
+from engine.step_time.throughput import load_matrix
 from engine.study import Study, TraceStore, Variant, expand, run_study
 from engine.study.store import ResultStore
-from engine.throughput import load_matrix
 
 SMALL = [
     {"worker_type": "v100", "nodes": 2, "gpus_per_node": 8, "rack": "r0"},

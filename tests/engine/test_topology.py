@@ -10,12 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.config import CongestionEpisode, NetworkConfig, PolicySpec, ScenarioConfig
-from engine.network import ring_comm_s
 from engine.policies import base
 from engine.policies.fifo import Fifo
 from engine.simulator import simulate
-from engine.throughput import gradient_bytes, load_matrix
-from engine.topology import LinkLoad, Topology
+from engine.step_time.network import ring_comm_s
+from engine.step_time.throughput import gradient_bytes, load_matrix
+from engine.step_time.topology import LinkLoad, Topology
 from tests.engine.helpers import RESNET50, cluster, jobs_frame
 
 MATRIX = load_matrix()

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.throughput import ThroughputMatrix, load_matrix
+from engine.step_time.throughput import ThroughputMatrix, load_matrix
 from engine.traces import (
     JOB_COLUMNS,
     JOB_DTYPES,

@@ -20,7 +20,7 @@ from engine.config import (
 from engine.errors import OversizedJobsError, TraceError
 from engine.presets import muri_testbed
 from engine.scenario import run_scenario
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from engine.traces import detect_format, load_trace
 from engine.traces.reading import decode_text
 

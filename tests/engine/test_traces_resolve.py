@@ -22,7 +22,7 @@ from engine.config import (
 )
 from engine.errors import ConfigError, OversizedJobsError, TraceError
 from engine.scenario import load_scenario_trace
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from engine.traces import (
     TraceLoad,
     check_cluster_fit,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from engine.errors import TraceError
-from engine.throughput import load_matrix
+from engine.step_time.throughput import load_matrix
 from engine.traces import inspect_trace, load_trace
 
 PHILLY = Path(__file__).resolve().parents[2] / "sample_traces" / "philly_2000.csv"

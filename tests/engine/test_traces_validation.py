@@ -10,7 +10,7 @@ import pytest
 
 from engine.config import ClusterSpec, NodeGroup
 from engine.errors import OversizedJobsError, TraceError
-from engine.throughput import ThroughputMatrix, load_matrix
+from engine.step_time.throughput import ThroughputMatrix, load_matrix
 from engine.traces import (
     apply_column_mapping,
     check_cluster_fit,

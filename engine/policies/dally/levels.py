@@ -4,7 +4,7 @@ The levels and the search for free nodes at a level are the placement layer's
 (:mod:`engine.placement.levels`; the scenario's placement strategy picks the nodes within a
 level). Here: :class:`DallyLayout` adds the job's view (the worker types it fits, the best level
 it could reach), :class:`LevelModel` reads each level's iteration-time slowdown over node-local
-from the engine's step-time model (:mod:`engine.step_time`), so the policy never assumes
+from the engine's step-time model (:mod:`engine.step_time.estimator`), so the policy never assumes
 bandwidths, and :func:`allowed_level` / :func:`next_timer_s` are the delay timers.
 """
 
@@ -13,11 +13,11 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 
-from engine.network import LEVELS, change_times
 from engine.placement.levels import NETWORK, NODE, RACK, Board, Nodes, Option, TypeLayout
 from engine.policies.base import Grant, Part
 from engine.state import JobState
-from engine.step_time import StepTimeModel
+from engine.step_time.estimator import StepTimeModel
+from engine.step_time.network import LEVELS, change_times
 
 __all__ = ["NETWORK", "NODE", "RACK", "Board", "LevelModel", "DallyLayout", "Option", "grant_of"]
 
@@ -66,7 +66,8 @@ class LevelModel:
 
     ``slowdowns(job, wt, now_s)`` is ``(1, t_rack / t_node, t_network / t_node)`` under the
     congestion in force at ``now_s``, from the step-time model's gang at each level
-    (:meth:`engine.step_time.StepTimeModel.at_level`) with every rack of the cluster touched
+    (:meth:`engine.step_time.estimator.StepTimeModel.at_level`) with every rack of the cluster
+    touched
     (the worst case of a rack-specific episode). Cached per job type, size, worker type and
     congestion epoch (the interval between two congestion changes).
     """

@@ -9,7 +9,8 @@ GPUs by proximity according to the job's sensitivity to network delay, with thre
 Reconstructions [R] (shared/docs/schedulers.md, section E; the paper's full text was not
 available):
 
-- Levels: node < rack < network (:data:`engine.network.LEVELS`). The policy decides the level a
+- Levels: node < rack < network (:data:`engine.step_time.network.LEVELS`). The policy decides the
+level a
   job accepts; the scenario's placement strategy picks the nodes within it through the placement
   layer (:func:`engine.placement.levels.place_within`; with the default "consolidated" strategy,
   best fit on the best level free). The result is a node-pinned gang of one worker type;

@@ -10,10 +10,11 @@ workloads. Everything below the abstract is a reconstruction [R] (shared/docs/sc
   Gavel's consolidated measurement at n (linear beyond the largest measured n, as
   :meth:`ThroughputMatrix.steps_per_s`), plus the ring all-reduce time the network adds over a
   node-local ring when n exceeds one node (level "rack") or one rack (level "network") of the
-  type (the engine's step-time model, :mod:`engine.step_time`), times the statistical
+  type (the engine's step-time model, :mod:`engine.step_time.estimator`), times the statistical
   efficiency of a global batch ``n / scale_factor`` times the one the job asked for (Pollux,
   Qiao et al., OSDI 2021; knob ``noise_scale_ratio``, see
-  :func:`engine.progress.statistical_efficiency`): with the default, a job grown far past its
+  :func:`engine.step_time.progress.statistical_efficiency`): with the default, a job grown far past
+  its
   request progresses at most twice as fast as at its request. See
   :class:`engine.policies.doubling.speed.RingSpeed`. This is the engine's own model for a
   consolidated placement.
@@ -53,8 +54,8 @@ from engine.policies.base import (
     SchedulerState,
 )
 from engine.policies.doubling.speed import RingSpeed, fastest_types
-from engine.progress import NOISE_SCALE_RATIO
 from engine.state import JobState
+from engine.step_time.progress import NOISE_SCALE_RATIO
 
 
 class Doubling(Policy):

@@ -1,7 +1,7 @@
 """The doubling heuristic's speed and size rules (Capes et al., arXiv:1908.08082, 2019) [R].
 
 Speed on n GPUs is the engine's step-time model for a consolidated gang of one type
-(:meth:`engine.step_time.StepTimeModel.at_level`): Gavel's measurement at n, plus the ring
+(:meth:`engine.step_time.estimator.StepTimeModel.at_level`): Gavel's measurement at n, plus the ring
 all-reduce the network adds over a node-local ring at the best level n GPUs of the type could
 reach (the placement layer's :meth:`engine.placement.levels.TypeLayout.best_level`), times the
 statistical efficiency of the grown batch. Sizes are powers of two, bounded as the policy's
@@ -10,11 +10,11 @@ module docstring says (:func:`size_limit`).
 
 from __future__ import annotations
 
-from engine.network import LEVELS, congestion_factor
 from engine.placement.levels import TypeLayout
 from engine.policies.base import PolicyContext
-from engine.progress import NOISE_SCALE_RATIO
 from engine.state import JobState
+from engine.step_time.network import LEVELS, congestion_factor
+from engine.step_time.progress import NOISE_SCALE_RATIO
 
 SpeedKey = tuple[str, int, str, int]
 """(job type, scale factor, worker type, GPUs) of a cached speed."""

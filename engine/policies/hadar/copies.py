@@ -1,5 +1,5 @@
 """How fast HadarE's copies run (Sultana, Pakka et al., arXiv 2503.10918, 2025), by the engine's
-step-time model (:mod:`engine.step_time`), with the caches a priced round needs.
+step-time model (:mod:`engine.step_time.estimator`), with the caches a priced round needs.
 
 A ``copies`` grant's rate depends on each copy's worker type and GPUs (in node order), the racks
 the copies touch and the congestion in force, not on which nodes they are: :class:`CopyRates`
@@ -11,9 +11,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 
-from engine.network import change_times
 from engine.policies.base import Part, PolicyContext
 from engine.state import JobState
+from engine.step_time.network import change_times
 
 CopyKey = tuple[str, int, tuple[tuple[str, int], ...], tuple[str, ...], int]
 """(job type, scale factor, (worker type, GPUs) per copy in node order, racks, congestion epoch)."""

@@ -18,8 +18,9 @@ dual subroutine. Every rule below is a reconstruction [R] (shared/docs/scheduler
 - [R] Rate: ``g_k`` = the measured steps/s of the whole job at its scale factor on type ``k``
   (``job.steps_per_s``). A gang on mixed types runs at the slowest type's ``g_k``; with
   ``combine="proportional"`` at ``sum_k m_k g_k / scale_factor``. The estimate ignores what the
-  placement adds to communication; the engine charges it (:mod:`engine.progress`). This is
-  deliberately not the step-time estimator's placement-aware rate (:mod:`engine.step_time`,
+  placement adds to communication; the engine charges it (:mod:`engine.step_time.progress`). This is
+  deliberately not the step-time estimator's placement-aware rate
+  (:mod:`engine.step_time.estimator`,
   which HadarE uses): ``L``, ``U``, the density and the admission rule below are built on
   ``g_k``, and a spread or mixed placement rated lower than ``g_k`` can earn less than ``L``
   per GPU, so a job could go unadmitted on an idle cluster (tried: a 2-GPU job on one V100

@@ -6,12 +6,14 @@ Scheduling for Deep Learning Clusters", arXiv 2503.10918, 2025 (extends Hadar, I
 
 [P] HadarE forks each job into copies that train at once on GPUs of separate nodes; a job tracker
 aggregates their progress and consolidates the models. The engine models a ``copies`` grant
-(:mod:`engine.progress`): every copy trains alone at the measured node-local throughput, all
+(:mod:`engine.step_time.progress`): every copy trains alone at the measured node-local throughput,
+all
 copies advance one shared step counter, every round ends with a consolidation of
 ``gradient_bytes / bandwidth + consolidation_fixed_s`` seconds, and so does the job once its
 last step is done. ``k`` copies process ``k`` batches between consolidations, so their samples
 count at the statistical efficiency of a ``k``-fold batch (Pollux, Qiao et al., OSDI 2021;
-:func:`engine.progress.statistical_efficiency`, knob ``noise_scale_ratio``): two copies of a
+:func:`engine.step_time.progress.statistical_efficiency`, knob ``noise_scale_ratio``): two copies
+of a
 job whose batch sits at its critical batch size progress 1.33x as fast as one, and no number of
 copies beats 2x. A job's first start costs nothing; any later start or change of its copies
 restarts every copy from the last consolidated model and pays the checkpoint-restore cost.
@@ -52,8 +54,8 @@ from engine.policies.base import POLICIES, Allocation, Grant, Part, PolicyContex
 from engine.policies.hadar.copies import CopyRates
 from engine.policies.hadar.prices import TOLERANCE, Offer, PriceBook
 from engine.policies.hadar.rounds import PricedRounds
-from engine.progress import NOISE_SCALE_RATIO
 from engine.state import JobState
+from engine.step_time.progress import NOISE_SCALE_RATIO
 
 
 class HadarE(PricedRounds):

@@ -5,12 +5,13 @@ Machine Learning on Heterogeneous GPUs", IEEE TCC 12(4), 2024, doi 10.1109/TCC.2
 HPDC 2022) runs a job as training rounds of ``scale_factor`` independent tasks (one worker-batch
 each) that may sit on GPUs of any types; the round ends when all are done. Here a job holds a
 ``relaxed`` grant of up to ``scale_factor`` GPUs and the engine turns it into progress with
-:func:`engine.progress.relaxed_round`.
+:func:`engine.step_time.progress.relaxed_round`.
 
 Reconstructions [R]:
 
 - A task is one worker-batch: ``1 / steps_per_s(job_type, k, 1)`` seconds on worker type ``k``
-  (the scenario's throughput matrix, as :mod:`engine.progress` uses); sync is left out of the
+  (the scenario's throughput matrix, as :mod:`engine.step_time.progress` uses); sync is left out of
+  the
   policies' estimates.
 - A pick takes up to ``scale_factor`` free GPUs, fastest type first (ties: type name), and keeps
   only those that get a task in the round's earliest-finish-time schedule: a GPU too slow to
@@ -18,7 +19,7 @@ Reconstructions [R]:
 
 A round's schedule depends only on the task times and the GPU counts, and the policies ask for
 the same few rounds at every decision, so :func:`round_s` and :func:`used_gpus` memoize them
-(:func:`_round_plan`); the values are those of :func:`engine.progress.relaxed_round`.
+(:func:`_round_plan`); the values are those of :func:`engine.step_time.progress.relaxed_round`.
 """
 
 from __future__ import annotations
@@ -27,9 +28,9 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 from engine.policies.base import Grant, Part
-from engine.progress import relaxed_round
 from engine.state import JobState
-from engine.throughput import ThroughputMatrix
+from engine.step_time.progress import relaxed_round
+from engine.step_time.throughput import ThroughputMatrix
 
 TaskTimes = dict[str, float]
 """Worker type -> seconds of one task of a job, fastest type first; only types it fits."""
@@ -63,7 +64,7 @@ def _key(counts: Mapping[str, int], times: TaskTimes) -> tuple[tuple[float, ...]
 def _round_plan(
     seconds: tuple[float, ...], counts: tuple[int, ...], num_tasks: int
 ) -> tuple[float, frozenset[int]]:
-    """(compute seconds, GPUs that get a task) of :func:`engine.progress.relaxed_round` on
+    """(compute seconds, GPUs that get a task) of :func:`engine.step_time.progress.relaxed_round` on
     ``counts[k]`` GPUs of ``seconds[k]`` per task, GPUs numbered fastest type first."""
     task_s = [t for t, n in zip(seconds, counts, strict=True) for _ in range(n)]
     plan = relaxed_round(task_s, num_tasks)
@@ -126,7 +127,7 @@ def used_gpus(counts: Mapping[str, int], times: TaskTimes, num_tasks: int) -> di
 def eft_task_counts(ready_s: Sequence[float], task_s: Sequence[float], num_tasks: int) -> list[int]:
     """Tasks each GPU runs when ``num_tasks`` identical tasks go, one by one, to the GPU where
     they finish earliest; GPU ``g`` is free from ``ready_s[g]`` and takes ``task_s[g]`` s a task
-    (ties: lower index): :func:`engine.progress.relaxed_round` with ready times.
+    (ties: lower index): :func:`engine.step_time.progress.relaxed_round` with ready times.
 
     Raises:
         ValueError: if the sequences differ in length or a task time is not positive.

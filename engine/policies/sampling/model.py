@@ -1,10 +1,11 @@
 """Step-time model of the sampling-based placement policy, vectorized over categories.
 
 :func:`step_rates` computes, for every category and job at once, the steps/s the engine will
-give a job holding a given number of GPUs of each worker type (:mod:`engine.progress`):
+give a job holding a given number of GPUs of each worker type (:mod:`engine.step_time.progress`):
 
 - one type, the job's full scale factor, measured there: a plain gang, the measured throughput
-  (a proportional split of one type can only be slower, see :func:`engine.progress._sync_s`);
+  (a proportional split of one type can only be slower, see
+  :func:`engine.step_time.progress._sync_s`);
 - otherwise ``proportional`` (Liu et al., TPDS 2024): compute ``scale_factor / sum_w r_w`` plus
   the measured consolidated sync of the slowest type present at that size;
 - either way, plus what the slowest link adds to the ring all-reduce over a node-local ring.
@@ -25,9 +26,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from engine.config import ClusterSpec, NetworkConfig
-from engine.network import LEVELS, bottleneck_gbps, ring_comm_s
 from engine.state import JobState
-from engine.throughput import ThroughputMatrix
+from engine.step_time.network import LEVELS, bottleneck_gbps, ring_comm_s
+from engine.step_time.throughput import ThroughputMatrix
 
 
 class JobRow(NamedTuple):

@@ -9,7 +9,8 @@ of the categories. Reconstructions [R]:
 
 - **Proportional assignment.** A job's global batch (``scale_factor`` worker-batches) is split
   over its workers in proportion to their throughput: ``Grant.of_parts(..., "proportional")``,
-  whose step time the engine models (:mod:`engine.progress`). A job on its full scale factor
+  whose step time the engine models (:mod:`engine.step_time.progress`). A job on its full scale
+  factor
   of one type gets a plain gang grant instead (the same split, at the measured rate).
 - **Category**: a worker count per job, ``1 <= n_i <= scale_factor_i`` (also capped by the GPUs
   of the types it fits), ``sum n_i <= K`` GPUs (:mod:`engine.policies.sampling.categories`).

@@ -22,7 +22,7 @@ from engine.cluster import Placement
 from engine.config import NetworkConfig
 from engine.policies.sampling.model import JobInputs, job_row
 from engine.state import JobState
-from engine.throughput import ThroughputMatrix
+from engine.step_time.throughput import ThroughputMatrix
 
 
 class JobTable:

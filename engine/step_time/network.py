@@ -69,7 +69,7 @@ def congestion_factor(
     Args:
         link: ``"rack"`` (node to node within a rack) or ``"cross_rack"`` (the rack uplinks).
         racks: the racks the job's placement touches. An episode on one node's link is not
-            seen at this granularity (:class:`engine.topology.Topology` sees it).
+            seen at this granularity (:class:`engine.step_time.topology.Topology` sees it).
     """
     kind = "uplink" if link == "cross_rack" else "node"
     factor = 1.0
@@ -129,7 +129,7 @@ def step_model_at(
     net: NetworkConfig,
 ) -> StepModel:
     """:func:`step_model` for a known bottleneck bandwidth (Gb/s), e.g. a job's share of its
-    links in :class:`engine.topology.LinkLoad`."""
+    links in :class:`engine.step_time.topology.LinkLoad`."""
     iteration_s = num_gpus / measured_steps_per_s
     comm_s = ring_comm_s(num_gpus, gradient_bytes, bandwidth_gbps, net.latency_s)
     if net.enabled:

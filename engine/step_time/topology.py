@@ -28,7 +28,7 @@ from typing import Any
 
 from engine.allocation.layout import NodeLayout
 from engine.config import ClusterSpec, CongestionEpisode, NetworkConfig
-from engine.network import episode_hits
+from engine.step_time.network import episode_hits
 
 CORE = "core"
 
@@ -161,7 +161,7 @@ class Topology:
 
     def hits(self, episode: CongestionEpisode, link: str) -> bool:
         """Whether a congestion episode affects inter-node ``link``
-        (:func:`engine.network.episode_hits`)."""
+        (:func:`engine.step_time.network.episode_hits`)."""
         kind, _, name = link.partition(":")
         rack = name if kind == "uplink" else self.node_rack[int(name[1:])]
         return episode_hits(episode, kind, rack, link)

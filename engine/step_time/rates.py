@@ -4,8 +4,10 @@ One-type gangs (the common case, and every restart under a preemptive policy) ar
 rate is a pure function of (job type, worker type, GPUs, scale factor, gradient bytes, bandwidth,
 noise scale ratio), and a run meets few such keys; each job also remembers its recent gangs'
 rates (:class:`engine.state.GangRate`), which a restart on one of them reuses without building
-the key. Every other grant goes through :func:`engine.progress.progress_rate`. The models are those
-of :mod:`engine.progress` and :mod:`engine.network`; this module only decides which to call and
+the key. Every other grant goes through :func:`engine.step_time.progress.progress_rate`. The models
+are those
+of :mod:`engine.step_time.progress` and :mod:`engine.step_time.network`; this module only decides
+which to call and
 remembers the answers.
 """
 
@@ -14,15 +16,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import AllocationError
-from engine.network import StepModel, step_model_at
-from engine.progress import JobModel, consolidation_s, progress_rate, statistical_efficiency
 from engine.state import GANG_RATES_MAX, GangRate, JobState
+from engine.step_time.network import StepModel, step_model_at
+from engine.step_time.progress import (
+    JobModel,
+    consolidation_s,
+    progress_rate,
+    statistical_efficiency,
+)
 
 if TYPE_CHECKING:
     from engine.cluster import Placement
     from engine.config import NetworkConfig
     from engine.policies.base import Policy
-    from engine.throughput import ThroughputMatrix
+    from engine.step_time.throughput import ThroughputMatrix
 
 
 class JobRates:

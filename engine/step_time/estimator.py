@@ -2,15 +2,20 @@
 
 Policies ask "how fast would this job run here" through :class:`StepTimeModel` (on
 :attr:`engine.policies.base.PolicyContext.step_time`, built once per run). It calls the very
-functions the engine calls when it sets a running job's rate (:class:`engine.rates.JobRates`):
-:func:`engine.network.step_model_at` times :func:`engine.progress.statistical_efficiency` for a
-gang of one worker type, :func:`engine.progress.progress_rate` for every other combine mode
+functions the engine calls when it sets a running job's rate
+(:class:`engine.step_time.rates.JobRates`):
+:func:`engine.step_time.network.step_model_at` times
+:func:`engine.step_time.progress.statistical_efficiency` for a
+gang of one worker type, :func:`engine.step_time.progress.progress_rate` for every other combine
+mode
 (mixed gangs, proportional, relaxed, HadarE's copies). Nothing here re-derives the ring model.
 
 The one input a policy cannot know exactly is the placement's bottleneck bandwidth: the engine
-gives a running job its share of each link it crosses (:class:`engine.topology.LinkLoad`), which
+gives a running job its share of each link it crosses
+(:class:`engine.step_time.topology.LinkLoad`), which
 depends on the jobs placed around it. The estimator uses the nominal bandwidth of the
-placement's level under the congestion in force (:func:`engine.network.bottleneck_gbps`); for a
+placement's level under the congestion in force (:func:`engine.step_time.network.bottleneck_gbps`);
+for a
 job alone on its links with the default network (no background load, uplinks not
 oversubscribed) that is the engine's figure exactly (tests/engine/test_step_time.py).
 """
@@ -22,9 +27,14 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from engine.cluster import Placement
 from engine.config import NetworkConfig
-from engine.network import LEVELS, bottleneck_gbps, step_model_at
-from engine.progress import NOISE_SCALE_RATIO, JobModel, progress_rate, statistical_efficiency
-from engine.throughput import ThroughputMatrix
+from engine.step_time.network import LEVELS, bottleneck_gbps, step_model_at
+from engine.step_time.progress import (
+    NOISE_SCALE_RATIO,
+    JobModel,
+    progress_rate,
+    statistical_efficiency,
+)
+from engine.step_time.throughput import ThroughputMatrix
 
 if TYPE_CHECKING:
     from engine.allocation import NodeInfo, Part
@@ -142,7 +152,7 @@ class StepTimeModel:
         noise_scale_ratio: float = NOISE_SCALE_RATIO,
     ) -> StepTime:
         """Speed of a gang of ``num_gpus`` GPUs of one type at a consolidation ``level`` (one of
-        :data:`engine.network.LEVELS`) touching ``racks``, before the nodes are known.
+        :data:`engine.step_time.network.LEVELS`) touching ``racks``, before the nodes are known.
 
         Args:
             racks: the racks whose congestion counts (``()``: only episodes on every link).

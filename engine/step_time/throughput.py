@@ -30,7 +30,7 @@ from engine.errors import TraceError
 from engine.mlperf import JOB_TYPES_BY_GPUS, mlperf_table
 from engine.sources import BUILTIN_MATRICES, BUILTIN_MATRIX, MATRIX_HASH_PREFIX
 
-DATA_DIR = Path(__file__).parent / "data"
+DATA_DIR = Path(__file__).parents[1] / "data"  # engine/data
 GAVEL_CSV = DATA_DIR / "gavel_throughputs_isolated.csv"
 GRADIENT_CSV = DATA_DIR / "gradient_sizes.csv"
 BYTES_PER_PARAMETER = 4  # fp32 gradients
