@@ -59,7 +59,7 @@ def test_allocation_is_recomputed_at_most_every_1920_s(monkeypatch: pytest.Monke
     """Jobs arrive every 100 s for an hour; Gavel's LP is solved at most once per 1920 s, except
     right after the solve at t=0 (Gavel reads a last solve at time 0 as "never solved")."""
     solves: list[float] = []
-    spy_gavel_maxmin(monkeypatch, "_solve", lambda args: solves.append(args[0]))  # now_s
+    spy_gavel_maxmin(monkeypatch, "_solve_gavel", lambda args: solves.append(args[0]))  # now_s
     jobs = jobs_frame(*[(f"j{i}", 100.0 * i, RESNET50, 1, 20000) for i in range(36)])
     config = gavel_compatible(ScenarioConfig(cluster=cluster(("v100", 1, 4, "r0"))))
     simulate(jobs, config, PolicySpec("gavel_maxmin"), MATRIX)
