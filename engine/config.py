@@ -404,6 +404,24 @@ class FailureConfig:
 FAILURE_DISTRIBUTIONS = ("exponential", "weibull")
 
 
+def json_object(text: str, what: str) -> dict[str, Any]:
+    """``text`` parsed as a JSON object: the one parse of every JSON a user gives (a scenario,
+    a study, a plan).
+
+    Raises:
+        ConfigError: "<what> JSON is not valid JSON / nested too deeply / must be an object".
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{what} JSON is not valid JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise ConfigError(f"{what} JSON is nested too deeply") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{what} JSON must be an object")
+    return data
+
+
 def default_cluster() -> ClusterSpec:
     """512 GPUs of three types in 4 racks of 8-GPU nodes: 192 V100, 192 P100, 128 K80.
 
@@ -475,15 +493,7 @@ class ScenarioConfig:
     @classmethod
     def from_json(cls, text: str, origin: Origin = Origin.SHARED) -> ScenarioConfig:
         """:meth:`from_dict` of a JSON text. Raises ConfigError."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"scenario JSON is not valid JSON: {exc}") from exc
-        except RecursionError as exc:
-            raise ConfigError("scenario JSON is nested too deeply") from exc
-        if not isinstance(data, dict):
-            raise ConfigError("scenario JSON must be an object")
-        return cls.from_dict(data, origin)
+        return cls.from_dict(json_object(text, "scenario"), origin)
 
 
 def _build(cls: Any, data: Any, path: str) -> Any:

@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from engine.config import ClusterSpec, NodeGroup, ScenarioConfig
+from engine.config import ClusterSpec, NodeGroup, ScenarioConfig, json_object
 from engine.errors import ConfigError
 from engine.sources import Origin
 from engine.study.planner_target import TARGET_METRICS, Target, gpu_name
@@ -269,15 +269,7 @@ class PlanSpec:
 
     @classmethod
     def from_json(cls, text: str, origin: Origin = Origin.SHARED) -> PlanSpec:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"plan JSON is not valid JSON: {exc}") from exc
-        except RecursionError as exc:
-            raise ConfigError("plan JSON is nested too deeply") from exc
-        if not isinstance(data, dict):
-            raise ConfigError("plan JSON must be an object")
-        return cls.from_dict(data, origin)
+        return cls.from_dict(json_object(text, "plan"), origin)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.config import ScenarioConfig
+from engine.config import ScenarioConfig, json_object
 from engine.errors import ConfigError
 from engine.policies.base import display_name
 from engine.presets import apply_preset
@@ -125,15 +125,7 @@ class Study:
 
     @classmethod
     def from_json(cls, text: str, origin: Origin = Origin.SHARED) -> Study:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"study JSON is not valid JSON: {exc}") from exc
-        except RecursionError as exc:
-            raise ConfigError("study JSON is nested too deeply") from exc
-        if not isinstance(data, dict):
-            raise ConfigError("study JSON must be an object")
-        return cls.from_dict(data, origin)
+        return cls.from_dict(json_object(text, "study"), origin)
 
 
 def validate_study(study: Study) -> None:
