@@ -89,10 +89,6 @@ class Lesson:
         )
 
 
-def _rack(worker_type: str, nodes: int, gpus: int, rack: str = "rack0") -> NodeGroup:
-    return NodeGroup(worker_type, nodes, gpus, rack)
-
-
 RESNET = "ResNet-18 (batch size 64)"
 SMALL = "ResNet-18 (batch size 32)"
 TRANSFORMER = "Transformer (batch size 64)"
@@ -113,7 +109,7 @@ LESSONS: tuple[Lesson, ...] = (
             (1900.0, "4 GPUs idle"),
             (7300.0, "big runs at last"),
         ),  # fmt: skip
-        cluster=ClusterSpec((_rack("v100", 2, 4),)),
+        cluster=ClusterSpec((NodeGroup("v100", 2, 4),)),
         policies=(  # a second instance of a policy last, as the Scenario page orders them
             PolicySpec("fifo", label="FIFO"),
             PolicySpec("srtf"),
@@ -144,7 +140,7 @@ LESSONS: tuple[Lesson, ...] = (
             (2400.0, "LAS promotes long"),
             (5400.0, "who runs now?"),
         ),  # fmt: skip
-        cluster=ClusterSpec((_rack("v100", 1, 4),)),
+        cluster=ClusterSpec((NodeGroup("v100", 1, 4),)),
         policies=(
             PolicySpec("las"),
             PolicySpec("fifo", label="FIFO"),
@@ -174,7 +170,7 @@ LESSONS: tuple[Lesson, ...] = (
             (900.0, "Gavel moves jobs"),
             (3600.0, "who is done?"),
         ),  # fmt: skip
-        cluster=ClusterSpec((_rack("v100", 1, 2), _rack("k80", 1, 2))),
+        cluster=ClusterSpec((NodeGroup("v100", 1, 2), NodeGroup("k80", 1, 2))),
         policies=(
             PolicySpec("fifo", label="FIFO"),
             PolicySpec("gavel_maxmin_agnostic"),
@@ -206,7 +202,7 @@ LESSONS: tuple[Lesson, ...] = (
             (1300.0, "8 GPUs free, two racks"),
             (3700.0, "a rack frees up"),
         ),  # fmt: skip
-        cluster=ClusterSpec((_rack("v100", 2, 4, "rack0"), _rack("v100", 2, 4, "rack1"))),
+        cluster=ClusterSpec((NodeGroup("v100", 2, 4, "rack0"), NodeGroup("v100", 2, 4, "rack1"))),
         policies=(
             PolicySpec("dally"),
             PolicySpec("consolidation_strict"),

@@ -10,7 +10,7 @@ import dataclasses
 
 import streamlit as st
 
-from dashboard.components.table_editor import render_table_editor
+from dashboard.components.table_editor import gpu_type_column, render_table_editor
 from dashboard.network_data import rack_summary
 from dashboard.runner import worker_types
 from dashboard.state import TABLE_ERRORS, bind, current, edit
@@ -44,39 +44,25 @@ def extra_type_names() -> list[str]:
     return [spec.name for spec in current().extra_worker_types]
 
 
-def _render_table_error(key: str) -> bool:
-    """Shows the error of the table at ``key`` if its edit does not read; whether it did."""
-    message = st.session_state.get(TABLE_ERRORS, {}).get(key)
-    if message:
-        st.error(message)
-    return bool(message)
-
-
 def render_extra_types() -> None:
     """GPU types added by a speed ratio (e.g. a100 = 2 x v100), with the error if any."""
     config = {
         "name": st.column_config.TextColumn("New GPU type", help="e.g. a100", required=True),
-        "base": st.column_config.SelectboxColumn(
-            "Compared with", options=worker_types(current().throughputs), required=True,
-            help="A GPU type of the measured throughput matrix",
-        ),
+        "base": gpu_type_column("Compared with", "A GPU type of the measured throughput matrix"),
         "speed_ratio": st.column_config.NumberColumn(
             "Speed ratio", min_value=0.01, required=True,
             help="Throughput relative to the compared type, for every job type (2 = twice as fast)",
         ),
     }  # fmt: skip
-    st.markdown("**Extra GPU types** (optional): unmeasured types, by a speed ratio")
-    render_table_editor("extra_types", config)
-    _render_table_error("extra_types")
+    title = "**Extra GPU types** (optional): unmeasured types, by a speed ratio"
+    render_table_editor("extra_types", config, title)
 
 
 def render_gpu_mix() -> None:
     """Rows of (worker type, nodes, GPUs per node, rack), with a capacity summary or the error."""
     config = {
-        "worker_type": st.column_config.SelectboxColumn(
-            "GPU type", required=True,
-            options=[*worker_types(current().throughputs), *extra_type_names()],
-            help="A worker type of the throughput matrix",
+        "worker_type": gpu_type_column(
+            "GPU type", "A worker type of the throughput matrix", extra_type_names()
         ),
         "nodes": st.column_config.NumberColumn("Nodes", min_value=1, step=1, required=True),
         "gpus_per_node": st.column_config.NumberColumn(
@@ -90,9 +76,8 @@ def render_gpu_mix() -> None:
         **bind("throughputs", _on_matrix_change),
         help="Where job speeds come from; the Matrix page shows every number and its source.",
     )  # fmt: skip
-    st.markdown("**GPU mix**: one row per group of identical nodes (add or delete rows freely)")
-    render_table_editor("gpu_mix", config)
-    if _render_table_error("gpu_mix"):
+    title = "**GPU mix**: one row per group of identical nodes (add or delete rows freely)"
+    if not render_table_editor("gpu_mix", config, title):
         return
     cluster = current().cluster
     parts = ", ".join(f"{n} × {wt}" for wt, n in sorted(cluster.capacity().items()))
@@ -182,16 +167,15 @@ def _render_rack_summary() -> None:
 
 
 def _render_congestion() -> None:
-    st.markdown("**Congestion episodes** (bandwidth divided by *factor* on the chosen links)")
     config = {
         "start_s": st.column_config.NumberColumn("Start (s)", min_value=0.0, required=True),
         "end_s": st.column_config.NumberColumn("End (s)", min_value=0.0, required=True),
         "factor": st.column_config.NumberColumn("Factor", min_value=1.0, required=True),
         "links": st.column_config.TextColumn("Links", help=LINK_HELP, default="inter_node"),
     }
-    render_table_editor("congestion", config)
-    st.caption(
-        "Links: `inter_node`, `cross_rack`, `rack:<rack>`, `uplink:<rack>` or `node:n<i>` "
-        "(see the Links column's help)."
-    )
-    _render_table_error("congestion")
+    render_table_editor(
+        "congestion", config,
+        title="**Congestion episodes** (bandwidth divided by *factor* on the chosen links)",
+        note="Links: `inter_node`, `cross_rack`, `rack:<rack>`, `uplink:<rack>` or `node:n<i>` "
+        "(see the Links column's help).",
+    )  # fmt: skip

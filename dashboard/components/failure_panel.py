@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard.components.table_editor import render_table_editor
-from dashboard.runner import worker_types
-from dashboard.state import TABLE_ERRORS, bind, current
+from dashboard.components.table_editor import gpu_type_column, render_table_editor
+from dashboard.state import bind, current
 from engine.config import FAILURE_DISTRIBUTIONS, FailureConfig
 from engine.validate import failure_policies
 
@@ -64,17 +63,11 @@ def render_failures() -> None:
 def _render_type_mtbf() -> None:
     """GPU types whose nodes fail at another rate than the node MTBF above (e.g. older K80s)."""
     config = {
-        "worker_type": st.column_config.SelectboxColumn(
-            "GPU type", options=worker_types(current().throughputs), required=True,
-            help="A GPU type of the GPU mix",
-        ),
+        "worker_type": gpu_type_column("GPU type", "A GPU type of the GPU mix"),
         "node_mtbf_h": st.column_config.NumberColumn(
             "Node MTBF (h)", min_value=0.001, required=True,
             help="Mean time between failures of one node of this type",
         ),
     }  # fmt: skip
-    st.markdown("**Node MTBF by GPU type** (optional): types that fail at another rate")
-    render_table_editor("type_mtbf", config)
-    message = st.session_state[TABLE_ERRORS].get("type_mtbf")
-    if message:
-        st.error(message)
+    title = "**Node MTBF by GPU type** (optional): types that fail at another rate"
+    render_table_editor("type_mtbf", config, title)

@@ -5,27 +5,34 @@ the scenario when absent. The editor is mounted with a snapshot of it and keeps 
 while it stays on screen (its edits are relative to it). When the editor was dropped (another
 page was shown) or ``table_version`` was bumped (a scenario was loaded), it is mounted again
 from the latest table. An edited table that reads as a valid field is written into the
-scenario; one that does not is kept with its error (:func:`dashboard.state.current_config`).
+scenario; one that does not is kept and its error shown under the table
+(:func:`dashboard.state.current_config` raises it until it is fixed).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
+from dashboard.runner import worker_types
 from dashboard.state import TABLE_ERRORS, TABLES, current, edit, get_field
 from engine.errors import ConfigError
 
 
-def render_table_editor(state_key: str, column_config: dict[str, Any]) -> pd.DataFrame:
-    """Draws the editor for the table at ``st.session_state[state_key]`` and writes a valid
-    edit into the scenario.
+def render_table_editor(
+    state_key: str, column_config: dict[str, Any], title: str = "", note: str = ""
+) -> bool:
+    """Draws ``title`` (Markdown), the editor of the table at ``st.session_state[state_key]``,
+    ``note`` (a caption) and the error of an edit that does not read; a valid edit is written
+    into the scenario.
 
     Returns:
-        The edited table (also kept at ``st.session_state[state_key]``).
+        Whether the edited table reads as a valid field.
     """
+    if title:
+        st.markdown(title)
     s = st.session_state
     table = TABLES[state_key]
     if state_key not in s:
@@ -43,13 +50,23 @@ def render_table_editor(state_key: str, column_config: dict[str, Any]) -> pd.Dat
         width="stretch",
     )
     s[state_key] = edited
+    if note:
+        st.caption(note)
     errors = s.setdefault(TABLE_ERRORS, {})
     try:
         value = table.from_frame(edited)
     except ConfigError as exc:
         errors[state_key] = str(exc)
-        return edited
+        st.error(str(exc))
+        return False
     errors.pop(state_key, None)
     if value != get_field(current(), table.path):
         edit(table.path, value)
-    return edited
+    return True
+
+
+def gpu_type_column(label: str, help: str, extra: Sequence[str] = ()) -> Any:
+    """A required column whose options are the GPU types of the scenario's throughput matrix,
+    then ``extra`` (e.g. the scenario's extra GPU types)."""
+    options = [*worker_types(current().throughputs), *extra]
+    return st.column_config.SelectboxColumn(label, options=options, required=True, help=help)

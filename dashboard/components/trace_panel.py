@@ -13,8 +13,7 @@ import streamlit as st
 from dashboard.components.table_editor import render_table_editor
 from dashboard.runner import worker_types
 from dashboard.state import SOURCE_KINDS, bind, current, edit, source_kind
-from dashboard.tables import llm_classes_from_frame
-from engine.errors import ConfigError, EngineError
+from engine.errors import EngineError
 from engine.traces import (
     TraceInfo,
     carries_speeds,
@@ -110,7 +109,7 @@ def _render_llm_mix() -> None:
         "drawn from the class's list; a run time log-uniform in [min, max] hours on "
         "H100-SXM at that size (engine/traces/llm_mix.py)."
     )
-    frame = render_table_editor("llm_classes", {
+    render_table_editor("llm_classes", {
         "name": st.column_config.TextColumn("Class", required=True),
         "share": number("Share", min_value=0.0, format="%.2f", required=True),
         "min_gpus": number("Min GPUs", min_value=1, step=1, required=True),
@@ -121,10 +120,6 @@ def _render_llm_mix() -> None:
         "min_hours": number("Min hours", min_value=0.01, format="%.2f", required=True),
         "max_hours": number("Max hours", min_value=0.01, format="%.2f", required=True),
     })  # fmt: skip
-    try:
-        llm_classes_from_frame(frame)
-    except ConfigError as exc:
-        st.error(str(exc))
     left, right = st.columns(2)
     left.slider(
         "Daily swing of the arrival rate", 0.0, 1.0, step=0.05, **bind("llm_daily_amplitude"),

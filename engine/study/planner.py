@@ -4,7 +4,7 @@ evaluated.
 
 A *mix* is a node count per candidate worker type, and, when the scenario has failures on and
 the plan allows spares (``PlanSpec.max_spares``), the spare nodes held per GPU type; the types
-and the cost rule are in :mod:`engine.study.planner_types`. A mix *meets* the target when the
+and the cost rule are in :mod:`engine.study.planner_spec`. A mix *meets* the target when the
 one-sided bound of the metric's mean over seeds at ``confidence`` is on the right side of the
 target (`engine.study.planner_target`); with failures on, the target is judged on the
 simulations with failures, and every mix also reports its goodput (useful over allocated
@@ -20,16 +20,10 @@ from pathlib import Path
 
 from engine.study.executors import WorkerLimits, open_pool
 from engine.study.planner_eval import Evaluator
+from engine.study.planner_result import PlanProgressFn, PlanResult, pareto_front
 from engine.study.planner_search import search
+from engine.study.planner_spec import Candidate, Mix, PlanSpec
 from engine.study.planner_target import TARGET_METRICS
-from engine.study.planner_types import (
-    Candidate,
-    Mix,
-    PlanProgressFn,
-    PlanResult,
-    PlanSpec,
-    pareto_front,
-)
 from engine.study.traces import TraceStore
 
 __all__ = [

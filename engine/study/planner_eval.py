@@ -32,8 +32,8 @@ from engine.errors import EngineError
 from engine.results import RunResult
 from engine.study.cost import cluster_cost_usd_per_h, prices_with_defaults
 from engine.study.executors import Payload, WorkerLimits, execute_or_error, run_tasks
+from engine.study.planner_spec import Mix, PlanSpec, spares_words
 from engine.study.planner_target import gpu_name
-from engine.study.planner_types import Mix, PlanSpec, spares_words
 from engine.study.spec import RunSpec
 from engine.study.stats import mean_ci
 from engine.study.store import ResultStore

@@ -50,7 +50,8 @@ from optuna.distributions import BaseDistribution, IntDistribution
 from optuna.trial import TrialState
 
 from engine.study.planner_eval import TODAY, BudgetExhausted, Evaluator, Key
-from engine.study.planner_types import Mix, PlanProgressFn, PlanResult, PlanSpec, pareto_front
+from engine.study.planner_result import PlanProgressFn, PlanResult, pareto_front
+from engine.study.planner_spec import Mix, PlanSpec
 
 SPARES = "spares per type"  # the spares dimension's Optuna parameter (no worker type's name)
 BATCH = 8

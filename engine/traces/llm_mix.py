@@ -25,7 +25,7 @@ import pandas as pd
 from engine.config import JobClass, SyntheticSpec
 from engine.errors import ConfigError
 from engine.step_time.throughput import ThroughputMatrix
-from engine.traces.validate import build_jobs
+from engine.traces.synthetic import check_job_count, synthetic_jobs
 
 DAY_S = 86_400.0
 
@@ -44,8 +44,7 @@ def generate_llm_mix(
             types runs on the reference GPU type.
     """
     mix = spec.llm
-    if spec.num_jobs < 1 or not spec.jobs_per_hour > 0:
-        raise ConfigError("trace.synthetic: num_jobs must be >= 1 and jobs_per_hour > 0")
+    check_job_count(spec)
     if not 0 <= mix.daily_amplitude <= 1:
         raise ConfigError("trace.synthetic.llm.daily_amplitude must be between 0 and 1")
     reference = matrix.canonical(mix.reference_worker_type)
@@ -62,29 +61,15 @@ def generate_llm_mix(
         raise ConfigError("trace.synthetic.llm: the classes' shares must sum to more than 0")
     which = rng.choice(len(mix.classes), size=n, p=shares / shares.sum())
     u_size, u_type, u_hours = rng.random(n), rng.random(n), rng.random(n)
-    job_type, scale_factor, duration_s, steps = [], [], [], []
+    job_type, scale_factor, duration_s = [], [], []
     for k, i in enumerate(which.tolist()):
         job_class = mix.classes[i]
         sizes = _sizes(job_class)
-        gpus = sizes[int(u_size[k] * len(sizes))]
-        name = types[i][int(u_type[k] * len(types[i]))]
         lo, hi = math.log(job_class.min_hours), math.log(job_class.max_hours)
-        seconds = 3600.0 * math.exp(lo + (hi - lo) * u_hours[k])
-        job_type.append(name)
-        scale_factor.append(gpus)
-        duration_s.append(seconds)
-        steps.append(seconds * matrix.steps_per_s(name, reference, gpus))
-    width = len(str(n))
-    return build_jobs(
-        "synthetic",
-        matrix,
-        job_id=[f"llm-{i:0{width}d}" for i in range(1, n + 1)],
-        arrival_s=arrival_s,
-        job_type=job_type,
-        scale_factor=np.array(scale_factor, dtype=np.int64),
-        total_steps=np.array(steps),
-        duration_s=np.array(duration_s),
-    )
+        job_type.append(types[i][int(u_type[k] * len(types[i]))])
+        scale_factor.append(sizes[int(u_size[k] * len(sizes))])
+        duration_s.append(3600.0 * math.exp(lo + (hi - lo) * u_hours[k]))
+    return synthetic_jobs("llm", matrix, reference, arrival_s, job_type, scale_factor, duration_s)
 
 
 def llm_mix_note(spec: SyntheticSpec) -> str:

@@ -18,6 +18,8 @@ Arrivals: the first job at 0 s, then exponential inter-arrival times of mean
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -49,8 +51,7 @@ def generate_synthetic(
         ConfigError: for a non-positive job count or arrival rate.
         TraceError: if the reference worker type runs no job type of the matrix.
     """
-    if spec.num_jobs < 1 or not spec.jobs_per_hour > 0:
-        raise ConfigError("trace.synthetic: num_jobs must be >= 1 and jobs_per_hour > 0")
+    check_job_count(spec)
     n = spec.num_jobs
     gaps_s = rng.exponential(3600.0 / spec.jobs_per_hour, size=n - 1)
     arrival_s = np.concatenate([[0.0], np.cumsum(gaps_s)])
@@ -61,16 +62,48 @@ def generate_synthetic(
     )
     duration_s = 60.0 * 10.0**log10_min
     job_type = _draw_job_types(matrix, reference_worker_type, scale_factor, rng)
+    return synthetic_jobs(
+        "synth", matrix, reference_worker_type, arrival_s, job_type, scale_factor, duration_s
+    )
+
+
+def check_job_count(spec: SyntheticSpec) -> None:
+    """Raises ConfigError for a non-positive job count or arrival rate (every generator)."""
+    if spec.num_jobs < 1 or not spec.jobs_per_hour > 0:
+        raise ConfigError("trace.synthetic: num_jobs must be >= 1 and jobs_per_hour > 0")
+
+
+def synthetic_jobs(
+    prefix: str,
+    matrix: ThroughputMatrix,
+    reference_worker_type: str,
+    arrival_s: np.ndarray,
+    job_type: Sequence[str],
+    scale_factor: Sequence[int] | np.ndarray,
+    duration_s: Sequence[float] | np.ndarray,
+) -> pd.DataFrame:
+    """The canonical jobs table of n generated jobs (per-job sequences in draw order).
+
+    Job ids are ``<prefix>-<n>``, zero-padded to n's width; a job's work is its drawn duration
+    on ``reference_worker_type`` at its size, ``total_steps = duration_s x steps_per_s(job type,
+    reference, scale factor)`` (Gavel's synthetic rule, ``generate_job``), so the job runs its
+    drawn duration alone on that type.
+
+    Raises:
+        TraceError: for a job of 0 steps (its type does not run at its size on the reference).
+    """
+    n = len(job_type)
+    width = len(str(n))
     pairs = zip(job_type, scale_factor, strict=True)
     rates = [matrix.steps_per_s(jt, reference_worker_type, int(sf)) for jt, sf in pairs]
-    width = len(str(n))
+    duration_s = np.asarray(duration_s, dtype=np.float64)
     return build_jobs(
         "synthetic",
         matrix,
-        job_id=[f"synth-{i:0{width}d}" for i in range(1, n + 1)],
+        job_id=[f"{prefix}-{i:0{width}d}" for i in range(1, n + 1)],
         arrival_s=arrival_s,
         job_type=job_type,
-        scale_factor=scale_factor.astype(np.int64),
+        scale_factor=np.asarray(scale_factor, dtype=np.int64),
         total_steps=duration_s * np.asarray(rates),
         duration_s=duration_s,
     )

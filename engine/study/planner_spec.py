@@ -1,7 +1,7 @@
-"""The planner's types: a candidate GPU type, a mix, the question (:class:`PlanSpec`) and the
-answer (:class:`PlanResult`), shared by the entry point (`engine.study.planner`), the evaluator
-(`engine.study.planner_eval`) and the search (`engine.study.planner_search`), which import
-them from here and never from the entry point.
+"""The planner's question: a candidate GPU type, a mix and :class:`PlanSpec` (its checks, the
+mix's cluster, cost and words, its JSON), shared by the entry point (`engine.study.planner`), the
+evaluator (`engine.study.planner_eval`), the search (`engine.study.planner_search`) and the
+answer (`engine.study.planner_result`), which import it from here.
 
 A *mix* is a node count per candidate worker type, followed, when the plan searches spare nodes
 (``PlanSpec.max_spares > 0``, failures on), by the spare nodes held per GPU type
@@ -18,12 +18,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
-
-import pandas as pd
 
 from engine.config import ClusterSpec, NodeGroup, ScenarioConfig, json_object
 from engine.errors import ConfigError
@@ -115,7 +112,7 @@ class PlanSpec:
 
     def _check_failures(self) -> None:
         """The spares bound, and the base scenario's failure settings when failures are on
-        (`engine.scenario.validate_failures`: times, spares, a policy that models failures).
+        (`engine.validate.validate_failures`: times, spares, a policy that models failures).
 
         Raises:
             ConfigError: naming the field (``max_spares``, ``failures.<name>``) or the policy.
@@ -157,10 +154,15 @@ class PlanSpec:
         """The base scenario with the mix as its cluster (and its spares); today's for None."""
         if mix is None:
             return self.base
-        scenario = dataclasses.replace(self.base, cluster=self.cluster(mix))
+        return self.with_cluster(self.cluster(mix), self.spares(mix))
+
+    def with_cluster(self, cluster: ClusterSpec, spares: int) -> ScenarioConfig:
+        """The base scenario with ``cluster``, holding ``spares`` spare nodes per GPU type when
+        the plan searches spares (else the base scenario's failure settings)."""
+        scenario = dataclasses.replace(self.base, cluster=cluster)
         if not self.searches_spares:
             return scenario
-        failures = dataclasses.replace(self.base.failures, spares_per_type=self.spares(mix))
+        failures = dataclasses.replace(self.base.failures, spares_per_type=spares)
         return dataclasses.replace(scenario, failures=failures)
 
     @property
@@ -192,16 +194,20 @@ class PlanSpec:
             )
         )
 
+    def bought(self, mix: Mix) -> list[tuple[Candidate, int]]:
+        """Nodes bought per candidate: the mix's nodes and, when the plan searches spares, its
+        spares on top for every type the mix holds."""
+        extra = self.spares(mix) if self.searches_spares else 0
+        return [(c, n + extra if n else 0) for c, n in zip(self.candidates, self.nodes(mix),
+                                                             strict=True)]  # fmt: skip
+
     def cluster(self, mix: Mix) -> ClusterSpec:
-        """The mix as a cluster spec: today's cluster for today's mix, else each type in racks
-        of today's size for that type (types with zero nodes left out), each with the mix's
-        spares on top when the plan searches spares."""
+        """The mix as a cluster spec: today's cluster for today's mix, else each type's bought
+        nodes in racks of today's size for that type (types with zero nodes left out)."""
         if mix == self.today_mix():
             return self.base.cluster
         groups = []
-        extra = self.spares(mix) if self.searches_spares else 0
-        for c, n in zip(self.candidates, self.nodes(mix), strict=True):
-            n += extra if n else 0
+        for c, n in self.bought(mix):
             rack = max((g.nodes for g in self.base.cluster.node_groups
                         if g.worker_type == c.worker_type), default=n)  # fmt: skip
             for k, start in enumerate(range(0, n, max(rack, 1)), start=1):
@@ -211,12 +217,8 @@ class PlanSpec:
         return ClusterSpec(tuple(groups))
 
     def cost_usd_per_h(self, mix: Mix) -> float:
-        """USD/h of the mix's nodes and, with a spares dimension, its spares (bought too)."""
-        extra = self.spares(mix) if self.searches_spares else 0
-        return sum(
-            (n + extra if n else 0) * c.gpus_per_node * c.price_usd_per_gpu_h
-            for c, n in zip(self.candidates, self.nodes(mix), strict=True)
-        )
+        """USD/h of the mix's bought nodes (:meth:`bought`: spares are bought too)."""
+        return sum(n * c.gpus_per_node * c.price_usd_per_gpu_h for c, n in self.bought(mix))
 
     def label(self, mix: Mix) -> str:
         """E.g. ``"24 V100 + 24 P100 + 16 K80 nodes"`` (types with no node left out), with
@@ -272,69 +274,8 @@ class PlanSpec:
         return cls.from_dict(json_object(text, "plan"), origin)
 
 
-@dataclass(frozen=True)
-class PlanResult:
-    """The planner's answer.
-
-    Attributes:
-        tried: one row per cluster evaluated: mix (in words), ``nodes:<type>`` per candidate,
-            cost_usd_per_h, seeds (how many), mean, ci_low, ci_high (the target metric's mean
-            and 95% interval over seeds, `engine.study.stats.mean_ci`; seconds, or a fraction
-            for the share target), bound (the one-sided bound at the spec's confidence), meets,
-            today (True for today's cluster), phase ("today" | "start" | "search" | "refine"),
-            error (why the policy could not run the mix, else "").
-        pareto: the rows no other row beats or equals on both cost and mean (cost ascending).
-        today: today's cluster's row (always evaluated, the reference; empty only if the
-            budget stopped the plan before it).
-        chosen: the cheapest cluster evaluated that meets the target (None if none did).
-        chosen_row: its row of ``tried`` (None if none).
-        explanation: the search in plain words (hours, USD/h, GPU names).
-        num_simulations: simulations run (stored runs reused are not counted).
-    """
-
-    spec: PlanSpec
-    tried: pd.DataFrame
-    pareto: pd.DataFrame
-    today: Mapping[str, Any]
-    chosen: ClusterSpec | None
-    chosen_row: Mapping[str, Any] | None
-    explanation: list[str] = field(default_factory=list)
-    num_simulations: int = 0
-
-    @property
-    def chosen_scenario(self) -> ScenarioConfig | None:
-        """The base scenario with the chosen mix as its cluster, and its spares when the plan
-        searched them (to load in the dashboard)."""
-        if self.chosen is None or self.chosen_row is None:
-            return None
-        scenario = dataclasses.replace(self.spec.base, cluster=self.chosen)
-        if not self.spec.searches_spares:
-            return scenario
-        spares = int(self.chosen_row["spares"])
-        failures = dataclasses.replace(scenario.failures, spares_per_type=spares)
-        return dataclasses.replace(scenario, failures=failures)
-
-
 def spares_words(spares: int) -> str:
     """``" + 2 spares per type"``, ``" + 1 spare per type"``, ``", no spares"``."""
     if not spares:
         return ", no spares"
     return f" + {spares} spare{'s' if spares != 1 else ''} per type"
-
-
-def pareto_front(tried: pd.DataFrame, lower_is_better: bool = True) -> pd.DataFrame:
-    """Rows of ``tried`` with a finite mean that no cheaper-or-equal row beats or equals on
-    the mean, sorted by cost."""
-    sign = 1.0 if lower_is_better else -1.0
-    rows = tried[tried["mean"].notna()].assign(_m=lambda t: sign * t["mean"])
-    rows = rows.sort_values(["cost_usd_per_h", "_m"], kind="mergesort")
-    best = math.inf
-    keep = []
-    for index, value in rows["_m"].items():
-        if value < best:
-            keep.append(index)
-            best = value
-    return rows.loc[keep].drop(columns="_m").reset_index(drop=True)
-
-
-PlanProgressFn = Callable[[int, str], None]  # (simulations so far, what the search is doing)
