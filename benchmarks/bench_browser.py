@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from tests.e2e.test_browser import CHROMIUM, CHROMIUM_ARGS, serve_dashboard
+from tests.e2e.harness import CHROMIUM, CHROMIUM_ARGS, serve_dashboard
 
 POLICIES = "fifo,las,gavel_maxmin,hadar"
 WAIT_MS = 600_000

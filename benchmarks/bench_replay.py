@@ -116,7 +116,7 @@ def bench_browser(label: str, cluster) -> None:
     from pathlib import Path as _Path
 
     from dashboard.links import LinkState, encode_link
-    from tests.e2e.test_browser import CHROMIUM, CHROMIUM_ARGS, serve_dashboard
+    from tests.e2e.harness import CHROMIUM, CHROMIUM_ARGS, serve_dashboard
 
     try:
         from playwright.sync_api import sync_playwright

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from dashboard.links import LinkState, encode_link  # noqa: E402
 from engine.config import LoadConfig, PolicySpec, ScenarioConfig  # noqa: E402
-from tests.e2e.test_browser import CHROMIUM, CHROMIUM_ARGS, serve_dashboard  # noqa: E402
+from tests.e2e.harness import CHROMIUM, CHROMIUM_ARGS, serve_dashboard  # noqa: E402
 
 POLICIES = (PolicySpec("fifo"), PolicySpec("las"), PolicySpec("gavel_maxmin"))
 PAGE_SIZE = 4096

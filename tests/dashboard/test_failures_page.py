@@ -37,7 +37,7 @@ def test_failures_on_run_shows_goodput_failures_by_size_and_gantt_markers() -> N
     at.switch_page("app_pages/results.py").run()
     assert not at.exception
     markdown = [m.value for m in at.markdown]
-    assert "**Failures and checkpoints**" in markdown
+    assert "**Failures**" in markdown and "**GPU-hours**" in markdown
     assert "**Failures by job size**" in markdown
     failed = sum(int(sim.jobs["num_failures"].sum()) for sim in result.results)
     assert failed > 0
@@ -59,7 +59,7 @@ def test_failures_off_shows_no_failure_tables() -> None:
     _run(at)
     at.switch_page("app_pages/results.py").run()
     markdown = [m.value for m in at.markdown]
-    assert "**Failures and checkpoints**" not in markdown
+    assert "**Failures**" not in markdown
     assert "**Failures by job size**" not in markdown
     at.switch_page("app_pages/schedule.py").run()
     orders = [list(d.proto.column_order) for d in at.dataframe if d.proto.column_order]

@@ -119,7 +119,7 @@ def test_results_page_shows_every_kpi_column_once_across_its_group_tables() -> N
     kpi = result.kpi_table()  # (no failures: the failure group has no metric, so no table)
     groups = [title for title, group in KPI_GROUPS.items() if any(m in kpi for m in group)]
     assert titles == [f"**{title}**" for title in groups]
-    assert "Failures and checkpoints" not in groups
+    assert "Failures" not in groups
     tables = [d.value for d in at.dataframe[: len(groups)]]
     assert all(list(t.index) == ["fifo", "las"] for t in tables)
     shown = [c for t in tables for c in t.columns]

@@ -2,11 +2,9 @@
 to chosen moments with the keyboard and the buttons, and check each policy's cluster view (the
 job on every GPU) and queue against the run's segments table; a screenshot of every lesson."""
 
-# ruff: noqa: F811  (the `server` fixture is imported from test_browser and requested by name)
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -15,33 +13,16 @@ from dashboard.lessons import LESSONS, Lesson, lesson
 from engine.policies.base import display_name
 from engine.results import ComparisonResult
 from engine.scenario import run_scenario
-from tests.e2e.test_browser import (  # noqa: F401  (fixtures)
-    ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    WAIT_MS,
-    _open_page,
-    server,
-)
+from tests.e2e.harness import WAIT_MS, open_page, screenshot
 
 pytestmark = pytest.mark.e2e
 PROJECTOR = {"width": 1280, "height": 720}
 
 
 @pytest.fixture
-def page():
-    """A fresh Chromium page at projector size."""
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            tab = browser.new_context(viewport=PROJECTOR).new_page()
-            tab.set_default_timeout(WAIT_MS)
-            yield tab
-        finally:
-            browser.close()
+def page(new_page):
+    """A fresh page at projector size."""
+    return new_page(PROJECTOR)
 
 
 def _run(chosen: Lesson) -> ComparisonResult:
@@ -143,7 +124,7 @@ def test_a_lesson_steps_through_moments_that_match_the_segments(server: str, pag
     chosen = lesson("fifo_hol")
     result = _run(chosen)
     page.goto(server)
-    _open_page(page, "Step through")
+    open_page(page, "Step through")
     _load_lesson(page, chosen)
     first = display_name(chosen.policies[0])
     assert _check_moment(page, result) == 0.0
@@ -195,12 +176,11 @@ def test_a_lesson_steps_through_moments_that_match_the_segments(server: str, pag
 def _screenshot_schedule(page) -> None:
     """The lesson's Gantts, stacked, at projector size (after the steps, which ran only the
     Step-through page's fragment: the other pages' settings must have survived them)."""
-    _open_page(page, "Schedule")
+    open_page(page, "Schedule")
     page.get_by_role("heading", name="FIFO + backfill", exact=True).wait_for()  # the 4th
     page.locator(".js-plotly-plot").first.wait_for()
-    page.wait_for_timeout(1000)
     assert page.get_by_test_id("stException").count() == 0
-    page.screenshot(path=str(ARTIFACTS / "lesson_schedule.png"))
+    screenshot(page, "lesson_schedule", whole_page=False)
 
 
 def _events(chosen: Lesson, result: ComparisonResult) -> list[float]:
@@ -227,15 +207,11 @@ def _clock(time_s: float) -> str:
 def test_every_lesson_at_projector_size(server: str, page) -> None:
     """A screenshot of each lesson at its middle moment, 1280 x 720, for a person to look at."""
     page.goto(server)
-    _open_page(page, "Step through")
-    ARTIFACTS.mkdir(exist_ok=True)
+    open_page(page, "Step through")
     for chosen in LESSONS:
         _load_lesson(page, chosen)
         moment_s = chosen.moments_s[1]
         page.get_by_role("button", name=f"{_clock(moment_s)} ·").click()
         _wait_time(page, display_name(chosen.policies[0]), moment_s)
         page.get_by_text("The decision just made").wait_for()
-        page.wait_for_timeout(500)
-        path = ARTIFACTS / f"lesson_{chosen.key}.png"
-        page.screenshot(path=str(path))
-        assert path.stat().st_size > 20_000
+        screenshot(page, f"lesson_{chosen.key}", whole_page=False)

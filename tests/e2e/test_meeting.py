@@ -2,7 +2,6 @@
 waited, the one-file report opened from disk, twenty policies at once, and no request to any
 host but this machine."""
 
-# ruff: noqa: F811  (the `server` fixture is imported from test_browser and requested by name)
 from __future__ import annotations
 
 import re
@@ -21,15 +20,15 @@ from engine.config import (
 )
 from engine.policies import list_policies
 from engine.scenario import run_scenario
-from tests.e2e.test_browser import (  # noqa: F401  (fixtures)
-    CHROMIUM,
-    CHROMIUM_ARGS,
+from tests.e2e.harness import (
     TRACE,
-    WAIT_MS,
-    _click_run,
-    _open_page,
-    _screenshot,
-    server,
+    assert_tables_fit,
+    click_run,
+    load_scenario,
+    open_page,
+    open_scenario_page,
+    screenshot,
+    upload_trace,
 )
 
 pytestmark = pytest.mark.e2e
@@ -41,24 +40,9 @@ SMALL_CLUSTER = ClusterSpec(
 
 
 @pytest.fixture
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-@pytest.fixture
-def page(browser):
+def page(new_page):
     """A fresh page that records every request; the test fails if one leaves the machine."""
-    context = browser.new_context(viewport={"width": 1600, "height": 1000}, accept_downloads=True)
-    tab = context.new_page()
-    tab.set_default_timeout(WAIT_MS)
+    tab = new_page(accept_downloads=True)
     hosts: list[str] = []
     tab.on("request", lambda request: hosts.append(urlparse(request.url).hostname or ""))
     yield tab
@@ -66,27 +50,15 @@ def page(browser):
     assert not outside, f"requests left the machine: {outside}"
 
 
-def _scenario(tmp_path: Path, config: ScenarioConfig) -> Path:
-    path = tmp_path / "scenario.json"
-    path.write_text(config.to_json(), encoding="utf-8")
-    return path
-
-
-def _load_and_run(page, server: str, scenario: Path) -> None:
-    page.goto(server)
-    page.get_by_role("heading", name="Scheduling what-if").wait_for()
-    page.get_by_role("tab", name="Save / load").click()
-    uploader = page.get_by_test_id("stFileUploader").filter(has_text="Load a scenario JSON")
-    uploader.locator("input[type=file]").set_input_files(str(scenario))
-    page.get_by_text(f"Loaded scenario {scenario.name}").wait_for()
-    _click_run(page)
+def _load_and_run(page, server: str, config: ScenarioConfig, tmp_path: Path) -> None:
+    load_scenario(page, server, config, tmp_path)
+    click_run(page)
     page.get_by_role("heading", name="Results").first.wait_for(timeout=180_000)
     page.get_by_text(re.compile(r"Simulated \d+ policies")).wait_for()
 
 
 def test_upload_without_a_file_cannot_run(server: str, page) -> None:
-    page.goto(server)
-    page.get_by_role("heading", name="Scheduling what-if").wait_for()
+    open_scenario_page(page, server)
     page.get_by_text("Jobs", exact=True).first.wait_for()  # the sample's preview
     page.get_by_text("Upload a file").click()
     page.get_by_text("Upload a trace file (tab 1").wait_for()
@@ -99,11 +71,8 @@ def test_a_utf16_tab_separated_file_loads(server: str, page, tmp_path: Path) -> 
     lines = TRACE.read_text().splitlines()[:41]
     path = tmp_path / "excel_unicode.txt"
     path.write_bytes("\r\n".join(x.replace(",", "\t") for x in lines).encode("utf-16"))
-    page.goto(server)
-    page.get_by_role("heading", name="Scheduling what-if").wait_for()
-    page.get_by_text("Upload a file").click()
-    uploader = page.get_by_test_id("stFileUploader").filter(has_text="Trace file")
-    uploader.locator("input[type=file]").set_input_files(str(path))
+    open_scenario_page(page, server)
+    upload_trace(page, path)
     page.get_by_text("UTF-16, tab-separated").first.wait_for()
     metric = page.get_by_test_id("stMetric").filter(has_text="Jobs").first
     assert "40" in metric.inner_text()
@@ -124,14 +93,14 @@ def test_explain_a_job_shows_why_it_waited(server: str, page, tmp_path: Path) ->
     )  # fmt: skip
     log = run_scenario(config).results[0].decisions
     waited = str(log.loc[log["event"] == "waiting", "job_id"].iloc[0])
-    _load_and_run(page, server, _scenario(tmp_path, config))
-    _open_page(page, "Schedule")
+    _load_and_run(page, server, config, tmp_path)
+    open_page(page, "Schedule")
     page.get_by_role("heading", name="Explain a job").wait_for()
     page.get_by_test_id("stSelectbox").filter(has_text="Job (type to search").click()
     page.keyboard.type(waited)
     page.get_by_role("option", name=waited, exact=True).click()
     page.get_by_text(re.compile(r"waiting, #\d+ in the queue, because")).first.wait_for()
-    _screenshot(page, "explain_job")
+    screenshot(page, "explain_job")
 
 
 def test_the_report_opens_from_disk_offline(server: str, page, browser, tmp_path: Path) -> None:
@@ -139,7 +108,7 @@ def test_the_report_opens_from_disk_offline(server: str, page, browser, tmp_path
         trace=TraceSpec(source="synthetic", synthetic=SyntheticSpec(30, 30.0)),
         cluster=SMALL_CLUSTER, policies=(PolicySpec("fifo"), PolicySpec("las")),
     )  # fmt: skip
-    _load_and_run(page, server, _scenario(tmp_path, config))
+    _load_and_run(page, server, config, tmp_path)
     with page.expect_download(timeout=120_000) as info:
         page.get_by_role("button", name=re.compile("Download report")).click()
     report = tmp_path / "report.html"
@@ -161,14 +130,14 @@ def test_twenty_policies_read_clearly(server: str, page, tmp_path: Path) -> None
         cluster=SMALL_CLUSTER, policies=tuple(PolicySpec(p) for p in list_policies()),
     )  # fmt: skip
     assert len(config.policies) >= 20
-    _load_and_run(page, server, _scenario(tmp_path, config))
+    _load_and_run(page, server, config, tmp_path)
     page.locator(".js-plotly-plot").first.wait_for()
-    _screenshot(page, "many_results")
+    screenshot(page, "many_results")
+    assert_tables_fit(page)  # every policy's name and every column in view
     for title in ("Fairness", "Utilization", "Schedule"):
-        _open_page(page, title)
+        open_page(page, title)
         page.locator(".js-plotly-plot").first.wait_for()
-        _screenshot(page, f"many_{title.lower()}")
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Scenario").click()
-    page.get_by_role("heading", name="Scheduling what-if").wait_for()
+        screenshot(page, f"many_{title.lower()}")
+    open_page(page, "Scenario", "Scheduling what-if")
     page.get_by_role("tab", name="3 · Policies").click()
-    _screenshot(page, "many_scenario_policies")
+    screenshot(page, "many_scenario_policies")

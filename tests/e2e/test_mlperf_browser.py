@@ -7,22 +7,22 @@ import re
 
 import pytest
 
-from tests.e2e.test_browser import (  # noqa: F401  (fixtures)
-    _click_run,
-    _edit_until_caption_changes,
-    _open_page,
-    _screenshot,
-    page,
-    server,
+from tests.e2e.harness import (
+    click_run,
+    edit_until_caption_changes,
+    fill_number,
+    open_page,
+    open_scenario_page,
+    screenshot,
 )
 
 pytestmark = pytest.mark.e2e
 
 
-def _type_price(page, box, row: int, price: str, next_error: str | None) -> None:  # noqa: F811
+def _type_price(page, box, row: int, price: str, next_error: str | None) -> None:
     """Types the user's price into candidate ``row`` (1-based) of the canvas grid, until the
     page asks for the next missing price (``next_error``) or for none. The grid may take the
-    first click as focus only (as in test_browser), so the edit is retried."""
+    first click as focus only (as in ``edit_until_caption_changes``), so the edit is retried."""
     wanted = next_error or "Plan"
     for attempt in range(3):
         page.mouse.click(box["x"] + box["width"] * 0.35, box["y"] + 35 * (row + 0.5))
@@ -40,9 +40,8 @@ def _type_price(page, box, row: int, price: str, next_error: str | None) -> None
                 raise AssertionError(f"could not type {price} into row {row} ({wanted})") from exc
 
 
-def test_mlperf_matrix_h100_b200_mix_run_matrix_page_and_plan(server: str, page) -> None:  # noqa: F811
-    page.goto(server)
-    page.get_by_role("heading", name="Scheduling what-if").wait_for()
+def test_mlperf_matrix_h100_b200_mix_run_matrix_page_and_plan(server: str, page) -> None:
+    open_scenario_page(page, server)
     page.get_by_role("tab", name="2 · GPU mix & network").click()
     page.get_by_test_id("stSelectbox").filter(has_text="Throughput matrix").click()
     page.get_by_role("option", name=re.compile("^mlperf: MLPerf Training")).click()
@@ -51,24 +50,24 @@ def test_mlperf_matrix_h100_b200_mix_run_matrix_page_and_plan(server: str, page)
     page.get_by_text("Loaded the 2026 cluster").wait_for()
     page.get_by_role("tab", name="2 · GPU mix & network").click()
     page.get_by_text("768 GPUs in 6 rack(s)").wait_for()
-    _edit_until_caption_changes(page, caption.inner_text())  # a cell of the first H100 row
+    edit_until_caption_changes(page, caption.inner_text())  # a cell of the first H100 row
     edited = caption.inner_text()
     assert "768 GPUs" not in edited and "× B200" in edited and "× H100-SXM" in edited
-    _click_run(page)
+    click_run(page)
     page.get_by_role("heading", name="Results").first.wait_for()
     page.get_by_text("Simulated 3 policies").wait_for()
     page.locator(".js-plotly-plot").first.wait_for()
-    _screenshot(page, "mlperf_results")
+    screenshot(page, "mlperf_results")
 
-    _open_page(page, "Matrix")
+    open_page(page, "Matrix")
     page.get_by_role("heading", name="Throughput matrix").wait_for()
     page.locator(".js-plotly-plot").first.wait_for()
     page.get_by_test_id("stSelectbox").filter(has_text="Benchmark").click()
     page.get_by_role("option", name="resnet", exact=True).click()
     page.get_by_text("resnet has no MLPerf result on B200, MI300X").wait_for()
-    _screenshot(page, "mlperf_matrix")
+    screenshot(page, "mlperf_matrix")
 
-    _open_page(page, "Planner")
+    open_page(page, "Planner")
     page.get_by_text("no citable public price found").first.wait_for()
     page.get_by_text(re.compile(r"candidates row 2 \(B200\): no price")).wait_for()
     page.mouse.move(800, 950)  # no tooltip over the grid
@@ -78,15 +77,12 @@ def test_mlperf_matrix_h100_b200_mix_run_matrix_page_and_plan(server: str, page)
     for row, price, next_error in ((2, "8", "row 4 (MI300X)"), (4, "4", None)):
         _type_price(page, box, row, price, next_error)
     page.get_by_text(re.compile(r"candidates row \d \(\w+\): no price")).wait_for(state="hidden")
-    for label, value in (("At most (h)", "8"), ("Seeds", "1")):
-        box = page.get_by_label(label, exact=True)
-        box.fill(value)
-        box.press("Enter")
-        page.wait_for_timeout(600)
+    fill_number(page, "At most (h)", "8")
+    fill_number(page, "Seeds", "1")
     page.get_by_role("button", name="Plan", exact=True).click()
     page.get_by_text(re.compile(r"\d+ simulations in this plan")).wait_for(timeout=240_000)
     page.get_by_text("Cheapest mix found that meets the target").first.wait_for()
     page.locator(".js-plotly-plot").first.wait_for()
     legend = page.locator(".js-plotly-plot .legend").first.text_content() or ""
     assert "Pareto front" in legend and "chosen:" in legend and "today's cluster:" in legend
-    _screenshot(page, "mlperf_planner")
+    screenshot(page, "mlperf_planner")

@@ -2,9 +2,8 @@
 never a server file (a canary the server could read never appears), and the server keeps
 serving fresh sessions; ten people opening ten links at once each see their own results.
 
-Same harness as :mod:`tests.e2e.test_browser`; the server has its own stores in a temporary
-directory, with a canary file beside them and one inside the trace store under a name that is
-not a hash.
+The module's server has its stores in a temporary directory, with a canary file beside them and
+one inside the trace store under a name that is not a hash.
 """
 
 from __future__ import annotations
@@ -27,14 +26,13 @@ from engine.config import (
     SyntheticSpec,
     TraceSpec,
 )
-from engine.policies.base import policy_display_name
-from tests.e2e.test_browser import (
-    ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
+from tests.e2e.harness import (
     WAIT_MS,
-    _screenshot,
-    serve_dashboard,
+    assert_each_sees_own_kpis,
+    kpi_table,
+    open_links_at_once,
+    open_scenario_page,
+    screenshot,
 )
 
 pytestmark = pytest.mark.e2e
@@ -67,29 +65,11 @@ def canaries(tmp_path_factory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def server(canaries) -> Iterator[str]:
+def server_env(canaries) -> dict[str, str]:
+    """The module's server keeps its stores where the canaries are, and runs in a process
+    pool as a shared server does."""
     store = canaries["in_store"].parents[1]
-    yield from serve_dashboard({"GPUSCHED_STORE": str(store), "GPUSCHED_EXECUTOR": "pool"})
-
-
-@pytest.fixture
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-def _new_page(browser):
-    context = browser.new_context(viewport={"width": 1600, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(WAIT_MS)
-    return page
+    return {"GPUSCHED_STORE": str(store), "GPUSCHED_EXECUTOR": "pool"}
 
 
 def _pack(payload: object) -> str:
@@ -135,7 +115,7 @@ def crafted(canaries: dict[str, Path]) -> dict[str, str]:
 
 
 def test_crafted_links_show_one_message_and_never_a_server_file(
-    server: str, browser, canaries
+    server: str, new_page, canaries
 ) -> None:
     """Each crafted link, in a fresh browser context, shows "This link cannot be opened" with
     its reason, no error box, no traceback and no canary; a fresh session then still loads
@@ -143,7 +123,7 @@ def test_crafted_links_show_one_message_and_never_a_server_file(
     from playwright.sync_api import expect
 
     for i, (name, link) in enumerate(crafted(canaries).items()):
-        page = _new_page(browser)
+        page = new_page()
         page.goto(f"{server}/?scenario={link}")
         notice = page.get_by_text("This link cannot be opened").first
         notice.wait_for()
@@ -155,15 +135,14 @@ def test_crafted_links_show_one_message_and_never_a_server_file(
         if name in ("absolute trace path", "store hash by traversal", "a million jobs"):
             assert DAMAGED in text or "this server allows" in text, name
             if i == 0:
-                _screenshot(page, "crafted_link_message")
+                screenshot(page, "crafted_link_message")
         page.context.close()
-    fresh = _new_page(browser)
-    fresh.goto(server)
-    fresh.get_by_role("heading", name="Scheduling what-if").wait_for()
+    fresh = new_page()
+    open_scenario_page(fresh, server)
     expect(fresh.get_by_role("button", name="Run", exact=True)).to_be_enabled(timeout=WAIT_MS)
     assert "This link cannot be opened" not in fresh.locator("body").inner_text()
     assert fresh.get_by_test_id("stException").count() == 0
-    _screenshot(fresh, "fresh_session_after_crafted_links")
+    screenshot(fresh, "fresh_session_after_crafted_links")
 
 
 SESSIONS = tuple(((policy,), seed) for seed, policy in enumerate(
@@ -171,39 +150,26 @@ SESSIONS = tuple(((policy,), seed) for seed, policy in enumerate(
 ))  # fmt: skip
 
 
-def test_ten_sessions_at_once_stay_isolated(server: str, browser) -> None:
+def test_ten_sessions_at_once_stay_isolated(server: str, new_page) -> None:
     """Ten browser contexts open ten links (policy and seed differ) at the same time; the
     server queues their runs on its two workers, and each person sees their own policy's
     KPI table, no one else's, and no error."""
-    pages = []
-    for policies, seed in SESSIONS:
-        config = dataclasses.replace(
-            SMALL, policies=tuple(PolicySpec(p) for p in policies), seed=seed + 40
-        )
-        link = encode_link(LinkState(scenarios={"base": config}, current="base"))
-        page = _new_page(browser)
-        page.goto(f"{server}/results?scenario={link}", wait_until="commit")
-        pages.append(page)
-    everyone = {policy_display_name(p) for policies, _ in SESSIONS for p in policies}
-    for page, (policies, _seed) in zip(pages, SESSIONS, strict=True):
-        table = page.get_by_test_id("stDataFrame").filter(has_text="Mean JCT").first
-        table.wait_for(timeout=240_000)
-        text = table.text_content() or ""
-        mine = {policy_display_name(p) for p in policies}
-        assert all(name in text for name in mine), (mine, text[:200])
-        assert not any(name in text for name in everyone - mine), (mine, text[:200])
-        assert page.get_by_test_id("stException").count() == 0
-    _screenshot(pages[-1], "ten_sessions_last")
+    configs = [
+        dataclasses.replace(SMALL, policies=tuple(PolicySpec(p) for p in policies), seed=seed + 40)
+        for policies, seed in SESSIONS
+    ]
+    pages = open_links_at_once(new_page, server, configs)
+    assert_each_sees_own_kpis(pages, configs, timeout_ms=240_000)
+    screenshot(pages[-1], "ten_sessions_last")
 
 
 @pytest.fixture
-def one_worker_server(tmp_path) -> Iterator[str]:
+def one_worker_server(start_server) -> Iterator[str]:
     """A server with one worker for everyone (``GPUSCHED_WORKERS=1``)."""
-    yield from serve_dashboard({"GPUSCHED_STORE": str(tmp_path / "store"),
-                                "GPUSCHED_EXECUTOR": "pool", "GPUSCHED_WORKERS": "1"})  # fmt: skip
+    yield from start_server({"GPUSCHED_EXECUTOR": "pool", "GPUSCHED_WORKERS": "1"})
 
 
-def test_a_queued_session_sees_its_place_and_cancel_frees_it(one_worker_server, browser) -> None:
+def test_a_queued_session_sees_its_place_and_cancel_frees_it(one_worker_server, new_page) -> None:
     """With one worker, a second session's linked run waits "1st in the queue" while the
     first one runs; its Cancel takes it out (a notice says so, no error), and a third
     session then gets the worker and its results."""
@@ -214,26 +180,23 @@ def test_a_queued_session_sees_its_place_and_cancel_frees_it(one_worker_server, 
         policies=(PolicySpec("sampling_placement"), PolicySpec("hare_hlas"),
                   PolicySpec("gavel_ftf_agnostic"))
     )  # fmt: skip
-    first = _new_page(browser)
+    first = new_page()
     first.goto(f"{server}/results?scenario={encode_link(LinkState({'base': busy}, 'base'))}")
     first.get_by_text("Simulating 3 policies").first.wait_for(timeout=120_000)
-    second = _new_page(browser)
+    second = new_page()
     waiting = dataclasses.replace(SMALL, seed=77)
     second.goto(f"{server}/results?scenario={encode_link(LinkState({'base': waiting}, 'base'))}")
     second.get_by_text("1st in the queue").wait_for()
-    (ARTIFACTS / "queued_session.png").parent.mkdir(exist_ok=True)
-    second.screenshot(path=str(ARTIFACTS / "queued_session.png"))
+    screenshot(second, "queued_session", whole_page=False)
     second.get_by_role("button", name="Cancel").click()
     second.get_by_text("run was cancelled").wait_for()
     assert first.get_by_text("Simulating 3 policies").count() == 1  # still running: it waited
     second.get_by_text("No results yet").wait_for()
-    assert second.get_by_test_id("stDataFrame").filter(has_text="Mean JCT").count() == 0
+    assert kpi_table(second).count() == 0
     assert second.get_by_test_id("stException").count() == 0
-    first.get_by_test_id("stDataFrame").filter(has_text="Mean JCT").first.wait_for(timeout=300_000)
-    third = _new_page(browser)
+    kpi_table(first).wait_for(timeout=300_000)
+    third = new_page()
     later = dataclasses.replace(SMALL, seed=78)
     third.goto(f"{server}/results?scenario={encode_link(LinkState({'base': later}, 'base'))}")
-    expect(third.get_by_test_id("stDataFrame").filter(has_text="Mean JCT").first).to_be_visible(
-        timeout=120_000
-    )
+    expect(kpi_table(third)).to_be_visible(timeout=120_000)
     assert "in the queue" not in third.locator("body").inner_text()
