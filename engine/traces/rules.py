@@ -175,11 +175,13 @@ def steps_from_duration(
     worker_type: str,
     file: str,
     column: str | None = None,
+    setting: str = "assumed GPU type",
 ) -> np.ndarray:
     """Rule 3: ``duration_s * steps_per_s(job_type, worker_type, scale_factor)`` per job (float64).
 
     Args:
         column: the source column the job type came from, for the error message.
+        setting: the scenario setting that chose ``worker_type``, for the error message.
 
     Raises:
         TraceError: if a (mapped) job type does not run on ``worker_type`` at its scale factor.
@@ -193,7 +195,7 @@ def steps_from_duration(
         if rates[key] <= 0:
             raise TraceError(
                 f"job type {job_type!r} does not run on {sf} {worker_type} GPUs in the throughput "
-                "matrix; choose another assumed GPU type",
+                f"matrix; choose another {setting}",
                 file=file,
                 row=i + 1,
                 column=column,

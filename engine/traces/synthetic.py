@@ -26,6 +26,7 @@ import pandas as pd
 from engine.config import SyntheticSpec
 from engine.errors import ConfigError, TraceError
 from engine.step_time.throughput import ThroughputMatrix
+from engine.traces.rules import steps_from_duration
 from engine.traces.validate import build_jobs
 
 SCALE_FACTORS = np.array([1, 2, 4, 8])
@@ -86,25 +87,36 @@ def synthetic_jobs(
 
     Job ids are ``<prefix>-<n>``, zero-padded to n's width; a job's work is its drawn duration
     on ``reference_worker_type`` at its size, ``total_steps = duration_s x steps_per_s(job type,
-    reference, scale factor)`` (Gavel's synthetic rule, ``generate_job``), so the job runs its
-    drawn duration alone on that type.
+    reference, scale factor)`` (Gavel's synthetic rule, ``generate_job``; the trace importers'
+    rule 3, :func:`engine.traces.rules.steps_from_duration`), so the job runs its drawn duration
+    alone on that type.
 
     Raises:
-        TraceError: for a job of 0 steps (its type does not run at its size on the reference).
+        TraceError: naming the job's row, for a job type that does not run at its size on the
+            reference.
     """
     n = len(job_type)
     width = len(str(n))
-    pairs = zip(job_type, scale_factor, strict=True)
-    rates = [matrix.steps_per_s(jt, reference_worker_type, int(sf)) for jt, sf in pairs]
+    scale_factor = np.asarray(scale_factor, dtype=np.int64)
     duration_s = np.asarray(duration_s, dtype=np.float64)
+    total_steps = steps_from_duration(
+        job_type,
+        scale_factor,
+        duration_s,
+        matrix,
+        reference_worker_type,
+        "synthetic",
+        "job_type",
+        setting="reference GPU type or job type of the mix",
+    )
     return build_jobs(
         "synthetic",
         matrix,
         job_id=[f"{prefix}-{i:0{width}d}" for i in range(1, n + 1)],
         arrival_s=arrival_s,
         job_type=job_type,
-        scale_factor=np.asarray(scale_factor, dtype=np.int64),
-        total_steps=duration_s * np.asarray(rates),
+        scale_factor=scale_factor,
+        total_steps=total_steps,
         duration_s=duration_s,
     )
 

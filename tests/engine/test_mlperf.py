@@ -19,7 +19,7 @@ from engine.config import (
     SyntheticSpec,
     TraceSpec,
 )
-from engine.errors import ConfigError, OversizedJobsError
+from engine.errors import ConfigError, OversizedJobsError, TraceError
 from engine.mlperf import MLPERF_CSV, job_types_for_gpus, points
 from engine.scenario import run_scenario, scenario_matrix
 from engine.simulator import simulate
@@ -251,3 +251,18 @@ def test_loglog_rule_is_monotone_and_passes_through_the_measurements(
     assert loglog_steps_per_s(measured, lo) <= loglog_steps_per_s(measured, hi) * (1 + 1e-12)
     for n, rate in measured.items():
         assert loglog_steps_per_s(measured, n) == pytest.approx(rate)
+
+
+def test_a_mix_class_whose_job_type_does_not_run_on_the_reference_names_row_and_setting() -> None:
+    """The generated trace's work goes through the importers' rule 3 (steps_from_duration), so a
+    class whose job type does not fit the reference GPU type at its size is refused naming the
+    row, the column and the setting to change (before: "total steps must be > 0")."""
+    gavel = load_matrix("gavel")
+    job_type = "ResNet-50 (batch size 128)"
+    assert gavel.steps_per_s(job_type, "k80", 8) <= 0
+    mix = LLMMixSpec(
+        classes=(JobClass("x", 1.0, 8, 8, job_type, 1.0, 2.0),), reference_worker_type="k80"
+    )
+    spec = SyntheticSpec(num_jobs=3, workload="llm", llm=mix)
+    with pytest.raises(TraceError, match=r"row 1, column 'job_type'.*reference GPU type"):
+        generate_llm_mix(spec, gavel, trace_rng(0))
