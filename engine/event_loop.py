@@ -33,17 +33,7 @@ from engine.cluster import ClusterState, Placement
 from engine.config import PolicySpec, ScenarioConfig
 from engine.decision_log import DecisionLog
 from engine.errors import AllocationError, EngineError, SimulationCancelled
-from engine.faults import (
-    FAIL,
-    RACK_FAIL,
-    RETURN,
-    FaultModel,
-    check_jobs,
-    checkpoint_keep,
-    checkpoint_time_s,
-    since_checkpoint_s,
-    young_interval_s,
-)
+from engine.fault_handling import FaultHandling
 from engine.jobs import isolated_run_s, job_states
 from engine.metrics import summarize
 from engine.placement import get_placement
@@ -144,14 +134,15 @@ class Simulation:
         self.wake_at_s = math.inf  # the policy's last Decision, until its next one
         self.held_back: frozenset[int] = frozenset()
         self._recorded_changes = -1  # cluster.changes at the last utilization record
-        # node failures (engine.faults), off unless the scenario turns them on: the failure
-        # process, its next event's time, and the jobs failures stopped since the last decision
-        self.faults: FaultModel | None = None
+        # node failures (engine.fault_handling), off unless the scenario turns them on: the
+        # failure process, its next event's time, and the jobs failures stopped since the last
+        # decision
+        self.faults: FaultHandling | None = None
         self.next_fault_s = math.inf
         self.stopped: list[JobState] = []
-        self.checkpoint_cost_s = config.failures.checkpoint_cost_s
         if config.failures.enabled:
-            self._start_faults(config)
+            faults = FaultHandling(config, self.layout, self.cluster, self.jobs, self.restore_s)
+            self.faults, self.next_fault_s = faults, faults.model.next_s
 
     def run(
         self, on_progress: ProgressFn | None, should_cancel: CancelFn | None
@@ -372,12 +363,10 @@ class Simulation:
             if job.last_step_s is not None:  # its final consolidation is the checkpoint
                 self._complete(job)
                 continue
-            self._release(job, "preempted" if grant is None else "migrated")
+            reason = "preempted" if grant is None else "migrated"
             job.num_preemptions += 1
-            del self.running[job.index]
-            self.waiting[job.index] = job
+            self._requeue(job, reason)
             if self.log:
-                reason = "preempted" if grant is None else "migrated"
                 self.log.event(self.now_s, job, reason, f"by decision {self.num_decisions}",
                                self.num_decisions)  # fmt: skip
 
@@ -432,7 +421,7 @@ class Simulation:
         job.grant = grant
         job.segment_start_s = now_s
         if self.faults is not None:
-            self._plan_checkpoints(job, placement, self.faults)
+            self.faults.plan_checkpoints(job, placement)
         if placement.node_types:
             job.ref_gpus = sum(
                 count * job.ref_speed.get(worker_type, 1.0)
@@ -493,6 +482,13 @@ class Simulation:
         heapify(live)
         self.completions[:] = live
 
+    def _requeue(self, job: JobState, reason: str, unsaved_s: float = 0.0) -> None:
+        """A synced running job leaves its GPUs (preempted, migrated or failed: ``reason``;
+        ``unsaved_s`` as :meth:`_release`'s) and waits again."""
+        self._release(job, reason, unsaved_s)
+        del self.running[job.index]
+        self.waiting[job.index] = job
+
     def _release(self, job: JobState, reason: str, unsaved_s: float = 0.0) -> None:
         """Frees a synced job's GPUs and closes its segment; ``unsaved_s``: wall time since its
         last checkpoint that a failure lost (not counted as checkpoint time)."""
@@ -515,7 +511,7 @@ class Simulation:
         Gantt row (``unsaved_s``: as :meth:`_release`'s)."""
         now_s = self.now_s
         if self.faults is not None:
-            self._book_segment(job, placement, unsaved_s)
+            self.faults.book_segment(job, placement, now_s, unsaved_s)
         held_s = now_s - job.segment_start_s
         per_type = job.service_by_type_gpu_s
         if placement.node_types:
@@ -531,7 +527,7 @@ class Simulation:
             self.waiting
             and not self.running
             and self.next_arrival >= len(self.jobs)
-            and not (self.faults is not None and self.faults.down)  # (nodes to come back)
+            and not (self.faults is not None and self.faults.model.down)  # (nodes to come back)
         ):
             raise EngineError(
                 f"{self.policy_name} left {len(self.waiting)} job(s) waiting on an idle "
@@ -553,7 +549,7 @@ class Simulation:
         utilization = self.recorder.utilization_table()
         summary = summarize(jobs, utilization, failures=self.faults is not None)
         if self.faults is not None:
-            summary["node_failures"] = float(self.faults.node_failures)
+            summary["node_failures"] = float(self.faults.model.node_failures)
         return SimulationResult(
             policy=self.policy_name,
             jobs=jobs,
@@ -565,101 +561,36 @@ class Simulation:
             decisions=self.log.table() if self.log else None,
         )
 
-    # Node failures (engine.faults): only runs whose scenario turns them on reach these.
-
-    def _start_faults(self, config: ScenarioConfig) -> None:
-        """The failure process, with the spare nodes taken out of the schedulable cluster."""
-        seed = config.seed if config.failures.seed is None else config.failures.seed
-        faults = self.faults = FaultModel(config.failures, self.layout, seed)
-        for node in sorted(faults.reserved):
-            self.cluster.take_node(node)
-        self.next_fault_s = faults.next_s
-        check_jobs(self.jobs, self.cluster.capacity, faults, config.failures, self.restore_s)
+    # Node failures (engine.fault_handling): only runs whose scenario turns them on reach these.
 
     def _apply_faults(self) -> bool:
         """Applies the failure events due by now; True when a node failed or came back."""
         faults = self.faults
         assert faults is not None
-        changed = False
-        while faults.next_s <= self.now_s:
-            kind, node, rack = faults.pop()
-            if kind == FAIL:
-                changed = self._fail_node(node, "failed") or changed
-            elif kind == RETURN:
-                faults.returned(node, self.now_s)
-                self.cluster.return_node(node)
-                changed = True
-            elif kind == RACK_FAIL:
-                for member in faults.rack_failed(rack, self.now_s):
-                    changed = self._fail_node(member, f"rack {rack} failed") or changed
-            else:  # SPARE_READY
-                faults.spare_ready(node)
-        self.next_fault_s = faults.next_s
+        changed = faults.apply_due(self.now_s, self._stop_jobs_on)
+        self.next_fault_s = faults.model.next_s
         return changed
 
-    def _fail_node(self, node: int, cause: str) -> bool:
-        """Stops the jobs on a failing node and takes it out of service (False: already down)."""
+    def _stop_jobs_on(self, node: int, cause: str) -> None:
+        """A failure of ``node`` stops the jobs running there: each keeps the work of its last
+        completed checkpoint and waits again (it pays the restore when it restarts)."""
         faults = self.faults
         assert faults is not None
-        if not faults.fail(node, self.now_s):
-            return False
+        now_s = self.now_s
         hit = [job for job in self.running.values()
                if job.placement is not None and node in job.placement.nodes]  # fmt: skip
         for job in hit:
-            self._stop(job, f"node n{node} {cause}" if cause == "failed" else cause)
-        self.cluster.take_node(node)
-        return True
-
-    def _stop(self, job: JobState, cause: str) -> None:
-        """A failure stops a running job: it keeps the work of its last completed checkpoint,
-        and waits again (it pays the restore when it restarts)."""
-        now_s = self.now_s
-        job.sync(now_s)
-        if job.last_step_s is not None:  # its steps were done: only its consolidation is lost
-            self._complete(job)
-            return
-        placement = job.placement
-        assert placement is not None
-        unsaved_s = 0.0
-        productive_s = now_s - max(job.segment_start_s, job.restore_until_s)
-        if job.checkpoint_interval_s > 0 and productive_s > 0:
-            unsaved_s = since_checkpoint_s(
-                productive_s, job.checkpoint_interval_s, self.checkpoint_cost_s
-            )
-            job.steps_done = max(0.0, job.steps_done - job.rate * unsaved_s)
-            job.lost_work_gpu_s += unsaved_s * placement.num_gpus
-        job.num_failures += 1
-        self._release(job, "failed", unsaved_s)
-        job.failed_last = True
-        del self.running[job.index]
-        self.waiting[job.index] = job
-        self.stopped.append(job)
-        if self.log:
-            detail = f"{cause}; {unsaved_s:,.0f} s of work since its last checkpoint lost"
-            self.log.event(now_s, job, "failed", detail, self.num_decisions)
-
-    def _book_segment(self, job: JobState, placement: Placement, unsaved_s: float) -> None:
-        """Books a closing segment's checkpoint time (up to the last completed checkpoint when
-        a failure lost ``unsaved_s``) and, after a failure, its restore as lost work."""
-        now_s = self.now_s
-        start_s = job.segment_start_s
-        restored_s = min(max(job.restore_until_s, start_s), now_s)  # the restore's end
-        if job.failed_last:
-            job.lost_work_gpu_s += (restored_s - start_s) * placement.num_gpus
-            job.failed_last = False
-        productive_s = now_s - restored_s - unsaved_s
-        if job.checkpoint_interval_s > 0 and productive_s > 0:
-            job.checkpoint_gpu_s += placement.num_gpus * checkpoint_time_s(
-                productive_s, job.checkpoint_interval_s, self.checkpoint_cost_s
-            )
-
-    def _plan_checkpoints(self, job: JobState, placement: Placement, faults: FaultModel) -> None:
-        """The segment's checkpoint interval (the scenario's, else Young's for the job's MTBF
-        on these nodes) and the share of wall time that progresses."""
-        cost_s = self.checkpoint_cost_s
-        interval_s = self.config.failures.checkpoint_interval_s
-        if interval_s is None:
-            mtbf_s = faults.job_mtbf_s(placement.nodes, placement.racks)
-            interval_s = young_interval_s(cost_s, mtbf_s)
-        job.checkpoint_interval_s = interval_s
-        job.checkpoint_keep = checkpoint_keep(interval_s, cost_s) if interval_s > 0 else 1.0
+            job.sync(now_s)
+            placement = job.placement
+            assert placement is not None
+            if job.last_step_s is not None:  # its steps were done: only its consolidation is lost
+                self._complete(job)
+                continue
+            unsaved_s = faults.lose_unsaved(job, placement, now_s)
+            job.num_failures += 1
+            self._requeue(job, "failed", unsaved_s)
+            job.failed_last = True  # (after its segment closed: its restart's restore is lost)
+            self.stopped.append(job)
+            if self.log:
+                detail = f"{cause}; {unsaved_s:,.0f} s of work since its last checkpoint lost"
+                self.log.event(now_s, job, "failed", detail, self.num_decisions)

@@ -33,6 +33,7 @@ MODULES = (
     "engine/step_time/rates.py",
     "engine/simulator.py",
     "engine/faults.py",
+    "engine/fault_handling.py",
     "engine/event_loop.py",
     "engine/lease_rounds.py",
     "engine/allocation/validation.py",
