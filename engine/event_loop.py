@@ -34,8 +34,7 @@ from engine.config import PolicySpec, ScenarioConfig
 from engine.decision_log import DecisionLog
 from engine.errors import AllocationError, EngineError, SimulationCancelled
 from engine.fault_handling import FaultHandling
-from engine.jobs import isolated_run_s, job_states
-from engine.metrics import summarize
+from engine.jobs import job_states
 from engine.placement import get_placement
 from engine.policies.base import (
     Allocation,
@@ -46,7 +45,8 @@ from engine.policies.base import (
     display_name,
     get_policy,
 )
-from engine.recorder import Recorder, jobs_table
+from engine.recorder import Recorder
+from engine.result_assembly import simulation_result
 from engine.results import SimulationResult
 from engine.state import JobState
 from engine.step_time.network import change_times
@@ -535,31 +535,11 @@ class Simulation:
             )
 
     def _result(self) -> SimulationResult:
-        unfinished = [j.job_id for j in self.jobs if j.completion_s is None]
-        if unfinished:
-            raise EngineError(
-                f"{self.policy_name}: {len(unfinished)} job(s) never completed, "
-                f"e.g. {unfinished[:3]}"
-            )
-        capacity = self.layout.capacity  # (the cluster's is less the failed and spare nodes)
-        isolated_s = isolated_run_s(self.jobs, capacity)
-        total_gpus = sum(capacity.values())
-        jobs = jobs_table(self.jobs, isolated_s, self.area_at_end, total_gpus)
-        segments = self.recorder.segments_table([job.job_id for job in self.jobs])
-        utilization = self.recorder.utilization_table()
-        summary = summarize(jobs, utilization, failures=self.faults is not None)
-        if self.faults is not None:
-            summary["node_failures"] = float(self.faults.model.node_failures)
-        return SimulationResult(
-            policy=self.policy_name,
-            jobs=jobs,
-            segments=segments,
-            utilization=utilization,
-            summary=summary,
-            num_decisions=self.num_decisions,
-            decision_time_s=self.decision_time_s,
-            decisions=self.log.table() if self.log else None,
-        )
+        return simulation_result(
+            self.policy_name, self.jobs, self.layout.capacity, self.recorder, self.area_at_end,
+            node_failures=None if self.faults is None else self.faults.model.node_failures,
+            num_decisions=self.num_decisions, decision_time_s=self.decision_time_s, log=self.log,
+        )  # fmt: skip
 
     # Node failures (engine.fault_handling): only runs whose scenario turns them on reach these.
 
