@@ -6,8 +6,7 @@ failures and returns (:mod:`engine.faults`; off, they cost one comparison per ev
 events every running job progresses at a constant rate, so the loop jumps from event to event.
 At each event time the engine asks the policy for an allocation, validates it, preempts and
 places (see :mod:`engine.policies.base`).
-Completions sit in a heap keyed ``(time, seq)``; a job whose rate changes gets a new entry and a
-new version, and stale entries are skipped (SimPy's heap with lazy invalidation).
+Completions sit in a heap with lazy invalidation (:mod:`engine.completions`).
 
 Under ``RoundConfig.relaunch_on_event`` (Muri's testbed, :mod:`engine.presets`) a round boundary
 that has an event relaunches every running job: each pauses for the checkpoint-restore time, as
@@ -21,7 +20,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from heapq import heapify, heappop, heappush
 from time import perf_counter
 
 import numpy as np
@@ -30,6 +28,7 @@ import pandas as pd
 from engine.allocation.grants import Decision, keeps_grant
 from engine.allocation.validation import validate_allocation
 from engine.cluster import ClusterState, Placement
+from engine.completions import COMPACT_AT, CompletionHeap
 from engine.config import PolicySpec, ScenarioConfig
 from engine.decision_log import DecisionLog
 from engine.errors import AllocationError, EngineError, SimulationCancelled
@@ -57,7 +56,6 @@ from engine.step_time.topology import LinkLoad, Topology
 ProgressFn = Callable[[float], None]
 CancelFn = Callable[[], bool]
 CHECK_EVERY = 2000  # loop iterations between progress reports / cancel checks (both loops)
-_COMPACT_AT = 1024  # completion-heap entries beyond 4 per running job before stale ones go
 _BARE = Decision({})  # what a bare allocation means: no wake-up, no job held back
 
 
@@ -106,7 +104,7 @@ class Simulation:
         self.waiting: dict[int, JobState] = {}
         self.running: dict[int, JobState] = {}
         self._left_waiting = 0  # deletions from ``waiting`` since it was last compacted
-        self.completions: list[tuple[float, int, int, int]] = []
+        self.completions = CompletionHeap(self.jobs)
         self.recorder = Recorder(self.cluster.capacity)
         self.log: DecisionLog | None = None
         self.congestion_times = [t for t in change_times(config.network) if t > 0]
@@ -127,7 +125,6 @@ class Simulation:
         self.arrived_from = 0  # jobs[arrived_from:next_arrival] arrived since the last decision
         self.area = 0.0
         self.area_at_end = np.zeros(len(self.jobs))
-        self.seq = 0
         self.rates = JobRates(matrix, config.network, self.round_s, self.policy)
         self.num_decisions = 0
         self.decision_time_s = 0.0
@@ -149,10 +146,10 @@ class Simulation:
     ) -> SimulationResult:
         done = 0
         iteration = 0
-        cluster, completions, arrivals_s = self.cluster, self.completions, self.arrivals_s
+        cluster, arrivals_s = self.cluster, self.arrivals_s
         while (t := self._next_event_time()) != math.inf:
             self._advance(t)
-            completed = self._complete_jobs() if completions and completions[0][0] <= t else 0
+            completed = self._complete_jobs()
             arrived = self.next_arrival < len(arrivals_s) and arrivals_s[self.next_arrival] <= t
             if arrived:
                 self._admit_arrivals()
@@ -181,14 +178,12 @@ class Simulation:
         return self._result()
 
     def _next_event_time(self) -> float:
-        """The earliest of the next round tick, completion, arrival, congestion change and the
-        policy's wake-up (stale completion entries at the heap's top are dropped first)."""
-        completions = self.completions
-        while completions and self._stale(completions[0]):
-            heappop(completions)
+        """The earliest of the next round tick, completion, arrival, congestion change, the
+        policy's wake-up and failure event."""
         t = self.next_tick_s
-        if completions and completions[0][0] < t:
-            t = completions[0][0]
+        completion_s = self.completions.next_s()
+        if completion_s < t:
+            t = completion_s
         if self.next_arrival < len(self.arrivals_s) and self.arrivals_s[self.next_arrival] < t:
             t = self.arrivals_s[self.next_arrival]
         if self.congestion_times and (self.running or self.waiting):
@@ -201,10 +196,6 @@ class Simulation:
             t = self.next_fault_s
         return t
 
-    def _stale(self, entry: tuple[float, int, int, int]) -> bool:
-        job = self.jobs[entry[2]]
-        return job.placement is None or job.version != entry[3]
-
     def _advance(self, t: float) -> None:
         self.area += (len(self.waiting) + len(self.running)) * (t - self.now_s)
         if self.held_back:
@@ -215,11 +206,8 @@ class Simulation:
 
     def _complete_jobs(self) -> int:
         count = 0
-        while self.completions and self.completions[0][0] <= self.now_s:
-            entry = heappop(self.completions)
-            if self._stale(entry):
-                continue
-            self._complete(self.jobs[entry[2]])
+        while (job := self.completions.pop_due(self.now_s)) is not None:
+            self._complete(job)
             count += 1
         return count
 
@@ -407,7 +395,7 @@ class Simulation:
     def _start(self, job: JobState, placement: Placement, grant: Grant) -> None:
         del self.waiting[job.index]
         self._left_waiting += 1
-        if self._left_waiting >= _COMPACT_AT:
+        if self._left_waiting >= COMPACT_AT:
             self._compact_waiting()
         self.running[job.index] = job
         now_s = self.now_s
@@ -460,11 +448,7 @@ class Simulation:
         if placement.combine == "copies":  # the final consolidation after the last step
             job.final_s = self.rates.final_s(job, placement, bandwidth_gbps)
         job.version += 1
-        self.seq += 1
-        completions = self.completions
-        heappush(completions, (job.finish_time_s(now_s), self.seq, job.index, job.version))
-        if len(completions) > _COMPACT_AT + 4 * len(self.running):
-            self._compact_completions()
+        self.completions.file(job, job.finish_time_s(now_s), len(self.running))
 
     def _compact_waiting(self) -> None:
         """A fresh copy of the waiting dict, same order: a dict keeps a hole for every deleted
@@ -473,14 +457,6 @@ class Simulation:
         policy gets ``waiting`` anew in each :class:`SchedulerState`.)"""
         self.waiting = dict(self.waiting)
         self._left_waiting = 0
-
-    def _compact_completions(self) -> None:
-        """Drops stale completion entries (preempted, re-rated or finished jobs) in place, so the
-        heap stays near the number of running jobs however often jobs are preempted. Entries
-        are unique ``(time, seq)`` keys, so the pop order of the live ones is unchanged."""
-        live = [entry for entry in self.completions if not self._stale(entry)]
-        heapify(live)
-        self.completions[:] = live
 
     def _requeue(self, job: JobState, reason: str, unsaved_s: float = 0.0) -> None:
         """A synced running job leaves its GPUs (preempted, migrated or failed: ``reason``;
@@ -529,10 +505,14 @@ class Simulation:
             and self.next_arrival >= len(self.jobs)
             and not (self.faults is not None and self.faults.model.down)  # (nodes to come back)
         ):
-            raise EngineError(
-                f"{self.policy_name} left {len(self.waiting)} job(s) waiting on an idle "
-                "cluster with no arrivals to come"
-            )
+            raise self._stuck_error()
+
+    def _stuck_error(self) -> EngineError:
+        """The error of a run that cannot go on: jobs wait, nothing runs, nothing will arrive."""
+        return EngineError(
+            f"{self.policy_name} left {len(self.waiting)} job(s) waiting on an idle "
+            "cluster with no arrivals to come"
+        )
 
     def _result(self) -> SimulationResult:
         return simulation_result(

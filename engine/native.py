@@ -30,6 +30,7 @@ MODULES = (
     "engine/cluster.py",
     "engine/recorder.py",
     "engine/segments.py",
+    "engine/completions.py",
     "engine/step_time/rates.py",
     "engine/simulator.py",
     "engine/faults.py",
