@@ -6,8 +6,7 @@ failures and returns (:mod:`engine.faults`; off, they cost one comparison per ev
 events every running job progresses at a constant rate, so the loop jumps from event to event.
 At each event time the engine asks the policy for an allocation, validates it, preempts and
 places (see :mod:`engine.policies.base`).
-Completions sit in a heap keyed ``(time, seq)``; a job whose rate changes gets a new entry and a
-new version, and stale entries are skipped (SimPy's heap with lazy invalidation).
+Completions sit in a heap with lazy invalidation (:mod:`engine.completions`).
 
 Under ``RoundConfig.relaunch_on_event`` (Muri's testbed, :mod:`engine.presets`) a round boundary
 that has an event relaunches every running job: each pauses for the checkpoint-restore time, as
@@ -21,7 +20,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from heapq import heapify, heappop, heappush
 from time import perf_counter
 
 import numpy as np
@@ -30,22 +28,12 @@ import pandas as pd
 from engine.allocation.grants import Decision, keeps_grant
 from engine.allocation.validation import validate_allocation
 from engine.cluster import ClusterState, Placement
+from engine.completions import COMPACT_AT, CompletionHeap
 from engine.config import PolicySpec, ScenarioConfig
 from engine.decision_log import DecisionLog
 from engine.errors import AllocationError, EngineError, SimulationCancelled
-from engine.faults import (
-    FAIL,
-    RACK_FAIL,
-    RETURN,
-    FaultModel,
-    check_jobs,
-    checkpoint_keep,
-    checkpoint_time_s,
-    since_checkpoint_s,
-    young_interval_s,
-)
-from engine.jobs import isolated_run_s, job_states
-from engine.metrics import summarize
+from engine.fault_handling import FaultHandling
+from engine.jobs import job_states
 from engine.placement import get_placement
 from engine.policies.base import (
     Allocation,
@@ -56,7 +44,8 @@ from engine.policies.base import (
     display_name,
     get_policy,
 )
-from engine.recorder import Recorder, jobs_table
+from engine.recorder import Recorder
+from engine.result_assembly import simulation_result
 from engine.results import SimulationResult
 from engine.state import JobState
 from engine.step_time.network import change_times
@@ -67,7 +56,6 @@ from engine.step_time.topology import LinkLoad, Topology
 ProgressFn = Callable[[float], None]
 CancelFn = Callable[[], bool]
 CHECK_EVERY = 2000  # loop iterations between progress reports / cancel checks (both loops)
-_COMPACT_AT = 1024  # completion-heap entries beyond 4 per running job before stale ones go
 _BARE = Decision({})  # what a bare allocation means: no wake-up, no job held back
 
 
@@ -116,7 +104,7 @@ class Simulation:
         self.waiting: dict[int, JobState] = {}
         self.running: dict[int, JobState] = {}
         self._left_waiting = 0  # deletions from ``waiting`` since it was last compacted
-        self.completions: list[tuple[float, int, int, int]] = []
+        self.completions = CompletionHeap(self.jobs)
         self.recorder = Recorder(self.cluster.capacity)
         self.log: DecisionLog | None = None
         self.congestion_times = [t for t in change_times(config.network) if t > 0]
@@ -137,31 +125,31 @@ class Simulation:
         self.arrived_from = 0  # jobs[arrived_from:next_arrival] arrived since the last decision
         self.area = 0.0
         self.area_at_end = np.zeros(len(self.jobs))
-        self.seq = 0
         self.rates = JobRates(matrix, config.network, self.round_s, self.policy)
         self.num_decisions = 0
         self.decision_time_s = 0.0
         self.wake_at_s = math.inf  # the policy's last Decision, until its next one
         self.held_back: frozenset[int] = frozenset()
         self._recorded_changes = -1  # cluster.changes at the last utilization record
-        # node failures (engine.faults), off unless the scenario turns them on: the failure
-        # process, its next event's time, and the jobs failures stopped since the last decision
-        self.faults: FaultModel | None = None
+        # node failures (engine.fault_handling), off unless the scenario turns them on: the
+        # failure process, its next event's time, and the jobs failures stopped since the last
+        # decision
+        self.faults: FaultHandling | None = None
         self.next_fault_s = math.inf
         self.stopped: list[JobState] = []
-        self.checkpoint_cost_s = config.failures.checkpoint_cost_s
         if config.failures.enabled:
-            self._start_faults(config)
+            faults = FaultHandling(config, self.layout, self.cluster, self.jobs, self.restore_s)
+            self.faults, self.next_fault_s = faults, faults.model.next_s
 
     def run(
         self, on_progress: ProgressFn | None, should_cancel: CancelFn | None
     ) -> SimulationResult:
         done = 0
         iteration = 0
-        cluster, completions, arrivals_s = self.cluster, self.completions, self.arrivals_s
+        cluster, arrivals_s = self.cluster, self.arrivals_s
         while (t := self._next_event_time()) != math.inf:
             self._advance(t)
-            completed = self._complete_jobs() if completions and completions[0][0] <= t else 0
+            completed = self._complete_jobs()
             arrived = self.next_arrival < len(arrivals_s) and arrivals_s[self.next_arrival] <= t
             if arrived:
                 self._admit_arrivals()
@@ -190,14 +178,12 @@ class Simulation:
         return self._result()
 
     def _next_event_time(self) -> float:
-        """The earliest of the next round tick, completion, arrival, congestion change and the
-        policy's wake-up (stale completion entries at the heap's top are dropped first)."""
-        completions = self.completions
-        while completions and self._stale(completions[0]):
-            heappop(completions)
+        """The earliest of the next round tick, completion, arrival, congestion change, the
+        policy's wake-up and failure event."""
         t = self.next_tick_s
-        if completions and completions[0][0] < t:
-            t = completions[0][0]
+        completion_s = self.completions.next_s()
+        if completion_s < t:
+            t = completion_s
         if self.next_arrival < len(self.arrivals_s) and self.arrivals_s[self.next_arrival] < t:
             t = self.arrivals_s[self.next_arrival]
         if self.congestion_times and (self.running or self.waiting):
@@ -210,10 +196,6 @@ class Simulation:
             t = self.next_fault_s
         return t
 
-    def _stale(self, entry: tuple[float, int, int, int]) -> bool:
-        job = self.jobs[entry[2]]
-        return job.placement is None or job.version != entry[3]
-
     def _advance(self, t: float) -> None:
         self.area += (len(self.waiting) + len(self.running)) * (t - self.now_s)
         if self.held_back:
@@ -224,11 +206,8 @@ class Simulation:
 
     def _complete_jobs(self) -> int:
         count = 0
-        while self.completions and self.completions[0][0] <= self.now_s:
-            entry = heappop(self.completions)
-            if self._stale(entry):
-                continue
-            self._complete(self.jobs[entry[2]])
+        while (job := self.completions.pop_due(self.now_s)) is not None:
+            self._complete(job)
             count += 1
         return count
 
@@ -372,12 +351,10 @@ class Simulation:
             if job.last_step_s is not None:  # its final consolidation is the checkpoint
                 self._complete(job)
                 continue
-            self._release(job, "preempted" if grant is None else "migrated")
+            reason = "preempted" if grant is None else "migrated"
             job.num_preemptions += 1
-            del self.running[job.index]
-            self.waiting[job.index] = job
+            self._requeue(job, reason)
             if self.log:
-                reason = "preempted" if grant is None else "migrated"
                 self.log.event(self.now_s, job, reason, f"by decision {self.num_decisions}",
                                self.num_decisions)  # fmt: skip
 
@@ -418,7 +395,7 @@ class Simulation:
     def _start(self, job: JobState, placement: Placement, grant: Grant) -> None:
         del self.waiting[job.index]
         self._left_waiting += 1
-        if self._left_waiting >= _COMPACT_AT:
+        if self._left_waiting >= COMPACT_AT:
             self._compact_waiting()
         self.running[job.index] = job
         now_s = self.now_s
@@ -432,7 +409,7 @@ class Simulation:
         job.grant = grant
         job.segment_start_s = now_s
         if self.faults is not None:
-            self._plan_checkpoints(job, placement, self.faults)
+            self.faults.plan_checkpoints(job, placement)
         if placement.node_types:
             job.ref_gpus = sum(
                 count * job.ref_speed.get(worker_type, 1.0)
@@ -471,11 +448,7 @@ class Simulation:
         if placement.combine == "copies":  # the final consolidation after the last step
             job.final_s = self.rates.final_s(job, placement, bandwidth_gbps)
         job.version += 1
-        self.seq += 1
-        completions = self.completions
-        heappush(completions, (job.finish_time_s(now_s), self.seq, job.index, job.version))
-        if len(completions) > _COMPACT_AT + 4 * len(self.running):
-            self._compact_completions()
+        self.completions.file(job, job.finish_time_s(now_s), len(self.running))
 
     def _compact_waiting(self) -> None:
         """A fresh copy of the waiting dict, same order: a dict keeps a hole for every deleted
@@ -485,13 +458,12 @@ class Simulation:
         self.waiting = dict(self.waiting)
         self._left_waiting = 0
 
-    def _compact_completions(self) -> None:
-        """Drops stale completion entries (preempted, re-rated or finished jobs) in place, so the
-        heap stays near the number of running jobs however often jobs are preempted. Entries
-        are unique ``(time, seq)`` keys, so the pop order of the live ones is unchanged."""
-        live = [entry for entry in self.completions if not self._stale(entry)]
-        heapify(live)
-        self.completions[:] = live
+    def _requeue(self, job: JobState, reason: str, unsaved_s: float = 0.0) -> None:
+        """A synced running job leaves its GPUs (preempted, migrated or failed: ``reason``;
+        ``unsaved_s`` as :meth:`_release`'s) and waits again."""
+        self._release(job, reason, unsaved_s)
+        del self.running[job.index]
+        self.waiting[job.index] = job
 
     def _release(self, job: JobState, reason: str, unsaved_s: float = 0.0) -> None:
         """Frees a synced job's GPUs and closes its segment; ``unsaved_s``: wall time since its
@@ -515,7 +487,7 @@ class Simulation:
         Gantt row (``unsaved_s``: as :meth:`_release`'s)."""
         now_s = self.now_s
         if self.faults is not None:
-            self._book_segment(job, placement, unsaved_s)
+            self.faults.book_segment(job, placement, now_s, unsaved_s)
         held_s = now_s - job.segment_start_s
         per_type = job.service_by_type_gpu_s
         if placement.node_types:
@@ -531,135 +503,54 @@ class Simulation:
             self.waiting
             and not self.running
             and self.next_arrival >= len(self.jobs)
-            and not (self.faults is not None and self.faults.down)  # (nodes to come back)
+            and not (self.faults is not None and self.faults.model.down)  # (nodes to come back)
         ):
-            raise EngineError(
-                f"{self.policy_name} left {len(self.waiting)} job(s) waiting on an idle "
-                "cluster with no arrivals to come"
-            )
+            raise self._stuck_error()
 
-    def _result(self) -> SimulationResult:
-        unfinished = [j.job_id for j in self.jobs if j.completion_s is None]
-        if unfinished:
-            raise EngineError(
-                f"{self.policy_name}: {len(unfinished)} job(s) never completed, "
-                f"e.g. {unfinished[:3]}"
-            )
-        capacity = self.layout.capacity  # (the cluster's is less the failed and spare nodes)
-        isolated_s = isolated_run_s(self.jobs, capacity)
-        total_gpus = sum(capacity.values())
-        jobs = jobs_table(self.jobs, isolated_s, self.area_at_end, total_gpus)
-        segments = self.recorder.segments_table([job.job_id for job in self.jobs])
-        utilization = self.recorder.utilization_table()
-        summary = summarize(jobs, utilization, failures=self.faults is not None)
-        if self.faults is not None:
-            summary["node_failures"] = float(self.faults.node_failures)
-        return SimulationResult(
-            policy=self.policy_name,
-            jobs=jobs,
-            segments=segments,
-            utilization=utilization,
-            summary=summary,
-            num_decisions=self.num_decisions,
-            decision_time_s=self.decision_time_s,
-            decisions=self.log.table() if self.log else None,
+    def _stuck_error(self) -> EngineError:
+        """The error of a run that cannot go on: jobs wait, nothing runs, nothing will arrive."""
+        return EngineError(
+            f"{self.policy_name} left {len(self.waiting)} job(s) waiting on an idle "
+            "cluster with no arrivals to come"
         )
 
-    # Node failures (engine.faults): only runs whose scenario turns them on reach these.
+    def _result(self) -> SimulationResult:
+        return simulation_result(
+            self.policy_name, self.jobs, self.layout.capacity, self.recorder, self.area_at_end,
+            node_failures=None if self.faults is None else self.faults.model.node_failures,
+            num_decisions=self.num_decisions, decision_time_s=self.decision_time_s, log=self.log,
+        )  # fmt: skip
 
-    def _start_faults(self, config: ScenarioConfig) -> None:
-        """The failure process, with the spare nodes taken out of the schedulable cluster."""
-        seed = config.seed if config.failures.seed is None else config.failures.seed
-        faults = self.faults = FaultModel(config.failures, self.layout, seed)
-        for node in sorted(faults.reserved):
-            self.cluster.take_node(node)
-        self.next_fault_s = faults.next_s
-        check_jobs(self.jobs, self.cluster.capacity, faults, config.failures, self.restore_s)
+    # Node failures (engine.fault_handling): only runs whose scenario turns them on reach these.
 
     def _apply_faults(self) -> bool:
         """Applies the failure events due by now; True when a node failed or came back."""
         faults = self.faults
         assert faults is not None
-        changed = False
-        while faults.next_s <= self.now_s:
-            kind, node, rack = faults.pop()
-            if kind == FAIL:
-                changed = self._fail_node(node, "failed") or changed
-            elif kind == RETURN:
-                faults.returned(node, self.now_s)
-                self.cluster.return_node(node)
-                changed = True
-            elif kind == RACK_FAIL:
-                for member in faults.rack_failed(rack, self.now_s):
-                    changed = self._fail_node(member, f"rack {rack} failed") or changed
-            else:  # SPARE_READY
-                faults.spare_ready(node)
-        self.next_fault_s = faults.next_s
+        changed = faults.apply_due(self.now_s, self._stop_jobs_on)
+        self.next_fault_s = faults.model.next_s
         return changed
 
-    def _fail_node(self, node: int, cause: str) -> bool:
-        """Stops the jobs on a failing node and takes it out of service (False: already down)."""
+    def _stop_jobs_on(self, node: int, cause: str) -> None:
+        """A failure of ``node`` stops the jobs running there: each keeps the work of its last
+        completed checkpoint and waits again (it pays the restore when it restarts)."""
         faults = self.faults
         assert faults is not None
-        if not faults.fail(node, self.now_s):
-            return False
+        now_s = self.now_s
         hit = [job for job in self.running.values()
                if job.placement is not None and node in job.placement.nodes]  # fmt: skip
         for job in hit:
-            self._stop(job, f"node n{node} {cause}" if cause == "failed" else cause)
-        self.cluster.take_node(node)
-        return True
-
-    def _stop(self, job: JobState, cause: str) -> None:
-        """A failure stops a running job: it keeps the work of its last completed checkpoint,
-        and waits again (it pays the restore when it restarts)."""
-        now_s = self.now_s
-        job.sync(now_s)
-        if job.last_step_s is not None:  # its steps were done: only its consolidation is lost
-            self._complete(job)
-            return
-        placement = job.placement
-        assert placement is not None
-        unsaved_s = 0.0
-        productive_s = now_s - max(job.segment_start_s, job.restore_until_s)
-        if job.checkpoint_interval_s > 0 and productive_s > 0:
-            unsaved_s = since_checkpoint_s(
-                productive_s, job.checkpoint_interval_s, self.checkpoint_cost_s
-            )
-            job.steps_done = max(0.0, job.steps_done - job.rate * unsaved_s)
-            job.lost_work_gpu_s += unsaved_s * placement.num_gpus
-        job.num_failures += 1
-        self._release(job, "failed", unsaved_s)
-        job.failed_last = True
-        del self.running[job.index]
-        self.waiting[job.index] = job
-        self.stopped.append(job)
-        if self.log:
-            detail = f"{cause}; {unsaved_s:,.0f} s of work since its last checkpoint lost"
-            self.log.event(now_s, job, "failed", detail, self.num_decisions)
-
-    def _book_segment(self, job: JobState, placement: Placement, unsaved_s: float) -> None:
-        """Books a closing segment's checkpoint time (up to the last completed checkpoint when
-        a failure lost ``unsaved_s``) and, after a failure, its restore as lost work."""
-        now_s = self.now_s
-        start_s = job.segment_start_s
-        restored_s = min(max(job.restore_until_s, start_s), now_s)  # the restore's end
-        if job.failed_last:
-            job.lost_work_gpu_s += (restored_s - start_s) * placement.num_gpus
-            job.failed_last = False
-        productive_s = now_s - restored_s - unsaved_s
-        if job.checkpoint_interval_s > 0 and productive_s > 0:
-            job.checkpoint_gpu_s += placement.num_gpus * checkpoint_time_s(
-                productive_s, job.checkpoint_interval_s, self.checkpoint_cost_s
-            )
-
-    def _plan_checkpoints(self, job: JobState, placement: Placement, faults: FaultModel) -> None:
-        """The segment's checkpoint interval (the scenario's, else Young's for the job's MTBF
-        on these nodes) and the share of wall time that progresses."""
-        cost_s = self.checkpoint_cost_s
-        interval_s = self.config.failures.checkpoint_interval_s
-        if interval_s is None:
-            mtbf_s = faults.job_mtbf_s(placement.nodes, placement.racks)
-            interval_s = young_interval_s(cost_s, mtbf_s)
-        job.checkpoint_interval_s = interval_s
-        job.checkpoint_keep = checkpoint_keep(interval_s, cost_s) if interval_s > 0 else 1.0
+            job.sync(now_s)
+            placement = job.placement
+            assert placement is not None
+            if job.last_step_s is not None:  # its steps were done: only its consolidation is lost
+                self._complete(job)
+                continue
+            unsaved_s = faults.lose_unsaved(job, placement, now_s)
+            job.num_failures += 1
+            self._requeue(job, "failed", unsaved_s)
+            job.failed_last = True  # (after its segment closed: its restart's restore is lost)
+            self.stopped.append(job)
+            if self.log:
+                detail = f"{cause}; {unsaved_s:,.0f} s of work since its last checkpoint lost"
+                self.log.event(now_s, job, "failed", detail, self.num_decisions)

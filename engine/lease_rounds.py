@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 
-from engine.errors import EngineError, SimulationCancelled
+from engine.errors import SimulationCancelled
 from engine.event_loop import CHECK_EVERY, CancelFn, ProgressFn, Simulation
 from engine.results import SimulationResult
 from engine.state import JobState
@@ -103,9 +103,6 @@ class LeaseRoundSimulation(Simulation):
     def _force_reallocation(self, forced: bool) -> bool:
         """Nothing runs and nothing arrives: make the policy re-solve, once."""
         if forced or not self.policy.forces_reallocation:
-            raise EngineError(
-                f"{self.policy_name} left {len(self.waiting)} job(s) waiting on an idle "
-                "cluster with no arrivals to come"
-            )
+            raise self._stuck_error()
         self.policy.force_reallocation()
         return True
