@@ -1,15 +1,16 @@
 """HiGHS through highspy (engine/policies/gavel/highs.py): linprog's optimum, infeasibility as
-None, failures as EngineError, and the warm-start basis round trip."""
+None, the presolved second solve, failures as EngineError, and the warm-start basis round trip."""
 
 from __future__ import annotations
 
+import highspy
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from engine.errors import EngineError
-from engine.policies.gavel.highs import CscMatrix, HighsSolver, LinearProgram
+from engine.policies.gavel.highs import CscMatrix, HighsSolver, LinearProgram, _run
 from engine.policies.gavel.lp import max_min_coefficients
 
 
@@ -112,4 +113,39 @@ def test_kept_basis_restarts_at_the_optimum() -> None:
     assert np.allclose(warm, cold, rtol=0.0, atol=1e-12)
     assert np.array_equal(solver.basis[0], columns) and np.array_equal(solver.basis[1], rows)
     solver.solve(program)
+    assert solver.basis is None
+
+
+def _ftf_probe() -> LinearProgram:
+    """A finish-time-fairness probe LP the engine met (``gavel_ftf_agnostic``, the default
+    trace): 5 jobs x 3 worker types, shares x[j, k] in [0, 1]; rows: coefficient c_j times job
+    j's total share >= 1, each job's total share <= 1, sf-weighted use of each type <= its
+    GPUs (192, 192, 128); cost -0.0002 per unit of share (the efficiency term). c_j lies a few
+    ulps above 1, so every job's total share is 1 (up to rounding): optimum -0.001."""
+    coefficients = [1.0000000000000058, 1.0000000000000018, 1.0000000000000007]
+    coefficients += [1.0000000000000013, 1.0000000000000002]
+    a_ub = np.zeros((13, 15))
+    for j, c in enumerate(coefficients):
+        a_ub[j, 3 * j : 3 * j + 3] = -c
+        a_ub[5 + j, 3 * j : 3 * j + 3] = 1.0
+        a_ub[10:13, 3 * j : 3 * j + 3] = np.eye(3)
+    b_ub = np.array([-1.0] * 5 + [1.0] * 5 + [192.0, 192.0, 128.0])
+    return _program(np.full(15, -0.0002), a_ub, b_ub, np.ones(15))
+
+
+def test_lp_without_a_verdict_is_solved_again_with_presolve() -> None:
+    """Without presolve, HiGHS ends :func:`_ftf_probe` with status "unknown" (the unscaled
+    solution keeps dual infeasibilities); the solve with presolve reaches the optimum, at the
+    vertex linprog (scipy 1.17.1, the same HiGHS 1.12.0) gives: every job on the third type.
+    No basis is kept from the presolved solve."""
+    program = _ftf_probe()
+    without_presolve = highspy.Highs()
+    without_presolve.setOptionValue("output_flag", False)
+    without_presolve.setOptionValue("presolve", "off")
+    assert _run(without_presolve, program, None) == highspy.HighsModelStatus.kUnknown
+    solver = HighsSolver()
+    x = solver.solve(program, keep_basis=True)
+    assert x is not None
+    assert program.objective @ x == pytest.approx(-0.001, rel=1e-12)
+    assert x.tolist() == [0.0, 0.0, 1.0] * 5
     assert solver.basis is None

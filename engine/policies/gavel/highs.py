@@ -3,14 +3,15 @@
 HiGHS solves the LPs by the dual revised simplex method (Huangfu and Hall, "Parallelizing the
 dual revised simplex method", Math. Prog. Comp. 10, 2018); it is also the solver of
 ``scipy.optimize.linprog(method="highs")``. A :class:`LinearProgram` names its parts;
-:meth:`HighsSolver.solve` passes it to one kept instance of ``highspy.Highs``, the public Python
-API HiGHS's authors maintain (https://ergo-code.github.io/HiGHS/stable/interfaces/python/):
+:meth:`HighsSolver.solve` passes it to a kept instance of ``highspy.Highs``, the Python API
+HiGHS's authors maintain (https://ergo-code.github.io/HiGHS/stable/interfaces/python/):
 ``passModel``, ``run``, ``getModelStatus``, ``getSolution``, and ``setBasis`` / ``getBasis`` for a
 warm start. Passing the arrays directly skips linprog's per-call checks and packing (about 3 ms
 a call, which adds up over the ~18,000 solves of a 109-day trace). highspy is pinned to the HiGHS
-release scipy bundles (pyproject.toml); options: output off, presolve off, every other one
-(tolerances, threads, simplex strategy) at HiGHS's default, so a solve reaches linprog's optimum
-(``tests/engine/test_gavel_highs.py``).
+release scipy bundles (pyproject.toml). Options: output off; presolve off, and on for the rare
+LP that ends without a verdict (:meth:`HighsSolver.solve`); every other one (tolerances,
+threads, simplex strategy) at HiGHS's default, as linprog leaves them. So a solve gives the
+``x`` linprog gives (``tests/engine/test_gavel_highs.py``).
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ class LinearProgram:
 
 
 class HighsSolver:
-    """Solves :class:`LinearProgram` s with one kept HiGHS instance (module docstring).
+    """Solves :class:`LinearProgram` s with kept HiGHS instances (module docstring).
 
     Each call passes a whole model, so nothing of the previous solve (basis, factorization)
     carries over unless a ``start`` basis is given: the result is the one a fresh instance
@@ -72,7 +73,7 @@ class HighsSolver:
     """
 
     def __init__(self) -> None:
-        self._instance: Any = None  # a highspy.Highs, made at the first call
+        self._instances: list[Any] = [None, None]  # highspy.Highs without, with presolve
         self.basis: Basis | None = None
 
     def solve(
@@ -80,65 +81,91 @@ class HighsSolver:
     ) -> np.ndarray | None:
         """The optimal ``x`` (n,), or None when HiGHS proves the LP infeasible.
 
+        HiGHS solves ``model`` without presolve (tiny LPs: presolve costs more than it saves).
+        When that stops short of a verdict (status "unknown": the scaled LP is optimal but
+        the unscaled solution keeps dual infeasibilities; 4 of the 3,060 LPs the Gavel LP
+        policies solve on the first 1,500 jobs of the default trace, November 2026), it
+        solves ``model`` again from scratch with presolve, which is how
+        ``scipy.optimize.linprog(method="highs")`` solves it: the same ``x``, bit for bit, on
+        all 3,060 [R].
+
         Args:
             start: (column statuses, row statuses) as HiGHS numbers them (0 nonbasic at the
                 lower bound, 1 basic, ...) to start the simplex from, else the slack basis.
-            keep_basis: store the optimal basis in :attr:`basis` (else it is None).
+            keep_basis: store the optimal basis in :attr:`basis`; None when the solve without
+                presolve found no optimum (the presolved solve keeps none).
 
         Raises:
-            EngineError: if HiGHS rejects the model or reports neither an optimum nor
-                infeasibility (a time or iteration limit, a numerical failure).
+            EngineError: if HiGHS rejects the model or, with presolve too, reports neither
+                an optimum nor infeasibility (an LP without columns, an unbounded one).
         """
         self.basis = None
-        solver = self._highs()
-        matrix, infinity = model.matrix, highspy.kHighsInf
-        num_cols = model.objective.size
-        passed = solver.passModel(
-            num_cols,
-            matrix.num_rows,
-            matrix.data.size,
-            int(highspy.MatrixFormat.kColwise),
-            int(highspy.ObjSense.kMinimize),
-            0.0,  # objective offset
-            np.ascontiguousarray(model.objective, dtype=np.float64),
-            np.zeros(num_cols),
-            np.where(np.isinf(model.upper), infinity, model.upper).astype(np.float64),
-            np.full(matrix.num_rows, -infinity),
-            np.ascontiguousarray(model.b_ub, dtype=np.float64),
-            np.ascontiguousarray(matrix.indptr, dtype=np.int32),
-            np.ascontiguousarray(matrix.indices, dtype=np.int32),
-            np.ascontiguousarray(matrix.data, dtype=np.float64),
-            np.zeros(num_cols, dtype=np.int32),  # integrality: every column continuous
-        )
-        if passed == highspy.HighsStatus.kError:
-            raise EngineError(f"Gavel LP rejected by HiGHS ({num_cols} columns)")
-        if start is not None:
-            solver.setBasis(_highs_basis(start))
-        solver.run()
-        status = solver.getModelStatus()
-        if status == highspy.HighsModelStatus.kInfeasible:
-            return None
-        if status != highspy.HighsModelStatus.kOptimal:  # also an LP without columns: "empty"
-            raise EngineError(
-                f"Gavel LP failed: HiGHS reports {solver.modelStatusToString(status)}"
-            )
-        if keep_basis:
+        solver = self._highs(presolve=False)
+        status = _run(solver, model, start)
+        if status == highspy.HighsModelStatus.kOptimal and keep_basis:
             basis = solver.getBasis()
             self.basis = (
                 np.array([int(value) for value in basis.col_status]),
                 np.array([int(value) for value in basis.row_status]),
             )
+        elif status not in (
+            highspy.HighsModelStatus.kOptimal,
+            highspy.HighsModelStatus.kInfeasible,
+        ):
+            solver = self._highs(presolve=True)
+            status = _run(solver, model, None)
+        if status == highspy.HighsModelStatus.kInfeasible:
+            return None
+        if status != highspy.HighsModelStatus.kOptimal:
+            raise EngineError(
+                f"Gavel LP failed: HiGHS reports {solver.modelStatusToString(status)}"
+            )
         return np.array(solver.getSolution().col_value, dtype=np.float64)
 
-    def _highs(self) -> Any:
-        """The kept ``highspy.Highs``, made at the first call: output off, presolve off (tiny
-        LPs: presolve costs more than it saves); every other option at HiGHS's default."""
-        if self._instance is None:
+    def _highs(self, presolve: bool) -> Any:
+        """The kept ``highspy.Highs`` with presolve on or off, made at its first use: output
+        off, every other option at HiGHS's default."""
+        solver = self._instances[presolve]
+        if solver is None:
             solver = highspy.Highs()
             solver.setOptionValue("output_flag", False)
-            solver.setOptionValue("presolve", "off")
-            self._instance = solver
-        return self._instance
+            solver.setOptionValue("presolve", "on" if presolve else "off")
+            self._instances[presolve] = solver
+        return solver
+
+
+def _run(solver: Any, model: LinearProgram, start: Basis | None) -> Any:
+    """Passes ``model`` to ``solver`` (replacing its model, basis and solution), sets the
+    ``start`` basis if any, solves, and gives HiGHS's model status.
+
+    Raises:
+        EngineError: if HiGHS rejects the model.
+    """
+    matrix, infinity = model.matrix, highspy.kHighsInf
+    num_cols = model.objective.size
+    passed = solver.passModel(
+        num_cols,
+        matrix.num_rows,
+        matrix.data.size,
+        int(highspy.MatrixFormat.kColwise),
+        int(highspy.ObjSense.kMinimize),
+        0.0,  # objective offset
+        np.ascontiguousarray(model.objective, dtype=np.float64),
+        np.zeros(num_cols),
+        np.where(np.isinf(model.upper), infinity, model.upper).astype(np.float64),
+        np.full(matrix.num_rows, -infinity),
+        np.ascontiguousarray(model.b_ub, dtype=np.float64),
+        np.ascontiguousarray(matrix.indptr, dtype=np.int32),
+        np.ascontiguousarray(matrix.indices, dtype=np.int32),
+        np.ascontiguousarray(matrix.data, dtype=np.float64),
+        np.zeros(num_cols, dtype=np.int32),  # integrality: every column continuous
+    )
+    if passed == highspy.HighsStatus.kError:
+        raise EngineError(f"Gavel LP rejected by HiGHS ({num_cols} columns)")
+    if start is not None:
+        solver.setBasis(_highs_basis(start))
+    solver.run()
+    return solver.getModelStatus()
 
 
 def _highs_basis(start: Basis) -> Any:
