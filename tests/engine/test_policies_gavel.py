@@ -10,7 +10,6 @@ from scipy.optimize import linprog
 from engine.config import PolicySpec, RoundConfig, ScenarioConfig
 from engine.policies.base import PolicyContext, get_policy
 from engine.policies.gavel import book as _gavel_book
-from engine.policies.gavel import highs as _gavel_highs
 from engine.policies.gavel.lp import max_min_coefficients
 from engine.presets import gavel_compatible
 from engine.simulator import simulate
@@ -112,21 +111,6 @@ def test_class_lp_reaches_the_per_job_lp_optimum(aware: bool) -> None:
     assert np.all(shares.sum(axis=1) <= 1 + 1e-9)
     assert np.all((shares * sfs[:, None]).sum(axis=0) <= capacity + 1e-9)
     assert np.all(shares[coefficients == 0] == 0)
-
-
-@pytest.mark.parametrize("aware", [True, False])
-def test_direct_highs_call_matches_linprog(aware: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The fast path through scipy's bundled HiGHS bindings gives linprog's optimum."""
-    rng = np.random.default_rng(11)
-    tput = rng.uniform(0.5, 4.0, (25, 3))
-    sfs = rng.choice([1.0, 2.0], 25)
-    capacity = np.array([6.0, 6.0, 4.0])
-    coefficients = max_min_coefficients(tput, sfs, np.ones(25), capacity, aware)
-    fast = solve_max_min(coefficients, sfs, capacity)
-    monkeypatch.setattr(_gavel_highs, "_highs", None)
-    reference = solve_max_min(coefficients, sfs, capacity)
-    value = (coefficients * reference).sum(axis=1).min()
-    assert (coefficients * fast).sum(axis=1).min() == pytest.approx(value, rel=1e-9)
 
 
 def _dense_max_min(coefficients: np.ndarray, sfs: np.ndarray, capacity: np.ndarray) -> float:

@@ -6,8 +6,6 @@ both shortcuts must give, bit for bit, what a fresh model on a fresh HiGHS insta
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,7 +13,7 @@ from hypothesis import strategies as st
 
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.class_model import ClassModel
-from engine.policies.gavel.highs import HighsSolver, LinearProgram
+from engine.policies.gavel.highs import HighsSolver
 from engine.policies.gavel.lp import max_min_coefficients
 
 
@@ -136,23 +134,6 @@ def test_oldest_solution_and_model_dropped_first() -> None:
     assert list(kept._models) == classes[1:]  # [0] dropped, [0, 1] kept once
     assert len(kept._cache) == 2
     assert list(kept._cache)[0].startswith(classes[2])  # the [1] solution dropped
-
-
-class _BrokenBindings(HighsSolver):
-    """A solver whose direct HiGHS call fails as changed bindings would (TypeError)."""
-
-    def _run(self, model: LinearProgram, start: Any = None) -> list[float] | None:
-        raise TypeError("changed bindings")
-
-
-def test_kept_buffer_solve_falls_back_to_linprog() -> None:
-    coefficients = np.array([[2.0, 0.5], [3.0, 0.0]])
-    model = ClassModel(coefficients, np.array([1.0, 2.0]), np.array([4.0, 8.0]), 0.1)
-    counts = np.array([3, 2])
-    direct = model.solve(counts, HighsSolver())
-    through_linprog = model.solve(counts, _BrokenBindings())
-    assert np.allclose(through_linprog, direct, atol=1e-7)
-    assert through_linprog.shape == (2, 2) and through_linprog[1, 1] == 0.0
 
 
 def test_kept_model_is_the_lp_of_its_counts() -> None:

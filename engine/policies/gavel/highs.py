@@ -1,13 +1,17 @@
 """HiGHS, the LP solver behind every Gavel policy here: one entry, ``HighsSolver.solve(model)``.
 
-HiGHS is the solver of ``scipy.optimize.linprog(method="highs")`` (Huangfu and Hall, "Parallelizing
-the dual revised simplex method", Math. Prog. Comp. 2018). A :class:`LinearProgram` names its
-parts; :meth:`HighsSolver.solve` passes it to one kept HiGHS instance through the HiGHS bindings
-scipy bundles (``Highs.passModel``, ``run``, ``getSolution``: the calls of highspy's public
-``Highs`` class), skipping linprog's per-call checks and packing (about 3 ms a call, which adds
-up over the ~18,000 solves of a 109-day trace). Those bindings sit in a private scipy module, so
-:meth:`HighsSolver.solve` falls back to the public ``scipy.optimize.linprog`` when they are
-missing or changed.
+HiGHS solves the LPs by the dual revised simplex method (Huangfu and Hall, "Parallelizing the
+dual revised simplex method", Math. Prog. Comp. 10, 2018); it is also the solver of
+``scipy.optimize.linprog(method="highs")``. A :class:`LinearProgram` names its parts;
+:meth:`HighsSolver.solve` passes it to a kept instance of ``highspy.Highs``, the Python API
+HiGHS's authors maintain (https://ergo-code.github.io/HiGHS/stable/interfaces/python/):
+``passModel``, ``run``, ``getModelStatus``, ``getSolution``, and ``setBasis`` / ``getBasis`` for a
+warm start. Passing the arrays directly skips linprog's per-call checks and packing (about 3 ms
+a call, which adds up over the ~18,000 solves of a 109-day trace). highspy is pinned to the HiGHS
+release scipy bundles (pyproject.toml). Options: output off; presolve off, and on for the rare
+LP that ends without a verdict (:meth:`HighsSolver.solve`); every other one (tolerances,
+threads, simplex strategy) at HiGHS's default, as linprog leaves them. So a solve gives the
+``x`` linprog gives (``tests/engine/test_gavel_highs.py``).
 """
 
 from __future__ import annotations
@@ -15,42 +19,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import highspy
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from engine.errors import EngineError
 
 Basis = tuple[np.ndarray, np.ndarray]  # HiGHS status numbers of the columns and of the rows
 
-try:  # the HiGHS bindings scipy bundles (a private module, hence the guard and the fallback)
-    from scipy.optimize._highspy import _core as _highs
-except ImportError:  # pragma: no cover - older or newer scipy layouts
-    _highs = None
-
-# What _run returns when HiGHS reports the LP infeasible. Before, such a probe was solved a second
-# time through linprog (with presolve), which always agreed: 4,533 infeasible probes of the
-# min-total-duration policies on the 2,000-job sample, none feasible for linprog (issue 11).
-_INFEASIBLE: list[float] = []
+_STATUSES: list[Any] = [highspy.HighsBasisStatus(value) for value in range(5)]
+"""HiGHS's basis statuses by number: 0 nonbasic at the lower bound, 1 basic, 2 at the upper
+bound, 3 zero (free), 4 nonbasic."""
 
 
 @dataclass(frozen=True)
 class CscMatrix:
-    """A sparse matrix as its compressed-column arrays (what HiGHS takes), with its row count."""
+    """A sparse matrix as its compressed-column arrays (what HiGHS takes), with its row count.
+
+    Attributes:
+        indptr: (n + 1,) where each column's entries start; indices: (nnz,) their rows;
+        data: (nnz,) their values; num_rows: the row count.
+    """
 
     indptr: np.ndarray
     indices: np.ndarray
     data: np.ndarray
     num_rows: int
-
-    @classmethod
-    def of(cls, matrix: sp.csc_matrix) -> CscMatrix:
-        return cls(matrix.indptr, matrix.indices, matrix.data, matrix.shape[0])
-
-    def to_scipy(self) -> sp.csc_matrix:
-        return sp.csc_matrix(
-            (self.data, self.indices, self.indptr), shape=(self.num_rows, self.indptr.size - 1)
-        )
 
 
 @dataclass(frozen=True)
@@ -72,7 +65,7 @@ class LinearProgram:
 
 
 class HighsSolver:
-    """Solves :class:`LinearProgram` s with one kept HiGHS instance (module docstring).
+    """Solves :class:`LinearProgram` s with kept HiGHS instances (module docstring).
 
     Each call passes a whole model, so nothing of the previous solve (basis, factorization)
     carries over unless a ``start`` basis is given: the result is the one a fresh instance
@@ -80,107 +73,106 @@ class HighsSolver:
     """
 
     def __init__(self) -> None:
-        self._instance: Any = None  # a HiGHS instance, made at the first call
+        self._instances: list[Any] = [None, None]  # highspy.Highs without, with presolve
         self.basis: Basis | None = None
 
     def solve(
         self, model: LinearProgram, start: Basis | None = None, keep_basis: bool = False
     ) -> np.ndarray | None:
-        """The optimal ``x`` (n,), or None when HiGHS reports the LP infeasible.
+        """The optimal ``x`` (n,), or None when HiGHS proves the LP infeasible.
+
+        HiGHS solves ``model`` without presolve (tiny LPs: presolve costs more than it saves).
+        When that stops short of a verdict (status "unknown": the scaled LP is optimal but
+        the unscaled solution keeps dual infeasibilities; 4 of the 3,060 LPs the Gavel LP
+        policies solve on the first 1,500 jobs of the default trace, November 2026), it
+        solves ``model`` again from scratch with presolve, which is how
+        ``scipy.optimize.linprog(method="highs")`` solves it: the same ``x``, bit for bit, on
+        all 3,060 [R].
 
         Args:
             start: (column statuses, row statuses) as HiGHS numbers them (0 nonbasic at the
                 lower bound, 1 basic, ...) to start the simplex from, else the slack basis.
-            keep_basis: store the optimal basis in :attr:`basis` (None if not available).
+            keep_basis: store the optimal basis in :attr:`basis`; None when the solve without
+                presolve found no optimum (the presolved solve keeps none).
 
         Raises:
-            EngineError: if the LP has neither an optimum nor is infeasible, or HiGHS fails.
+            EngineError: if HiGHS rejects the model or, with presolve too, reports neither
+                an optimum nor infeasibility (an LP without columns, an unbounded one).
         """
         self.basis = None
-        if _highs is not None:
-            try:
-                values = self._run(model, start)
-            except (AttributeError, TypeError, ValueError):
-                values = None  # the bindings changed: linprog below
-            if values is _INFEASIBLE:  # HiGHS proved it: linprog would only say so again
-                return None
-            if values is not None:
-                if keep_basis:
-                    basis = self._instance.getBasis()
-                    self.basis = (
-                        np.array([int(status) for status in basis.col_status]),
-                        np.array([int(status) for status in basis.row_status]),
-                    )
-                return np.array(values, dtype=np.float64)
-        return _linprog(model)
+        solver = self._highs(presolve=False)
+        status = _run(solver, model, start)
+        if status == highspy.HighsModelStatus.kOptimal and keep_basis:
+            basis = solver.getBasis()
+            self.basis = (
+                np.array([int(value) for value in basis.col_status]),
+                np.array([int(value) for value in basis.row_status]),
+            )
+        elif status not in (
+            highspy.HighsModelStatus.kOptimal,
+            highspy.HighsModelStatus.kInfeasible,
+        ):
+            solver = self._highs(presolve=True)
+            status = _run(solver, model, None)
+        if status == highspy.HighsModelStatus.kInfeasible:
+            return None
+        if status != highspy.HighsModelStatus.kOptimal:
+            raise EngineError(
+                f"Gavel LP failed: HiGHS reports {solver.modelStatusToString(status)}"
+            )
+        return np.array(solver.getSolution().col_value, dtype=np.float64)
 
-    def _run(self, model: LinearProgram, start: Basis | None) -> list[float] | None:
-        """Passes ``model`` to the kept instance and solves it: HiGHS's ``x`` on an optimum,
-        :data:`_INFEASIBLE` if infeasible, else None."""
-        assert _highs is not None
-        solver = self._instance
+    def _highs(self, presolve: bool) -> Any:
+        """The kept ``highspy.Highs`` with presolve on or off, made at its first use: output
+        off, every other option at HiGHS's default."""
+        solver = self._instances[presolve]
         if solver is None:
-            solver = _highs._Highs()
+            solver = highspy.Highs()
             solver.setOptionValue("output_flag", False)
-            solver.setOptionValue("presolve", "off")  # tiny LPs: presolve costs more than it saves
-            self._instance = solver
-        matrix, infinity = model.matrix, _highs.kHighsInf
-        num_cols = model.objective.size
-        solver.passModel(
-            num_cols,
-            matrix.num_rows,
-            matrix.data.size,
-            int(_highs.MatrixFormat.kColwise),
-            int(_highs.ObjSense.kMinimize),
-            0.0,  # objective offset
-            np.ascontiguousarray(model.objective, dtype=np.float64),
-            np.zeros(num_cols),
-            np.where(np.isinf(model.upper), infinity, model.upper).astype(np.float64),
-            np.full(matrix.num_rows, -infinity),
-            np.ascontiguousarray(model.b_ub, dtype=np.float64),
-            np.ascontiguousarray(matrix.indptr, dtype=np.int32),
-            np.ascontiguousarray(matrix.indices, dtype=np.int32),
-            np.ascontiguousarray(matrix.data, dtype=np.float64),
-            np.zeros(num_cols, dtype=np.int32),  # integrality: every column continuous
-        )
-        if start is not None:
-            solver.setBasis(_highs_basis(start))
-        solver.run()
-        status = solver.getModelStatus()
-        if status == _highs.HighsModelStatus.kOptimal:
-            values: list[float] = solver.getSolution().col_value
-            return values
-        if status == _highs.HighsModelStatus.kInfeasible:
-            return _INFEASIBLE
-        return None
+            solver.setOptionValue("presolve", "on" if presolve else "off")
+            self._instances[presolve] = solver
+        return solver
 
 
-def _linprog(model: LinearProgram) -> np.ndarray | None:
-    """``model`` through ``scipy.optimize.linprog`` (the fallback when scipy's HiGHS bindings
-    are missing or fail): ``x``, or None when infeasible.
+def _run(solver: Any, model: LinearProgram, start: Basis | None) -> Any:
+    """Passes ``model`` to ``solver`` (replacing its model, basis and solution), sets the
+    ``start`` basis if any, solves, and gives HiGHS's model status.
 
     Raises:
-        EngineError: if linprog reports neither an optimum nor infeasibility.
+        EngineError: if HiGHS rejects the model.
     """
-    bounds = np.column_stack([np.zeros_like(model.upper), model.upper])
-    result = linprog(
-        model.objective, A_ub=model.matrix.to_scipy(), b_ub=model.b_ub, bounds=bounds,
-        method="highs",
-    )  # fmt: skip
-    if result.status == 2:  # infeasible
-        return None
-    if result.status != 0:
-        raise EngineError(f"Gavel LP failed: {result.message}")
-    return np.asarray(result.x)
+    matrix, infinity = model.matrix, highspy.kHighsInf
+    num_cols = model.objective.size
+    passed = solver.passModel(
+        num_cols,
+        matrix.num_rows,
+        matrix.data.size,
+        int(highspy.MatrixFormat.kColwise),
+        int(highspy.ObjSense.kMinimize),
+        0.0,  # objective offset
+        np.ascontiguousarray(model.objective, dtype=np.float64),
+        np.zeros(num_cols),
+        np.where(np.isinf(model.upper), infinity, model.upper).astype(np.float64),
+        np.full(matrix.num_rows, -infinity),
+        np.ascontiguousarray(model.b_ub, dtype=np.float64),
+        np.ascontiguousarray(matrix.indptr, dtype=np.int32),
+        np.ascontiguousarray(matrix.indices, dtype=np.int32),
+        np.ascontiguousarray(matrix.data, dtype=np.float64),
+        np.zeros(num_cols, dtype=np.int32),  # integrality: every column continuous
+    )
+    if passed == highspy.HighsStatus.kError:
+        raise EngineError(f"Gavel LP rejected by HiGHS ({num_cols} columns)")
+    if start is not None:
+        solver.setBasis(_highs_basis(start))
+    solver.run()
+    return solver.getModelStatus()
 
 
 def _highs_basis(start: Basis) -> Any:
     """A HiGHS basis from status numbers, marked "alien" so HiGHS fixes the basic count."""
-    assert _highs is not None
-    statuses = [_highs.HighsBasisStatus(value) for value in range(5)]
-    basis = _highs.HighsBasis()
-    basis.col_status = [statuses[value] for value in start[0].tolist()]
-    basis.row_status = [statuses[value] for value in start[1].tolist()]
+    basis = highspy.HighsBasis()
+    basis.col_status = [_STATUSES[value] for value in start[0].tolist()]
+    basis.row_status = [_STATUSES[value] for value in start[1].tolist()]
     basis.alien = True
     basis.valid = True
     return basis
