@@ -17,7 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.policies.gavel.book import RoundBook
-from engine.policies.gavel.lp import solve_classes
+from engine.policies.gavel.class_model import ClassModel
+from engine.policies.gavel.highs import HighsSolver
 
 Pairs = Sequence[int] | Sequence[float] | np.ndarray  # a pair attribute: list or (p,) array
 
@@ -31,11 +32,7 @@ def solve_max_min(
 ) -> np.ndarray:
     """Solves the max-min LP of the module docstring, over classes of identical jobs.
 
-    Jobs with the same coefficient row and scale factor are interchangeable. The objective is
-    concave and the constraints are symmetric under swapping such jobs, so averaging an optimum
-    over those swaps gives an optimum where they all get the same shares. The LP is therefore
-    solved with one share row per class (its capacity use weighted by the class size): the same
-    optimum, with a few dozen rows instead of hundreds on a Philly-like workload.
+    (:mod:`engine.policies.gavel.class_model` says why classes give the same optimum.)
 
     Args:
         coefficients: (n, K) from :func:`max_min_coefficients`; 0 marks a pair that must stay 0.
@@ -61,10 +58,8 @@ def solve_max_min(
     _, first, inverse, counts = np.unique(
         class_ids, return_index=True, return_inverse=True, return_counts=True
     )
-    class_shares = solve_classes(
-        coefficients[first], scale_factors[first], counts, capacity, epsilon
-    )
-    return class_shares[inverse]
+    model = ClassModel(coefficients[first], scale_factors[first], capacity, epsilon)
+    return model.solve(counts, HighsSolver())[inverse]
 
 
 def priority_pairs(
