@@ -31,7 +31,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from engine.policies.base import Allocation, Grant, SchedulerState
+from engine.allocation.grants import gang_grant
+from engine.policies.base import Allocation, SchedulerState
 from engine.policies.gavel.book import RoundBook
 from engine.policies.gavel.priority import active_in_order
 from engine.state import JobState
@@ -108,7 +109,6 @@ class GavelQueues:
         fixed = [wt for wt in GAVEL_TYPE_ORDER if wt in self.worker_types]
         rest = [wt for wt in self.worker_types if wt not in fixed]
         self.fixed_order: list[int] = [self.worker_types.index(wt) for wt in fixed + rest]
-        self._grants: list[dict[int, Grant]] = [{} for _ in self.worker_types]  # by GPUs
 
     def force_reallocation(self) -> None:
         """Gavel's reset when nothing runs and nothing arrives: the next round re-solves."""
@@ -204,7 +204,7 @@ class GavelQueues:
                 picked[i] = True
                 row = rows[i]
                 if row.shares is not None:
-                    allocation[job.index] = self._grant(col, job.scale_factor)
+                    allocation[job.index] = gang_grant(self.worker_types[col], job.scale_factor)
                     self._book(job, row, col)
         return allocation
 
@@ -233,14 +233,6 @@ class GavelQueues:
             keyed.append((-priority, -row.deficit[col], -share, i))
         keyed.sort()  # the queue's keys, then position: a stable sort by the keys
         return [key[3] for key in keyed]
-
-    def _grant(self, col: int, num_gpus: int) -> Grant:
-        """The grant of ``num_gpus`` GPUs of type column ``col`` (one object per pair)."""
-        grants = self._grants[col]
-        grant = grants.get(num_gpus)
-        if grant is None:
-            grant = grants[num_gpus] = Grant(self.worker_types[col], num_gpus)
-        return grant
 
     def _book(self, job: JobState, row: QueueRow, col: int) -> None:
         """Adds the running time of the job's coming micro-task (Gavel books it at its end):

@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable
 
 from engine.config import RoundConfig
-from engine.policies.base import Allocation, Grant, SchedulerState
+from engine.policies.base import Allocation, SchedulerState
 from engine.policies.gavel.book import RoundBook
 from engine.policies.gavel.priority import (
     ActiveJobs,
@@ -73,7 +73,6 @@ class ShareRounds:
         self._waiting: list[bool] | None = None  # per round job: may a mid-round pass grant it
         self._recheck: list[int] = []  # positions granted by the last mid-round pass
         self._late: list[JobState] = []  # jobs that arrived since the round began
-        self._grants: list[dict[int, Grant]] = [{} for _ in worker_types]  # by GPUs
 
     def force_reallocation(self) -> None:
         """Nothing to do: this mechanism re-solves at once when no job has a share left."""
@@ -106,7 +105,7 @@ class ShareRounds:
             book, indices, ranked_pos, ranked_cols, self.work_conserving, free
         )
         return grant_each(
-            jobs, granted_pos, granted_cols, 1.0, book.round_cells, self._grants,
+            jobs, granted_pos, granted_cols, 1.0, book.round_cells,
             self.worker_types,
         )  # fmt: skip
 
@@ -132,7 +131,7 @@ class ShareRounds:
             )  # fmt: skip
             self._recheck = granted_pos
             allocation = grant_each(
-                jobs, granted_pos, granted_cols, left, book.round_cells, self._grants,
+                jobs, granted_pos, granted_cols, left, book.round_cells,
                 self.worker_types,
             )  # fmt: skip
         # jobs started or finished leave the list for good (nothing preempts mid-round)
@@ -146,7 +145,7 @@ class ShareRounds:
                 book, indices, ranked_pos, ranked_cols, True, free
             )
             late_grants = grant_each(
-                late, granted_pos, granted_cols, left, book.round_cells, self._grants,
+                late, granted_pos, granted_cols, left, book.round_cells,
                 self.worker_types,
             )  # fmt: skip
             allocation.update(late_grants)
