@@ -39,11 +39,11 @@ class RoundBook:
         round_cells: rows * K floats, cell ``row * K + col``: rounds held per type (mid-round
             starts count fractionally).
         in_system: per row, round boundaries at which the job was active.
-        fast_cols, fit_cols: per row, the columns the job fits (positive throughput, enough
-            GPUs), fastest first (ties in column order) and in column order (tuples: the
-            garbage collector stops tracking them).
-        share_cols, zero_cols: per row, the columns of ``fast_cols`` (heterogeneity-aware)
-            or ``fit_cols`` with a positive stored share, and the rest, in that order; kept
+        fit_cols: per row, the columns the job fits (positive throughput, enough GPUs) in
+            the policy's order: fastest first (heterogeneity-aware; ties in column order), else
+            column order (tuples: the garbage collector stops tracking them).
+        share_cols, zero_cols: per row, the columns of ``fit_cols`` with a positive stored
+            share, and the rest, in that order; kept
             with ``share_rows`` (:mod:`engine.policies.gavel.priority` walks them).
     """
 
@@ -66,11 +66,10 @@ class RoundBook:
         self.share_rows: list[list[float]] = []
         self.round_cells: list[float] = []  # one list: no per-row objects to track
         self.in_system: list[float] = []
-        self.fast_cols: list[tuple[int, ...]] = []
         self.fit_cols: list[tuple[int, ...]] = []
         self.share_cols: list[tuple[int, ...]] = []
         self.zero_cols: list[tuple[int, ...]] = []
-        # the rows' policy-order columns (fast_cols or fit_cols) by id, and per id and mask
+        # the rows' columns (fit_cols) by id, and per id and mask
         # of the columns with a share: (share columns, zero columns), made when first needed
         self._column_ids: dict[tuple[int, ...], int] = {}
         self._columns: list[tuple[int, ...]] = []
@@ -89,7 +88,6 @@ class RoundBook:
         self.share_rows.extend([self._zero_row] * more)
         self.round_cells.extend([0.0] * (more * self.num_types))
         self.in_system.extend([0.0] * more)
-        self.fast_cols.extend([()] * more)
         self.fit_cols.extend([()] * more)
         self.share_cols.extend([()] * more)
         self.zero_cols.extend([()] * more)
@@ -131,9 +129,8 @@ class RoundBook:
             self.throughput_rows[row] = throughputs
             self.sizes[row] = scale_factor
             self.weights[row] = weight
-            self.fast_cols[row] = tuple([col for col in order if fits[col]])
-            self.fit_cols[row] = tuple([col for col in columns if fits[col]])
-            policy_cols = self.fast_cols[row] if self.heterogeneity_aware else self.fit_cols[row]
+            ordered = order if self.heterogeneity_aware else columns
+            policy_cols = self.fit_cols[row] = tuple([col for col in ordered if fits[col]])
             self.share_cols[row] = ()  # no solution yet: the zero row
             self.zero_cols[row] = policy_cols
             self.column_ids[row] = self._column_id(policy_cols)

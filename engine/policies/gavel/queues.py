@@ -48,7 +48,8 @@ class QueueRow:
     """One job's state in Gavel's queues: lists with one float per worker type (s, steps/s).
 
     Attributes:
-        throughputs: steps/s on each type at the job's scale factor (0 where it cannot run).
+        throughputs: steps/s on each type at the job's scale factor (0 where it cannot run;
+            the book's row, :attr:`RoundBook.throughput_rows`).
         job_time: time received on each type since the last solve (s), from half a round.
         deficit: Gavel's deficit on each type (s).
         shares: the job's row of the last ``X``; None when it was not in the last solve.
@@ -148,8 +149,7 @@ class GavelQueues:
         for job in jobs:
             row = known.get(job.index)
             if row is None:
-                tputs = [float(job.steps_per_s.get(wt, 0.0)) for wt in self.worker_types]
-                row = QueueRow(tputs, self.initial_s)
+                row = QueueRow(self.book.throughput_rows[job.index], self.initial_s)
                 known[job.index] = row
             rows.append(row)
         if len(known) != len(jobs):

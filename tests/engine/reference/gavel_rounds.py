@@ -82,7 +82,7 @@ def priority_pairs(
     """
     num_types = book.num_types
     shares, rounds, present = book.share_rows, book.round_cells, book.in_system
-    columns = book.fast_cols if heterogeneity_aware else book.fit_cols
+    tputs = book.throughput_rows
     neg_priority: list[float] = []
     neg_share: list[float] = []
     ranked_pos: list[int] = []
@@ -92,7 +92,9 @@ def priority_pairs(
     for p in range(len(indices)):
         row = indices[p]
         here, share_row, base = present[row], shares[row], row * num_types
-        for col in columns[row]:
+        fits, tput = book.fit_cols[row], tputs[row]  # fits as a set: the order is set here
+        order = sorted(fits, key=lambda c: (-tput[c], c)) if heterogeneity_aware else sorted(fits)
+        for col in order:
             share = share_row[col]
             if share > 0:
                 received = rounds[base + col] / here if here > 0 else 0.0
