@@ -112,19 +112,26 @@ def share_program(
     Args:
         values, rows, cols, gpus: (m,) per share column; capacity: (K,) GPUs per type.
     """
-    m, n = rows.size, num_jobs
-    indices = np.column_stack([rows, n + rows, 2 * n + cols]).ravel()
-    data = np.column_stack([-values, np.ones(m), gpus]).ravel()
-    indptr = np.arange(0, 3 * m + 1, 3, dtype=np.int32)
-    objective, upper = np.zeros(m), np.ones(m)
+    m, n, t = rows.size, num_jobs, int(level)
+    size = 3 * m + t * n  # (filled in place: numpy's stacking functions cost more here)
+    indptr = np.arange(0, 3 * (m + t) + 1, 3, dtype=np.int32)
+    indptr[m + t] = size
+    indices = np.empty(size, dtype=np.int32)
+    indices[3 * m :] = np.arange(t * n)
+    column_rows = indices[: 3 * m].reshape(m, 3)
+    column_rows[:, 0] = rows
+    column_rows[:, 1] = rows + n
+    column_rows[:, 2] = cols + 2 * n
+    data = np.ones(size)
+    np.negative(values, out=data[0 : 3 * m : 3])
+    data[2 : 3 * m : 3] = gpus
+    b_ub = np.ones(2 * n + capacity.size)
+    b_ub[:n] = fairness_rhs
+    b_ub[2 * n :] = capacity
+    objective, upper = np.zeros(m + t), np.ones(m + t)
     if level:
-        indptr = np.append(indptr, np.int32(3 * m + n))
-        indices = np.concatenate([indices, np.arange(n)])
-        data = np.concatenate([data, np.ones(n)])
-        objective, upper = np.append(objective, -1.0), np.append(upper, math.inf)
-    matrix = CscMatrix(indptr, indices.astype(np.int32), data, 2 * n + capacity.size)
-    b_ub = np.concatenate([np.full(n, fairness_rhs), np.ones(n), capacity.astype(float)])
-    return LinearProgram(objective, matrix, b_ub, upper)
+        objective[m], upper[m] = -1.0, math.inf
+    return LinearProgram(objective, CscMatrix(indptr, indices, data, b_ub.size), b_ub, upper)
 
 
 class FeasibilityLP:
