@@ -342,10 +342,11 @@ def test_grant_each_adds_the_fraction_to_the_granted_cells(
     for i in granted:
         expected[jobs[i].index * 3 + cols[i]] += fraction
     granted_cols = [cols[i] for i in granted]
-    allocation = priority.grant_each(jobs, granted, granted_cols, fraction, cells, types)
+    table = priority.GrantTable(types)
+    allocation = priority.grant_each(jobs, granted, granted_cols, fraction, cells, table)
     assert cells == expected
     assert list(allocation) == [jobs[i].index for i in granted]
     for i in granted:
         grant = allocation[jobs[i].index]
         assert (grant.worker_type, grant.num_gpus) == (types[cols[i]], sizes[i])
-        assert grant is gang_grant(types[cols[i]], sizes[i])
+        assert grant is table.of(cols[i], sizes[i]) is gang_grant(types[cols[i]], sizes[i])

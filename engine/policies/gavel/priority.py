@@ -29,7 +29,7 @@ import math
 from collections.abc import Collection, Iterable, Sequence
 
 from engine.allocation.grants import gang_grant
-from engine.policies.base import Allocation
+from engine.policies.base import Allocation, Grant
 from engine.policies.gavel.book import RoundBook
 from engine.state import JobState
 
@@ -209,24 +209,43 @@ def grant_in_order(
     return granted_pos, granted_cols
 
 
+class GrantTable:
+    """The grant of each worker-type column and GPU count, one object per pair for a run (those
+    of :func:`gang_grant`), looked up by column and count: a list index and an int key, half the
+    cost of ``gang_grant``'s (type, GPUs) key (8 against 16 us per 150 grants, compiled), on the
+    ~10^7 grants of a full-trace run. Both round mechanisms grant through it."""
+
+    def __init__(self, worker_types: list[str]) -> None:
+        self.worker_types = worker_types
+        self._by_col: list[dict[int, Grant]] = [{} for _ in worker_types]
+
+    def of(self, col: int, num_gpus: int) -> Grant:
+        """The grant of ``num_gpus`` GPUs of type column ``col``."""
+        by_gpus = self._by_col[col]
+        grant = by_gpus.get(num_gpus)
+        if grant is None:
+            grant = by_gpus[num_gpus] = gang_grant(self.worker_types[col], num_gpus)
+        return grant
+
+
 def grant_each(
     jobs: list[JobState],
     granted_pos: list[int],
     granted_cols: list[int],
     round_fraction: float,
     round_cells: list[float],
-    worker_types: list[str],
+    grants: GrantTable,
 ) -> Allocation:
     """The allocation of the granted pairs (``jobs[granted_pos[i]]`` gets its GPUs of type
     column ``granted_cols[i]``), in that order; each adds ``round_fraction`` (1 at a boundary,
     else the part of the round left) to its job's rounds on that type (``round_cells[job index
-    * K + type column]``, K worker types). One :class:`Grant` object per type and GPUs
-    (:func:`gang_grant`), so a job that keeps its GPUs gets back the very grant it holds."""
+    * K + type column]``, K worker types). A job that keeps its GPUs gets back the very grant
+    it holds (``grants``)."""
     allocation: Allocation = {}
-    num_types = len(worker_types)
+    num_types = len(grants.worker_types)
     for i in range(len(granted_pos)):
         job, col = jobs[granted_pos[i]], granted_cols[i]
         cell = job.index * num_types + col
         round_cells[cell] = round_cells[cell] + round_fraction
-        allocation[job.index] = gang_grant(worker_types[col], job.scale_factor)
+        allocation[job.index] = grants.of(col, job.scale_factor)
     return allocation

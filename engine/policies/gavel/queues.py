@@ -31,10 +31,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from engine.allocation.grants import gang_grant
 from engine.policies.base import Allocation, SchedulerState
 from engine.policies.gavel.book import RoundBook
-from engine.policies.gavel.priority import active_in_order
+from engine.policies.gavel.priority import GrantTable, active_in_order
 from engine.state import JobState
 
 GAVEL_TYPE_ORDER = ("v100", "p100", "k80")  # Gavel's fill order for the _perf policies
@@ -110,6 +109,7 @@ class GavelQueues:
         fixed = [wt for wt in GAVEL_TYPE_ORDER if wt in self.worker_types]
         rest = [wt for wt in self.worker_types if wt not in fixed]
         self.fixed_order: list[int] = [self.worker_types.index(wt) for wt in fixed + rest]
+        self._grants = GrantTable(self.worker_types)
 
     def force_reallocation(self) -> None:
         """Gavel's reset when nothing runs and nothing arrives: the next round re-solves."""
@@ -204,7 +204,7 @@ class GavelQueues:
                 picked[i] = True
                 row = rows[i]
                 if row.shares is not None:
-                    allocation[job.index] = gang_grant(self.worker_types[col], job.scale_factor)
+                    allocation[job.index] = self._grants.of(col, job.scale_factor)
                     self._book(job, row, col)
         return allocation
 
