@@ -109,7 +109,7 @@ def test_share_and_zero_columns_follow_every_solve(seed: int, n: int, num_classe
         class_shares = rng.choice([0.0, 1e-10, 0.25, 0.5], (len(present), 3))
         book.set_class_shares(rows, present, class_shares)
         for row in rows:
-            columns = book.fast_cols[row] if book.heterogeneity_aware else book.fit_cols[row]
+            columns = book.fit_cols[row]
             shares = book.share_rows[row]
             assert book.share_cols[row] == tuple(c for c in columns if shares[c] > 0)
             assert book.zero_cols[row] == tuple(c for c in columns if not shares[c] > 0)

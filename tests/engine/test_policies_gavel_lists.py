@@ -44,6 +44,7 @@ def _queues(
                  dict(zip(TYPES, tputs[i].tolist(), strict=True)), 1.0)
         for i, index in enumerate(indices)
     ]  # fmt: skip
+    book.book.register(indices, jobs)
     rows = book._track(jobs)
     for row in rows:
         row.job_time = rng.choice([0.0, 180.0, 360.0, 540.0], 3).tolist()
@@ -125,9 +126,9 @@ def test_registered_rows_match_the_vectorized_definitions() -> None:
             book.register(list(range(start, min(start + 7, 60))), jobs[start : start + 7])
         fits = fit_mask(tput, sfs.astype(float), capacity)
         assert np.array_equal(fits_of(book, np.arange(60)), fits)
-        speed_order = np.argsort(-tput, axis=1, kind="stable")
-        fast = [tuple(col for col in speed_order[i].tolist() if fits[i, col]) for i in range(60)]
-        assert book.fast_cols[:60] == fast
+        order = np.argsort(-tput, axis=1, kind="stable") if aware else np.tile(range(3), (60, 1))
+        ordered = [tuple(col for col in order[i].tolist() if fits[i, col]) for i in range(60)]
+        assert book.fit_cols[:60] == ordered
         basis = tput if aware else fits
         keys = [(*basis[i].tolist(), float(sfs[i])) for i in range(60)]
         first = {key: keys.index(key) for key in keys}

@@ -1,5 +1,5 @@
 """The min-total-duration bisection answered from the smallest makespan T* (one LP) gives what
-solving every probe gives (issue 11)."""
+solving every probe gives (issue 11; the reference in tests/engine/reference/gavel_lp.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from engine.policies.gavel import makespan
-from engine.policies.gavel.lp import HighsSolver
+from engine.policies.gavel.highs import HighsSolver
 from engine.policies.gavel.min_total_duration import GavelMinTotalDuration, solve_min_total_duration
+from tests.engine.reference.gavel_lp import min_total_duration_every_probe
 
 
 def test_shortest_makespan_by_hand() -> None:
@@ -46,8 +47,8 @@ def test_answered_bisection_equals_solving_every_probe(
     answered: list[tuple[float, bool]] = []
     real_answer = makespan.answered_probe
 
-    def checking(probe, shortest_s):  # type: ignore[no-untyped-def]
-        inner = real_answer(probe, shortest_s)
+    def checking(probe, shortest_s, margin):  # type: ignore[no-untyped-def]
+        inner = real_answer(probe, shortest_s, margin)
 
         def answer(makespan_s: float):  # type: ignore[no-untyped-def]
             got = inner(makespan_s)
@@ -60,9 +61,10 @@ def test_answered_bisection_equals_solving_every_probe(
 
         return answer
 
-    monkeypatch.setattr("engine.policies.gavel.min_total_duration.answered_probe", checking)
-    every = solve_min_total_duration(tput, sfs, capacity, remaining, params, every_probe=True)
+    monkeypatch.setattr(makespan, "answered_probe", checking)
+    every = min_total_duration_every_probe(tput, sfs, capacity, remaining, params, epsilon)
     fast = solve_min_total_duration(tput, sfs, capacity, remaining, params)
+    assert answered or np.isnan(fast[1])  # the shortcut was taken
     assert np.array_equal(every[0], fast[0])
     assert every[1] == fast[1] or (np.isnan(every[1]) and np.isnan(fast[1]))
     assert all(agree for _, agree in answered)

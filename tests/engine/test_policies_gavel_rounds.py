@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.allocation.grants import gang_grant
 from engine.policies.gavel import priority
 from engine.policies.gavel.book import RoundBook
 from engine.policies.gavel.class_lp import ClassMaxMin
@@ -340,13 +341,12 @@ def test_grant_each_adds_the_fraction_to_the_granted_cells(
     expected = list(cells)
     for i in granted:
         expected[jobs[i].index * 3 + cols[i]] += fraction
-    grants: list[dict[int, object]] = [{}, {}, {}]
     granted_cols = [cols[i] for i in granted]
-    args = (jobs, granted, granted_cols, fraction, cells, grants, types)
-    allocation = priority.grant_each(*args)  # type: ignore[arg-type]
+    table = priority.GrantTable(types)
+    allocation = priority.grant_each(jobs, granted, granted_cols, fraction, cells, table)
     assert cells == expected
     assert list(allocation) == [jobs[i].index for i in granted]
     for i in granted:
         grant = allocation[jobs[i].index]
         assert (grant.worker_type, grant.num_gpus) == (types[cols[i]], sizes[i])
-        assert grant is grants[cols[i]][sizes[i]]
+        assert grant is table.of(cols[i], sizes[i]) is gang_grant(types[cols[i]], sizes[i])

@@ -21,6 +21,7 @@ _MIN_SHARE: Final = 1e-9  # LP shares below this count as zero
 _INITIAL_ROWS = 1024  # rows double when a larger job index shows up
 
 Rows = Sequence[int] | np.ndarray  # job indices (= rows)
+Split = tuple[tuple[int, ...], tuple[int, ...]]  # columns with a share, the rest
 
 
 class RoundBook:
@@ -39,12 +40,13 @@ class RoundBook:
         round_cells: rows * K floats, cell ``row * K + col``: rounds held per type (mid-round
             starts count fractionally).
         in_system: per row, round boundaries at which the job was active.
-        fast_cols, fit_cols: per row, the columns the job fits (positive throughput, enough
-            GPUs), fastest first (ties in column order) and in column order (tuples: the
-            garbage collector stops tracking them).
-        share_cols, zero_cols: per row, the columns of ``fast_cols`` (heterogeneity-aware)
-            or ``fit_cols`` with a positive stored share, and the rest, in that order; kept
-            with ``share_rows`` (:mod:`engine.policies.gavel.priority` walks them).
+        fit_cols: per row, the columns the job fits (positive throughput, enough GPUs) in
+            the policy's order: fastest first (heterogeneity-aware; ties in column order), else
+            column order (tuples, equal ones one object: the garbage collector stops tracking
+            them, and a class's jobs share one).
+        share_cols, zero_cols: per row, the columns of ``fit_cols`` with a positive stored
+            share, and the rest, in that order; kept with ``share_rows``
+            (:mod:`engine.policies.gavel.priority` walks them).
     """
 
     def __init__(
@@ -66,16 +68,10 @@ class RoundBook:
         self.share_rows: list[list[float]] = []
         self.round_cells: list[float] = []  # one list: no per-row objects to track
         self.in_system: list[float] = []
-        self.fast_cols: list[tuple[int, ...]] = []
         self.fit_cols: list[tuple[int, ...]] = []
         self.share_cols: list[tuple[int, ...]] = []
         self.zero_cols: list[tuple[int, ...]] = []
-        # the rows' policy-order columns (fast_cols or fit_cols) by id, and per id and mask
-        # of the columns with a share: (share columns, zero columns), made when first needed
-        self._column_ids: dict[tuple[int, ...], int] = {}
-        self._columns: list[tuple[int, ...]] = []
-        self._splits: list[list[tuple[tuple[int, ...], tuple[int, ...]] | None]] = []
-        self.column_ids: list[int] = []  # per row
+        self._interned: dict[tuple[int, ...], tuple[int, ...]] = {}  # one fit_cols per value
         self._slot_of: list[int] = []  # set_class_shares' slot per class label
         self._allocate(_INITIAL_ROWS)
 
@@ -89,11 +85,9 @@ class RoundBook:
         self.share_rows.extend([self._zero_row] * more)
         self.round_cells.extend([0.0] * (more * self.num_types))
         self.in_system.extend([0.0] * more)
-        self.fast_cols.extend([()] * more)
         self.fit_cols.extend([()] * more)
         self.share_cols.extend([()] * more)
         self.zero_cols.extend([()] * more)
-        self.column_ids.extend([0] * more)
 
     def register(self, indices: list[int], active: list[JobState]) -> None:
         """Records the jobs seen for the first time (``indices[i]`` is ``active[i].index``):
@@ -131,12 +125,11 @@ class RoundBook:
             self.throughput_rows[row] = throughputs
             self.sizes[row] = scale_factor
             self.weights[row] = weight
-            self.fast_cols[row] = tuple([col for col in order if fits[col]])
-            self.fit_cols[row] = tuple([col for col in columns if fits[col]])
-            policy_cols = self.fast_cols[row] if self.heterogeneity_aware else self.fit_cols[row]
+            ordered = order if self.heterogeneity_aware else columns
+            fit_cols = tuple([col for col in ordered if fits[col]])
+            self.fit_cols[row] = self._interned.setdefault(fit_cols, fit_cols)
             self.share_cols[row] = ()  # no solution yet: the zero row
-            self.zero_cols[row] = policy_cols
-            self.column_ids[row] = self._column_id(policy_cols)
+            self.zero_cols[row] = self.fit_cols[row]
             basis = throughputs if self.heterogeneity_aware else fits
             label = self._classes.setdefault((*basis, scale_factor, weight), len(self._classes))
             if label == len(self.class_rows):
@@ -174,7 +167,7 @@ class RoundBook:
         for i in range(len(row_list)):
             row = row_list[i]
             share_rows[row] = values[i]
-            self.share_cols[row], self.zero_cols[row] = self._split(self.column_ids[row], values[i])
+            self.share_cols[row], self.zero_cols[row] = _split(self.fit_cols[row], values[i])
 
     def set_class_shares(
         self, indices: list[int], classes: list[int], class_shares: np.ndarray
@@ -189,44 +182,17 @@ class RoundBook:
                 slot.extend([0] * (len(slot) + 16))
         for i in range(len(classes)):
             slot[classes[i]] = i
-        share_rows, labels, share_cols, zero_cols, column_ids = (
-            self.share_rows, self.labels, self.share_cols, self.zero_cols, self.column_ids
+        share_rows, labels, share_cols, zero_cols, fit_cols = (
+            self.share_rows, self.labels, self.share_cols, self.zero_cols, self.fit_cols
         )  # fmt: skip
-        slot_ids = [-1] * len(classes)  # per slot: the column id of its last split
-        slot_splits: list[tuple[tuple[int, ...], tuple[int, ...]]] = [((), ())] * len(classes)
+        slot_cols: list[tuple[int, ...] | None] = [None] * len(classes)  # of the last split
+        slot_splits: list[Split] = [((), ())] * len(classes)
         for row in indices:
-            i, column_id = slot[labels[row]], column_ids[row]
+            i, cols = slot[labels[row]], fit_cols[row]
             share_rows[row] = values[i]
-            if slot_ids[i] != column_id:  # once per class: a class's jobs have one column id
-                slot_ids[i], slot_splits[i] = column_id, self._split(column_id, values[i])
+            if slot_cols[i] is not cols:  # once per class: its jobs share one (interned) tuple
+                slot_cols[i], slot_splits[i] = cols, _split(cols, values[i])
             share_cols[row], zero_cols[row] = slot_splits[i]
-
-    def _column_id(self, columns: tuple[int, ...]) -> int:
-        """The id of a row's policy-order columns (equal tuples, one id)."""
-        column_id = self._column_ids.get(columns)
-        if column_id is None:
-            column_id = self._column_ids[columns] = len(self._columns)
-            self._columns.append(columns)
-            self._splits.append([None] * (1 << self.num_types))
-        return column_id
-
-    def _split(
-        self, column_id: int, shares: list[float]
-    ) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        """The columns ``column_id`` with a positive share in ``shares``, and the rest, each
-        in column-id order (made once per column id and set of shared columns)."""
-        columns, mask = self._columns[column_id], 0
-        for col in columns:
-            if shares[col] > 0:
-                mask |= 1 << col
-        split = self._splits[column_id][mask]
-        if split is None:
-            split = (
-                tuple([col for col in columns if shares[col] > 0]),
-                tuple([col for col in columns if not shares[col] > 0]),
-            )
-            self._splits[column_id][mask] = split
-        return split
 
     def any_share(self, indices: list[int]) -> bool:
         """Whether any of the rows ``indices`` has a positive share."""
@@ -236,6 +202,14 @@ class RoundBook:
                 if share > 0:
                     return True
         return False
+
+
+def _split(columns: tuple[int, ...], shares: list[float]) -> Split:
+    """The ``columns`` with a positive share in ``shares``, and the rest, each in that order."""
+    return (
+        tuple([col for col in columns if shares[col] > 0]),
+        tuple([col for col in columns if not shares[col] > 0]),
+    )
 
 
 def _ints(rows: Rows) -> list[int]:

@@ -1,41 +1,79 @@
 """The max-min class LP's arrays, built once per set of classes and filled per class counts.
 
-The LP of :mod:`engine.policies.gavel.lp` over classes of identical jobs has one share column
-per (class, worker type) where the class's coefficient is positive, plus ``t``; its rows are a
-fairness and a time row per class and a capacity row per type. Which columns exist, and every
-matrix entry but the capacity rows' ``count * scale_factor``, depend only on the classes: the
-class counts change the capacity entries and the efficiency term's weights alone. A
-:class:`ClassModel` holds the class-only arrays (in the forms HiGHS takes) and fills the count-
-dependent ones per solve, so a solve whose class set was seen lately skips the rest of the build
-(11,307 of the 16,714 solves of the full Philly trace under max-min, with 64 sets kept). The
-arrays are the ones a fresh build gives, value for value, so HiGHS solves the very same model
-(``test_policies_gavel_class_model.py``; all 16,714 models of that run compared, November 2026).
+Jobs with the same coefficient row and scale factor are interchangeable. The objective of the
+max-min LP (:mod:`engine.policies.gavel.lp`) is concave and its constraints are symmetric under
+swapping such jobs, so averaging an optimum over those swaps gives an optimum where they all get
+the same shares. The LP is therefore solved with one share row per class (its capacity use
+weighted by the class size): the same optimum, with a few dozen rows instead of hundreds on a
+Philly-like workload. It has one share column per (class, worker type) where the class's
+coefficient is positive, plus ``t``; its rows are a fairness and a time row per class and a
+capacity row per type. Which columns exist, and every matrix entry but the capacity rows'
+``count * scale_factor``, depend only on the classes: the class counts change the capacity
+entries and the efficiency term's weights alone. A :class:`ClassModel` holds the class-only
+arrays (in the forms HiGHS takes) and fills the count-dependent ones per solve, so a solve whose
+class set was seen lately skips the rest of the build (11,307 of the 16,714 solves of the full
+Philly trace under max-min, with 64 sets kept). The arrays are the ones a fresh build gives,
+value for value, so HiGHS solves the very same model (``test_policies_gavel_class_model.py``;
+all 16,714 models of that run compared, November 2026).
+
+:class:`WarmBasis` carries the last optimal basis over to the next LP (``warm_start``, off by
+default: see :mod:`engine.policies.gavel.class_lp`). Columns and rows are matched by what they
+stand for: share column (class, worker type), the fairness level ``t``, the fairness and time
+rows of a class, the capacity row of a type. Entries that are new start nonbasic at 0 (columns)
+or basic (rows); HiGHS repairs the count of basic variables (an "alien" basis).
 """
 
 from __future__ import annotations
 
-import math
-import struct
-from collections.abc import Callable
-from typing import Protocol, cast
-
 import numpy as np
 
 from engine.errors import EngineError
-from engine.policies.gavel.highs import Basis, CscMatrix, HighsSolver, LinearProgram
+from engine.policies.gavel.highs import Basis, HighsSolver
+from engine.policies.gavel.lp import share_program
+
+_LOWER, _BASIC = 0, 1  # HiGHS's kLower (nonbasic at the lower bound) and kBasic
 
 
-class WarmBasis(Protocol):
-    """What a warm start needs of the last basis (:class:`engine.policies.gavel.class_lp.WarmBasis`
-    implements it; a protocol here keeps the two modules out of an import circle)."""
+def _carry(old_keys: np.ndarray, old: np.ndarray, keys: np.ndarray, default: int) -> np.ndarray:
+    """Status of each key in ``keys`` (sorted) from the sorted ``old_keys``, else ``default``."""
+    if old_keys.size == 0:
+        return np.full(keys.size, default)
+    at = np.minimum(np.searchsorted(old_keys, keys), old_keys.size - 1)
+    return np.where(old_keys[at] == keys, old[at], default)
 
-    empty: bool
 
-    def start(self, labels: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> Basis: ...
+class WarmBasis:
+    """The last optimal basis of a class LP, keyed by class labels and worker-type columns."""
 
-    def keep(
-        self, labels: np.ndarray, rows: np.ndarray, cols: np.ndarray, basis: Basis
-    ) -> None: ...
+    def __init__(self, num_types: int) -> None:
+        self.num_types = num_types
+        self._cols = np.zeros(0, dtype=np.int64)  # keys label * K + col, ascending
+        self._col_status = np.zeros(0, dtype=np.int64)
+        self._labels = np.zeros(0, dtype=np.int64)  # classes with fairness and time rows
+        self._row_status = np.zeros((0, 2), dtype=np.int64)  # (fairness, time) per class
+        self._t_status = _BASIC
+        self._capacity_status = np.full(num_types, _BASIC)
+        self.empty = True
+
+    def start(self, labels: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> Basis:
+        """(column statuses, row statuses) for the LP over classes ``labels`` (ascending) with
+        share columns ``(labels[rows], cols)`` and ``t`` last; rows as in the LP module."""
+        keys = labels[rows] * self.num_types + cols
+        col_status = np.append(_carry(self._cols, self._col_status, keys, _LOWER), self._t_status)
+        fairness = _carry(self._labels, self._row_status[:, 0], labels, _BASIC)
+        time = _carry(self._labels, self._row_status[:, 1], labels, _BASIC)
+        return col_status, np.concatenate([fairness, time, self._capacity_status])
+
+    def keep(self, labels: np.ndarray, rows: np.ndarray, cols: np.ndarray, basis: Basis) -> None:
+        """Remembers the optimal basis HiGHS returned for that LP."""
+        col_status, row_status = basis
+        nc = labels.size
+        self._cols = labels[rows] * self.num_types + cols
+        self._col_status, self._t_status = col_status[:-1], int(col_status[-1])
+        self._labels = labels
+        self._row_status = np.column_stack([row_status[:nc], row_status[nc : 2 * nc]])
+        self._capacity_status = row_status[2 * nc :]
+        self.empty = False
 
 
 class ClassModel:
@@ -51,10 +89,8 @@ class ClassModel:
         live: (C,) bool, classes with a positive coefficient (the others get no share and no
             rows); rows, cols: (m,) class (among the live ones) and type of each share column.
 
-    A solve writes the count-dependent entries and costs into the kept arrays HiGHS is passed
-    (it copies the model, so the next solve may overwrite them) and reads HiGHS's ``x`` as the
-    list it comes as; at these sizes (a few hundred columns) each numpy call or list-to-array
-    conversion saved counts (issue 11).
+    A solve writes the count-dependent entries and costs into the kept model HiGHS is passed
+    (it copies the model, so the next solve may overwrite them).
     """
 
     def __init__(
@@ -79,51 +115,13 @@ class ClassModel:
         classes = rows if all_live else live.nonzero()[0][rows]  # each column's, among all C
         self._col_classes = classes
         self._cells = classes * self.num_types + cols  # each column's cell of the (C, K) shares
-        self._cell_list: list[int] = self._cells.tolist()
         self._scale_factors = scale_factors[classes]
-        self._pack_shares = _packer(self.num_classes * self.num_types)
-        # CSC by hand: share column (i, k) has -c in fairness row i, 1 in time row nc + i and
-        # the class's GPUs (times the count, per solve) in capacity row 2 nc + k; the last
-        # column (t) has 1 in every fairness row.
-        size = 3 * m + nc
-        self.indptr = np.arange(0, 3 * m + 4, 3, dtype=np.int32)  # HiGHS's int32
-        self.indptr[m + 1] = size
-        self.indices = np.empty(size, dtype=np.int32)
-        self.indices[3 * m :] = np.arange(nc)
-        column_rows = self.indices[: 3 * m].reshape(m, 3)
-        column_rows[:, 0] = rows
-        column_rows[:, 1] = rows + nc
-        column_rows[:, 2] = cols + 2 * nc
-        self._data = np.ones(size)
-        np.negative(self.values, out=self._data[0 : 3 * m : 3])
-        self.num_rows = 2 * nc + self.num_types
-        self.b_ub = np.ones(self.num_rows)
-        self.b_ub[:nc] = 0.0
-        self.b_ub[2 * nc :] = capacity
-        self.upper = np.ones(m + 1)
-        self.upper[m] = math.inf
-        self._costs = np.empty(m + 1)
-        self._costs[m] = -1.0  # -t
-        self.model = LinearProgram(  # the kept buffers: a solve rewrites costs and entries
-            self._costs, CscMatrix(self.indptr, self.indices, self._data, self.num_rows),
-            self.b_ub, self.upper,
-        )  # fmt: skip
-        self._count_entries = self._data[2 : 3 * m : 3]  # capacity rows: count * GPUs
-        self._cost_entries = self._costs[:m]
-
-    def data(self, live_counts: np.ndarray) -> np.ndarray:
-        """(3 m + nc,) the matrix entries, CSC order, for ``live_counts`` (nc,) jobs per class."""
-        data = self._data.copy()
-        data[2 : 3 * self.m : 3] = live_counts[self.rows] * self._scale_factors
-        return data
-
-    def objective(self, live_counts: np.ndarray) -> np.ndarray:
-        """(m + 1,) the costs (minimized): ``-t`` and the efficiency term's share weights."""
-        weight = self.epsilon / live_counts.sum()
-        objective = np.empty(self.m + 1)
-        np.multiply(-weight * live_counts[self.rows], self.values, out=objective[: self.m])
-        objective[self.m] = -1.0
-        return objective
+        # the kept model: a solve rewrites the capacity rows' count * GPUs and the costs
+        self.model = share_program(
+            self.values, rows, cols, self._scale_factors, nc, capacity, 0.0, level=True
+        )
+        self._count_entries = self.model.matrix.data[2 : 3 * m : 3]
+        self._cost_entries = self.model.objective[:m]
 
     def solve(
         self,
@@ -132,98 +130,41 @@ class ClassModel:
         warm: tuple[WarmBasis, np.ndarray] | None = None,
     ) -> np.ndarray:
         """(C, K) shares in [0, 1] for ``counts`` (C,) jobs per class (positive); 0 for a
-        class with no positive coefficient. ``warm``: the last basis and the (C,) class labels
-        (see :func:`engine.policies.gavel.lp.solve_classes`).
+        class with no positive coefficient.
+
+        Args:
+            solver: the HiGHS instance to use.
+            warm: the last basis and the (C,) class labels, to start from that basis and keep
+                the new one.
 
         Raises:
             EngineError: if HiGHS finds the LP infeasible (it never is: all-zero shares fit).
         """
         if self.nc == 0:
             return np.zeros((self.num_classes, self.num_types))
-        if warm is not None:
-            return self._solve_arrays(counts, solver, warm)
         self._fill(counts)
-        x = solver.solve(self.model)
+        if warm is None:
+            x = solver.solve(self.model)
+        else:
+            basis, labels = warm[0], warm[1][self.live]
+            start = None if basis.empty else basis.start(labels, self.rows, self.cols)
+            x = solver.solve(self.model, start, keep_basis=True)
+            if solver.basis is not None:
+                basis.keep(labels, self.rows, self.cols, solver.basis)
         if x is None:
             raise EngineError("Gavel LP is infeasible")
-        return self._shares(x.tolist())
+        shares = np.zeros(self.num_classes * self.num_types)
+        shares[self._cells] = np.clip(x[: self.m], 0.0, 1.0)
+        return shares.reshape(self.num_classes, self.num_types)
 
     def _fill(self, counts: np.ndarray) -> None:
-        """Writes the entries and costs of ``counts`` (C,) into the kept model: what
-        :meth:`data` and :meth:`objective` give, computed the same way."""
+        """Writes the capacity entries and costs of ``counts`` (C,) into the kept model."""
         col_counts = counts[self._col_classes]  # = live_counts[self.rows]
         np.multiply(col_counts, self._scale_factors, out=self._count_entries)
         # ufuncs called directly (ndarray.sum goes through numpy's Python wrapper), products
-        # written in place: (-weight * count) * value, in objective's order
+        # written in place: (-weight * count) * value
         total = np.add.reduce(counts if self._all_live else counts[self.live])
         weight = self.epsilon / float(total)  # (a numpy integer's division: ~10x slower)
         costs = self._cost_entries
         np.multiply(col_counts, -weight, out=costs)
         np.multiply(costs, self.values, out=costs)
-
-    def _shares(self, values: list[float]) -> np.ndarray:
-        """(C, K) the share columns of HiGHS's ``values`` (m + 1,) clipped to [0, 1] as
-        ``np.clip`` does (-0.0 and NaN pass through), 0 in every other cell; packed into the
-        array with :mod:`struct` (converting a list of floats with numpy costs ~3x more). The
-        values are moved as objects, boxed anew only when one is out of bounds (rare: a basic
-        variable within HiGHS's feasibility tolerance)."""
-        m = self.m
-        for j in range(m):
-            value = values[j]
-            if value < 0.0 or value > 1.0:
-                values = [_clip(values[i]) for i in range(m)]
-                break
-        objects = cast(list[object], values)  # (no unboxing: the float objects as they are)
-        shares: list[object] = [0.0] * (self.num_classes * self.num_types)
-        cells = self._cell_list
-        for j in range(m):
-            shares[cells[j]] = objects[j]
-        array = np.empty((self.num_classes, self.num_types))
-        self._pack_shares(array, 0, *shares)
-        return array
-
-    def _solve_arrays(
-        self,
-        counts: np.ndarray,
-        solver: HighsSolver,
-        warm: tuple[WarmBasis, np.ndarray] | None,
-    ) -> np.ndarray:
-        """:meth:`solve` on the LP built anew (:meth:`data`, :meth:`objective`), shares clipped
-        with numpy: with a warm start (``warm``), else the plain form of :meth:`solve`."""
-        shares = np.zeros(self.num_classes * self.num_types)
-        live_counts = counts if self._all_live else counts[self.live]
-        data, objective = self.data(live_counts), self.objective(live_counts)
-        matrix = CscMatrix(self.indptr, self.indices, data, self.num_rows)
-        model = LinearProgram(objective, matrix, self.b_ub, self.upper)
-        if warm is None:
-            x = solver.solve(model)
-        else:
-            basis, labels = warm[0], warm[1][self.live]
-            start = None if basis.empty else basis.start(labels, self.rows, self.cols)
-            x = solver.solve(model, start, keep_basis=True)
-            if solver.basis is not None:
-                basis.keep(labels, self.rows, self.cols, solver.basis)
-        if x is None:
-            raise EngineError("Gavel LP is infeasible")
-        shares[self._cells] = np.clip(x[: self.m], 0.0, 1.0)
-        return shares.reshape(self.num_classes, self.num_types)
-
-
-def _clip(value: float) -> float:
-    """``value`` clipped to [0, 1] as ``np.clip`` does: -0.0 and NaN pass through."""
-    if value < 0.0:
-        return 0.0
-    if value > 1.0:
-        return 1.0
-    return value
-
-
-_PACKERS: dict[int, Callable[..., None]] = {}
-
-
-def _packer(size: int) -> Callable[..., None]:
-    """``struct.Struct(f"{size}d").pack_into``, one per size (a format is parsed once)."""
-    pack = _PACKERS.get(size)
-    if pack is None:
-        pack = _PACKERS[size] = struct.Struct(f"{size}d").pack_into
-    return pack

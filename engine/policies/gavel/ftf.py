@@ -45,13 +45,8 @@ import numpy as np
 
 from engine.policies.base import POLICIES, PolicyContext
 from engine.policies.gavel.ecos import finish_time_fairness_shares
-from engine.policies.gavel.lp import (
-    CscMatrix,
-    HighsSolver,
-    LinearProgram,
-    equal_share_throughput,
-    fit_mask,
-)
+from engine.policies.gavel.highs import HighsSolver
+from engine.policies.gavel.lp import FeasibilityLP, equal_share_throughput, fit_mask
 from engine.policies.gavel.max_min import GavelMaxMin, GavelParams
 from engine.state import JobState
 
@@ -78,13 +73,10 @@ class GavelFinishTimeFairness(GavelMaxMin):
 
     def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
         """Time shares X minimizing the worst rho (module docstring)."""
-        book = self.book
-        elapsed_s = np.array([now_s - job.arrival_s for job in active])
-        remaining = np.array([job.remaining_steps for job in active])
-        throughputs = book.throughputs(rows)
+        elapsed_s, remaining = _progress(now_s, active)
         shares, _ = solve_finish_time_fairness(
-            throughputs,
-            book.scale_factors(rows),
+            self.book.throughputs(rows),
+            self.book.scale_factors(rows),
             self.capacity,
             np.maximum(elapsed_s, 0.0),
             remaining,
@@ -96,13 +88,12 @@ class GavelFinishTimeFairness(GavelMaxMin):
 
     def _solve_gavel(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
         """Gavel's program with Gavel's solver (module docstring; :mod:`.ecos`)."""
-        elapsed_s = np.array([now_s - job.arrival_s for job in active])
-        remaining = np.array([job.remaining_steps for job in active])
+        elapsed_s, remaining = _progress(now_s, active)
         throughputs = self.book.throughputs(rows)
         if not self.heterogeneity_aware:
             throughputs = self._reference_throughputs(throughputs, every_type=True)
-        scale_factors = self.book.scale_factors([job.index for job in active])
-        isolated_s = self._gavel_isolated_s(active, throughputs, remaining)
+        scale_factors = self.book.scale_factors(rows)
+        isolated_s = self._gavel_isolated_s(active, throughputs, scale_factors, remaining)
         shares = finish_time_fairness_shares(
             throughputs, scale_factors, self.capacity, elapsed_s, remaining, isolated_s
         )
@@ -112,15 +103,14 @@ class GavelFinishTimeFairness(GavelMaxMin):
         return np.asarray(split / np.maximum(split.sum(axis=1, keepdims=True), 1.0))  # fallback
 
     def _gavel_isolated_s(
-        self, active: list[JobState], throughputs: np.ndarray, remaining: np.ndarray
+        self,
+        active: list[JobState],
+        throughputs: np.ndarray,
+        scale_factors: np.ndarray,
+        remaining: np.ndarray,
     ) -> np.ndarray:
         """(n,) Gavel's isolated finish-time term: cumulative isolated time + remaining / T_iso."""
-        iso = isolated_throughput(
-            throughputs,
-            self.book.scale_factors([job.index for job in active]),
-            self.capacity,
-            len(active),
-        )
+        iso = isolated_throughput(throughputs, scale_factors, self.capacity, len(active))
         cumulative = np.zeros(len(active))
         for i, job in enumerate(active):
             total = self._cumulative_isolated_s.get(job.index, 0.0)
@@ -135,6 +125,12 @@ class GavelFinishTimeFairness(GavelMaxMin):
         }
         with np.errstate(divide="ignore"):
             return np.asarray(cumulative + remaining / iso)
+
+
+def _progress(now_s: float, active: list[JobState]) -> tuple[np.ndarray, np.ndarray]:
+    """(n,) time since arrival (s) and (n,) steps left of the ``active`` jobs."""
+    elapsed_s = np.array([now_s - job.arrival_s for job in active])
+    return elapsed_s, np.array([job.remaining_steps for job in active])
 
 
 def isolated_throughput(
@@ -180,7 +176,7 @@ def solve_finish_time_fairness(
     if not live.any():
         return shares, float("nan")
     tput = throughputs if heterogeneity_aware else fits * equal[:, None]
-    problem = _FeasibilityLP(
+    problem = FeasibilityLP(
         np.where(fits, tput, 0.0)[live], scale_factors[live], capacity, equal[live], solver
     )
     elapsed, remaining = elapsed_s[live], remaining_steps[live]
@@ -228,47 +224,6 @@ def _equal_split(fits: np.ndarray, scale_factors: np.ndarray, capacity: np.ndarr
     x = fits * np.divide(capacity, demand, out=np.zeros_like(capacity), where=demand > 0)
     total = x.sum(axis=1, keepdims=True)
     return np.asarray(x / np.maximum(total, 1.0))
-
-
-class _FeasibilityLP:
-    """Fixed structure of ``a_j T_j(X) >= 1``, the time rows and the capacity rows (CSC)."""
-
-    def __init__(
-        self,
-        tput: np.ndarray,
-        scale_factors: np.ndarray,
-        capacity: np.ndarray,
-        equal: np.ndarray,
-        solver: HighsSolver | None = None,
-    ) -> None:
-        n, num_types = tput.shape
-        self.tput, self.scale_factors, self.capacity = tput, scale_factors, capacity
-        self.solver = solver or HighsSolver()  # one instance for every probe
-        self.rows, self.cols = np.nonzero(tput > 0)
-        m = self.rows.size
-        self.values = tput[self.rows, self.cols]
-        indices = np.column_stack([self.rows, n + self.rows, 2 * n + self.cols]).ravel()
-        self.data = np.column_stack([-self.values, np.ones(m), scale_factors[self.rows]]).ravel()
-        self.matrix = CscMatrix(np.arange(0, 3 * m + 1, 3), indices, self.data, 2 * n + num_types)
-        # (the probes rewrite the fairness entries of ``data`` in place)
-        self.b_ub = np.concatenate([-np.ones(n), np.ones(n), capacity.astype(float)])
-        self.upper = np.ones(m)
-        self.efficiency = self.values / equal[self.rows] / n
-        self.shape = (n, num_types)
-
-    def solve(self, coefficient: np.ndarray | None, epsilon: float) -> np.ndarray | None:
-        """(n, K) shares meeting every job's rate for ``coefficient``, or None if none do."""
-        if coefficient is None:
-            return None
-        self.data[0::3] = -coefficient[self.rows] * self.values
-        x = self.solver.solve(
-            LinearProgram(-epsilon * self.efficiency, self.matrix, self.b_ub, self.upper)
-        )
-        if x is None:
-            return None
-        shares = np.zeros(self.shape)
-        shares[self.rows, self.cols] = x
-        return shares
 
 
 class GavelFinishTimeFairnessAware(GavelFinishTimeFairness):

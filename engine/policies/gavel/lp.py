@@ -1,7 +1,7 @@
-"""Gavel's max-min fairness allocation as one sparse linear program, solved by HiGHS.
+"""Gavel's LPs over time shares: the max-min LP and the feasibility LP, one constraint structure.
 
 Variables are the time shares ``X[j, k]`` (fraction of the coming rounds job ``j`` runs on worker
-type ``k``), one per pair where the job fits, plus the fairness level ``t``::
+type ``k``), one per pair where the job fits. The max-min LP adds the fairness level ``t``::
 
     maximize    t + (epsilon / n) * sum_jk c[j, k] X[j, k]
     subject to  t <= sum_k c[j, k] X[j, k]              for every job j     (fairness rows)
@@ -14,28 +14,22 @@ type ``k``), one per pair where the job fits, plus the fairness level ``t``::
 Policies for Deep Learning Workloads", OSDI 2020, §4.1, and ``scheduler/policies/
 max_min_fairness.py`` of stanford-futuredata/gavel (MIT). The epsilon term is ours [R]: it picks,
 among the max-min optima, one that also uses the leftover capacity (Gavel reaches a Pareto-efficient
-optimum with its water-filling variant, which takes one LP per bottleneck level). HiGHS is the
-solver of ``scipy.optimize.linprog(method="highs")``; :class:`HighsSolver`
-(:mod:`engine.policies.gavel.highs`, one entry: ``solve(model) -> x | None``) calls it directly
-when it can, to save linprog's per-call overhead.
-:class:`engine.policies.gavel.class_model.ClassModel` builds the class LP's arrays;
-:mod:`engine.policies.gavel.class_lp` keeps one HiGHS instance, the models of recent class sets
-and the solutions of recent class counts, for a whole run.
+optimum with its water-filling variant, which takes one LP per bottleneck level). The feasibility
+LP of finish-time fairness and minimum total duration (:class:`FeasibilityLP`) has the same time
+and capacity rows, and a fairness row ``sum_k a_j tput[j, k] X[j, k] >= 1`` per job instead of
+``t``; :func:`share_program` writes that structure once for all of them. HiGHS solves them
+(:class:`engine.policies.gavel.highs.HighsSolver`, one entry: ``solve(model) -> x | None``);
+:mod:`engine.policies.gavel.class_model` solves the max-min LP over classes of identical jobs and
+:mod:`engine.policies.gavel.class_lp` keeps its models and solutions for a whole run.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from engine.policies.gavel.class_model import ClassModel, WarmBasis
 from engine.policies.gavel.highs import CscMatrix, HighsSolver, LinearProgram
-
-__all__ = [  # the HiGHS plumbing lived here first; policies import it from this module
-    "CscMatrix",
-    "HighsSolver",
-    "LinearProgram",
-    "WarmBasis",
-]
 
 
 def fit_mask(
@@ -97,36 +91,91 @@ def max_min_coefficients(
     return np.where(fits, throughputs, 0.0) * scale[:, None]
 
 
-def solve_classes(
-    coefficients: np.ndarray,
-    scale_factors: np.ndarray,
-    counts: np.ndarray,
+def share_program(
+    values: np.ndarray,
+    rows: np.ndarray,
+    cols: np.ndarray,
+    gpus: np.ndarray,
+    num_jobs: int,
     capacity: np.ndarray,
-    epsilon: float,
-    solver: HighsSolver | None = None,
-    warm: tuple[WarmBasis, np.ndarray] | None = None,
-) -> np.ndarray:
-    """The max-min LP with one share row per class of ``counts`` identical jobs.
+    fairness_rhs: float,
+    level: bool,
+) -> LinearProgram:
+    """The share LP of the module docstring with a zero objective, for the caller to fill.
 
-    Jobs with the same coefficient row and scale factor are interchangeable. The objective is
-    concave and the constraints are symmetric under swapping such jobs, so averaging an optimum
-    over those swaps gives an optimum where they all get the same shares. The LP is therefore
-    solved with one share row per class (its capacity use weighted by the class size): the same
-    optimum, with a few dozen rows instead of hundreds on a Philly-like workload.
+    Share column ``i`` (job ``rows[i]``, type ``cols[i]``) holds ``-values[i]`` in fairness row
+    ``rows[i]``, 1 in time row ``num_jobs + rows[i]`` and ``gpus[i]`` in capacity row ``2
+    num_jobs + cols[i]``, bounded by 1; with ``level`` a last column ``t`` (unbounded, cost -1)
+    holds 1 in every fairness row. Right-hand sides: ``fairness_rhs``, 1 and the capacities.
+    The arrays are the model's buffers: callers rewrite entries and costs in place.
 
     Args:
-        coefficients: (C, K) each class's coefficient row; scale_factors: (C,) its GPUs.
-        counts: (C,) jobs per class (positive); capacity: (K,) GPUs per type.
-        epsilon: weight of the efficiency term.
-        solver: a HiGHS instance to reuse (else a fresh one).
-        warm: the last basis and the (C,) class labels, to start from that basis and keep the
-            new one (:mod:`engine.policies.gavel.class_lp`).
-
-    Returns:
-        (C, K) shares in [0, 1]; 0 for a class with no positive coefficient.
-
-    Raises:
-        EngineError: if HiGHS finds the LP infeasible (it never is: all-zero shares fit).
+        values, rows, cols, gpus: (m,) per share column; capacity: (K,) GPUs per type.
     """
-    model = ClassModel(coefficients, scale_factors, capacity, epsilon)
-    return model.solve(counts, solver or HighsSolver(), warm)
+    m, n, t = rows.size, num_jobs, int(level)
+    size = 3 * m + t * n  # (filled in place: numpy's stacking functions cost more here)
+    indptr = np.arange(0, 3 * (m + t) + 1, 3, dtype=np.int32)
+    indptr[m + t] = size
+    indices = np.empty(size, dtype=np.int32)
+    indices[3 * m :] = np.arange(t * n)
+    column_rows = indices[: 3 * m].reshape(m, 3)
+    column_rows[:, 0] = rows
+    column_rows[:, 1] = rows + n
+    column_rows[:, 2] = cols + 2 * n
+    data = np.ones(size)
+    np.negative(values, out=data[0 : 3 * m : 3])
+    data[2 : 3 * m : 3] = gpus
+    b_ub = np.ones(2 * n + capacity.size)
+    b_ub[:n] = fairness_rhs
+    b_ub[2 * n :] = capacity
+    objective, upper = np.zeros(m + t), np.ones(m + t)
+    if level:
+        objective[m], upper[m] = -1.0, math.inf
+    return LinearProgram(objective, CscMatrix(indptr, indices, data, b_ub.size), b_ub, upper)
+
+
+class FeasibilityLP:
+    """Whether shares meet a rate per job: ``a_j sum_k tput[j, k] X[j, k] >= 1`` for every job,
+    plus the time and capacity rows (:func:`share_program`); one model, its fairness entries
+    rewritten per probe.
+
+    Args:
+        tput: (n, K) steps/s where the job fits, else 0; scale_factors: (n,) GPUs per job;
+        capacity: (K,) GPUs per type; equal: (n,) the equal-share throughputs (the efficiency
+        term's normalization); solver: a HiGHS instance to reuse (else a fresh one).
+    """
+
+    def __init__(
+        self,
+        tput: np.ndarray,
+        scale_factors: np.ndarray,
+        capacity: np.ndarray,
+        equal: np.ndarray,
+        solver: HighsSolver | None = None,
+    ) -> None:
+        n = tput.shape[0]
+        self.tput, self.scale_factors, self.capacity = tput, scale_factors, capacity
+        self.solver = solver or HighsSolver()  # one instance for every probe
+        self.rows, self.cols = np.nonzero(tput > 0)
+        self.values = tput[self.rows, self.cols]
+        self.model = share_program(
+            self.values, self.rows, self.cols, scale_factors[self.rows], n, capacity, -1.0, False
+        )
+        self.efficiency = self.values / equal[self.rows] / n
+        self.shape = tput.shape
+
+    def solve(self, coefficient: np.ndarray | None, epsilon: float) -> np.ndarray | None:
+        """(n, K) shares meeting every job's rate for ``coefficient`` (n,), maximizing
+        ``epsilon`` times the normalized throughput; None if no shares do (or ``coefficient``
+        is None)."""
+        if coefficient is None:
+            return None
+        model = self.model
+        model.matrix.data[0::3] = -coefficient[self.rows] * self.values
+        np.multiply(self.efficiency, -epsilon, out=model.objective)
+        x = self.solver.solve(model)
+        if x is None:
+            return None
+        shares = np.zeros(self.shape)
+        shares[self.rows, self.cols] = x
+        return shares

@@ -50,7 +50,8 @@ from engine.policies.base import (
 from engine.policies.gavel.book import RoundBook
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
-from engine.policies.gavel.lp import HighsSolver, max_min_coefficients
+from engine.policies.gavel.highs import HighsSolver
+from engine.policies.gavel.lp import max_min_coefficients
 from engine.policies.gavel.queues import GavelQueues
 from engine.policies.gavel.share_rounds import ShareRounds
 from engine.state import JobState

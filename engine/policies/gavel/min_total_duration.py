@@ -11,7 +11,8 @@ steps by ``T``::
 Feasibility is monotone in ``T``, so ``T`` is found by bisection between ``min_makespan_s`` and
 ``max_makespan_s`` until ``hi <= bisection_ratio x lo`` (Gavel: 100 s, 10^6 s and 1.05; if no
 probed ``T`` is feasible, the next decade is searched); the allocation is the one of the smallest
-feasible ``T`` probed. Gavel's round mechanism then grants GPUs as for max-min.
+feasible ``T`` probed. The probes are answered from the smallest makespan, one LP
+(:mod:`engine.policies.gavel.makespan`). Gavel's round mechanism then grants GPUs as for max-min.
 
 - Heterogeneity-agnostic form: every worker type runs the job at its V100 throughput (Gavel's
   ``MinTotalDurationPolicy``; the fastest type's when the cluster has no V100).
@@ -25,19 +26,18 @@ feasible ``T`` probed. Gavel's round mechanism then grants GPUs as for max-min.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from engine.policies.base import POLICIES
 from engine.policies.gavel.ecos import feasible_shares
-from engine.policies.gavel.ftf import _FeasibilityLP
-from engine.policies.gavel.lp import HighsSolver, equal_share_throughput, fit_mask
+from engine.policies.gavel.highs import HighsSolver
+from engine.policies.gavel.lp import FeasibilityLP, equal_share_throughput, fit_mask
 from engine.policies.gavel.makespan import (
     ECOS_MARGIN,
-    FEASIBLE,
-    answered_probe,
+    MARGIN,
+    bisect_from_shortest,
     shortest_makespan_s,
 )
 from engine.policies.gavel.max_min import GavelMaxMin, GavelParams
@@ -95,7 +95,6 @@ def solve_min_total_duration(
     params: GavelMinTotalDuration.Params,
     gavel_solver: bool = False,
     solver: HighsSolver | None = None,
-    every_probe: bool = False,
 ) -> tuple[np.ndarray, float]:
     """Bisection on the makespan (module docstring).
 
@@ -109,8 +108,6 @@ def solve_min_total_duration(
             gives the shares (:mod:`engine.policies.gavel.ecos`); else HiGHS over the pairs
             where the job fits, then the efficiency LP.
         solver: a HiGHS instance to reuse (else a fresh one for this solve).
-        every_probe: solve every probe's LP instead of answering it from the smallest
-            makespan (:mod:`engine.policies.gavel.makespan`; same answers, more solves).
 
     Returns:
         (n, K) time shares and the makespan they reach (s; NaN if no job takes part).
@@ -121,104 +118,36 @@ def solve_min_total_duration(
     live = fits.any(axis=1) & (remaining_steps > 0)
     if not live.any():
         return shares, float("nan")
-    remaining = remaining_steps[live]
+    remaining, sf = remaining_steps[live], scale_factors[live]
     if gavel_solver:
-        tput, sf = throughputs[live], scale_factors[live]
-        best, best_s = _ecos_makespan(tput, sf, capacity, remaining, params, solver, every_probe)
+        tput = throughputs[live]
+        lp_tput, margin, solver = (
+            np.where(tput > 0, tput, 0.0),
+            ECOS_MARGIN,
+            solver or HighsSolver(),
+        )
+
+        def probe(makespan_s: float) -> np.ndarray | None:
+            return feasible_shares(tput, sf, capacity, remaining, makespan_s)
+
+        def final(makespan_s: float) -> np.ndarray | None:
+            return None  # the shares are ECOS's point at the makespan found
     else:
         equal = equal_share_throughput(throughputs, fits, capacity)[live]
-        problem = _FeasibilityLP(
-            np.where(fits, throughputs, 0.0)[live], scale_factors[live], capacity, equal, solver
-        )
-        best, best_s = _highs_makespan(problem, remaining, params, every_probe)
+        problem = FeasibilityLP(np.where(fits, throughputs, 0.0)[live], sf, capacity, equal, solver)
+        lp_tput, margin, solver = problem.tput, MARGIN, problem.solver
+
+        def probe(makespan_s: float) -> np.ndarray | None:
+            return problem.solve(makespan_s / remaining, 0.0)
+
+        def final(makespan_s: float) -> np.ndarray | None:  # the efficiency LP [R]
+            epsilon = params.efficiency_epsilon
+            return problem.solve(makespan_s / remaining, epsilon) if epsilon > 0 else None
+
+    shortest_s = shortest_makespan_s(lp_tput, sf, capacity, remaining, solver)
+    best, best_s = bisect_from_shortest(probe, shortest_s, params, margin, final)
     shares[live] = np.clip(best, 0.0, 1.0)
     return shares, best_s
-
-
-def _highs_makespan(
-    problem: _FeasibilityLP,
-    remaining: np.ndarray,
-    params: GavelMinTotalDuration.Params,
-    every_probe: bool,
-) -> tuple[np.ndarray, float]:
-    """The bisection on HiGHS, then the efficiency LP at the makespan found; the probes are
-    answered from ``T*`` unless ``every_probe`` or HiGHS gives no ``T*`` (module docstring of
-    :mod:`engine.policies.gavel.makespan`)."""
-
-    def probe(makespan_s: float) -> np.ndarray | None:
-        return problem.solve(makespan_s / remaining, 0.0)
-
-    shortest_s = None
-    if not every_probe:
-        shortest_s = shortest_makespan_s(
-            problem.tput, problem.scale_factors, problem.capacity, remaining, problem.solver
-        )
-    best, best_s = bisect_makespan(
-        probe if shortest_s is None else answered_probe(probe, shortest_s), params
-    )
-    x = None
-    if params.efficiency_epsilon > 0:
-        x = problem.solve(best_s / remaining, params.efficiency_epsilon)
-    if x is None and best is FEASIBLE:
-        x = probe(best_s)  # the LP the bisection would have ended on
-        if x is None:  # HiGHS disagrees with T* (never seen): solve every probe
-            return _highs_makespan(problem, remaining, params, every_probe=True)
-    return (best, best_s) if x is None else (x, best_s)
-
-
-def _ecos_makespan(
-    tput: np.ndarray,
-    scale_factors: np.ndarray,
-    capacity: np.ndarray,
-    remaining: np.ndarray,
-    params: GavelMinTotalDuration.Params,
-    solver: HighsSolver | None,
-    every_probe: bool,
-) -> tuple[np.ndarray, float]:
-    """Gavel's bisection with ECOS probes; those far from ``T*`` (HiGHS) answered from it,
-    and the shares are ECOS's point at the makespan found (as when every probe is solved)."""
-
-    def probe(makespan_s: float) -> np.ndarray | None:
-        return feasible_shares(tput, scale_factors, capacity, remaining, makespan_s)
-
-    shortest_s = None
-    if not every_probe:
-        shortest_s = shortest_makespan_s(
-            np.where(tput > 0, tput, 0.0), scale_factors, capacity, remaining,
-            solver or HighsSolver(),
-        )  # fmt: skip
-    if shortest_s is None:
-        return bisect_makespan(probe, params)
-    best, best_s = bisect_makespan(answered_probe(probe, shortest_s, ECOS_MARGIN), params)
-    if best is FEASIBLE:
-        x = probe(best_s)  # the program the bisection would have ended on
-        if x is None:  # ECOS disagrees with T* (never seen): solve every probe
-            return bisect_makespan(probe, params)
-        best = x
-    return best, best_s
-
-
-def bisect_makespan(
-    probe: Callable[[float], np.ndarray | None], params: GavelMinTotalDuration.Params
-) -> tuple[np.ndarray, float]:
-    """Smallest feasible makespan probed, and its shares (module docstring).
-
-    ``probe(T)`` returns shares meeting makespan ``T`` or None. Bisects ``[low, high]`` until
-    ``high <= ratio x low``; if no probe was feasible, searches the next decade.
-    """
-    best, best_s = None, float("nan")
-    low, high = params.min_makespan_s, params.max_makespan_s
-    while best is None:
-        while params.bisection_ratio * low < high:
-            probe_s = 0.5 * (low + high)
-            x = probe(probe_s)
-            if x is None:
-                low = probe_s
-            else:
-                best, best_s, high = x, probe_s, probe_s
-        if best is None:
-            low, high = high, high * 10.0
-    return best, best_s
 
 
 class GavelMinTotalDurationAware(GavelMinTotalDuration):

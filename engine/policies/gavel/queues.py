@@ -31,9 +31,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from engine.policies.base import Allocation, Grant, SchedulerState
+from engine.policies.base import Allocation, SchedulerState
 from engine.policies.gavel.book import RoundBook
-from engine.policies.gavel.priority import active_in_order
+from engine.policies.gavel.priority import GrantTable, active_in_order
 from engine.state import JobState
 
 GAVEL_TYPE_ORDER = ("v100", "p100", "k80")  # Gavel's fill order for the _perf policies
@@ -47,7 +47,8 @@ class QueueRow:
     """One job's state in Gavel's queues: lists with one float per worker type (s, steps/s).
 
     Attributes:
-        throughputs: steps/s on each type at the job's scale factor (0 where it cannot run).
+        throughputs: steps/s on each type at the job's scale factor (0 where it cannot run;
+            the book's row, :attr:`RoundBook.throughput_rows`).
         job_time: time received on each type since the last solve (s), from half a round.
         deficit: Gavel's deficit on each type (s).
         shares: the job's row of the last ``X``; None when it was not in the last solve.
@@ -108,7 +109,7 @@ class GavelQueues:
         fixed = [wt for wt in GAVEL_TYPE_ORDER if wt in self.worker_types]
         rest = [wt for wt in self.worker_types if wt not in fixed]
         self.fixed_order: list[int] = [self.worker_types.index(wt) for wt in fixed + rest]
-        self._grants: list[dict[int, Grant]] = [{} for _ in self.worker_types]  # by GPUs
+        self._grants = GrantTable(self.worker_types)
 
     def force_reallocation(self) -> None:
         """Gavel's reset when nothing runs and nothing arrives: the next round re-solves."""
@@ -148,8 +149,7 @@ class GavelQueues:
         for job in jobs:
             row = known.get(job.index)
             if row is None:
-                tputs = [float(job.steps_per_s.get(wt, 0.0)) for wt in self.worker_types]
-                row = QueueRow(tputs, self.initial_s)
+                row = QueueRow(self.book.throughput_rows[job.index], self.initial_s)
                 known[job.index] = row
             rows.append(row)
         if len(known) != len(jobs):
@@ -204,7 +204,7 @@ class GavelQueues:
                 picked[i] = True
                 row = rows[i]
                 if row.shares is not None:
-                    allocation[job.index] = self._grant(col, job.scale_factor)
+                    allocation[job.index] = self._grants.of(col, job.scale_factor)
                     self._book(job, row, col)
         return allocation
 
@@ -233,14 +233,6 @@ class GavelQueues:
             keyed.append((-priority, -row.deficit[col], -share, i))
         keyed.sort()  # the queue's keys, then position: a stable sort by the keys
         return [key[3] for key in keyed]
-
-    def _grant(self, col: int, num_gpus: int) -> Grant:
-        """The grant of ``num_gpus`` GPUs of type column ``col`` (one object per pair)."""
-        grants = self._grants[col]
-        grant = grants.get(num_gpus)
-        if grant is None:
-            grant = grants[num_gpus] = Grant(self.worker_types[col], num_gpus)
-        return grant
 
     def _book(self, job: JobState, row: QueueRow, col: int) -> None:
         """Adds the running time of the job's coming micro-task (Gavel books it at its end):

@@ -22,10 +22,11 @@ import math
 from collections.abc import Callable
 
 from engine.config import RoundConfig
-from engine.policies.base import Allocation, Grant, SchedulerState
+from engine.policies.base import Allocation, SchedulerState
 from engine.policies.gavel.book import RoundBook
 from engine.policies.gavel.priority import (
     ActiveJobs,
+    GrantTable,
     grant_each,
     grant_in_order,
     is_waiting,
@@ -73,7 +74,7 @@ class ShareRounds:
         self._waiting: list[bool] | None = None  # per round job: may a mid-round pass grant it
         self._recheck: list[int] = []  # positions granted by the last mid-round pass
         self._late: list[JobState] = []  # jobs that arrived since the round began
-        self._grants: list[dict[int, Grant]] = [{} for _ in worker_types]  # by GPUs
+        self._grants = GrantTable(worker_types)
 
     def force_reallocation(self) -> None:
         """Nothing to do: this mechanism re-solves at once when no job has a share left."""
@@ -105,10 +106,7 @@ class ShareRounds:
         granted_pos, granted_cols = grant_in_order(
             book, indices, ranked_pos, ranked_cols, self.work_conserving, free
         )
-        return grant_each(
-            jobs, granted_pos, granted_cols, 1.0, book.round_cells, self._grants,
-            self.worker_types,
-        )  # fmt: skip
+        return grant_each(jobs, granted_pos, granted_cols, 1.0, book.round_cells, self._grants)
 
     def _mid_round(self, state: SchedulerState) -> Allocation:
         """Free GPUs mid-round: the jobs the boundary left waiting in this round's priority
@@ -132,9 +130,8 @@ class ShareRounds:
             )  # fmt: skip
             self._recheck = granted_pos
             allocation = grant_each(
-                jobs, granted_pos, granted_cols, left, book.round_cells, self._grants,
-                self.worker_types,
-            )  # fmt: skip
+                jobs, granted_pos, granted_cols, left, book.round_cells, self._grants
+            )
         # jobs started or finished leave the list for good (nothing preempts mid-round)
         late = [job for job in self._late if is_waiting(job)]
         self._late = late
@@ -146,9 +143,8 @@ class ShareRounds:
                 book, indices, ranked_pos, ranked_cols, True, free
             )
             late_grants = grant_each(
-                late, granted_pos, granted_cols, left, book.round_cells, self._grants,
-                self.worker_types,
-            )  # fmt: skip
+                late, granted_pos, granted_cols, left, book.round_cells, self._grants
+            )
             allocation.update(late_grants)
         return allocation
 

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine.policies.gavel.book import RoundBook
-from engine.policies.gavel.lp import solve_classes
+from engine.policies.gavel.class_model import ClassModel
+from engine.policies.gavel.highs import HighsSolver
 
 Pairs = Sequence[int] | Sequence[float] | np.ndarray  # a pair attribute: list or (p,) array
 
@@ -31,11 +32,7 @@ def solve_max_min(
 ) -> np.ndarray:
     """Solves the max-min LP of the module docstring, over classes of identical jobs.
 
-    Jobs with the same coefficient row and scale factor are interchangeable. The objective is
-    concave and the constraints are symmetric under swapping such jobs, so averaging an optimum
-    over those swaps gives an optimum where they all get the same shares. The LP is therefore
-    solved with one share row per class (its capacity use weighted by the class size): the same
-    optimum, with a few dozen rows instead of hundreds on a Philly-like workload.
+    (:mod:`engine.policies.gavel.class_model` says why classes give the same optimum.)
 
     Args:
         coefficients: (n, K) from :func:`max_min_coefficients`; 0 marks a pair that must stay 0.
@@ -61,10 +58,8 @@ def solve_max_min(
     _, first, inverse, counts = np.unique(
         class_ids, return_index=True, return_inverse=True, return_counts=True
     )
-    class_shares = solve_classes(
-        coefficients[first], scale_factors[first], counts, capacity, epsilon
-    )
-    return class_shares[inverse]
+    model = ClassModel(coefficients[first], scale_factors[first], capacity, epsilon)
+    return model.solve(counts, HighsSolver())[inverse]
 
 
 def priority_pairs(
@@ -87,7 +82,7 @@ def priority_pairs(
     """
     num_types = book.num_types
     shares, rounds, present = book.share_rows, book.round_cells, book.in_system
-    columns = book.fast_cols if heterogeneity_aware else book.fit_cols
+    tputs = book.throughput_rows
     neg_priority: list[float] = []
     neg_share: list[float] = []
     ranked_pos: list[int] = []
@@ -97,7 +92,9 @@ def priority_pairs(
     for p in range(len(indices)):
         row = indices[p]
         here, share_row, base = present[row], shares[row], row * num_types
-        for col in columns[row]:
+        fits, tput = book.fit_cols[row], tputs[row]  # fits as a set: the order is set here
+        order = sorted(fits, key=lambda c: (-tput[c], c)) if heterogeneity_aware else sorted(fits)
+        for col in order:
             share = share_row[col]
             if share > 0:
                 received = rounds[base + col] / here if here > 0 else 0.0
