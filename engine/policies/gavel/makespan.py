@@ -38,11 +38,14 @@ Probe = Callable[[float], np.ndarray | None]
 
 
 class Bisection(Protocol):
-    """The bisection's parameters (``GavelMinTotalDuration.Params``)."""
+    """The bisection's parameters (``GavelMinTotalDuration.Params``, a frozen dataclass)."""
 
-    min_makespan_s: float
-    max_makespan_s: float
-    bisection_ratio: float
+    @property
+    def min_makespan_s(self) -> float: ...
+    @property
+    def max_makespan_s(self) -> float: ...
+    @property
+    def bisection_ratio(self) -> float: ...
 
 
 FEASIBLE = np.zeros((0, 0))  # stands for "feasible, shares not computed" in a probe's answer
