@@ -152,7 +152,7 @@ def _run(solver: Any, model: LinearProgram, start: Basis | None) -> Any:
         0.0,  # objective offset
         np.ascontiguousarray(model.objective, dtype=np.float64),
         np.zeros(num_cols),
-        np.where(np.isinf(model.upper), infinity, model.upper).astype(np.float64),
+        np.ascontiguousarray(model.upper, dtype=np.float64),  # inf is HiGHS's infinity
         np.full(matrix.num_rows, -infinity),
         np.ascontiguousarray(model.b_ub, dtype=np.float64),
         np.ascontiguousarray(matrix.indptr, dtype=np.int32),
