@@ -1,0 +1,7 @@
+"""Teams sharing one cluster: Kueue's queues, cohorts, quotas, borrowing and preemption.
+
+A layer over the scheduling policies, off unless a scenario carries ``"queues"``
+(:class:`engine.quota.model.QueueConfig`): the quota layer decides which jobs may hold GPUs and
+on which worker type (Kueue's admission), the policy orders each queue's jobs. With no queues
+every result is identical to a run without this package.
+"""
