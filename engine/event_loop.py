@@ -35,6 +35,7 @@ from engine.errors import AllocationError, EngineError, SimulationCancelled
 from engine.fault_handling import FaultHandling
 from engine.jobs import job_states
 from engine.placement import get_placement
+from engine.quota.gate import quota_policy
 from engine.policies.base import (
     Allocation,
     Grant,
@@ -94,6 +95,8 @@ class Simulation:
         self.layout = context.layout  # the run's one node numbering
         self.cluster = ClusterState(self.layout, get_placement(config.placement))
         self.policy = cls(build_params(cls, spec.params), context)
+        if config.queues is not None:  # teams' quotas (engine.quota): Kueue admits, in order
+            self.policy = quota_policy(self.policy, config.queues, jobs, context)
         switch_cost_s = self.policy.switch_cost_s
         self.restore_s = (
             config.rounds.checkpoint_restore_s if switch_cost_s is None else switch_cost_s

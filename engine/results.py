@@ -76,6 +76,8 @@ class SimulationResult:
         num_decisions: scheduling decisions (policy calls) made.
         decision_time_s: wall time spent inside the policy, summed over decisions.
         decisions: the decision log (:mod:`engine.decision_log`), or None when switched off.
+        quota_usage: under queues, GPUs in use per ClusterQueue and worker type over time
+            (:mod:`engine.quota.results`); None without queues.
     """
 
     policy: str
@@ -86,6 +88,7 @@ class SimulationResult:
     num_decisions: int = 0
     decision_time_s: float = 0.0
     decisions: pd.DataFrame | None = None
+    quota_usage: pd.DataFrame | None = None
 
 
 @dataclass(frozen=True)

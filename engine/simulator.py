@@ -15,7 +15,9 @@ from engine.decision_log import DecisionLog
 from engine.event_loop import CancelFn, ProgressFn, Simulation
 from engine.jobs import gc_paused
 from engine.lease_rounds import LeaseRoundSimulation
+from engine.errors import ConfigError
 from engine.policies.base import get_policy
+from engine.quota.gate import QuotaPolicy
 from engine.results import SimulationResult
 from engine.step_time.throughput import ThroughputMatrix
 
@@ -51,6 +53,11 @@ def simulate(
         SimulationCancelled: ``should_cancel()`` returned True.
     """
     loop = Simulation
+    if config.queues is not None and (config.rounds.gavel_rules or config.failures.enabled):
+        raise ConfigError(
+            "queues and quotas run in the engine's event loop without failures: turn off "
+            "Gavel's simulator rules and failures, or remove the queues"
+        )
     if config.rounds.gavel_rules and get_policy(policy.name).lease_rounds:
         loop = LeaseRoundSimulation
     if decision_log is None:
@@ -59,7 +66,10 @@ def simulate(
         sim = loop(jobs, config, policy, matrix)
         sim.recorder.keep_segments = record_segments
         sim.log = DecisionLog() if decision_log else None
-        return sim.run(on_progress, should_cancel)
+        result = sim.run(on_progress, should_cancel)
+    if isinstance(sim.policy, QuotaPolicy):  # the per-team columns and usage (engine.quota)
+        result = sim.policy.annotate(result)
+    return result
 
 
 DECISION_LOG_MAX_JOBS = 5_000

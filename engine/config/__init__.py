@@ -35,6 +35,7 @@ from engine.config.workload import (
     TraceSpec,
 )
 from engine.errors import ConfigError
+from engine.quota.model import QueueConfig
 from engine.sources import Origin, check_sources
 
 __all__ = [
@@ -173,6 +174,13 @@ class ScenarioConfig:
     )
     extra_worker_types: tuple[WorkerTypeSpec, ...] = ()
     failures: FailureConfig = FailureConfig()
+    queues: QueueConfig | None = field(
+        default=None,
+        metadata={
+            "help": "Teams' queues and GPU quotas with Kueue's rules (engine.quota); None: one "
+            "global queue"
+        },
+    )
 
     @property
     def effective_trace_seed(self) -> int:
@@ -180,7 +188,12 @@ class ScenarioConfig:
         return self.seed if self.trace_seed is None else self.trace_seed
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The scenario as plain data; ``queues`` only when set (a scenario without teams reads
+        and hashes as before they existed)."""
+        data = dataclasses.asdict(self)
+        if self.queues is None:
+            del data["queues"]
+        return data
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True)

@@ -221,6 +221,10 @@ class Policy(ABC):
             left to arrive and jobs waiting, may make the policy re-solve once
             (:meth:`force_reallocation`) before it stops the run with an error (Gavel's
             simulator does so).
+        honours_quotas: whether the policy runs under teams' quotas (:mod:`engine.quota`):
+            the quota layer then admits each ClusterQueue's jobs in the order of
+            :meth:`quota_order_key` (after Kueue's priority), and decides worker types and
+            preemptions itself.
     """
 
     name: ClassVar[str] = ""
@@ -235,6 +239,7 @@ class Policy(ABC):
     placement_note: ClassVar[str] = ""
     lease_rounds: ClassVar[bool] = False
     forces_reallocation: ClassVar[bool] = False
+    honours_quotas: ClassVar[bool] = False
 
     Params: ClassVar[type[Any]] = NoParams
 
@@ -249,6 +254,11 @@ class Policy(ABC):
     def allocate(self, state: SchedulerState) -> Allocation | Decision:
         """Returns the allocation for the coming lease (see module docstring), or a
         :class:`Decision` carrying it with a wake-up time and the jobs held back."""
+
+    def quota_order_key(self, job: JobState) -> float:
+        """A waiting job's place in its ClusterQueue under quotas, smaller first (ties: arrival,
+        then index); read when the job (re)enters the queue. FIFO's is 0 (arrival decides)."""
+        return 0.0
 
     def force_reallocation(self) -> None:  # noqa: B027  (a hook with nothing to do by default)
         """Makes the next :meth:`allocate` re-solve (Gavel's forced reallocation); called by

@@ -47,6 +47,7 @@ class Fifo(Policy):
     preemptive: ClassVar[bool] = False
     uses_rounds: ClassVar[bool] = False
     models_failures: ClassVar[bool] = True  # reads the waiting jobs and free GPUs afresh
+    honours_quotas: ClassVar[bool] = True  # Kueue's own order: priority, then arrival
 
     Params: ClassVar[type[FifoParams]] = FifoParams
 

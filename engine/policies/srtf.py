@@ -55,6 +55,7 @@ class Srtf(Policy):
     uses_rounds: ClassVar[bool] = False
     by_service: ClassVar[bool] = False  # SRSF: the key is remaining time x GPUs
     models_failures: ClassVar[bool] = True
+    honours_quotas: ClassVar[bool] = True
 
     def __init__(self, params: NoParams, context: PolicyContext) -> None:
         super().__init__(params, context)
@@ -85,6 +86,10 @@ class Srtf(Policy):
         """Seconds the job still needs on its fastest fitting type (inf if it fits nowhere)."""
         best = self._speed(job)[1]
         return job.remaining_steps / best if best > 0 else float("inf")
+
+    def quota_order_key(self, job: JobState) -> float:
+        """Under quotas, a ClusterQueue's jobs by remaining time (SRSF: x GPUs)."""
+        return self._key(job)[0]
 
     def allocate(self, state: SchedulerState) -> Allocation:
         """Running jobs keyed afresh (they progressed) and merged with the waiting jobs, whose

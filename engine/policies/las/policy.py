@@ -44,9 +44,11 @@ from engine.policies.base import (
 )
 from engine.policies.las.books import Book, TypeSlot
 from engine.policies.las.fill import fill_admit, fill_round
+from engine.policies.las.keys import queue_of
 from engine.policies.las.promotion import PromotionChecks
 from engine.policies.las.queues import WaitingQueues
 from engine.policies.las.running import RunningBooks
+from engine.state import JobState
 
 
 def parse_thresholds(text: str) -> tuple[float, ...]:
@@ -103,12 +105,14 @@ class TiresiasLas(Policy):
     uses_rounds: ClassVar[bool] = True
     needs_sync: ClassVar[bool] = False  # reads running jobs' service itself (las.keys)
     models_failures: ClassVar[bool] = True
+    honours_quotas: ClassVar[bool] = True
 
     Params: ClassVar[type[LasParams]] = LasParams
 
     def __init__(self, params: LasParams, context: PolicyContext) -> None:
         super().__init__(params, context)
         thresholds = parse_thresholds(params.queue_thresholds_gpu_s)
+        self._thresholds = thresholds
         if params.promote_knob < 0:
             raise ConfigError("las: promote_knob must be >= 0")
         self.promote_knob: float = params.promote_knob
@@ -123,6 +127,11 @@ class TiresiasLas(Policy):
         # its capacity), which the fill grants from (engine.policies.las.fill).
         self._slots: list[TypeSlot] = []
         self._slot_of: dict[str, TypeSlot] = {}
+
+    def quota_order_key(self, job: JobState) -> float:
+        """Under quotas, a ClusterQueue's jobs by LAS queue: the number of thresholds its
+        attained GPU-seconds have passed (ties: arrival)."""
+        return float(queue_of(self._thresholds, job.attained_service_gpu_s))
 
     def allocate(self, state: SchedulerState) -> Allocation | Decision:
         """Round boundary: the whole allocation. Mid-round: new starts on free GPUs only."""

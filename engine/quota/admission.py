@@ -1,0 +1,309 @@
+"""Kueue's admission: each ClusterQueue's head, its flavor, and the cycle that admits them.
+
+Read from kubernetes-sigs/kueue at commit ff69552e79 (``pkg/scheduler/scheduler.go``
+``schedule``/``processEntry``/``makeClassicalIterator``, ``pkg/scheduler/flavorassigner/
+flavorassigner.go`` ``fitsResourceQuota``/``isPreferred``/``shouldTryNextFlavor``, ``pkg/cache/
+queue/cluster_queue.go``); our code. One scheduling cycle:
+
+1. *Heads*: per ClusterQueue with pending workloads, in the queue's order (priority, higher
+   first, then the policy's key, then arrival): StrictFIFO takes the first whatever happens to
+   it; BestEffortFIFO takes the first that is not inadmissible (no flavor fits and no preemption
+   helps) [R: Kueue parks an inadmissible head and tries the next at its next cycle, and puts the
+   parked ones back when quota is freed in the cohort; in simulated time those cycles happen at
+   the same instant, so we scan to the first admissible workload, re-scanning only after usage
+   changed].
+2. *Flavor assignment*: the queue's flavors in order; a flavor the job cannot run on (no
+   throughput on that worker type) is skipped like a flavor whose node labels do not match. Each
+   flavor is Fit (at a borrowing level), Preempt (targets found), NoCandidates or NoFit;
+   ``whenCanBorrow``/``whenCanPreempt`` decide whether to stop at it or try the next, and the
+   best is kept (Kueue's default preference: borrowing over preemption).
+3. *Order*: entries that do not borrow first, then higher priority, then earlier arrival.
+4. *Admit* in that order: a Fit entry is admitted if it still fits (earlier admissions of the
+   cycle count) and its worker type has the free GPUs [R: Kueue leaves the placement of pods to
+   kube-scheduler; here a workload is admitted when it can be placed, otherwise it waits as a
+   placement wait]; a Preempt entry whose targets are not already taken evicts them and reserves
+   its usage for the rest of the cycle, to be admitted at the next cycle.
+
+Cycles repeat at the same instant until one changes nothing.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from engine.quota.model import ClusterQueue, QueueConfig
+from engine.quota.preemption import Admitted, Preemptor, Target, find_targets
+from engine.quota.tree import QuotaNode, QuotaTree
+
+NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = range(5)
+"""Kueue's flavor-assignment preemption modes, worst to best (``flavorassigner.go``)."""
+
+OrderKey = tuple[int, float, float, int]
+"""A pending workload's place in its queue: (-priority, policy key, arrival s, job index)."""
+
+
+@dataclass
+class Assignment:
+    """The best flavor found for a workload: mode (:data:`FIT` ...), borrowing level, flavor,
+    and the eviction targets of a Preempt mode."""
+
+    mode: int = NO_FIT
+    borrow: int = 1 << 30
+    flavor: str = ""
+    targets: list[Target] = field(default_factory=list)
+
+
+@dataclass
+class CycleResult:
+    """What one call of :meth:`QuotaScheduler.schedule` did.
+
+    Attributes:
+        admitted: (job index, worker type) of every workload admitted, in order.
+        evicted: (job index, Kueue's reason, preemptor's job index) of every workload evicted.
+        blocked: ClusterQueue name -> "quota" (its head did not fit its quota) or "placement"
+            (its head fit its quota but the worker type had too few free GPUs), for each queue
+            left with pending workloads.
+    """
+
+    admitted: list[tuple[int, str]] = field(default_factory=list)
+    evicted: list[tuple[int, str, int]] = field(default_factory=list)
+    blocked: dict[str, str] = field(default_factory=dict)
+
+
+class _Workload:
+    __slots__ = ("index", "queue", "gpus", "priority", "order_s", "key")
+
+    def __init__(self, index: int, queue: str, gpus: int, priority: int, key: OrderKey) -> None:
+        self.index = index
+        self.queue = queue
+        self.gpus = gpus
+        self.priority = priority
+        self.order_s = key[2]
+        self.key = key
+
+
+class QuotaScheduler:
+    """Kueue's queues and admission over a :class:`QuotaTree`.
+
+    Args:
+        config: the checked queue configuration.
+        runs_on: ``runs_on(job index, worker type)``: whether the job has a throughput there.
+    """
+
+    def __init__(self, config: QueueConfig, runs_on: Callable[[int, str], bool]) -> None:
+        self.tree = QuotaTree(config)
+        self.queues: dict[str, ClusterQueue] = {cq.name: cq for cq in config.cluster_queues}
+        self.flavor_types = config.flavor_types()
+        self.runs_on = runs_on
+        self.pending: dict[str, list[OrderKey]] = {name: [] for name in self.queues}
+        self.workloads: dict[int, _Workload] = {}
+        self.admitted: dict[QuotaNode, dict[int, Admitted]] = {
+            node: {} for node in self.tree.cluster_queues.values()
+        }
+        self.admitted_by_index: dict[int, Admitted] = {}
+        self.version = 0  # bumped at every change of usage
+        self._clean: dict[str, int] = {}  # queue -> version at which it had no head
+
+    def worker_type(self, flavor: str) -> str:
+        """The worker type a flavor stands for."""
+        return self.flavor_types.get(flavor, flavor)
+
+    def submit(self, index: int, queue: str, gpus: int, priority: int, key: OrderKey) -> None:
+        """Queues a pending workload (a job that arrived, or an evicted one, again)."""
+        self.workloads[index] = _Workload(index, queue, gpus, priority, key)
+        insort(self.pending[queue], key)
+        self._clean.pop(queue, None)
+
+    def release(self, index: int) -> None:
+        """Frees a finished workload's quota."""
+        workload = self.admitted_by_index.pop(index)
+        del self.admitted[workload.node][index]
+        workload.node.remove_usage(workload.flavor, workload.gpus)
+        self.workloads.pop(index, None)
+        self.version += 1
+
+    def schedule(self, now_s: float, free_gpus: dict[str, int]) -> CycleResult:
+        """Runs cycles at ``now_s`` until one changes nothing; ``free_gpus`` (worker type ->
+        free GPUs) is updated by what it admits and evicts."""
+        result = CycleResult()
+        for _ in range(1 + 4 * len(self.workloads)):  # each change admits or evicts a workload
+            if not self._cycle(now_s, free_gpus, result):
+                break
+        return result
+
+    def _cycle(self, now_s: float, free: dict[str, int], result: CycleResult) -> bool:
+        entries: list[tuple[tuple[int, int, float, int], _Workload, Assignment]] = []
+        result.blocked = {}
+        for name, keys in self.pending.items():
+            if not keys or self._clean.get(name) == self.version:
+                if keys:
+                    result.blocked[name] = "quota"
+                continue
+            head = self._head(name, keys)
+            if head is None:
+                self._clean[name] = self.version
+                result.blocked[name] = "quota"
+                continue
+            workload, assignment = head
+            order = (assignment.borrow, -workload.priority, workload.order_s, workload.index)
+            entries.append((order, workload, assignment))
+        entries.sort(key=lambda entry: entry[0])
+        changed = False
+        reserved: list[tuple[QuotaNode, str, int]] = []
+        taken: set[int] = set()
+        for _, workload, assignment in entries:
+            node = self.tree.cluster_queues[workload.queue]
+            flavor, gpus = assignment.flavor, workload.gpus
+            if assignment.mode == FIT:
+                if gpus > max(0, node.available(flavor)):
+                    result.blocked[workload.queue] = "quota"
+                    continue
+                worker_type = self.worker_type(flavor)
+                if free.get(worker_type, 0) < gpus:
+                    result.blocked[workload.queue] = "placement"
+                    continue
+                self._admit(workload, node, flavor, now_s)
+                free[worker_type] -= gpus
+                result.admitted.append((workload.index, worker_type))
+                changed = True
+            elif not any(t.workload.index in taken for t in assignment.targets):
+                if not self._fits_without(node, flavor, gpus, assignment.targets):
+                    result.blocked[workload.queue] = "quota"
+                    continue
+                for target in assignment.targets:
+                    self._evict(target, workload.index, now_s, free, result)
+                    taken.add(target.workload.index)
+                node.add_usage(flavor, gpus)
+                reserved.append((node, flavor, gpus))
+                result.blocked[workload.queue] = "quota"
+                changed = True
+        for node, flavor, gpus in reserved:
+            node.remove_usage(flavor, gpus)
+        for name, keys in self.pending.items():
+            if keys and name not in result.blocked:
+                result.blocked[name] = "quota"
+        return changed
+
+    def _head(self, name: str, keys: list[OrderKey]) -> tuple[_Workload, Assignment] | None:
+        strict = self.queues[name].queueing_strategy == "StrictFIFO"
+        for key in keys:
+            workload = self.workloads[key[3]]
+            assignment = self.assign(workload)
+            if strict or assignment.mode not in (NO_FIT, NO_CANDIDATES):
+                if assignment.mode in (NO_FIT, NO_CANDIDATES):
+                    return None
+                return workload, assignment
+        return None
+
+    def assign(self, workload: _Workload) -> Assignment:
+        """Kueue's flavor assignment for one pending workload (``findFlavorForPodSetResource``
+        with ``fitsResourceQuota``)."""
+        queue = self.queues[workload.queue]
+        node = self.tree.cluster_queues[workload.queue]
+        best = Assignment()
+        gpus = workload.gpus
+        for quota in queue.flavors:
+            flavor = quota.flavor
+            if not self.runs_on(workload.index, self.worker_type(flavor)):
+                continue
+            current = self._try_flavor(workload, queue, node, flavor, gpus)
+            if not _try_next(current, queue):
+                return current
+            if _preferred(current, best):
+                best = current
+        return best
+
+    def _try_flavor(
+        self, workload: _Workload, queue: ClusterQueue, node: QuotaNode, flavor: str, gpus: int
+    ) -> Assignment:
+        if gpus > node.potential_available(flavor):
+            return Assignment(NO_FIT, 1 << 30, flavor)
+        borrow = node.borrowing_level(flavor, gpus)
+        if gpus <= max(0, node.available(flavor)):
+            return Assignment(FIT, borrow, flavor)
+        may_reclaim = node.parent is not None and not _fits_at_root(node, flavor, gpus)
+        policy = queue.preemption
+        while_borrowing = policy.borrow_within_cohort != "Never"
+        if node.nominal(flavor) >= gpus or may_reclaim or while_borrowing:
+            preemptor = Preemptor(
+                node, queue, flavor, gpus, workload.priority, workload.order_s, workload.index
+            )
+            targets = find_targets(preemptor, self.admitted)
+            if not targets:
+                return Assignment(NO_CANDIDATES, borrow, flavor)
+            own = all(t.workload.node is node for t in targets)
+            return Assignment(PREEMPT if own else RECLAIM, borrow, flavor, targets)
+        return Assignment(NO_FIT, borrow, flavor)
+
+    def _fits_without(
+        self, node: QuotaNode, flavor: str, gpus: int, targets: list[Target]
+    ) -> bool:
+        for target in targets:
+            target.workload.node.remove_usage(target.workload.flavor, target.workload.gpus)
+        fits = gpus <= max(0, node.available(flavor))
+        for target in targets:
+            target.workload.node.add_usage(target.workload.flavor, target.workload.gpus)
+        return fits
+
+    def _admit(self, workload: _Workload, node: QuotaNode, flavor: str, now_s: float) -> None:
+        self.pending[workload.queue].remove(workload.key)
+        admitted = Admitted(
+            workload.index, node, flavor, workload.gpus, workload.priority, workload.order_s,
+            now_s,
+        )  # fmt: skip
+        node.add_usage(flavor, workload.gpus)
+        self.admitted[node][workload.index] = admitted
+        self.admitted_by_index[workload.index] = admitted
+        self.version += 1
+
+    def _evict(
+        self, target: Target, preemptor: int, now_s: float, free: dict[str, int],
+        result: CycleResult,
+    ) -> None:  # fmt: skip
+        victim = target.workload
+        workload = self.workloads[victim.index]
+        self.release(victim.index)
+        self.workloads[victim.index] = workload
+        free[self.worker_type(victim.flavor)] = (
+            free.get(self.worker_type(victim.flavor), 0) + victim.gpus
+        )
+        insort(self.pending[workload.queue], workload.key)
+        self._clean.pop(workload.queue, None)
+        result.evicted.append((victim.index, target.reason, preemptor))
+
+
+def _fits_at_root(node: QuotaNode, flavor: str, gpus: int) -> bool:
+    """Whether the lowest subtree that holds ``gpus`` more is the root (Kueue's
+    ``FindHeightOfLowestSubtreeThatFits`` second answer, negated)."""
+    if not node.borrowing_with(flavor, gpus):
+        return False
+    remaining = gpus - node.local_available(flavor)
+    for ancestor in node.path_to_root():
+        if not ancestor.borrowing_with(flavor, remaining):
+            return ancestor.parent is None
+        remaining -= ancestor.local_available(flavor)
+    return True
+
+
+def _try_next(assignment: Assignment, queue: ClusterQueue) -> bool:
+    """Kueue's ``shouldTryNextFlavor``."""
+    if assignment.mode in (NO_FIT, NO_CANDIDATES):
+        return True
+    if assignment.mode in (PREEMPT, RECLAIM) and queue.when_can_preempt == "TryNextFlavor":
+        return True
+    return assignment.borrow > 0 and queue.when_can_borrow == "TryNextFlavor"
+
+
+def _preferred(a: Assignment, b: Assignment) -> bool:
+    """Kueue's ``isPreferred`` with its default preference, borrowing over preemption."""
+    if a.mode == NO_FIT:
+        return False
+    if b.mode == NO_FIT:
+        return True
+    if (a.mode == NO_CANDIDATES) != (b.mode == NO_CANDIDATES):
+        return a.mode != NO_CANDIDATES
+    if a.mode != b.mode:
+        return a.mode > b.mode
+    return a.borrow < b.borrow
