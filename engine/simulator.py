@@ -18,6 +18,7 @@ from engine.lease_rounds import LeaseRoundSimulation
 from engine.errors import ConfigError
 from engine.policies.base import get_policy
 from engine.quota.gate import QuotaPolicy
+from engine.quota.results import annotate
 from engine.results import SimulationResult
 from engine.step_time.throughput import ThroughputMatrix
 
@@ -67,8 +68,9 @@ def simulate(
         sim.recorder.keep_segments = record_segments
         sim.log = DecisionLog() if decision_log else None
         result = sim.run(on_progress, should_cancel)
-    if isinstance(sim.policy, QuotaPolicy):  # the per-team columns and usage (engine.quota)
-        result = sim.policy.annotate(result)
+    quota = sim.policy
+    if isinstance(quota, QuotaPolicy):  # the per-team columns and usage (engine.quota)
+        result = annotate(result, quota)
     return result
 
 

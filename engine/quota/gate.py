@@ -8,7 +8,7 @@ and eviction are decided at every arrival and completion (Kueue's scheduler runs
 on rounds). The wrapper is preemptive only when some ClusterQueue may preempt, so a
 configuration without preemption costs what a non-preemptive policy costs.
 
-It also keeps what the per-team results need (:meth:`QuotaPolicy.annotate`): each job's queue,
+It also keeps what the per-team results need (:func:`engine.quota.results.annotate`): each job's queue,
 ClusterQueue, priority and flavor, its wait split into *quota* wait (its ClusterQueue's head did
 not fit the quota: Jeon et al., ATC'19, "fair-share delay") and *placement* wait (the quota fit
 but the worker type had too few free GPUs: their "fragmentation delay"), every eviction with
@@ -17,7 +17,6 @@ Kueue's reason, and each ClusterQueue's GPU usage over time.
 
 from __future__ import annotations
 
-import math
 from typing import ClassVar
 
 import numpy as np
@@ -28,7 +27,6 @@ from engine.errors import ConfigError
 from engine.policies.base import POLICIES, Policy, PolicyContext, SchedulerState
 from engine.quota.admission import CycleResult, QuotaScheduler
 from engine.quota.model import QueueConfig
-from engine.results import SimulationResult
 from engine.state import JobState
 
 
@@ -76,7 +74,6 @@ class QuotaPolicy(Policy):
     ) -> None:
         super().__init__(inner.params, context)
         self.inner = inner
-        self.display_name_ = inner.display_name
         self.switch_cost_s = inner.switch_cost_s
         self.queues = queues
         ordered = jobs.sort_values(["arrival_s", "job_id"], kind="stable")
@@ -191,13 +188,6 @@ class QuotaPolicy(Policy):
                     self._last_usage[key] = gpus
                     self.usage_rows.append((now_s, name, flavor, gpus))
 
-    def annotate(self, result: SimulationResult) -> SimulationResult:
-        """The result with the per-team columns and the ``quota_usage`` table (see
-        :mod:`engine.quota.results`)."""
-        from engine.quota.results import annotate
-
-        return annotate(result, self)
-
 
 class PreemptingQuotaPolicy(QuotaPolicy):
     """:class:`QuotaPolicy` where some ClusterQueue may preempt: it returns the whole
@@ -257,4 +247,4 @@ def _priorities(ordered: pd.DataFrame) -> list[int]:
     return [int(p) for p in ordered["priority"].fillna(0).tolist()]
 
 
-__all__ = ["PreemptingQuotaPolicy", "QuotaPolicy", "quota_policy", "math"]
+__all__ = ["PreemptingQuotaPolicy", "QuotaPolicy", "quota_policy"]
