@@ -3,7 +3,8 @@
 ``<dir>/<key>.parquet`` holds the jobs table; its schema metadata (key ``gpusched``) holds the
 KPIs, the usage (`engine.results.RunResult.usage`), the trace notes and dropped jobs and the
 spec's canonical JSON. A full-record run also has
-``<key>.segments.parquet`` and ``<key>.utilization.parquet``, written first, so the main file's
+``<key>.segments.parquet`` and ``<key>.utilization.parquet``, and a run under queues
+``<key>.quota_usage.parquet`` (:mod:`engine.quota.results`), written first, so the main file's
 presence means the run is complete. Writes are atomic (temporary file, then rename), so an
 interrupted sweep leaves only whole runs behind and a re-run reuses them.
 """
@@ -51,6 +52,10 @@ class ResultStore:
             frame = getattr(result, table)
             if frame is not None:
                 _write(pa.Table.from_pandas(frame, preserve_index=False), self.path(key, table))
+        quota_usage = result.simulation.quota_usage  # under queues only (engine.quota)
+        if quota_usage is not None:
+            _write(pa.Table.from_pandas(quota_usage, preserve_index=False),
+                   self.path(key, "quota_usage"))  # fmt: skip
         meta = {
             "summary": result.simulation.summary,
             "usage": result.usage,
@@ -73,7 +78,7 @@ class ResultStore:
         meta = json.loads(table.schema.metadata[META_KEY])
         extra = {
             name: pq.read_table(self.path(key, name)).to_pandas()
-            for name in ("segments", "utilization")
+            for name in ("segments", "utilization", "quota_usage")
             if self.path(key, name).is_file()
         }
         usage = {k: float(v) for k, v in meta["usage"].items()}
@@ -84,6 +89,7 @@ class ResultStore:
             extra.get("utilization", pd.DataFrame(columns=list(UTILIZATION_COLUMNS))),
             {k: float(v) for k, v in meta["summary"].items()},
             int(usage.get("num_decisions", 0)),
+            quota_usage=extra.get("quota_usage"),
         )
         return RunResult(
             spec, simulation, usage, tuple(meta["notes"]), tuple(meta["dropped_job_ids"])
