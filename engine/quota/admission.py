@@ -17,7 +17,8 @@ queue/cluster_queue.go``); our code. One scheduling cycle:
    flavor is Fit (at a borrowing level), Preempt (targets found), NoCandidates or NoFit;
    ``whenCanBorrow``/``whenCanPreempt`` decide whether to stop at it or try the next, and the
    best is kept (Kueue's default preference: borrowing over preemption).
-3. *Order*: entries that do not borrow first, then higher priority, then earlier arrival.
+3. *Order*: entries that do not borrow first, then higher priority, then earlier arrival; under
+   fair sharing, Kueue's tournament of dominant resource shares (:mod:`engine.quota.fair_sharing`).
 4. *Admit* in that order: a Fit entry is admitted if it still fits (earlier admissions of the
    cycle count) and its worker type has the free GPUs [R: Kueue leaves the placement of pods to
    kube-scheduler; here a workload is admitted when it can be placed, otherwise it waits as a
@@ -30,9 +31,10 @@ Cycles repeat at the same instant until one changes nothing.
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from engine.quota.fair_sharing import Share, fair_targets, tournament_key
 from engine.quota.model import ClusterQueue, QueueConfig
 from engine.quota.preemption import Admitted, Preemptor, Target, find_targets
 from engine.quota.tree import QuotaNode, QuotaTree
@@ -94,6 +96,9 @@ class QuotaScheduler:
 
     def __init__(self, config: QueueConfig, runs_on: Callable[[int, str], bool]) -> None:
         self.tree = QuotaTree(config)
+        self.fair = config.fair_sharing
+        self.weights = {cq.name: cq.fair_weight for cq in config.cluster_queues}
+        self.weights.update({c.name: c.fair_weight for c in config.cohorts})
         self.queues: dict[str, ClusterQueue] = {cq.name: cq for cq in config.cluster_queues}
         self.flavor_types = config.flavor_types()
         self.runs_on = runs_on
@@ -149,11 +154,10 @@ class QuotaScheduler:
             workload, assignment = head
             order = (assignment.borrow, -workload.priority, workload.order_s, workload.index)
             entries.append((order, workload, assignment))
-        entries.sort(key=lambda entry: entry[0])
         changed = False
         reserved: list[tuple[QuotaNode, str, int]] = []
         taken: set[int] = set()
-        for _, workload, assignment in entries:
+        for workload, assignment in self._in_order(entries):
             node = self.tree.cluster_queues[workload.queue]
             flavor, gpus = assignment.flavor, workload.gpus
             if assignment.mode == FIT:
@@ -185,6 +189,29 @@ class QuotaScheduler:
             if keys and name not in result.blocked:
                 result.blocked[name] = "quota"
         return changed
+
+    def _in_order(
+        self, entries: list[tuple[tuple[int, int, float, int], _Workload, Assignment]]
+    ) -> Iterator[tuple[_Workload, Assignment]]:
+        """The cycle's entries in Kueue's order: classical (no borrowing first, priority,
+        arrival), or under fair sharing the tournament, re-run after each admission."""
+        if not self.fair.enabled:
+            for _, workload, assignment in sorted(entries, key=lambda entry: entry[0]):
+                yield workload, assignment
+            return
+        left = list(entries)
+        while left:
+            best = min(range(len(left)), key=lambda i: self._fair_key(left[i]))
+            _, workload, assignment = left.pop(best)
+            yield workload, assignment
+
+    def _fair_key(
+        self, entry: tuple[tuple[int, int, float, int], _Workload, Assignment]
+    ) -> tuple[str, list[tuple[bool, Share]], int, float, int]:
+        _, workload, assignment = entry
+        node = self.tree.cluster_queues[workload.queue]
+        levels = tournament_key(node, assignment.flavor, workload.gpus, self.weights)
+        return (node.root().name, levels, -workload.priority, workload.order_s, workload.index)
 
     def _head(self, name: str, keys: list[OrderKey]) -> tuple[_Workload, Assignment] | None:
         strict = self.queues[name].queueing_strategy == "StrictFIFO"
@@ -225,12 +252,19 @@ class QuotaScheduler:
             return Assignment(FIT, borrow, flavor)
         may_reclaim = node.parent is not None and not _fits_at_root(node, flavor, gpus)
         policy = queue.preemption
-        while_borrowing = policy.borrow_within_cohort != "Never"
+        while_borrowing = policy.borrow_within_cohort != "Never" or (
+            self.fair.enabled and policy.reclaim_within_cohort != "Never"
+        )
         if node.nominal(flavor) >= gpus or may_reclaim or while_borrowing:
             preemptor = Preemptor(
                 node, queue, flavor, gpus, workload.priority, workload.order_s, workload.index
             )
-            targets = find_targets(preemptor, self.admitted)
+            if self.fair.enabled:
+                targets = fair_targets(
+                    preemptor, self.admitted, self.weights, self.fair.preemption_strategies
+                )
+            else:
+                targets = find_targets(preemptor, self.admitted)
             if not targets:
                 return Assignment(NO_CANDIDATES, borrow, flavor)
             own = all(t.workload.node is node for t in targets)

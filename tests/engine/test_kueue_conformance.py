@@ -12,10 +12,12 @@ otherwise; the cluster is one node per GPU type, restore cost 0.
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from engine.errors import ConfigError
-from engine.quota.model import Cohort, FlavorQuota, LocalQueue, QueueConfig
+from engine.quota.model import Cohort, FairSharing, FlavorQuota, LocalQueue, QueueConfig
 from tests.engine.kueue_cases import (
     J,
     config,
@@ -346,3 +348,50 @@ def test_srtf_orders_a_queue_by_remaining_time() -> None:
                       J("short", 2, 1, "a", work_s=100))  # fmt: skip
     assert running_at(run(queues, jobs, V4, policy="srtf"), 1001) == {"short"}
     assert running_at(run(queues, jobs, V4, policy="fifo"), 1001) == {"long"}
+
+
+# --- fair sharing (fair_sharing.md: dominant resource share, preemption strategies) ---------
+
+
+def _fair(*queues: object) -> QueueConfig:
+    return dataclasses.replace(config(*queues), fair_sharing=FairSharing(enabled=True))  # type: ignore[arg-type]
+
+
+def test_fair_sharing_admits_the_queue_of_lower_share_first() -> None:
+    # both would borrow; classically the earlier entry wins, fair sharing takes b (1 GPU
+    # borrowed after admission) before a (2)
+    queues = (cq("a", ("v100", 1), cohort="c"), cq("b", ("v100", 0), cohort="c"),
+              cq("l", ("v100", 3), cohort="c"))  # fmt: skip
+    jobs = jobs_table(J("a0", 0, 2, "a"), J("l0", 0, 1, "l"), J("a1", 10, 1, "a"),
+                      J("b1", 10, 1, "b"))  # fmt: skip
+    assert running_at(run(config(*queues), jobs, V4), 10) == {"a0", "l0", "a1"}
+    assert running_at(run(_fair(*queues), jobs, V4), 10) == {"a0", "l0", "b1"}
+
+
+def test_fair_sharing_reclaims_from_the_borrowing_queue() -> None:
+    queues = _fair(cq("a", ("v100", 2), cohort="c", reclaim="Any"),
+                   cq("b", ("v100", 2), cohort="c"))  # fmt: skip
+    jobs = jobs_table(J("b1", 0, 2, "b"), J("b2", 1, 2, "b"), J("a1", 10, 2, "a"))
+    result = run(queues, jobs, V4)
+    assert evicted_at(result, 10) == {"b2": "InCohortFairSharing"}
+    assert running_at(result, 10) == {"b1", "a1"}
+
+
+def _lender_case(a_gpus: int) -> object:
+    queues = _fair(cq("a", ("v100", 0), cohort="c", reclaim="Any"),
+                   cq("b", ("v100", 0), cohort="c"), cq("l", ("v100", 4), cohort="c"))  # fmt: skip
+    jobs = jobs_table(J("b1", 0, 2, "b"), J("b2", 1, 2, "b"), J("a1", 10, a_gpus, "a"))
+    return run(queues, jobs, V4)
+
+
+def test_fair_preemption_evicts_while_the_preemptor_ends_no_higher_than_the_target() -> None:
+    # a's share with 2 GPUs is 500 (2 x 1000 / 4 lendable); b's after losing b2 is 500 too
+    assert evicted_at(_lender_case(2), 10) == {"b2": "InCohortFairSharing"}  # type: ignore[arg-type]
+
+
+def test_fair_preemption_refuses_to_leave_the_preemptor_above_the_target() -> None:
+    # with 4 GPUs a's share would be 1000: above b's 500 after one eviction (first strategy)
+    # and not below b's 1000 before it (second strategy): nothing is evicted
+    result = _lender_case(4)
+    assert evicted_at(result, 10) == {}  # type: ignore[arg-type]
+    assert running_at(result, 10) == {"b1", "b2"}  # type: ignore[arg-type]
