@@ -74,6 +74,10 @@ class TraceSpec:
         max_jobs: keep only the first N jobs by arrival (None keeps all).
         drop_oversized: drop jobs larger than the cluster (they are counted and reported);
             False rejects such a trace with an error.
+        team_column: a column of the trace file naming each job's team (its Kueue LocalQueue),
+            e.g. ``cluster`` in Philly's CSV or ``vc`` in Helios'; read for any format with a
+            header and set as the jobs' ``queue`` (:mod:`engine.traces.teams`). "" reads none
+            (a canonical CSV's own ``queue`` column needs none).
     """
 
     source: str = "sample:philly_2000.csv"
@@ -82,6 +86,9 @@ class TraceSpec:
     max_jobs: int | None = None
     drop_oversized: bool = False
     synthetic: SyntheticSpec = SyntheticSpec()
+    team_column: str = field(
+        default="", metadata={"help": "Column of the trace file naming each job's team (queue)"}
+    )
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from engine.traces.resolve import (
     trace_rng,
 )
 from engine.traces.rules import MODEL_TO_JOB_TYPE, POLLUX_GPU_HOURS
-from engine.traces.schema import JOB_COLUMNS, JOB_DTYPES
+from engine.traces.schema import JOB_COLUMNS, JOB_DTYPES, OPTIONAL_JOB_COLUMNS, OPTIONAL_JOB_DTYPES
 from engine.traces.synthetic import generate_synthetic
 
 __all__ = [
@@ -43,6 +43,8 @@ __all__ = [
     "JOB_COLUMNS",
     "JOB_DTYPES",
     "MODEL_TO_JOB_TYPE",
+    "OPTIONAL_JOB_COLUMNS",
+    "OPTIONAL_JOB_DTYPES",
     "POLLUX_GPU_HOURS",
     "Loaded",
     "TraceInfo",

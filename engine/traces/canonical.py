@@ -2,9 +2,11 @@
 
 A canonical CSV has a header with the columns of `engine.traces.schema` minus ``source_row``:
 ``job_id, arrival_s, job_type, scale_factor, total_steps`` (required) and ``priority_weight``
-(default 1), ``duration_s`` (blank or absent = unknown) (optional). Job types must be job types of
-the throughput matrix. Arrival times are seconds from the trace start and are kept as they are.
-Any other column is an error, so that a typo is not silently ignored.
+(default 1), ``duration_s`` (blank or absent = unknown), ``queue`` (the team's LocalQueue; blank
+= none) and ``priority`` (a whole number, blank = 0) (optional; the last two are added to the
+jobs table only when present). Job types must be job types of the throughput matrix. Arrival
+times are seconds from the trace start and are kept as they are. Any other column is an error,
+so that a typo is not silently ignored.
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ from engine.errors import TraceError
 from engine.step_time.throughput import ThroughputMatrix
 from engine.traces.reading import number_column, read_csv_text, require_columns, text_column
 from engine.traces.registry import FORMATS, LoadContext, Loaded, TraceFormat, header_columns
-from engine.traces.schema import JOB_COLUMNS
+from engine.traces.schema import JOB_COLUMNS, OPTIONAL_JOB_COLUMNS
 from engine.traces.validate import build_jobs
 
 REQUIRED = ["job_id", "arrival_s", "job_type", "scale_factor", "total_steps"]
-OPTIONAL = ["priority_weight", "duration_s"]
+OPTIONAL = ["priority_weight", "duration_s", "queue", "priority"]
 
 
 def required_canonical_columns() -> list[str]:
@@ -29,7 +31,8 @@ def required_canonical_columns() -> list[str]:
 
 
 def optional_canonical_columns() -> list[str]:
-    """Canonical columns a mapping may provide (defaults: priority 1, duration unknown)."""
+    """Canonical columns a mapping may provide (defaults: priority weight 1, duration unknown;
+    no team columns)."""
     return list(OPTIONAL)
 
 
@@ -48,8 +51,8 @@ def load_canonical(text: str, ctx: LoadContext) -> Loaded:
     unknown = [c for c in raw.columns if c not in REQUIRED + OPTIONAL]
     if unknown:
         raise TraceError(
-            f"unknown column(s) {unknown}; the canonical format has the columns "
-            f"{REQUIRED + OPTIONAL} (the last two optional)",
+            f"unknown column(s) {unknown}; the canonical format has the columns {REQUIRED} "
+            f"and the optional {OPTIONAL}",
             file=ctx.file,
             column=unknown[0],
         )
@@ -111,8 +114,10 @@ def apply_column_mapping(
 
 
 def to_canonical_csv(jobs: pd.DataFrame) -> bytes:
-    """Writes a canonical jobs table as a canonical CSV (floats in round-trip precision)."""
+    """Writes a canonical jobs table as a canonical CSV (floats in round-trip precision), with
+    its team columns when it has them."""
     columns = [c for c in JOB_COLUMNS if c != "source_row"]
+    columns += [c for c in OPTIONAL_JOB_COLUMNS if c in jobs]
     return jobs[columns].to_csv(index=False, lineterminator="\n").encode("utf-8")
 
 
@@ -139,8 +144,18 @@ def _from_strings(
         total_steps=number("total_steps"),
         priority_weight=number("priority_weight") if "priority_weight" in raw else None,
         duration_s=_optional_duration(raw, file, col("duration_s")),
+        queue=[str(v).strip() for v in raw["queue"]] if "queue" in raw else None,
+        priority=_optional_priority(raw, file, col("priority")),
         columns=names,
     )
+
+
+def _optional_priority(raw: pd.DataFrame, file: str, column: str) -> np.ndarray | None:
+    """Kueue's workload priority: any whole number (higher first), blank = 0."""
+    if "priority" not in raw:
+        return None
+    values = raw["priority"].map(lambda v: str(v).strip() or "0")
+    return number_column(values, file, column, integer=True, minimum="")
 
 
 def _optional_duration(raw: pd.DataFrame, file: str, column: str) -> np.ndarray | None:

@@ -73,6 +73,7 @@ FORMATS.register(
         detect=_detect,
         load=load_gavel,
         uses_assumed_worker_type=False,
+        has_header=False,
     ),
 )
 

@@ -79,6 +79,8 @@ class TraceFormat:
     on :attr:`LoadContext.assumed_worker_type` (False for formats that record steps).
     ``measured_speeds``: whether the trace carries its own speeds, measured on
     :attr:`LoadContext.assumed_worker_type` (:attr:`Loaded.throughputs`).
+    ``has_header``: whether the file's first line names its columns (so a team column can be
+    read from it: :mod:`engine.traces.teams`); False for Gavel's headerless ``.trace``.
     """
 
     description: str
@@ -86,6 +88,7 @@ class TraceFormat:
     load: Loader
     uses_assumed_worker_type: bool = True
     measured_speeds: bool = False
+    has_header: bool = True
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ The trace rng is derived from the trace seed on its own stream, so it does not s
 simulator's draws.
 
 Resolution has two steps: :func:`draw_trace` (read, apply the rules of `engine.traces.rules`,
-cut, apply the load what-if) never sees the cluster, so the workload drawn from a trace is the
-same for every GPU mix; :func:`fit_trace` then drops or rejects the jobs larger than the cluster.
+read the team column (:mod:`engine.traces.teams`), cut, apply the load what-if) never sees the
+cluster, so the workload drawn from a trace is the same for every GPU mix; :func:`fit_trace`
+then drops or rejects the jobs larger than the cluster.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from engine.traces.llm_mix import generate_llm_mix, llm_mix_note
 from engine.traces.load import apply_load, load_note
 from engine.traces.registry import Loaded, load_trace
 from engine.traces.synthetic import REFERENCE_WORKER_TYPE, generate_synthetic
+from engine.traces.teams import with_team_column
 
 TRACE_RNG_STREAM = 0x7ACE  # second word of the trace rng's seed: [seed, TRACE_RNG_STREAM]
 NO_LOAD = LoadConfig()  # the default load: no change
@@ -78,18 +80,27 @@ def draw_trace(
             source, read from disk for a sample or path when None; ignored for synthetic.
 
     Raises:
-        TraceError, ConfigError: for a bad source, trace, ``max_jobs`` or load.
+        TraceError, ConfigError: for a bad source, trace, team column, ``max_jobs`` or load.
     """
     rng = trace_rng(seed)
     if spec.source == "synthetic":
+        if spec.team_column:
+            raise TraceError(
+                f"a synthetic trace has no column {spec.team_column!r} to read teams from; "
+                "leave trace.team_column empty",
+                file="synthetic",
+            )
         loaded, file_name = _synthetic(spec, matrix, rng), "synthetic"
+        jobs = loaded.jobs
     else:
         file_name, raw = read_trace_file(spec, file)
         loaded = load_trace(
             raw, file_name, matrix, rng,
             format=spec.format, assumed_worker_type=spec.assumed_worker_type,
         )  # fmt: skip
-    jobs = loaded.jobs
+        jobs = loaded.jobs
+        if spec.team_column:
+            jobs = with_team_column(jobs, raw, file_name, spec.team_column, loaded.format)
     if spec.max_jobs is not None:
         if spec.max_jobs < 1:
             raise TraceError(f"max_jobs must be >= 1, got {spec.max_jobs}", file=file_name)

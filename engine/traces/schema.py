@@ -12,6 +12,15 @@ One row per job, sorted by ``arrival_s`` then ``job_id``:
 | priority_weight | float   | weight (> 0), default 1                                        |
 | duration_s      | float   | duration observed in the trace, NaN when unknown               |
 | source_row      | int     | 1-based data row in the source file, for error messages        |
+
+Two optional columns follow, present only when the trace gives teams (a canonical CSV's ``queue``
+or ``priority`` column, or ``TraceSpec.team_column``); without them the table is exactly the
+columns above:
+
+| column          | dtype   | meaning                                                        |
+|-----------------|---------|----------------------------------------------------------------|
+| queue           | str     | the job's team: a Kueue LocalQueue name ("" names none)        |
+| priority        | int     | Kueue's workload priority, higher first (default 0)            |
 """
 
 from __future__ import annotations
@@ -38,3 +47,7 @@ JOB_DTYPES: dict[str, str] = {
     "duration_s": "float64",
     "source_row": "int64",
 }
+
+# Optional columns (teams and quotas, `engine.quota`): added after the columns above, in this order.
+OPTIONAL_JOB_COLUMNS: tuple[str, ...] = ("queue", "priority")
+OPTIONAL_JOB_DTYPES: dict[str, str] = {"queue": "str", "priority": "int64"}

@@ -15,7 +15,12 @@ import pandas as pd
 
 from engine.errors import TraceError
 from engine.step_time.throughput import ThroughputMatrix
-from engine.traces.schema import JOB_COLUMNS, JOB_DTYPES
+from engine.traces.schema import (
+    JOB_COLUMNS,
+    JOB_DTYPES,
+    OPTIONAL_JOB_COLUMNS,
+    OPTIONAL_JOB_DTYPES,
+)
 
 
 def build_jobs(
@@ -30,6 +35,8 @@ def build_jobs(
     priority_weight: np.ndarray | None = None,
     duration_s: np.ndarray | None = None,
     source_row: np.ndarray | None = None,
+    queue: Sequence[str] | None = None,
+    priority: np.ndarray | None = None,
     columns: dict[str, str] | None = None,
 ) -> pd.DataFrame:
     """Builds the canonical jobs table from per-job arrays of equal length n.
@@ -38,10 +45,12 @@ def build_jobs(
         file: file name for error messages.
         columns: canonical column -> the source file's column name, for error messages.
         priority_weight, duration_s, source_row: default 1.0, NaN and 1..n.
+        queue, priority: the optional team columns (`engine.traces.schema`), added only when
+            given (a priority without queues puts every job in queue "").
 
     Returns:
-        A frame with exactly ``JOB_COLUMNS`` and ``JOB_DTYPES``, sorted by arrival_s then job_id,
-        index 0..n-1.
+        A frame with exactly ``JOB_COLUMNS`` and ``JOB_DTYPES`` (then ``queue`` and
+        ``priority`` when given), sorted by arrival_s then job_id, index 0..n-1.
 
     Raises:
         TraceError: for an empty table, a duplicated id, an unknown job type, a non-positive
@@ -61,8 +70,24 @@ def build_jobs(
         },
         columns=list(JOB_COLUMNS),
     ).astype(JOB_DTYPES)
+    if queue is not None or priority is not None:
+        frame = with_teams(frame, [""] * n if queue is None else queue, priority)
     _check_table(frame, file, matrix, columns or {})
     return sort_jobs(frame)
+
+
+def with_teams(
+    jobs: pd.DataFrame, queue: Sequence[str], priority: np.ndarray | None = None
+) -> pd.DataFrame:
+    """``jobs`` with the optional columns ``queue`` and ``priority`` set, last, in the order
+    and dtypes of ``OPTIONAL_JOB_COLUMNS``; values aligned with the rows of ``jobs``. A missing
+    ``priority`` keeps the table's own, else 0."""
+    if priority is None:
+        kept = jobs["priority"].to_numpy() if "priority" in jobs else None
+        priority = np.zeros(len(jobs), np.int64) if kept is None else kept
+    out = jobs.drop(columns=[c for c in OPTIONAL_JOB_COLUMNS if c in jobs])
+    out = out.assign(queue=list(queue), priority=priority)
+    return out.astype(OPTIONAL_JOB_DTYPES)
 
 
 def sort_jobs(frame: pd.DataFrame) -> pd.DataFrame:
