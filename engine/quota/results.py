@@ -56,7 +56,7 @@ def annotate(result: SimulationResult, gate: QuotaPolicy) -> SimulationResult:
     jobs["queue"] = [gate.local_queue[i] for i in rows]
     jobs["cluster_queue"] = [gate.cluster_queue[i] for i in rows]
     jobs["priority"] = np.asarray([gate.priority[i] for i in rows], dtype=np.int64)
-    jobs["flavor"] = [gate.flavor.get(i, "") for i in rows]
+    jobs["flavor"] = [gate.flavor.get(int(i), "") for i in rows]
     jobs["quota_wait_s"] = gate.quota_wait_s[rows]
     jobs["placement_wait_s"] = gate.placement_wait_s[rows]
     counts = {column: np.zeros(len(gate.job_ids), dtype=np.int64)
@@ -173,8 +173,10 @@ def _borrow_lend_gpu_h(
     by_time = {t: g for t, g in table.groupby("time_s", sort=True)}
     for t, t_next in zip(times, times[1:], strict=False):
         if t in by_time:
-            for row in by_time[t].itertuples(index=False):
-                state[(row.cluster_queue, row.worker_type)] = int(row.gpus)
+            at_t = by_time[t]
+            for cq, wt, gpus in zip(at_t["cluster_queue"], at_t["worker_type"], at_t["gpus"],
+                                    strict=True):  # fmt: skip
+                state[(str(cq), str(wt))] = int(gpus)
         span_h = max(0.0, min(t_next, end_s) - t) / 3600.0
         if span_h <= 0:
             continue
