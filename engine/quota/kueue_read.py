@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.quota.model import (
     FAIR_SHARING_STRATEGIES,
@@ -80,10 +79,16 @@ class Reading:
         }
         reader = readers.get(obj.kind)
         if reader is None:
-            hint = (" (the manager's Configuration goes in on its own, not inside its ConfigMap)"
-                    if obj.kind == "ConfigMap" else "")  # fmt: skip
-            raise fields.error("kind", f"{obj.kind!r} is not a Kueue object read here; known "
-                               f"kinds: {', '.join((*_KINDS, 'Configuration'))}{hint}")  # fmt: skip
+            hint = (
+                " (the manager's Configuration goes in on its own, not inside its ConfigMap)"
+                if obj.kind == "ConfigMap"
+                else ""
+            )
+            raise fields.error(
+                "kind",
+                f"{obj.kind!r} is not a Kueue object read here; known "
+                f"kinds: {', '.join((*_KINDS, 'Configuration'))}{hint}",
+            )
         version = _version(obj, "kueue.x-k8s.io", fields)
         fields.mapping("metadata").text("name")
         reader(obj, fields, version)
@@ -129,9 +134,18 @@ class Reading:
         borrow = fungibility.text("whenCanBorrow", "MayStopSearch")
         preempt = fungibility.text("whenCanPreempt", "TryNextFlavor")
         self._skipped(obj, fungibility, ("preference",))
-        self._skipped(obj, spec, ("admissionChecks", "admissionChecksStrategy", "stopPolicy",
-                                  "admissionScope", "concurrentAdmissionPolicy",
-                                  "namespaceSelector"))  # fmt: skip
+        self._skipped(
+            obj,
+            spec,
+            (
+                "admissionChecks",
+                "admissionChecksStrategy",
+                "stopPolicy",
+                "admissionScope",
+                "concurrentAdmissionPolicy",
+                "namespaceSelector",
+            ),
+        )
         self.cluster_queues.append(
             ClusterQueue(
                 name=obj.name,
@@ -159,19 +173,26 @@ class Reading:
 
     def _configuration(self, obj: KubeObject, fields: Fields, version: str) -> None:
         if fields.raw("fairSharing") is None and fields.raw("admissionFairSharing") is None:
-            self.notes.append(f"skipped {obj.where}: a Configuration without fairSharing or "
-                              "admissionFairSharing")  # fmt: skip
+            self.notes.append(
+                f"skipped {obj.where}: a Configuration without fairSharing or admissionFairSharing"
+            )
             return
         if self.fair_sharing is not None:
             raise fields.error("kind", "a second Configuration with fair sharing; give one")
         fair = fields.mapping("fairSharing")
-        fair.only(("enable", "preemptionStrategies") if version == "v1beta1"
-                  else ("preemptionStrategies",))  # fmt: skip
+        fair.only(
+            ("enable", "preemptionStrategies")
+            if version == "v1beta1"
+            else ("preemptionStrategies",)
+        )
         if version == "v1beta1" and fair.raw("enable") not in (None, True, False):
             raise fair.error("enable", f"must be true or false, got {fair.raw('enable')!r}")
         # v1beta1 says enable; in v1beta2 the section's presence turns fair sharing on
-        enabled = (fair.raw("enable") is True if version == "v1beta1"
-                   else fields.raw("fairSharing") is not None)  # fmt: skip
+        enabled = (
+            fair.raw("enable") is True
+            if version == "v1beta1"
+            else fields.raw("fairSharing") is not None
+        )
         strategies = tuple(fair.strings("preemptionStrategies")) or FAIR_SHARING_STRATEGIES
         admission = fields.mapping("admissionFairSharing")
         admission.only(("usageHalfLifeTime", "usageSamplingInterval", "resourceWeights"))
@@ -201,8 +222,10 @@ class Reading:
             if gpus:
                 gpu_group = (group, gpus[0])
         if other:
-            self.notes.append(f"{obj.where}: skipped the resources {sorted(other)} (only GPUs, "
-                              f"{' or '.join(GPU_RESOURCES)}, are modelled)")  # fmt: skip
+            self.notes.append(
+                f"{obj.where}: skipped the resources {sorted(other)} (only GPUs, "
+                f"{' or '.join(GPU_RESOURCES)}, are modelled)"
+            )
         return () if gpu_group is None else _group_quotas(*gpu_group)
 
     def _skipped(self, obj: KubeObject, fields: Fields, names: tuple[str, ...]) -> None:
@@ -218,9 +241,11 @@ class Reading:
         for owner, quotas in owners:
             for quota in quotas:
                 if quota.flavor not in declared and quota.flavor not in notes:
-                    notes[quota.flavor] = (f"flavor {quota.flavor!r} of {owner} has no "
-                                           "ResourceFlavor; it stands for the worker type of "
-                                           "its own name")  # fmt: skip
+                    notes[quota.flavor] = (
+                        f"flavor {quota.flavor!r} of {owner} has no "
+                        "ResourceFlavor; it stands for the worker type of "
+                        "its own name"
+                    )
         return list(notes.values())
 
 
@@ -248,10 +273,14 @@ def flavor_worker_type(
     ]
     if matches:
         _, _, chosen, key = max(matches)
-        return chosen, (f"flavor {name!r} maps to worker type {chosen!r} through nodeLabels "
-                        f"{key}: {labels[key]!r}")  # fmt: skip
-    return "", (f"flavor {name!r} matches no worker type of the cluster ({list(worker_types)}) "
-                "by name or nodeLabels; it stands for a worker type of its own name")  # fmt: skip
+        return chosen, (
+            f"flavor {name!r} maps to worker type {chosen!r} through nodeLabels "
+            f"{key}: {labels[key]!r}"
+        )
+    return "", (
+        f"flavor {name!r} matches no worker type of the cluster ({list(worker_types)}) "
+        "by name or nodeLabels; it stands for a worker type of its own name"
+    )
 
 
 def _same_name(name: str, worker_types: tuple[str, ...]) -> str:
@@ -263,8 +292,10 @@ def _same_name(name: str, worker_types: tuple[str, ...]) -> str:
 def _version(obj: KubeObject, group: str, fields: Fields) -> str:
     prefix, _, version = obj.api_version.partition("/")
     if prefix != group or version not in _CQ_SPEC_BY_VERSION:
-        raise fields.error("apiVersion", f"{obj.kind} must be {group}/v1beta1 or "
-                           f"{group}/v1beta2, got {obj.api_version!r}")  # fmt: skip
+        raise fields.error(
+            "apiVersion",
+            f"{obj.kind} must be {group}/v1beta1 or {group}/v1beta2, got {obj.api_version!r}",
+        )
     return version
 
 
@@ -282,12 +313,14 @@ def _group_quotas(group: Fields, gpu: str) -> tuple[FlavorQuota, ...]:
         if not found:
             raise flavor.error("resources", f"lists no {gpu}, which its resource group covers")
         resource = found[0]
-        quotas.append(FlavorQuota(
-            flavor.text("name"),
-            _gpus(resource, "nominalQuota") or 0,
-            _gpus(resource, "borrowingLimit"),
-            _gpus(resource, "lendingLimit"),
-        ))  # fmt: skip
+        quotas.append(
+            FlavorQuota(
+                flavor.text("name"),
+                _gpus(resource, "nominalQuota") or 0,
+                _gpus(resource, "borrowingLimit"),
+                _gpus(resource, "lendingLimit"),
+            )
+        )
     return tuple(quotas)
 
 
@@ -296,8 +329,7 @@ def _gpus(resource: Fields, key: str) -> int | None:
     if quantity is None:
         return None
     if quantity < 0 or quantity.denominator != 1:
-        raise resource.error(key, f"must be a whole number of GPUs >= 0, got "
-                             f"{resource.raw(key)!r}")  # fmt: skip
+        raise resource.error(key, f"must be a whole number of GPUs >= 0, got {resource.raw(key)!r}")
     return int(quantity)
 
 
@@ -312,11 +344,11 @@ def _preemption(preemption: Fields) -> Preemption:
     preemption.only(("withinClusterQueue", "reclaimWithinCohort", "borrowWithinCohort"))
     borrow = preemption.mapping("borrowWithinCohort")
     borrow.only(("policy", "maxPriorityThreshold"))
-    threshold: Any = borrow.raw("maxPriorityThreshold")
+    key = "maxPriorityThreshold"
+    threshold = None if borrow.raw(key) is None else borrow.integer(key)
     return Preemption(
         within_cluster_queue=preemption.text("withinClusterQueue", "Never"),
         reclaim_within_cohort=preemption.text("reclaimWithinCohort", "Never"),
         borrow_within_cohort=borrow.text("policy", "Never"),
-        max_priority_threshold=None if threshold is None
-        else borrow.integer("maxPriorityThreshold"),
-    )  # fmt: skip
+        max_priority_threshold=threshold,
+    )

@@ -160,11 +160,13 @@ def _cluster_queue(group: str, cq: ClusterQueue, api_version: str) -> dict[str, 
         spec["resourceGroups"] = _resource_groups(cq.flavors)
     old = api_version == "v1beta1"
     spec["flavorFungibility"] = {
-        "whenCanBorrow": "Borrow" if old and cq.when_can_borrow == "MayStopSearch"
+        "whenCanBorrow": "Borrow"
+        if old and cq.when_can_borrow == "MayStopSearch"
         else cq.when_can_borrow,
-        "whenCanPreempt": "Preempt" if old and cq.when_can_preempt == "MayStopSearch"
+        "whenCanPreempt": "Preempt"
+        if old and cq.when_can_preempt == "MayStopSearch"
         else cq.when_can_preempt,
-    }  # fmt: skip
+    }
     p = cq.preemption
     borrow: dict[str, Any] = {"policy": p.borrow_within_cohort}
     if p.max_priority_threshold is not None:

@@ -52,7 +52,7 @@ class _GuardedLoader(yaml.SafeLoader):
         super().__init__(stream)
         self._depth = 0
 
-    def compose_node(self, parent: Any, index: Any) -> Any:  # noqa: ANN401  (PyYAML's hook)
+    def compose_node(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise _Refused(
@@ -199,7 +199,7 @@ class Fields:
             if key not in allowed:
                 raise self.error(str(key), f"unknown field; allowed here: {sorted(allowed)}")
 
-    def raw(self, key: str) -> Any:  # noqa: ANN401  (whatever YAML holds)
+    def raw(self, key: str) -> Any:
         """The value as loaded (None when absent)."""
         return self.data.get(key)
 

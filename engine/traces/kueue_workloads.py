@@ -94,9 +94,13 @@ def load_kueue_workloads(text: str, ctx: LoadContext) -> Loaded:
         duration_s=duration_s,
         queue=[w.queue for w in workloads],
         priority=np.array([w.priority for w in workloads], dtype=np.int64),
-        columns={"job_id": "metadata.name", "arrival_s": "metadata.creationTimestamp",
-                 "scale_factor": "spec.podSets", "duration_s": "status.conditions"},
-    )  # fmt: skip
+        columns={
+            "job_id": "metadata.name",
+            "arrival_s": "metadata.creationTimestamp",
+            "scale_factor": "spec.podSets",
+            "duration_s": "status.conditions",
+        },
+    )
     notes = [
         rules.assumed_type_note("Kueue Workloads", ctx.assumed_worker_type),
         rules.drawn_types_note("Kueue Workloads", ctx.matrix, ctx.assumed_worker_type),
@@ -104,8 +108,10 @@ def load_kueue_workloads(text: str, ctx: LoadContext) -> Loaded:
     classes = Counter(w.priority_class for w in workloads if w.priority_class)
     if classes:
         named = ", ".join(f"{name}: {count}" for name, count in sorted(classes.items()))
-        notes.append(f"{sum(classes.values())} Workload(s) name a priority class ({named}); "
-                     "their spec.priority is the priority used")  # fmt: skip
+        notes.append(
+            f"{sum(classes.values())} Workload(s) name a priority class ({named}); "
+            "their spec.priority is the priority used"
+        )
     return Loaded(jobs, tuple(notes))
 
 
@@ -118,11 +124,14 @@ def read_workload(obj: KubeObject, fail: Fail) -> Workload:
     job_id = f"{obj.namespace or 'default'}/{obj.name}"
     fields = Fields(obj.body, f"Workload {job_id!r} ({obj.label})", "", fail)
     if obj.kind != "Workload":
-        raise fail(f"{obj.where} is a {obj.kind or 'object without kind'}, not a Workload; "
-                   "this format reads `kubectl get workloads -A -o yaml`")  # fmt: skip
+        raise fail(
+            f"{obj.where} is a {obj.kind or 'object without kind'}, not a Workload; "
+            "this format reads `kubectl get workloads -A -o yaml`"
+        )
     if obj.api_version not in API_VERSIONS:
-        raise fields.error("apiVersion", f"must be kueue.x-k8s.io/v1beta1 or v1beta2, got "
-                           f"{obj.api_version!r}")  # fmt: skip
+        raise fields.error(
+            "apiVersion", f"must be kueue.x-k8s.io/v1beta1 or v1beta2, got {obj.api_version!r}"
+        )
     metadata = fields.mapping("metadata")
     metadata.text("name")
     spec = fields.mapping("spec")
@@ -146,8 +155,9 @@ def _time(fields: Fields, key: str) -> float:
         try:
             value = datetime.fromisoformat(value.strip())
         except ValueError:
-            raise fields.error(key, f"{value!r} is not an RFC 3339 time such as "
-                               "2025-01-31T09:30:00Z") from None  # fmt: skip
+            raise fields.error(
+                key, f"{value!r} is not an RFC 3339 time such as 2025-01-31T09:30:00Z"
+            ) from None
     if not isinstance(value, datetime):
         raise fields.error(key, f"must be an RFC 3339 time, got {value!r}")
     return (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
@@ -178,8 +188,9 @@ def _container_gpus(container: Fields) -> int:
             if quantity is None:
                 continue
             if quantity < 0 or quantity.denominator != 1:
-                raise amounts.error(name, f"must be a whole number of GPUs >= 0, got "
-                                    f"{amounts.raw(name)!r}")  # fmt: skip
+                raise amounts.error(
+                    name, f"must be a whole number of GPUs >= 0, got {amounts.raw(name)!r}"
+                )
             return int(quantity)
     return 0
 
@@ -192,21 +203,30 @@ def _duration(status: Fields) -> float:
         if kind in ("Admitted", "QuotaReserved", "Finished") and condition.raw("status") == "True":
             times[kind] = _time(condition, "lastTransitionTime")
     if "Finished" not in times:
-        raise status.error("conditions", "the Workload has not finished (no Finished condition "
-                           "with status True), so its run time is unknown; export finished "
-                           "Workloads only")  # fmt: skip
+        raise status.error(
+            "conditions",
+            "the Workload has not finished (no Finished condition "
+            "with status True), so its run time is unknown; export finished "
+            "Workloads only",
+        )
     start = times.get("Admitted", times.get("QuotaReserved"))
     if start is None:
-        raise status.error("conditions", "the Workload finished without an Admitted or "
-                           "QuotaReserved condition with status True, so its run time is "
-                           "unknown")  # fmt: skip
+        raise status.error(
+            "conditions",
+            "the Workload finished without an Admitted or "
+            "QuotaReserved condition with status True, so its run time is "
+            "unknown",
+        )
     earlier = 0
     for key in ("accumulatedPastExecutionTimeSeconds", "accumulatedPastExexcutionTimeSeconds"):
         earlier += status.integer(key, 0)
     duration_s = times["Finished"] - start + earlier
     if duration_s <= 0:
-        raise status.error("conditions", f"the Finished condition is not after the admission "
-                           f"(run time {duration_s:g} s); a job of the trace must run")  # fmt: skip
+        raise status.error(
+            "conditions",
+            f"the Finished condition is not after the admission "
+            f"(run time {duration_s:g} s); a job of the trace must run",
+        )
     return duration_s
 
 
