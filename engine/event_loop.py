@@ -140,6 +140,7 @@ class Simulation:
         self.faults: FaultHandling | None = None
         self.next_fault_s = math.inf
         self.stopped: list[JobState] = []
+        self.completed: list[JobState] = []  # since the policy's last decision
         if config.failures.enabled:
             faults = FaultHandling(config, self.layout, self.cluster, self.jobs, self.restore_s)
             self.faults, self.next_fault_s = faults, faults.model.next_s
@@ -221,6 +222,7 @@ class Simulation:
         self.area_at_end[job.index] = self.area
         self._release(job, "completed")
         del self.running[job.index]
+        self.completed.append(job)
         if self.log:
             self.log.event(self.now_s, job, "completed", "", self.num_decisions)
 
@@ -321,6 +323,9 @@ class Simulation:
         if self.stopped:
             state = state._replace(stopped=tuple(self.stopped))
             self.stopped = []
+        if self.completed:
+            state = state._replace(completed=tuple(self.completed))
+            self.completed = []
         started = perf_counter()
         answer = self.policy.allocate(state)
         self.decision_time_s += perf_counter() - started

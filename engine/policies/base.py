@@ -154,6 +154,8 @@ class SchedulerState(NamedTuple):
         stopped: jobs a failed node stopped since the policy's previous call (all are in
             ``waiting``; :mod:`engine.faults`), for policies that keep their own books of
             running jobs; empty when the scenario has no failures.
+        completed: jobs that completed since the policy's previous call, for policies that
+            keep their own books of running jobs (the quota layer's usage, :mod:`engine.quota`).
     """
 
     now_s: float
@@ -165,6 +167,7 @@ class SchedulerState(NamedTuple):
     arrived: Sequence[JobState] = ()
     node_free_gpus: Sequence[int] = ()
     stopped: Sequence[JobState] = ()
+    completed: Sequence[JobState] = ()
 
     def active(self) -> list[JobState]:
         """Waiting and running jobs, sorted by arrival then job index."""

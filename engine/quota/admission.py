@@ -124,7 +124,12 @@ class QuotaScheduler:
         self.admitted_by_index: dict[int, Admitted] = {}
         self.touched: set[str] = set()  # queues whose usage changed since the caller cleared it
         self.version = 0  # bumped at every change of usage
-        self.freed = 0  # bumped at every release of usage
+        # GPUs released so far per (root of the cohort tree, flavor): a queue that needs no scan
+        # and had no head stays so until the releases in its tree could make room for its
+        # smallest job of some flavor (a release of g GPUs adds at most g to any queue's
+        # available GPUs of that flavor; admissions only take room)
+        self.released: dict[tuple[str, str], int] = {}
+        self._parked: dict[str, list[tuple[tuple[str, str], int, int]]] = {}
         # queue -> the counter at which it had no head: a queue that needs no scan can only
         # gain a head when usage is released (admissions only take room), others at any change
         self._clean: dict[str, int] = {}
@@ -148,6 +153,7 @@ class QuotaScheduler:
             group = self._group_of[workload.index] = (workload.gpus, runs)
         insort(self.groups[name].setdefault(group, []), key)
         self._clean.pop(name, None)
+        self._parked.pop(name, None)
 
     def _unqueue(self, workload: _Workload) -> None:
         name, key = workload.queue, workload.key
@@ -156,9 +162,39 @@ class QuotaScheduler:
         group = self.groups[name][self._group_of[workload.index]]
         del group[bisect_left(group, key)]
         self._clean.pop(name, None)
+        self._parked.pop(name, None)
 
-    def _counter(self, name: str) -> int:
-        return self.version if self._scans[name] else self.freed
+    def _still_clean(self, name: str) -> bool:
+        """Whether queue ``name`` still has no head without looking at its workloads."""
+        if self._scans[name]:
+            return self._clean.get(name) == self.version
+        parked = self._parked.get(name)
+        if parked is None:
+            return False
+        released = self.released
+        for key, room_needed, seen in parked:
+            if released.get(key, 0) - seen >= room_needed:
+                return False
+        return True
+
+    def _park(self, name: str, available: dict[str, int]) -> None:
+        """Notes, for a queue without a head, the GPUs each flavor would need to gain."""
+        node = self.tree.cluster_queues[name]
+        root = node.root().name
+        need: dict[str, int] = {}
+        for (gpus, flavors), keys in self.groups[name].items():
+            if keys:
+                for flavor in flavors:
+                    if gpus < need.get(flavor, 1 << 30):
+                        need[flavor] = gpus
+        parked = []
+        for flavor, gpus in need.items():
+            room = available.get(flavor)
+            if room is None:
+                room = node.available(flavor)
+            key = (root, flavor)
+            parked.append((key, gpus - room, self.released.get(key, 0)))
+        self._parked[name] = parked
 
     def _must_scan(self, queue: ClusterQueue) -> bool:
         """Whether a BestEffortFIFO head needs Kueue's full flavor assignment per workload
@@ -174,7 +210,8 @@ class QuotaScheduler:
         self.touched.add(workload.node.name)
         self.workloads.pop(index, None)
         self.version += 1
-        self.freed += 1
+        key = (workload.node.root().name, workload.flavor)
+        self.released[key] = self.released.get(key, 0) + workload.gpus
 
     def schedule(self, now_s: float, free_gpus: dict[str, int]) -> CycleResult:
         """Runs cycles at ``now_s`` until one changes nothing; ``free_gpus`` (worker type ->
@@ -189,13 +226,13 @@ class QuotaScheduler:
         entries: list[tuple[tuple[int, int, float, int], _Workload, Assignment]] = []
         result.blocked = {}
         for name, keys in self.pending.items():
-            if not keys or self._clean.get(name) == self._counter(name):
+            if not keys or self._still_clean(name):
                 if keys:
                     result.blocked[name] = "quota"
                 continue
             head = self._head(name, keys)
             if head is None:
-                self._clean[name] = self._counter(name)
+                self._clean[name] = self.version
                 result.blocked[name] = "quota"
                 continue
             workload, assignment = head
@@ -263,11 +300,12 @@ class QuotaScheduler:
     def _head(self, name: str, keys: list[OrderKey]) -> tuple[_Workload, Assignment] | None:
         strict = self.queues[name].queueing_strategy == "StrictFIFO"
         if not strict and not self._scans[name]:
-            found = self._first_fitting(name)
-            if found is None:
+            key, available = self._first_fitting(name)
+            if key is None:
+                self._park(name, available)
                 return None
-            workload = self.workloads[found[0][3]]
-            return workload, self._fit(workload, found[1])
+            workload = self.workloads[key[3]]
+            return workload, self._fit(workload, available)
         for key in keys:
             workload = self.workloads[key[3]]
             assignment = self.assign(workload)
@@ -298,7 +336,7 @@ class QuotaScheduler:
                 best = Assignment(FIT, borrow, flavor)
         return best
 
-    def _first_fitting(self, name: str) -> tuple[OrderKey, dict[str, int]] | None:
+    def _first_fitting(self, name: str) -> tuple[OrderKey | None, dict[str, int]]:
         """The first pending key of ``name`` whose GPUs fit some flavor it runs on, and the
         flavors' available GPUs it read."""
         node = self.tree.cluster_queues[name]
@@ -314,7 +352,7 @@ class QuotaScheduler:
                 if gpus <= room:
                     best = keys[0]
                     break
-        return None if best is None else (best, available)
+        return best, available
 
     def assign(self, workload: _Workload) -> Assignment:
         """Kueue's flavor assignment for one pending workload (``findFlavorForPodSetResource``

@@ -122,8 +122,10 @@ class QuotaPolicy(Policy):
 
     def allocate(self, state: SchedulerState) -> Allocation:
         self._advance_clock(state.now_s)
-        if len(self.scheduler.admitted_by_index) > len(state.running):
-            self._release_finished(state)
+        for job in state.completed:
+            if job.index in self.scheduler.admitted_by_index:
+                self.scheduler.release(job.index)
+                self.grants.pop(job.index, None)
         for job in state.arrived:
             self._jobs[job.index] = job
             self._runs_on[job.index] = job.steps_per_s
@@ -160,18 +162,6 @@ class QuotaPolicy(Policy):
         self.scheduler.submit(job.index, queue, job.scale_factor, self.priority[job.index],
                               self._order_key(job.index))  # fmt: skip
         self._entered_clock[job.index] = self._clock.get(queue, (0.0, 0.0))
-
-    def _release_finished(self, state: SchedulerState) -> None:
-        jobs, left = self._jobs, len(self.scheduler.admitted_by_index) - len(state.running)
-        done = []
-        for index in self.scheduler.admitted_by_index:  # until the finished ones are found
-            if jobs[index].completion_s is not None:
-                done.append(index)
-                if len(done) == left:
-                    break
-        for index in done:
-            self.scheduler.release(index)
-            self.grants.pop(index, None)
 
     def _advance_clock(self, now_s: float) -> None:
         """Adds the time since the last decision to each blocked queue's clock."""
