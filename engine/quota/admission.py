@@ -172,10 +172,7 @@ class QuotaScheduler:
         if parked is None:
             return False
         released = self.released
-        for key, room_needed, seen in parked:
-            if released.get(key, 0) - seen >= room_needed:
-                return False
-        return True
+        return all(released.get(key, 0) - seen < room for key, room, seen in parked)
 
     def _park(self, name: str, available: dict[str, int]) -> None:
         """Notes, for a queue without a head, the GPUs each flavor would need to gain."""
