@@ -24,7 +24,9 @@ from engine.errors import ConfigError
 
 
 def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or value == ""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return (isinstance(value, float) and math.isnan(value)) or value == ""
 
 
 def _cell(row: pd.Series, column: str, kind: type, where: str) -> Any:

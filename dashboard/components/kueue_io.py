@@ -1,0 +1,76 @@
+"""A Kueue YAML in and out of the Teams page (:mod:`engine.quota.kueue_yaml` reads and writes it).
+
+An uploaded YAML is untrusted: at most :data:`MAX_YAML_MB` MB (the uploader refuses more), read
+by the engine with its own size and depth limits; a document it refuses is named in one message
+under the uploader and the scenario keeps its queues.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard.components.team_setup import TEAMS_FLASH, set_queues
+from dashboard.state import current
+from engine.errors import EngineError
+from engine.quota.model import QueueConfig
+
+MAX_YAML_MB = 1
+MISSING = (
+    "Kueue YAML upload and download need engine/quota/kueue_yaml.py, which this build does "
+    "not have yet; edit the tables instead."
+)
+
+
+def _yaml_module():  # noqa: ANN202 - the module, or None before it lands
+    try:
+        from engine.quota import kueue_yaml
+    except ImportError:
+        return None
+    return kueue_yaml
+
+
+def _on_upload() -> None:
+    s = st.session_state
+    file = s.get("kueue_file")
+    module = _yaml_module()
+    if file is None:
+        return
+    if module is None:
+        s[TEAMS_FLASH] = ("error", MISSING)
+        return
+    text = file.getvalue().decode("utf-8", errors="replace")
+    try:
+        queues, notes = module.read_kueue_yaml(
+            text, list(current().cluster.capacity()), file=file.name
+        )
+    except EngineError as exc:
+        s[TEAMS_FLASH] = ("error", f"{file.name}: {exc}")
+        return
+    set_queues(queues)
+    message = f"Loaded {len(queues.cluster_queues)} ClusterQueues from {file.name}."
+    s[TEAMS_FLASH] = ("success", " ".join([message, *notes]))
+
+
+def render_kueue_io(queues: QueueConfig) -> None:
+    """Upload a Kueue YAML (replacing the queues); download the queues as one."""
+    module = _yaml_module()
+    left, right = st.columns(2)
+    left.file_uploader(
+        "Load a Kueue YAML", type=["yaml", "yml"], key="kueue_file", on_change=_on_upload,
+        max_upload_size=MAX_YAML_MB,
+        help="ResourceFlavors, ClusterQueues, Cohorts, LocalQueues and WorkloadPriorityClasses "
+        "(kueue.x-k8s.io v1beta1 or v1beta2); a flavor's nodeLabels name the GPU type. "
+        "Replaces the tables below.",
+    )  # fmt: skip
+    if module is None:
+        right.caption(MISSING)
+        return
+    try:
+        text = module.write_kueue_yaml(queues)
+    except EngineError as exc:
+        right.error(str(exc))
+        return
+    right.download_button(
+        "Download Kueue YAML", text, file_name="kueue.yaml", mime="application/yaml",
+        icon=":material/download:", help="Apply it to a cluster with kubectl, or load it again.",
+    )  # fmt: skip
