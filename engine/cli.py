@@ -30,6 +30,8 @@ from engine.sources import Origin
 from engine.study import cli as study_cli
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from engine.results import ComparisonResult
 
 TABLES = ("jobs", "segments", "utilization")
@@ -51,6 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--preset", choices=sorted(PRESETS), help="apply a preset's rules to the scenario first"
     )
+    run.add_argument(
+        "--queues", type=Path,
+        help="Kueue YAML (ClusterQueue, Cohort, LocalQueue, ResourceFlavor, "
+        "WorkloadPriorityClass, Configuration): teams' queues and quotas; jobs name their "
+        "LocalQueue in the trace's queue column",
+    )  # fmt: skip
     sub.add_parser("example", help="print the default scenario JSON")
     sub.add_parser("policies", help="list registered policies and their parameters")
     sub.add_parser("presets", help="list the scenario presets (for --preset and studies)")
@@ -75,19 +83,24 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command in ("sweep", "plan"):
             study_cli.run_command(args)
         else:
-            _run(args.scenario, args.out, args.trace, args.format, args.preset)
+            _run(args.scenario, args.out, args.trace, args.format, args.preset, args.queues)
     except (EngineError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0
 
 
-def _run(scenario: Path, out: Path, trace: Path | None, fmt: str, preset: str | None) -> None:
+def _run(
+    scenario: Path, out: Path, trace: Path | None, fmt: str, preset: str | None,
+    queues: Path | None = None,
+) -> None:  # fmt: skip
     from engine.scenario import run_scenario
 
     config = ScenarioConfig.from_json(scenario.read_text(), Origin.LOCAL)
     if preset:
         config = apply_preset(preset, config)
+    if queues is not None:
+        config = _with_queues(config, queues)
     upload = (trace.name, trace.read_bytes()) if trace else None
     if config.trace.source.startswith("upload:") and upload is None:
         raise EngineError(
@@ -97,6 +110,17 @@ def _run(scenario: Path, out: Path, trace: Path | None, fmt: str, preset: str | 
     write_results(result, out, fmt)
     print(summary_text(result))
     print(f"wrote {out}/")
+
+
+def _with_queues(config: ScenarioConfig, path: Path) -> ScenarioConfig:
+    """The scenario with the teams' queues of a Kueue YAML file (notes to stderr)."""
+    from engine.quota.kueue_yaml import read_kueue_yaml
+
+    worker_types = list(config.cluster.capacity()) + [w.name for w in config.extra_worker_types]
+    queues, notes = read_kueue_yaml(path.read_text(), worker_types, file=path.name)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    return dataclasses.replace(config, queues=queues)
 
 
 def _progress_lines() -> Callable[[float, str], None]:
@@ -119,6 +143,8 @@ def write_results(result: ComparisonResult, out: Path, fmt: str = "both") -> Non
     out.mkdir(parents=True, exist_ok=True)
     tables = {name: result.combined(name) for name in TABLES}
     tables["kpi"] = result.kpi_table().reset_index()
+    if result.config.queues is not None:  # teams (engine.quota): per team, usage over time
+        tables.update(team_tables(result))
     for name, frame in tables.items():
         if fmt in ("csv", "both"):
             frame.to_csv(out / f"{name}.csv", index=False)
@@ -126,6 +152,25 @@ def write_results(result: ComparisonResult, out: Path, fmt: str = "both") -> Non
             frame.to_parquet(out / f"{name}.parquet", index=False)
     (out / "scenario.json").write_text(result.config.to_json())
     (out / "summary.txt").write_text(summary_text(result) + "\n")
+
+
+def team_tables(result: ComparisonResult) -> dict[str, pd.DataFrame]:
+    """``teams`` (:func:`engine.quota.results.team_table` per policy) and ``quota_usage``, each
+    with a ``policy`` column, for a scenario with queues."""
+    import pandas as pd
+
+    from engine.quota.results import team_table
+
+    queues = result.config.queues
+    assert queues is not None
+    teams, usage = [], []
+    for run in result.results:
+        quota_usage = run.quota_usage if run.quota_usage is not None else pd.DataFrame()
+        end_s = float(run.jobs["completion_s"].max()) if len(run.jobs) else 0.0
+        teams.append(team_table(run.jobs, quota_usage, queues, end_s).assign(policy=run.policy))
+        usage.append(quota_usage.assign(policy=run.policy))
+    return {"teams": pd.concat(teams, ignore_index=True),
+            "quota_usage": pd.concat(usage, ignore_index=True)}  # fmt: skip
 
 
 def summary_text(result: ComparisonResult) -> str:

@@ -35,7 +35,6 @@ from engine.errors import AllocationError, EngineError, SimulationCancelled
 from engine.fault_handling import FaultHandling
 from engine.jobs import job_states
 from engine.placement import get_placement
-from engine.quota.gate import quota_policy
 from engine.policies.base import (
     Allocation,
     Grant,
@@ -45,6 +44,7 @@ from engine.policies.base import (
     display_name,
     get_policy,
 )
+from engine.quota.gate import quota_policy
 from engine.recorder import Recorder
 from engine.result_assembly import simulation_result
 from engine.results import SimulationResult

@@ -12,10 +12,10 @@ import pandas as pd
 
 from engine.config import PolicySpec, ScenarioConfig
 from engine.decision_log import DecisionLog
+from engine.errors import ConfigError
 from engine.event_loop import CancelFn, ProgressFn, Simulation
 from engine.jobs import gc_paused
 from engine.lease_rounds import LeaseRoundSimulation
-from engine.errors import ConfigError
 from engine.policies.base import get_policy
 from engine.quota.gate import QuotaPolicy
 from engine.quota.results import annotate

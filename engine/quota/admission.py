@@ -271,9 +271,7 @@ class QuotaScheduler:
             return Assignment(PREEMPT if own else RECLAIM, borrow, flavor, targets)
         return Assignment(NO_FIT, borrow, flavor)
 
-    def _fits_without(
-        self, node: QuotaNode, flavor: str, gpus: int, targets: list[Target]
-    ) -> bool:
+    def _fits_without(self, node: QuotaNode, flavor: str, gpus: int, targets: list[Target]) -> bool:
         for target in targets:
             target.workload.node.remove_usage(target.workload.flavor, target.workload.gpus)
         fits = gpus <= max(0, node.available(flavor))

@@ -212,7 +212,7 @@ def _candidates(
             out[queue] = [w for w in admitted.get(queue, {}).values()
                           if w.flavor == flavor
                           and satisfies(policy.reclaim_within_cohort, preemptor, w)]  # fmt: skip
-    for queue, workloads in out.items():
+    for workloads in out.values():
         workloads.sort(key=lambda w: (w.priority, -w.admitted_s, -w.index))
     return out
 

@@ -8,11 +8,11 @@ and eviction are decided at every arrival and completion (Kueue's scheduler runs
 on rounds). The wrapper is preemptive only when some ClusterQueue may preempt, so a
 configuration without preemption costs what a non-preemptive policy costs.
 
-It also keeps what the per-team results need (:func:`engine.quota.results.annotate`): each job's queue,
-ClusterQueue, priority and flavor, its wait split into *quota* wait (its ClusterQueue's head did
-not fit the quota: Jeon et al., ATC'19, "fair-share delay") and *placement* wait (the quota fit
-but the worker type had too few free GPUs: their "fragmentation delay"), every eviction with
-Kueue's reason, and each ClusterQueue's GPU usage over time.
+It also keeps what the per-team results need (:func:`engine.quota.results.annotate`): each job's
+queue, ClusterQueue, priority and flavor, its wait split into *quota* wait (its ClusterQueue's
+head did not fit the quota: Jeon et al., ATC'19, "fair-share delay") and *placement* wait (the
+quota fit but the worker type had too few free GPUs: their "fragmentation delay"), every
+eviction with Kueue's reason, and each ClusterQueue's GPU usage over time.
 """
 
 from __future__ import annotations

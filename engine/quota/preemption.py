@@ -118,6 +118,7 @@ def find_targets(
     forbidden = preemptor.queue.preemption.borrow_within_cohort == "Never"
     node, flavor = preemptor.node, preemptor.flavor
     under_nominal = node.nominal(flavor) > node.usage.get(flavor, 0)
+    attempts: tuple[bool, ...]
     if (not hierarchy and not by_priority) or (forbidden and not under_nominal):
         attempts = (True,)
     elif forbidden and not hierarchy:

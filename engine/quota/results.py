@@ -52,7 +52,7 @@ def annotate(result: SimulationResult, gate: QuotaPolicy) -> SimulationResult:
     """``result`` with the per-team columns and the ``quota_usage`` table (module docstring)."""
     index_of = {job_id: i for i, job_id in enumerate(gate.job_ids)}
     jobs = result.jobs.copy()
-    rows = jobs["job_id"].astype(str).map(index_of).to_numpy()
+    rows = [int(i) for i in jobs["job_id"].astype(str).map(index_of)]
     jobs["queue"] = [gate.local_queue[i] for i in rows]
     jobs["cluster_queue"] = [gate.cluster_queue[i] for i in rows]
     jobs["priority"] = np.asarray([gate.priority[i] for i in rows], dtype=np.int64)
@@ -73,9 +73,7 @@ def annotate(result: SimulationResult, gate: QuotaPolicy) -> SimulationResult:
         segments["preemption_reason"] = [reason_at.get(key, "") for key in keys]
     else:
         segments["preemption_reason"] = pd.Series(dtype="str")
-    return dataclasses.replace(
-        result, jobs=jobs, segments=segments, quota_usage=_usage_table(gate)
-    )
+    return dataclasses.replace(result, jobs=jobs, segments=segments, quota_usage=_usage_table(gate))
 
 
 def _usage_table(gate: QuotaPolicy) -> pd.DataFrame:
@@ -173,8 +171,10 @@ def _borrow_lend_gpu_h(
     by_time = {t: g for t, g in table.groupby("time_s", sort=True)}
     for t, t_next in zip(times, times[1:], strict=False):
         if t in by_time:
-            for row in by_time[t].itertuples(index=False):
-                state[(row.cluster_queue, row.worker_type)] = int(row.gpus)
+            group = by_time[t]
+            for cq, worker_type, gpus in zip(group["cluster_queue"], group["worker_type"],
+                                             group["gpus"], strict=True):  # fmt: skip
+                state[(str(cq), str(worker_type))] = int(gpus)
         span_h = max(0.0, min(t_next, end_s) - t) / 3600.0
         if span_h <= 0:
             continue
@@ -183,14 +183,14 @@ def _borrow_lend_gpu_h(
         for (cq, worker_type), gpus in state.items():
             used[cq] = used.get(cq, 0.0) + gpus * span_h
             extra = gpus - nominal.get((cq, worker_type), 0)
-            group = (root[cq], worker_type)
+            pool = (root[cq], worker_type)
             if extra > 0:
                 borrowed[cq] = borrowed.get(cq, 0.0) + extra * span_h
-                over[group] = over.get(group, 0.0) + extra
+                over[pool] = over.get(pool, 0.0) + extra
             elif extra < 0:
-                idle.setdefault(group, []).append((cq, -extra))
-        for group, total in over.items():
-            spare = idle.get(group, [])
+                idle.setdefault(pool, []).append((cq, -extra))
+        for pool, total in over.items():
+            spare = idle.get(pool, [])
             spare_sum = sum(gpus for _, gpus in spare)
             for cq, gpus in spare:
                 lent[cq] = lent.get(cq, 0.0) + min(total, spare_sum) * gpus / spare_sum * span_h

@@ -202,6 +202,6 @@ def _accumulate(cohort: QuotaNode) -> None:
         if not child.is_cluster_queue:
             _accumulate(child)
         for flavor, gpus in child.subtree.items():
-            cohort.subtree[flavor] = cohort.subtree.get(flavor, 0) + gpus - child.local_quota(
-                flavor
+            cohort.subtree[flavor] = (
+                cohort.subtree.get(flavor, 0) + gpus - child.local_quota(flavor)
             )

@@ -113,8 +113,12 @@ def test_best_effort_fifo_admits_a_later_job_that_fits() -> None:
 
 def test_higher_priority_is_admitted_first_then_arrival() -> None:
     queues = config(cq("a", ("v100", 2)))
-    jobs = jobs_table(J("a1", 0, 2, "a"), J("a2", 10, 2, "a", priority=0),
-                      J("a3", 20, 2, "a", priority=5), J("a4", 30, 2, "a", priority=5))
+    jobs = jobs_table(
+        J("a1", 0, 2, "a"),
+        J("a2", 10, 2, "a", priority=0),
+        J("a3", 20, 2, "a", priority=5),
+        J("a4", 30, 2, "a", priority=5),
+    )
     result = run(queues, jobs, V4)  # fmt: skip
     assert running_at(result, 1000) == {"a3"}
     assert running_at(result, 2000) == {"a4"}

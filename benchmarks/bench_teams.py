@@ -1,0 +1,130 @@
+"""Teams under Kueue's quotas: the cost of the quota layer, and what borrowing changes per team.
+
+Prints, for the full Philly trace (82,247 jobs, ``shared/traces/philly/``) or its 2,000-job
+sample, on the default cluster, with each job's team from the trace's ``cluster`` column (its
+virtual cluster) and the default quotas (:func:`engine.quota.defaults.default_queues`: one
+ClusterQueue per team in one cohort, nominal GPUs in proportion to the team's GPU-hours,
+borrowing unlimited):
+
+1. wall time of FIFO and Tiresias LAS without queues and with the default quotas (the issue's
+   bound: at most 2x);
+2. with ``--finding``: per team, mean and p95 queueing delay under unlimited borrowing against
+   a borrowing limit of 0 (each team held to its nominal quota), FIFO, paired over the
+   ``--seeds`` trace seeds (Philly's job types are drawn per seed), with the paired difference's
+   95% interval (Student's t).
+
+    .venv/bin/python benchmarks/bench_teams.py                      # full trace, timings
+    .venv/bin/python benchmarks/bench_teams.py --sample --finding   # 2,000 jobs, the finding
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine.config import PolicySpec, ScenarioConfig, TraceSpec  # noqa: E402
+from engine.quota.defaults import default_queues  # noqa: E402
+from engine.quota.model import FlavorQuota, QueueConfig  # noqa: E402
+from engine.quota.results import team_table  # noqa: E402
+from engine.scenario import load_scenario_trace, run_matrix  # noqa: E402
+from engine.simulator import simulate  # noqa: E402
+
+FULL = ROOT.parent / "shared" / "traces" / "philly" / "philly_pollux_jobs_full_82247.csv"
+
+
+def scenario(sample: bool, seed: int = 0) -> ScenarioConfig:
+    source = "sample:philly_2000.csv" if sample else str(FULL)
+    return ScenarioConfig(trace=TraceSpec(source=source, team_column="cluster"), seed=seed)
+
+
+def timed(config: ScenarioConfig, policy: str, queues: QueueConfig | None) -> tuple[float, object]:
+    trace = load_scenario_trace(config)
+    matrix = run_matrix(config, trace)
+    run_config = dataclasses.replace(config, queues=queues)
+    started = time.perf_counter()
+    result = simulate(trace.jobs, run_config, PolicySpec(policy), matrix, record_segments=False,
+                      decision_log=False)  # fmt: skip
+    return time.perf_counter() - started, result
+
+
+def capped(queues: QueueConfig, limit: int) -> QueueConfig:
+    """Every ClusterQueue's borrowing limit set to ``limit`` GPUs."""
+    return dataclasses.replace(queues, cluster_queues=tuple(
+        dataclasses.replace(cq, flavors=tuple(
+            FlavorQuota(q.flavor, q.nominal_gpus, limit, q.lending_limit_gpus)
+            for q in cq.flavors))
+        for cq in queues.cluster_queues))  # fmt: skip
+
+
+def timings(sample: bool) -> None:
+    config = scenario(sample)
+    trace = load_scenario_trace(config)
+    queues = default_queues(trace.jobs, config.cluster.capacity())
+    print(f"{len(trace.jobs):,} jobs, {len(queues.cluster_queues)} teams, "
+          f"cluster {config.cluster.capacity()}")  # fmt: skip
+    print("| policy | no queues (s) | default quotas (s) | ratio |")
+    print("|---|---|---|---|")
+    for policy in ("fifo", "las"):
+        plain_s, _ = timed(config, policy, None)
+        quota_s, _ = timed(config, policy, queues)
+        print(f"| {policy} | {plain_s:.1f} | {quota_s:.1f} | {quota_s / plain_s:.2f} |")
+
+
+def finding(sample: bool, seeds: int) -> None:
+    rows = []
+    for seed in range(seeds):
+        config = scenario(sample, seed)
+        trace = load_scenario_trace(config)
+        queues = default_queues(trace.jobs, config.cluster.capacity())
+        for label, variant in (("unlimited", queues), ("limit 0", capped(queues, 0))):
+            _, result = timed(config, "fifo", variant)
+            end_s = float(result.jobs["completion_s"].max())
+            table = team_table(result.jobs, result.quota_usage, variant, end_s)
+            table["seed"], table["borrowing"] = seed, label
+            rows.append(table)
+    data = pd.concat(rows)
+    wide = data.pivot_table(index=["cluster_queue", "seed"], columns="borrowing",
+                            values="queueing_mean_s")  # fmt: skip
+    print(
+        "| team | GPU-h (share) | mean wait, unlimited (h) | with limit 0 (h) | "
+        "difference (h) [95% CI] |"
+    )
+    print("|---|---|---|---|---|")
+    used = data[data["borrowing"] == "unlimited"].groupby("cluster_queue")["gpu_h_nominal"].mean()
+    for team, group in wide.groupby(level=0):
+        diff = (group["limit 0"] - group["unlimited"]).to_numpy() / 3600
+        mean = diff.mean()
+        half = (
+            stats.t.ppf(0.975, len(diff) - 1) * diff.std(ddof=1) / np.sqrt(len(diff))
+            if len(diff) > 1
+            else float("nan")
+        )
+        print(f"| {team} | {used[team] / used.sum():.1%} | {group['unlimited'].mean() / 3600:.2f} "
+              f"| {group['limit 0'].mean() / 3600:.2f} | {mean:+.2f} [{mean - half:+.2f}, "
+              f"{mean + half:+.2f}] |")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sample", action="store_true", help="the 2,000-job sample")
+    parser.add_argument("--finding", action="store_true", help="borrowing: per-team waits")
+    parser.add_argument("--seeds", type=int, default=5)
+    args = parser.parse_args()
+    if args.finding:
+        finding(args.sample, args.seeds)
+    else:
+        timings(args.sample)
+
+
+if __name__ == "__main__":
+    main()
