@@ -51,7 +51,8 @@ def make_team_wait_cdf(
         ))  # fmt: skip
     if log_x:
         fig.update_xaxes(type="log", **duration_ticks(MIN_WAIT_S, max(high, 10 * MIN_WAIT_S)))
-    fig.update_xaxes(title="Wait from arrival to first start" + ("" if log_x else f" ({unit})"))
+    note = f" (under {MIN_WAIT_S:g} s drawn at {MIN_WAIT_S:g} s)" if log_x else f" ({unit})"
+    fig.update_xaxes(title="Wait from arrival to first start" + note)
     fig.update_yaxes(title="Jobs started", range=[0, 1.02], tickformat=".0%")
     title = "How long each team's jobs waited (CDF): further left is better"
     return style(fig, title, height_for(len(colors), 460))
@@ -110,16 +111,18 @@ def make_quota_usage(
                 hovertemplate=f"{team}: %{{y:.0f}} {wt} GPUs in use at %{{x:,.2f}} {unit}"
                 f" (nominal quota {nominal.get((team, wt), 0)})<extra></extra>",
             ), row=row, col=1)  # fmt: skip
-            fig.add_trace(go.Scatter(
-                x=[0, end_s / scale], y=[stacked, stacked], mode="lines", legendgroup=team,
-                showlegend=False, line={"color": color, "width": 2, "dash": "dash"},
-                hovertemplate=f"{team}'s nominal {wt} quota: {nominal.get((team, wt), 0)} GPUs"
-                f" (stacked: {stacked})<extra></extra>",
-            ), row=row, col=1)  # fmt: skip
+            for line in ({"color": "white", "width": 5}, {"color": color, "width": 2.5,
+                                                            "dash": "dash"}):  # fmt: skip
+                fig.add_trace(go.Scatter(  # a white edge: the dashes show on any band
+                    x=[0, end_s / scale], y=[stacked, stacked], mode="lines", line=line,
+                    legendgroup=team, showlegend=False,
+                    hovertemplate=f"{team}'s nominal {wt} quota: "
+                    f"{nominal.get((team, wt), 0)} GPUs (stacked: {stacked})<extra></extra>",
+                ), row=row, col=1)  # fmt: skip
         fig.update_yaxes(title_text="GPUs", row=row, col=1)
     fig.update_xaxes(range=[0, focus_end_s / scale])
     fig.update_xaxes(title_text=f"Simulated time ({unit})", row=len(worker_types), col=1)
-    title = "GPUs in use per team against its nominal quota (dashed, stacked alike)"
+    title = "GPUs in use per team; dashed: their nominal quotas, stacked in the same order"
     return style(fig, title, height=max(height_for(len(colors), 300), 280 * len(worker_types)))
 
 

@@ -59,8 +59,8 @@ def render_kueue_io(queues: QueueConfig) -> None:
         "Load a Kueue YAML", type=["yaml", "yml"], key="kueue_file", on_change=_on_upload,
         max_upload_size=MAX_YAML_MB,
         help="ResourceFlavors, ClusterQueues, Cohorts, LocalQueues and WorkloadPriorityClasses "
-        "(kueue.x-k8s.io v1beta1 or v1beta2); a flavor's nodeLabels name the GPU type. "
-        "Replaces the tables below.",
+        "(kueue.x-k8s.io); its ResourceFlavors stand for the cluster's GPU types "
+        "(engine/quota/kueue_yaml.py). Replaces the tables below.",
     )  # fmt: skip
     if module is None:
         right.caption(MISSING)

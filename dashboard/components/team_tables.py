@@ -66,7 +66,7 @@ def render_queue_tables(config: ScenarioConfig) -> None:
         "borrowing_limit_gpus": _gpus("Borrowing limit (GPUs)", "Blank: no limit"),
         "lending_limit_gpus": _gpus("Lending limit (GPUs)", "Blank: all of the nominal quota"),
     }, "**Quotas per GPU type**", "One row per ClusterQueue and GPU type, in the order Kueue "
-       "tries them. A blank limit is no limit.")  # fmt: skip
+       "tries them. A blank limit (None) is no limit.")  # fmt: skip
     left, right = st.columns(2)
     with left:
         _edit("team_local_queues", {

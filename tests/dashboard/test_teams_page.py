@@ -153,7 +153,7 @@ def test_a_run_under_quotas_shows_the_per_team_tables_and_charts() -> None:
     assert any(c.startswith("Mean wait (") for c in teams.columns)
     titles = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
     assert any("each team's jobs waited" in t for t in titles)
-    assert any("nominal quota" in t for t in titles)
+    assert any("nominal quotas" in t for t in titles)
     at.switch_page("app_pages/schedule.py").run()
     at.radio(key="gantt_color_by").set_value("cluster_queue").run()
     assert not at.exception
