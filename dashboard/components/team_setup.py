@@ -16,7 +16,7 @@ from engine.errors import EngineError
 from engine.policies.base import POLICIES, display_name, policy_display_name
 from engine.quota.model import QueueConfig
 from engine.traces.reading import decode_text, first_line, read_csv_text
-from engine.traces.registry import comma_text
+from engine.traces.registry import FORMATS, comma_text, inspect_trace
 from engine.traces.resolve import SAMPLE_DIR
 
 NO_TEAM_COLUMN = "none"
@@ -58,6 +58,8 @@ def render_flash() -> None:
 @st.cache_data(show_spinner=False, max_entries=16)
 def _file_columns(name: str, raw: bytes) -> list[str]:
     try:
+        if not FORMATS.get(inspect_trace(raw, name).format).has_header:
+            return []  # Gavel's .trace: no column names a team
         header = first_line(comma_text(decode_text(raw, name), name)[0])
         return [str(c) for c in read_csv_text(header, name).columns]
     except EngineError:
@@ -79,6 +81,9 @@ def render_team_column(config: ScenarioConfig, upload: runner.Upload) -> None:
         st.caption("A synthetic trace has no teams; pick or upload a trace with a team column.")
         return
     columns = _file_columns(*file)
+    if not columns and not config.trace.team_column:
+        st.caption(f"**{file[0]}** has no header row, so no column names a team.")
+        return
     if "queue" in columns and not config.trace.team_column:
         st.caption(f"**{file[0]}** names each job's team in its own `queue` column.")
         return

@@ -160,3 +160,14 @@ def test_a_run_under_quotas_shows_the_per_team_tables_and_charts() -> None:
     names = {trace.get("name") for chart in at.get("plotly_chart")
              for trace in json.loads(chart.proto.spec)["data"]}  # fmt: skip
     assert "11cb48" in names
+
+
+def test_a_scenario_with_more_queues_than_the_budget_allows_is_refused() -> None:
+    from engine.budget import Budget, BudgetError, check_scenario
+    from engine.quota.model import ClusterQueue
+
+    queues = QueueConfig(cluster_queues=tuple(ClusterQueue(f"team-{i}") for i in range(3)))
+    config = ScenarioConfig(queues=queues)
+    check_scenario(config, Budget(max_table_rows=3), 10)
+    with pytest.raises(BudgetError, match="ClusterQueues"):
+        check_scenario(config, Budget(max_table_rows=2), 10)
