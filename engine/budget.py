@@ -182,8 +182,8 @@ def check_scenario(
     if config.queues is not None:  # the Teams page's tables
         queues = config.queues
         tables["ClusterQueues"] = len(queues.cluster_queues)
-        tables["quota rows"] = sum(
-            len(q.flavors) for q in (*queues.cluster_queues, *queues.cohorts)
+        tables["quota rows"] = sum(len(cq.flavors) for cq in queues.cluster_queues) + sum(
+            len(cohort.flavors) for cohort in queues.cohorts
         )
         tables["LocalQueues"] = len(queues.local_queues)
         tables["cohorts"] = len(queues.cohorts)
