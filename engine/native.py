@@ -62,10 +62,16 @@ MODULES = (
     "engine/policies/gavel/max_min.py",
     "engine/policies/gavel/class_lp.py",
     "engine/policies/gavel/class_model.py",
+    "engine/quota/tree.py",
+    "engine/quota/preemption.py",
+    "engine/quota/fair_sharing.py",
+    "engine/quota/admission.py",
 )
 """Repository-relative paths of the compiled modules: the engine core that every policy's event
 loop runs through, and the policies whose own time dominated full-trace runs (LAS, SRTF, Gavel's
-round mechanism, max-min and its class LP), profiled on the full Philly trace, November 2026. A
+round mechanism, max-min and its class LP), profiled on the full Philly trace, November 2026;
+and the quota layer's admission (Kueue's quota tree, flavor assignment and preemption), which
+dominated full-trace runs under teams' quotas. A
 class compiled here can only be subclassed by classes compiled with it, unless it is marked
 ``@mypyc_attr(allow_interpreted_subclasses=True)`` (Gavel's max-min, which Gavel FIFO, FTF and
 min total duration extend); class docstrings are dropped (hence ``POLICIES.register(name, cls,

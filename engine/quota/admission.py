@@ -30,7 +30,7 @@ Cycles repeat at the same instant until one changes nothing.
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect_left, insort
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -94,7 +94,12 @@ class QuotaScheduler:
         runs_on: ``runs_on(job index, worker type)``: whether the job has a throughput there.
     """
 
-    def __init__(self, config: QueueConfig, runs_on: Callable[[int, str], bool]) -> None:
+    def __init__(
+        self,
+        config: QueueConfig,
+        runs_on: Callable[[int, str], bool],
+        key_of: Callable[[int], OrderKey],
+    ) -> None:
         self.tree = QuotaTree(config)
         self.fair = config.fair_sharing
         self.weights = {cq.name: cq.fair_weight for cq in config.cluster_queues}
@@ -102,14 +107,26 @@ class QuotaScheduler:
         self.queues: dict[str, ClusterQueue] = {cq.name: cq for cq in config.cluster_queues}
         self.flavor_types = config.flavor_types()
         self.runs_on = runs_on
+        self.key_of = key_of
         self.pending: dict[str, list[OrderKey]] = {name: [] for name in self.queues}
+        # without preemption a pending workload is admissible iff some flavor it runs on has
+        # room for its GPUs: per queue, its pending keys grouped by (GPUs, those flavors), so a
+        # BestEffortFIFO head is the first key among the groups that fit, not a scan
+        self.groups: dict[str, dict[tuple[int, tuple[str, ...]], list[OrderKey]]] = {
+            name: {} for name in self.queues
+        }
+        self._group_of: dict[int, tuple[int, tuple[str, ...]]] = {}
+        self._scans = {name: self._must_scan(cq) for name, cq in self.queues.items()}
         self.workloads: dict[int, _Workload] = {}
         self.admitted: dict[QuotaNode, dict[int, Admitted]] = {
             node: {} for node in self.tree.cluster_queues.values()
         }
         self.admitted_by_index: dict[int, Admitted] = {}
         self.version = 0  # bumped at every change of usage
-        self._clean: dict[str, int] = {}  # queue -> version at which it had no head
+        self.freed = 0  # bumped at every release of usage
+        # queue -> the counter at which it had no head: a queue that needs no scan can only
+        # gain a head when usage is released (admissions only take room), others at any change
+        self._clean: dict[str, int] = {}
 
     def worker_type(self, flavor: str) -> str:
         """The worker type a flavor stands for."""
@@ -118,8 +135,35 @@ class QuotaScheduler:
     def submit(self, index: int, queue: str, gpus: int, priority: int, key: OrderKey) -> None:
         """Queues a pending workload (a job that arrived, or an evicted one, again)."""
         self.workloads[index] = _Workload(index, queue, gpus, priority, key)
-        insort(self.pending[queue], key)
-        self._clean.pop(queue, None)
+        self._queue(self.workloads[index])
+
+    def _queue(self, workload: _Workload) -> None:
+        name, key = workload.queue, workload.key
+        insort(self.pending[name], key)
+        group = self._group_of.get(workload.index)
+        if group is None:
+            runs = tuple(q.flavor for q in self.queues[name].flavors
+                         if self.runs_on(workload.index, self.worker_type(q.flavor)))  # fmt: skip
+            group = self._group_of[workload.index] = (workload.gpus, runs)
+        insort(self.groups[name].setdefault(group, []), key)
+        self._clean.pop(name, None)
+
+    def _unqueue(self, workload: _Workload) -> None:
+        name, key = workload.queue, workload.key
+        keys = self.pending[name]
+        del keys[bisect_left(keys, key)]
+        group = self.groups[name][self._group_of[workload.index]]
+        del group[bisect_left(group, key)]
+        self._clean.pop(name, None)
+
+    def _counter(self, name: str) -> int:
+        return self.version if self._scans[name] else self.freed
+
+    def _must_scan(self, queue: ClusterQueue) -> bool:
+        """Whether a BestEffortFIFO head needs Kueue's full flavor assignment per workload
+        (preemption may admit a workload that does not fit)."""
+        p = queue.preemption
+        return p.within_cluster_queue != "Never" or p.reclaim_within_cohort != "Never"
 
     def release(self, index: int) -> None:
         """Frees a finished workload's quota."""
@@ -128,6 +172,7 @@ class QuotaScheduler:
         workload.node.remove_usage(workload.flavor, workload.gpus)
         self.workloads.pop(index, None)
         self.version += 1
+        self.freed += 1
 
     def schedule(self, now_s: float, free_gpus: dict[str, int]) -> CycleResult:
         """Runs cycles at ``now_s`` until one changes nothing; ``free_gpus`` (worker type ->
@@ -142,13 +187,13 @@ class QuotaScheduler:
         entries: list[tuple[tuple[int, int, float, int], _Workload, Assignment]] = []
         result.blocked = {}
         for name, keys in self.pending.items():
-            if not keys or self._clean.get(name) == self.version:
+            if not keys or self._clean.get(name) == self._counter(name):
                 if keys:
                     result.blocked[name] = "quota"
                 continue
             head = self._head(name, keys)
             if head is None:
-                self._clean[name] = self.version
+                self._clean[name] = self._counter(name)
                 result.blocked[name] = "quota"
                 continue
             workload, assignment = head
@@ -215,6 +260,12 @@ class QuotaScheduler:
 
     def _head(self, name: str, keys: list[OrderKey]) -> tuple[_Workload, Assignment] | None:
         strict = self.queues[name].queueing_strategy == "StrictFIFO"
+        if not strict and not self._scans[name]:
+            key = self._first_fitting(name)
+            if key is None:
+                return None
+            workload = self.workloads[key[3]]
+            return workload, self.assign(workload)
         for key in keys:
             workload = self.workloads[key[3]]
             assignment = self.assign(workload)
@@ -223,6 +274,23 @@ class QuotaScheduler:
                     return None
                 return workload, assignment
         return None
+
+    def _first_fitting(self, name: str) -> OrderKey | None:
+        """The first pending key of ``name`` whose GPUs fit some flavor it runs on."""
+        node = self.tree.cluster_queues[name]
+        available: dict[str, int] = {}
+        best: OrderKey | None = None
+        for (gpus, flavors), keys in self.groups[name].items():
+            if not keys or (best is not None and keys[0] >= best):
+                continue
+            for flavor in flavors:
+                room = available.get(flavor)
+                if room is None:
+                    room = available[flavor] = node.available(flavor)
+                if gpus <= room:
+                    best = keys[0]
+                    break
+        return best
 
     def assign(self, workload: _Workload) -> Assignment:
         """Kueue's flavor assignment for one pending workload (``findFlavorForPodSetResource``
@@ -280,7 +348,7 @@ class QuotaScheduler:
         return fits
 
     def _admit(self, workload: _Workload, node: QuotaNode, flavor: str, now_s: float) -> None:
-        self.pending[workload.queue].remove(workload.key)
+        self._unqueue(workload)
         admitted = Admitted(
             workload.index, node, flavor, workload.gpus, workload.priority, workload.order_s,
             now_s,
@@ -301,8 +369,9 @@ class QuotaScheduler:
         free[self.worker_type(victim.flavor)] = (
             free.get(self.worker_type(victim.flavor), 0) + victim.gpus
         )
-        insort(self.pending[workload.queue], workload.key)
-        self._clean.pop(workload.queue, None)
+        workload.key = self.key_of(victim.index)  # re-keyed: it ran since it queued
+        workload.order_s = workload.key[2]
+        self._queue(workload)
         result.evicted.append((victim.index, target.reason, preemptor))
 
 

@@ -25,7 +25,7 @@ import pandas as pd
 from engine.allocation.grants import Allocation, Grant, gang_grant
 from engine.errors import ConfigError
 from engine.policies.base import POLICIES, Policy, PolicyContext, SchedulerState
-from engine.quota.admission import CycleResult, QuotaScheduler
+from engine.quota.admission import CycleResult, OrderKey, QuotaScheduler
 from engine.quota.model import QueueConfig
 from engine.state import JobState
 
@@ -81,12 +81,13 @@ class QuotaPolicy(Policy):
         self.priority = _priorities(ordered)
         self.job_ids = ordered["job_id"].astype(str).tolist()
         self._runs_on: dict[int, dict[str, float]] = {}
-        self.scheduler = QuotaScheduler(queues, self._job_runs_on)
+        self.scheduler = QuotaScheduler(queues, self._job_runs_on, self._order_key)
         self.flavor: dict[int, str] = {}
         self.grants: Allocation = {}
         self.evictions: list[tuple[float, int, str, int]] = []
         self.usage_rows: list[tuple[float, str, str, int]] = []
         self._last_usage: dict[tuple[str, str], int] = {}
+        self._recorded_version = -1
         n = len(ordered)
         self.quota_wait_s = np.zeros(n)
         self.placement_wait_s = np.zeros(n)
@@ -128,6 +129,8 @@ class QuotaPolicy(Policy):
             self._jobs[job.index] = job
             self._runs_on[job.index] = job.steps_per_s
             self._submit(job, state.now_s)
+            # the engine asks no decision while no GPU is free: its quota was taken [R]
+            self.quota_wait_s[job.index] += state.now_s - job.arrival_s
         free = dict(state.free_gpus)
         result = self.scheduler.schedule(state.now_s, free)
         self._blocked = result.blocked
@@ -148,16 +151,21 @@ class QuotaPolicy(Policy):
         self._leave_queue(index, now_s)
         return grant
 
+    def _order_key(self, index: int) -> OrderKey:
+        """The job's place in its ClusterQueue: priority, the policy's key, arrival, index."""
+        job = self._jobs[index]
+        return (-self.priority[index], self.inner.quota_order_key(job), job.arrival_s, index)
+
     def _submit(self, job: JobState, now_s: float) -> None:
-        key = (-self.priority[job.index], self.inner.quota_order_key(job), job.arrival_s,
-               job.index)  # fmt: skip
         queue = self.cluster_queue[job.index]
-        self.scheduler.submit(job.index, queue, job.scale_factor, self.priority[job.index], key)
+        self.scheduler.submit(job.index, queue, job.scale_factor, self.priority[job.index],
+                              self._order_key(job.index))  # fmt: skip
         self._entered_clock[job.index] = self._clock.get(queue, (0.0, 0.0))
 
     def _release_finished(self, state: SchedulerState) -> None:
-        running = {job.index for job in state.running}
-        for index in [i for i in self.scheduler.admitted_by_index if i not in running]:
+        jobs = self._jobs
+        done = [i for i in self.scheduler.admitted_by_index if jobs[i].completion_s is not None]
+        for index in done:
             self.scheduler.release(index)
             self.grants.pop(index, None)
 
@@ -181,6 +189,9 @@ class QuotaPolicy(Policy):
         self.placement_wait_s[index] += placement_s - entered[1]
 
     def _record_usage(self, now_s: float) -> None:
+        if self.scheduler.version == self._recorded_version:
+            return
+        self._recorded_version = self.scheduler.version
         for name, node in self.scheduler.tree.cluster_queues.items():
             for flavor, gpus in node.usage.items():
                 key = (name, flavor)
@@ -199,9 +210,6 @@ class PreemptingQuotaPolicy(QuotaPolicy):
         for index, reason, preemptor in result.evicted:
             self.grants.pop(index, None)
             self.evictions.append((now_s, index, reason, preemptor))
-            job = self._jobs[index]
-            key = (-self.priority[index], self.inner.quota_order_key(job), job.arrival_s, index)
-            self.scheduler.workloads[index].key = key  # re-keyed: it ran since it queued
             self._entered_clock[index] = self._clock.get(self.cluster_queue[index], (0.0, 0.0))
         for index, worker_type in result.admitted:
             self._admit(index, worker_type, now_s)

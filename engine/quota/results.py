@@ -73,7 +73,39 @@ def annotate(result: SimulationResult, gate: QuotaPolicy) -> SimulationResult:
         segments["preemption_reason"] = [reason_at.get(key, "") for key in keys]
     else:
         segments["preemption_reason"] = pd.Series(dtype="str")
-    return dataclasses.replace(result, jobs=jobs, segments=segments, quota_usage=_usage_table(gate))
+    summary = {**result.summary, **team_summary(jobs)}
+    return dataclasses.replace(
+        result, jobs=jobs, segments=segments, quota_usage=_usage_table(gate), summary=summary
+    )
+
+
+TEAM_METRICS = {
+    "jct_mean_s": ("mean JCT", "jct_s", None),
+    "jct_p95_s": ("p95 JCT", "jct_s", 0.95),
+    "queueing_mean_s": ("mean queueing delay", "queueing_delay_s", None),
+    "queueing_p95_s": ("p95 queueing delay", "queueing_delay_s", 0.95),
+}
+"""Per-team KPIs of a run's summary, keyed ``team_<metric>:<ClusterQueue>`` (label, jobs
+column, quantile or None for the mean): Compare, Sweep and the study CLI pair them per team on
+the same seeds like any KPI."""
+
+
+def team_summary(jobs: pd.DataFrame) -> dict[str, float]:
+    """``team_<metric>:<ClusterQueue>`` -> value for :data:`TEAM_METRICS` (seconds)."""
+    out: dict[str, float] = {}
+    for cq, group in jobs.groupby("cluster_queue", sort=True):
+        for metric, (_, column, q) in TEAM_METRICS.items():
+            values = group[column].dropna()
+            out[f"team_{metric}:{cq}"] = _quantile(values, q) if q else _mean(values)
+    return out
+
+
+def team_metric_parts(key: str) -> tuple[str, str] | None:
+    """(metric, ClusterQueue) of a per-team summary key, None for any other key."""
+    if not key.startswith("team_") or ":" not in key:
+        return None
+    metric, cq = key[len("team_") :].split(":", 1)
+    return (metric, cq) if metric in TEAM_METRICS else None
 
 
 def _usage_table(gate: QuotaPolicy) -> pd.DataFrame:

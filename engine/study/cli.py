@@ -68,6 +68,7 @@ def _sweep(study: Study, out: Path, options: dict[str, object]) -> None:
 
     from engine.metrics import METRICS
     from engine.study.cost import COST_KPIS
+    from engine.quota.results import team_metric_parts
     from engine.study.paired import every_pair
     from engine.study.run import run_study
 
@@ -81,6 +82,7 @@ def _sweep(study: Study, out: Path, options: dict[str, object]) -> None:
     result.runs.to_csv(out / "runs.csv", index=False)
     result.runs.to_parquet(out / "runs.parquet", index=False)
     metrics = [m for m in (*METRICS, *COST_KPIS) if m in result.runs.columns]
+    metrics += [m for m in result.runs.columns if team_metric_parts(str(m))]  # under queues
     stats = pd.concat([result.stats(m).assign(metric=m) for m in metrics], ignore_index=True)
     stats.to_csv(out / "stats.csv", index=False)
     paired = every_pair(result, metrics)

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from engine.metrics import METRICS, Metric
+from engine.quota.results import TEAM_METRICS, team_metric_parts
 from engine.study.cost import COST_METRICS
 from engine.study.result import StudyResult
 from engine.study.stats import FIRM_SEEDS, few_seeds_note, paired_test
@@ -40,7 +41,12 @@ def metric_info(key: str) -> Metric:
     Raises:
         KeyError: for an unknown metric.
     """
-    return METRICS[key] if key in METRICS else COST_METRICS[key]
+    if key in METRICS:
+        return METRICS[key]
+    team = team_metric_parts(key)  # a team's KPI under queues (engine.quota.results)
+    if team is not None:
+        return Metric(f"{team[1]}: {TEAM_METRICS[team[0]][0]}", "s", True)
+    return COST_METRICS[key]
 
 
 def cells(result: StudyResult) -> list[Cell]:
