@@ -22,9 +22,9 @@ KNOWN_WORKER_COLORS = {
 EXTRA_WORKER_PALETTE = ("#1F78B4", "#33A02C", "#FF7F00", "#6A3D9A", "#E31A1C", "#B15928")
 FONT_SIZE = 15
 # Teams: Paul Tol's "muted" scheme (color-blind safe), apart from the policies' Okabe-Ito colors.
-TEAM_PALETTE = (
-    "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255",
-    "#AA4499", "#6699CC", "#661100", "#888888",
+TEAM_PALETTE = (  # strong colors first: the first teams' lines read on white
+    "#332288", "#117733", "#CC6677", "#88CCEE", "#AA4499", "#44AA99", "#999933", "#882255",
+    "#DDCC77", "#6699CC", "#661100", "#888888",
 )  # fmt: skip
 
 

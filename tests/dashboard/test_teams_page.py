@@ -166,8 +166,8 @@ def test_a_scenario_with_more_queues_than_the_budget_allows_is_refused() -> None
     from engine.budget import Budget, BudgetError, check_scenario
     from engine.quota.model import ClusterQueue
 
-    queues = QueueConfig(cluster_queues=tuple(ClusterQueue(f"team-{i}") for i in range(3)))
-    config = ScenarioConfig(queues=queues)
-    check_scenario(config, Budget(max_table_rows=3), 10)
-    with pytest.raises(BudgetError, match="ClusterQueues"):
-        check_scenario(config, Budget(max_table_rows=2), 10)
+    queues = QueueConfig(cluster_queues=tuple(ClusterQueue(f"team-{i}") for i in range(6)))
+    config = ScenarioConfig(queues=queues)  # 4 GPU-mix rows
+    check_scenario(config, Budget(max_table_rows=6), 10)
+    with pytest.raises(BudgetError, match="the number of ClusterQueues is 6"):
+        check_scenario(config, Budget(max_table_rows=5), 10)
