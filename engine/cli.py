@@ -47,7 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="simulate a scenario JSON and write result tables")
     run.add_argument("scenario", type=Path, help="scenario JSON (python -m engine example)")
     run.add_argument("--out", type=Path, default=Path("out"), help="output folder (default out/)")
-    run.add_argument("--trace", type=Path, help="trace file for an 'upload:' trace source")
+    run.add_argument(
+        "--trace", type=Path, help="trace file to run (the scenario's trace source is replaced)"
+    )
     run.add_argument("--format", choices=("csv", "parquet", "both"), default="both",
                      help="table files to write (default both)")  # fmt: skip
     run.add_argument(
@@ -102,6 +104,11 @@ def _run(
     if queues is not None:
         config = _with_queues(config, queues)
     upload = (trace.name, trace.read_bytes()) if trace else None
+    if upload is not None and not config.trace.source.startswith("upload:"):
+        # --trace names the jobs: the scenario runs them whatever its source said
+        config = dataclasses.replace(
+            config, trace=dataclasses.replace(config.trace, source=f"upload:{upload[0]}")
+        )
     if config.trace.source.startswith("upload:") and upload is None:
         raise EngineError(
             f"{scenario.name}: trace source is {config.trace.source!r}; pass --trace FILE"

@@ -67,8 +67,8 @@ def _sweep(study: Study, out: Path, options: dict[str, object]) -> None:
     import pandas as pd
 
     from engine.metrics import METRICS
-    from engine.study.cost import COST_KPIS
     from engine.quota.results import team_metric_parts
+    from engine.study.cost import COST_KPIS
     from engine.study.paired import every_pair
     from engine.study.run import run_study
 

@@ -6,7 +6,15 @@ Importing this package registers every format (``list_formats()``). A run takes 
 mapping, format picker) and for tests.
 """
 
-from engine.traces import gavel, itp, muri, philly, pollux, tiresias  # noqa: F401  (registers formats)
+from engine.traces import (  # noqa: F401  (registers formats)
+    gavel,
+    itp,
+    kueue_workloads,
+    muri,
+    philly,
+    pollux,
+    tiresias,
+)
 from engine.traces.canonical import (
     apply_column_mapping,
     optional_canonical_columns,

@@ -55,7 +55,8 @@ def by_id(jobs: pd.DataFrame, job_id: str) -> pd.Series:
 
 def test_samples_listed_and_formats_registered() -> None:
     assert sorted(EXPECTED_FORMAT) == list_samples()
-    assert set(list_formats()) == set(EXPECTED_FORMAT.values()) | {"canonical"}
+    # formats without a sample: canonical; Kueue Workloads (tests/engine/test_kueue_workloads.py)
+    assert set(list_formats()) == set(EXPECTED_FORMAT.values()) | {"canonical", "kueue-workloads"}
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_FORMAT))
