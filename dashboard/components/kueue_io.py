@@ -12,37 +12,20 @@ import streamlit as st
 from dashboard.components.team_setup import TEAMS_FLASH, set_queues
 from dashboard.state import current
 from engine.errors import EngineError
+from engine.quota.kueue_yaml import read_kueue_yaml, write_kueue_yaml
 from engine.quota.model import QueueConfig
 
 MAX_YAML_MB = 1
-MISSING = (
-    "Kueue YAML upload and download need engine/quota/kueue_yaml.py, which this build does "
-    "not have yet; edit the tables instead."
-)
-
-
-def _yaml_module():  # noqa: ANN202 - the module, or None before it lands
-    try:
-        from engine.quota import kueue_yaml
-    except ImportError:
-        return None
-    return kueue_yaml
 
 
 def _on_upload() -> None:
     s = st.session_state
     file = s.get("kueue_file")
-    module = _yaml_module()
     if file is None:
-        return
-    if module is None:
-        s[TEAMS_FLASH] = ("error", MISSING)
         return
     text = file.getvalue().decode("utf-8", errors="replace")
     try:
-        queues, notes = module.read_kueue_yaml(
-            text, list(current().cluster.capacity()), file=file.name
-        )
+        queues, notes = read_kueue_yaml(text, list(current().cluster.capacity()), file=file.name)
     except EngineError as exc:
         s[TEAMS_FLASH] = ("error", f"{file.name}: {exc}")
         return
@@ -53,7 +36,6 @@ def _on_upload() -> None:
 
 def render_kueue_io(queues: QueueConfig) -> None:
     """Upload a Kueue YAML (replacing the queues); download the queues as one."""
-    module = _yaml_module()
     left, right = st.columns(2)
     left.file_uploader(
         "Load a Kueue YAML", type=["yaml", "yml"], key="kueue_file", on_change=_on_upload,
@@ -62,11 +44,8 @@ def render_kueue_io(queues: QueueConfig) -> None:
         "(kueue.x-k8s.io); its ResourceFlavors stand for the cluster's GPU types "
         "(engine/quota/kueue_yaml.py). Replaces the tables below.",
     )  # fmt: skip
-    if module is None:
-        right.caption(MISSING)
-        return
     try:
-        text = module.write_kueue_yaml(queues)
+        text = write_kueue_yaml(queues)
     except EngineError as exc:
         right.error(str(exc))
         return

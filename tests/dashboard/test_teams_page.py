@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.links import LinkState, decode_link, encode_link
 from engine.config import ScenarioConfig
+from engine.quota.kueue_yaml import write_kueue_yaml
 from engine.quota.model import QueueConfig
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
@@ -107,12 +108,9 @@ def test_a_quota_row_of_an_unknown_cluster_queue_is_named() -> None:
 
 
 def test_kueue_yaml_download_and_upload_round_trip() -> None:
-    pytest.importorskip("engine.quota.kueue_yaml")
     at = _default_quotas(_teams_page())
     queues = _queues(at)
     assert any("Kueue YAML" in b.proto.label for b in at.get("download_button"))
-    from engine.quota.kueue_yaml import write_kueue_yaml
-
     text = write_kueue_yaml(queues)
     at.toggle(key="teams_on").set_value(False).run()
     at.session_state["teams_kept_queues"] = None  # on again: empty queues

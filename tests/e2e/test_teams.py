@@ -4,7 +4,6 @@ FIFO, read the per-team table, download the YAML again (screenshots in ``artifac
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -21,16 +20,9 @@ from tests.e2e.harness import (
 pytestmark = pytest.mark.e2e
 DATA = Path(__file__).resolve().parents[1] / "data" / "teams"
 TEAMS = ("vision", "language", "recsys")
-HAS_YAML = importlib.util.find_spec("engine.quota.kueue_yaml") is not None
-"""Whether the Kueue YAML reader is in this build; without it the test takes the default
-quotas instead of the YAML (and skips the download)."""
 
 
 def _quotas(page) -> None:
-    if not HAS_YAML:
-        page.get_by_role("button", name="Quotas from the trace's GPU-hours").click()
-        page.get_by_text("Quotas for 3 teams").wait_for()
-        return
     uploader = page.get_by_test_id("stFileUploader").filter(has_text="Load a Kueue YAML")
     uploader.locator("input[type=file]").set_input_files(str(DATA / "kueue.yaml"))
     page.get_by_text("Loaded 3 ClusterQueues from kueue.yaml").wait_for()
@@ -49,11 +41,10 @@ def test_teams_with_quotas_from_a_kueue_yaml_run_fifo(server: str, page, tmp_pat
     assert all(team in (grid.text_content() or "") for team in TEAMS)
     assert page.get_by_test_id("stAlertContentError").count() == 0
     screenshot(page, "teams_page")
-    if HAS_YAML:
-        with page.expect_download() as download:
-            page.get_by_role("button", name="Download Kueue YAML").click()
-        text = Path(download.value.path()).read_text(encoding="utf-8")
-        assert "kind: ClusterQueue" in text and all(f"name: {t}" in text for t in TEAMS)
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download Kueue YAML").click()
+    text = Path(download.value.path()).read_text(encoding="utf-8")
+    assert "kind: ClusterQueue" in text and all(f"name: {t}" in text for t in TEAMS)
     open_page(page, "Scenario", heading="Scheduling what-if")
     click_run(page)
     page.get_by_role("heading", name="Results").first.wait_for()
