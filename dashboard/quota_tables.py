@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from dashboard.tables import _blank, _cell, _rows
+from dashboard.tables import blank, cell, filled_rows
 from engine.errors import ConfigError
 from engine.quota.model import (
     ClusterQueue,
@@ -41,7 +41,7 @@ DEFAULTS = {"queueing_strategy": "BestEffortFIFO", "within_cluster_queue": "Neve
 
 def _text(row: pd.Series, column: str, default: str = "") -> str:
     value = row.get(column)
-    return default if _blank(value) else str(value).strip()
+    return default if blank(value) else str(value).strip()
 
 
 def _name(row: pd.Series, where: str, column: str = "name") -> str:
@@ -62,10 +62,10 @@ def cluster_queues_to_frame(queues: QueueConfig) -> pd.DataFrame:
 def cluster_queues_from_frame(frame: pd.DataFrame) -> tuple[ClusterQueue, ...]:
     """The ClusterQueues table's rows (quotas empty: :func:`cluster_queues_into` adds them)."""
     queues = []
-    for i, row in enumerate(_rows(frame), start=1):
+    for i, row in enumerate(filled_rows(frame), start=1):
         where = f"ClusterQueues row {i}"
         text = {column: _text(row, column, default) for column, default in DEFAULTS.items()}
-        weight = 1.0 if _blank(row.get("fair_weight")) else _cell(row, "fair_weight", float, where)
+        weight = 1.0 if blank(row.get("fair_weight")) else cell(row, "fair_weight", float, where)
         queues.append(ClusterQueue(
             _name(row, where), cohort=_text(row, "cohort"),
             queueing_strategy=text["queueing_strategy"], when_can_borrow=text["when_can_borrow"],
@@ -113,12 +113,12 @@ def quotas_to_frame(queues: QueueConfig) -> pd.DataFrame:
 def quotas_from_frame(frame: pd.DataFrame) -> tuple[tuple[str, FlavorQuota], ...]:
     """(ClusterQueue, quota) per row; a blank limit is None (no limit), a blank nominal 0."""
     quotas = []
-    for i, row in enumerate(_rows(frame), start=1):
+    for i, row in enumerate(filled_rows(frame), start=1):
         where = f"quotas row {i}"
         limits = {
-            c: None if _blank(row.get(c)) else _cell(row, c, int, where) for c in QUOTA_COLUMNS[3:]
+            c: None if blank(row.get(c)) else cell(row, c, int, where) for c in QUOTA_COLUMNS[3:]
         }
-        nominal = 0 if _blank(row.get("nominal_gpus")) else _cell(row, "nominal_gpus", int, where)
+        nominal = 0 if blank(row.get("nominal_gpus")) else cell(row, "nominal_gpus", int, where)
         flavor = FlavorQuota(_name(row, where, "flavor"), nominal, **limits)
         quotas.append((_name(row, where, "cluster_queue"), flavor))
     return tuple(quotas)
@@ -152,7 +152,7 @@ def local_queues_from_frame(frame: pd.DataFrame) -> tuple[LocalQueue, ...]:
         LocalQueue(
             _name(row, f"LocalQueues row {i}"), _name(row, f"LocalQueues row {i}", "cluster_queue")
         )  # fmt: skip
-        for i, row in enumerate(_rows(frame), start=1)
+        for i, row in enumerate(filled_rows(frame), start=1)
     )
 
 
@@ -171,7 +171,7 @@ def cohorts_to_frame(queues: QueueConfig) -> pd.DataFrame:
 def cohorts_from_frame(frame: pd.DataFrame) -> tuple[Cohort, ...]:
     return tuple(
         Cohort(_name(row, f"cohorts row {i}"), parent=_text(row, "parent"))
-        for i, row in enumerate(_rows(frame), start=1)
+        for i, row in enumerate(filled_rows(frame), start=1)
     )
 
 
