@@ -122,6 +122,7 @@ class QuotaScheduler:
             node: {} for node in self.tree.cluster_queues.values()
         }
         self.admitted_by_index: dict[int, Admitted] = {}
+        self.touched: set[str] = set()  # queues whose usage changed since the caller cleared it
         self.version = 0  # bumped at every change of usage
         self.freed = 0  # bumped at every release of usage
         # queue -> the counter at which it had no head: a queue that needs no scan can only
@@ -170,6 +171,7 @@ class QuotaScheduler:
         workload = self.admitted_by_index.pop(index)
         del self.admitted[workload.node][index]
         workload.node.remove_usage(workload.flavor, workload.gpus)
+        self.touched.add(workload.node.name)
         self.workloads.pop(index, None)
         self.version += 1
         self.freed += 1
@@ -261,11 +263,11 @@ class QuotaScheduler:
     def _head(self, name: str, keys: list[OrderKey]) -> tuple[_Workload, Assignment] | None:
         strict = self.queues[name].queueing_strategy == "StrictFIFO"
         if not strict and not self._scans[name]:
-            key = self._first_fitting(name)
-            if key is None:
+            found = self._first_fitting(name)
+            if found is None:
                 return None
-            workload = self.workloads[key[3]]
-            return workload, self.assign(workload)
+            workload = self.workloads[found[0][3]]
+            return workload, self._fit(workload, found[1])
         for key in keys:
             workload = self.workloads[key[3]]
             assignment = self.assign(workload)
@@ -275,8 +277,30 @@ class QuotaScheduler:
                 return workload, assignment
         return None
 
-    def _first_fitting(self, name: str) -> OrderKey | None:
-        """The first pending key of ``name`` whose GPUs fit some flavor it runs on."""
+    def _fit(self, workload: _Workload, available: dict[str, int]) -> Assignment:
+        """:meth:`assign` for a workload known to fit some flavor without preemption, from the
+        flavors' ``available`` GPUs: the first flavor that fits, or under ``whenCanBorrow:
+        TryNextFlavor`` the one that borrows least (Kueue's ``isPreferred`` among Fit modes)."""
+        queue = self.queues[workload.queue]
+        node = self.tree.cluster_queues[workload.queue]
+        gpus = workload.gpus
+        best = Assignment()
+        for flavor in self._group_of[workload.index][1]:
+            room = available.get(flavor)
+            if room is None:
+                room = available[flavor] = node.available(flavor)
+            if gpus > room:
+                continue
+            borrow = node.borrowing_level(flavor, gpus)
+            if borrow == 0 or queue.when_can_borrow != "TryNextFlavor":
+                return Assignment(FIT, borrow, flavor)
+            if best.mode != FIT or borrow < best.borrow:
+                best = Assignment(FIT, borrow, flavor)
+        return best
+
+    def _first_fitting(self, name: str) -> tuple[OrderKey, dict[str, int]] | None:
+        """The first pending key of ``name`` whose GPUs fit some flavor it runs on, and the
+        flavors' available GPUs it read."""
         node = self.tree.cluster_queues[name]
         available: dict[str, int] = {}
         best: OrderKey | None = None
@@ -290,7 +314,7 @@ class QuotaScheduler:
                 if gpus <= room:
                     best = keys[0]
                     break
-        return best
+        return None if best is None else (best, available)
 
     def assign(self, workload: _Workload) -> Assignment:
         """Kueue's flavor assignment for one pending workload (``findFlavorForPodSetResource``
@@ -354,6 +378,7 @@ class QuotaScheduler:
             now_s,
         )  # fmt: skip
         node.add_usage(flavor, workload.gpus)
+        self.touched.add(node.name)
         self.admitted[node][workload.index] = admitted
         self.admitted_by_index[workload.index] = admitted
         self.version += 1

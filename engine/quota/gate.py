@@ -87,7 +87,6 @@ class QuotaPolicy(Policy):
         self.evictions: list[tuple[float, int, str, int]] = []
         self.usage_rows: list[tuple[float, str, str, int]] = []
         self._last_usage: dict[tuple[str, str], int] = {}
-        self._recorded_version = -1
         n = len(ordered)
         self.quota_wait_s = np.zeros(n)
         self.placement_wait_s = np.zeros(n)
@@ -163,8 +162,13 @@ class QuotaPolicy(Policy):
         self._entered_clock[job.index] = self._clock.get(queue, (0.0, 0.0))
 
     def _release_finished(self, state: SchedulerState) -> None:
-        jobs = self._jobs
-        done = [i for i in self.scheduler.admitted_by_index if jobs[i].completion_s is not None]
+        jobs, left = self._jobs, len(self.scheduler.admitted_by_index) - len(state.running)
+        done = []
+        for index in self.scheduler.admitted_by_index:  # until the finished ones are found
+            if jobs[index].completion_s is not None:
+                done.append(index)
+                if len(done) == left:
+                    break
         for index in done:
             self.scheduler.release(index)
             self.grants.pop(index, None)
@@ -189,15 +193,17 @@ class QuotaPolicy(Policy):
         self.placement_wait_s[index] += placement_s - entered[1]
 
     def _record_usage(self, now_s: float) -> None:
-        if self.scheduler.version == self._recorded_version:
+        touched = self.scheduler.touched
+        if not touched:
             return
-        self._recorded_version = self.scheduler.version
-        for name, node in self.scheduler.tree.cluster_queues.items():
-            for flavor, gpus in node.usage.items():
+        nodes = self.scheduler.tree.cluster_queues
+        for name in sorted(touched):
+            for flavor, gpus in nodes[name].usage.items():
                 key = (name, flavor)
                 if self._last_usage.get(key, 0) != gpus:
                     self._last_usage[key] = gpus
                     self.usage_rows.append((now_s, name, flavor, gpus))
+        touched.clear()
 
 
 class PreemptingQuotaPolicy(QuotaPolicy):
