@@ -19,7 +19,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 PAGES = (  # (file in app_pages/, title, Material icon)
-    ("scenario", "Scenario", "tune"), ("results", "Results", "leaderboard"),
+    ("scenario", "Scenario", "tune"), ("teams", "Teams", "groups"),
+    ("results", "Results", "leaderboard"),
     ("schedule", "Schedule", "view_timeline"),
     ("step_through", "Step through", "slow_motion_video"),
     ("utilization", "Utilization", "stacked_line_chart"),

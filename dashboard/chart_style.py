@@ -21,6 +21,11 @@ KNOWN_WORKER_COLORS = {
 }  # fmt: skip
 EXTRA_WORKER_PALETTE = ("#1F78B4", "#33A02C", "#FF7F00", "#6A3D9A", "#E31A1C", "#B15928")
 FONT_SIZE = 15
+# Teams: Paul Tol's "muted" scheme (color-blind safe), apart from the policies' Okabe-Ito colors.
+TEAM_PALETTE = (  # strong colors first: the first teams' lines read on white
+    "#332288", "#117733", "#CC6677", "#88CCEE", "#AA4499", "#44AA99", "#999933", "#882255",
+    "#DDCC77", "#6699CC", "#661100", "#888888",
+)  # fmt: skip
 
 
 def policy_colors(policies: Iterable[str]) -> dict[str, str]:
@@ -40,6 +45,12 @@ def worker_type_colors(worker_types: Iterable[str]) -> dict[str, str]:
             colors[worker_type] = EXTRA_WORKER_PALETTE[extra % len(EXTRA_WORKER_PALETTE)]
             extra += 1
     return colors
+
+
+def team_colors(teams: Iterable[str]) -> dict[str, str]:
+    """Team (ClusterQueue) -> color, in the order given (the queues' order in the scenario)."""
+    names = list(dict.fromkeys(str(team) for team in teams))
+    return {name: TEAM_PALETTE[i % len(TEAM_PALETTE)] for i, name in enumerate(names)}
 
 
 def height_for(items: int, base_px: int, per_item_px: int = LEGEND_ROW_PX) -> int:

@@ -52,7 +52,8 @@ def make_gantt(
             row order (by arrival) and the grey lifetime bars.
         colors: worker type -> color (:func:`dashboard.chart_style.worker_type_colors`); used
             when ``color_by="worker_type"``.
-        color_by: ``"worker_type"``, ``"level"`` (node/rack/network consolidation) or a numeric
+        color_by: ``"worker_type"``, ``"level"`` (node/rack/network consolidation), a text
+            column of ``jobs`` (``"cluster_queue"``: the team, colored by ``colors``) or a numeric
             column of ``jobs`` in :data:`CONTINUOUS` (``"network_sensitivity"``: iteration time
             across racks over node-local), drawn on a continuous color scale with a colorbar.
         max_jobs: draw at most this many jobs (the earliest arrivals); filter first for others.
@@ -69,6 +70,9 @@ def make_gantt(
     order = [str(job) for job in order][:max_jobs]
     jobs = jobs[jobs["job_id"].astype(str).isin(order)]
     segments = with_lane_counts(segments[segments["job_id"].astype(str).isin(order)])
+    if color_by not in segments and color_by in jobs:  # a job's column (its team)
+        by_job = jobs.set_index(jobs["job_id"].astype(str))[color_by]
+        segments[color_by] = segments["job_id"].astype(str).map(by_job)
     end_s = max(_max(segments["end_s"]), _max(jobs.get("completion_s", pd.Series(dtype=float))))
     if shown_end_s is None:
         shown_end_s = initial_end_s(jobs, end_s)

@@ -105,6 +105,10 @@ def _fields() -> dict[str, Field]:
                  "uplink_oversubscription", "background_load"):  # fmt: skip
         fields[name] = Field(f"network.{name}", float, float)
     fields["share_links"] = Field("network.share_links", bool, bool)
+    fields["team_column"] = Field(  # the Teams page: "none" reads no team column
+        "trace.team_column", lambda v: "" if v == "none" else v, lambda v: v or "none"
+    )
+    fields["team_fair_sharing"] = Field("queues.fair_sharing.enabled", bool, bool)
     for name in ("round_duration_s", "checkpoint_restore_s", "reallocation_interval_s",
                  "step_time_overhead"):  # fmt: skip
         fields[name] = Field(f"rounds.{name}", float, float)
@@ -128,15 +132,19 @@ the study pages' quick edits use the same keys)."""
 
 
 class Table(NamedTuple):
-    """A table editor's field: its path, and the converters (``dashboard.tables``)."""
+    """A table editor's field: its path, and the converters (``dashboard.tables``); ``into``,
+    when given, merges what ``from_frame`` read into the field's value (a table that edits a
+    part of it: ``dashboard.quota_tables``)."""
 
     path: str
     to_frame: Callable[[Any], pd.DataFrame]
     from_frame: Callable[[pd.DataFrame], Any]
+    into: Callable[[Any, Any], Any] | None = None
 
 
 def _tables() -> dict[str, Table]:
     from dashboard import tables as t
+    from dashboard.quota_tables import queue_tables
 
     return {  # in the order their errors are reported
         "llm_classes": Table(
@@ -148,11 +156,14 @@ def _tables() -> dict[str, Table]:
             "extra_worker_types", t.extra_types_to_frame, t.extra_types_from_frame
         ),
         "type_mtbf": Table("failures.type_mtbf", t.type_mtbf_to_frame, t.type_mtbf_from_frame),
+        **{key: Table("queues", *converters) for key, converters in queue_tables().items()},
     }
 
 
 TABLES: dict[str, Table] = _tables()
 """Plain session key of an edited table -> the field of the current scenario it edits."""
+QUEUE_TABLES = tuple(key for key, table in TABLES.items() if table.path == "queues")
+"""The Teams page's tables (their buffers are dropped together: :func:`forget_queue_tables`)."""
 POLICY_PICKER = "policies"  # the picker of the scenario's policies (components.policy_form)
 TABLE_ERRORS = "table_errors"  # table key -> the message of an edit that does not read
 
@@ -229,6 +240,9 @@ def current_config() -> ScenarioConfig:
     errors = dict(st.session_state.get(TABLE_ERRORS) or {})
     if config.trace.synthetic.workload != "llm":
         errors.pop("llm_classes", None)  # its classes are not used
+    if config.queues is None:
+        for key in QUEUE_TABLES:
+            errors.pop(key, None)  # teams are off
     for key in TABLES:
         if key in errors:
             raise ConfigError(errors[key])
@@ -271,6 +285,16 @@ def forget_tables() -> None:
     for key in TABLES:
         s.pop(key, None)
     s[TABLE_ERRORS] = {}
+    s["table_version"] = s.get("table_version", 0) + 1
+
+
+def forget_queue_tables() -> None:
+    """Drops the Teams page's table buffers (after one of them changed the queues, the others
+    show the queues anew) and mounts every table editor afresh."""
+    s = st.session_state
+    for key in QUEUE_TABLES:
+        s.pop(key, None)
+        s.get(TABLE_ERRORS, {}).pop(key, None)
     s["table_version"] = s.get("table_version", 0) + 1
 
 

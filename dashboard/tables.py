@@ -23,13 +23,18 @@ from engine.config import (
 from engine.errors import ConfigError
 
 
-def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or value == ""
+def blank(value: Any) -> bool:
+    """Whether an edited cell is empty (None, NaN, pandas' NA or "")."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return (isinstance(value, float) and math.isnan(value)) or value == ""
 
 
-def _cell(row: pd.Series, column: str, kind: type, where: str) -> Any:
+def cell(row: pd.Series, column: str, kind: type, where: str) -> Any:
+    """The cell ``column`` of ``row`` as ``kind`` (int: a whole number). Raises ConfigError
+    naming ``where`` and the column for a blank cell or one that is not such a number."""
     value = row.get(column)
-    if _blank(value):
+    if blank(value):
         raise ConfigError(f"{where}: column '{column}' is empty")
     try:
         number = kind(value)
@@ -40,9 +45,9 @@ def _cell(row: pd.Series, column: str, kind: type, where: str) -> Any:
     return number
 
 
-def _rows(frame: pd.DataFrame) -> list[pd.Series]:
+def filled_rows(frame: pd.DataFrame) -> list[pd.Series]:
     """Rows that are not entirely blank (the editor's empty new row is ignored)."""
-    return [row for _, row in frame.iterrows() if not all(_blank(v) for v in row.to_numpy())]
+    return [row for _, row in frame.iterrows() if not all(blank(v) for v in row.to_numpy())]
 
 
 def cluster_from_frame(frame: pd.DataFrame) -> ClusterSpec:
@@ -52,16 +57,16 @@ def cluster_from_frame(frame: pd.DataFrame) -> ClusterSpec:
         ConfigError: for an empty table or a blank / non-numeric / non-positive cell.
     """
     groups = []
-    for i, row in enumerate(_rows(frame), start=1):
+    for i, row in enumerate(filled_rows(frame), start=1):
         where = f"GPU mix row {i}"
         worker_type = row.get("worker_type")
-        if _blank(worker_type):
+        if blank(worker_type):
             raise ConfigError(f"{where}: pick a worker type")
-        nodes = _cell(row, "nodes", int, where)
-        gpus = _cell(row, "gpus_per_node", int, where)
+        nodes = cell(row, "nodes", int, where)
+        gpus = cell(row, "gpus_per_node", int, where)
         if nodes < 1 or gpus < 1:
             raise ConfigError(f"{where}: nodes and GPUs per node must be at least 1")
-        rack = "rack0" if _blank(row.get("rack")) else str(row.get("rack")).strip()
+        rack = "rack0" if blank(row.get("rack")) else str(row.get("rack")).strip()
         groups.append(NodeGroup(str(worker_type), nodes, gpus, rack))
     if not groups:
         raise ConfigError("the GPU mix is empty; add at least one row")
@@ -81,15 +86,15 @@ def congestion_from_frame(frame: pd.DataFrame) -> tuple[CongestionEpisode, ...]:
         ConfigError: for a blank or non-numeric cell, or start_s >= end_s, or factor < 1.
     """
     episodes = []
-    for i, row in enumerate(_rows(frame), start=1):
+    for i, row in enumerate(filled_rows(frame), start=1):
         where = f"congestion row {i}"
-        start, end = _cell(row, "start_s", float, where), _cell(row, "end_s", float, where)
-        factor = _cell(row, "factor", float, where)
+        start, end = cell(row, "start_s", float, where), cell(row, "end_s", float, where)
+        factor = cell(row, "factor", float, where)
         if start >= end:
             raise ConfigError(f"{where}: start_s must be before end_s")
         if factor < 1:
             raise ConfigError(f"{where}: factor divides bandwidth and must be at least 1")
-        links = "inter_node" if _blank(row.get("links")) else str(row.get("links")).strip()
+        links = "inter_node" if blank(row.get("links")) else str(row.get("links")).strip()
         episodes.append(CongestionEpisode(start, end, factor, links))
     return tuple(episodes)
 
@@ -110,12 +115,12 @@ def extra_types_from_frame(frame: pd.DataFrame) -> tuple[WorkerTypeSpec, ...]:
         ConfigError: for a blank name or base, or a speed ratio that is not a positive number.
     """
     specs = []
-    for i, row in enumerate(_rows(frame), start=1):
+    for i, row in enumerate(filled_rows(frame), start=1):
         where = f"extra GPU type row {i}"
         name, base = row.get("name"), row.get("base")
-        if _blank(name) or _blank(base):
+        if blank(name) or blank(base):
             raise ConfigError(f"{where}: give a name and the GPU type it is compared with")
-        ratio = _cell(row, "speed_ratio", float, where)
+        ratio = cell(row, "speed_ratio", float, where)
         if not ratio > 0:
             raise ConfigError(f"{where}: column 'speed_ratio' must be > 0")
         specs.append(WorkerTypeSpec(str(name).strip(), str(base), ratio))
@@ -137,13 +142,13 @@ def llm_classes_from_frame(frame: pd.DataFrame) -> tuple[JobClass, ...]:
         ConfigError: for a blank or non-numeric cell, or no class at all.
     """
     classes = []
-    for i, row in enumerate(_rows(frame), start=1):
+    for i, row in enumerate(filled_rows(frame), start=1):
         where = f"job mix row {i}"
         name, types = row.get("name"), row.get("job_types")
-        if _blank(name) or _blank(types):
+        if blank(name) or blank(types):
             raise ConfigError(f"{where}: columns 'name' and 'job_types' must not be empty")
-        numbers = {c: _cell(row, c, float, where) for c in ("share", "min_hours", "max_hours")}
-        sizes = {c: _cell(row, c, int, where) for c in ("min_gpus", "max_gpus")}
+        numbers = {c: cell(row, c, float, where) for c in ("share", "min_hours", "max_hours")}
+        sizes = {c: cell(row, c, int, where) for c in ("min_gpus", "max_gpus")}
         classes.append(JobClass(str(name), job_types=str(types), **numbers, **sizes))
     if not classes:
         raise ConfigError("the job mix has no class; add at least one row")
@@ -164,11 +169,11 @@ def type_mtbf_from_frame(frame: pd.DataFrame) -> tuple[TypeMtbf, ...]:
         ConfigError: for a blank GPU type or an MTBF that is not a number (row and column).
     """
     entries = []
-    for i, row in enumerate(_rows(frame), start=1):
+    for i, row in enumerate(filled_rows(frame), start=1):
         where = f"node MTBF by GPU type, row {i}"
-        if _blank(row.get("worker_type")):
+        if blank(row.get("worker_type")):
             raise ConfigError(f"{where}: column 'worker_type' is empty")
-        entries.append(TypeMtbf(str(row["worker_type"]), _cell(row, "node_mtbf_h", float, where)))
+        entries.append(TypeMtbf(str(row["worker_type"]), cell(row, "node_mtbf_h", float, where)))
     return tuple(entries)
 
 

@@ -63,7 +63,8 @@ class Budget:
         autorun_s: a link runs without a click only if its estimated work is at most this
             many seconds of one core; otherwise it shows what would run and waits for Run.
         max_table_rows: rows of each table of a scenario (GPU-mix groups, congestion
-            episodes, extra GPU types).
+            episodes, extra GPU types; under teams, ClusterQueues, quota rows, LocalQueues
+            and cohorts).
     """
 
     max_jobs: int = field(default=20_000, metadata={"help": "jobs in one run"})
@@ -178,6 +179,14 @@ def check_scenario(
         "congestion episodes": len(config.network.congestion),
         "extra GPU types": len(config.extra_worker_types),
     }
+    if config.queues is not None:  # the Teams page's tables
+        queues = config.queues
+        tables["ClusterQueues"] = len(queues.cluster_queues)
+        tables["quota rows"] = sum(len(cq.flavors) for cq in queues.cluster_queues) + sum(
+            len(cohort.flavors) for cohort in queues.cohorts
+        )
+        tables["LocalQueues"] = len(queues.local_queues)
+        tables["cohorts"] = len(queues.cohorts)
     for what, rows in tables.items():
         budget.check("max_table_rows", rows, f"{where}the number of {what}")
     jobs = jobs_bound(config, trace_rows)

@@ -13,6 +13,7 @@ from dashboard.components.kpi_table import (
 from dashboard.components.paper_presets import render_claims, render_report_download
 from dashboard.components.results_common import colors_of, render_run_caption, require_result
 from dashboard.components.run_panel import render_results_flash
+from dashboard.components.team_results import render_team_results
 
 result = require_result()
 st.title("Results")
@@ -26,5 +27,7 @@ for note in result.trace_notes:
     st.info(note)
 log_x = st.toggle("Logarithmic time axis", key="log_x", help="JCTs span minutes to days.")
 render_chart(make_jct_cdf(result.combined("jobs"), colors_of(result), log_x), key="jct_cdf")
+if result.config.queues is not None:
+    render_team_results(result, log_x)
 render_downloads(result)
 render_report_download(result, st.session_state.get("result_paper_preset"))

@@ -74,6 +74,9 @@ with run_area:
         st.warning("Upload a trace file (tab 1 · Jobs) to run, or pick a sample trace.")
     if not current().policies:
         st.warning("Pick at least one policy (tab 3).")
+    if current().queues is not None:
+        st.caption(f"Teams and quotas are on: {len(current().queues.cluster_queues)} "
+                   "ClusterQueues (edit them on the Teams page).")  # fmt: skip
     ready = config is not None and trace is not None and bool(config.policies)
     if render_run_buttons(ready):
         execute_run(config, st.session_state["upload"])

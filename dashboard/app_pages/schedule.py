@@ -7,7 +7,7 @@ policy shown), so a job's row reads down the page and no bar runs off the edge.
 
 import streamlit as st
 
-from dashboard.chart_style import worker_type_colors
+from dashboard.chart_style import team_colors, worker_type_colors
 from dashboard.charts import make_gantt
 from dashboard.components.chart import render_chart
 from dashboard.components.explain_job import render_explain_job
@@ -24,7 +24,9 @@ COLOR_BY = {
     "worker_type": "GPU type",
     "level": "consolidation",
     "network_sensitivity": "network sensitivity",
+    "cluster_queue": "team",
 }
+JOB_COLUMNS = (*CONTINUOUS, "cluster_queue")  # shown only when the jobs table has them
 result = require_result()
 st.title("Schedule")
 render_run_caption(result)
@@ -35,13 +37,15 @@ chosen = left.multiselect(
     default=result.policies, key="gantt_policies",
 )  # fmt: skip
 color_by = right.radio(
-    "Color by", [c for c in COLOR_BY if c in result.results[0].jobs or c not in CONTINUOUS],
+    "Color by", [c for c in COLOR_BY if c in result.results[0].jobs or c not in JOB_COLUMNS],
     horizontal=True, key="gantt_color_by", format_func=COLOR_BY.get,
     help="Network sensitivity: how much slower the job's iterations get when its ring crosses "
     "racks (1 = not at all).",
 )  # fmt: skip
 spec = render_gantt_filter(result.results[0].jobs)
 colors = worker_type_colors(result.combined("segments")["worker_type"].dropna().unique())
+if color_by == "cluster_queue":
+    colors = team_colors(cq.name for cq in result.config.queues.cluster_queues)
 sims = [by_name[policy] for policy in chosen]
 order, _ = shared_selection(sims, spec) if sims else ([], 0.0)
 shown_end_s = whole_range_s(sims, order)

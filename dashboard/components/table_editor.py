@@ -55,6 +55,8 @@ def render_table_editor(
     errors = s.setdefault(TABLE_ERRORS, {})
     try:
         value = table.from_frame(edited)
+        if table.into is not None:
+            value = table.into(get_field(current(), table.path), value)
     except ConfigError as exc:
         errors[state_key] = str(exc)
         st.error(str(exc))

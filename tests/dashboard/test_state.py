@@ -15,16 +15,39 @@ from dashboard.state import FIELDS, POLICY_PICKER, TABLES, default_scenario, get
 from engine.config import ScenarioConfig
 from engine.policies.base import display_name
 from engine.presets import cluster_2026_scenario
+from engine.quota.model import (
+    ClusterQueue,
+    Cohort,
+    FlavorQuota,
+    LocalQueue,
+    Preemption,
+    QueueConfig,
+)
 
 APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 TIMEOUT_S = 120
+QUEUES = QueueConfig(
+    cluster_queues=(
+        ClusterQueue("a", (FlavorQuota("v100", 8, None, 2), FlavorQuota("k80", 4, 8)), "org",
+                     preemption=Preemption("LowerPriority", "Any", "LowerPriority", 10)),
+        ClusterQueue("b", (FlavorQuota("v100", 0),), "org", fair_weight=2.0),
+    ),
+    cohorts=(Cohort("org", "root", (FlavorQuota("p100", 4),)), Cohort("root")),
+    local_queues=(LocalQueue("team-a", "a", "ns-a"), LocalQueue("b", "b")),
+)  # fmt: skip
+"""Queues with every field the Teams page's tables show or keep."""
+
+
+def _config_for(path: str, config: ScenarioConfig) -> ScenarioConfig:
+    """``config``, with queues when ``path`` is a field of them (None without teams)."""
+    return with_field(config, "queues", QUEUES) if path.startswith("queues") else config
 
 
 @pytest.mark.parametrize("key", sorted(FIELDS))
 def test_each_widget_edits_a_field_of_the_scenario(key: str) -> None:
     """Its field exists, and the widget value it shows reads back as the same field value."""
     field = FIELDS[key]
-    config = default_scenario()
+    config = _config_for(field.path, default_scenario())
     value = get_field(config, field.path)
     if key in ("fail_young", "fail_checkpoint_interval_s", "source_kind"):
         return  # these read the session too: the app test below edits them
@@ -36,8 +59,10 @@ def test_each_widget_edits_a_field_of_the_scenario(key: str) -> None:
 @pytest.mark.parametrize("key", sorted(TABLES))
 def test_each_table_reads_back_as_its_field(key: str, config: ScenarioConfig) -> None:
     table = TABLES[key]
+    config = _config_for(table.path, config)
     value = get_field(config, table.path)
-    assert table.from_frame(table.to_frame(value)) == value
+    read = table.from_frame(table.to_frame(value))
+    assert (read if table.into is None else table.into(value, read)) == value
 
 
 def test_dropping_every_widget_value_loses_no_setting() -> None:

@@ -1,0 +1,64 @@
+"""In a real browser: three teams share the default cluster. Upload a trace whose ``queue`` and
+``priority`` columns name the teams, switch teams on, load their quotas from a Kueue YAML, run
+FIFO, read the per-team table, download the YAML again (screenshots in ``artifacts/``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.harness import (
+    assert_tables_fit,
+    click_run,
+    open_page,
+    open_scenario_page,
+    screenshot,
+    upload_trace,
+)
+
+pytestmark = pytest.mark.e2e
+DATA = Path(__file__).resolve().parents[1] / "data" / "teams"
+TEAMS = ("vision", "language", "recsys")
+
+
+def _quotas(page) -> None:
+    uploader = page.get_by_test_id("stFileUploader").filter(has_text="Load a Kueue YAML")
+    uploader.locator("input[type=file]").set_input_files(str(DATA / "kueue.yaml"))
+    page.get_by_text("Loaded 3 ClusterQueues from kueue.yaml").wait_for()
+
+
+def test_teams_with_quotas_from_a_kueue_yaml_run_fifo(server: str, page, tmp_path) -> None:
+    open_scenario_page(page, f"{server}/?policies=fifo")
+    upload_trace(page, DATA / "jobs_3_teams.csv")
+    page.get_by_text("Detected format").wait_for()
+    open_page(page, "Teams")
+    page.get_by_text("Teams and quotas").click()
+    page.get_by_text("in its own queue column").wait_for()
+    _quotas(page)
+    grid = page.get_by_test_id("stDataFrame").filter(has_text="Nominal (GPUs)").first
+    grid.wait_for()
+    assert all(team in (grid.text_content() or "") for team in TEAMS)
+    assert page.get_by_test_id("stAlertContentError").count() == 0
+    screenshot(page, "teams_page")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download Kueue YAML").click()
+    text = Path(download.value.path()).read_text(encoding="utf-8")
+    assert "kind: ClusterQueue" in text and all(f"name: {t}" in text for t in TEAMS)
+    open_page(page, "Scenario", heading="Scheduling what-if")
+    click_run(page)
+    page.get_by_role("heading", name="Results").first.wait_for()
+    page.get_by_role("heading", name="Teams").wait_for()
+    table = page.get_by_test_id("stDataFrame").filter(has_text="Mean wait for quota").first
+    table.wait_for()
+    text = table.text_content() or ""
+    assert all(team in text for team in TEAMS), text[:300]
+    assert page.get_by_test_id("stException").count() == 0
+    assert_tables_fit(page)
+    page.get_by_role("heading", name="Teams").scroll_into_view_if_needed()
+    page.get_by_text("How long each team's jobs waited").wait_for()
+    screenshot(page, "teams_results")
+    page.get_by_role("tab", name="Use against quota").click()
+    page.get_by_text("dashed: their nominal quotas").wait_for()
+    page.get_by_role("heading", name="Teams").scroll_into_view_if_needed()
+    screenshot(page, "teams_usage")
