@@ -109,10 +109,10 @@ def team_metric_parts(key: str) -> tuple[str, str] | None:
 
 
 def _usage_table(gate: QuotaPolicy) -> pd.DataFrame:
-    nominal = {(cq.name, gate.queues.worker_type_of(q.flavor)): q.nominal_gpus
+    types = gate.queues.flavor_types()
+    nominal = {(cq.name, q.flavor): q.nominal_gpus
                for cq in gate.queues.cluster_queues for q in cq.flavors}  # fmt: skip
-    rows = [(t, cq, gate.queues.worker_type_of(flavor), gpus,
-             nominal.get((cq, gate.queues.worker_type_of(flavor)), 0))
+    rows = [(t, cq, types.get(flavor, flavor), gpus, nominal.get((cq, flavor), 0))
             for t, cq, flavor, gpus in gate.usage_rows]  # fmt: skip
     table = pd.DataFrame(rows, columns=list(QUOTA_USAGE_COLUMNS))
     return table.astype({"time_s": "float64", "gpus": "int64", "nominal_gpus": "int64"})
