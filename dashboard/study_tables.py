@@ -15,6 +15,7 @@ import pandas as pd
 
 from engine.config import ScenarioConfig
 from engine.policies.base import display_name
+from engine.quota.results import team_metric_parts
 from engine.study import Study, StudyResult, Variant
 from engine.study.paired import cells, metric_info, paired_rows, shown_rows
 from engine.units import ColumnFormat, column_format
@@ -225,3 +226,17 @@ def runs_table(result: StudyResult, metrics: Sequence[str]) -> pd.DataFrame:
             fmt = metric_format(runs[key], key)
             out[fmt.header(metric_info(key).label)] = runs[key].map(fmt.rounded)
     return out
+
+
+TEAM_STUDY_METRICS = ("queueing_mean_s", "queueing_p95_s")
+"""Per-team KPIs the Compare page pairs (:data:`engine.quota.results.TEAM_METRICS`)."""
+
+
+def team_columns(runs: pd.DataFrame) -> list[str]:
+    """The runs' per-team KPI columns of :data:`TEAM_STUDY_METRICS`, by team then metric."""
+    found = [
+        (parts[1], TEAM_STUDY_METRICS.index(parts[0]), str(c))
+        for c in runs.columns
+        if (parts := team_metric_parts(str(c))) and parts[0] in TEAM_STUDY_METRICS
+    ]
+    return [column for _, _, column in sorted(found)]

@@ -29,6 +29,7 @@ from dashboard.study_tables import (
     runs_table,
     split_delta_table,
     study_from_scenarios,
+    team_columns,
 )
 from engine.study.paired import cells, every_pair
 
@@ -86,6 +87,11 @@ if result is not None:
         )  # fmt: skip
         table = pair_table(result, a, b, metrics)
         st.dataframe(table[PAIR_COLUMNS], hide_index=True, width="stretch")
+        teams = team_columns(runs)  # scenarios with queues: each team's waits, paired
+        if teams:
+            st.markdown("**Per team** (ClusterQueue), on the same seeds")
+            st.dataframe(pair_table(result, a, b, teams)[PAIR_COLUMNS], hide_index=True,
+                         width="stretch")  # fmt: skip
         st.caption(
             "A − B: the mean over seeds of A's value minus B's on the same seed, with its 95% "
             "interval and p-value (Student's paired t-test). An interval that contains 0 is a "
