@@ -117,6 +117,7 @@ class QuotaScheduler:
         }
         self._group_of: dict[int, tuple[int, tuple[str, ...]]] = {}
         self._scans = {name: self._must_scan(cq) for name, cq in self.queues.items()}
+        self._any_scan = any(self._scans.values())
         self.workloads: dict[int, _Workload] = {}
         self.admitted: dict[QuotaNode, dict[int, Admitted]] = {
             node: {} for node in self.tree.cluster_queues.values()
@@ -214,15 +215,31 @@ class QuotaScheduler:
         """Runs cycles at ``now_s`` until one changes nothing; ``free_gpus`` (worker type ->
         free GPUs) is updated by what it admits and evicts."""
         result = CycleResult()
+        only: set[str] | None = None  # the queues the next cycle must look at (None: all)
         for _ in range(1 + 4 * len(self.workloads)):  # each change admits or evicts a workload
-            if not self._cycle(now_s, free_gpus, result):
+            evicted = len(result.evicted)
+            admitted = self._cycle(now_s, free_gpus, result, only)
+            if not admitted:
                 break
+            # without preemption anywhere, a cycle that only admitted changes nothing for a
+            # queue whose head was parked or waited for GPUs (admissions only take room): only
+            # the queues that admitted, or whose head no longer fit, need a new head
+            only = None if self._any_scan or len(result.evicted) > evicted else admitted
         return result
 
-    def _cycle(self, now_s: float, free: dict[str, int], result: CycleResult) -> bool:
+    def _cycle(
+        self, now_s: float, free: dict[str, int], result: CycleResult, only: set[str] | None
+    ) -> set[str]:
+        """One scheduling cycle; returns the queues that admitted or evicted and those whose
+        head no longer fit after them (empty: no change)."""
         entries: list[tuple[tuple[int, int, float, int], _Workload, Assignment]] = []
-        result.blocked = {}
+        changed: set[str] = set()
+        if only is None:
+            result.blocked = {}
         for name, keys in self.pending.items():
+            if only is not None and name not in only:
+                continue
+            result.blocked.pop(name, None)
             if not keys or self._still_clean(name):
                 if keys:
                     result.blocked[name] = "quota"
@@ -235,8 +252,8 @@ class QuotaScheduler:
             workload, assignment = head
             order = (assignment.borrow, -workload.priority, workload.order_s, workload.index)
             entries.append((order, workload, assignment))
-        changed = False
         reserved: list[tuple[QuotaNode, str, int]] = []
+        retry: set[str] = set()
         taken: set[int] = set()
         for workload, assignment in self._in_order(entries):
             node = self.tree.cluster_queues[workload.queue]
@@ -244,6 +261,7 @@ class QuotaScheduler:
             if assignment.mode == FIT:
                 if gpus > max(0, node.available(flavor)):
                     result.blocked[workload.queue] = "quota"
+                    retry.add(workload.queue)  # its head may be another job at the next cycle
                     continue
                 worker_type = self.worker_type(flavor)
                 if free.get(worker_type, 0) < gpus:
@@ -252,7 +270,7 @@ class QuotaScheduler:
                 self._admit(workload, node, flavor, now_s)
                 free[worker_type] -= gpus
                 result.admitted.append((workload.index, worker_type))
-                changed = True
+                changed.add(workload.queue)
             elif not any(t.workload.index in taken for t in assignment.targets):
                 if not self._fits_without(node, flavor, gpus, assignment.targets):
                     result.blocked[workload.queue] = "quota"
@@ -263,13 +281,13 @@ class QuotaScheduler:
                 node.add_usage(flavor, gpus)
                 reserved.append((node, flavor, gpus))
                 result.blocked[workload.queue] = "quota"
-                changed = True
+                changed.add(workload.queue)
         for node, flavor, gpus in reserved:
             node.remove_usage(flavor, gpus)
         for name, keys in self.pending.items():
             if keys and name not in result.blocked:
                 result.blocked[name] = "quota"
-        return changed
+        return changed | retry if changed else changed
 
     def _in_order(
         self, entries: list[tuple[tuple[int, int, float, int], _Workload, Assignment]]
