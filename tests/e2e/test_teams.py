@@ -1,6 +1,7 @@
 """In a real browser: three teams share the default cluster. Upload a trace whose ``queue`` and
 ``priority`` columns name the teams, switch teams on, load their quotas from a Kueue YAML, run
-FIFO, read the per-team table, download the YAML again (screenshots in ``artifacts/``)."""
+FIFO, read the per-team table, download the YAML again; then compare the configuration with a
+copy whose queues are StrictFIFO, per team on the same seeds (screenshots in ``artifacts/``)."""
 
 from __future__ import annotations
 
@@ -22,10 +23,10 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "teams"
 TEAMS = ("vision", "language", "recsys")
 
 
-def _quotas(page) -> None:
+def _quotas(page, name: str = "kueue.yaml") -> None:
     uploader = page.get_by_test_id("stFileUploader").filter(has_text="Load a Kueue YAML")
-    uploader.locator("input[type=file]").set_input_files(str(DATA / "kueue.yaml"))
-    page.get_by_text("Loaded 3 ClusterQueues from kueue.yaml").wait_for()
+    uploader.locator("input[type=file]").set_input_files(str(DATA / name))
+    page.get_by_text(f"Loaded 3 ClusterQueues from {name}").wait_for()
 
 
 def test_teams_with_quotas_from_a_kueue_yaml_run_fifo(server: str, page, tmp_path) -> None:
@@ -62,3 +63,21 @@ def test_teams_with_quotas_from_a_kueue_yaml_run_fifo(server: str, page, tmp_pat
     page.get_by_text("dashed: their nominal quotas").wait_for()
     page.get_by_role("heading", name="Teams").scroll_into_view_if_needed()
     screenshot(page, "teams_usage")
+    # a second configuration: the same teams with StrictFIFO queues, compared per team
+    open_page(page, "Compare")
+    page.get_by_label("New name").fill("strict")
+    page.get_by_label("New name").press("Enter")
+    page.get_by_role("button", name="Duplicate").click()
+    page.get_by_text("is a copy").wait_for()
+    open_page(page, "Teams")
+    _quotas(page, "kueue_strict.yaml")
+    open_page(page, "Compare")
+    page.get_by_role("button", name="Run all").click()
+    page.get_by_text("Per team (ClusterQueue), on the same seeds").wait_for()
+    rows = page.get_by_test_id("stDataFrame").filter(has_text="language: mean queueing delay")
+    rows.first.wait_for()
+    text = rows.first.text_content() or ""
+    assert all(f"{team}: p95 queueing delay" in text for team in TEAMS), text[:300]
+    assert page.get_by_test_id("stException").count() == 0
+    page.get_by_text("Per team (ClusterQueue), on the same seeds").scroll_into_view_if_needed()
+    screenshot(page, "teams_compare")
