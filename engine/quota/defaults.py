@@ -10,6 +10,7 @@ paper in ``shared/docs`` sets quotas from a trace].
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 
@@ -140,3 +141,53 @@ def _teams(jobs: pd.DataFrame) -> pd.Series:
             "need every job's team"
         )
     return teams
+
+
+def scaled_queues(queues: QueueConfig, capacity: Mapping[str, int]) -> QueueConfig:
+    """The queues on another GPU mix, each owner keeping its share of the nominal GPUs [R: our
+    rule, for the planner, which changes the mix under fixed teams].
+
+    Per worker type of ``capacity``, the ClusterQueues' and cohorts' nominal GPUs are rescaled
+    to the mix's GPUs of that type (largest remainder, ties to the owner listed first): in
+    proportion to their nominal GPUs of that type, or, for a type the queues do not hold yet,
+    to their nominal GPUs of every type. A flavor of a type the mix lacks is dropped; a new
+    type gets a flavor of its own name in every ClusterQueue, after the others. Borrowing
+    limits are kept; a lending limit is capped at the new nominal quota.
+    """
+    types = queues.flavor_types()
+    owners: list[ClusterQueue | Cohort] = [*queues.cluster_queues, *queues.cohorts]
+    held = {t: [sum(q.nominal_gpus for q in o.flavors if types.get(q.flavor, q.flavor) == t)
+                for o in owners] for t in capacity}  # fmt: skip
+    total = [sum(q.nominal_gpus for q in o.flavors) for o in owners]
+    nominal = {
+        t: largest_remainder(held[t] if sum(held[t]) else total, gpus) if sum(total) else
+        [0] * len(owners) for t, gpus in capacity.items()
+    }  # fmt: skip
+
+    def flavors(
+        i: int, owner_flavors: tuple[FlavorQuota, ...], add: bool
+    ) -> tuple[FlavorQuota, ...]:
+        kept = []
+        seen = set()
+        for q in owner_flavors:
+            t = types.get(q.flavor, q.flavor)
+            if t not in capacity:
+                continue
+            seen.add(t)
+            gpus = nominal[t][i]
+            lend = None if q.lending_limit_gpus is None else min(q.lending_limit_gpus, gpus)
+            kept.append(FlavorQuota(q.flavor, gpus, q.borrowing_limit_gpus, lend))
+        if add:
+            kept += [FlavorQuota(t, nominal[t][i]) for t in capacity
+                     if t not in seen and not sum(held[t])]  # fmt: skip
+        return tuple(kept)
+
+    n = len(queues.cluster_queues)
+    cluster_queues = tuple(dataclasses.replace(cq, flavors=flavors(i, cq.flavors, True))
+                           for i, cq in enumerate(queues.cluster_queues))  # fmt: skip
+    cohorts = tuple(dataclasses.replace(c, flavors=flavors(n + i, c.flavors, False))
+                    for i, c in enumerate(queues.cohorts))  # fmt: skip
+    known = {f.name for f in queues.flavors}
+    extra = tuple(ResourceFlavor(t) for t in capacity if t not in types.values() and t not in known)
+    return dataclasses.replace(queues, cluster_queues=cluster_queues, cohorts=cohorts,
+                               flavors=queues.flavors + extra)  # fmt: skip

@@ -24,6 +24,7 @@ from typing import Any
 
 from engine.config import ClusterSpec, NodeGroup, ScenarioConfig, json_object
 from engine.errors import ConfigError
+from engine.quota.defaults import scaled_queues
 from engine.sources import Origin
 from engine.study.planner_target import TARGET_METRICS, Target, gpu_name
 from engine.study.spec import engine_digest
@@ -158,8 +159,12 @@ class PlanSpec:
 
     def with_cluster(self, cluster: ClusterSpec, spares: int) -> ScenarioConfig:
         """The base scenario with ``cluster``, holding ``spares`` spare nodes per GPU type when
-        the plan searches spares (else the base scenario's failure settings)."""
+        the plan searches spares (else the base scenario's failure settings); with teams, their
+        quotas rescaled to the mix (:func:`engine.quota.defaults.scaled_queues`)."""
         scenario = dataclasses.replace(self.base, cluster=cluster)
+        if self.base.queues is not None:  # the teams keep their shares of the new mix
+            queues = scaled_queues(self.base.queues, cluster.capacity())
+            scenario = dataclasses.replace(scenario, queues=queues)
         if not self.searches_spares:
             return scenario
         failures = dataclasses.replace(self.base.failures, spares_per_type=spares)

@@ -2,6 +2,8 @@
 
 - ``jct_mean_s``, ``jct_p95_s``, ``queueing_delay_mean_s``: the run's summary KPI
   (`engine.metrics`), seconds, at most the target.
+- ``worst_team_queueing_p95_s``: under teams' queues (`engine.quota`), the largest of the
+  ClusterQueues' p95 queueing delays ("every team's p95 wait at most T"), seconds, at most.
 - ``start_within_share``: the share of the trace's jobs whose queueing delay (first start -
   arrival, `engine.results` jobs table) is at most ``start_within_s``; a job that never starts
   counts as late. At least the target ("95% of jobs start within 1 h").
@@ -26,12 +28,17 @@ from engine.study.stats import mean_bound
 if TYPE_CHECKING:
     from engine.results import RunResult
 
-TARGET_METRICS = ("jct_mean_s", "jct_p95_s", "queueing_delay_mean_s", "start_within_share")
+TARGET_METRICS = (
+    "jct_mean_s", "jct_p95_s", "queueing_delay_mean_s", "start_within_share",
+    "worst_team_queueing_p95_s",
+)  # fmt: skip
+TEAM_P95 = "team_queueing_p95_s:"  # the per-team summary KPIs (engine.quota.results)
 _WORDS = {  # metric -> (label, display unit, seconds or fraction per display unit)
     "jct_mean_s": ("mean JCT", "h", 3600.0),
     "jct_p95_s": ("p95 JCT", "h", 3600.0),
     "queueing_delay_mean_s": ("mean queueing delay", "min", 60.0),
     "start_within_share": ("share of jobs starting within T", "%", 0.01),
+    "worst_team_queueing_p95_s": ("every team's p95 queueing delay", "h", 3600.0),
 }
 
 
@@ -86,6 +93,14 @@ class Target:
 
     def of_run(self, run: RunResult) -> float:
         """The judged number of one run (seconds, or a fraction)."""
+        if self.metric == "worst_team_queueing_p95_s":
+            teams = [v for k, v in run.summary.items() if k.startswith(TEAM_P95)]
+            if not teams:
+                raise ConfigError(
+                    "target_metric worst_team_queueing_p95_s needs teams: the base scenario "
+                    "has no queues"
+                )
+            return float(max(teams))
         if self.metric != "start_within_share":
             return float(run.summary[self.metric])
         delay = run.jobs["queueing_delay_s"].to_numpy(dtype=float)
