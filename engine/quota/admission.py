@@ -118,6 +118,9 @@ class QuotaScheduler:
         self._group_of: dict[int, tuple[int, tuple[str, ...]]] = {}
         self._scans = {name: self._must_scan(cq) for name, cq in self.queues.items()}
         self._any_scan = any(self._scans.values())
+        self.blocked: dict[str, str] = {}  # queue -> "quota" or "placement" (CycleResult)
+        self._released = True  # a release since the last schedule (the first looks at all)
+        self._submitted: set[str] = set()  # queues that gained a workload since then
         self.workloads: dict[int, _Workload] = {}
         self.admitted: dict[QuotaNode, dict[int, Admitted]] = {
             node: {} for node in self.tree.cluster_queues.values()
@@ -153,6 +156,7 @@ class QuotaScheduler:
                          if self.runs_on(workload.index, self.worker_type(q.flavor)))  # fmt: skip
             group = self._group_of[workload.index] = (workload.gpus, runs)
         insort(self.groups[name].setdefault(group, []), key)
+        self._submitted.add(name)
         self._clean.pop(name, None)
         self._parked.pop(name, None)
 
@@ -210,12 +214,18 @@ class QuotaScheduler:
         self.version += 1
         key = (workload.node.root().name, workload.flavor)
         self.released[key] = self.released.get(key, 0) + workload.gpus
+        self._released = True
 
     def schedule(self, now_s: float, free_gpus: dict[str, int]) -> CycleResult:
         """Runs cycles at ``now_s`` until one changes nothing; ``free_gpus`` (worker type ->
         free GPUs) is updated by what it admits and evicts."""
         result = CycleResult()
-        only: set[str] | None = None  # the queues the next cycle must look at (None: all)
+        # the queues the next cycle must look at (None: all): without preemption anywhere and
+        # no release since the last call, only those that gained workloads (free GPUs and room
+        # only come from releases)
+        only = None if self._any_scan or self._released else set(self._submitted)
+        self._released = False
+        self._submitted.clear()
         for _ in range(1 + 4 * len(self.workloads)):  # each change admits or evicts a workload
             evicted = len(result.evicted)
             admitted = self._cycle(now_s, free_gpus, result, only)
@@ -225,6 +235,9 @@ class QuotaScheduler:
             # queue whose head was parked or waited for GPUs (admissions only take room): only
             # the queues that admitted, or whose head no longer fit, need a new head
             only = None if self._any_scan or len(result.evicted) > evicted else admitted
+        self._released = False  # (its own evictions were looked at by its own cycles)
+        self._submitted.clear()
+        result.blocked = dict(self.blocked)
         return result
 
     def _cycle(
@@ -235,19 +248,19 @@ class QuotaScheduler:
         entries: list[tuple[tuple[int, int, float, int], _Workload, Assignment]] = []
         changed: set[str] = set()
         if only is None:
-            result.blocked = {}
+            self.blocked = {}
         for name, keys in self.pending.items():
             if only is not None and name not in only:
                 continue
-            result.blocked.pop(name, None)
+            self.blocked.pop(name, None)
             if not keys or self._still_clean(name):
                 if keys:
-                    result.blocked[name] = "quota"
+                    self.blocked[name] = "quota"
                 continue
             head = self._head(name, keys)
             if head is None:
                 self._clean[name] = self.version
-                result.blocked[name] = "quota"
+                self.blocked[name] = "quota"
                 continue
             workload, assignment = head
             order = (assignment.borrow, -workload.priority, workload.order_s, workload.index)
@@ -260,12 +273,12 @@ class QuotaScheduler:
             flavor, gpus = assignment.flavor, workload.gpus
             if assignment.mode == FIT:
                 if gpus > max(0, node.available(flavor)):
-                    result.blocked[workload.queue] = "quota"
+                    self.blocked[workload.queue] = "quota"
                     retry.add(workload.queue)  # its head may be another job at the next cycle
                     continue
                 worker_type = self.worker_type(flavor)
                 if free.get(worker_type, 0) < gpus:
-                    result.blocked[workload.queue] = "placement"
+                    self.blocked[workload.queue] = "placement"
                     continue
                 self._admit(workload, node, flavor, now_s)
                 free[worker_type] -= gpus
@@ -273,20 +286,20 @@ class QuotaScheduler:
                 changed.add(workload.queue)
             elif not any(t.workload.index in taken for t in assignment.targets):
                 if not self._fits_without(node, flavor, gpus, assignment.targets):
-                    result.blocked[workload.queue] = "quota"
+                    self.blocked[workload.queue] = "quota"
                     continue
                 for target in assignment.targets:
                     self._evict(target, workload.index, now_s, free, result)
                     taken.add(target.workload.index)
                 node.add_usage(flavor, gpus)
                 reserved.append((node, flavor, gpus))
-                result.blocked[workload.queue] = "quota"
+                self.blocked[workload.queue] = "quota"
                 changed.add(workload.queue)
         for node, flavor, gpus in reserved:
             node.remove_usage(flavor, gpus)
         for name, keys in self.pending.items():
-            if keys and name not in result.blocked:
-                result.blocked[name] = "quota"
+            if keys and name not in self.blocked:
+                self.blocked[name] = "quota"
         return changed | retry if changed else changed
 
     def _in_order(
