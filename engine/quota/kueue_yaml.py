@@ -85,6 +85,12 @@ def read_kueue_yaml(
         config.check()
     except ConfigError as error:
         raise fail(str(error)) from None
+    if config.fair_sharing.admission_half_life_s > 0:
+        notes = (
+            *notes,
+            "admissionFairSharing is kept but not simulated yet: each queue's jobs "
+            "are ordered by priority, the policy's key and arrival, not by LocalQueue usage",
+        )
     return config, notes
 
 

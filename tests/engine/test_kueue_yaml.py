@@ -105,6 +105,8 @@ def test_kubectl_list_reads_by_hand(version: str) -> None:
         "document 1, item 5 (ClusterQueue 'team-a'): skipped spec.stopPolicy (not modelled)",
         "document 1, item 5 (ClusterQueue 'team-a'): skipped the resources ['cpu', 'memory'] "
         "(only GPUs, nvidia.com/gpu or amd.com/gpu, are modelled)",
+        "admissionFairSharing is kept but not simulated yet: each queue's jobs are ordered by "
+        "priority, the policy's key and arrival, not by LocalQueue usage",
     )
     config.check({"v100": 16, "p100": 4})
 
