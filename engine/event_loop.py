@@ -314,18 +314,21 @@ class Simulation:
             for job in self.running.values():
                 job.sync(self.now_s)
         cluster = self.cluster
+        stopped: tuple[JobState, ...] = ()
+        if self.stopped:
+            stopped = tuple(self.stopped)
+            self.stopped = []
+        completed: tuple[JobState, ...] = ()
+        if self.completed:
+            completed = tuple(self.completed)
+            self.completed = []
         state = SchedulerState(
             self.now_s, self.waiting.values(), self.running.values(), cluster.capacity,
             cluster.free_gpus, self._round_index(),
-            self.jobs[self.arrived_from : self.next_arrival], cluster.node_free_view,
+            self.jobs[self.arrived_from : self.next_arrival], cluster.node_free_view, stopped,
+            completed,
         )  # fmt: skip
         self.arrived_from = self.next_arrival
-        if self.stopped:
-            state = state._replace(stopped=tuple(self.stopped))
-            self.stopped = []
-        if self.completed:
-            state = state._replace(completed=tuple(self.completed))
-            self.completed = []
         started = perf_counter()
         answer = self.policy.allocate(state)
         self.decision_time_s += perf_counter() - started

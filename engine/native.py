@@ -65,7 +65,9 @@ MODULES = (
     "engine/quota/tree.py",
     "engine/quota/preemption.py",
     "engine/quota/fair_sharing.py",
+    "engine/quota/admission_fair_sharing.py",
     "engine/quota/admission.py",
+    "engine/quota/ledger.py",
 )
 """Repository-relative paths of the compiled modules: the engine core that every policy's event
 loop runs through, and the policies whose own time dominated full-trace runs (LAS, SRTF, Gavel's

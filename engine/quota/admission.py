@@ -30,10 +30,10 @@ Cycles repeat at the same instant until one changes nothing.
 
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 
+from engine.quota.admission_fair_sharing import LocalQueueUsage
 from engine.quota.fair_sharing import Share, fair_targets, tournament_key
 from engine.quota.model import ClusterQueue, QueueConfig
 from engine.quota.preemption import Admitted, Preemptor, Target, find_targets
@@ -46,18 +46,22 @@ OrderKey = tuple[int, float, float, int]
 """A pending workload's place in its queue: (-priority, policy key, arrival s, job index)."""
 
 
-@dataclass
 class Assignment:
     """The best flavor found for a workload: mode (:data:`FIT` ...), borrowing level, flavor,
     and the eviction targets of a Preempt mode."""
 
-    mode: int = NO_FIT
-    borrow: int = 1 << 30
-    flavor: str = ""
-    targets: list[Target] = field(default_factory=list)
+    __slots__ = ("mode", "borrow", "flavor", "targets")
+
+    def __init__(
+        self, mode: int = NO_FIT, borrow: int = 1 << 30, flavor: str = "",
+        targets: list[Target] | None = None,
+    ) -> None:  # fmt: skip
+        self.mode = mode
+        self.borrow = borrow
+        self.flavor = flavor
+        self.targets: list[Target] = targets if targets is not None else []
 
 
-@dataclass
 class CycleResult:
     """What one call of :meth:`QuotaScheduler.schedule` did.
 
@@ -69,9 +73,64 @@ class CycleResult:
             left with pending workloads.
     """
 
-    admitted: list[tuple[int, str]] = field(default_factory=list)
-    evicted: list[tuple[int, str, int]] = field(default_factory=list)
-    blocked: dict[str, str] = field(default_factory=dict)
+    __slots__ = ("admitted", "evicted", "blocked")
+
+    def __init__(self) -> None:
+        self.admitted: list[tuple[int, str]] = []
+        self.evicted: list[tuple[int, str, int]] = []
+        self.blocked: dict[str, str] = {}
+
+
+class SortedKeys:
+    """A ClusterQueue's pending keys in order, cheap to take from the front.
+
+    A sorted list whose first ``start`` slots are free: removing the first key moves ``start``
+    on instead of shifting the list, and a key added in front of all others reuses a free slot;
+    the free slots are dropped once they are over half the list [R: a queue of tens of thousands
+    of jobs admits from its front at every decision; ``del list[0]`` costs a shift of the whole
+    list, measured at 11 us per removal for 30,000 keys against 1.5 us for 100].
+    """
+
+    __slots__ = ("items", "start")
+
+    def __init__(self) -> None:
+        self.items: list[OrderKey] = []
+        self.start = 0
+
+    def __len__(self) -> int:
+        return len(self.items) - self.start
+
+    def first(self) -> OrderKey:
+        """The smallest key (the queue must not be empty)."""
+        return self.items[self.start]
+
+    def in_order(self) -> list[OrderKey]:
+        """The keys in order (a copy)."""
+        return self.items[self.start :]
+
+    def add(self, key: OrderKey) -> None:
+        """Inserts ``key`` in order."""
+        items = self.items
+        if len(items) == self.start or key > items[-1]:
+            items.append(key)  # the usual case: a job that arrived after all others
+            return
+        at = bisect_left(items, key, self.start)
+        if at == self.start and self.start > 0:
+            self.start -= 1
+            items[self.start] = key
+        else:
+            items.insert(at, key)
+
+    def remove(self, key: OrderKey) -> None:
+        """Removes ``key`` (which must be present)."""
+        items = self.items
+        if items[self.start] != key:  # (the usual case is the first key: FIFO's head)
+            del items[bisect_left(items, key, self.start)]
+            return
+        self.start += 1
+        if self.start > 64 and 2 * self.start > len(items):
+            del items[: self.start]
+            self.start = 0
 
 
 class _Workload:
@@ -108,14 +167,26 @@ class QuotaScheduler:
         self.flavor_types = config.flavor_types()
         self.runs_on = runs_on
         self.key_of = key_of
-        self.pending: dict[str, list[OrderKey]] = {name: [] for name in self.queues}
+        self.pending: dict[str, SortedKeys] = {name: SortedKeys() for name in self.queues}
         # without preemption a pending workload is admissible iff some flavor it runs on has
         # room for its GPUs: per queue, its pending keys grouped by (GPUs, those flavors), so a
         # BestEffortFIFO head is the first key among the groups that fit, not a scan
-        self.groups: dict[str, dict[tuple[int, tuple[str, ...]], list[OrderKey]]] = {
+        self.groups: dict[str, dict[tuple[int, tuple[str, ...]], SortedKeys]] = {
             name: {} for name in self.queues
         }
         self._group_of: dict[int, tuple[int, tuple[str, ...]]] = {}
+        fair = config.fair_sharing
+        self.afs: LocalQueueUsage | None = None
+        self._afs_queues: set[str] = set()
+        if fair.admission_half_life_s > 0:
+            self._afs_queues = {cq.name for cq in config.cluster_queues
+                                if cq.admission_fair_sharing}  # fmt: skip
+        if self._afs_queues:
+            weights = {lq.name: lq.fair_weight for lq in config.local_queues}
+            self.afs = LocalQueueUsage(
+                fair.admission_half_life_s, fair.admission_sampling_s, weights
+            )
+        self._local_queue: dict[int, str] = {}  # job index -> its LocalQueue
         self._scans = {name: self._must_scan(cq) for name, cq in self.queues.items()}
         self._any_scan = any(self._scans.values())
         self.blocked: dict[str, str] = {}  # queue -> "quota" or "placement" (CycleResult)
@@ -128,44 +199,47 @@ class QuotaScheduler:
         self.admitted_by_index: dict[int, Admitted] = {}
         self.touched: set[str] = set()  # queues whose usage changed since the caller cleared it
         self.version = 0  # bumped at every change of usage
-        # GPUs released so far per (root of the cohort tree, flavor): a queue that needs no scan
-        # and had no head stays so until the releases in its tree could make room for its
-        # smallest job of some flavor (a release of g GPUs adds at most g to any queue's
-        # available GPUs of that flavor; admissions only take room)
-        self.released: dict[tuple[str, str], int] = {}
-        self._parked: dict[str, list[tuple[tuple[str, str], int, int]]] = {}
-        # queue -> the counter at which it had no head: a queue that needs no scan can only
-        # gain a head when usage is released (admissions only take room), others at any change
+        # queue -> (flavor, fewest GPUs of its pending workloads that run on it), noted when a
+        # queue that needs no scan had no head: it has none while no such flavor has that room
+        self._parked: dict[str, list[tuple[str, int]]] = {}
+        # queue -> the version at which a queue that may preempt had no head (any change of
+        # usage may give it one)
         self._clean: dict[str, int] = {}
 
     def worker_type(self, flavor: str) -> str:
         """The worker type a flavor stands for."""
         return self.flavor_types.get(flavor, flavor)
 
-    def submit(self, index: int, queue: str, gpus: int, priority: int, key: OrderKey) -> None:
-        """Queues a pending workload (a job that arrived, or an evicted one, again)."""
+    def submit(
+        self, index: int, queue: str, gpus: int, priority: int, key: OrderKey,
+        local_queue: str = "",
+    ) -> None:  # fmt: skip
+        """Queues a pending workload (a job that arrived, or an evicted one, again) of
+        ClusterQueue ``queue``, from ``local_queue`` (default: the ClusterQueue's name)."""
         self.workloads[index] = _Workload(index, queue, gpus, priority, key)
+        self._local_queue[index] = local_queue or queue
         self._queue(self.workloads[index])
 
     def _queue(self, workload: _Workload) -> None:
         name, key = workload.queue, workload.key
-        insort(self.pending[name], key)
+        self.pending[name].add(key)
         group = self._group_of.get(workload.index)
         if group is None:
             runs = tuple(q.flavor for q in self.queues[name].flavors
                          if self.runs_on(workload.index, self.worker_type(q.flavor)))  # fmt: skip
             group = self._group_of[workload.index] = (workload.gpus, runs)
-        insort(self.groups[name].setdefault(group, []), key)
+        keys = self.groups[name].get(group)
+        if keys is None:
+            keys = self.groups[name][group] = SortedKeys()
+        keys.add(key)
         self._submitted.add(name)
         self._clean.pop(name, None)
         self._parked.pop(name, None)
 
     def _unqueue(self, workload: _Workload) -> None:
         name, key = workload.queue, workload.key
-        keys = self.pending[name]
-        del keys[bisect_left(keys, key)]
-        group = self.groups[name][self._group_of[workload.index]]
-        del group[bisect_left(group, key)]
+        self.pending[name].remove(key)
+        self.groups[name][self._group_of[workload.index]].remove(key)
         self._clean.pop(name, None)
         self._parked.pop(name, None)
 
@@ -176,50 +250,48 @@ class QuotaScheduler:
         parked = self._parked.get(name)
         if parked is None:
             return False
-        released = self.released
-        return all(released.get(key, 0) - seen < room for key, room, seen in parked)
-
-    def _park(self, name: str, available: dict[str, int]) -> None:
-        """Notes, for a queue without a head, the GPUs each flavor would need to gain."""
         node = self.tree.cluster_queues[name]
-        root = node.root().name
+        return all(gpus > node.available(flavor) for flavor, gpus in parked)
+
+    def _park(self, name: str) -> None:
+        """Notes, for a queue without a head, the fewest GPUs it waits for per flavor."""
         need: dict[str, int] = {}
         for (gpus, flavors), keys in self.groups[name].items():
-            if keys:
+            if len(keys):
                 for flavor in flavors:
                     if gpus < need.get(flavor, 1 << 30):
                         need[flavor] = gpus
-        parked = []
-        for flavor, gpus in need.items():
-            room = available.get(flavor)
-            if room is None:
-                room = node.available(flavor)
-            key = (root, flavor)
-            parked.append((key, gpus - room, self.released.get(key, 0)))
-        self._parked[name] = parked
+        self._parked[name] = list(need.items())
 
     def _must_scan(self, queue: ClusterQueue) -> bool:
         """Whether a BestEffortFIFO head needs Kueue's full flavor assignment per workload
-        (preemption may admit a workload that does not fit)."""
+        (preemption may admit a workload that does not fit), or its order changes with its
+        LocalQueues' usage (admission fair sharing)."""
         p = queue.preemption
-        return p.within_cluster_queue != "Never" or p.reclaim_within_cohort != "Never"
+        return (
+            p.within_cluster_queue != "Never"
+            or p.reclaim_within_cohort != "Never"
+            or queue.name in self._afs_queues
+        )
 
-    def release(self, index: int) -> None:
-        """Frees a finished workload's quota."""
+    def release(self, index: int, now_s: float) -> None:
+        """Frees the quota of a workload that finished (or is evicted) at ``now_s``."""
         workload = self.admitted_by_index.pop(index)
+        if self.afs is not None and workload.node.name in self._afs_queues:
+            self.afs.release(self._local_queue[index], workload.gpus, now_s)
         del self.admitted[workload.node][index]
         workload.node.remove_usage(workload.flavor, workload.gpus)
         self.touched.add(workload.node.name)
         self.workloads.pop(index, None)
         self.version += 1
-        key = (workload.node.root().name, workload.flavor)
-        self.released[key] = self.released.get(key, 0) + workload.gpus
         self._released = True
 
     def schedule(self, now_s: float, free_gpus: dict[str, int]) -> CycleResult:
         """Runs cycles at ``now_s`` until one changes nothing; ``free_gpus`` (worker type ->
         free GPUs) is updated by what it admits and evicts."""
         result = CycleResult()
+        if self.afs is not None and self.afs.sample_all(now_s):
+            self.version += 1  # LocalQueue usage moved: heads may change
         # the queues the next cycle must look at (None: all): without preemption anywhere and
         # no release since the last call, only those that gained workloads (free GPUs and room
         # only come from releases)
@@ -253,8 +325,8 @@ class QuotaScheduler:
             if only is not None and name not in only:
                 continue
             self.blocked.pop(name, None)
-            if not keys or self._still_clean(name):
-                if keys:
+            if not len(keys) or self._still_clean(name):
+                if len(keys):
                     self.blocked[name] = "quota"
                 continue
             head = self._head(name, keys)
@@ -298,7 +370,7 @@ class QuotaScheduler:
         for node, flavor, gpus in reserved:
             node.remove_usage(flavor, gpus)
         for name, keys in self.pending.items():
-            if keys and name not in self.blocked:
+            if len(keys) and name not in self.blocked:
                 self.blocked[name] = "quota"
         return changed | retry if changed else changed
 
@@ -308,9 +380,14 @@ class QuotaScheduler:
         """The cycle's entries in Kueue's order: classical (no borrowing first, priority,
         arrival), or under fair sharing the tournament, re-run after each admission."""
         if not self.fair.enabled:
-            for _, workload, assignment in sorted(entries, key=lambda entry: entry[0]):
-                yield workload, assignment
-            return
+            if len(entries) > 1:
+                entries.sort(key=_entry_order)
+            return iter([(workload, assignment) for _, workload, assignment in entries])
+        return self._tournament(entries)
+
+    def _tournament(
+        self, entries: list[tuple[tuple[int, int, float, int], _Workload, Assignment]]
+    ) -> Iterator[tuple[_Workload, Assignment]]:
         left = list(entries)
         while left:
             best = min(range(len(left)), key=lambda i: self._fair_key(left[i]))
@@ -325,16 +402,16 @@ class QuotaScheduler:
         levels = tournament_key(node, assignment.flavor, workload.gpus, self.weights)
         return (node.root().name, levels, -workload.priority, workload.order_s, workload.index)
 
-    def _head(self, name: str, keys: list[OrderKey]) -> tuple[_Workload, Assignment] | None:
+    def _head(self, name: str, keys: SortedKeys) -> tuple[_Workload, Assignment] | None:
         strict = self.queues[name].queueing_strategy == "StrictFIFO"
         if not strict and not self._scans[name]:
-            key, available = self._first_fitting(name)
+            key = self._first_fitting(name)
             if key is None:
-                self._park(name, available)
+                self._park(name)
                 return None
             workload = self.workloads[key[3]]
-            return workload, self._fit(workload, available)
-        for key in keys:
+            return workload, self._fit(workload)
+        for key in self._in_queue_order(name, keys):
             workload = self.workloads[key[3]]
             assignment = self.assign(workload)
             if strict or assignment.mode not in (NO_FIT, NO_CANDIDATES):
@@ -343,19 +420,25 @@ class QuotaScheduler:
                 return workload, assignment
         return None
 
-    def _fit(self, workload: _Workload, available: dict[str, int]) -> Assignment:
-        """:meth:`assign` for a workload known to fit some flavor without preemption, from the
-        flavors' ``available`` GPUs: the first flavor that fits, or under ``whenCanBorrow:
+    def _in_queue_order(self, name: str, keys: SortedKeys) -> list[OrderKey]:
+        """The queue's pending keys in Kueue's order: under admission fair sharing, lower
+        LocalQueue usage first (``queueOrderingFunc``), then the key."""
+        if self.afs is None or name not in self._afs_queues:
+            return keys.in_order()
+        usage = self.afs.usage
+        local_queue = self._local_queue
+        return sorted(keys.in_order(), key=lambda key: (usage(local_queue[key[3]]), key))
+
+    def _fit(self, workload: _Workload) -> Assignment:
+        """:meth:`assign` for a workload known to fit some flavor without preemption: the
+        first flavor that fits, or under ``whenCanBorrow:
         TryNextFlavor`` the one that borrows least (Kueue's ``isPreferred`` among Fit modes)."""
         queue = self.queues[workload.queue]
         node = self.tree.cluster_queues[workload.queue]
         gpus = workload.gpus
         best = Assignment()
         for flavor in self._group_of[workload.index][1]:
-            room = available.get(flavor)
-            if room is None:
-                room = available[flavor] = node.available(flavor)
-            if gpus > room:
+            if gpus > node.available(flavor):
                 continue
             borrow = node.borrowing_level(flavor, gpus)
             if borrow == 0 or queue.when_can_borrow != "TryNextFlavor":
@@ -364,23 +447,21 @@ class QuotaScheduler:
                 best = Assignment(FIT, borrow, flavor)
         return best
 
-    def _first_fitting(self, name: str) -> tuple[OrderKey | None, dict[str, int]]:
-        """The first pending key of ``name`` whose GPUs fit some flavor it runs on, and the
-        flavors' available GPUs it read."""
+    def _first_fitting(self, name: str) -> OrderKey | None:
+        """The first pending key of ``name`` whose GPUs fit some flavor it runs on."""
         node = self.tree.cluster_queues[name]
-        available: dict[str, int] = {}
         best: OrderKey | None = None
         for (gpus, flavors), keys in self.groups[name].items():
-            if not keys or (best is not None and keys[0] >= best):
+            if not len(keys):
+                continue
+            first = keys.first()
+            if best is not None and first >= best:
                 continue
             for flavor in flavors:
-                room = available.get(flavor)
-                if room is None:
-                    room = available[flavor] = node.available(flavor)
-                if gpus <= room:
-                    best = keys[0]
+                if gpus <= node.available(flavor):
+                    best = first
                     break
-        return best, available
+        return best
 
     def assign(self, workload: _Workload) -> Assignment:
         """Kueue's flavor assignment for one pending workload (``findFlavorForPodSetResource``
@@ -415,8 +496,9 @@ class QuotaScheduler:
         )
         if node.nominal(flavor) >= gpus or may_reclaim or while_borrowing:
             preemptor = Preemptor(
-                node, queue, flavor, gpus, workload.priority, workload.order_s, workload.index
-            )
+                node, queue, flavor, gpus, workload.priority, workload.order_s, workload.index,
+                self._admitted_usage(),
+            )  # fmt: skip
             if self.fair.enabled:
                 targets = fair_targets(
                     preemptor, self.admitted, self.weights, self.fair.preemption_strategies
@@ -428,6 +510,18 @@ class QuotaScheduler:
             own = all(t.workload.node is node for t in targets)
             return Assignment(PREEMPT if own else RECLAIM, borrow, flavor, targets)
         return Assignment(NO_FIT, borrow, flavor)
+
+    def _admitted_usage(self) -> dict[int, tuple[str, float]] | None:
+        """Job index -> (LocalQueue, its usage) of each admitted workload of a ClusterQueue
+        with admission fair sharing (None when it is off)."""
+        if self.afs is None:
+            return None
+        usage: dict[int, tuple[str, float]] = {}
+        for name in self._afs_queues:
+            for index in self.admitted[self.tree.cluster_queues[name]]:
+                local_queue = self._local_queue[index]
+                usage[index] = (local_queue, self.afs.usage(local_queue))
+        return usage
 
     def _fits_without(self, node: QuotaNode, flavor: str, gpus: int, targets: list[Target]) -> bool:
         for target in targets:
@@ -444,6 +538,8 @@ class QuotaScheduler:
             now_s,
         )  # fmt: skip
         node.add_usage(flavor, workload.gpus)
+        if self.afs is not None and node.name in self._afs_queues:
+            self.afs.admit(self._local_queue[workload.index], workload.gpus, now_s)
         self.touched.add(node.name)
         self.admitted[node][workload.index] = admitted
         self.admitted_by_index[workload.index] = admitted
@@ -455,7 +551,7 @@ class QuotaScheduler:
     ) -> None:  # fmt: skip
         victim = target.workload
         workload = self.workloads[victim.index]
-        self.release(victim.index)
+        self.release(victim.index, now_s)
         self.workloads[victim.index] = workload
         free[self.worker_type(victim.flavor)] = (
             free.get(self.worker_type(victim.flavor), 0) + victim.gpus
@@ -464,6 +560,12 @@ class QuotaScheduler:
         workload.order_s = workload.key[2]
         self._queue(workload)
         result.evicted.append((victim.index, target.reason, preemptor))
+
+
+def _entry_order(
+    entry: tuple[tuple[int, int, float, int], _Workload, Assignment],
+) -> tuple[int, int, float, int]:
+    return entry[0]
 
 
 def _fits_at_root(node: QuotaNode, flavor: str, gpus: int) -> bool:

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import numpy as np
 import pandas as pd
 
 from engine.allocation.grants import Allocation, Grant, gang_grant
 from engine.errors import ConfigError
 from engine.policies.base import POLICIES, Policy, PolicyContext, SchedulerState
 from engine.quota.admission import CycleResult, OrderKey, QuotaScheduler
+from engine.quota.ledger import UsageLog, WaitLedger
 from engine.quota.model import QueueConfig
 from engine.state import JobState
 
@@ -85,16 +85,8 @@ class QuotaPolicy(Policy):
         self.flavor: dict[int, str] = {}
         self.grants: Allocation = {}
         self.evictions: list[tuple[float, int, str, int]] = []
-        self.usage_rows: list[tuple[float, str, str, int]] = []
-        self._last_usage: dict[tuple[str, str], int] = {}
-        n = len(ordered)
-        self.quota_wait_s = np.zeros(n)
-        self.placement_wait_s = np.zeros(n)
-        self._entered_s = np.zeros(n)
-        self._blocked: dict[str, str] = {}
-        self._clock: dict[str, tuple[float, float]] = {}  # queue -> (quota s, placement s)
-        self._entered_clock: dict[int, tuple[float, float]] = {}
-        self._last_s = 0.0
+        self.usage = UsageLog()
+        self.waits = WaitLedger(len(ordered))
         self._jobs: dict[int, JobState] = {}
         self._check_sizes(ordered)
 
@@ -121,20 +113,22 @@ class QuotaPolicy(Policy):
                 )
 
     def allocate(self, state: SchedulerState) -> Allocation:
-        self._advance_clock(state.now_s)
+        self.waits.advance(state.now_s)
         for job in state.completed:
             if job.index in self.scheduler.admitted_by_index:
-                self.scheduler.release(job.index)
+                # (the engine may ask no decision between a completion and now)
+                finished_s = job.completion_s if job.completion_s is not None else state.now_s
+                self.scheduler.release(job.index, finished_s)
                 self.grants.pop(job.index, None)
         for job in state.arrived:
             self._jobs[job.index] = job
             self._runs_on[job.index] = job.steps_per_s
             self._submit(job, state.now_s)
             # the engine asks no decision while no GPU is free: its quota was taken [R]
-            self.quota_wait_s[job.index] += state.now_s - job.arrival_s
+            self.waits.add_quota_wait(job.index, state.now_s - job.arrival_s)
         free = dict(state.free_gpus)
         result = self.scheduler.schedule(state.now_s, free)
-        self._blocked = result.blocked
+        self.waits.block(result.blocked)
         return self._answer(result, state.now_s)
 
     def _answer(self, result: CycleResult, now_s: float) -> Allocation:
@@ -142,14 +136,14 @@ class QuotaPolicy(Policy):
         allocation: Allocation = {}
         for index, worker_type in result.admitted:
             allocation[index] = self._admit(index, worker_type, now_s)
-        self._record_usage(now_s)
+        self.usage.record(now_s, self.scheduler.touched, self.scheduler.tree.cluster_queues)
         return allocation
 
     def _admit(self, index: int, worker_type: str, now_s: float) -> Grant:
         grant = gang_grant(worker_type, self._jobs[index].scale_factor)
         self.flavor[index] = worker_type
         self.grants[index] = grant
-        self._leave_queue(index, now_s)
+        self.waits.leave(index, self.cluster_queue[index])
         return grant
 
     def _order_key(self, index: int) -> OrderKey:
@@ -160,40 +154,8 @@ class QuotaPolicy(Policy):
     def _submit(self, job: JobState, now_s: float) -> None:
         queue = self.cluster_queue[job.index]
         self.scheduler.submit(job.index, queue, job.scale_factor, self.priority[job.index],
-                              self._order_key(job.index))  # fmt: skip
-        self._entered_clock[job.index] = self._clock.get(queue, (0.0, 0.0))
-
-    def _advance_clock(self, now_s: float) -> None:
-        """Adds the time since the last decision to each blocked queue's clock."""
-        elapsed = now_s - self._last_s
-        if elapsed > 0:
-            for queue, why in self._blocked.items():
-                quota_s, placement_s = self._clock.get(queue, (0.0, 0.0))
-                if why == "quota":
-                    quota_s += elapsed
-                else:
-                    placement_s += elapsed
-                self._clock[queue] = (quota_s, placement_s)
-        self._last_s = now_s
-
-    def _leave_queue(self, index: int, now_s: float) -> None:
-        quota_s, placement_s = self._clock.get(self.cluster_queue[index], (0.0, 0.0))
-        entered = self._entered_clock.pop(index, (quota_s, placement_s))
-        self.quota_wait_s[index] += quota_s - entered[0]
-        self.placement_wait_s[index] += placement_s - entered[1]
-
-    def _record_usage(self, now_s: float) -> None:
-        touched = self.scheduler.touched
-        if not touched:
-            return
-        nodes = self.scheduler.tree.cluster_queues
-        for name in sorted(touched):
-            for flavor, gpus in nodes[name].usage.items():
-                key = (name, flavor)
-                if self._last_usage.get(key, 0) != gpus:
-                    self._last_usage[key] = gpus
-                    self.usage_rows.append((now_s, name, flavor, gpus))
-        touched.clear()
+                              self._order_key(job.index), self.local_queue[job.index])  # fmt: skip
+        self.waits.enter(job.index, queue)
 
 
 class PreemptingQuotaPolicy(QuotaPolicy):
@@ -206,10 +168,10 @@ class PreemptingQuotaPolicy(QuotaPolicy):
         for index, reason, preemptor in result.evicted:
             self.grants.pop(index, None)
             self.evictions.append((now_s, index, reason, preemptor))
-            self._entered_clock[index] = self._clock.get(self.cluster_queue[index], (0.0, 0.0))
+            self.waits.enter(index, self.cluster_queue[index])
         for index, worker_type in result.admitted:
             self._admit(index, worker_type, now_s)
-        self._record_usage(now_s)
+        self.usage.record(now_s, self.scheduler.touched, self.scheduler.tree.cluster_queues)
         return self.grants
 
 

@@ -26,6 +26,8 @@ from engine.quota.model import (
 from engine.quota.yaml_docs import Fail, Fields, KubeObject, parse_duration
 
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+ADMISSION_FAIR_SHARING_MODE = "UsageBasedAdmissionFairSharing"
+"""``ClusterQueue.spec.admissionScope.admissionMode`` that turns admission fair sharing on."""
 WORKER_TYPE_LABEL = "gpusched/worker-type"
 """The ResourceFlavor node label :func:`engine.quota.kueue_yaml.write_kueue_yaml` names a
 worker type with, when it is not the flavor's name."""
@@ -141,7 +143,6 @@ class Reading:
                 "admissionChecks",
                 "admissionChecksStrategy",
                 "stopPolicy",
-                "admissionScope",
                 "concurrentAdmissionPolicy",
                 "namespaceSelector",
             ),
@@ -156,6 +157,7 @@ class Reading:
                 when_can_borrow=renames.get(borrow, borrow),
                 when_can_preempt=renames.get(preempt, preempt),
                 fair_weight=_weight(spec),
+                admission_fair_sharing=_admission_scope(spec),
             )
         )
 
@@ -163,9 +165,11 @@ class Reading:
         fields.only(OBJECT_FIELDS)
         spec = fields.mapping("spec")
         spec.only(_LQ_SPEC)
-        self._skipped(obj, spec, ("stopPolicy", "fairSharing"))
+        self._skipped(obj, spec, ("stopPolicy",))
         cluster_queue = spec.text("clusterQueue")
-        self.local_queues.append(LocalQueue(obj.name, cluster_queue, obj.namespace or "default"))
+        self.local_queues.append(
+            LocalQueue(obj.name, cluster_queue, obj.namespace or "default", _weight(spec))
+        )
 
     def _priority_class(self, obj: KubeObject, fields: Fields, version: str) -> None:
         fields.only(("apiVersion", "kind", "metadata", "value", "description"))
@@ -196,11 +200,18 @@ class Reading:
         strategies = tuple(fair.strings("preemptionStrategies")) or FAIR_SHARING_STRATEGIES
         admission = fields.mapping("admissionFairSharing")
         admission.only(("usageHalfLifeTime", "usageSamplingInterval", "resourceWeights"))
-        try:
-            half_life_s = parse_duration(admission.text("usageHalfLifeTime", "0"))
-        except ValueError as error:
-            raise admission.error("usageHalfLifeTime", str(error)) from None
-        self.fair_sharing = FairSharing(enabled, strategies, half_life_s)
+        durations = []
+        for name, default in (("usageHalfLifeTime", "0"), ("usageSamplingInterval", "5m")):
+            try:
+                durations.append(parse_duration(admission.text(name, default)))
+            except ValueError as error:
+                raise admission.error(name, str(error)) from None
+        if admission.raw("resourceWeights") not in (None, {}):
+            self.notes.append(
+                f"{obj.where}: skipped admissionFairSharing.resourceWeights (only GPUs are "
+                "modelled: one weight scales every LocalQueue's usage alike)"
+            )
+        self.fair_sharing = FairSharing(enabled, strategies, durations[0], durations[1])
 
     def _gpu_quotas(self, obj: KubeObject, spec: Fields) -> tuple[FlavorQuota, ...]:
         gpu_group: tuple[Fields, str] | None = None
@@ -331,6 +342,19 @@ def _gpus(resource: Fields, key: str) -> int | None:
     if quantity < 0 or quantity.denominator != 1:
         raise resource.error(key, f"must be a whole number of GPUs >= 0, got {resource.raw(key)!r}")
     return int(quantity)
+
+
+def _admission_scope(spec: Fields) -> bool:
+    """Whether ``spec.admissionScope`` turns admission fair sharing on."""
+    scope = spec.mapping("admissionScope")
+    scope.only(("admissionMode",))
+    mode = scope.text("admissionMode", "NoAdmissionFairSharing")
+    if mode not in (ADMISSION_FAIR_SHARING_MODE, "NoAdmissionFairSharing"):
+        raise scope.error(
+            "admissionMode",
+            f"{mode!r} is not one of {ADMISSION_FAIR_SHARING_MODE}, NoAdmissionFairSharing",
+        )
+    return mode == ADMISSION_FAIR_SHARING_MODE
 
 
 def _weight(spec: Fields) -> float:

@@ -25,7 +25,12 @@ from typing import Any
 import yaml
 
 from engine.errors import ConfigError
-from engine.quota.kueue_read import GPU_RESOURCES, WORKER_TYPE_LABEL, Reading
+from engine.quota.kueue_read import (
+    ADMISSION_FAIR_SHARING_MODE,
+    GPU_RESOURCES,
+    WORKER_TYPE_LABEL,
+    Reading,
+)
 from engine.quota.model import (
     FAIR_SHARING_STRATEGIES,
     ClusterQueue,
@@ -85,11 +90,14 @@ def read_kueue_yaml(
         config.check()
     except ConfigError as error:
         raise fail(str(error)) from None
-    if config.fair_sharing.admission_half_life_s > 0:
+    fair = config.fair_sharing
+    if fair.admission_half_life_s > 0 and not any(
+        cq.admission_fair_sharing for cq in config.cluster_queues
+    ):
         notes = (
             *notes,
-            "admissionFairSharing is kept but not simulated yet: each queue's jobs "
-            "are ordered by priority, the policy's key and arrival, not by LocalQueue usage",
+            "admissionFairSharing is set but no ClusterQueue has spec.admissionScope."
+            f"admissionMode: {ADMISSION_FAIR_SHARING_MODE}, so it orders no queue",
         )
     return config, notes
 
@@ -127,7 +135,10 @@ def write_kueue_yaml(config: QueueConfig, api_version: str = "v1beta2") -> str:
     docs += [_cluster_queue(group, cq, api_version) for cq in config.cluster_queues]
     for queue in config.local_queues:
         meta = {"name": queue.name, "namespace": queue.namespace}
-        docs.append(_object(group, "LocalQueue", meta, spec={"clusterQueue": queue.cluster_queue}))
+        lq_spec: dict[str, Any] = {"clusterQueue": queue.cluster_queue}
+        if queue.fair_weight != 1.0:
+            lq_spec["fairSharing"] = {"weight": _weight_text(queue.fair_weight)}
+        docs.append(_object(group, "LocalQueue", meta, spec=lq_spec))
     for priority in config.priority_classes:
         docs.append(_object(group, "WorkloadPriorityClass", {"name": priority.name}))
         docs[-1]["value"] = priority.value
@@ -184,6 +195,8 @@ def _cluster_queue(group: str, cq: ClusterQueue, api_version: str) -> dict[str, 
     }
     if cq.fair_weight != 1.0:
         spec["fairSharing"] = {"weight": _weight_text(cq.fair_weight)}
+    if cq.admission_fair_sharing:
+        spec["admissionScope"] = {"admissionMode": ADMISSION_FAIR_SHARING_MODE}
     return _object(group, "ClusterQueue", {"name": cq.name}, spec=spec)
 
 
@@ -220,7 +233,7 @@ def _configuration(config: QueueConfig, api_version: str) -> dict[str, Any]:
     if fair.admission_half_life_s > 0:
         out["admissionFairSharing"] = {
             "usageHalfLifeTime": format_duration(fair.admission_half_life_s),
-            "usageSamplingInterval": "5m",  # Kueue's default; not modelled
+            "usageSamplingInterval": format_duration(fair.admission_sampling_s),
         }
     return out
 

@@ -102,6 +102,9 @@ class ClusterQueue:
         when_can_preempt: MayStopSearch (preempt in the first flavor where preemption helps) or
             TryNextFlavor (Kueue's default: try later flavors for one that fits first).
         fair_weight: ``fairSharing.weight`` (default 1).
+        admission_fair_sharing: ``admissionScope.admissionMode:
+            UsageBasedAdmissionFairSharing``: its pending jobs are ordered by their
+            LocalQueue's decayed usage first (when the Configuration sets a half-life).
     """
 
     name: str
@@ -112,6 +115,7 @@ class ClusterQueue:
     when_can_borrow: str = "MayStopSearch"
     when_can_preempt: str = "TryNextFlavor"
     fair_weight: float = 1.0
+    admission_fair_sharing: bool = False
 
 
 @dataclass(frozen=True)
@@ -139,11 +143,14 @@ class LocalQueue:
         name: the name jobs use (the trace's ``queue``).
         cluster_queue: the ClusterQueue it feeds.
         namespace: its namespace (kept for the YAML round trip; jobs name ``name``).
+        fair_weight: ``fairSharing.weight`` (default 1): under admission fair sharing its
+            usage counts divided by this weight.
     """
 
     name: str
     cluster_queue: str
     namespace: str = "default"
+    fair_weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -163,11 +170,14 @@ class FairSharing:
             preemption in the cohort).
         preemption_strategies: applied in order (Kueue's default: both, in this order).
         admission_half_life_s: admission fair sharing's ``usageHalfLifeTime`` in seconds; 0 off.
+        admission_sampling_s: its ``usageSamplingInterval`` in seconds (Kueue's default 5 min,
+            ``apis/config/v1beta2/defaults.go``).
     """
 
     enabled: bool = False
     preemption_strategies: tuple[str, ...] = FAIR_SHARING_STRATEGIES
     admission_half_life_s: float = 0.0
+    admission_sampling_s: float = 300.0
 
 
 @dataclass(frozen=True)
@@ -245,9 +255,14 @@ class QueueConfig:
                   FAIR_SHARING_STRATEGIES)  # fmt: skip
         if self.fair_sharing.admission_half_life_s < 0:
             raise ConfigError("Configuration: admissionFairSharing.usageHalfLifeTime must be >= 0")
+        if not self.fair_sharing.admission_sampling_s > 0:
+            raise ConfigError(
+                "Configuration: admissionFairSharing.usageSamplingInterval must be > 0"
+            )
         self._check_tree()
         names = {cq.name for cq in self.cluster_queues}
         for queue in self.local_queues:
+            _weight(f"LocalQueue {queue.name!r}", queue.fair_weight)
             if queue.cluster_queue not in names:
                 raise ConfigError(
                     f"LocalQueue {queue.name!r}: spec.clusterQueue {queue.cluster_queue!r} is "

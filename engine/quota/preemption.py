@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cmp_to_key
 
 from engine.quota.model import ClusterQueue
 from engine.quota.tree import QuotaNode
@@ -89,6 +90,9 @@ class Preemptor:
     priority: int
     order_s: float
     index: int
+    local_queue_usage: dict[int, tuple[str, float]] | None = None
+    """Under admission fair sharing: job index -> (LocalQueue, its usage) of every admitted
+    workload of a ClusterQueue with admission fair sharing; None when it is off."""
 
 
 def satisfies(policy: str, preemptor: Preemptor, candidate: Admitted) -> bool:
@@ -219,18 +223,32 @@ def _candidates(
             remaining = max(0, remaining - root.local_available(flavor))
             advantage = advantage or fits
             previous = root
-    key = _order_key(preemptor.node)
+    key = cmp_to_key(_ordering(preemptor.node, preemptor.local_queue_usage or {}))
     return sorted(same, key=key), sorted(hierarchy, key=key), sorted(by_priority, key=key)
 
 
-def _order_key(queue: QuotaNode) -> Callable[[Candidate], tuple[bool, int, float, int]]:
-    """Kueue's ``CandidatesOrdering``: other queues first, lower priority, newest admission."""
+def _ordering(
+    queue: QuotaNode, usage: dict[int, tuple[str, float]]
+) -> Callable[[Candidate, Candidate], int]:
+    """Kueue's ``CandidatesOrdering`` (``pkg/scheduler/preemption/common/ordering.go``): other
+    queues first; under admission fair sharing, of two workloads of one ClusterQueue from two
+    LocalQueues, the one whose LocalQueue has used more; lower priority; newest admission."""
 
-    def key(candidate: Candidate) -> tuple[bool, int, float, int]:
-        workload = candidate[0]
-        return (workload.node is queue, workload.priority, -workload.admitted_s, -workload.index)
+    def compare(a: Candidate, b: Candidate) -> int:
+        x, y = a[0], b[0]
+        if (x.node is queue) != (y.node is queue):
+            return 1 if x.node is queue else -1
+        ux, uy = usage.get(x.index), usage.get(y.index)
+        if (
+            ux is not None and uy is not None and x.node is y.node
+            and ux[0] != uy[0] and ux[1] != uy[1]
+        ):  # fmt: skip
+            return -1 if ux[1] > uy[1] else 1
+        kx = (x.priority, -x.admitted_s, -x.index)
+        ky = (y.priority, -y.admitted_s, -y.index)
+        return -1 if kx < ky else (1 if kx > ky else 0)
 
-    return key
+    return compare
 
 
 def _collect(

@@ -57,8 +57,8 @@ def annotate(result: SimulationResult, gate: QuotaPolicy) -> SimulationResult:
     jobs["cluster_queue"] = [gate.cluster_queue[i] for i in rows]
     jobs["priority"] = np.asarray([gate.priority[i] for i in rows], dtype=np.int64)
     jobs["flavor"] = [gate.flavor.get(i, "") for i in rows]
-    jobs["quota_wait_s"] = gate.quota_wait_s[rows]
-    jobs["placement_wait_s"] = gate.placement_wait_s[rows]
+    jobs["quota_wait_s"] = np.asarray(gate.waits.quota_wait_s)[rows]
+    jobs["placement_wait_s"] = np.asarray(gate.waits.placement_wait_s)[rows]
     counts = {column: np.zeros(len(gate.job_ids), dtype=np.int64)
               for column in dict.fromkeys(_REASON_COLUMNS.values())}  # fmt: skip
     reason_at: dict[tuple[str, float], str] = {}
@@ -113,7 +113,7 @@ def _usage_table(gate: QuotaPolicy) -> pd.DataFrame:
     nominal = {(cq.name, q.flavor): q.nominal_gpus
                for cq in gate.queues.cluster_queues for q in cq.flavors}  # fmt: skip
     rows = [(t, cq, types.get(flavor, flavor), gpus, nominal.get((cq, flavor), 0))
-            for t, cq, flavor, gpus in gate.usage_rows]  # fmt: skip
+            for t, cq, flavor, gpus in gate.usage.rows]  # fmt: skip
     table = pd.DataFrame(rows, columns=list(QUOTA_USAGE_COLUMNS))
     return table.astype({"time_s": "float64", "gpus": "int64", "nominal_gpus": "int64"})
 

@@ -23,6 +23,16 @@ from collections.abc import Iterator
 from engine.quota.model import FlavorQuota, QueueConfig
 
 
+class UsageClock:
+    """Counts the changes of usage in one tree (what :meth:`QuotaNode.available` remembers
+    is good until the next)."""
+
+    __slots__ = ("ticks",)
+
+    def __init__(self) -> None:
+        self.ticks = 0
+
+
 class QuotaNode:
     """A ClusterQueue or cohort of the tree.
 
@@ -35,9 +45,13 @@ class QuotaNode:
         usage: flavor -> GPUs in use (admitted workloads, and what children use past their
             local quota).
         children: the child nodes (cohorts first, then ClusterQueues, in config order).
+        clock: the usage clock shared by the nodes of one tree (:class:`UsageClock`).
     """
 
-    __slots__ = ("name", "is_cluster_queue", "parent", "quotas", "subtree", "usage", "children")
+    __slots__ = (
+        "name", "is_cluster_queue", "parent", "quotas", "subtree", "usage", "children", "clock",
+        "_available", "_available_at",
+    )  # fmt: skip
 
     def __init__(self, name: str, is_cluster_queue: bool, quotas: tuple[FlavorQuota, ...]):
         self.name = name
@@ -47,6 +61,9 @@ class QuotaNode:
         self.subtree: dict[str, int] = {q.flavor: q.nominal_gpus for q in quotas}
         self.usage: dict[str, int] = {}
         self.children: list[QuotaNode] = []
+        self.clock = UsageClock()
+        self._available: dict[str, int] = {}  # flavor -> available(), read at _available_at
+        self._available_at = -1
 
     def __repr__(self) -> str:
         kind = "ClusterQueue" if self.is_cluster_queue else "Cohort"
@@ -69,7 +86,19 @@ class QuotaNode:
         return max(0, self.local_quota(flavor) - self.usage.get(flavor, 0))
 
     def available(self, flavor: str) -> int:
-        """GPUs of ``flavor`` the node may take now (may be negative in a cohort overrun)."""
+        """GPUs of ``flavor`` the node may take now (may be negative in a cohort overrun).
+
+        Remembered until the tree's usage next changes [R: a cache; a cycle asks it of the same
+        nodes many times between two changes]."""
+        if self._available_at != self.clock.ticks:
+            self._available.clear()
+            self._available_at = self.clock.ticks
+        value = self._available.get(flavor)
+        if value is None:
+            value = self._available[flavor] = self._compute_available(flavor)
+        return value
+
+    def _compute_available(self, flavor: str) -> int:
         if self.parent is None:
             return self.subtree.get(flavor, 0) - self.usage.get(flavor, 0)
         parent_available = self.parent.available(flavor)
@@ -94,6 +123,7 @@ class QuotaNode:
 
     def add_usage(self, flavor: str, gpus: int) -> None:
         """Books ``gpus`` of ``flavor``; the part past the local quota goes to the parent."""
+        self.clock.ticks += 1
         local_available = self.local_available(flavor)
         self.usage[flavor] = self.usage.get(flavor, 0) + gpus
         if self.parent is not None and gpus > local_available:
@@ -101,6 +131,7 @@ class QuotaNode:
 
     def remove_usage(self, flavor: str, gpus: int) -> None:
         """Releases ``gpus`` of ``flavor`` (the inverse of :meth:`add_usage`)."""
+        self.clock.ticks += 1
         stored_in_parent = self.usage.get(flavor, 0) - self.local_quota(flavor)
         self.usage[flavor] = self.usage.get(flavor, 0) - gpus
         if stored_in_parent > 0 and self.parent is not None:
@@ -186,6 +217,9 @@ class QuotaTree:
         for node in self.cohorts.values():
             if node.parent is None:
                 _accumulate(node)
+        clock = UsageClock()
+        for node in [*self.cohorts.values(), *self.cluster_queues.values()]:
+            node.clock = clock
 
     def _attach(self, child: QuotaNode, parent_name: str) -> None:
         parent = self.cohorts.get(parent_name)

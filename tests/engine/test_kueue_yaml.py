@@ -105,8 +105,8 @@ def test_kubectl_list_reads_by_hand(version: str) -> None:
         "document 1, item 5 (ClusterQueue 'team-a'): skipped spec.stopPolicy (not modelled)",
         "document 1, item 5 (ClusterQueue 'team-a'): skipped the resources ['cpu', 'memory'] "
         "(only GPUs, nvidia.com/gpu or amd.com/gpu, are modelled)",
-        "admissionFairSharing is kept but not simulated yet: each queue's jobs are ordered by "
-        "priority, the policy's key and arrival, not by LocalQueue usage",
+        "admissionFairSharing is set but no ClusterQueue has spec.admissionScope.admissionMode: "
+        "UsageBasedAdmissionFairSharing, so it orders no queue",
     )
     config.check({"v100": 16, "p100": 4})
 
@@ -130,9 +130,14 @@ def test_kueue_samples_adapted() -> None:
     assert tree.cohorts[1].flavors == (FlavorQuota("default-flavor", 12),)
     assert tree.cluster_queues[0].flavors == (FlavorQuota("default-flavor", 0),)
     fair, notes = read((DATA / "sample_admission_fair_sharing.yaml").read_text())
-    assert fair.fair_sharing == FairSharing(False, admission_half_life_s=600.0)
+    assert fair.fair_sharing == FairSharing(
+        False, admission_half_life_s=600.0, admission_sampling_s=60.0
+    )
     assert fair.cluster_queues[0].queueing_strategy == "StrictFIFO"
-    assert sum("skipped spec.fairSharing" in note for note in notes) == 2
+    assert fair.cluster_queues[0].admission_fair_sharing
+    assert [lq.fair_weight for lq in fair.local_queues] == [1.0, 1.0]
+    assert not any("fairSharing" in note for note in notes)
+    assert read(write_kueue_yaml(fair))[0] == fair
 
 
 def test_flavor_to_worker_type() -> None:
