@@ -8,9 +8,9 @@ from __future__ import annotations
 from engine.config import FAILURE_DISTRIBUTIONS, ScenarioConfig
 from engine.errors import ConfigError
 from engine.placement import list_placements
-from engine.power.model import type_figures
 from engine.policies import get_policy, list_policies
 from engine.policies.base import build_params, display_name
+from engine.power.model import type_figures
 from engine.step_time.throughput import ThroughputMatrix
 
 
