@@ -119,7 +119,8 @@ def _pieces(
     are constant, and each stretch's facility power (kW)."""
     times = series["time_s"].to_numpy(dtype=float)
     hourly = bool(spec.grid_hourly_g_co2e_per_kwh)
-    hours = np.arange(np.ceil(start_s / HOUR_S), np.ceil(end_s / HOUR_S)) * HOUR_S if hourly else []
+    first, last = np.ceil(start_s / HOUR_S), np.ceil(end_s / HOUR_S)
+    hours = np.arange(first, last if hourly else first) * HOUR_S
     inside = times[(times > start_s) & (times < end_s)]
     edges = np.union1d(np.union1d(inside, hours), [start_s, end_s])
     index = np.searchsorted(times, edges[:-1], side="right") - 1

@@ -120,7 +120,8 @@ def type_figures(spec: PowerSpec, worker_types: list[str]) -> dict[str, TypeFigu
     given = {entry.worker_type: entry for entry in spec.worker_types}
     out = {}
     for worker_type in worker_types:
-        values, sources = [], []
+        values: list[float] = []
+        sources: list[str] = []
         for name in FIELDS:
             own = getattr(given[worker_type], name) if worker_type in given else None
             row = builtin[(builtin["worker_type"] == worker_type) & (builtin["field"] == name)]
@@ -130,11 +131,15 @@ def type_figures(spec: PowerSpec, worker_types: list[str]) -> dict[str, TypeFigu
                     "power.worker_types"
                 )
             values.append(float(own) if own is not None else float(row["watts"].iloc[0]))
-            sources.append("scenario's power spec" if own is not None else row["source"].iloc[0])
+            sources.append(
+                "scenario's power spec" if own is not None else str(row["source"].iloc[0])
+            )
         if values[1] > values[0]:
             raise ConfigError(
                 f"power: worker type {worker_type!r} has gpu_idle_w {values[1]:g} W above its "
                 f"gpu_full_w {values[0]:g} W"
             )
-        out[worker_type] = TypeFigures(values[0], values[1], values[2], tuple(sources))
+        out[worker_type] = TypeFigures(
+            values[0], values[1], values[2], (sources[0], sources[1], sources[2])
+        )
     return out
