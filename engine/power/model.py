@@ -16,12 +16,11 @@ Defaults and their sources:
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import NamedTuple
-
-import pandas as pd
 
 from engine.errors import ConfigError
 
@@ -104,9 +103,13 @@ class TypeFigures(NamedTuple):
 
 
 @cache
-def builtin_figures() -> pd.DataFrame:
-    """``engine/data/power_figures.csv``: columns worker_type, field, watts, source."""
-    return pd.read_csv(POWER_CSV)
+def builtin_figures() -> dict[tuple[str, str], tuple[float, str]]:
+    """``engine/data/power_figures.csv`` (columns worker_type, field, watts, source) as
+    (worker type, field) -> (watts, source); read with :mod:`csv`, so a scenario's config
+    imports no pandas (the command line's start-up stays light)."""
+    with POWER_CSV.open(newline="") as file:
+        rows = list(csv.DictReader(file))
+    return {(r["worker_type"], r["field"]): (float(r["watts"]), r["source"]) for r in rows}
 
 
 def type_figures(spec: PowerSpec, worker_types: list[str]) -> dict[str, TypeFigures]:
@@ -124,16 +127,18 @@ def type_figures(spec: PowerSpec, worker_types: list[str]) -> dict[str, TypeFigu
         sources: list[str] = []
         for name in FIELDS:
             own = getattr(given[worker_type], name) if worker_type in given else None
-            row = builtin[(builtin["worker_type"] == worker_type) & (builtin["field"] == name)]
-            if own is None and row.empty:
+            row = builtin.get((worker_type, name))
+            if own is not None:
+                watts, source = float(own), "scenario's power spec"
+            elif row is not None:
+                watts, source = row
+            else:
                 raise ConfigError(
                     f"power: no {name} figure for worker type {worker_type!r}; add it under "
                     "power.worker_types"
                 )
-            values.append(float(own) if own is not None else float(row["watts"].iloc[0]))
-            sources.append(
-                "scenario's power spec" if own is not None else str(row["source"].iloc[0])
-            )
+            values.append(watts)
+            sources.append(source)
         if values[1] > values[0]:
             raise ConfigError(
                 f"power: worker type {worker_type!r} has gpu_idle_w {values[1]:g} W above its "

@@ -16,7 +16,7 @@ from engine.cli import main
 from engine.config import ClusterSpec, NodeGroup, PolicySpec, ScenarioConfig, TraceSpec
 from engine.errors import ConfigError
 from engine.power.energy import POWER_METRICS, full_load_kw, power_kpis, power_series
-from engine.power.model import PowerSpec, WorkerPower, builtin_figures
+from engine.power.model import FIELDS, POWER_CSV, PowerSpec, WorkerPower, builtin_figures
 from engine.presets import cluster_2026_scenario
 from engine.scenario import run_scenario, scenario_matrix
 from engine.step_time.throughput import load_matrix
@@ -107,10 +107,12 @@ def test_the_2026_cluster_at_full_load() -> None:
 
 
 def test_every_built_in_figure_has_a_source_and_non_negative_watts() -> None:
-    figures = builtin_figures()
-    assert list(figures.columns) == ["worker_type", "field", "watts", "source"]
-    assert (figures["watts"] >= 0).all() and figures["source"].str.len().gt(10).all()
-    assert not figures.duplicated(["worker_type", "field"]).any()
+    table = pd.read_csv(POWER_CSV)
+    assert list(table.columns) == ["worker_type", "field", "watts", "source"]
+    assert (table["watts"] >= 0).all() and table["source"].str.len().gt(10).all()
+    assert not table.duplicated(["worker_type", "field"]).any()
+    assert len(builtin_figures()) == len(table)
+    assert set(table["field"]) == set(FIELDS)
 
 
 @pytest.mark.parametrize(
