@@ -127,16 +127,20 @@ def _pieces(
     return edges, series["facility_kw"].to_numpy(dtype=float)[np.clip(index, 0, None)]
 
 
-def with_power(
-    simulation: SimulationResult, cluster: ClusterSpec, spec: PowerSpec
-) -> SimulationResult:
-    """``simulation`` with the power KPIs added to its summary (the makespan's span, as
-    :func:`engine.metrics.summarize` takes it)."""
-    jobs = simulation.jobs
+def run_span(jobs: pd.DataFrame) -> tuple[float, float, float]:
+    """(first arrival s, last completion s, jobs completed) of a jobs table: the makespan's
+    span, as :func:`engine.metrics.summarize` takes it."""
     completion = jobs["completion_s"].to_numpy(dtype=float)
     done = completion[~np.isnan(completion)]
     start_s = float(jobs["arrival_s"].min()) if len(jobs) else 0.0
-    end_s = float(done.max()) if done.size else start_s
+    return start_s, float(done.max()) if done.size else start_s, float(done.size)
+
+
+def with_power(
+    simulation: SimulationResult, cluster: ClusterSpec, spec: PowerSpec
+) -> SimulationResult:
+    """``simulation`` with the power KPIs (:func:`power_kpis` over :func:`run_span`) added to
+    its summary."""
     series = power_series(simulation.utilization, cluster, spec)
-    kpis = power_kpis(series, start_s, end_s, float(done.size), spec)
+    kpis = power_kpis(series, *run_span(simulation.jobs), spec)
     return dataclasses.replace(simulation, summary={**simulation.summary, **kpis})
