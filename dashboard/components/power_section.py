@@ -134,9 +134,10 @@ def render_power_section(result: ComparisonResult) -> None:
         series, colors_of(result), end_s, full_load_kw(result.config.cluster, spec)
     )
     render_chart(figure, key="facility_power")
+    factor = "" if spec.busy_power_factor == 1 else f" times {spec.busy_power_factor:g}"
     st.caption(
-        "A GPU held by a job draws its full-load figure (data sheet TDP) times "
-        f"{spec.busy_power_factor:g}, an idle GPU its idle figure, a node its other power "
-        "(DGX system data sheets); the facility PUE times all of it. Energy and CO2e over the "
-        "makespan; sources in engine/data/power_figures.csv."
+        f"A GPU held by a job draws its full-load figure (data sheet TDP){factor}, an idle GPU "
+        "its idle figure, a node its other power (DGX system data sheets); the facility PUE "
+        "times all of it. Energy and CO2e over the makespan; peak power from the exact step "
+        "function. Sources: engine/data/power_figures.csv."
     )

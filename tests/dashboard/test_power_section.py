@@ -6,11 +6,12 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.charts_power import make_facility_power
+from dashboard.charts_power import bin_width_s, binned_mean_kw, make_facility_power
 from dashboard.components.power_section import cluster_power_text, shown_power_table
 from engine.config import ClusterSpec, NodeGroup
 from engine.errors import ConfigError
@@ -90,10 +91,21 @@ def test_the_chart_has_one_line_per_policy_in_its_color_and_the_ceiling() -> Non
     figure = make_facility_power(series, {"FIFO": "#0072B2", "LAS": "#E69F00"}, 7200.0, 4000.0)
     lines = {t.name: t for t in figure.data}
     assert lines["FIFO"].line.color == "#0072B2" and lines["LAS"].line.color == "#E69F00"
-    assert list(lines["FIFO"].y) == [3.0, 1.0, 1.0]  # MW, with a last point at the end
-    assert list(lines["FIFO"].x) == [0.0, 1.0, 2.0]  # hours
+    # 2 h in 1-minute bins (120 <= 300): 3 MW for the first 60, then 1 MW; x in hours.
+    assert list(lines["FIFO"].y) == [3.0] * 60 + [1.0] * 61
+    assert lines["FIFO"].x[60] == pytest.approx(1.0) and lines["FIFO"].x[-1] == pytest.approx(2.0)
     assert figure.layout.yaxis.title.text == "Facility power (MW)"
     assert "every GPU busy: 4.00 MW" in figure.layout.annotations[0].text
+    assert "mean over each 60 s" in figure.layout.title.text
+
+
+def test_the_binned_mean_is_the_energy_in_each_bin_over_its_width() -> None:
+    # 3,000 kW until 3,600 s, then 1,000 kW. Bins [0, 1800, 5400, 7200]: 3,000; half an hour
+    # at each level: 2,000; 1,000.
+    rows = pd.DataFrame({"time_s": [0.0, 3600.0], "facility_kw": [3000.0, 1000.0]})
+    edges = np.array([0.0, 1800.0, 5400.0, 7200.0])
+    assert binned_mean_kw(rows, edges).tolist() == pytest.approx([3000.0, 2000.0, 1000.0])
+    assert bin_width_s(4.3 * 86400) == 1800.0  # 207 half-hours; 413 quarter-hours is too many
 
 
 def test_a_scenarios_own_power_spec_keeps_its_figures() -> None:
