@@ -25,7 +25,8 @@ from engine.study.cost import cluster_cost_usd_per_h, prices_with_defaults
 
 PUE_KEY, GRID_KEY = "power_pue", "power_grid_g_per_kwh"
 BIG = 1000.0
-"""[R] Energy reads in MWh and CO2e in t from 1,000 kWh and 1,000 kg up."""
+"""[R] Energy reads in MWh, power in MW and CO2e in t from 1,000 kWh, kW and kg up."""
+BIG_UNITS = {"kWh": "MWh", "kW": "MW", "kg": "t"}
 
 
 def site_spec(config: ScenarioConfig) -> PowerSpec:
@@ -75,14 +76,16 @@ def power_table(
 
 
 def shown_power_table(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with readable headers, each column in kWh or MWh, kW or MW, kg or t."""
+    """``table`` with readable headers, each column in kWh or MWh, kg or t by its largest
+    value; peak and mean power share one unit, kW or MW, by the peak."""
     shown = pd.DataFrame(index=table.index)
+    peak = float(table["power_peak_kw"].abs().max())
     for key, metric in POWER_METRICS.items():
-        values = table[key]
+        largest = peak if metric.unit == "kW" else float(table[key].abs().max())
         unit, scale = metric.unit, 1.0
-        if values.abs().max() >= BIG and metric.unit in ("kWh", "kW", "kg"):
-            unit, scale = {"kWh": "MWh", "kW": "MW", "kg": "t"}[metric.unit], BIG
-        shown[f"{metric.label} ({unit}) ↓"] = values / scale
+        if largest >= BIG and metric.unit in BIG_UNITS:
+            unit, scale = BIG_UNITS[metric.unit], BIG
+        shown[f"{metric.label} ({unit}) ↓"] = table[key] / scale
     return shown
 
 

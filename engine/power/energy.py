@@ -27,7 +27,7 @@ from engine.power.model import PowerSpec, type_figures
 from engine.results import SimulationResult
 
 POWER_METRICS: Mapping[str, Metric] = {
-    "energy_kwh": Metric("Energy (facility)", "kWh", True),
+    "energy_kwh": Metric("Facility energy", "kWh", True),
     "energy_per_job_kwh": Metric("Energy per completed job", "kWh", True),
     "power_peak_kw": Metric("Peak facility power", "kW", True),
     "power_mean_kw": Metric("Mean facility power", "kW", True),

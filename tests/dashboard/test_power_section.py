@@ -29,8 +29,8 @@ def _results_page() -> AppTest:
 
 
 def _energy_mwh_or_kwh(at: AppTest) -> pd.Series:
-    frame = next(df for df in at.dataframe if "Energy (facility)" in " ".join(df.value.columns))
-    return frame.value.filter(like="Energy (facility)").iloc[:, 0]
+    frame = next(df for df in at.dataframe if "Facility energy" in " ".join(df.value.columns))
+    return frame.value.filter(like="Facility energy").iloc[:, 0]
 
 
 def test_results_page_shows_the_power_section_and_follows_the_pue() -> None:
@@ -77,9 +77,10 @@ def test_big_columns_read_in_mwh_mw_and_t() -> None:
         "power_peak_kw": [1500.0, 800.0], "power_mean_kw": [90.0, 80.0], "co2e_kg": [1200.0, 1.0],
     }, index=["fifo", "las"])  # fmt: skip
     shown = shown_power_table(table)
-    assert shown["Energy (facility) (MWh) ↓"].tolist() == [2.5, 0.9]
+    assert shown["Facility energy (MWh) ↓"].tolist() == [2.5, 0.9]
+    assert shown["Energy per completed job (kWh) ↓"].tolist() == [10.0, 5.0]
     assert shown["Peak facility power (MW) ↓"].tolist() == [1.5, 0.8]
-    assert shown["Mean facility power (kW) ↓"].tolist() == [90.0, 80.0]
+    assert shown["Mean facility power (MW) ↓"].tolist() == [0.09, 0.08]  # beside the peak's
     assert shown["CO2e (t) ↓"].tolist() == [1.2, 0.001]
 
 
