@@ -13,7 +13,7 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from dashboard.charts_power import make_facility_power
+from dashboard.charts_power import make_facility_power, power_unit
 from dashboard.components.chart import render_chart
 from dashboard.components.results_common import colors_of
 from engine.config import ClusterSpec, ScenarioConfig
@@ -25,8 +25,8 @@ from engine.study.cost import cluster_cost_usd_per_h, prices_with_defaults
 
 PUE_KEY, GRID_KEY = "power_pue", "power_grid_g_per_kwh"
 BIG = 1000.0
-"""[R] Energy reads in MWh, power in MW and CO2e in t from 1,000 kWh, kW and kg up."""
-BIG_UNITS = {"kWh": "MWh", "kW": "MW", "kg": "t"}
+"""[R] Energy reads in MWh and CO2e in t from 1,000 kWh and 1,000 kg up."""
+BIG_UNITS = {"kWh": "MWh", "kg": "t"}
 
 
 def site_spec(config: ScenarioConfig) -> PowerSpec:
@@ -76,14 +76,16 @@ def power_table(
 
 
 def shown_power_table(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with readable headers, each column in kWh or MWh, kg or t by its largest
-    value; peak and mean power share one unit, kW or MW, by the peak."""
+    """``table`` with readable headers: energy in kWh or MWh and CO2e in kg or t by each
+    column's largest value; peak and mean power in the chart's unit, kW or MW, by the peak
+    (:func:`dashboard.charts_power.power_unit`)."""
     shown = pd.DataFrame(index=table.index)
-    peak = float(table["power_peak_kw"].abs().max())
+    power = power_unit(float(table["power_peak_kw"].abs().max()))
     for key, metric in POWER_METRICS.items():
-        largest = peak if metric.unit == "kW" else float(table[key].abs().max())
         unit, scale = metric.unit, 1.0
-        if largest >= BIG and metric.unit in BIG_UNITS:
+        if metric.unit == "kW":
+            unit, scale = power
+        elif metric.unit in BIG_UNITS and float(table[key].abs().max()) >= BIG:
             unit, scale = BIG_UNITS[metric.unit], BIG
         shown[f"{metric.label} ({unit}) ↓"] = table[key] / scale
     return shown

@@ -74,13 +74,14 @@ def test_a_type_without_figures_is_named() -> None:
 def test_big_columns_read_in_mwh_mw_and_t() -> None:
     table = pd.DataFrame({
         "energy_kwh": [2500.0, 900.0], "energy_per_job_kwh": [10.0, 5.0],
-        "power_peak_kw": [1500.0, 800.0], "power_mean_kw": [90.0, 80.0], "co2e_kg": [1200.0, 1.0],
+        "power_peak_kw": [2500.0, 800.0], "power_mean_kw": [90.0, 80.0], "co2e_kg": [1200.0, 1.0],
     }, index=["fifo", "las"])  # fmt: skip
     shown = shown_power_table(table)
     assert shown["Facility energy (MWh) ↓"].tolist() == [2.5, 0.9]
     assert shown["Energy per completed job (kWh) ↓"].tolist() == [10.0, 5.0]
-    assert shown["Peak facility power (MW) ↓"].tolist() == [1.5, 0.8]
-    assert shown["Mean facility power (MW) ↓"].tolist() == [0.09, 0.08]  # beside the peak's
+    assert shown["Peak facility power (MW) ↓"].tolist() == [2.5, 0.8]  # MW from 2,000 kW
+    assert shown["Mean facility power (MW) ↓"].tolist() == [0.09, 0.08]  # the peak's unit
+    assert "Peak facility power (kW) ↓" in shown_power_table(table.assign(power_peak_kw=1999.0))
     assert shown["CO2e (t) ↓"].tolist() == [1.2, 0.001]
 
 

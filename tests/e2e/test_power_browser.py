@@ -17,7 +17,10 @@ def test_2026_cluster_power_on_the_mix_tab_and_results(server: str, page) -> Non
     page.get_by_role("button", name="Load the 2026 cluster (MLPerf)").click()
     page.get_by_text("Loaded the 2026 cluster").wait_for()
     page.get_by_role("tab", name="2 · GPU mix & network").click()
-    page.get_by_text(re.compile(r"Every GPU busy: 1,732 kW facility power")).first.wait_for()
+    mix_power = page.get_by_text(re.compile(r"Every GPU busy: 1,732 kW facility power"))
+    mix_power.first.wait_for()
+    mix_power.last.scroll_into_view_if_needed()  # the caption under the mix
+    screenshot(page, "power_mix_tab", whole_page=False)
     click_run(page)
     page.get_by_role("heading", name="Results").first.wait_for()
     page.get_by_text("Simulated 3 policies").wait_for()
