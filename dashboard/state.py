@@ -31,6 +31,7 @@ import streamlit as st
 
 from engine.config import PolicySpec, ScenarioConfig, TraceSpec
 from engine.errors import ConfigError
+from engine.power.model import PowerSpec
 
 DEFAULT_SAMPLE = "philly_2000.csv"
 DEFAULT_POLICIES = ("fifo", "las", "gavel_maxmin")  # those registered are preselected
@@ -174,6 +175,8 @@ PAGE_WIDGETS: dict[str, Any] = {  # widgets that are not scenario fields, kept a
     "network_policy": None,  # Network page: set from the result shown
     "network_time_s": None,
     "scenario_choice": BASE_SCENARIO,  # the scenario picker (mirrors current_scenario)
+    "power_pue": PowerSpec().pue,  # Results' power panel (components.power_section)
+    "power_grid_g_per_kwh": PowerSpec().grid_g_co2e_per_kwh,
 }
 PLAIN_DEFAULTS: dict[str, Any] = {
     "upload": None,  # (file name, bytes) of the uploaded trace

@@ -2,6 +2,7 @@
 
     python -m engine run scenario.json --out out/ [--trace my_trace.csv] [--format csv|parquet|both]
     python -m engine run scenario.json --preset muri_testbed   # another system's rules
+    python -m engine run scenario.json --power power.json      # energy, power and CO2e KPIs
     python -m engine example > scenario.json      # the default scenario, to edit
     python -m engine policies                     # registered policies and their parameters
     python -m engine presets                      # the scenario presets (--preset NAME)
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from engine.config import ScenarioConfig
+from engine.config import ScenarioConfig, json_object
 from engine.errors import EngineError
 from engine.presets import PRESETS, apply_preset, describe_preset
 from engine.sources import Origin
@@ -61,6 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
         "WorkloadPriorityClass, Configuration): teams' queues and quotas; jobs name their "
         "LocalQueue in the trace's queue column",
     )  # fmt: skip
+    run.add_argument(
+        "--power", type=Path,
+        help="power JSON (engine.power.model.PowerSpec: pue, grid_g_co2e_per_kwh, "
+        "grid_hourly_g_co2e_per_kwh, busy_power_factor, worker_types; {} for the defaults): "
+        "adds energy_kwh, power_peak_kw, power_mean_kw, co2e_kg to the kpi table",
+    )  # fmt: skip
     sub.add_parser("example", help="print the default scenario JSON")
     sub.add_parser("policies", help="list registered policies and their parameters")
     sub.add_parser("presets", help="list the scenario presets (for --preset and studies)")
@@ -85,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command in ("sweep", "plan"):
             study_cli.run_command(args)
         else:
-            _run(args.scenario, args.out, args.trace, args.format, args.preset, args.queues)
+            _run(args.scenario, args.out, args.trace, args.format, args.preset, args.queues,
+                 args.power)  # fmt: skip
     except (EngineError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -94,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(
     scenario: Path, out: Path, trace: Path | None, fmt: str, preset: str | None,
-    queues: Path | None = None,
+    queues: Path | None = None, power: Path | None = None,
 ) -> None:  # fmt: skip
     from engine.scenario import run_scenario
 
@@ -103,6 +111,8 @@ def _run(
         config = apply_preset(preset, config)
     if queues is not None:
         config = _with_queues(config, queues)
+    if power is not None:
+        config = _with_power(config, power)
     upload = (trace.name, trace.read_bytes()) if trace else None
     if upload is not None and not config.trace.source.startswith("upload:"):
         # --trace names the jobs: the scenario runs them whatever its source said
@@ -128,6 +138,17 @@ def _with_queues(config: ScenarioConfig, path: Path) -> ScenarioConfig:
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     return dataclasses.replace(config, queues=queues)
+
+
+def _with_power(config: ScenarioConfig, path: Path) -> ScenarioConfig:
+    """The scenario with the power spec of a JSON file (in place of the scenario's own).
+
+    Raises:
+        ConfigError: naming the field as ``scenario.power.<field>``.
+    """
+    data = config.to_dict()
+    data["power"] = json_object(path.read_text(), f"power ({path.name})")
+    return ScenarioConfig.from_dict(data, Origin.LOCAL)
 
 
 def _progress_lines() -> Callable[[float, str], None]:
@@ -185,12 +206,13 @@ def summary_text(result: ComparisonResult) -> str:
     pick (`engine.units.column_format`: JCTs of a class trace in minutes, of the full Philly
     trace in days), named in the row's label; fixed-point numbers only."""
     from engine.metrics import METRICS
+    from engine.power.energy import POWER_METRICS
     from engine.units import column_format
 
     kpi = result.kpi_table()
     policies = [str(p) for p in kpi.index]
     lines = [f"{'metric':<40}" + "".join(f"{p:>18}" for p in policies)]
-    for key, metric in METRICS.items():
+    for key, metric in {**METRICS, **POWER_METRICS}.items():
         if key not in kpi:
             continue
         values = [float(v) for v in kpi[key]]

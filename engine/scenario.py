@@ -21,6 +21,7 @@ from engine.config import ScenarioConfig
 from engine.errors import ConfigError
 from engine.metrics import utilization_by_type
 from engine.policies.base import display_name
+from engine.power.energy import with_power
 from engine.results import ComparisonResult, RunResult, SimulationResult
 from engine.simulator import CancelFn, ProgressFn, simulate
 from engine.step_time.throughput import ThroughputMatrix, load_matrix
@@ -62,6 +63,8 @@ def run(
         on_progress=on_progress, should_cancel=should_cancel,
         record_segments=full, decision_log=None if full else False,
     )  # fmt: skip
+    if config.power is not None:  # the power layer (engine.power): its KPIs in the summary
+        simulation = with_power(simulation, config.cluster, config.power)
     usage = _usage(simulation, len(trace.dropped_job_ids), config)
     return RunResult(spec, simulation, usage, trace.notes, trace.dropped_job_ids)
 

@@ -10,6 +10,7 @@ from engine.errors import ConfigError
 from engine.placement import list_placements
 from engine.policies import get_policy, list_policies
 from engine.policies.base import build_params, display_name
+from engine.power.model import type_figures
 from engine.step_time.throughput import ThroughputMatrix
 
 
@@ -42,6 +43,9 @@ def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
             raise ConfigError(f"policies[{i}] ({display_name(spec)[:60]}): {exc}") from exc
     if config.failures.enabled:
         validate_failures(config)
+    if config.power is not None:
+        config.power.check()
+        type_figures(config.power, sorted(config.cluster.capacity()))
 
 
 def validate_failures(config: ScenarioConfig) -> None:

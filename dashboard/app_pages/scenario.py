@@ -11,6 +11,7 @@ from dashboard.components.cluster_panel import (
 from dashboard.components.failure_panel import render_failures
 from dashboard.components.paper_presets import render_paper_picker
 from dashboard.components.policy_form import render_policy_params, render_policy_picker
+from dashboard.components.power_section import render_cluster_power
 from dashboard.components.run_panel import (
     execute_run,
     render_flash,
@@ -43,6 +44,7 @@ with jobs_tab:
     preview_area = st.container()
 with cluster_tab:
     render_gpu_mix()
+    render_cluster_power(current())
     render_extra_types()
     st.divider()
     render_network()

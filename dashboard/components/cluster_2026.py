@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from dashboard.components.power_section import cluster_power_text, site_spec
 from dashboard.state import current, set_current
 from engine.presets import CLUSTER_2026_NAME, cluster_2026_scenario
 
@@ -15,7 +16,8 @@ def _load() -> None:
         "success",
         f"Loaded the {CLUSTER_2026_NAME}: {config.cluster.total_gpus} GPUs "
         "(64 H100-SXM + 32 B200 nodes of 8), the LLM-era job mix, FIFO, LAS and Gavel max-min "
-        "on the mlperf matrix. Prices and their sources are on the Matrix page.",
+        "on the mlperf matrix. Prices and their sources are on the Matrix page. "
+        + cluster_power_text(config.cluster, site_spec(config)).replace("**", ""),
     )
 
 

@@ -35,6 +35,7 @@ from engine.config.workload import (
     TraceSpec,
 )
 from engine.errors import ConfigError
+from engine.power.model import PowerSpec
 from engine.quota.model import QueueConfig
 from engine.sources import Origin, check_sources
 
@@ -181,6 +182,13 @@ class ScenarioConfig:
             "global queue"
         },
     )
+    power: PowerSpec | None = field(
+        default=None,
+        metadata={
+            "help": "Power figures, PUE and grid intensity (engine.power): the run's energy, "
+            "peak and mean facility power and CO2e; None: no power KPIs"
+        },
+    )
 
     @property
     def effective_trace_seed(self) -> int:
@@ -188,11 +196,12 @@ class ScenarioConfig:
         return self.seed if self.trace_seed is None else self.trace_seed
 
     def to_dict(self) -> dict[str, Any]:
-        """The scenario as plain data; ``queues`` only when set (a scenario without teams reads
-        and hashes as before they existed)."""
+        """The scenario as plain data; ``queues`` and ``power`` only when set (a scenario without
+        them reads and hashes as before they existed)."""
         data = dataclasses.asdict(self)
-        if self.queues is None:
-            del data["queues"]
+        for layer in ("queues", "power"):
+            if data[layer] is None:
+                del data[layer]
         return data
 
     def to_json(self) -> str:
