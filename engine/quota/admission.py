@@ -199,9 +199,10 @@ class QuotaScheduler:
         self.admitted_by_index: dict[int, Admitted] = {}
         self.touched: set[str] = set()  # queues whose usage changed since the caller cleared it
         self.version = 0  # bumped at every change of usage
-        # queue -> (flavor, fewest GPUs of its pending workloads that run on it), noted when a
-        # queue that needs no scan had no head: it has none while no such flavor has that room
-        self._parked: dict[str, list[tuple[str, int]]] = {}
+        # queue -> flavor -> at most the fewest GPUs of its pending workloads that run on it,
+        # noted when a queue that needs no scan had no head and lowered by each workload queued
+        # since (one leaving may leave it low): it has no head while no flavor has that room
+        self._parked: dict[str, dict[str, int]] = {}
         # queue -> the version at which a queue that may preempt had no head (any change of
         # usage may give it one)
         self._clean: dict[str, int] = {}
@@ -234,14 +235,17 @@ class QuotaScheduler:
         keys.add(key)
         self._submitted.add(name)
         self._clean.pop(name, None)
-        self._parked.pop(name, None)
+        parked = self._parked.get(name)
+        if parked is not None:
+            for flavor in group[1]:
+                if group[0] < parked.get(flavor, 1 << 30):
+                    parked[flavor] = group[0]
 
     def _unqueue(self, workload: _Workload) -> None:
         name, key = workload.queue, workload.key
         self.pending[name].remove(key)
         self.groups[name][self._group_of[workload.index]].remove(key)
         self._clean.pop(name, None)
-        self._parked.pop(name, None)
 
     def _still_clean(self, name: str) -> bool:
         """Whether queue ``name`` still has no head without looking at its workloads."""
@@ -251,7 +255,7 @@ class QuotaScheduler:
         if parked is None:
             return False
         node = self.tree.cluster_queues[name]
-        return all(gpus > node.available(flavor) for flavor, gpus in parked)
+        return all(gpus > node.available(flavor) for flavor, gpus in parked.items())
 
     def _park(self, name: str) -> None:
         """Notes, for a queue without a head, the fewest GPUs it waits for per flavor."""
@@ -261,7 +265,7 @@ class QuotaScheduler:
                 for flavor in flavors:
                     if gpus < need.get(flavor, 1 << 30):
                         need[flavor] = gpus
-        self._parked[name] = list(need.items())
+        self._parked[name] = need
 
     def _must_scan(self, queue: ClusterQueue) -> bool:
         """Whether a BestEffortFIFO head needs Kueue's full flavor assignment per workload
