@@ -109,13 +109,19 @@ def team_metric_parts(key: str) -> tuple[str, str] | None:
 
 
 def _usage_table(gate: QuotaPolicy) -> pd.DataFrame:
+    nominal = pd.DataFrame(
+        [(cq.name, q.flavor, q.nominal_gpus)
+         for cq in gate.queues.cluster_queues for q in cq.flavors],
+        columns=["cluster_queue", "flavor", "nominal_gpus"],
+    )  # fmt: skip
+    usage = pd.DataFrame(gate.usage.rows, columns=["time_s", "cluster_queue", "flavor", "gpus"])
+    table = usage.merge(nominal, how="left", on=["cluster_queue", "flavor"])
+    flavor = table["flavor"]
     types = gate.queues.flavor_types()
-    nominal = {(cq.name, q.flavor): q.nominal_gpus
-               for cq in gate.queues.cluster_queues for q in cq.flavors}  # fmt: skip
-    rows = [(t, cq, types.get(flavor, flavor), gpus, nominal.get((cq, flavor), 0))
-            for t, cq, flavor, gpus in gate.usage.rows]  # fmt: skip
-    table = pd.DataFrame(rows, columns=list(QUOTA_USAGE_COLUMNS))
-    return table.astype({"time_s": "float64", "gpus": "int64", "nominal_gpus": "int64"})
+    table["worker_type"] = flavor.map({name: types.get(name, name) for name in flavor.unique()})
+    table["nominal_gpus"] = table["nominal_gpus"].fillna(0)
+    table = table.astype({"time_s": "float64", "gpus": "int64", "nominal_gpus": "int64"})
+    return table[list(QUOTA_USAGE_COLUMNS)]
 
 
 def team_table(
