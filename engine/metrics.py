@@ -74,6 +74,22 @@ METRICS: dict[str, Metric] = {
     "job_failures_total": Metric("Jobs stopped by failures", "count", True),
     "node_failures": Metric("Node failures", "count", True),
 }
+METRIC_GROUPS: dict[str, tuple[str, ...]] = {
+    "Job completion": (
+        "jct_mean_s", "jct_median_s", "jct_p95_s", "jct_p99_s", "makespan_s", "jobs_completed",
+    ),
+    "Waiting": ("queueing_delay_mean_s", "consolidation_wait_mean_s"),
+    "Fairness": ("ftf_rho_mean", "ftf_rho_max", "jain_index"),
+    "Use of the cluster": (
+        "utilization_active", "utilization_mean", "comm_overhead_mean", "preemptions_total",
+    ),
+    "GPU-hours": ("gpu_hours_used", "gpu_hours_lost_failures", "gpu_hours_checkpoints"),
+    "Failures": ("goodput", "job_failures_total", "node_failures"),
+}  # fmt: skip
+"""The summary metrics in the groups a person reads them in, each group one table (the
+dashboard's Results page and report) or one block of lines (the CLI). The durations of a group
+share one unit (`engine.units.metric_formats`), so a row compares mean, median, p95 and p99 JCT
+and the makespan in the same unit [R]."""
 FAILURE_METRICS = (
     "goodput", "gpu_hours_lost_failures", "gpu_hours_checkpoints", "job_failures_total",
     "node_failures",
