@@ -17,7 +17,13 @@ from engine.config import ScenarioConfig
 from engine.policies.base import display_name
 from engine.quota.results import team_metric_parts
 from engine.study import Study, StudyResult, Variant
-from engine.study.paired import cells, metric_info, paired_rows, shown_rows
+from engine.study.paired import (
+    SMALL_DIFFERENCE,
+    cells,
+    metric_info,
+    paired_rows,
+    shown_rows,
+)
 from engine.units import ColumnFormat, column_format
 
 
@@ -203,8 +209,21 @@ def default_pair(result: StudyResult) -> tuple[str, str] | None:
     return (cell_key(all_cells[1]), cell_key(all_cells[0])) if len(all_cells) >= 2 else None
 
 
-PAIR_COLUMNS = ["A vs B", "Metric", "A − B", "95% interval", "p", "Seeds", "Reading"]
-"""The columns of the paired table as the Compare and Sweep pages show it."""
+PAIR_COLUMNS = ["A vs B", "Metric", "A − B", "% of B", "95% interval", "p (Holm)", "Seeds",
+                "Reading"]  # fmt: skip
+"""The columns of the paired table as the Compare page shows it."""
+
+
+def verdict_caption(metrics: int) -> str:
+    """How the paired table's verdicts are reached, for a table of ``metrics`` metrics."""
+    return (
+        "A − B: the mean over seeds of A's value minus B's on the same seed, with its 95% "
+        "interval; % of B: that difference as a share of B's (the baseline's) mean. A "
+        f"difference under {SMALL_DIFFERENCE:.0%} of B's value is called small whatever its "
+        f"p-value [our threshold]. p (Holm): Student's paired t-test, adjusted by Holm's method "
+        f'for the {metrics} metrics tested at once; a verdict says "beyond seed noise" only '
+        "when it is below 0.05."
+    )
 
 
 def pair_table(result: StudyResult, a: str, b: str, metrics: Sequence[str]) -> pd.DataFrame:
