@@ -7,7 +7,7 @@ import streamlit as st
 from pandas.io.formats.style import Styler
 
 from engine import units
-from engine.metrics import METRIC_GROUPS, METRICS, failures_by_size
+from engine.metrics import METRIC_GROUPS, METRICS, failures_by_size, makespan_tail
 from engine.results import ComparisonResult
 
 BEST_STYLE = "background-color: #d8f0dc; font-weight: 700"
@@ -90,8 +90,39 @@ def render_kpi_table(kpi: pd.DataFrame) -> None:
             column_config=POLICY_INDEX,
         )  # fmt: skip
     st.caption(
-        "↓ lower is better · ↑ higher is better · the best policy per column is shaded green."
+        "↓ lower is better · ↑ higher is better · the best policy per column is shaded green. "
+        "GPU utilization while jobs arrive: from the first arrival to the last; over the "
+        "makespan: from the first arrival to the last completion; while jobs wait or run: "
+        "only the time some job is in the system."
     )
+
+
+def makespan_notes(result: ComparisonResult) -> list[str]:
+    """One sentence per policy whose makespan one job set (`engine.metrics.makespan_tail`):
+    which job, its GPUs, and how long it was alone, in the makespan's unit."""
+    notes = []
+    for sim in result.results:
+        tail = makespan_tail(sim.jobs)
+        if tail is None:
+            continue
+        job_id, alone_s, makespan_s = tail
+        fmt = units.column_format([makespan_s, alone_s])
+        gpus = sim.jobs.loc[sim.jobs["job_id"] == job_id, "scale_factor"].iloc[0]
+        notes.append(
+            f"{sim.policy}: job {job_id} ({gpus:g} GPUs) ran alone for the last "
+            f"{fmt.text(alone_s, unit=True)} of the {fmt.text(makespan_s, unit=True)} makespan"
+        )
+    return notes
+
+
+def render_makespan_note(result: ComparisonResult) -> None:
+    """A note naming the job that set a policy's makespan, when one did."""
+    notes = makespan_notes(result)
+    if notes:
+        st.info(
+            "**Makespan set by one job.** " + "; ".join(notes) + ". Utilization over the "
+            "makespan counts that tail; utilization while jobs arrive leaves it out."
+        )
 
 
 OVER_REQUEST = 1.05

@@ -186,3 +186,25 @@ def test_kpi_csv_headers_say_the_unit(comparison) -> None:
         assert name in frame.columns
         expected = kpi[metric].iloc[0] / {"s": 1, "min": 60, "h": 3600, "d": 86400}[unit]
         assert frame[name].iloc[0] == pytest.approx(expected, abs=1e-6)
+
+
+def test_results_page_names_both_utilizations_and_the_job_that_set_the_makespan() -> None:
+    """FIFO's last job (j29) is moved to finish 10 days after every other job: the page says
+    it set the makespan; LAS's run has no such tail."""
+    result = fake_comparison(("fifo", "las"))
+    fifo = result.results[0]
+    jobs = fifo.jobs.copy()
+    others_done = jobs["completion_s"].iloc[:-1].max()
+    jobs.loc[jobs.index[-1], "completion_s"] = others_done + 10 * 86400
+    tail = dataclasses.replace(fifo, jobs=jobs)
+    result = dataclasses.replace(result, results=(tail, result.results[1]))
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.session_state["result"] = result
+    at.switch_page("app_pages/results.py").run()
+    assert not at.exception
+    notes = [i.value for i in at.info if "Makespan set by one job" in i.value]
+    assert len(notes) == 1 and "fifo: job j29 (2 GPUs) ran alone for the last 10.0 d" in notes[0]
+    assert "las:" not in notes[0]
+    headers = [c for d in at.dataframe for c in d.value.columns]
+    for label in ("while jobs arrive", "over the makespan", "while jobs wait or run"):
+        assert f"GPU utilization {label} (%) ↑" in headers
