@@ -99,14 +99,14 @@ def render_kpi_table(kpi: pd.DataFrame) -> None:
 
 def makespan_notes(result: ComparisonResult) -> list[str]:
     """One sentence per policy whose makespan one job set (`engine.metrics.makespan_tail`):
-    which job, its GPUs, and how long it was alone, in the makespan's unit."""
+    which job, its GPUs, and how long it was alone, in the unit the table shows the makespan in."""
     notes = []
+    fmt = kpi_formats(result.kpi_table())["makespan_s"]
     for sim in result.results:
         tail = makespan_tail(sim.jobs)
         if tail is None:
             continue
         job_id, alone_s, makespan_s = tail
-        fmt = units.column_format([makespan_s, alone_s])
         gpus = sim.jobs.loc[sim.jobs["job_id"] == job_id, "scale_factor"].iloc[0]
         notes.append(
             f"{sim.policy}: job {job_id} ({gpus:g} GPUs) ran alone for the last "

@@ -19,7 +19,8 @@ from dashboard.components.kpi_table import (
     kpi_styler,
     over_requested,
 )
-from engine.metrics import METRICS
+from engine import units
+from engine.metrics import METRICS, summarize
 from engine.results import ComparisonResult, SimulationResult
 from tests.dashboard.fakes import fake_comparison
 
@@ -196,15 +197,18 @@ def test_results_page_names_both_utilizations_and_the_job_that_set_the_makespan(
     jobs = fifo.jobs.copy()
     others_done = jobs["completion_s"].iloc[:-1].max()
     jobs.loc[jobs.index[-1], "completion_s"] = others_done + 10 * 86400
-    tail = dataclasses.replace(fifo, jobs=jobs)
+    tail = dataclasses.replace(fifo, jobs=jobs, summary=summarize(jobs, fifo.utilization))
     result = dataclasses.replace(result, results=(tail, result.results[1]))
     at = AppTest.from_file(APP, default_timeout=120).run()
     at.session_state["result"] = result
     at.switch_page("app_pages/results.py").run()
     assert not at.exception
     notes = [i.value for i in at.info if "Makespan set by one job" in i.value]
-    assert len(notes) == 1 and "fifo: job j29 (2 GPUs) ran alone for the last 10.0 d" in notes[0]
-    assert "las:" not in notes[0]
     headers = [c for d in at.dataframe for c in d.value.columns]
+    (makespan,) = [h for h in headers if h.startswith("Makespan (")]  # "Makespan (h) ↓"
+    unit = makespan.split("(")[1].split(")")[0]
+    alone = f"{10 * 86400 / units.SECONDS_PER_UNIT[unit]:,.0f}"  # 10 days, in the table's unit
+    assert len(notes) == 1 and f"fifo: job j29 (2 GPUs) ran alone for the last {alone}" in notes[0]
+    assert f" {unit} of the " in notes[0] and "las:" not in notes[0]
     for label in ("while jobs arrive", "over the makespan", "while jobs wait or run"):
         assert f"GPU utilization {label} (%) ↑" in headers
