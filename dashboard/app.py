@@ -35,6 +35,7 @@ def main() -> None:
     import streamlit as st
 
     from dashboard.components.link_run import run_linked_scenario
+    from dashboard.components.share_link import render_copy_link
     from dashboard.page_settings import SETTINGS, remember, restore
     from dashboard.query import read_query_params, render_link_notes, sync_query_params
     from dashboard.runner import warm_pool
@@ -69,6 +70,7 @@ def main() -> None:
         if name in SETTINGS:
             remember(name)
         sync_query_params()
+    render_copy_link(name)  # not after st.stop(): a page that stopped shows no results
 
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@ Cancel, or leaving the page, takes it out of the queue or frees its slots. A run
 most ``session_workers`` slots, and fewer if only fewer are free (it never waits for a
 second slot while one is idle).
 
-The budget comes from ``$GPUSCHED_*`` variables and ``.streamlit/secrets.toml``'s
-``[budget]`` table (:func:`engine.budget.load_budget`).
+The budget follows the address the server listens on (Streamlit's ``server.address``): on
+localhost one person's machine, its limits from its memory and cores; elsewhere the shared
+budget (:func:`engine.budget.budget_for`). ``$GPUSCHED_*`` variables and
+``.streamlit/secrets.toml``'s ``[budget]`` table override either.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Callable, Iterator
 
 import streamlit as st
 
-from engine.budget import Budget, BudgetError, load_budget
+from engine.budget import Budget, BudgetError, budget_for
 from engine.errors import ConfigError, SimulationCancelled
 
 LOG = logging.getLogger("gpusched.dashboard")
@@ -34,17 +36,30 @@ WaitFn = Callable[[int, int], None]  # (place in the queue from 1, slots busy)
 
 
 def server_budget() -> Budget:
-    """The budget from the environment and ``secrets.toml`` (defaults when neither sets one;
-    an unreadable setting is logged and the defaults are used)."""
+    """The budget for the address the server listens on, with the environment's and
+    ``secrets.toml``'s settings (an unreadable setting is logged and the shared defaults are
+    used)."""
     try:
         secrets = dict(st.secrets.get("budget", {}))
     except Exception:  # noqa: BLE001 - no secrets file, or one Streamlit cannot read
         secrets = {}
+    address = st.get_option("server.address")
     try:
-        return load_budget(os.environ, secrets)
+        return budget_for(address, *machine(), os.environ, secrets)
     except ConfigError as exc:  # a bad setting must not take every page down
         LOG.error("work budget settings ignored: %s", exc)
         return Budget()
+
+
+def machine() -> tuple[int, int]:
+    """(memory in bytes, cores this process may use) of the machine; 0 for what is unknown."""
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # not a POSIX system
+        memory = 0
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity else os.cpu_count() or 0
+    return int(memory), cores
 
 
 class RunQueue:
@@ -128,8 +143,8 @@ def with_deadline(should_cancel: Callable[[], bool], budget: Budget) -> Callable
         if time.monotonic() > deadline:
             raise BudgetError(
                 f"stopped after {budget.max_run_s:,g} s: this server allows at most "
-                f"{budget.max_run_s:,g} s of wall time per run (GPUSCHED_MAX_RUN_S, set by "
-                "whoever runs it); try fewer jobs or policies"
+                f"{budget.max_run_s:,g} s of wall time per run {budget.setting('max_run_s')}; "
+                "try fewer jobs or policies"
             )
         return should_cancel()
 

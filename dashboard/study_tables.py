@@ -2,8 +2,10 @@
 
 Pure functions (no Streamlit). Every column of numbers is shown in the one unit its values pick
 (`engine.units.column_format`: a class trace's JCTs in minutes, the full Philly trace's
-queueing in days), named in its header. :data:`STUDY_METRICS` lists the metrics the study
-pages offer; its ``unit`` is the unit the Planner's target is typed in.
+queueing in days), named in its header; in the Compare page's tables of means and differences
+the durations of one group (mean and p95 JCT with the makespan) share one unit.
+:data:`STUDY_METRICS` lists the metrics the study pages offer; its ``unit`` is the unit the
+Planner's target is typed in.
 """
 
 from __future__ import annotations
@@ -14,11 +16,18 @@ from dataclasses import dataclass
 import pandas as pd
 
 from engine.config import ScenarioConfig
+from engine.metrics import METRICS
 from engine.policies.base import display_name
 from engine.quota.results import team_metric_parts
 from engine.study import Study, StudyResult, Variant
-from engine.study.paired import cells, metric_info, paired_rows, shown_rows
-from engine.units import ColumnFormat, column_format
+from engine.study.paired import (
+    SMALL_DIFFERENCE,
+    cells,
+    metric_info,
+    paired_rows,
+    shown_rows,
+)
+from engine.units import ColumnFormat, column_format, metric_formats
 
 
 @dataclass(frozen=True)
@@ -113,6 +122,15 @@ def metric_format(values: Iterable[float], metric: str) -> ColumnFormat:
     return column_format(values, metric_info(metric).unit)
 
 
+def table_formats(columns: Mapping[str, pd.DataFrame]) -> dict[str, ColumnFormat]:
+    """The formats of a table's metric columns (each given by its numbers, bounds included):
+    the durations of one `engine.metrics.METRIC_GROUPS` group share a unit
+    (`engine.units.metric_formats`); other metrics (costs, teams') pick their own."""
+    values = {key: frame.to_numpy().ravel() for key, frame in columns.items()}
+    grouped = metric_formats({k: v for k, v in values.items() if k in METRICS})
+    return {k: grouped[k] if k in grouped else metric_format(v, k) for k, v in values.items()}
+
+
 def cell_text(fmt: ColumnFormat, mean: float, low: float, high: float, sign: bool = False) -> str:
     """A mean and interval: "3.84 [3.63, 4.04]"; signed for differences: "-0.04 [-0.21, +0.13]"."""
     return f"{fmt.text(mean, sign)} [{fmt.text(low, sign)}, {fmt.text(high, sign)}]"
@@ -125,15 +143,16 @@ def delta_table(result: StudyResult, metrics: Sequence[str]) -> pd.DataFrame:
     [-1.90, -0.51]"; each column in the unit its values pick, named in the header ("Mean JCT
     (h)", "Δ Mean JCT (min)")."""
     table = None
+    stats_of = {key: result.stats(key).set_index(["variant", "policy"]) for key in metrics}
+    paired_of = {key: result.paired(key).set_index(["variant", "policy"]) for key in metrics}
+    formats = table_formats({k: v[["mean", "ci_low", "ci_high"]] for k, v in stats_of.items()})
+    deltas = table_formats({k: v[["mean_diff", "ci_low", "ci_high"]] for k, v in paired_of.items()})
     for key in metrics:
         label = metric_info(key).label
-        stats = result.stats(key).set_index(["variant", "policy"])
-        paired = result.paired(key).set_index(["variant", "policy"])
-        fmt = metric_format(stats[["mean", "ci_low", "ci_high"]].to_numpy().ravel(), key)
+        stats, paired, fmt, dfmt = stats_of[key], paired_of[key], formats[key], deltas[key]
         column = pd.Series(
             {i: cell_text(fmt, r["mean"], r["ci_low"], r["ci_high"]) for i, r in stats.iterrows()}
         )
-        dfmt = metric_format(paired[["mean_diff", "ci_low", "ci_high"]].to_numpy().ravel(), key)
         delta = pd.Series(
             {i: cell_text(dfmt, r["mean_diff"], r["ci_low"], r["ci_high"], sign=True)
              for i, r in paired.iterrows()},
@@ -203,8 +222,21 @@ def default_pair(result: StudyResult) -> tuple[str, str] | None:
     return (cell_key(all_cells[1]), cell_key(all_cells[0])) if len(all_cells) >= 2 else None
 
 
-PAIR_COLUMNS = ["A vs B", "Metric", "A − B", "95% interval", "p", "Seeds", "Reading"]
-"""The columns of the paired table as the Compare and Sweep pages show it."""
+PAIR_COLUMNS = ["A vs B", "Metric", "A − B", "% of B", "95% interval", "p (Holm)", "Seeds",
+                "Reading"]  # fmt: skip
+"""The columns of the paired table as the Compare page shows it."""
+
+
+def verdict_caption(metrics: int) -> str:
+    """How the paired table's verdicts are reached, for a table of ``metrics`` metrics."""
+    return (
+        "A − B: the mean over seeds of A's value minus B's on the same seed, with its 95% "
+        "interval; % of B: that difference as a share of B's (the baseline's) mean. A "
+        f"difference under {SMALL_DIFFERENCE:.0%} of B's value is called small whatever its "
+        f"p-value [our threshold]. p (Holm): Student's paired t-test, adjusted by Holm's method "
+        f'for the {metrics} metrics tested at once; a verdict says "beyond seed noise" only '
+        "when it is below 0.05."
+    )
 
 
 def pair_table(result: StudyResult, a: str, b: str, metrics: Sequence[str]) -> pd.DataFrame:

@@ -14,6 +14,13 @@ imports and 900 s, runs of up to 20,000 jobs and studies of up to 240 runs. Meas
 Philly sample under three policies at once peak at 0.72 GiB for the server and its workers
 together; one run of 20,000 jobs under the same three policies at 0.97 GiB.
 
+**The budget follows the address the server listens on** (:func:`budget_for`). On localhost
+(the README's ``scripts/dashboard.sh``) only its own user can reach it, so the limits come
+from the machine (:func:`machine_budget`): the full Philly trace (82,247 jobs) and a
+25,000-GPU cluster run without a setting. On any other address (Streamlit's default listens
+on every address) the shared defaults above apply. Either way the operator's settings win,
+and every refusal names the budget in force and the setting that changes it.
+
 The command line has no budget: it runs on its user's own machine.
 """
 
@@ -83,6 +90,8 @@ class Budget:
     max_table_rows: int = field(
         default=256, metadata={"help": "rows of a GPU mix, congestion or extra-type table"}
     )
+    in_force: str = field(default="the shared budget", compare=False)
+    """Which budget this is, in words, for messages (not a limit: no setting reads it)."""
 
     @property
     def max_memory_bytes(self) -> int | None:
@@ -101,7 +110,14 @@ class Budget:
         word = "at least" if limit.startswith("min_") else "at most"
         return BudgetError(
             f"{what} is {_number(value)}; this server allows {word} {_number(allowed)} "
-            f"({ENV_PREFIX}{limit.upper()}, set by whoever runs it)"
+            f"{self.setting(limit)}"
+        )
+
+    def setting(self, limit: str) -> str:
+        """How to change ``limit`` and which budget is in force, in parentheses."""
+        return (
+            f"({ENV_PREFIX}{limit.upper()} changes it, set by whoever runs the server; "
+            f"in force: {self.in_force})"
         )
 
     def check(self, limit: str, value: float, what: str) -> None:
@@ -120,14 +136,17 @@ def _number(value: float) -> str:
 
 
 def load_budget(
-    env: Mapping[str, str] | None = None, secrets: Mapping[str, Any] | None = None
+    env: Mapping[str, str] | None = None,
+    secrets: Mapping[str, Any] | None = None,
+    base: Budget | None = None,
 ) -> Budget:
-    """The budget from ``secrets`` (the ``[budget]`` table) and ``env`` (which wins).
+    """The budget from ``secrets`` (the ``[budget]`` table) and ``env`` (which wins), over
+    ``base`` (default: the shared budget, :class:`Budget`).
 
     Raises:
         ConfigError: for an unknown key in ``secrets`` or a value that is not a number >= 0.
     """
-    fields = {f.name: f for f in dataclasses.fields(Budget)}
+    fields = {f.name: f for f in dataclasses.fields(Budget) if "help" in f.metadata}
     unknown = sorted(set(secrets or {}) - set(fields))
     if unknown:
         raise ConfigError(f"[{SECRETS_SECTION}]: unknown key(s) {unknown}; known: {sorted(fields)}")
@@ -144,7 +163,74 @@ def load_budget(
         if not math.isfinite(value) or value < 0:
             raise ConfigError(f"budget {name}: expected a number >= 0, got {raw!r}")
         values[name] = value
-    return Budget(**values)
+    return dataclasses.replace(base or Budget(), **values)
+
+
+LOCAL_ADDRESSES = frozenset({"localhost", "127.0.0.1", "::1"})
+"""Addresses only the machine itself reaches; "" (Streamlit's default) listens on all."""
+LOCAL_MAX_WORKERS = 4
+"""[R] Worker processes on one person's machine: at most its cores and 4 (a scenario's
+policies run side by side; more workers split the memory further)."""
+LOCAL_MEMORY_SHARE = 0.8
+"""[R] The share of the machine's memory its workers may take together (the rest: the
+browser, the server, the system)."""
+JOBS_PER_GIB = 60_000
+"""Jobs one run may hold per GiB of its worker's memory: 20,000 jobs under three policies
+peaked at 0.97 GiB for the server and its workers together (``bench_shared_server.py``,
+module docstring), about 0.33 GiB per run of 20,000 jobs."""
+GPUS_PER_GIB = 16_384
+"""[R] GPUs of a GPU mix per GiB of a worker's memory: a 25,000-GPU cluster fits a worker of
+1.6 GiB (an 8 GiB, 4-core laptop)."""
+
+
+def is_local(address: str | None) -> bool:
+    """Whether a server listening on ``address`` is reachable from its own machine only."""
+    return (address or "").strip().lower().strip("[]") in LOCAL_ADDRESSES
+
+
+def machine_budget(memory_bytes: int, cores: int) -> Budget:
+    """The budget of one person's machine with ``memory_bytes`` of memory and ``cores`` cores:
+    ``workers = min(cores, 4)``, each with 80% of the memory over the workers; jobs and GPUs
+    by :data:`JOBS_PER_GIB` and :data:`GPUS_PER_GIB` of that (never below the shared
+    budget's); 4 h per run; no session or study counts beyond the shared ones but runs.
+
+    Example: 24 GiB and 2 cores give workers of 9.6 GiB, 576,000 jobs and 157,286 GPUs.
+    """
+    shared = Budget()
+    workers = max(1, min(cores, LOCAL_MAX_WORKERS))
+    worker_gib = LOCAL_MEMORY_SHARE * memory_bytes / GIB / workers
+    return dataclasses.replace(
+        shared, max_jobs=max(shared.max_jobs, int(JOBS_PER_GIB * worker_gib)),
+        max_gpus=max(shared.max_gpus, int(GPUS_PER_GIB * worker_gib)),
+        max_memory_gb=round(worker_gib, 1), max_run_s=4 * 3600.0, workers=workers,
+        session_workers=workers, session_runs=1_000_000, max_runs=2_000,
+        in_force=f"the budget of one person's machine ({memory_bytes / GIB:.0f} GiB, {cores} "
+        "cores), as the server listens on localhost",
+    )  # fmt: skip
+
+
+def budget_for(
+    address: str | None,
+    memory_bytes: int,
+    cores: int,
+    env: Mapping[str, str] | None = None,
+    secrets: Mapping[str, Any] | None = None,
+) -> Budget:
+    """The budget of a server listening on ``address``: :func:`machine_budget` on localhost
+    (when the machine's memory is known, ``memory_bytes > 0``), else the shared budget; then
+    the operator's ``secrets`` and ``env`` (:func:`load_budget`).
+
+    Raises:
+        ConfigError: as :func:`load_budget`.
+    """
+    if is_local(address) and memory_bytes > 0 and cores > 0:
+        base = machine_budget(memory_bytes, cores)
+    elif is_local(address):
+        base = Budget(in_force="the shared budget, as this machine's memory is unknown")
+    else:
+        where = f"listens on {address}" if address else "listens on every address"
+        base = Budget(in_force=f"the shared budget, as the server {where}")
+    return load_budget(env, secrets, base)
 
 
 def jobs_bound(config: ScenarioConfig, trace_rows: int | None) -> int:

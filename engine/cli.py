@@ -202,21 +202,23 @@ def team_tables(result: ComparisonResult) -> dict[str, pd.DataFrame]:
 
 
 def summary_text(result: ComparisonResult) -> str:
-    """A plain-text KPI table, one column per policy; each metric in the one unit its values
-    pick (`engine.units.column_format`: JCTs of a class trace in minutes, of the full Philly
-    trace in days), named in the row's label; fixed-point numbers only."""
+    """A plain-text KPI table, one column per policy; each metric in the unit the dashboard
+    shows it in (`engine.units.metric_formats`: the durations of a group, as mean, median,
+    p95 and p99 JCT, in one unit; a class trace's JCTs in minutes, the full Philly trace's
+    queueing in days), named in the row's label; fixed-point numbers only."""
     from engine.metrics import METRICS
     from engine.power.energy import POWER_METRICS
-    from engine.units import column_format
+    from engine.units import column_format, metric_formats
 
     kpi = result.kpi_table()
     policies = [str(p) for p in kpi.index]
     lines = [f"{'metric':<40}" + "".join(f"{p:>18}" for p in policies)]
+    formats = metric_formats({key: kpi[key] for key in METRICS if key in kpi})
     for key, metric in {**METRICS, **POWER_METRICS}.items():
         if key not in kpi:
             continue
         values = [float(v) for v in kpi[key]]
-        fmt = column_format(values, metric.unit)
+        fmt = formats.get(key) or column_format(values, metric.unit)
         label = fmt.header(metric.label)
         lines.append(f"{label:<40}" + "".join(f"{fmt.text(v):>18}" for v in values))
     lines += [f"note: {note}" for note in result.trace_notes]

@@ -8,6 +8,12 @@ Definitions follow ``shared/docs/schedulers.md`` "Shared model":
 - utilization over the makespan (``utilization_mean``) = allocated GPU-seconds / (capacity x
   makespan), per worker type and overall. A few long jobs stretch the makespan while the
   cluster is nearly empty, so this figure reads low for a planner.
+- utilization while jobs arrive (``utilization_arrivals``, :func:`arrival_utilization`) =
+  allocated GPU-seconds between the first and the last arrival / (capacity x that window)
+  [R: our definition; the cluster as the trace loads it, before one long job's tail stretches
+  the makespan]. Not part of a run's summary (whose values are fixed by
+  ``tests/engine/data/native_reference.json``): ``ComparisonResult.kpi_table`` adds it.
+  :func:`makespan_tail` names the job that set the makespan when it ran alone at the end.
 - utilization while jobs wait or run (``utilization_active``) = allocated GPU-seconds /
   (capacity x the time during which at least one job has arrived and not completed) [R: our
   definition for planners; idle gaps with no job in the system are left out, a long tail with
@@ -58,8 +64,9 @@ METRICS: dict[str, Metric] = {
     "jct_p99_s": Metric("p99 JCT", "s", True),
     "makespan_s": Metric("Makespan", "s", True),
     "queueing_delay_mean_s": Metric("Mean queueing delay", "s", True),
-    "utilization_active": Metric("GPU utilization while jobs wait or run", "fraction", False),
+    "utilization_arrivals": Metric("GPU utilization while jobs arrive", "fraction", False),
     "utilization_mean": Metric("GPU utilization over the makespan", "fraction", False),
+    "utilization_active": Metric("GPU utilization while jobs wait or run", "fraction", False),
     "ftf_rho_mean": Metric("Mean finish-time fairness ρ", "ratio", True),
     "ftf_rho_max": Metric("Worst finish-time fairness ρ", "ratio", True),
     "jain_index": Metric("Jain's index of 1/ρ", "0..1", False),
@@ -74,6 +81,21 @@ METRICS: dict[str, Metric] = {
     "job_failures_total": Metric("Jobs stopped by failures", "count", True),
     "node_failures": Metric("Node failures", "count", True),
 }
+METRIC_GROUPS: dict[str, tuple[str, ...]] = {
+    "Job completion": (
+        "jct_mean_s", "jct_median_s", "jct_p95_s", "jct_p99_s", "makespan_s", "jobs_completed",
+    ),
+    "Waiting": ("queueing_delay_mean_s", "consolidation_wait_mean_s"),
+    "Fairness": ("ftf_rho_mean", "ftf_rho_max", "jain_index"),
+    "Use of the cluster": ("utilization_arrivals", "utilization_mean", "utilization_active"),
+    "Overheads": ("comm_overhead_mean", "preemptions_total"),
+    "GPU-hours": ("gpu_hours_used", "gpu_hours_lost_failures", "gpu_hours_checkpoints"),
+    "Failures": ("goodput", "job_failures_total", "node_failures"),
+}  # fmt: skip
+"""The summary metrics in the groups a person reads them in, each group one table (the
+dashboard's Results page and report) or one block of lines (the CLI). The durations of a group
+share one unit (`engine.units.metric_formats`), so a row compares mean, median, p95 and p99 JCT
+and the makespan in the same unit [R]."""
 FAILURE_METRICS = (
     "goodput", "gpu_hours_lost_failures", "gpu_hours_checkpoints", "job_failures_total",
     "node_failures",
@@ -239,6 +261,46 @@ def _busy_and_capacity(utilization: pd.DataFrame, end_s: float) -> tuple[float, 
         busy += _busy_of(time_s[rows], busy_gpus[rows], end_s)
         capacity_gpus += capacity[rows][0]
     return busy, float(capacity_gpus), len(names)
+
+
+def arrival_utilization(jobs: pd.DataFrame, utilization: pd.DataFrame) -> float:
+    """Allocated GPU-seconds between the first and the last arrival over (capacity x that
+    window), in [0, 1]; NaN when every job arrives at once (no window) or there is no job.
+
+    Args:
+        jobs: the jobs table (``arrival_s``); utilization: the utilization steps table.
+    """
+    arrival = jobs["arrival_s"].to_numpy(dtype=float)
+    if not arrival.size or arrival.max() <= arrival.min():
+        return float("nan")
+    start_s, end_s = float(arrival.min()), float(arrival.max())
+    busy_end, capacity_gpus, types = _busy_and_capacity(utilization, end_s)
+    busy_start = _busy_and_capacity(utilization, start_s)[0]
+    return (busy_end - busy_start) / (capacity_gpus * (end_s - start_s)) if types else 0.0
+
+
+TAIL_SHARE = 0.25
+"""[R] A makespan is said to be set by one job when that job was alone in the system (every
+other job done) for at least a quarter of the makespan."""
+
+
+def makespan_tail(jobs: pd.DataFrame) -> tuple[object, float, float] | None:
+    """The job that set the makespan, when it did alone: ``(job_id, alone_s, makespan_s)``.
+
+    The job completing last was alone from the later of its arrival and every other job's
+    completion; that time is ``alone_s``. None when it is under :data:`TAIL_SHARE` of the
+    makespan (first arrival to last completion), or with fewer than two completed jobs.
+    """
+    done = jobs[jobs["completion_s"].notna()]
+    if len(done) < 2:
+        return None
+    order = done["completion_s"].to_numpy(dtype=float).argsort(kind="stable")
+    last, before = done.iloc[order[-1]], float(done["completion_s"].iloc[order[-2]])
+    makespan_s = float(last["completion_s"]) - float(jobs["arrival_s"].min())
+    alone_s = float(last["completion_s"]) - max(before, float(last["arrival_s"]))
+    if makespan_s <= 0 or alone_s < TAIL_SHARE * makespan_s:
+        return None
+    return last["job_id"], alone_s, makespan_s
 
 
 def _mean(values: np.ndarray) -> float:

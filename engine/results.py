@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from engine.config import ScenarioConfig
+from engine.metrics import arrival_utilization
 
 if TYPE_CHECKING:
     from engine.study.spec import RunSpec
@@ -177,5 +178,11 @@ class ComparisonResult:
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
     def kpi_table(self) -> pd.DataFrame:
-        """One row per policy, one column per summary metric (index: policy)."""
-        return pd.DataFrame({r.policy: r.summary for r in self.results}).T.rename_axis("policy")
+        """One row per policy, one column per summary metric, and the utilization while jobs
+        arrive (`engine.metrics.arrival_utilization`, not part of the summary) (index:
+        policy)."""
+        table = pd.DataFrame({r.policy: r.summary for r in self.results}).T
+        table["utilization_arrivals"] = [
+            arrival_utilization(r.jobs, r.utilization) for r in self.results
+        ]
+        return table.rename_axis("policy")

@@ -9,16 +9,33 @@ percent. Decimals: enough for three significant digits of the largest value and 
 smallest non-zero one, at most 2 (counts none): worst finish-time fairness 1.4 beside 369 reads
 "1.4" and "369.0", not "1" and "369".
 
+A table group (`engine.metrics.METRIC_GROUPS`: mean, median, p95 and p99 JCT with the
+makespan; the queueing delays) shows all its durations in one unit, so a row reads along
+(:func:`metric_formats`, :func:`group_formats`): the unit of the group's typical magnitude, the
+geometric mean of every non-zero value of every column and every policy shown [R: the median
+of a trace's JCTs lasts minutes and its p99 days; the largest value would show the median as
+"0.02 d", the smallest the p99 as "10,000 min"; their geometric mean reads both within about
+three digits]. The unit stays stable between runs of the same trace: it depends on the values
+alone (a run is deterministic), on all the policies shown together rather than on one column's
+extreme, and a geometric mean moves little when one policy's tail or one metric changes; each
+column keeps the decimals its own values need in that unit.
+
 Every table that shows a metric (the dashboard's tables and charts, the CLI's summaries, the
-HTML report) asks :func:`column_format`; charts with a time axis ask :func:`time_unit`. Two
-values that print the same are equal for "best value" shading (:meth:`ColumnFormat.rounded`).
+HTML report) asks :func:`metric_formats` (a summary table) or :func:`column_format` (a lone
+column); charts with a time axis ask :func:`time_unit`. Two values that print the same are
+equal for "best value" shading (:meth:`ColumnFormat.rounded`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
+
+from engine.metrics import METRIC_GROUPS, METRICS
+
+K = TypeVar("K", bound=Hashable)
 
 TIME_UNITS: tuple[tuple[str, float, float], ...] = (
     ("s", 1.0, 0.0),
@@ -92,7 +109,9 @@ class ColumnFormat:
         return f"{label} ({self.unit})" if self.unit else label
 
 
-def column_format(values: Iterable[float], unit: str = "s") -> ColumnFormat:
+def column_format(
+    values: Iterable[float], unit: str = "s", shown_time: tuple[str, float] | None = None
+) -> ColumnFormat:
     """The one format of a column of ``values`` given in ``unit``.
 
     Args:
@@ -100,16 +119,18 @@ def column_format(values: Iterable[float], unit: str = "s") -> ColumnFormat:
             interval bounds shown in the same column.
         unit: the metric's unit (`engine.metrics.METRICS`): "s" for durations, "fraction"
             (shown as %), or any other unit, kept as it is ("ratio" and "count" show none).
+        shown_time: for durations, the (unit, seconds per unit) of the column's table group
+            (:func:`group_formats`); None picks it from this column alone.
 
     Returns:
-        The :class:`ColumnFormat`: for durations the unit of :func:`time_unit` at the largest
-        absolute value; decimals from the largest and smallest non-zero absolute values in
-        the shown unit (see the module docstring).
+        The :class:`ColumnFormat`: for durations ``shown_time`` or the unit of
+        :func:`time_unit` at the largest absolute value; decimals from the largest and
+        smallest non-zero absolute values in the shown unit (see the module docstring).
     """
-    finite = [abs(float(v)) for v in values if v is not None and math.isfinite(float(v))]
+    finite = [_magnitude(v) for v in values if v is not None and math.isfinite(float(v))]
     largest = max(finite, default=0.0)
     if unit == "s":
-        shown_unit, scale = time_unit(largest)
+        shown_unit, scale = shown_time or time_unit(largest)
     elif unit == "fraction":
         shown_unit, scale = "%", 0.01
     else:
@@ -126,3 +147,53 @@ def _decimals(value: float, significant: int) -> int:
     if value <= 0:
         return 0
     return max(0, significant - 1 - math.floor(math.log10(value)))
+
+
+def _magnitude(value: float) -> float:
+    return abs(float(value))
+
+
+def group_time_unit(values: Iterable[float]) -> tuple[str, float]:
+    """The one unit of a group of durations: :func:`time_unit` of the geometric mean of their
+    non-zero finite magnitudes (seconds if there is none); see the module docstring.
+
+    Example: JCTs of 0.5 h (median), 5 h (mean), 20 h (p95), 170 h (p99) and a makespan of
+    1,000 h have a geometric mean of 24 h: hours, not the days the p99 alone would pick.
+    """
+    logs = [math.log(m) for v in values if math.isfinite(m := _magnitude(v)) and m > 0]
+    return time_unit(math.exp(sum(logs) / len(logs)) if logs else 0.0)
+
+
+def group_formats(columns: Mapping[K, tuple[Iterable[float], str]]) -> dict[K, ColumnFormat]:
+    """The formats of one table group's columns: its durations share one unit.
+
+    Args:
+        columns: column key -> (its values, its unit as :func:`column_format` takes it), every
+            policy's values together.
+
+    Returns:
+        column key -> :class:`ColumnFormat`; every "s" column in :func:`group_time_unit` of
+        all the group's duration values, each with its own decimals.
+    """
+    listed = {key: ([float(v) for v in values], unit) for key, (values, unit) in columns.items()}
+    durations = [v for values, unit in listed.values() if unit == "s" for v in values]
+    shown_time = group_time_unit(durations)
+    return {key: column_format(values, unit, shown_time) for key, (values, unit) in listed.items()}
+
+
+def metric_formats(columns: Mapping[str, Iterable[float]]) -> dict[str, ColumnFormat]:
+    """The formats of summary metric columns (keys of `engine.metrics.METRICS`, e.g. a KPI
+    table's columns), the durations of each `engine.metrics.METRIC_GROUPS` group in one unit.
+
+    Args:
+        columns: metric key -> its values over the policies shown; keys that are not metrics
+            are left out of the result.
+
+    Returns:
+        metric key -> :class:`ColumnFormat`.
+    """
+    out: dict[str, ColumnFormat] = {}
+    for group in METRIC_GROUPS.values():
+        present = {m: (columns[m], METRICS[m].unit) for m in group if m in columns}
+        out.update(group_formats(present))
+    return out

@@ -30,6 +30,7 @@ from dashboard.study_tables import (
     split_delta_table,
     study_from_scenarios,
     team_columns,
+    verdict_caption,
 )
 from engine.study.paired import cells, every_pair
 
@@ -92,11 +93,7 @@ if result is not None:
             st.markdown("**Per team** (ClusterQueue), on the same seeds")
             st.dataframe(pair_table(result, a, b, teams)[PAIR_COLUMNS], hide_index=True,
                          width="stretch")  # fmt: skip
-        st.caption(
-            "A − B: the mean over seeds of A's value minus B's on the same seed, with its 95% "
-            "interval and p-value (Student's paired t-test). An interval that contains 0 is a "
-            "difference seed noise explains."
-        )
+        st.caption(verdict_caption(len(metrics)))
         st.download_button(
             "Download every pair (paired.csv)", lambda: every_pair(result, metrics).to_csv(
                 index=False), file_name="paired.csv", mime="text/csv", key="paired_csv",

@@ -8,6 +8,7 @@ from dashboard.components.kpi_table import (
     render_downloads,
     render_failures_by_size,
     render_kpi_table,
+    render_makespan_note,
     render_over_request_note,
 )
 from dashboard.components.paper_presets import render_claims, render_report_download
@@ -21,6 +22,7 @@ st.title("Results")
 render_results_flash()
 render_run_caption(result)
 render_kpi_table(result.kpi_table())
+render_makespan_note(result)
 render_over_request_note(result)
 render_failures_by_size(result)
 render_claims(result, st.session_state.get("result_paper_preset"))

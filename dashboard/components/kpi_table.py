@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
 
 from engine import units
-from engine.metrics import METRICS, failures_by_size
+from engine.metrics import METRIC_GROUPS, METRICS, failures_by_size, makespan_tail
 from engine.results import ComparisonResult
 
 BEST_STYLE = "background-color: #d8f0dc; font-weight: 700"
@@ -20,35 +18,28 @@ POLICY_INDEX = {"_index": st.column_config.TextColumn("policy", width=230)}
 """Column config of a table indexed by policy: wide enough for "Gavel finish-time fairness
 (agnostic)", the longest policy name."""
 
-KPI_GROUPS: dict[str, tuple[str, ...]] = {
-    "Job completion": (
-        "jct_mean_s", "jct_median_s", "jct_p95_s", "jct_p99_s", "makespan_s", "jobs_completed",
-    ),
-    "Waiting": ("queueing_delay_mean_s", "consolidation_wait_mean_s"),
-    "Fairness": ("ftf_rho_mean", "ftf_rho_max", "jain_index"),
-    "Use of the cluster": (
-        "utilization_active", "utilization_mean", "comm_overhead_mean", "preemptions_total",
-    ),
-    "GPU-hours": ("gpu_hours_used", "gpu_hours_lost_failures", "gpu_hours_checkpoints"),
-    "Failures": ("goodput", "job_failures_total", "node_failures"),
-}  # fmt: skip
-"""The KPI table's metrics in the tables the Results page shows them in, one below the other:
-all sixteen side by side are wider than a 1600-pixel window, which hid the last columns.
-Each group fits beside a policy column of :data:`POLICY_INDEX`'s width in a 1600-pixel window
-(the browser test checks that no table scrolls sideways; five columns of long headers, as
-"Use of the cluster" with GPU-hours had, do not fit). The GPU-hours lost to failures and
-checkpoints and the failure group are shown only for a scenario with failures on (their
-metrics exist only then)."""
+KPI_GROUPS = METRIC_GROUPS
+"""The KPI table's metrics in the tables the Results page shows them in, one below the other
+(`engine.metrics.METRIC_GROUPS`; the durations of a table share one unit): all sixteen side
+by side are wider than a 1600-pixel window, which hid the last columns. Each group fits beside
+a policy column of :data:`POLICY_INDEX`'s width in a 1600-pixel window (the browser test checks
+that no table scrolls sideways; five columns of long headers, as "Use of the cluster" with
+GPU-hours had, do not fit). The GPU-hours lost to failures and checkpoints and the failure
+group are shown only for a scenario with failures on (their metrics exist only then)."""
 
 
-def column_format(metric: str, values: pd.Series) -> tuple[str, Callable[[float], str]]:
-    """Header and cell formatter of a metric column: the unit and decimals the column's
-    magnitude picks (`engine.units.column_format`), e.g. "Mean JCT (min) ↓" for a class trace
-    and "Mean queueing delay (d) ↓" for the full Philly trace."""
+def kpi_formats(kpi: pd.DataFrame) -> dict[str, units.ColumnFormat]:
+    """The format of every metric column of ``kpi`` (`engine.units.metric_formats`): the
+    durations of a :data:`KPI_GROUPS` group in one unit, picked from all the policies' values,
+    so mean, median, p95 and p99 JCT read in the same unit along a row."""
+    numbers = {m: pd.to_numeric(kpi[m], errors="coerce") for m in kpi.columns if m in METRICS}
+    return units.metric_formats(numbers)
+
+
+def header(metric: str, fmt: units.ColumnFormat) -> str:
+    """A metric column's header: label, unit and direction, e.g. "Mean JCT (min) ↓"."""
     spec = METRICS[metric]
-    arrow = "↓" if spec.lower_is_better else "↑"
-    fmt = units.column_format(pd.to_numeric(values, errors="coerce"), spec.unit)
-    return f"{fmt.header(spec.label)} {arrow}", fmt.text
+    return f"{fmt.header(spec.label)} {'↓' if spec.lower_is_better else '↑'}"
 
 
 def best_mask(kpi: pd.DataFrame) -> pd.DataFrame:
@@ -56,12 +47,12 @@ def best_mask(kpi: pd.DataFrame) -> pd.DataFrame:
     column's decimals): values that print the same are all marked; a column whose values
     all print the same marks none."""
     mask = pd.DataFrame(False, index=kpi.index, columns=kpi.columns)
+    formats = kpi_formats(kpi)
     for metric in kpi.columns:
         values = pd.to_numeric(kpi[metric], errors="coerce")
         if metric not in METRICS or values.isna().all():
             continue
-        fmt = units.column_format(values, METRICS[metric].unit)
-        shown = values.map(fmt.rounded)
+        shown = values.map(formats[metric].rounded)
         if shown.nunique() < 2:
             continue
         best = shown.min() if METRICS[metric].lower_is_better else shown.max()
@@ -77,11 +68,11 @@ def kpi_styler(kpi: pd.DataFrame) -> Styler:
         if m in kpi.columns
         and not (m in ONLY_WHEN_USED and (pd.to_numeric(kpi[m], errors="coerce") == 0).all())
     ]
-    formats = {m: column_format(m, pd.to_numeric(kpi[m], errors="coerce")) for m in metrics}
-    headers = {m: header for m, (header, _) in formats.items()}
+    formats = kpi_formats(kpi[metrics])
+    headers = {m: header(m, formats[m]) for m in metrics}
     mask = best_mask(kpi[metrics]).rename(columns=headers)
     shown = kpi[metrics].rename(columns=headers)
-    return shown.style.format({headers[m]: f for m, (_, f) in formats.items()}).apply(
+    return shown.style.format({headers[m]: formats[m].text for m in metrics}).apply(
         lambda col: [BEST_STYLE if flag else "" for flag in mask[col.name]], axis=0
     )
 
@@ -99,8 +90,39 @@ def render_kpi_table(kpi: pd.DataFrame) -> None:
             column_config=POLICY_INDEX,
         )  # fmt: skip
     st.caption(
-        "↓ lower is better · ↑ higher is better · the best policy per column is shaded green."
+        "↓ lower is better · ↑ higher is better · the best policy per column is shaded green. "
+        "GPU utilization while jobs arrive: from the first arrival to the last; over the "
+        "makespan: from the first arrival to the last completion; while jobs wait or run: "
+        "only the time some job is in the system."
     )
+
+
+def makespan_notes(result: ComparisonResult) -> list[str]:
+    """One sentence per policy whose makespan one job set (`engine.metrics.makespan_tail`):
+    which job, its GPUs, and how long it was alone, in the unit the table shows the makespan in."""
+    notes = []
+    fmt = kpi_formats(result.kpi_table())["makespan_s"]
+    for sim in result.results:
+        tail = makespan_tail(sim.jobs)
+        if tail is None:
+            continue
+        job_id, alone_s, makespan_s = tail
+        gpus = sim.jobs.loc[sim.jobs["job_id"] == job_id, "scale_factor"].iloc[0]
+        notes.append(
+            f"{sim.policy}: job {job_id} ({gpus:g} GPUs) ran alone for the last "
+            f"{fmt.text(alone_s, unit=True)} of the {fmt.text(makespan_s, unit=True)} makespan"
+        )
+    return notes
+
+
+def render_makespan_note(result: ComparisonResult) -> None:
+    """A note naming the job that set a policy's makespan, when one did."""
+    notes = makespan_notes(result)
+    if notes:
+        st.info(
+            "**Makespan set by one job.** " + "; ".join(notes) + ". Utilization over the "
+            "makespan counts that tail; utilization while jobs arrive leaves it out."
+        )
 
 
 OVER_REQUEST = 1.05
@@ -140,12 +162,13 @@ def kpi_csv(kpi: pd.DataFrame) -> str:
     """The KPI table as CSV in the table's units, named in the headers (e.g. ``jct_mean_h``,
     ``utilization_mean_pct``)."""
     out = pd.DataFrame(index=kpi.index)
+    formats = kpi_formats(kpi)
     for metric in kpi.columns:
         if metric not in METRICS:
             out[metric] = kpi[metric]
             continue
         values = pd.to_numeric(kpi[metric], errors="coerce")
-        fmt = units.column_format(values, METRICS[metric].unit)
+        fmt = formats[metric]
         suffix = {"%": "pct", "": ""}.get(fmt.unit, fmt.unit) if METRICS[metric].unit in (
             "s", "fraction") else ""  # fmt: skip
         name = metric.removesuffix("_s") + (f"_{suffix}" if suffix else "")

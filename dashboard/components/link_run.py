@@ -88,7 +88,8 @@ def run_linked_scenario() -> bool:
         return False
     progress = RunProgress("Running the linked scenario…")
     s["cancel_requested"] = False
-    st.button(
+    cancel = st.empty()  # cleared with the progress: no stray Cancel above the page's results
+    cancel.button(
         "Cancel", key="cancel_link_run", on_click=_request_cancel,
         help="Stops the linked scenario's run, or takes it out of the server's queue.",
     )  # fmt: skip
@@ -98,10 +99,11 @@ def run_linked_scenario() -> bool:
             progress.waiting,
         )  # fmt: skip
     except (EngineError, SimulationCancelled) as exc:
-        progress.clear()
         st.error(f"The linked scenario did not run: {exc}")
         return False
-    progress.clear()
+    finally:
+        progress.clear()
+        cancel.empty()
     s["result"], s["result_config"] = result, config.to_json()
     s["result_scenario"] = name
     s["result_paper_preset"] = s.get("paper_preset")

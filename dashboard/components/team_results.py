@@ -1,8 +1,9 @@
 """The Results page's Teams section: for a run under quotas, one policy's per-team table and
 charts (waits, use against quota, borrowing).
 
-The numbers are the engine's (:func:`engine.quota.results.team_table`); each column is shown in
-the one unit its values pick (:func:`engine.units.column_format`), named in the header.
+The numbers are the engine's (:func:`engine.quota.results.team_table`); the durations of a
+table share the one unit their values pick (:func:`engine.units.group_formats`), named in the
+headers.
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ GROUPS: dict[str, dict[str, tuple[str, str]]] = {  # column -> (label, unit)
     },
 }  # fmt: skip
 """Two tables of eight columns each: all sixteen side by side are wider than a 1600 px page."""
+UNIT_GROUPS = (
+    ("jct_mean_s", "jct_p95_s"),
+    ("queueing_mean_s", "queueing_p95_s", "quota_wait_mean_s", "placement_wait_mean_s"),
+)
+"""Columns read along a row, so shown in one unit (:func:`engine.units.group_formats`): the
+JCTs, and the waits."""
 
 
 def team_result(sim: SimulationResult, result: ComparisonResult) -> pd.DataFrame:
@@ -53,9 +60,13 @@ def shown_table(table: pd.DataFrame, columns: dict[str, tuple[str, str]]) -> tup
     """The columns in their shown units: (frame indexed by team, column config)."""
     shown = pd.DataFrame(index=table["cluster_queue"].astype(str))
     config = dict(TEAM_INDEX)
-    for column, (label, unit) in columns.items():
-        values = pd.to_numeric(table[column], errors="coerce")
-        fmt = units.column_format(values, unit)
+    numbers = {c: pd.to_numeric(table[c], errors="coerce") for c in columns}
+    formats = {}
+    for group in (*UNIT_GROUPS, *((c,) for c in columns)):
+        present = {c: (numbers[c], columns[c][1]) for c in group if c in columns}
+        formats = units.group_formats(present) | formats  # a column's group comes first
+    for column, (label, _) in columns.items():
+        values, fmt = numbers[column], formats[column]
         header = fmt.header(label)
         shown[header] = [fmt.rounded(v) for v in values]
         config[header] = st.column_config.NumberColumn(header, format=f"%.{fmt.decimals}f")

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 from engine.study.executors import EXECUTORS
 
 if TYPE_CHECKING:  # the rest loads when a command runs, so `--help` stays fast
+    import pandas as pd
+
     from engine.study.planner import PlanSpec
     from engine.study.result import StudyResult
     from engine.study.study import Study
@@ -89,7 +91,7 @@ def _sweep(study: Study, out: Path, options: dict[str, object]) -> None:
     if len(paired):
         paired.to_csv(out / "paired.csv", index=False)
     (out / "study.json").write_text(study.to_json())
-    text = sweep_summary(result)
+    text = sweep_summary(result, paired)
     (out / "summary.txt").write_text(text + "\n")
     print(text)
     _log(
@@ -98,12 +100,14 @@ def _sweep(study: Study, out: Path, options: dict[str, object]) -> None:
     )
 
 
-def sweep_summary(result: StudyResult, metric: str = "jct_mean_s") -> str:
+def sweep_summary(result: StudyResult, paired: pd.DataFrame, metric: str = "jct_mean_s") -> str:
     """Mean and 95% interval per variant and policy in the unit the values pick, then the
-    paired comparisons of ``metric`` as sentences, and a note when the seeds are too few."""
+    paired comparisons of ``metric`` as sentences, taken from ``paired`` (the rows of
+    ``paired.csv``, `engine.study.paired.every_pair`, whose Holm correction counts every
+    metric tested), and a note when the seeds are too few."""
     import pandas as pd
 
-    from engine.study.paired import every_pair, metric_info
+    from engine.study.paired import metric_info
     from engine.study.stats import few_seeds_note
     from engine.units import column_format
 
@@ -118,10 +122,10 @@ def sweep_summary(result: StudyResult, metric: str = "jct_mean_s") -> str:
             f"[{fmt.text(float(row['ci_low']))}, {fmt.text(float(row['ci_high']))}]  "
             f"n={row['n']}"
         )
-    paired = every_pair(result, [metric])
-    if len(paired):
-        lines.append("paired on the same seeds (A - B):")
-        lines += [f"  {sentence}" for sentence in paired["Sentence"]]
+    mine = paired[paired["metric"] == metric] if len(paired) else paired
+    if len(mine):
+        lines.append("paired on the same seeds (A - B; p adjusted by Holm over the metrics):")
+        lines += [f"  {sentence}" for sentence in mine["Sentence"]]
     note = few_seeds_note(len(result.study.seeds))
     if note:
         lines.append(f"note: {note}")

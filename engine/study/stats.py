@@ -133,6 +133,31 @@ def paired_test(a: Sequence[float], b: Sequence[float]) -> dict[str, float]:
             "p_value": float(test.pvalue)}  # fmt: skip
 
 
+ALPHA = round(1 - CONFIDENCE, 12)  # 0.05, not 0.050000000000000044
+"""The level a Holm-adjusted p-value must stay below for "beyond seed noise" (0.05)."""
+
+
+def holm(p_values: ArrayLike) -> np.ndarray:
+    """Holm's step-down adjustment of a family of p-values (Holm, "A simple sequentially
+    rejective multiple test procedure", Scand. J. Statist. 6, 1979): the i-th smallest of m
+    becomes ``max over j <= i of min(1, (m - j + 1) p_(j))``, so comparing each adjusted value
+    with 0.05 keeps the chance of any false "beyond seed noise" among the m at most 5%.
+
+    Args:
+        p_values: shape (m,); NaN entries (no test) stay NaN and do not count in m.
+
+    Returns:
+        The adjusted p-values, shape (m,), in the input's order.
+    """
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, math.nan)
+    tested = np.flatnonzero(np.isfinite(p))
+    order = tested[np.argsort(p[tested], kind="stable")]
+    factors = len(order) - np.arange(len(order))
+    out[order] = np.minimum(1.0, np.maximum.accumulate(factors * p[order]))
+    return out
+
+
 def few_seeds_note(n: int) -> str:
     """Why an answer from ``n`` seeds is weak ("" from :data:`FIRM_SEEDS` seeds up)."""
     if n >= FIRM_SEEDS:

@@ -14,11 +14,13 @@ from dashboard.components.kpi_table import (
     BEST_STYLE,
     KPI_GROUPS,
     best_mask,
-    column_format,
+    header,
+    kpi_formats,
     kpi_styler,
     over_requested,
 )
-from engine.metrics import METRICS
+from engine import units
+from engine.metrics import METRICS, summarize
 from engine.results import ComparisonResult, SimulationResult
 from tests.dashboard.fakes import fake_comparison
 
@@ -36,10 +38,39 @@ def test_best_value_follows_lower_is_better() -> None:
     assert not mask["jain_index"].any()  # a tie marks nothing
 
 
+def column_format(metric: str, values: pd.Series) -> tuple[str, object]:
+    """The header and cell text of a KPI table holding only ``metric``."""
+    fmt = kpi_formats(pd.DataFrame({metric: values}))[metric]
+    return header(metric, fmt), fmt.text
+
+
 def test_duration_columns_share_one_unit() -> None:
     header, fmt = column_format("jct_mean_s", pd.Series([7200.0, 36000.0]))
     assert header == "Mean JCT (h) ↓"
     assert fmt(5400.0) == "1.5"
+
+
+def test_a_group_reads_in_one_unit_along_each_row() -> None:
+    """The issue's case: median JCT in minutes, mean in hours, p99 in days when each column
+    picked its own unit. The group's geometric mean (about 15 h) picks hours for all five
+    duration columns; the waiting group picks its own unit."""
+    hour = 3600.0
+    kpi = pd.DataFrame(
+        {"jct_mean_s": [5 * hour, 6 * hour], "jct_median_s": [0.5 * hour, 0.4 * hour],
+         "jct_p95_s": [20.3 * hour, 22 * hour], "jct_p99_s": [170 * hour, 160 * hour],
+         "makespan_s": [1000 * hour, 900 * hour], "jobs_completed": [10, 10],
+         "queueing_delay_mean_s": [90.0, 200.0]},
+        index=["fifo", "las"],
+    )  # fmt: skip
+    headers = list(kpi_styler(kpi).data.columns)
+    assert headers[:5] == ["Mean JCT (h) ↓", "Median JCT (h) ↓", "p95 JCT (h) ↓",
+                           "p99 JCT (h) ↓", "Makespan (h) ↓"]  # fmt: skip
+    assert "Mean queueing delay (min) ↓" in headers  # geometric mean 134 s: minutes
+    formats = kpi_formats(kpi)
+    assert formats["jct_median_s"].text(0.5 * hour) == "0.50"
+    assert formats["jct_p99_s"].text(170 * hour) == "170"  # 3 digits, no decimals needed
+    alone = kpi_formats(kpi[["jct_p99_s"]])["jct_p99_s"]
+    assert alone.unit == "d"  # the column alone picks days: the group is what keeps hours
 
 
 def test_ties_at_the_shown_precision_are_all_shaded_or_none() -> None:
@@ -151,9 +182,33 @@ def test_kpi_csv_headers_say_the_unit(comparison) -> None:
     kpi = comparison.kpi_table()
     frame = pd.read_csv(io.StringIO(kpi_csv(kpi)), index_col=0)
     for metric in ("jct_mean_s", "makespan_s", "queueing_delay_mean_s"):
-        header = column_format(metric, kpi[metric])[0]  # "Mean JCT (h) ↓"
-        unit = header.split("(")[1].split(")")[0]
+        unit = kpi_formats(kpi)[metric].unit  # the table's: "h" for "Mean JCT (h) ↓"
         name = f"{metric.removesuffix('_s')}_{unit}"
         assert name in frame.columns
         expected = kpi[metric].iloc[0] / {"s": 1, "min": 60, "h": 3600, "d": 86400}[unit]
         assert frame[name].iloc[0] == pytest.approx(expected, abs=1e-6)
+
+
+def test_results_page_names_both_utilizations_and_the_job_that_set_the_makespan() -> None:
+    """FIFO's last job (j29) is moved to finish 10 days after every other job: the page says
+    it set the makespan; LAS's run has no such tail."""
+    result = fake_comparison(("fifo", "las"))
+    fifo = result.results[0]
+    jobs = fifo.jobs.copy()
+    others_done = jobs["completion_s"].iloc[:-1].max()
+    jobs.loc[jobs.index[-1], "completion_s"] = others_done + 10 * 86400
+    tail = dataclasses.replace(fifo, jobs=jobs, summary=summarize(jobs, fifo.utilization))
+    result = dataclasses.replace(result, results=(tail, result.results[1]))
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.session_state["result"] = result
+    at.switch_page("app_pages/results.py").run()
+    assert not at.exception
+    notes = [i.value for i in at.info if "Makespan set by one job" in i.value]
+    headers = [c for d in at.dataframe for c in d.value.columns]
+    (makespan,) = [h for h in headers if h.startswith("Makespan (")]  # "Makespan (h) ↓"
+    unit = makespan.split("(")[1].split(")")[0]
+    alone = f"{10 * 86400 / units.SECONDS_PER_UNIT[unit]:,.0f}"  # 10 days, in the table's unit
+    assert len(notes) == 1 and f"fifo: job j29 (2 GPUs) ran alone for the last {alone}" in notes[0]
+    assert f" {unit} of the " in notes[0] and "las:" not in notes[0]
+    for label in ("while jobs arrive", "over the makespan", "while jobs wait or run"):
+        assert f"GPU utilization {label} (%) ↑" in headers

@@ -25,10 +25,18 @@ def test_plotly_is_inlined_only_once(comparison: ComparisonResult) -> None:
 def test_the_report_names_its_scenario_and_uses_the_tables_units(
     comparison: ComparisonResult,
 ) -> None:
-    from engine.units import column_format
+    from engine.cli import summary_text
+    from engine.units import metric_formats
 
     page = report_html(comparison, scenario="more <V100s>")
     assert "Scenario <b>more &lt;V100s&gt;</b>: " in page
     assert f"seed {comparison.config.seed}" in page
-    unit = column_format(comparison.kpi_table()["queueing_delay_mean_s"]).unit
-    assert f"Mean queueing delay ({unit})" in page  # the one rule the dashboard and CLI use
+    kpi = comparison.kpi_table()
+    formats = metric_formats({m: kpi[m] for m in kpi.columns})
+    jct = {formats[m].unit for m in ("jct_mean_s", "jct_median_s", "jct_p95_s", "jct_p99_s")}
+    assert len(jct) == 1  # one unit for the group
+    labels = {"jct_mean_s": "Mean JCT", "jct_p99_s": "p99 JCT", "queueing_delay_mean_s":
+              "Mean queueing delay"}  # fmt: skip
+    for metric, label in labels.items():
+        shown = f"{label} ({formats[metric].unit})"
+        assert shown in page and shown in summary_text(comparison)  # the one rule

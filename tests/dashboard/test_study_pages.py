@@ -343,8 +343,22 @@ def test_compare_answers_las_vs_fifo_with_a_paired_row() -> None:
     fmt = column_format([sum(diffs) / 3, low, high])
     assert row["A − B"] == fmt.text(sum(diffs) / 3, sign=True, unit=True)
     assert row["95% interval"] == f"[{fmt.text(low, sign=True)}, {fmt.text(high, sign=True)}]"
-    assert row["p"] == (f"{test.pvalue:.2g}" if test.pvalue >= 0.001 else "< 0.001")
+    from engine.study.paired import p_text, paired_rows, percent_text
+
+    result = at.session_state["compare_result"]
+    page_metrics = ("jct_mean_s", "jct_p95_s", "queueing_delay_mean_s", "makespan_s",
+                    "cost_per_job_usd")  # the Compare page's SHOWN  # fmt: skip
+    shown = [m for m in page_metrics if m in result.runs.columns]
+    assert len(shown) == len(table)
+    raw = paired_rows(result, [(("base", "Tiresias LAS"), ("base", "FIFO"))], shown)
+    jct = raw.set_index("metric").loc["jct_mean_s"]
+    assert jct["p_value"] == pytest.approx(test.pvalue)
+    assert row["p (Holm)"] == p_text(jct["p_holm"])  # adjusted over the page's metrics
+    assert jct["p_holm"] >= jct["p_value"]
+    assert row["% of B"] == percent_text(sum(diffs) / sum(fifo))  # A - B over FIFO's mean
     assert row["Reading"].endswith("(weak: 3 seeds)")
+    caption = " ".join(c.value for c in at.caption)
+    assert f"Holm's method for the {len(shown)} metrics" in caption and "under 5%" in caption
     assert any("weak with 3 seeds" in w.value for w in at.warning)
     at.selectbox(key="compare_pair_a").set_value("base\tFIFO").run()
     at.selectbox(key="compare_pair_b").set_value("base\tTiresias LAS").run()

@@ -52,6 +52,8 @@ def test_the_per_team_table_names_its_units_in_the_headers() -> None:
     shown, config = shown_table(table, GROUPS["Waiting and completion"])
     assert list(shown.index) == ["a", "b"]
     assert "Mean JCT (h)" in shown and "Mean wait (s)" in shown
+    assert "p95 JCT (h)" in shown
+    assert {"p95 wait (s)", "Mean wait for quota (s)", "Mean wait for GPUs (s)"} <= set(shown)
     assert "Started within 1 h (%)" in shown and shown["Started within 1 h (%)"].tolist() == [
         100.0, 50.0]  # fmt: skip
     assert shown["Mean JCT (h)"].tolist() == [2.0, 2.5]

@@ -15,7 +15,7 @@ from engine.config import PolicySpec, RoundConfig, ScenarioConfig, TraceSpec
 from engine.errors import ConfigError
 from engine.presets import gavel_compatible
 from engine.scenario import run_scenario
-from engine.units import column_format
+from engine.units import metric_formats
 
 
 def test_config_round_trips_through_json() -> None:
@@ -90,8 +90,10 @@ def test_cli_runs_a_scenario_and_writes_tables(
     assert len(jobs) == 2 * 60 and set(jobs["policy"]) == {"FIFO", "fifo+bf"}
     assert ScenarioConfig.from_json((out / "scenario.json").read_text()) == config
     summary = (out / "summary.txt").read_text()
+    formats = metric_formats({m: kpi[m] for m in kpi.columns if m != "policy"})
+    assert formats["jct_mean_s"].unit == formats["makespan_s"].unit  # one unit for the group
     for metric, label in (("jct_mean_s", "Mean JCT"), ("makespan_s", "Makespan")):
-        fmt = column_format(kpi[metric], "s")  # the unit the values pick, as the dashboard's
+        fmt = formats[metric]  # the unit the group's values pick, as the dashboard's
         assert f"{label} ({fmt.unit})" in summary
         assert fmt.text(kpi[metric].iloc[0]) in summary.split(f"{label} ({fmt.unit})")[1]
     assert "e+" not in summary and "e-" not in summary

@@ -26,7 +26,7 @@ from engine.config import (
 )
 from engine.study import Study, run_study
 from engine.study.paired import default_pairs, every_pair, paired_rows, reading
-from engine.study.stats import few_seeds_note, paired_test
+from engine.study.stats import few_seeds_note, holm, paired_test
 from tests.engine.test_study_stats import _fake_result
 
 SMALL = ScenarioConfig(
@@ -115,22 +115,59 @@ def test_rows_read_as_sentences_in_one_unit_per_metric() -> None:
     assert first["A vs B"] == "las vs fifo in A"
     # one decimal: the column's largest value (an interval bound of B's -10.3 h) is above 10
     assert first["A − B"] == "-8.0 h" and first["mean_diff"] == pytest.approx(-8.0)
-    assert first["Reading"] == "las better beyond seed noise (weak: 3 seeds)"
+    # one metric: Holm's p is the p-value; -8 h of fifo's 10 h is 80%
+    assert first["p (Holm)"] == first["p"] and first["% of B"] == "-80%"
+    assert first["Reading"] == "las 80% better beyond seed noise (weak: 3 seeds)"
     assert first["Sentence"].startswith("las vs fifo in A, mean JCT: -8.0 h [-10.5, -5.5], p = ")
     variant_row = table.iloc[2]  # fifo in B - fifo in A: (2, 1, 4) h, p = 1 - sqrt(7)/3
     assert variant_row["A vs B"] == "B vs A, fifo"
     assert variant_row["p"] == f"{1 - math.sqrt(7) / 3:.2g}"
-    assert variant_row["Reading"] == "not distinguishable from seed noise (weak: 3 seeds)"
+    assert variant_row["Reading"] == (  # +7/3 h of A's 10 h
+        "+23% of A's value, not distinguishable from seed noise (weak: 3 seeds)"
+    )
 
 
 def test_reading_words() -> None:
-    row = {"n": 6, "mean_diff": 5.0, "ci_low": 1.0, "ci_high": 9.0, "metric": "jct_mean_s"}
-    assert reading(row, "LAS") == "LAS worse beyond seed noise"
-    assert reading({**row, "metric": "utilization_mean"}, "LAS") == "LAS better beyond seed noise"
-    assert reading({**row, "ci_low": 0.0, "ci_high": 0.0, "mean_diff": 0.0}, "LAS") == (
+    """5 h more than B's 50 h is +10%; under 5% it is small whatever the p-value; a Holm p
+    of 0.05 or more is seed noise even when the unadjusted interval excludes zero."""
+    row = {"n": 6, "mean_diff": 5.0, "ci_low": 1.0, "ci_high": 9.0, "metric": "jct_mean_s",
+           "b_mean": 50.0, "p_holm": 0.01}  # fmt: skip
+    assert reading(row, "LAS", "FIFO") == "LAS 10% worse beyond seed noise"
+    assert reading({**row, "metric": "utilization_mean"}, "LAS", "FIFO") == (
+        "LAS 10% better beyond seed noise"
+    )
+    assert reading({**row, "b_mean": 200.0}, "LAS", "FIFO") == "small: +2.5% of FIFO's value"
+    assert reading({**row, "p_holm": 0.05}, "LAS", "FIFO") == (
+        "+10% of FIFO's value, not distinguishable from seed noise"
+    )
+    assert reading({**row, "ci_low": 0.0, "ci_high": 0.0, "mean_diff": 0.0}, "LAS", "FIFO") == (
         "identical on every seed"
     )
-    assert reading({**row, "n": 1, "ci_low": math.nan}, "LAS") == "cannot tell from 1 seed"
+    assert reading({**row, "n": 1, "ci_low": math.nan}, "LAS", "FIFO") == "cannot tell from 1 seed"
+
+
+def test_holm_by_hand() -> None:
+    """Holm 1979 on four p-values: sorted 0.01, 0.02, 0.03, 0.04 times 4, 3, 2, 1 gives 0.04,
+    0.06, 0.06, 0.06 (each at least the one before); a NaN is no test and does not count."""
+    adjusted = holm([0.03, 0.01, math.nan, 0.04, 0.02])
+    assert np.isnan(adjusted[2])
+    assert adjusted[[1, 4, 0, 3]] == pytest.approx([0.04, 0.06, 0.06, 0.06])
+    assert holm([0.9, 0.5]) == pytest.approx([1.0, 1.0])  # 2 x 0.5 = 1.0; 0.9 not below it
+    assert holm([0.6]) == pytest.approx([0.6])  # one test: unchanged
+
+
+def test_holm_corrects_within_a_pair_over_its_metrics() -> None:
+    """A pair tested on two metrics (here the same one twice, so both p-values are equal):
+    each Holm p is twice the p-value; another pair is its own family."""
+    values = {}
+    for seed, (a, b) in enumerate([(8.0, 10.0), (11.0, 12.0), (11.0, 15.0)]):
+        for variant in ("A", "B"):
+            values[(variant, "fifo", seed)], values[(variant, "las", seed)] = b * 3600, a * 3600
+    result = _fake_result(values)
+    pairs = [(("A", "las"), ("A", "fifo")), (("B", "las"), ("B", "fifo"))]
+    raw = paired_rows(result, pairs, ["jct_mean_s", "jct_mean_s"])
+    assert len(raw) == 4 and raw["p_value"].nunique() == 1
+    assert list(raw["p_holm"]) == pytest.approx([2 * raw["p_value"].iloc[0]] * 4)
 
 
 def test_sweep_writes_paired_csv_with_policy_pairs_and_prints_seconds_no_more(

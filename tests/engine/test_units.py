@@ -13,9 +13,16 @@ from hypothesis import strategies as st
 
 from engine.cli import summary_text
 from engine.config import PolicySpec, ScenarioConfig, TraceSpec
-from engine.metrics import METRICS
+from engine.metrics import METRIC_GROUPS, METRICS
 from engine.scenario import run_scenario
-from engine.units import ColumnFormat, column_format, time_unit
+from engine.units import (
+    ColumnFormat,
+    column_format,
+    group_formats,
+    group_time_unit,
+    metric_formats,
+    time_unit,
+)
 
 FULL_PHILLY = next(
     (
@@ -114,3 +121,48 @@ def test_the_largest_value_shows_between_2_and_120_of_its_unit_or_in_days(
     else:
         assert 2 <= largest < 72
     assert fmt.unit in ("s", "min", "h", "d") and METRICS["jct_mean_s"].unit == "s"
+
+
+def test_a_group_of_durations_reads_in_the_unit_of_its_geometric_mean() -> None:
+    """Median 0.5 h, mean 5 h, p95 20 h, p99 170 h, makespan 1,000 h: geometric mean 24.3 h,
+    so hours for all (the p99 alone picks days, the median alone minutes)."""
+    hour = 3600.0
+    values = [0.5 * hour, 5 * hour, 20 * hour, 170 * hour, 1000 * hour]
+    assert math.exp(sum(math.log(v / hour) for v in values) / 5) == pytest.approx(24.3, abs=0.1)
+    assert group_time_unit(values) == ("h", 3600.0)
+    assert group_time_unit([0.0, math.nan, 90.0]) == ("s", 1.0)  # zeros and NaN ignored
+    assert group_time_unit([]) == ("s", 1.0)
+    formats = group_formats(
+        {"median": ([0.5 * hour], "s"), "p99": ([170 * hour], "s"), "jobs": ([3.0], "count")}
+    )
+    assert formats["median"] == ColumnFormat("h", 3600.0, 2)
+    assert formats["p99"] == ColumnFormat("h", 3600.0, 0)
+    assert formats["jobs"] == ColumnFormat("", 1.0, 0)
+
+
+@given(
+    st.lists(st.lists(st.floats(0, 1e8), min_size=1, max_size=4), min_size=1, max_size=5),
+    st.randoms(use_true_random=False),
+)
+def test_a_groups_unit_is_shared_and_does_not_depend_on_order(
+    columns: list[list[float]], rng
+) -> None:
+    """Every duration column of a group has the group's unit, whatever the order of its
+    columns or of the policies' rows (a run shown again reads the same)."""
+    formats = metric_formats(dict(zip(METRIC_GROUPS["Job completion"], columns, strict=False)))
+    shuffled = [rng.sample(c, len(c)) for c in columns]
+    rng.shuffle(shuffled)
+    again = metric_formats(dict(zip(METRIC_GROUPS["Job completion"], shuffled, strict=False)))
+    units = {f.unit for f in formats.values()}
+    assert len(units) == 1 and units == {f.unit for f in again.values()}
+
+
+def test_the_cli_prints_the_jct_group_in_one_unit() -> None:
+    config = ScenarioConfig(
+        trace=TraceSpec(source="sample:philly_2000.csv", max_jobs=30),
+        policies=(PolicySpec("fifo"), PolicySpec("las")),
+    )
+    text = summary_text(run_scenario(config))
+    labels = [line.split("(")[1].split(")")[0] for line in text.splitlines()
+              if "JCT (" in line or line.startswith("Makespan (")]  # fmt: skip
+    assert len(labels) == 5 and len(set(labels)) == 1
