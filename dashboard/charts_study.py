@@ -8,12 +8,13 @@ legends sit outside the plot on the right so they never cover data or titles.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from dashboard.chart_style import policy_colors, style
+from dashboard.chart_style import policy_colors, style, team_colors
 from engine.study.paired import metric_info
 from engine.units import time_unit
 
@@ -89,36 +90,59 @@ def make_variant_cdf(jobs: pd.DataFrame, policy: str, variants: list[str]) -> go
 
 
 def make_sweep_lines(
-    stats: pd.DataFrame, axis: str, metric: str, unit: str, axis_title: str = ""
+    stats: pd.DataFrame,
+    axis: str,
+    metric: str,
+    unit: str,
+    axis_title: str = "",
+    series: str = "policy",
+    label: str = "",
 ) -> go.Figure:
-    """Mean of ``metric`` (in ``unit``) against one axis (a column of ``stats``), one line per
-    policy, with its 95% band."""
+    """Mean of ``metric`` (in ``unit``; ``label`` names it, else the metric's label) against
+    one axis (a column of ``stats``: numbers in order, else categories as given), one line per
+    value of the ``series`` column ("policy", or "team" in the team colors), with its 95%
+    band."""
     info = metric_info(metric)
+    label = label or info.label
     axis_title = axis_title or axis_label(axis)
-    policies = list(dict.fromkeys(stats["policy"]))
-    colors = policy_colors(policies)
+    names = list(dict.fromkeys(stats[series]))
+    colors = team_colors(names) if series == "team" else policy_colors(names)
     fig = go.Figure()
-    for policy in policies:
-        rows = stats[stats["policy"] == policy].sort_values(axis)
+    for name in names:
+        rows = _along(stats[stats[series] == name], axis)
         x = rows[axis].tolist()
-        color = colors[policy]
+        color = colors[name]
         fig.add_trace(
             go.Scatter(
                 x=x + x[::-1], y=rows["ci_high"].tolist() + rows["ci_low"].tolist()[::-1],
-                fill="toself", fillcolor=_rgba(color, 0.18), line={"width": 0}, mode="lines",
-                hoverinfo="skip", showlegend=False, legendgroup=policy,
+                fill="toself", fillcolor=_rgba(color, 0.18 if series == "policy" else 0.08),
+                line={"width": 0}, mode="lines", hoverinfo="skip", showlegend=False,
+                legendgroup=name,
             )
         )  # fmt: skip
         fig.add_trace(
             go.Scatter(
-                x=x, y=rows["mean"].tolist(), name=policy, mode="lines+markers", legendgroup=policy,
+                x=x, y=rows["mean"].tolist(), name=name, mode="lines+markers", legendgroup=name,
                 line={"color": color, "width": 3}, marker={"size": 8},
-                hovertemplate=f"{policy}: %{{y:.2f}} {unit}<extra></extra>",
+                hovertemplate=f"{name}: %{{y:.2f}} {unit}<extra></extra>",
             )
         )  # fmt: skip
-    fig.update_xaxes(title=axis_title)
-    fig.update_yaxes(title=_titled(info.label, unit))
-    return _outside_legend(fig, f"{info.label} by {axis_title.lower()} (band: 95% interval)")
+    _x_axis(fig, stats[axis], axis_title)
+    fig.update_yaxes(title=_titled(label, unit))
+    return _outside_legend(fig, f"{label} by {axis_title.lower()} (band: 95% interval)")
+
+
+def _numeric(values: pd.Series) -> bool:
+    return all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values)
+
+
+def _along(rows: pd.DataFrame, axis: str) -> pd.DataFrame:
+    """Rows in the axis' order: sorted for numbers, as given (typed) for words."""
+    return rows.sort_values(axis) if _numeric(rows[axis]) else rows
+
+
+def _x_axis(fig: go.Figure, values: pd.Series, title: str) -> None:
+    fig.update_xaxes(title=title, **({} if _numeric(values) else {"type": "category"}))
 
 
 def make_sweep_heatmap(
@@ -155,7 +179,7 @@ def make_pair_lines(frame: pd.DataFrame, axis: str, unit: str, pair: str, axis_t
                     lower_is_better: bool) -> go.Figure:  # fmt: skip
     """The paired difference A - B (``mean_diff`` with its 95% band ``ci_low``..``ci_high``, in
     ``unit``) against a sweep axis, with a zero line: below zero A is lower."""
-    rows = frame.sort_values(axis)
+    rows = _along(frame, axis)
     x = rows[axis].tolist()
     fig = go.Figure()
     fig.add_trace(
@@ -173,7 +197,7 @@ def make_pair_lines(frame: pd.DataFrame, axis: str, unit: str, pair: str, axis_t
         )
     )  # fmt: skip
     fig.add_hline(y=0, line_color="#333", line_width=1)
-    fig.update_xaxes(title=axis_title)
+    _x_axis(fig, frame[axis], axis_title)
     better = "below zero: A better" if lower_is_better else "above zero: A better"
     fig.update_yaxes(title=f"A − B ({unit}); {better}")
     return _outside_legend(fig, f"{pair}: paired difference by {axis_title.lower()}")
