@@ -55,7 +55,7 @@ QUOTA_WORDS = {
     "queues.*.queueing_strategy": QUEUEING_STRATEGIES,
 }
 DEFAULT_QUOTA_VALUES = {
-    BORROWING_AXIS: f"{UNLIMITED}, 32, 8, 0",
+    BORROWING_AXIS: f"{UNLIMITED}, 32, 8",
     "queues.*.reclaim_within_cohort": "Never, LowerPriority, Any",
     "queues.*.queueing_strategy": "BestEffortFIFO, StrictFIFO",
 }

@@ -116,8 +116,7 @@ if s.get("sweep_result"):
     metric = render_metric_picker("sweep_metric", failures=result.study.base.failures.enabled,
                                   extra=team_options)  # fmt: skip
     if metric in team_options:
-        render_team_sweep(result, x, y in (NO_AXIS, POLICY_AXIS), labels, metric,
-                          team_options[metric])  # fmt: skip
+        render_team_sweep(result, x, y in (NO_AXIS, POLICY_AXIS), labels, metric)
         st.stop()
     stats, fmt = stats_frame(result, metric)
     for path in {x, y} & set(stats.columns):
