@@ -123,7 +123,7 @@ def _kind(config: ScenarioConfig, path: str) -> type:
 
 
 def _quota_values(path: str, text: str) -> list[Any]:
-    parts = list(dict.fromkeys(p.strip() for p in text.split(",") if p.strip()))
+    parts = [p.strip() for p in text.split(",") if p.strip()]
     if not parts or len(parts) > MAX_AXIS_VALUES:
         raise ConfigError(f"axis values: give 1 to {MAX_AXIS_VALUES}, e.g. "
                           f"{DEFAULT_QUOTA_VALUES[path]}")  # fmt: skip
@@ -133,17 +133,17 @@ def _quota_values(path: str, text: str) -> list[Any]:
         for part in parts:
             if part.lower() not in known:
                 raise ConfigError(f"axis values: {part[:40]!r} is not one of {', '.join(words)}")
-        return [known[p.lower()] for p in parts]
+        return list(dict.fromkeys(known[p.lower()] for p in parts))
     out: list[int | None] = []
     for part in parts:
         if part.lower() in (UNLIMITED, "none"):
             out.append(None)
-        elif not part.isdigit():
+        elif not (part.isascii() and part.isdigit() and len(part) <= 9):
             raise ConfigError(f"axis values: {part[:40]!r} is not a whole number of GPUs "
                               f"(>= 0) or {UNLIMITED!r}")  # fmt: skip
         else:
             out.append(int(part))
-    return out
+    return list(dict.fromkeys(out))
 
 
 def sweep_grid(config: ScenarioConfig, axes: Mapping[str, Sequence[Any]]) -> tuple[Variant, ...]:

@@ -94,8 +94,10 @@ def test_a_borrowing_cap_costs_the_borrowing_team_half_a_job_of_wait() -> None:
 
 
 def test_quota_axes_are_offered_only_under_queues_and_bad_values_are_named() -> None:
-    with pytest.raises(ConfigError, match=r"'-1' is not a whole number of GPUs"):
-        parse_values(SCENARIO, AXIS, "unlimited, -1")
+    for bad in ("-1", "1.5", "²", "9" * 20):
+        with pytest.raises(ConfigError, match=rf"'{bad}' is not a whole number of GPUs"):
+            parse_values(SCENARIO, AXIS, f"unlimited, {bad}")
+    assert parse_values(SCENARIO, AXIS, "Unlimited, 8, 8, none") == [None, 8]
     with pytest.raises(ConfigError, match=r"'Sometimes' is not one of Never, LowerPriority, Any"):
         parse_values(SCENARIO, "queues.*.reclaim_within_cohort", "Any, Sometimes")
     assert parse_values(SCENARIO, "queues.*.reclaim_within_cohort", "any, never") == [
