@@ -2,7 +2,7 @@
 point, and every point paired with the axis' first value per team on the same seeds.
 
 "What does a borrowing cap of N GPUs cost each team" is a sweep over
-``queues.*.borrowing_limit_gpus`` (``dashboard.sweep_axes``) read here: one line per team, and
+``queues.*.borrowing_limit_gpus`` (``dashboard.sweep_axes``) read here: a chart per team, and
 per team and cap the paired difference to the first value typed (e.g. unlimited) with the
 Compare page's statistics and words (`engine.study.paired`). Pure functions (no Streamlit).
 """

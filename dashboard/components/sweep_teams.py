@@ -1,5 +1,5 @@
-"""The Sweep page's answer per team (runs under queues): one line per team, and each team's
-paired difference to the axis' first value (`dashboard.team_sweep`)."""
+"""The Sweep page's answer per team (runs under queues): a small chart per team, and each
+team's paired difference to the axis' first value (`dashboard.team_sweep`)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,9 @@ from engine.study import StudyResult
 
 def render_team_sweep(result: StudyResult, x: str, one_axis: bool, labels: dict[str, str],
                       option: str) -> None:  # fmt: skip
-    """``option`` (``team:<metric>``) of every team against axis ``x`` for one
-    policy (a picker when the sweep ran several): a chart per team with its 95% band
-    (one-axis sweeps), and
-    per team and point the paired difference to the axis' first value, with its reading."""
+    """``option`` (``team:<metric>``) of every team against axis ``x`` for one policy (a picker
+    when the sweep ran several): a chart per team with its 95% band (one-axis sweeps), and per
+    team and point the paired difference to the axis' first value, with its reading."""
     metric = option.removeprefix(TEAM_PREFIX)
     columns = metric_columns(result.runs, option)
     stats, fmt = stats_frame(result, columns[0], columns)
@@ -36,7 +35,7 @@ def render_team_sweep(result: StudyResult, x: str, one_axis: bool, labels: dict[
                                  f"{policy}: {TEAM_METRICS[metric][0]}", labels[x])  # fmt: skip
         render_chart(chart, key="sweep_team_lines")
     else:
-        st.info("One line per team needs a one-axis sweep; the table pairs every point.")
+        st.info("A chart per team needs a one-axis sweep; the table pairs every point.")
     table = team_pair_table(result, x, option)
     first = shown_axis_value(dict(result.study.all_variants()[0].axes).get(x))
     st.subheader(f"Each team at every point against {first}, on the same seeds")
