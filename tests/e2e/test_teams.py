@@ -91,7 +91,7 @@ def test_teams_with_quotas_from_a_kueue_yaml_run_fifo(server: str, page, tmp_pat
 def test_a_sweep_of_every_teams_borrowing_limit_reads_per_team(server: str, page, tmp_path) -> None:
     """The Philly sample's first 300 jobs (4x their load) under their default quotas, FIFO:
     sweep every team's borrowing limit (unlimited, 16 or 8 GPUs per type) over 3 seeds and read
-    each team's mean wait as one line per team and each team's paired difference to unlimited."""
+    each team's mean wait in a chart per team and each team's paired difference to unlimited."""
     from playwright import sync_api
 
     base = ScenarioConfig(
