@@ -4,8 +4,8 @@ classroom cluster and on the dashboard's default 512-GPU cluster (issue 26: unde
 
 A redraw is what the page's fragment computes at a moment for every policy: the GPU owners,
 the cluster's HTML, the queue and its HTML, and the decision just made in words
-(:func:`dashboard.components.step_through.moment_html` and ``moment_words``, which
-``draw_moment`` hands to Streamlit). It is timed at every
+(:func:`dashboard.components.step_through.moment_html`, which ``draw_moment`` hands to
+Streamlit). It is timed at every
 event of the run (the moments "Next event" steps to); indexing the runs (once per result) is
 printed apart. Then the whole page through Streamlit's AppTest, stepping with "Next"
 (a full script run, an upper bound on the fragment's rerun). Last, what a class sees: a
@@ -51,9 +51,9 @@ def clusters() -> dict:
 def redraw(shown, time_s: float) -> int:
     """What the page's fragment computes for one moment (:func:`draw_moment` without
     Streamlit); returns the HTML's length."""
-    from dashboard.components.step_through import moment_html, moment_words
+    from dashboard.components.step_through import moment_html
 
-    return len(moment_html(shown, time_s)) + len(moment_words(shown, time_s))
+    return len(moment_html(shown, time_s))
 
 
 def bench_compute(label: str, cluster) -> None:

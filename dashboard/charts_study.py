@@ -8,12 +8,14 @@ legends sit outside the plot on the right so they never cover data or titles.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
-from dashboard.chart_style import policy_colors, style
+from dashboard.chart_style import policy_colors, style, team_colors
 from engine.study.paired import metric_info
 from engine.units import time_unit
 
@@ -91,34 +93,80 @@ def make_variant_cdf(jobs: pd.DataFrame, policy: str, variants: list[str]) -> go
 def make_sweep_lines(
     stats: pd.DataFrame, axis: str, metric: str, unit: str, axis_title: str = ""
 ) -> go.Figure:
-    """Mean of ``metric`` (in ``unit``) against one axis (a column of ``stats``), one line per
-    policy, with its 95% band."""
+    """Mean of ``metric`` (in ``unit``) against one axis (a column of ``stats``: numbers in
+    order, else categories as given), one line per policy, with its 95% band."""
     info = metric_info(metric)
     axis_title = axis_title or axis_label(axis)
     policies = list(dict.fromkeys(stats["policy"]))
     colors = policy_colors(policies)
     fig = go.Figure()
     for policy in policies:
-        rows = stats[stats["policy"] == policy].sort_values(axis)
-        x = rows[axis].tolist()
-        color = colors[policy]
-        fig.add_trace(
-            go.Scatter(
-                x=x + x[::-1], y=rows["ci_high"].tolist() + rows["ci_low"].tolist()[::-1],
-                fill="toself", fillcolor=_rgba(color, 0.18), line={"width": 0}, mode="lines",
-                hoverinfo="skip", showlegend=False, legendgroup=policy,
-            )
-        )  # fmt: skip
-        fig.add_trace(
-            go.Scatter(
-                x=x, y=rows["mean"].tolist(), name=policy, mode="lines+markers", legendgroup=policy,
-                line={"color": color, "width": 3}, marker={"size": 8},
-                hovertemplate=f"{policy}: %{{y:.2f}} {unit}<extra></extra>",
-            )
-        )  # fmt: skip
-    fig.update_xaxes(title=axis_title)
+        _band_and_line(fig, stats[stats["policy"] == policy], axis, policy, colors[policy], unit)
+    _x_axis(fig, stats[axis], axis_title)
     fig.update_yaxes(title=_titled(info.label, unit))
     return _outside_legend(fig, f"{info.label} by {axis_title.lower()} (band: 95% interval)")
+
+
+def make_team_facets(
+    stats: pd.DataFrame, axis: str, unit: str, label: str, axis_title: str, columns: int = 3
+) -> go.Figure:
+    """One small chart per team (``stats``' "team" column, in its order and the team colors):
+    the mean of the KPI ``label`` (in ``unit``) against the axis with its 95% band, each team
+    on its own y scale so a small team's change is not flattened by a large team's."""
+    teams = list(dict.fromkeys(stats["team"]))
+    colors = team_colors(teams)
+    rows = math.ceil(len(teams) / columns)
+    fig = make_subplots(rows=rows, cols=columns, subplot_titles=teams, vertical_spacing=0.5 / rows,
+                        horizontal_spacing=0.07)  # fmt: skip
+    for i, team in enumerate(teams):
+        cell = {"row": i // columns + 1, "col": i % columns + 1}
+        _band_and_line(fig, stats[stats["team"] == team], axis, team, colors[team], unit, cell)
+    fig.update_xaxes(**({} if _numeric(stats[axis]) else {"type": "category"}))
+    fig.update_yaxes(rangemode="tozero")
+    for row in range(1, rows + 1):
+        fig.update_yaxes(title=unit, row=row, col=1)
+    title = (f"{label} ({unit}) per team, each on its own scale<br><sup>x: {axis_title}; "
+             "band: 95% interval</sup>")  # fmt: skip
+    style(fig, title, 140 + 230 * rows)
+    fig.update_layout(showlegend=False, margin={"t": 110})
+    return fig
+
+
+def _band_and_line(fig: go.Figure, rows: pd.DataFrame, axis: str, name: str, color: str,
+                   unit: str, cell: dict[str, int] | None = None) -> None:  # fmt: skip
+    """The mean of ``rows`` (columns ``axis``, mean, ci_low, ci_high) as a line with markers
+    over its 95% band, into ``fig`` (or its subplot ``cell``: row and col)."""
+    rows = _along(rows, axis)
+    x = rows[axis].tolist()
+    fig.add_trace(
+        go.Scatter(
+            x=x + x[::-1], y=rows["ci_high"].tolist() + rows["ci_low"].tolist()[::-1],
+            fill="toself", fillcolor=_rgba(color, 0.18), line={"width": 0}, mode="lines",
+            hoverinfo="skip", showlegend=False, legendgroup=name,
+        ),
+        **(cell or {}),
+    )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=x, y=rows["mean"].tolist(), name=name, mode="lines+markers", legendgroup=name,
+            line={"color": color, "width": 3}, marker={"size": 8},
+            hovertemplate=f"{name}: %{{y:.2f}} {unit}<extra></extra>",
+        ),
+        **(cell or {}),
+    )  # fmt: skip
+
+
+def _numeric(values: pd.Series) -> bool:
+    return all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values)
+
+
+def _along(rows: pd.DataFrame, axis: str) -> pd.DataFrame:
+    """Rows in the axis' order: sorted for numbers, as given (typed) for words."""
+    return rows.sort_values(axis) if _numeric(rows[axis]) else rows
+
+
+def _x_axis(fig: go.Figure, values: pd.Series, title: str) -> None:
+    fig.update_xaxes(title=title, **({} if _numeric(values) else {"type": "category"}))
 
 
 def make_sweep_heatmap(
@@ -155,7 +203,7 @@ def make_pair_lines(frame: pd.DataFrame, axis: str, unit: str, pair: str, axis_t
                     lower_is_better: bool) -> go.Figure:  # fmt: skip
     """The paired difference A - B (``mean_diff`` with its 95% band ``ci_low``..``ci_high``, in
     ``unit``) against a sweep axis, with a zero line: below zero A is lower."""
-    rows = frame.sort_values(axis)
+    rows = _along(frame, axis)
     x = rows[axis].tolist()
     fig = go.Figure()
     fig.add_trace(
@@ -173,7 +221,7 @@ def make_pair_lines(frame: pd.DataFrame, axis: str, unit: str, pair: str, axis_t
         )
     )  # fmt: skip
     fig.add_hline(y=0, line_color="#333", line_width=1)
-    fig.update_xaxes(title=axis_title)
+    _x_axis(fig, frame[axis], axis_title)
     better = "below zero: A better" if lower_is_better else "above zero: A better"
     fig.update_yaxes(title=f"A − B ({unit}); {better}")
     return _outside_legend(fig, f"{pair}: paired difference by {axis_title.lower()}")

@@ -7,6 +7,7 @@ Pure ``make_*`` builders on the engine's tables (the annotated jobs table and ``
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -92,35 +93,30 @@ def make_quota_usage(
         end_s: the run's end (s); ``focus_end_s``: where the time axis opens (default end_s).
     """
     worker_types = sorted(quota_usage["worker_type"].astype(str).unique())
-    focus_end_s = end_s if focus_end_s is None else focus_end_s
-    unit, scale = time_unit(focus_end_s)
-    grid = focused_grid(focus_end_s, end_s, points)
-    usage, nominal = usage_on_grid(quota_usage, grid), _nominal(quota_usage)
+    t = _TimeGrid.of(quota_usage, end_s, focus_end_s, points)
+    unit, nominal = t.unit, t.nominal
     fig = make_subplots(rows=max(1, len(worker_types)), cols=1, shared_xaxes=True,
                         subplot_titles=[f"{wt} GPUs" for wt in worker_types],
                         vertical_spacing=0.08)  # fmt: skip
     for row, wt in enumerate(worker_types, start=1):
         stacked = 0
         for team, color in colors.items():
-            gpus = usage.get((team, wt), np.zeros_like(grid))
             stacked += nominal.get((team, wt), 0)
-            fig.add_trace(go.Scatter(
-                x=grid / scale, y=gpus, name=team, legendgroup=team, showlegend=row == 1,
-                stackgroup=f"use_{wt}", mode="lines", fillcolor=color,
-                line={"shape": "hv", "width": 0.5, "color": color},
-                hovertemplate=f"{team}: %{{y:.0f}} {wt} GPUs in use at %{{x:,.2f}} {unit}"
-                f" (nominal quota {nominal.get((team, wt), 0)})<extra></extra>",
+            fig.add_trace(t.band(
+                team, color, t.usage.get((team, wt), np.zeros_like(t.grid)), f"use_{wt}",
+                f"{wt} GPUs in use (nominal quota {nominal.get((team, wt), 0)})",
+                legendgroup=team, showlegend=row == 1,
             ), row=row, col=1)  # fmt: skip
             for line in ({"color": "white", "width": 5}, {"color": color, "width": 2.5,
                                                             "dash": "dash"}):  # fmt: skip
                 fig.add_trace(go.Scatter(  # a white edge: the dashes show on any band
-                    x=[0, end_s / scale], y=[stacked, stacked], mode="lines", line=line,
+                    x=[0, end_s / t.scale], y=[stacked, stacked], mode="lines", line=line,
                     legendgroup=team, showlegend=False,
                     hovertemplate=f"{team}'s nominal {wt} quota: "
                     f"{nominal.get((team, wt), 0)} GPUs (stacked: {stacked})<extra></extra>",
                 ), row=row, col=1)  # fmt: skip
         fig.update_yaxes(title_text="GPUs", row=row, col=1)
-    fig.update_xaxes(range=[0, focus_end_s / scale])
+    fig.update_xaxes(range=t.x_range)
     fig.update_xaxes(title_text=f"Simulated time ({unit})", row=len(worker_types), col=1)
     title = "GPUs in use per team; dashed: their nominal quotas, stacked in the same order"
     return style(fig, title, height=max(height_for(len(colors), 300), 280 * len(worker_types)))
@@ -135,22 +131,47 @@ def make_borrowing(
 ) -> go.Figure:
     """GPUs each team borrowed over time (in use above its nominal quota, summed over GPU
     types), stacked by team."""
-    focus_end_s = end_s if focus_end_s is None else focus_end_s
-    unit, scale = time_unit(focus_end_s)
-    grid = focused_grid(focus_end_s, end_s, points)
-    usage, nominal = usage_on_grid(quota_usage, grid), _nominal(quota_usage)
+    t = _TimeGrid.of(quota_usage, end_s, focus_end_s, points)
     fig = go.Figure()
     for team, color in colors.items():
-        over = np.zeros_like(grid)
-        for key, gpus in usage.items():
+        over = np.zeros_like(t.grid)
+        for key, gpus in t.usage.items():
             if key[0] == team:
-                over += np.maximum(gpus - nominal.get(key, 0), 0.0)
-        fig.add_trace(go.Scatter(
-            x=grid / scale, y=over, name=team, stackgroup="borrowed", mode="lines",
-            fillcolor=color, line={"shape": "hv", "width": 0.5, "color": color},
-            hovertemplate=f"{team}: %{{y:.0f}} GPUs borrowed at %{{x:,.2f}} {unit}"
-            "<extra></extra>",
-        ))  # fmt: skip
-    fig.update_xaxes(title=f"Simulated time ({unit})", range=[0, focus_end_s / scale])
+                over += np.maximum(gpus - t.nominal.get(key, 0), 0.0)
+        fig.add_trace(t.band(team, color, over, "borrowed", "GPUs borrowed"))
+    fig.update_xaxes(title=f"Simulated time ({t.unit})", range=t.x_range)
     fig.update_yaxes(title="GPUs above nominal quota", rangemode="tozero")
     return style(fig, "GPUs borrowed from the cohort, by team", height_for(len(colors), 400))
+
+
+@dataclass(frozen=True)
+class _TimeGrid:
+    """The time grid both quota charts draw on: its times (s), the axis unit and its seconds,
+    each (team, worker type)'s GPUs in use on it, the nominal quotas, the opening range."""
+
+    grid: np.ndarray
+    unit: str
+    scale: float
+    usage: dict[tuple[str, str], np.ndarray]
+    nominal: dict[tuple[str, str], int]
+    x_range: tuple[float, float]
+
+    @classmethod
+    def of(cls, quota_usage: pd.DataFrame, end_s: float, focus_end_s: float | None,
+           points: int) -> _TimeGrid:  # fmt: skip
+        focus = end_s if focus_end_s is None else focus_end_s
+        unit, scale = time_unit(focus)
+        grid = focused_grid(focus, end_s, points)
+        return cls(grid, unit, scale, usage_on_grid(quota_usage, grid), _nominal(quota_usage),
+                   (0.0, focus / scale))  # fmt: skip
+
+    def band(self, team: str, color: str, y: np.ndarray, stack: str, what: str,
+             **extra: object) -> go.Scatter:  # fmt: skip
+        """One team's band of the stack ``stack``: ``y`` GPUs over the grid, hover "team:
+        N <what> at t"."""
+        return go.Scatter(
+            x=self.grid / self.scale, y=y, name=team, stackgroup=stack, mode="lines",
+            fillcolor=color, line={"shape": "hv", "width": 0.5, "color": color},
+            hovertemplate=f"{team}: %{{y:.0f}} {what} at %{{x:,.2f}} {self.unit}<extra></extra>",
+            **extra,
+        )  # fmt: skip

@@ -52,6 +52,9 @@ STYLE = """<style>
 .cv i.gpu{background:#fff}
 .cvgrid{display:grid;gap:14px;align-items:start}
 .cvgrid .ttl{font-family:sans-serif;font-size:17px;font-weight:700;margin:0 0 4px 0}
+.cvgrid .words{font-family:sans-serif;font-size:13px;line-height:1.3;margin:4px 0;
+  padding:3px 5px;background:#FFF8E1;border-left:3px solid #E69F00;border-radius:3px;
+  max-height:5.3em;overflow-y:auto}
 """
 STYLE += (
     "".join(
@@ -103,9 +106,17 @@ def cluster_html(
     return "".join(parts)
 
 
-def policy_panel(policy: str, cluster: str, queue: str) -> str:
-    """One policy's column: its name, its cluster, its queue."""
-    return f'<div><div class="ttl">{escape(policy)}</div>{cluster}{queue}</div>'
+def policy_panel(policy: str, cluster: str, queue: str, words: str = "") -> str:
+    """One policy's column: its name, its cluster, the decision it just made (``words``,
+    HTML), its queue."""
+    return f'<div><div class="ttl">{escape(policy)}</div>{cluster}{words}{queue}</div>'
+
+
+def decision_html(policy: str, at: str, sentences: list[str]) -> str:
+    """A policy's latest decision in words (``data-words`` = the policy), ``at`` its clock."""
+    text = escape(" ".join(sentences)) if sentences else "Nothing decided yet."
+    when = f"<b>{escape(at)}</b> " if at else ""
+    return f'<div class="words" data-words="{escape(policy)}">{when}{text}</div>'
 
 
 def side_by_side(panels: list[str]) -> str:

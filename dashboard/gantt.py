@@ -42,6 +42,7 @@ def make_gantt(
     title: str = "",
     order: list[str] | None = None,
     shown_end_s: float | None = None,
+    shown_start_s: float = 0.0,
 ) -> go.Figure:
     """Horizontal bars per job (y = job, x = time) for one policy.
 
@@ -61,6 +62,8 @@ def make_gantt(
         order: job ids, top to bottom (default: by arrival); side-by-side charts pass the same
             list so that rows line up.
         shown_end_s: end of the initial time range (s); side-by-side charts pass the same value.
+        shown_start_s: its start (s); the time unit follows the range's width (a busy hour
+            late in a 10-day run reads in hours, not days).
 
     The initial time range covers 90% of the shown jobs' completions; longer jobs run off the
     right edge, marked with an arrow there (double-click the chart to see everything).
@@ -76,7 +79,7 @@ def make_gantt(
     end_s = max(_max(segments["end_s"]), _max(jobs.get("completion_s", pd.Series(dtype=float))))
     if shown_end_s is None:
         shown_end_s = initial_end_s(jobs, end_s)
-    unit, scale = time_unit(shown_end_s)
+    unit, scale = time_unit(shown_end_s - shown_start_s)
     fig = go.Figure(_lifetime_bars(jobs, scale, unit))
     if color_by in CONTINUOUS:
         fig.add_trace(_continuous_bars(segments, jobs, color_by, scale, unit))
@@ -93,7 +96,7 @@ def make_gantt(
     if clipped is not None:
         fig.add_trace(clipped)
     _layout_rows(fig, order, f"Simulated time ({unit})")
-    fig.update_xaxes(range=[0, shown_end_s / scale])
+    fig.update_xaxes(range=[shown_start_s / scale, shown_end_s / scale])
     style(fig, title, height=min(1400, max(360, ROW_PX * len(order) + 170)))
     # Gantts stand two side by side: a legend in one row above the bars, not a column beside
     # them, leaves the bars the chart's whole width

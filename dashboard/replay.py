@@ -9,8 +9,10 @@ At a moment ``t`` (simulated seconds; the state just after every event at ``t``)
 - **Queue**: the jobs in the system and not running, in the order they joined the queue (the
   decision log's ``queue_position`` order: arrival, preemption or migration), each with its
   latest reason from the decision log (:mod:`engine.decision_log`).
-- **Events**: arrivals, starts, preemptions, migrations, completions and round boundaries, to
-  step to; the decision made at the latest event time, in words (:mod:`dashboard.decision_words`).
+- **Events**: arrivals, starts, preemptions, migrations, completions and the round boundaries
+  where a job starts or stops (a round that changes nothing on screen is no moment to step
+  to) [R]; the decision made at the latest event time, in words
+  (:mod:`dashboard.decision_words`).
 
 Everything is indexed once per run (numpy arrays, per-job lists), so a moment costs a few
 array masks and a loop over the queue: a redraw of 50 jobs x 4 policies stays far below the
@@ -96,7 +98,9 @@ class Replay:
                                        "kind": kind}))  # fmt: skip
         if self.round_s > 0 and np.isfinite(self.end_s):
             count = int(self.end_s // self.round_s)
-            parts.append(pd.DataFrame({"time_s": np.arange(1, count + 1) * self.round_s,
+            rounds = np.arange(1, count + 1) * self.round_s
+            changes = np.unique(np.concatenate([seg["start_s"], seg["end_s"]]).astype(float))
+            parts.append(pd.DataFrame({"time_s": rounds[_near(rounds, changes)],
                                        "kind": "round boundary"}))  # fmt: skip
         events = pd.concat(parts, ignore_index=True).drop_duplicates()
         return events.sort_values(["time_s", "kind"], kind="stable").reset_index(drop=True)
@@ -191,6 +195,15 @@ def _after(events: pd.DataFrame, time_s: float, kinds: set[str] | None) -> float
     times = events["time_s"].to_numpy()
     at = np.searchsorted(times, time_s + 1e-9, side="right")
     return float(times[at]) if at < len(times) else None
+
+
+def _near(times: np.ndarray, sorted_times: np.ndarray, tolerance: float = 1e-6) -> np.ndarray:
+    """Whether each of ``times`` is within ``tolerance`` of one of ``sorted_times``."""
+    if not sorted_times.size:
+        return np.zeros(times.size, dtype=bool)
+    at = np.clip(np.searchsorted(sorted_times, times), 1, sorted_times.size - 1)
+    gap = np.minimum(np.abs(sorted_times[at] - times), np.abs(sorted_times[at - 1] - times))
+    return (gap <= tolerance) | (np.abs(sorted_times[0] - times) <= tolerance)
 
 
 def _end_s(sim: SimulationResult) -> float:

@@ -184,13 +184,21 @@ def paired_frame(result: StudyResult, metric: str) -> tuple[pd.DataFrame, Column
     return paired, fmt
 
 
-def stats_frame(result: StudyResult, metric: str) -> tuple[pd.DataFrame, ColumnFormat]:
+def stats_frame(
+    result: StudyResult, metric: str, columns: Sequence[str] = ()
+) -> tuple[pd.DataFrame, ColumnFormat]:
     """Mean and 95% interval per (variant, policy) in the unit they pick, with the variant's
-    axis values (grid studies) as columns; and that format."""
-    stats = result.stats(metric).copy()
-    columns = ["mean", "ci_low", "ci_high"]
-    fmt = metric_format(stats[columns].to_numpy().ravel(), metric)
-    stats[columns] = stats[columns].map(fmt.value)
+    axis values (grid studies) as columns; and that format. With ``columns`` (the per-team
+    columns of one team metric, :func:`team_columns`) their rows are stacked with a "team"
+    column, all in one unit."""
+    keys = list(columns) or [metric]
+    frames = [result.stats(k).assign(team=(team_metric_parts(k) or ("", ""))[1]) for k in keys]
+    stats = pd.concat(frames, ignore_index=True)
+    if not columns:
+        stats = stats.drop(columns="team")
+    values = ["mean", "ci_low", "ci_high"]
+    fmt = metric_format(stats[values].to_numpy().ravel(), keys[0])
+    stats[values] = stats[values].map(fmt.value)
     axes = {v.name: dict(v.axes) for v in result.study.all_variants()}
     for path in {p for a in axes.values() for p in a}:
         stats[path] = stats["variant"].map(lambda v, p=path: axes.get(v, {}).get(p))
@@ -264,11 +272,12 @@ TEAM_STUDY_METRICS = ("queueing_mean_s", "queueing_p95_s")
 """Per-team KPIs the Compare page pairs (:data:`engine.quota.results.TEAM_METRICS`)."""
 
 
-def team_columns(runs: pd.DataFrame) -> list[str]:
-    """The runs' per-team KPI columns of :data:`TEAM_STUDY_METRICS`, by team then metric."""
+def team_columns(runs: pd.DataFrame, metrics: Sequence[str] = TEAM_STUDY_METRICS) -> list[str]:
+    """The runs' per-team KPI columns of ``metrics`` (keys of
+    :data:`engine.quota.results.TEAM_METRICS`), by team then metric."""
     found = [
-        (parts[1], TEAM_STUDY_METRICS.index(parts[0]), str(c))
+        (parts[1], list(metrics).index(parts[0]), str(c))
         for c in runs.columns
-        if (parts := team_metric_parts(str(c))) and parts[0] in TEAM_STUDY_METRICS
+        if (parts := team_metric_parts(str(c))) and parts[0] in metrics
     ]
     return [column for _, _, column in sorted(found)]

@@ -1,8 +1,8 @@
 """Schedule page: a Gantt chart of who ran where and when, for any of the run's policies.
 
 The charts stand one above another and share their rows (the same jobs, chosen over every
-policy shown) and their time axis, which opens on the whole run (the last completion of any
-policy shown), so a job's row reads down the page and no bar runs off the edge.
+policy shown) and their time axis, so a job's row reads down the page. A large trace opens on
+its busiest hour (`dashboard.components.gantt_filters`); a small one on its whole run.
 """
 
 import streamlit as st
@@ -14,7 +14,7 @@ from dashboard.components.explain_job import render_explain_job
 from dashboard.components.gantt_filters import (
     render_gantt_filter,
     shared_selection,
-    whole_range_s,
+    shown_range_s,
 )
 from dashboard.components.job_table import render_job_table
 from dashboard.components.results_common import render_run_caption, require_result
@@ -48,19 +48,20 @@ if color_by == "cluster_queue":
     colors = team_colors(cq.name for cq in result.config.queues.cluster_queues)
 sims = [by_name[policy] for policy in chosen]
 order, _ = shared_selection(sims, spec) if sims else ([], 0.0)
-shown_end_s = whole_range_s(sims, order)
+shown_start_s, shown_end_s = shown_range_s(sims, order, spec)
 for sim in sims:
     jobs = sim.jobs[sim.jobs["job_id"].astype(str).isin(order)]
     st.subheader(sim.policy)
     figure = make_gantt(
-        sim.segments, jobs, colors, color_by=color_by, order=order, shown_end_s=shown_end_s
-    )
+        sim.segments, jobs, colors, color_by=color_by, order=order, shown_end_s=shown_end_s,
+        shown_start_s=shown_start_s,
+    )  # fmt: skip
     render_chart(figure, key=f"gantt_{sim.policy}")
     with st.expander(f"{sim.policy}: per-job table ({len(jobs):,} jobs shown)"):
         render_job_table(jobs)
 st.caption(
     "Grey: the job is in the system (waiting where no colored bar covers it). ✕ preempted, "
-    "▶ migrated. The charts share rows and time axis, which opens on the whole run. Hover a "
-    "bar for the job id; drag to zoom, double-click to reset."
+    "▶ migrated; an arrow at the right edge: the job goes on beyond it. The charts share rows "
+    "and time axis. Hover a bar for the job; drag to zoom, double-click to see everything."
 )
 render_explain_job(sims or list(result.results), result=result)

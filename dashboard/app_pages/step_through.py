@@ -16,13 +16,17 @@ from dashboard.components.results_common import render_run_caption
 from dashboard.components.step_through import MAX_POLICIES, go_to, indexed, render_stepper
 from dashboard.replay import EVENT_KINDS
 
-st.title("Step through")
-render_lesson_buttons()
+heading = st.empty()
+render_lesson_buttons()  # a lesson pressed runs here
+lesson = current_lesson()
+if lesson is None:
+    heading.title("Step through")
+else:  # a smaller heading: the lesson, its moments and all four views fit a projector
+    heading.subheader("Step through")
 result = st.session_state.get("result")
 if result is None:
     st.info("Pick a lesson (left), or set up a scenario and press **Run** on the Scenario page.")
     st.stop()
-lesson = current_lesson()
 if lesson is not None:
     render_lesson_notes(lesson, go_to)
 else:
@@ -43,10 +47,11 @@ left.multiselect(
 right.multiselect(
     "Previous / Next step to", EVENT_KINDS, default=list(EVENT_KINDS), key="replay_kinds",
     help="Which events the Previous and Next buttons (and keys ← →) stop at, e.g. only "
-    "preemptions.",
+    "preemptions; a round boundary where no job starts or stops is never a stop.",
 )  # fmt: skip
 st.caption(
     "Each square is a GPU, in its node (grey box) and rack; the job id holding it is printed "
-    "in it, in the job's colour (the same under every policy; white: free). The queue lists "
-    "the jobs waiting, in the order they joined it, with the reason the decision log gives."
+    "in it, in the job's colour (the same under every policy; white: free). Under each "
+    "cluster, the decision its policy made last, in words (yellow); then the queue: the jobs "
+    "waiting, in the order they joined it, with the reason the decision log gives."
 )

@@ -12,15 +12,23 @@ from dashboard.components.study_controls import (
     render_seed_note,
 )
 from dashboard.components.study_run import execute_study, render_study_buttons
+from dashboard.components.sweep_teams import render_team_sweep
 from dashboard.page_settings import mark_ran
 from dashboard.query import upload_sha256
 from dashboard.scenarios import current_name
 from dashboard.state import current_config
 from dashboard.study_tables import stats_frame
-from dashboard.sweep_axes import parse_values, sweep_axes
+from dashboard.sweep_axes import (
+    DEFAULT_QUOTA_VALUES,
+    parse_values,
+    shown_axis_value,
+    sweep_axes,
+    sweep_grid,
+)
+from dashboard.team_sweep import team_metric_options
 from engine.errors import EngineError
 from engine.policies.base import display_name
-from engine.study import Study, grid
+from engine.study import Study
 from engine.study.paired import metric_info, paired_rows, shown_rows
 
 NO_AXIS = "(none)"
@@ -32,6 +40,7 @@ DEFAULT_VALUES = {
     "failures.node_mtbf_h": "1000, 3000, 6335",
     "failures.checkpoint_interval_s": "600, 1800, 3600",
     "failures.spares_per_type": "0, 2, 4",
+    **DEFAULT_QUOTA_VALUES,
 }
 
 st.title("Sweep")
@@ -39,7 +48,8 @@ st.caption(
     "Vary one or two settings of the current scenario over a list of values, each value run "
     "with every policy over several seeds: lines with 95% bands, or a heatmap for two axes "
     "(the policy can be the second). Two policies are also compared seed by seed at every "
-    "value."
+    "value. Under teams (Teams page), a quota knob of every team is an axis, and each team's "
+    "wait a metric."
 )
 s = st.session_state
 try:
@@ -76,7 +86,7 @@ try:
     grid_axes = {axis_x: parse_values(base, axis_x, values_x)}
     if axis_y not in (NO_AXIS, POLICY_AXIS):
         grid_axes[axis_y] = parse_values(base, axis_y, values_y)
-    study = Study(base, grid(base, grid_axes), tuple(seeds), trace_hash=upload_sha256())
+    study = Study(base, sweep_grid(base, grid_axes), tuple(seeds), trace_hash=upload_sha256())
 except EngineError as exc:
     st.error(str(exc))
 runs = len(study.variants) * len(base.policies) * len(seeds) if study else 0
@@ -102,8 +112,15 @@ if s.get("sweep_result"):
     elif study is not None and study != result.study:
         st.warning("The axes, values, seeds or scenario changed since this run; run again.")
     render_seed_note(len(result.study.seeds))
-    metric = render_metric_picker("sweep_metric", failures=result.study.base.failures.enabled)
+    team_options = team_metric_options(result.runs)
+    metric = render_metric_picker("sweep_metric", failures=result.study.base.failures.enabled,
+                                  extra=team_options)  # fmt: skip
+    if metric in team_options:
+        render_team_sweep(result, x, y in (NO_AXIS, POLICY_AXIS), labels, metric)
+        st.stop()
     stats, fmt = stats_frame(result, metric)
+    for path in {x, y} & set(stats.columns):
+        stats[path] = stats[path].map(shown_axis_value)
     if y == NO_AXIS:
         render_chart(make_sweep_lines(stats, x, metric, fmt.unit, labels[x]), key="sweep_lines")
     elif y == POLICY_AXIS:
@@ -127,7 +144,7 @@ if s.get("sweep_result"):
         raw = paired_rows(result, [((v, a), (v, b)) for v in points], [metric])
         table = shown_rows(result, raw).assign(Point=points)
         if y in (NO_AXIS, POLICY_AXIS) and a != b:
-            axis_values = [dict(v.axes)[x] for v in result.study.all_variants()]
+            axis_values = [shown_axis_value(dict(v.axes)[x]) for v in result.study.all_variants()]
             frame = table.assign(**{x: axis_values})
             render_chart(make_pair_lines(frame, x, table["unit"].iloc[0], f"{a} vs {b}",
                                          labels[x], metric_info(metric).lower_is_better),

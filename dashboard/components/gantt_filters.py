@@ -1,23 +1,37 @@
-"""Which jobs the Gantt chart shows: all of a small trace, or a readable slice of a large one."""
+"""Which jobs the Gantt chart shows: all of a small trace, or a readable slice of a large one.
+
+A large trace opens on its busiest hour: the jobs that arrived in the hour with the most
+arrivals (at most :data:`READABLE_ROWS`, so every row keeps its label), on an axis from that
+hour's start to one more hour, where their waits turn into runs [R]. A wider window (6 h, a day,
+a week) or another slice is one click away.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from dashboard.formatting import time_unit
 
 MAX_BARS = 300
-MODES = ("Earliest jobs", "Time window", "Job range", "Only preempted", "Longest N")
+READABLE_ROWS = 30
+"""[R] Rows of a Gantt that each keep a label and, with the time axis, fit a 1000-pixel
+window (22 px a row)."""
+BUSIEST = "Busiest window"
+MODES = (BUSIEST, "Earliest jobs", "Time window", "Job range", "Only preempted", "Longest N")
+WINDOWS_S = {"15 min": 900.0, "1 h": 3600.0, "6 h": 21600.0, "1 day": 86400.0,
+             "1 week": 604800.0}  # fmt: skip
+"""The busiest window's widths a person can pick (1 h by default)."""
 
 
 @dataclass(frozen=True)
 class GanttFilter:
     """A job selection: ``mode`` (one of MODES) and its bounds (seconds / 1-based ranks)."""
 
-    mode: str = MODES[0]
+    mode: str = "Earliest jobs"
     window_s: tuple[float, float] = (0.0, float("inf"))
     ranks: tuple[int, int] = (1, MAX_BARS)
     top_n: int = MAX_BARS
@@ -26,7 +40,10 @@ class GanttFilter:
 def select_jobs(jobs: pd.DataFrame, segments: pd.DataFrame, spec: GanttFilter) -> pd.Series:
     """Ids of the jobs ``spec`` selects (at most MAX_BARS), ordered by arrival."""
     jobs = jobs.sort_values(["arrival_s", "job_id"]).reset_index(drop=True)
-    if spec.mode == "Earliest jobs":
+    if spec.mode == BUSIEST:
+        lo, hi = spec.window_s
+        jobs = jobs[(jobs["arrival_s"] >= lo) & (jobs["arrival_s"] < hi)].head(READABLE_ROWS)
+    elif spec.mode == "Earliest jobs":
         jobs = jobs.head(spec.top_n)
     elif spec.mode == "Time window":
         lo, hi = spec.window_s
@@ -48,6 +65,20 @@ def render_gantt_filter(jobs: pd.DataFrame) -> GanttFilter:
         return GanttFilter(ranks=(1, len(jobs)))
     st.caption(f"{len(jobs):,} jobs: too many bars to read at once. Pick a slice (≤ {MAX_BARS}).")
     mode = st.radio("Show", MODES, horizontal=True, key="gantt_mode")
+    if mode == BUSIEST:
+        name = st.select_slider("Window (widen to see more)", list(WINDOWS_S), value="1 h",
+                                key="gantt_busiest")  # fmt: skip
+        width_s = WINDOWS_S[name]
+        start_s = busiest_window_s(jobs["arrival_s"].to_numpy(float), width_s)
+        unit, scale = time_unit(start_s + width_s)
+        arrived = jobs["arrival_s"].between(start_s, start_s + width_s, inclusive="left")
+        st.caption(
+            f"The busiest {name}: {int(arrived.sum()):,} jobs arrived from "
+            f"{start_s / scale:,.2f} to {(start_s + width_s) / scale:,.2f} {unit}"
+            f"{f' (the first {READABLE_ROWS} shown)' if arrived.sum() > READABLE_ROWS else ''}; "
+            f"the axis shows that {name} and one more."
+        )
+        return GanttFilter(mode, window_s=(start_s, start_s + width_s))
     if mode == "Time window":
         end_s = float(jobs["completion_s"].max())
         unit, scale = time_unit(end_s)
@@ -92,3 +123,25 @@ def whole_range_s(sims: list, ids: list[str]) -> float:
         ends += [float(jobs["completion_s"].max()) if len(jobs) else 0.0,
                  float(segments["end_s"].max()) if len(segments) else 0.0]  # fmt: skip
     return max(e for e in ends if e == e)  # NaN (a job never completed) left out
+
+
+def busiest_window_s(arrivals_s: np.ndarray, width_s: float) -> float:
+    """Start (s) of the window ``[start, start + width_s)`` holding the most arrivals, the
+    earliest of equals; windows start at an arrival (a busiest window always can). 0.0 for no
+    arrivals."""
+    arrivals = np.sort(np.asarray(arrivals_s, dtype=float))
+    if not arrivals.size:
+        return 0.0
+    counts = np.searchsorted(arrivals, arrivals + width_s, side="left") - np.arange(arrivals.size)
+    return float(arrivals[int(np.argmax(counts))])
+
+
+def shown_range_s(sims: list, ids: list[str], spec: GanttFilter) -> tuple[float, float]:
+    """The time axis (s) the Gantt opens on: the busiest window and one more of its width; a
+    chosen time window; else the whole run of jobs ``ids`` (:func:`whole_range_s`)."""
+    lo, hi = spec.window_s
+    if spec.mode == BUSIEST:
+        return lo, hi + (hi - lo)
+    if spec.mode == "Time window":
+        return lo, hi
+    return 0.0, whole_range_s(sims, ids)

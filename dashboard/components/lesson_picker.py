@@ -41,13 +41,14 @@ def render_lesson_buttons() -> None:
 
 
 def render_lesson_notes(chosen: Lesson, go_to: Callable[[float], None]) -> None:
-    """The lesson's title, what to look for, and its moments (a button each), in the sidebar."""
-    side = st.sidebar
-    side.info(f"**{chosen.title}.** {chosen.look_for}", icon=":material/school:")
-    side.caption("Moments to look at:")
+    """The lesson's title and what to look for, with its moments (a button each) beside them:
+    one row above the view, in sight on a projector."""
+    story, moments = st.columns([3, 1])
+    story.info(f"**{chosen.title}.** {chosen.look_for}", icon=":material/school:")
+    moments.caption("Moments to look at:")
     for i, (moment_s, note) in enumerate(chosen.moments):
-        side.button(f"{clock(moment_s)} · {note}", key=f"moment_{i}", on_click=go_to,
-                    args=(moment_s,), width="stretch")  # fmt: skip
+        moments.button(f"{clock(moment_s)} · {note}", key=f"moment_{i}", on_click=go_to,
+                       args=(moment_s,), width="stretch")  # fmt: skip
 
 
 def _run_loaded() -> None:

@@ -16,6 +16,7 @@ import streamlit as st
 from dashboard.cluster_view import (
     STYLE,
     cluster_html,
+    decision_html,
     job_colors,
     policy_panel,
     queue_html,
@@ -159,7 +160,7 @@ def _controls(shown: Shown) -> None:
     row = st.container(horizontal=True, vertical_alignment="center")
     row.button("", key="step_start", icon=":material/first_page:", shortcut="Home",
                help="Start of the run", on_click=_step, args=(shown, "start"))  # fmt: skip
-    row.button("Previous", key="step_prev", icon=":material/chevron_left:", shortcut="Left",
+    row.button("", key="step_prev", icon=":material/chevron_left:", shortcut="Left",
                help="Previous event", on_click=_step, args=(shown, "previous"))  # fmt: skip
     playing = s.get("replay_playing", False)
     if row.button("Pause" if playing else "Play", key="step_play", type="primary",
@@ -170,9 +171,9 @@ def _controls(shown: Shown) -> None:
                help="Next event", on_click=_step, args=(shown, "next"))  # fmt: skip
     row.button("", key="step_end", icon=":material/last_page:", shortcut="End",
                help="End of the run", on_click=_step, args=(shown, "end"))  # fmt: skip
-    row.selectbox("Speed", list(SPEEDS), key="replay_speed", width=180,
+    row.selectbox("Speed", list(SPEEDS), key="replay_speed", width=150,
                   label_visibility="collapsed", help="Speed of Play")  # fmt: skip
-    row.markdown(f"#### :material/schedule: {clock(float(s['replay_t']))}")
+    row.markdown(f"#### :material/schedule: {clock(float(s['replay_t']))}", width="content")
     st.slider(
         "Moment (simulated seconds)", 0.0, max(shown.end_s, 1.0), key="replay_t", step=1.0,
         label_visibility="collapsed", format="%.0f s",
@@ -182,31 +183,23 @@ def _controls(shown: Shown) -> None:
 
 
 def draw_moment(shown: Shown, time_s: float) -> None:
-    """Each policy's cluster and queue side by side (one HTML element: a step redraws two
-    elements, not a dozen), then the decisions just made."""
+    """Each policy's cluster, latest decision in words and queue, side by side (one HTML
+    element: a step redraws one element, not a dozen), so every policy's words stand in view
+    together on a projector."""
     st.html(moment_html(shown, time_s))
-    st.markdown(moment_words(shown, time_s))
 
 
 def moment_html(shown: Shown, time_s: float) -> str:
-    """The policies' clusters and queues at ``time_s``, side by side, as one HTML text."""
-    panels = [
-        policy_panel(
-            replay.sim.policy,
-            cluster_html(replay.layout, replay.owners(time_s), shown.colors, replay.sim.policy,
-                         time_s),
-            queue_html(replay.queue(time_s), shown.colors, replay.sim.policy, time_s),
-        )
-        for replay in shown.replays
-    ]  # fmt: skip
+    """The policies' clusters, decisions and queues at ``time_s``, side by side, as one HTML
+    text."""
+    panels = []
+    for replay, explainer in zip(shown.replays, shown.explainers, strict=True):
+        policy = replay.sim.policy
+        at, sentences = explainer.moment(time_s)
+        panels.append(policy_panel(
+            policy,
+            cluster_html(replay.layout, replay.owners(time_s), shown.colors, policy, time_s),
+            queue_html(replay.queue(time_s), shown.colors, policy, time_s),
+            decision_html(policy, "" if at is None else clock(at), sentences),
+        ))  # fmt: skip
     return STYLE + side_by_side(panels)
-
-
-def moment_words(shown: Shown, time_s: float) -> str:
-    """The decision each policy made last at or before ``time_s``, in Markdown."""
-    lines = ["#### The decision just made"]
-    for explainer in shown.explainers:
-        at, words = explainer.moment(time_s)
-        head = f"**{explainer.name}**" + ("" if at is None else f" at {clock(at)}")
-        lines.append(f"{head}: {' '.join(words) if words else 'nothing decided yet.'}")
-    return "\n\n".join(lines)

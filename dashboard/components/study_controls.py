@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import streamlit as st
 
@@ -49,14 +49,18 @@ def render_seed_count(key: str, default: int = 3) -> list[int]:
     return list(range(int(count)))
 
 
-def render_metric_picker(key: str, label: str = "Metric", failures: bool = False) -> str:
+def render_metric_picker(
+    key: str, label: str = "Metric", failures: bool = False, extra: Mapping[str, str] | None = None
+) -> str:
     """A selectbox of :data:`STUDY_METRICS` by name (the unit follows the values shown; the
-    failure metrics only for a study with failures on); returns the metric key."""
-    options = [m for m in STUDY_METRICS if failures or m not in FAILURE_STUDY_METRICS]
-    if st.session_state.get(key) not in options:
+    failure metrics only for a study with failures on), then ``extra`` (key -> name, e.g. the
+    Sweep's per-team KPIs); returns the metric key."""
+    names = {k: m.label for k, m in STUDY_METRICS.items()
+             if failures or k not in FAILURE_STUDY_METRICS}  # fmt: skip
+    names.update(extra or {})
+    if st.session_state.get(key) not in names:
         st.session_state[key] = "jct_mean_s"
-    return st.selectbox(label, options, key=key,
-                        format_func=lambda k: STUDY_METRICS[k].label)  # fmt: skip
+    return st.selectbox(label, list(names), key=key, format_func=names.get)
 
 
 def render_pair_picker(keys: tuple[str, str], options: list[str], default: tuple[str, str],

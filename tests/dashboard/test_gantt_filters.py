@@ -57,3 +57,54 @@ def test_side_by_side_panels_share_rows_range_and_mark_clipped_bars() -> None:
     beyond = shown[shown["completion_s"] > end_s / 2 * 1.001]
     assert len(beyond) > 0
     assert sorted(clipped[0].y) == sorted(beyond["job_id"].astype(str))
+
+
+def _arrivals_table(arrivals_s: list[float]):
+    import pandas as pd
+
+    return pd.DataFrame({"job_id": [f"j{i}" for i in range(len(arrivals_s))],
+                         "arrival_s": arrivals_s})  # fmt: skip
+
+
+def test_the_busiest_hour_is_the_hour_with_most_arrivals_the_earliest_of_equals() -> None:
+    from dashboard.components.gantt_filters import busiest_window_s
+
+    # hand-made: one job at 0 and 10 s, three from 5000 s on, one at 9000 s
+    assert busiest_window_s([0, 10, 5000, 5100, 5200, 9000], 3600) == 5000
+    # two hours of two arrivals each: the earlier wins; 5000..8600 holds 5000 and 5100 only
+    assert busiest_window_s([0, 100, 5000, 5100], 3600) == 0
+    # a window holds [start, start + width): 3600 s after the start is the next hour's
+    assert busiest_window_s([0, 3600, 3700], 3600) == 3600
+    assert busiest_window_s([], 3600) == 0.0
+
+
+def test_the_gantt_opens_on_the_busiest_hour_with_a_label_on_every_row() -> None:
+    from dashboard.chart_style import worker_type_colors
+    from dashboard.components.gantt_filters import (
+        BUSIEST,
+        READABLE_ROWS,
+        busiest_window_s,
+        shown_range_s,
+    )
+    from dashboard.gantt import make_gantt
+
+    sim = fake_simulation("fifo", n_jobs=400, seed=0)  # one arrival every 300 s
+    jobs = sim.jobs.copy()  # and a burst of 70 arrivals at 40 h, 10 s apart
+    burst = jobs["job_id"].isin([f"j{i}" for i in range(100, 170)])
+    jobs.loc[burst, "arrival_s"] = 40 * 3600 + 10.0 * jobs.index[burst].to_series().sub(100)
+    start_s = busiest_window_s(jobs["arrival_s"].to_numpy(float), 3600)
+    assert start_s == 40 * 3600
+    spec = GanttFilter(BUSIEST, window_s=(start_s, start_s + 3600))
+    ids = list(select_jobs(jobs, sim.segments, spec))
+    assert len(ids) == READABLE_ROWS  # 70 + the regular arrivals of that hour, cut to 30
+    assert ids == [f"j{i}" for i in range(100, 100 + READABLE_ROWS)]  # by arrival
+    lo, hi = shown_range_s([sim], ids, spec)
+    assert (lo, hi) == (40 * 3600, 42 * 3600)  # that hour and one more
+    fig = make_gantt(sim.segments, jobs, worker_type_colors(["k80", "p100", "v100"]),
+                     order=ids, shown_start_s=lo, shown_end_s=hi)  # fmt: skip
+    assert tuple(fig.layout.xaxis.range) == (40.0, 42.0)
+    assert fig.layout.xaxis.title.text == "Simulated time (h)"
+    assert fig.layout.yaxis.showticklabels is True
+    whole = shown_range_s([sim], ids, GanttFilter("Earliest jobs"))
+    last_s = float(sim.jobs.set_index("job_id").loc[ids, "completion_s"].max())
+    assert whole == (0.0, last_s)  # the other slices open on their jobs' whole run

@@ -9,9 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from engine.config import LoadConfig, PolicySpec, ScenarioConfig, TraceSpec
+from engine.quota.defaults import default_queues
+from engine.scenario import load_scenario_trace
 from tests.e2e.harness import (
     assert_tables_fit,
     click_run,
+    fill_number,
+    load_scenario,
     open_page,
     open_scenario_page,
     screenshot,
@@ -81,3 +86,44 @@ def test_teams_with_quotas_from_a_kueue_yaml_run_fifo(server: str, page, tmp_pat
     assert page.get_by_test_id("stException").count() == 0
     page.get_by_text("Per team (ClusterQueue), on the same seeds").scroll_into_view_if_needed()
     screenshot(page, "teams_compare")
+
+
+def test_a_sweep_of_every_teams_borrowing_limit_reads_per_team(server: str, page, tmp_path) -> None:
+    """The Philly sample's first 300 jobs (4x their load) under their default quotas, FIFO:
+    sweep every team's borrowing limit (unlimited, 16 or 8 GPUs per type) over 3 seeds and read
+    each team's mean wait in a chart per team and each team's paired difference to unlimited."""
+    from playwright import sync_api
+
+    base = ScenarioConfig(
+        trace=TraceSpec(source="sample:philly_2000.csv", team_column="cluster", max_jobs=300),
+        load=LoadConfig(arrival_scale=4.0), policies=(PolicySpec("fifo"),),
+    )  # fmt: skip
+    queues = default_queues(load_scenario_trace(base).jobs, base.cluster.capacity())
+    load_scenario(page, server, ScenarioConfig(**{**base.__dict__, "queues": queues}), tmp_path)
+    open_page(page, "Sweep")
+    page.get_by_test_id("stSelectbox").filter(has_text="Axis").first.click()
+    page.get_by_role("option", name="Borrowing limit of every team (GPUs per GPU type)").click()
+    values = page.get_by_label("Values (comma-separated)")
+    sync_api.expect(values.last).to_have_value("unlimited, 32, 8")  # the axis' own default
+    sync_api.expect(values).to_have_count(1)  # the page has redrawn for the new axis
+    values.fill("unlimited, 16, 8")
+    values.press("Enter")
+    page.wait_for_timeout(600)
+    fill_number(page, "Seeds", "3")
+    page.get_by_text("9 runs.").wait_for()
+    page.get_by_role("button", name="Run the sweep").click()
+    page.get_by_text("Results of scenario").wait_for(timeout=300_000)
+    page.get_by_test_id("stSelectbox").filter(has_text="Metric").click()
+    page.get_by_role("option", name="Each team: mean queueing delay", exact=True).click()
+    page.get_by_text("Each team at every point against unlimited").wait_for()
+    chart = page.locator(".js-plotly-plot").first
+    sync_api.expect(chart.locator(".gtitle")).to_contain_text("FIFO: mean queueing delay")
+    facets = chart.locator(".annotation-text").all_text_contents()  # one chart per team
+    assert set(facets) == {cq.name for cq in queues.cluster_queues}, facets
+    rows = page.get_by_test_id("stDataFrame").filter(has_text="vs unlimited").first
+    text = rows.text_content() or ""
+    assert "16 vs unlimited" in text and "8 vs unlimited" in text, text[:300]
+    assert page.get_by_test_id("stException").count() == 0
+    assert_tables_fit(page)
+    page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
+    screenshot(page, "teams_sweep")

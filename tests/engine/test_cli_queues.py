@@ -75,6 +75,16 @@ def _jobs_csv(path: Path) -> None:
     }).to_csv(path, index=False)  # fmt: skip
 
 
+def _run_cli(folder: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m engine run scenario.json --trace jobs.csv --queues kueue.yaml --out out``
+    on the files in ``folder``."""
+    return subprocess.run(
+        [sys.executable, "-m", "engine", "run", str(folder / "scenario.json"), "--trace",
+         str(folder / "jobs.csv"), "--queues", str(folder / "kueue.yaml"), "--out", str(out)],
+        capture_output=True, text=True, check=False, timeout=300,
+    )  # fmt: skip
+
+
 def test_run_with_queues_writes_evictions_with_their_reason(tmp_path: Path) -> None:
     scenario = ScenarioConfig(
         cluster=ClusterSpec((NodeGroup("v100", 1, 4, "r0"),)),
@@ -84,11 +94,7 @@ def test_run_with_queues_writes_evictions_with_their_reason(tmp_path: Path) -> N
     (tmp_path / "kueue.yaml").write_text(KUEUE)
     _jobs_csv(tmp_path / "jobs.csv")
     out = tmp_path / "out"
-    done = subprocess.run(
-        [sys.executable, "-m", "engine", "run", str(tmp_path / "scenario.json"), "--trace",
-         str(tmp_path / "jobs.csv"), "--queues", str(tmp_path / "kueue.yaml"), "--out",
-         str(out)], capture_output=True, text=True, check=False, timeout=300,
-    )  # fmt: skip
+    done = _run_cli(tmp_path, out)
     assert done.returncode == 0, done.stderr
     segments = pd.read_csv(out / "segments.csv")
     evicted = segments[segments["end_reason"] == "preempted"]
@@ -116,10 +122,6 @@ def test_a_job_of_an_unknown_queue_is_an_error_naming_it(tmp_path: Path) -> None
     pd.DataFrame({"job_id": ["x"], "arrival_s": [0.0], "job_type": [RESNET50],
                   "scale_factor": [1], "total_steps": [100.0], "queue": ["nope"],
                   "priority": [0]}).to_csv(tmp_path / "jobs.csv", index=False)  # fmt: skip
-    done = subprocess.run(
-        [sys.executable, "-m", "engine", "run", str(tmp_path / "scenario.json"), "--trace",
-         str(tmp_path / "jobs.csv"), "--queues", str(tmp_path / "kueue.yaml"), "--out",
-         str(tmp_path / "out")], capture_output=True, text=True, check=False, timeout=300,
-    )  # fmt: skip
+    done = _run_cli(tmp_path, tmp_path / "out")
     assert done.returncode == 2
     assert "queue 'nope' is neither a LocalQueue nor a ClusterQueue" in done.stderr
