@@ -65,8 +65,15 @@ def team_pair_table(result: StudyResult, axis: str, option: str) -> pd.DataFrame
         return ", ".join([" vs ".join(map(str, shown)), *others])
 
     shown = shown_rows(result, raw)
+    # the reading names the point by its value ("8: worse ..."), not the variant's name
+    values = [str(shown_axis_value(axes[a].get(axis))) for a in raw["a_variant"]]
+    readings = [
+        str(reading).replace(f"{variant} ", f"{value}: ", 1)
+        for reading, variant, value in zip(shown["Reading"], raw["a_variant"], values, strict=True)
+    ]
     return shown.assign(
         Team=[(team_metric_parts(k) or ("", k))[1] for k in raw["metric"]],
         Point=[point(a, b) for a, b in zip(raw["a_variant"], raw["b_variant"], strict=True)],
         Policy=raw["a_policy"].to_numpy(),
+        Reading=readings,
     )

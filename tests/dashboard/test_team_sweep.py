@@ -88,7 +88,7 @@ def test_a_borrowing_cap_costs_the_borrowing_team_half_a_job_of_wait() -> None:
     rows = table.set_index("Team")
     assert list(rows["Point"]) == ["0 vs unlimited"] * 2
     assert rows.loc["a", "A − B"] == f"+{t_alone / 2:.2f} min"
-    assert rows.loc["a", "Reading"].startswith("borrowing_limit_gpus=0 worse beyond seed noise")
+    assert rows.loc["a", "Reading"].startswith("0: worse beyond seed noise")
     assert rows.loc["b", "Reading"].startswith("identical on every seed")
     assert (rows["Seeds"] == 2).all()
 
