@@ -75,6 +75,14 @@ def job_colors(job_ids: Iterable[str]) -> dict[str, int]:
     return {job: i % len(JOB_PALETTE) for i, job in enumerate(job_ids)}
 
 
+def team_job_colors(job_ids: Iterable[str], teams: Iterable[str]) -> dict[str, int]:
+    """Job id -> the colour of its team (the ``teams`` given alongside, e.g. the jobs table's
+    ``cluster_queue``): one colour per team, by the teams' sorted names (the Gantt's order)."""
+    pairs = list(zip(job_ids, teams, strict=True))
+    place = {team: i % len(JOB_PALETTE) for i, team in enumerate(sorted({t for _, t in pairs}))}
+    return {job: place[team] for job, team in pairs}
+
+
 def cluster_html(
     layout: NodeLayout,
     owners: list[list[str | None]],

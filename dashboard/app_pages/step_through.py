@@ -37,8 +37,9 @@ if shown_key not in st.session_state or not set(st.session_state[shown_key]) <= 
 ):  # a new run: its first four policies
     st.session_state[shown_key] = result.policies[:MAX_POLICIES]
 policies = list(st.session_state[shown_key])
+by_team = result.config.queues is not None and st.session_state.get("step_by_team", False)
 if policies:
-    render_stepper(indexed(result, policies))
+    render_stepper(indexed(result, policies, by_team))
 left, right = st.columns(2)
 left.multiselect(
     f"Policies side by side (up to {MAX_POLICIES})", result.policies,
@@ -49,6 +50,11 @@ right.multiselect(
     help="Which events the Previous and Next buttons (and keys ← →) stop at, e.g. only "
     "preemptions; a round boundary where no job starts or stops is never a stop.",
 )  # fmt: skip
+if result.config.queues is not None:
+    st.toggle(
+        "Colour by team", key="step_by_team",
+        help="Each job in its team's colour (its ClusterQueue) instead of its own.",
+    )  # fmt: skip
 st.caption(
     "Each square is a GPU, in its node (grey box) and rack; the job id holding it is printed "
     "in it, in the job's colour (the same under every policy; white: free). Under each "

@@ -21,6 +21,7 @@ from dashboard.cluster_view import (
     policy_panel,
     queue_html,
     side_by_side,
+    team_job_colors,
 )
 from dashboard.decision_words import Explainer, clock
 from dashboard.replay import EVENT_KINDS, Replay, next_event, previous_event
@@ -38,7 +39,7 @@ SPEEDS = {  # label -> simulated seconds per wall second (0: one event per frame
     "1 h per second": 3600.0, "one event per frame": 0.0,
 }  # fmt: skip
 _CACHE = "_replays"
-PAGE_WIDGETS = ("step_policies", "replay_kinds")  # the page's widgets outside the fragment
+PAGE_WIDGETS = ("step_policies", "replay_kinds", "step_by_team")  # the page's widgets outside the fragment
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,9 @@ class Shown:
     end_s: float
 
 
-def indexed(result: ComparisonResult, policies: list[str]) -> Shown:
-    """The replays of ``policies`` (indexed once per result and kept in the session)."""
+def indexed(result: ComparisonResult, policies: list[str], by_team: bool = False) -> Shown:
+    """The replays of ``policies`` (indexed once per result and kept in the session); each job
+    in its own colour, or with ``by_team`` (a run under queues) in its team's."""
     s = st.session_state
     cached = s.get(_CACHE)
     if cached is None or cached[0] is not result:
@@ -70,7 +72,11 @@ def indexed(result: ComparisonResult, policies: list[str]) -> Shown:
             store[policy] = (replay, Explainer(replay, spec, matrix))
     replays = [store[p][0] for p in policies]
     jobs = result.results[0].jobs.sort_values(["arrival_s", "job_id"])
-    colors = job_colors(jobs["job_id"].astype(str))
+    ids = jobs["job_id"].astype(str)
+    if by_team and "cluster_queue" in jobs:
+        colors = team_job_colors(ids, jobs["cluster_queue"].astype(str))
+    else:
+        colors = job_colors(ids)
     end_s = max((r.end_s for r in replays), default=0.0)
     return Shown(replays, [store[p][1] for p in policies], colors, end_s)
 

@@ -4,12 +4,14 @@ section on the Results page."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dashboard.cluster_view import team_job_colors
 from dashboard.links import LinkState, decode_link, encode_link
 from engine.config import ScenarioConfig
 from engine.quota.kueue_yaml import write_kueue_yaml
@@ -158,6 +160,24 @@ def test_a_run_under_quotas_shows_the_per_team_tables_and_charts() -> None:
     names = {trace.get("name") for chart in at.get("plotly_chart")
              for trace in json.loads(chart.proto.spec)["data"]}  # fmt: skip
     assert "11cb48" in names
+    at.switch_page("app_pages/step_through.py").run()
+    at.toggle(key="step_by_team").set_value(True).run()
+    assert not at.exception
+    jobs = at.session_state["result"].results[0].jobs
+    team_of = dict(zip(jobs["job_id"].astype(str), jobs["cluster_queue"], strict=True))
+    shown = {job: int(color) for body in (h.proto.body for h in at.get("html"))
+             for color, job in re.findall(r'class="gpu[^"]* p(\d+)"[^>]*data-job="([^"]+)"', body)
+             if job in team_of}  # fmt: skip
+    color_of_team: dict[str, set[int]] = {}
+    for job, color in shown.items():
+        color_of_team.setdefault(team_of[job], set()).add(color)
+    assert shown and all(len(colors) == 1 for colors in color_of_team.values()), color_of_team
+    assert len({next(iter(c)) for c in color_of_team.values()}) == len(color_of_team)
+
+
+def test_team_job_colors_one_colour_per_team() -> None:
+    colors = team_job_colors(["a1", "b1", "a2", "c1"], ["ta", "tb", "ta", "tc"])
+    assert colors == {"a1": 0, "a2": 0, "b1": 1, "c1": 2}
 
 
 def test_a_scenario_with_more_queues_than_the_budget_allows_is_refused() -> None:
