@@ -13,6 +13,7 @@ import streamlit as st
 from dashboard.components.table_editor import render_table_editor
 from dashboard.runner import worker_types
 from dashboard.state import SOURCE_KINDS, bind, current, edit, source_kind
+from engine.config import ScenarioConfig
 from engine.errors import EngineError
 from engine.traces import (
     TraceInfo,
@@ -56,6 +57,27 @@ def _current_info() -> TraceInfo | None:
         return _inspect(*s["upload"]) if s["upload"] else None
     path = SAMPLE_DIR / trace.source.removeprefix("sample:")
     return _inspect(path.name, path.read_bytes()) if path.is_file() else None
+
+
+SPEEDS_MEASURED_ON = "Iteration times were measured on"
+DURATIONS_MEASURED_ON = "Durations were measured on"
+
+
+def speeds_types_to_offer(config: ScenarioConfig) -> list[str]:
+    """GPU types to offer under :data:`SPEEDS_MEASURED_ON` when the trace carries its own
+    speeds (Muri's testbed trace) measured on a type that ``config``'s cluster lacks: its jobs
+    run only on that type, so every one is refused. Empty when that is not the case.
+
+    Returns:
+        The cluster's GPU types that the control lists, in its order.
+    """
+    info = _current_info()
+    chosen = config.trace.format
+    effective = info.format if chosen == "auto" and info is not None else chosen
+    capacity = config.cluster.capacity()
+    if not carries_speeds(effective) or config.trace.assumed_worker_type in capacity:
+        return []
+    return [worker_type for worker_type in worker_types() if worker_type in capacity]
 
 
 def render_trace_source() -> None:
@@ -149,13 +171,13 @@ def _render_reading_options(info: TraceInfo | None) -> None:
     effective = info.format if chosen == "auto" and info is not None else chosen
     if carries_speeds(effective):
         mid.selectbox(
-            "Iteration times were measured on", worker_types(), **bind("assumed_worker_type"),
+            SPEEDS_MEASURED_ON, worker_types(), **bind("assumed_worker_type"),
             help="GPU type of the trace's own measured iteration times (Muri's testbed: "
             "v100); its jobs run at those speeds on that type only.",
         )  # fmt: skip
     elif uses_assumed_worker_type(effective):
         mid.selectbox(
-            "Durations were measured on", worker_types(current().throughputs),
+            DURATIONS_MEASURED_ON, worker_types(current().throughputs),
             **bind("assumed_worker_type"),
             help="GPU type the trace's durations were observed on (Philly and ITP record none).",
         )  # fmt: skip
