@@ -27,9 +27,24 @@ from engine.traces import (
 from engine.traces.resolve import SAMPLE_DIR
 
 
+TRACE_SUFFIXES = ("csv", "tsv", "txt", "trace")
+ACCEPTED = "a CSV (.csv), tab-separated text (.tsv, .txt) or Gavel .trace file"
+
+
+def _refusal(name: str) -> str | None:
+    """Why the file ``name`` is refused by its extension (any is let through the uploader, so
+    that the refusal is said on the page), or None for an accepted one."""
+    if name.rsplit(".", 1)[-1].lower() in TRACE_SUFFIXES:
+        return None
+    return f"{name} is not a trace file this panel reads: upload {ACCEPTED}."
+
+
 def _on_upload() -> None:
     s = st.session_state
     file = s.get("trace_file")
+    s["upload_refused"] = None if file is None else _refusal(file.name)
+    if s["upload_refused"]:
+        file = None  # as if removed: the previous file's preview and error go with it
     s["upload"] = None if file is None else (file.name, file.getvalue())
     if s["column_mapping"] is not None and current().trace.format == "canonical":
         edit("trace.format", "auto")  # the mapping was the previous file's
@@ -88,12 +103,15 @@ def render_trace_source() -> None:
     elif kind == SOURCE_KINDS[1]:
         st.file_uploader(
             "Trace file (CSV, tab-separated text or Gavel .trace)",
-            type=["csv", "trace", "txt", "tsv"], key="trace_file", on_change=_on_upload,
+            key="trace_file", on_change=_on_upload,
             help="Philly, ITP, Pollux, Tiresias, Muri, Gavel or canonical CSV, detected from the "
             "header; "
             "UTF-8 or UTF-16 (Excel's \"Unicode text\"), comma- or tab-separated.",
         )  # fmt: skip
-        upload = st.session_state["upload"]
+        upload, refused = st.session_state["upload"], st.session_state.get("upload_refused")
+        if refused and upload is None:
+            st.error(refused)
+            return
         if upload is None:
             st.info("Upload a trace file to preview and run it. No sample is used in its place.")
             return

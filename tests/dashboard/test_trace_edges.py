@@ -56,3 +56,23 @@ def test_a_trace_without_its_own_speeds_keeps_the_engines_message_and_drop_butto
     assert "need more GPUs than the cluster has" in error.value
     assert "measured on" not in error.value
     assert any(b.label.startswith("Drop them") for b in at.button)
+
+
+def test_an_unsupported_file_is_refused_in_view_and_the_previous_files_error_goes() -> None:
+    """A .bin used to be refused only in the uploader's tooltip, the last CSV's error still on
+    screen."""
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    _upload(at, "broken.csv", b"job_id,submit_time\nx,1\n")
+    assert any("broken.csv" in e.value for e in at.error)
+    at.file_uploader(key="trace_file").upload("weights.bin", b"\x00\x01\x02", "x").run()
+    assert not at.exception
+    (error,) = at.error
+    assert error.value.startswith("weights.bin is not a trace file")
+    assert all(s in error.value for s in (".csv", ".tsv", ".txt", ".trace"))
+    assert at.session_state["upload"] is None
+    assert any("Upload a trace file" in w.value for w in at.warning)  # nothing runs
+    at.file_uploader(key="trace_file").upload(
+        "cluster_trace.csv", MURI_TRACE.read_bytes(), "text/csv"
+    ).run()
+    assert not at.error, [e.value for e in at.error]
+    assert {m.label: m.value for m in at.metric}["Jobs"] == "400"
