@@ -25,7 +25,7 @@ from engine.traces import (
     uses_assumed_worker_type,
 )
 from engine.traces.resolve import SAMPLE_DIR
-
+from engine.traces.rules import DURATIONS_MEASURED_ON, SPEEDS_MEASURED_ON
 
 TRACE_SUFFIXES = ("csv", "tsv", "txt", "trace")
 ACCEPTED = "a CSV (.csv), tab-separated text (.tsv, .txt) or Gavel .trace file"
@@ -72,10 +72,6 @@ def _current_info() -> TraceInfo | None:
         return _inspect(*s["upload"]) if s["upload"] else None
     path = SAMPLE_DIR / trace.source.removeprefix("sample:")
     return _inspect(path.name, path.read_bytes()) if path.is_file() else None
-
-
-SPEEDS_MEASURED_ON = "Iteration times were measured on"
-DURATIONS_MEASURED_ON = "Durations were measured on"
 
 
 def speeds_types_to_offer(config: ScenarioConfig) -> list[str]:

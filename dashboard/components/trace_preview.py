@@ -9,12 +9,13 @@ from dashboard import runner
 from dashboard.charts import make_duration_histogram
 from dashboard.components.chart import render_chart
 from dashboard.components.column_mapping import needs_mapping, render_column_mapping
-from dashboard.components.trace_panel import SPEEDS_MEASURED_ON, speeds_types_to_offer
+from dashboard.components.trace_panel import speeds_types_to_offer
 from dashboard.formatting import human_duration
 from dashboard.state import edit
 from engine.config import ScenarioConfig
 from engine.errors import EngineError, OversizedJobsError
 from engine.traces import TraceLoad
+from engine.traces.rules import SPEEDS_MEASURED_ON
 
 
 def _drop_oversized() -> None:

@@ -76,3 +76,17 @@ def test_an_unsupported_file_is_refused_in_view_and_the_previous_files_error_goe
     ).run()
     assert not at.error, [e.value for e in at.error]
     assert {m.label: m.value for m in at.metric}["Jobs"] == "400"
+
+
+def test_notes_name_the_trace_setting_by_its_label_not_its_field() -> None:
+    """The Philly note used to say "trace.assumed_worker_type"; the Muri note "the trace
+    panel's GPU type"."""
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    notes = [info.value for info in at.info]
+    assert any('(the trace setting "Durations were measured on")' in n for n in notes), notes
+    assert at.selectbox(key="assumed_worker_type").label == "Durations were measured on"
+    _upload(at, "cluster_trace.csv", MURI_TRACE.read_bytes())
+    notes += [info.value for info in at.info]
+    assert any('the trace setting "Iteration times were measured on"' in n for n in notes)
+    assert at.selectbox(key="assumed_worker_type").label == "Iteration times were measured on"
+    assert not any("trace." in n or "assumed_worker_type" in n for n in notes), notes
