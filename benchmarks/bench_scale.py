@@ -7,7 +7,8 @@ arrivals interleave and the load per GPU stays the sample's), on the default 512
 ``gpus / 512`` [R: our tiling, so that the cluster grows in proportion with the jobs].
 
 Each (row, policy) runs in a fresh interpreter: ``engine.scenario.run`` on a summary spec (KPIs
-and the jobs table, as a study's runs), timed from the trace's parse to the result. Printed:
+and the jobs table, as a study's runs; ``--record full`` adds the segments table, as the
+dashboard's Run), timed from the trace's parse to the result. Printed:
 wall time, CPU time of that process, microseconds of each per job (CPU is the steadier figure
 on a shared machine), and the peak resident memory of the process
 (``resource.getrusage(RUSAGE_SELF).ru_maxrss``, imports included; tracemalloc is too slow at
@@ -86,7 +87,7 @@ def scaled_cluster(gpus: int):  # type: ignore[no-untyped-def]
     )
 
 
-def child(trace: Path, gpus: int, policy: str) -> dict[str, object]:
+def child(trace: Path, gpus: int, policy: str, record: str) -> dict[str, object]:
     """One run in this process; its figures (the parent prints them)."""
     from engine import event_loop, native
     from engine.config import PolicySpec, ScenarioConfig, TraceSpec
@@ -97,7 +98,7 @@ def child(trace: Path, gpus: int, policy: str) -> dict[str, object]:
         trace=TraceSpec(source=str(trace)), cluster=scaled_cluster(gpus),
         policies=(PolicySpec(policy),),
     )  # fmt: skip
-    spec = RunSpec(config, policy, config.effective_trace_seed, config.seed, "")
+    spec = RunSpec(config, policy, config.effective_trace_seed, config.seed, "", record)
     started, cpu_started = time.perf_counter(), time.process_time()
     result = run(spec)
     wall_s = time.perf_counter() - started
@@ -115,10 +116,10 @@ def child(trace: Path, gpus: int, policy: str) -> dict[str, object]:
     }
 
 
-def run_row(trace: Path, gpus: int, policy: str, limit_s: float) -> dict[str, object]:
+def run_row(trace: Path, gpus: int, policy: str, record: str, limit_s: float) -> dict[str, object]:
     """:func:`child` in a fresh interpreter, stopped after ``limit_s`` seconds."""
     command = [sys.executable, str(Path(__file__).resolve()), "--child", str(trace), str(gpus),
-               policy]  # fmt: skip
+               policy, record]  # fmt: skip
     try:
         proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=limit_s)
     except subprocess.TimeoutExpired:
@@ -135,10 +136,12 @@ def main() -> None:
     parser.add_argument("--policies", default="fifo,las,gavel_maxmin")
     parser.add_argument("--limit-s", type=float, default=600.0, help="wall time bound per run")
     parser.add_argument("--traces", type=Path, help="folder for the tiled traces (default: tmp)")
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    full = "full: the segments (Gantt) table too, as the dashboard's Run"
+    parser.add_argument("--record", choices=("summary", "full"), default="summary", help=full)
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(Path(args.child[0]), int(args.child[1]), args.child[2])))
+        print(json.dumps(child(Path(args.child[0]), int(args.child[1]), *args.child[2:])))
         return
     pick = lambda text: [int(v) for v in text.split(",")] if text else []  # noqa: E731
     jobs, gpus = pick(args.jobs), pick(args.gpus)
@@ -153,7 +156,7 @@ def main() -> None:
         for policy in args.policies.split(","):
             head = f"{num_jobs:>10,} {num_gpus:>7,} {policy:<14}"
             r = {"error": "over the bound on a smaller row"} if policy in over else None
-            r = r or run_row(trace, num_gpus, policy, args.limit_s)
+            r = r or run_row(trace, num_gpus, policy, args.record, args.limit_s)
             print(head + _figures(r), flush=True)
             if "error" in r:
                 over.add(policy)
