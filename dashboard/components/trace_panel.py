@@ -124,11 +124,9 @@ def render_trace_source() -> None:
         st.caption(f"Using **{upload[0]}** ({len(upload[1]) / 1024:,.0f} KB).")
     else:
         left, right = st.columns(2)
-        left.number_input(
-            "Number of jobs", min_value=1, max_value=20000, step=50, **bind("num_jobs")
-        )
+        left.number_input("Number of jobs", step=50, **bind("num_jobs"))
         right.number_input(
-            "Jobs per hour", min_value=0.1, step=1.0, **bind("jobs_per_hour"),
+            "Jobs per hour", step=1.0, **bind("jobs_per_hour"),
             help="Poisson arrival rate (the LLM-era mix: its daily mean)",
         )  # fmt: skip
         workload = st.radio(
@@ -168,12 +166,10 @@ def _render_llm_mix() -> None:
     })  # fmt: skip
     left, right = st.columns(2)
     left.slider(
-        "Daily swing of the arrival rate", 0.0, 1.0, step=0.05, **bind("llm_daily_amplitude"),
+        "Daily swing of the arrival rate", step=0.05, **bind("llm_daily_amplitude"),
         help="0: constant rate; 0.5: the peak hour gets 3x the trough's arrivals",
     )  # fmt: skip
-    right.number_input(
-        "Peak hour", min_value=0.0, max_value=23.5, step=1.0, **bind("llm_peak_hour")
-    )
+    right.number_input("Peak hour", step=1.0, **bind("llm_peak_hour"))
 
 
 def _format_label(name: str) -> str:
@@ -208,6 +204,6 @@ def _render_reading_options(info: TraceInfo | None) -> None:
     else:
         mid.caption("This format records step counts; no GPU type needs to be assumed.")
     right.number_input(
-        "Use only the first N jobs (0 = all)", min_value=0, step=100, **bind("max_jobs"),
+        "Use only the first N jobs (0 = all)", step=100, **bind("max_jobs"),
         help="Cut a long trace for a quicker run.",
     )  # fmt: skip
