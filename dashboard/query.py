@@ -35,7 +35,7 @@ from dashboard.state import (
     source_kind,
     with_field,
 )
-from engine.budget import Budget, check_scenario, trace_rows
+from engine.budget import Budget, check_config
 from engine.config import NetworkConfig, PolicySpec, ScenarioConfig
 from engine.content import sha256_hex
 from engine.errors import ConfigError, EngineError
@@ -138,12 +138,12 @@ def check_link(link: LinkState, budget: Budget, upload: bytes | None) -> None:
     budget.check("max_scenarios", len(link.scenarios), "the number of scenarios in the link")
     for name, config in link.scenarios.items():
         data = upload if config.trace.source.startswith("upload:") else None
-        check_scenario(config, budget, trace_rows(config, data), name)
+        check_config(config, budget, data, name)
         check_widget_values(config, name)
     if link.results_config is not None:  # the results the sender saw, as they were run
         config = link.results_config
         data = upload if config.trace.source.startswith("upload:") else None
-        check_scenario(config, budget, trace_rows(config, data), link.results_scenario)
+        check_config(config, budget, data, link.results_scenario)
 
 
 def check_widget_values(config: ScenarioConfig, name: str) -> None:
@@ -212,11 +212,12 @@ def _restore_upload(link: LinkState, upload: tuple[str, bytes] | None) -> None:
     s = st.session_state
     s["link_trace"] = link.trace_sha256
     if upload is not None:
-        s["upload"] = upload
+        set_upload(upload)
         return
     name = link.scenarios[link.current].trace.source.removeprefix("upload:")
     s["link_trace_name"] = name
-    s["upload"], s["autorun"], s["autorun_study"] = None, False, ""
+    set_upload(None)
+    s["autorun"], s["autorun_study"] = False, ""
     s["link_trace_missing"] = (name, link.trace_sha256)
 
 
@@ -285,18 +286,25 @@ def _read_short_params() -> None:
         apply_preset(preset)
 
 
-def upload_sha256() -> str:
-    """SHA-256 of the session's uploaded trace, stored in the trace store ("" without one)."""
+def set_upload(upload: tuple[str, bytes] | None) -> None:
+    """The session's uploaded trace (file name, bytes), or None: hashed and put in the trace
+    store once, when it arrives (an upload, a lesson, a mapped CSV, a link's stored trace);
+    every page after carries it by that SHA-256 (:func:`upload_sha256`)."""
     s = st.session_state
-    upload = s.get("upload")
-    if upload is None or source_kind(current().trace) != SOURCE_KINDS[1]:
-        return ""
-    digest = sha256_hex(upload[1])
-    if s.get("_stored_trace") != digest:
-        with contextlib.suppress(ImportError, OSError):
+    s["upload"] = upload
+    s["upload_sha256"] = "" if upload is None else sha256_hex(upload[1])
+    if upload is not None:
+        with contextlib.suppress(ImportError, OSError):  # a read-only store: runs still work
             trace_store().put(upload[0], upload[1])
-            s["_stored_trace"] = digest
-    return digest
+
+
+def upload_sha256() -> str:
+    """SHA-256 of the session's uploaded trace ("" without one, or when the scenario's trace
+    is not the upload); it was stored when it arrived (:func:`set_upload`)."""
+    s = st.session_state
+    if s.get("upload") is None or source_kind(current().trace) != SOURCE_KINDS[1]:
+        return ""
+    return str(s.get("upload_sha256") or "")
 
 
 def current_link() -> str | None:

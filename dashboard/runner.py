@@ -127,7 +127,7 @@ def run(
     comparison and how many policies were simulated (0: all came from the cache).
 
     The scenario is checked against the server's work budget before anything is loaded
-    (:func:`engine.budget.check_scenario`); the policies to simulate then wait for their
+    (:func:`engine.scenario.prepare`); the policies to simulate then wait for their
     turn in the server's queue (``on_wait(place, busy)`` while waiting) and run on the slots
     it grants (:mod:`dashboard.run_queue`).
 
@@ -136,16 +136,10 @@ def run(
             SimulationCancelled when cancelled.
     """
     from dashboard.parallel_run import run_policies
-    from engine.budget import check_scenario, trace_rows
-    from engine.scenario import load_scenario_trace, scenario_matrix, scenario_specs
-    from engine.study.traces import trace_payload
-    from engine.validate import validate_config
+    from engine.scenario import load_scenario_trace, prepare
 
     budget = server_budget()
-    check_scenario(config, budget, trace_rows(config, upload[1] if upload else None))
-    validate_config(config, scenario_matrix(config))
-    digest, file = trace_payload(config, None, upload=upload)
-    specs = scenario_specs(config, digest)
+    digest, file, specs = prepare(config, upload, budget)
     store = policy_results()
     found = [store.get(spec.key()) for spec in specs]
     missing = [i for i, result in enumerate(found) if result is None]

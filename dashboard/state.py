@@ -231,7 +231,8 @@ PAGE_WIDGETS: dict[str, Any] = {  # widgets that are not scenario fields, kept a
     "power_grid_g_per_kwh": PowerSpec().grid_g_co2e_per_kwh,
 }
 PLAIN_DEFAULTS: dict[str, Any] = {
-    "upload": None,  # (file name, bytes) of the uploaded trace
+    "upload": None,  # (file name, bytes) of the uploaded trace (dashboard.query.set_upload)
+    "upload_sha256": "",  # its SHA-256, taken once when it arrived
     "scenarios": {},  # name -> ScenarioConfig; the current one is edited by the widgets
     "current_scenario": BASE_SCENARIO,
     TABLE_ERRORS: {},

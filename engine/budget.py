@@ -299,6 +299,19 @@ def count_rows(data: bytes) -> int:
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
+def check_config(
+    config: ScenarioConfig, budget: Budget, data: bytes | None = None, name: str = ""
+) -> int:
+    """:func:`check_scenario` with the trace's lines counted (:func:`trace_rows`; ``data``: an
+    upload's bytes): the one check of a scenario's size before anything is parsed or run, for
+    every page, link and loaded file; returns the jobs bound.
+
+    Raises:
+        BudgetError: for the first limit exceeded, naming the scenario when ``name`` is given.
+    """
+    return check_scenario(config, budget, trace_rows(config, data), name)
+
+
 def trace_rows(config: ScenarioConfig, data: bytes | None = None) -> int | None:
     """Lines of ``config``'s trace file: ``data`` (an upload's bytes) when given, else the
     sample's; None for a synthetic trace, and 0 for an upload whose bytes are not here (its

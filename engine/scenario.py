@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import pandas as pd
 
+from engine.budget import Budget, check_config
 from engine.config import ScenarioConfig
 from engine.errors import ConfigError
 from engine.metrics import utilization_by_type
@@ -69,6 +70,31 @@ def run(
     return RunResult(spec, simulation, usage, trace.notes, trace.dropped_job_ids)
 
 
+def prepare(
+    config: ScenarioConfig,
+    upload: TraceFile | None = None,
+    budget: Budget | None = None,
+    name: str = "",
+) -> tuple[str, TraceFile | None, list[RunSpec]]:
+    """The one preparation of a scenario for running, for the CLI and every dashboard page:
+    its size against ``budget`` when given (:func:`engine.budget.check_config`, before the trace
+    is parsed), its fields (:func:`engine.validate.validate_config`), its trace's SHA-256 and
+    bytes (:func:`engine.study.traces.trace_payload`) and one run spec per policy.
+
+    Returns:
+        (trace SHA-256, (file name, bytes) of the trace or None for a synthetic one, run specs).
+
+    Raises:
+        BudgetError: a limit exceeded (naming the scenario when ``name`` is given);
+            ConfigError, TraceError: a bad field, an unreadable trace file.
+    """
+    if budget is not None:
+        check_config(config, budget, upload[1] if upload else None, name)
+    validate_config(config, scenario_matrix(config))
+    digest, file = trace_payload(config, None, upload=upload)
+    return digest, file, scenario_specs(config, digest)
+
+
 def run_scenario(
     config: ScenarioConfig,
     *,
@@ -88,9 +114,7 @@ def run_scenario(
         ConfigError, TraceError: bad configuration or trace (message names key / row / column).
         SimulationCancelled: the user cancelled.
     """
-    validate_config(config, scenario_matrix(config))
-    digest, file = trace_payload(config, None, upload=upload)
-    specs = scenario_specs(config, digest)
+    digest, file, specs = prepare(config, upload)
     runs = []
     for i, spec in enumerate(specs):
 

@@ -12,6 +12,7 @@ import io
 import pandas as pd
 import streamlit as st
 
+from dashboard.query import set_upload
 from dashboard.state import SOURCE_KINDS, edit, source_kind
 from engine.config import ScenarioConfig
 from engine.errors import EngineError
@@ -73,7 +74,7 @@ def _apply(frame: pd.DataFrame, mapping: dict[str, str], name: str, shift: bool)
     except EngineError as exc:
         st.error(str(exc))
         return
-    st.session_state["upload"] = (name, to_canonical_csv(jobs))
+    set_upload((name, to_canonical_csv(jobs)))
     st.session_state["column_mapping"] = mapping
     edit("trace.format", "canonical")  # the upload is a canonical CSV now
     st.rerun()

@@ -10,6 +10,7 @@ from dashboard import runner
 from dashboard.components.run_progress import RunProgress
 from dashboard.decision_words import clock
 from dashboard.lessons import LESSONS, Lesson, lesson
+from dashboard.query import set_upload
 from dashboard.state import current, current_config, set_current
 from engine.errors import EngineError, SimulationCancelled
 
@@ -22,7 +23,7 @@ def _load(key: str) -> None:
     chosen = lesson(key)
     s = st.session_state
     set_current(chosen.config(current().seed))
-    s["upload"] = (chosen.file_name, chosen.trace_bytes())
+    set_upload((chosen.file_name, chosen.trace_bytes()))
     s[LESSON_KEY], s[_PENDING] = key, True
     s["replay_t"] = 0.0
     s["replay_playing"] = False

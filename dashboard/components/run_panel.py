@@ -12,7 +12,7 @@ from dashboard.components.run_progress import RunProgress
 from dashboard.query import NO_PRESET, check_widget_values, on_preset_change
 from dashboard.run_queue import server_budget
 from dashboard.state import bind, set_current
-from engine.budget import check_scenario, trace_rows
+from engine.budget import check_config
 from engine.config import ScenarioConfig
 from engine.errors import EngineError, SimulationCancelled
 from engine.presets import PRESET_LABELS, PRESETS
@@ -132,7 +132,7 @@ def _on_scenario_upload() -> None:
         return
     try:
         config = ScenarioConfig.from_json(file.getvalue().decode("utf-8", errors="replace"))
-        check_scenario(config, server_budget(), trace_rows(config))
+        check_config(config, server_budget())
         check_widget_values(config, file.name)
     except EngineError as exc:
         st.session_state["flash"] = ("error", f"{file.name}: {exc}")

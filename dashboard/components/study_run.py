@@ -29,7 +29,7 @@ from dashboard.run_queue import (
     server_budget,
     with_deadline,
 )
-from engine.budget import Budget, check_scenario, check_study, trace_rows
+from engine.budget import Budget, check_config, check_study
 from engine.errors import EngineError, SimulationCancelled
 from engine.study import Study, StudyResult, run_study
 from engine.study.store import default_results_dir
@@ -72,7 +72,7 @@ def check_study_budget(study: Study, budget: Budget) -> int:
     store = trace_store()
     data = store.get(study.trace_hash)[1] if store.has(study.trace_hash) else None
     for variant, config in zip(variants, configs, strict=True):
-        check_scenario(config, budget, trace_rows(config, data), variant.name)
+        check_config(config, budget, data, variant.name)
     return runs
 
 
@@ -90,7 +90,7 @@ def plan_within_budget(spec: PlanSpec) -> tuple[PlanSpec, Budget]:
     budget.check("max_seeds", len(spec.seeds), "the number of seeds")
     digest, store = upload_sha256(), trace_store()
     data = store.get(digest)[1] if store.has(digest) else None
-    check_scenario(spec.base, budget, trace_rows(spec.base, data))
+    check_config(spec.base, budget, data)
     capped = dataclasses.replace(spec, max_simulations=min(spec.max_simulations, budget.max_runs))
     charge_session(capped.max_simulations, budget)
     return capped, budget

@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.components.table_editor import render_table_editor
+from dashboard.query import set_upload
 from dashboard.runner import worker_types
 from dashboard.state import SOURCE_KINDS, bind, current, edit, source_kind
 from engine.config import ScenarioConfig
@@ -58,7 +59,7 @@ def _on_upload() -> None:
     s["upload_refused"] = None if file is None else _refusal(file.name)
     if s["upload_refused"]:
         file = None  # as if removed: the previous file's preview and error go with it
-    s["upload"] = None if file is None else (file.name, file.getvalue())
+    set_upload(None if file is None else (file.name, file.getvalue()))
     if s["column_mapping"] is not None and current().trace.format == "canonical":
         edit("trace.format", "auto")  # the mapping was the previous file's
     s["column_mapping"] = None

@@ -102,3 +102,21 @@ def test_kueue_workloads_yaml_is_an_upload_the_panel_reads() -> None:
     assert not any("not a trace file" in e.value for e in at.error), [e.value for e in at.error]
     assert at.session_state["upload"] is not None
     assert any("Kueue Workloads" in m.value for m in at.markdown), "detected format not shown"
+
+
+def test_an_upload_is_hashed_and_stored_once_when_it_arrives() -> None:
+    """The SHA-256 that Compare, Sweep, Planner and links carry is taken at upload; a redraw
+    neither hashes nor stores the file again (issue 36)."""
+    import hashlib
+
+    from engine.study.traces import TraceStore
+
+    raw = MURI_TRACE.read_bytes()
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    _upload(at, "cluster_trace.csv", raw)
+    digest = hashlib.sha256(raw).hexdigest()
+    assert at.session_state["upload_sha256"] == digest
+    assert TraceStore().has(digest)
+    at.session_state["upload_sha256"] = "kept"  # a redraw must not take it again
+    at.run()
+    assert at.session_state["upload_sha256"] == "kept"

@@ -208,3 +208,15 @@ def test_a_registered_policy_is_named_by_its_registration_and_runs() -> None:
         POLICIES.unregister("mine")
     assert "mine" not in list_policies()
     assert display_name(PolicySpec("mine")) == "mine"  # unknown: its registry name
+
+
+def test_a_scenarios_size_is_checked_from_one_place() -> None:
+    """``check_scenario`` is called only by ``engine.budget.check_config``: every page, link and
+    loaded file checks a scenario through it (or :func:`engine.scenario.prepare`), so the trace's
+    rows are counted one way (issue 36)."""
+    calls = []
+    for path in [*ENGINE.rglob("*.py"), *(ENGINE.parent / "dashboard").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "check_scenario":
+                calls.append(path.relative_to(ENGINE.parent).as_posix())
+    assert calls == ["engine/budget.py"]
