@@ -8,39 +8,34 @@ worker and finishes last. The order changes when results arrive, never what they
 run is independent (:mod:`dashboard.parallel_run`).
 
 A run's length is guessed from the policy's seconds per job: the last one seen in this server
-process, else :data:`SAMPLE_S_PER_JOB`.
+process, else the policy's own measured figure (``Policy.cost_s_per_job``: the 2,000-job Philly
+sample, ``benchmarks/bench_select_all.py``), else the median of those figures. Only their order
+matters.
 """
 
 from __future__ import annotations
 
+import functools
 import statistics
-
-SAMPLE_S_PER_JOB = {
-    name: seconds / 2000
-    for name, seconds in {
-        "consolidation_none": 1.40, "consolidation_strict": 1.13, "consolidation_tiresias": 1.24,
-        "dally": 1.47, "doubling": 2.45, "fifo": 0.14, "gavel_fifo": 0.66,
-        "gavel_fifo_perf": 0.55, "gavel_ftf": 1.30, "gavel_ftf_agnostic": 1.86,
-        "gavel_maxmin": 0.90, "gavel_maxmin_agnostic": 1.27, "gavel_min_total_duration": 1.25,
-        "gavel_min_total_duration_agnostic": 2.31, "hadar": 1.13, "hadare": 2.54,
-        "hare_hlas": 1.84, "hare_offline": 2.35, "las": 0.41, "one_gpu_per_job": 0.13,
-        "sampling_placement": 6.06, "sampling_placement_equal_split": 3.04,
-        "sampling_placement_exact": 6.01, "srtf": 0.97,
-    }.items()
-}  # fmt: skip
-"""Seconds per job of each registered policy: ``benchmarks/bench_select_all.py`` on the 2,000-job
-Philly sample, default scenario, on the project's 2-core machine (November 2026). Only their
-order matters; a policy not listed is taken to cost the median."""
 
 _seen_s_per_job: dict[str, float] = {}
 
 
 def estimate_s(policy: str, num_jobs: int) -> float:
     """Guessed seconds to simulate ``policy`` on ``num_jobs`` jobs (for ordering only)."""
-    per_job = _seen_s_per_job.get(policy) or SAMPLE_S_PER_JOB.get(policy)
+    per_job = _seen_s_per_job.get(policy) or _measured_s_per_job().get(policy)
     if per_job is None:
-        per_job = statistics.median(SAMPLE_S_PER_JOB.values())
+        per_job = statistics.median(_measured_s_per_job().values())
     return per_job * num_jobs
+
+
+@functools.cache
+def _measured_s_per_job() -> dict[str, float]:
+    """Each registered policy's ``cost_s_per_job`` where it states one."""
+    from engine.policies import get_policy, list_policies
+
+    costs = {name: get_policy(name).cost_s_per_job for name in list_policies()}
+    return {name: cost for name, cost in costs.items() if cost > 0}
 
 
 def remember(policy: str, elapsed_s: float, num_jobs: int) -> None:

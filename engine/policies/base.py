@@ -228,6 +228,10 @@ class Policy(ABC):
             the quota layer then admits each ClusterQueue's jobs in the order of
             :meth:`quota_order_key` (after Kueue's priority), and decides worker types and
             preemptions itself.
+        cost_s_per_job: seconds of one core per job on the 2,000-job Philly sample under the
+            default scenario (``benchmarks/bench_select_all.py``, the project's 2-core machine,
+            November 2026); the dashboard starts the costliest runs first
+            (:mod:`dashboard.run_order`). 0: not measured (taken as the median).
     """
 
     name: ClassVar[str] = ""
@@ -243,6 +247,7 @@ class Policy(ABC):
     lease_rounds: ClassVar[bool] = False
     forces_reallocation: ClassVar[bool] = False
     honours_quotas: ClassVar[bool] = False
+    cost_s_per_job: ClassVar[float] = 0.0
 
     Params: ClassVar[type[Any]] = NoParams
 

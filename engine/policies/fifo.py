@@ -39,6 +39,8 @@ class Fifo(Policy):
     Baseline of every seed paper (YARN-CS in Hadar's evaluation).
     """
 
+    cost_s_per_job: ClassVar[float] = 7e-05  # run order: bench_select_all.py
+
     # Not compiled (tests subclass it, and an interpreted class cannot inherit from a compiled
     # one); its per-job rule, most_free_type, is (engine.policies.agnostic).
     display_name: ClassVar[str] = "FIFO"

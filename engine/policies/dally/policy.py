@@ -50,6 +50,7 @@ places the rest anywhere; sensitivity stands in for skew].
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from engine.errors import ConfigError
 from engine.policies.base import POLICIES, PolicyContext
@@ -82,6 +83,8 @@ class Dally(ConsolidationScheduler):
 
     Sharma et al., arXiv 2401.16492, 2024. LAS order underneath; switch each part on or off.
     """
+
+    cost_s_per_job: ClassVar[float] = 0.000735  # run order: bench_select_all.py
 
     display_name = "Dally"
     group = "Network-aware"
@@ -145,6 +148,8 @@ class StrictConsolidation(ConsolidationScheduler):
     Baseline of Dally (Sharma et al., arXiv 2401.16492, 2024); LAS order, no preemption.
     """
 
+    cost_s_per_job: ClassVar[float] = 0.000565  # run order: bench_select_all.py
+
     display_name = "Strict consolidation"
     group = "Network-aware"
 
@@ -160,6 +165,8 @@ class NoConsolidation(ConsolidationScheduler):
 
     Baseline of Dally (Sharma et al., arXiv 2401.16492, 2024); LAS order, no preemption.
     """
+
+    cost_s_per_job: ClassVar[float] = 0.0007  # run order: bench_select_all.py
 
     display_name = "No consolidation"
     group = "Network-aware"
@@ -180,6 +187,8 @@ class TiresiasConsolidation(ConsolidationScheduler):
     Gu et al., NSDI 2019 (skew-based consolidation), as a baseline of Dally (Sharma et al.,
     arXiv 2401.16492, 2024); LAS order, no preemption.
     """
+
+    cost_s_per_job: ClassVar[float] = 0.00062  # run order: bench_select_all.py
 
     display_name = "Tiresias consolidation"
     group = "Network-aware"

@@ -130,6 +130,8 @@ class GavelFifoRandom(GavelFifo):
     how Gavel's code actually picks the type (see the module docstring).
     """
 
+    cost_s_per_job: ClassVar[float] = 0.00033  # run order: bench_select_all.py
+
     display_name = "Gavel FIFO (random type)"
     group = "Gavel"
 
@@ -144,6 +146,8 @@ class GavelFifoFastest(GavelFifo):
 
     Narayanan et al., OSDI 2020 (Gavel's ``fifo_perf`` baseline).
     """
+
+    cost_s_per_job: ClassVar[float] = 0.000275  # run order: bench_select_all.py
 
     display_name = "Gavel FIFO (fastest type)"
     group = "Gavel"

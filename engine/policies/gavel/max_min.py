@@ -248,6 +248,7 @@ worker type counts as equally fast.
 
 
 class GavelMaxMinAware(GavelMaxMin):
+    cost_s_per_job: ClassVar[float] = 0.00045  # run order: bench_select_all.py
     display_name: ClassVar[str] = "Gavel max-min"
     group: ClassVar[str] = "Gavel"
     Params: ClassVar[type[Any]] = MaxMinParams
@@ -256,6 +257,7 @@ class GavelMaxMinAware(GavelMaxMin):
 
 
 class GavelMaxMinAgnostic(GavelMaxMin):
+    cost_s_per_job: ClassVar[float] = 0.000635  # run order: bench_select_all.py
     display_name: ClassVar[str] = "Gavel max-min (agnostic)"
     group: ClassVar[str] = "Gavel"
     Params: ClassVar[type[Any]] = MaxMinParams

@@ -27,6 +27,7 @@ feasible ``T`` probed. The probes are answered from the smallest makespan, one L
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -156,6 +157,8 @@ class GavelMinTotalDurationAware(GavelMinTotalDuration):
     Narayanan et al., OSDI 2020 (``min_total_duration_perf``).
     """
 
+    cost_s_per_job: ClassVar[float] = 0.000625  # run order: bench_select_all.py
+
     display_name = "Gavel min total duration"
     group = "Gavel"
 
@@ -170,6 +173,8 @@ class GavelMinTotalDurationAgnostic(GavelMinTotalDuration):
 
     Narayanan et al., OSDI 2020 (``min_total_duration``).
     """
+
+    cost_s_per_job: ClassVar[float] = 0.001155  # run order: bench_select_all.py
 
     display_name = "Gavel min total duration (agnostic)"
     group = "Gavel"

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from engine.errors import ConfigError
 from engine.policies.base import POLICIES, Part, PolicyContext
@@ -64,6 +65,8 @@ class Hadar(PricedRounds):
     Sultana et al., IPDPS 2024 (doi 10.1109/IPDPS57955.2024.00066); clairvoyant, preemptive at
     round boundaries. The pricing, utility and slot rules are reconstructions (module docstring).
     """
+
+    cost_s_per_job: ClassVar[float] = 0.000565  # run order: bench_select_all.py
 
     display_name = "Hadar"
     group = "Seed papers"

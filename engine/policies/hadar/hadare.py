@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from engine.errors import ConfigError
 from engine.policies.base import POLICIES, Allocation, Grant, Part, PolicyContext
@@ -65,6 +66,8 @@ class HadarE(PricedRounds):
     Sultana, Pakka et al., arXiv 2503.10918, 2025. Clairvoyant, preemptive at round boundaries;
     the copy rules are reconstructions (module docstring).
     """
+
+    cost_s_per_job: ClassVar[float] = 0.00127  # run order: bench_select_all.py
 
     display_name = "HadarE"
     group = "Seed papers"

@@ -31,6 +31,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from engine.errors import ConfigError
 from engine.policies.base import (
@@ -52,6 +53,8 @@ class HareHlas(Policy):
     Chen et al., IEEE TCC 2024 (HPDC 2022). Online, non-clairvoyant, heterogeneity-aware; jobs
     hold relaxed-synchronization grants of up to scale_factor GPUs of any types.
     """
+
+    cost_s_per_job: ClassVar[float] = 0.00092  # run order: bench_select_all.py
 
     display_name = "Hare HLAS"
     group = "Seed papers"
