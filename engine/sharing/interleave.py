@@ -1,0 +1,113 @@
+"""Muri's interleaved iteration time of a group of jobs from their per-iteration stage times.
+
+Source: Zhao et al., "Multi-Resource Interleaving for Deep Learning Training", SIGCOMM 2022, and
+its code, github.com/Rivendile/Muri (Apache-2.0) at ``cluster_exp/matching.py``,
+``_Packing.calc_iteration_time`` (``ordering=1``, best ordering; ``multi_resource = 4``, the
+default of ``cluster_exp/run.py``, with three stage times per job). Our own code of that rule:
+
+- one job alone runs at its own measured iteration time (not the sum of its stages);
+- a group of n <= 4 jobs runs in a cycle of 4 slots. Slot t ends at ``f[t]``; in slot t+1 the
+  job at position (t+1) mod 4 of the ordering runs its GPU stage, the job at (t+2) mod 4 its
+  CPU stage (each from ``f[t]``), and the job at (t+3) mod 4 its storage stage, which started a
+  slot earlier (from ``f[t-1]``); ``f[t+1]`` is the latest of those ends. The group iteration
+  time is ``f[t+1] - f[t-3]`` once two successive cycles agree within 0.1 %, else
+  ``f[8] - f[4]`` (two cycles simulated);
+- for two jobs a and b Muri also tries the alternation
+  ``max(a.storage, b.cpu + b.gpu) + max(b.storage, a.cpu + a.gpu)``;
+- the group's time is the least over all orderings (and that alternation).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from engine.sharing.config import SharingError
+
+SLOTS = 4  # Muri's multi_resource default (cluster_exp/run.py)
+CYCLES = 2  # Muri's ``round = 2`` in calc_iteration_time
+
+
+class StageTimes(NamedTuple):
+    """One job's per-iteration times, seconds (Muri's trace ``resource_time_0..2`` in ms / 1000).
+
+    Attributes:
+        storage_s: reading the batch from storage.
+        cpu_s: CPU pre-processing.
+        gpu_s: GPU compute (forward, backward, update).
+        iteration_s: the job's measured iteration time alone (the trace's ``iteration_time``).
+    """
+
+    storage_s: float
+    cpu_s: float
+    gpu_s: float
+    iteration_s: float
+
+
+def check_stage_times(job: object, stages: StageTimes) -> None:
+    """Raises SharingError naming the job and field of a missing (NaN) or negative stage time."""
+    for name, value in zip(StageTimes._fields, stages, strict=True):
+        if value is None or not math.isfinite(value) or value < 0:
+            raise SharingError(
+                f"job {job}: {name} must be a finite time >= 0 for the interleaving model, "
+                f"got {value!r}"
+            )
+    if stages.iteration_s <= 0:
+        raise SharingError(f"job {job}: iteration_s must be > 0, got {stages.iteration_s!r}")
+
+
+def _cycle_time_s(order: Sequence[StageTimes]) -> float:
+    """Muri's 4-slot pipeline of one ordering (see the module docstring), seconds."""
+    n = len(order)
+    ends = [0.0] * (SLOTS * CYCLES + 1)
+    for t in range(SLOTS * CYCLES):
+        if (t + 1) % SLOTS < n:
+            ends[t + 1] = max(ends[t + 1], ends[t] + order[(t + 1) % SLOTS].gpu_s)
+        if (t + 2) % SLOTS < n:
+            ends[t + 1] = max(ends[t + 1], ends[t] + order[(t + 2) % SLOTS].cpu_s)
+        if t > 0 and (t + 3) % SLOTS < n:
+            ends[t + 1] = max(ends[t + 1], ends[t - 1] + order[(t + 3) % SLOTS].storage_s)
+        if t >= SLOTS:
+            cycle_s = ends[t + 1] - ends[t - 3]
+            if math.isclose(cycle_s, ends[t] - ends[t - 4], rel_tol=1e-3) and cycle_s > 0:
+                return cycle_s
+    return ends[SLOTS * CYCLES] - ends[SLOTS * CYCLES - SLOTS]
+
+
+def _alternation_s(a: StageTimes, b: StageTimes) -> float:
+    """Muri's two-job alternation (``calc_iteration_time``, the ``len(jobs)==2`` case), s."""
+    return max(a.storage_s, b.cpu_s + b.gpu_s) + max(b.storage_s, a.cpu_s + a.gpu_s)
+
+
+def group_iteration_time_s(group: Sequence[StageTimes]) -> float:
+    """The interleaved iteration time of ``group``, seconds (Muri's best ordering).
+
+    Args:
+        group: 1 to 4 jobs' stage times (validated with :func:`check_stage_times` by the caller
+            that knows the job ids).
+
+    Returns:
+        Seconds per group iteration; every job of the group advances one iteration in it.
+
+    Raises:
+        SharingError: an empty group or more than 4 jobs (Muri's cycle has 4 slots).
+    """
+    if not 1 <= len(group) <= SLOTS:
+        raise SharingError(f"an interleaved group holds 1 to {SLOTS} jobs, got {len(group)}")
+    if len(group) == 1:
+        return group[0].iteration_s
+    best_s = min(_cycle_time_s(order) for order in itertools.permutations(group))
+    if len(group) == 2:
+        best_s = min(best_s, _alternation_s(group[0], group[1]))
+    return best_s
+
+
+def utilisation(group: Sequence[StageTimes]) -> float:
+    """Muri's matching weight: busy stage time over the cycle's resource time, in [0, 1].
+
+    ``sum of all stage times / (group iteration time x 4)`` (``_Packing.calc_used_ratio``).
+    """
+    busy_s = sum(stages.storage_s + stages.cpu_s + stages.gpu_s for stages in group)
+    return busy_s / (group_iteration_time_s(group) * SLOTS)
