@@ -8,7 +8,8 @@ credits every job of a packing with the packing's iterations). The group iterati
 from a model chosen per scenario:
 
 - ``interleaving`` (:func:`group_iteration_time_s`): Muri's multi-resource interleaving from each
-  job's per-iteration stage times (storage, CPU, GPU; the trace's ``resource_time_0..2``);
+  job's per-iteration stage times (data loading, GPU compute, communication; the trace's
+  ``resource_time_0..2``);
 - ``time_slicing`` (:func:`sliced_iteration_time_s`): each job's own iteration time times the
   group size, divided by a packing efficiency, for traces without stage times.
 

@@ -7,13 +7,16 @@ default of ``cluster_exp/run.py``, with three stage times per job). Our own code
 
 - one job alone runs at its own measured iteration time (not the sum of its stages);
 - a group of n <= 4 jobs runs in a cycle of 4 slots. Slot t ends at ``f[t]``; in slot t+1 the
-  job at position (t+1) mod 4 of the ordering runs its GPU stage, the job at (t+2) mod 4 its
-  CPU stage (each from ``f[t]``), and the job at (t+3) mod 4 its storage stage, which started a
-  slot earlier (from ``f[t-1]``); ``f[t+1]`` is the latest of those ends. The group iteration
+  job at position (t+1) mod 4 of the ordering communicates, the job at (t+2) mod 4 computes
+  (each from ``f[t]``), and the job at (t+3) mod 4 loads data, which it started a slot earlier
+  (from ``f[t-1]``: the loader is a thread spanning two slots, as in Muri's interleaving
+  trainer ``cluster_exp/workloads/main_real_preenv.py``, where job i loads in stage i+1,
+  computes in stage i+3 and communicates in stage i+4); ``f[t+1]`` is the latest of those
+  ends. The group iteration
   time is ``f[t+1] - f[t-3]`` once two successive cycles agree within 0.1 %, else
   ``f[8] - f[4]`` (two cycles simulated);
 - for two jobs a and b Muri also tries the alternation
-  ``max(a.storage, b.cpu + b.gpu) + max(b.storage, a.cpu + a.gpu)``;
+  ``max(a.data, b.compute + b.comm) + max(b.data, a.compute + a.comm)``;
 - the group's time is the least over all orderings (and that alternation).
 """
 
@@ -33,16 +36,21 @@ CYCLES = 2  # Muri's ``round = 2`` in calc_iteration_time
 class StageTimes(NamedTuple):
     """One job's per-iteration times, seconds (Muri's trace ``resource_time_0..2`` in ms / 1000).
 
+    The stages are those of Muri's interleaving trainer
+    (``cluster_exp/workloads/main_real_preenv.py``: "data", "fp/bp", "comm"); the trace agrees:
+    ``resource_time_2`` is 0 for every one-GPU job and grows with the gang size.
+
     Attributes:
-        storage_s: reading the batch from storage.
-        cpu_s: CPU pre-processing.
-        gpu_s: GPU compute (forward, backward, update).
+        data_s: loading and pre-processing the batch (storage I/O and CPU; for the RL jobs a2c
+            and dqn, the environment's simulation).
+        compute_s: GPU forward and backward pass.
+        comm_s: gradient synchronisation over the network (0 on one GPU).
         iteration_s: the job's measured iteration time alone (the trace's ``iteration_time``).
     """
 
-    storage_s: float
-    cpu_s: float
-    gpu_s: float
+    data_s: float
+    compute_s: float
+    comm_s: float
     iteration_s: float
 
 
@@ -64,11 +72,11 @@ def _cycle_time_s(order: Sequence[StageTimes]) -> float:
     ends = [0.0] * (SLOTS * CYCLES + 1)
     for t in range(SLOTS * CYCLES):
         if (t + 1) % SLOTS < n:
-            ends[t + 1] = max(ends[t + 1], ends[t] + order[(t + 1) % SLOTS].gpu_s)
+            ends[t + 1] = max(ends[t + 1], ends[t] + order[(t + 1) % SLOTS].comm_s)
         if (t + 2) % SLOTS < n:
-            ends[t + 1] = max(ends[t + 1], ends[t] + order[(t + 2) % SLOTS].cpu_s)
+            ends[t + 1] = max(ends[t + 1], ends[t] + order[(t + 2) % SLOTS].compute_s)
         if t > 0 and (t + 3) % SLOTS < n:
-            ends[t + 1] = max(ends[t + 1], ends[t - 1] + order[(t + 3) % SLOTS].storage_s)
+            ends[t + 1] = max(ends[t + 1], ends[t - 1] + order[(t + 3) % SLOTS].data_s)
         if t >= SLOTS:
             cycle_s = ends[t + 1] - ends[t - 3]
             if math.isclose(cycle_s, ends[t] - ends[t - 4], rel_tol=1e-3) and cycle_s > 0:
@@ -78,7 +86,7 @@ def _cycle_time_s(order: Sequence[StageTimes]) -> float:
 
 def _alternation_s(a: StageTimes, b: StageTimes) -> float:
     """Muri's two-job alternation (``calc_iteration_time``, the ``len(jobs)==2`` case), s."""
-    return max(a.storage_s, b.cpu_s + b.gpu_s) + max(b.storage_s, a.cpu_s + a.gpu_s)
+    return max(a.data_s, b.compute_s + b.comm_s) + max(b.data_s, a.compute_s + a.comm_s)
 
 
 def group_iteration_time_s(group: Sequence[StageTimes]) -> float:
@@ -109,5 +117,5 @@ def utilisation(group: Sequence[StageTimes]) -> float:
 
     ``sum of all stage times / (group iteration time x 4)`` (``_Packing.calc_used_ratio``).
     """
-    busy_s = sum(stages.storage_s + stages.cpu_s + stages.gpu_s for stages in group)
+    busy_s = sum(stages.data_s + stages.compute_s + stages.comm_s for stages in group)
     return busy_s / (group_iteration_time_s(group) * SLOTS)

@@ -20,28 +20,31 @@ from engine.sharing import (
 )
 from engine.sharing.interleave import check_stage_times
 
-# storage, CPU, GPU seconds per iteration, and the iteration time alone
-IO_BOUND = StageTimes(storage_s=4.0, cpu_s=1.0, gpu_s=1.0, iteration_s=6.0)
-GPU_BOUND = StageTimes(storage_s=1.0, cpu_s=1.0, gpu_s=4.0, iteration_s=6.0)
+# data loading, GPU compute, communication seconds per iteration, and the iteration time alone
+DATA_BOUND = StageTimes(data_s=4.0, compute_s=1.0, comm_s=1.0, iteration_s=6.0)
+COMM_BOUND = StageTimes(data_s=1.0, compute_s=1.0, comm_s=4.0, iteration_s=6.0)
+COMPUTE_BOUND = StageTimes(data_s=1.0, compute_s=4.0, comm_s=1.0, iteration_s=6.0)
 
 
 def test_complementary_pair_interleaves_fully() -> None:
-    # Muri's 4-slot cycle, ordering (IO, GPU): f1 = 0 + GPU.gpu 4 = 4; f2 = f0 + IO.storage 4 = 4;
-    # f3 = max(f2 + IO.cpu 1, f1 + GPU.storage 1) = 5; f4 = max(f3 + IO.gpu 1, f3 + GPU.cpu 1) = 6;
-    # f5 = f4 + GPU.gpu 4 = 10; f5 - f1 = 6 = f4 - f0, so the cycle is 6 s. The other ordering
-    # gives 9 s and the alternation max(4, 1 + 4) + max(1, 1 + 1) = 7 s: the best is 6 s, each job
-    # at its own speed alone.
-    assert group_iteration_time_s([IO_BOUND, GPU_BOUND]) == pytest.approx(6.0)
-    assert group_iteration_time_s([GPU_BOUND, IO_BOUND]) == pytest.approx(6.0)
+    # Muri's 4-slot cycle, ordering (DATA, COMM): f1 = f0 + COMM.comm 4 = 4; f2 = f0 + DATA.data 4
+    # = 4; f3 = max(f2 + DATA.compute 1, f1 + COMM.data 1) = 5; f4 = max(f3 + DATA.comm 1,
+    # f3 + COMM.compute 1) = 6; f5 = f4 + COMM.comm 4 = 10; f5 - f1 = 6 = f4 - f0: a 6 s cycle.
+    # The other ordering gives 9 s and the alternation max(4, 1 + 4) + max(1, 1 + 1) = 7 s: the
+    # best is 6 s, each job as fast as alone.
+    assert group_iteration_time_s([DATA_BOUND, COMM_BOUND]) == pytest.approx(6.0)
+    assert group_iteration_time_s([COMM_BOUND, DATA_BOUND]) == pytest.approx(6.0)
     # utilisation: (6 + 6) s of stage work over 6 s x 4 resources
-    assert utilisation([IO_BOUND, GPU_BOUND]) == pytest.approx(0.5)
+    assert utilisation([DATA_BOUND, COMM_BOUND]) == pytest.approx(0.5)
 
 
 def test_same_bottleneck_pair_slows_down() -> None:
-    # both GPU-bound: f1 = 4; f2 = 0 + 1 = 1; f3 = max(1 + 1, 4 + 1) = 5; f4 = max(5 + 4, 5 + 1)
-    # = 9; f5 = 9 + 4 = 13; f5 - f1 = 9 = f4 - f0: 9 s; alternation max(1, 5) + max(1, 5) = 10 s.
-    assert group_iteration_time_s([GPU_BOUND, GPU_BOUND]) == pytest.approx(9.0)
-    assert utilisation([GPU_BOUND, GPU_BOUND]) == pytest.approx(12 / 36)
+    # both compute-bound: f1 = f0 + comm 1 = 1; f2 = f0 + data 1 = 1; f3 = max(f2 + compute 4,
+    # f1 + data 1) = 5; f4 = max(f3 + comm 1, f3 + compute 4) = 9; f5 = f4 + comm 1 = 10;
+    # f5 - f1 = 9 = f4 - f0: 9 s; the alternation max(1, 4 + 1) + max(1, 4 + 1) = 10 s. Each job
+    # runs 1.5x slower than alone (still faster than taking turns: 12 s).
+    assert group_iteration_time_s([COMPUTE_BOUND, COMPUTE_BOUND]) == pytest.approx(9.0)
+    assert utilisation([COMPUTE_BOUND, COMPUTE_BOUND]) == pytest.approx(12 / 36)
 
 
 def test_one_job_runs_at_its_measured_time() -> None:
@@ -51,14 +54,16 @@ def test_one_job_runs_at_its_measured_time() -> None:
 
 def test_group_size_is_bounded_by_the_cycle() -> None:
     with pytest.raises(SharingError, match="1 to 4 jobs"):
-        group_iteration_time_s([GPU_BOUND] * 5)
-    assert math.isfinite(group_iteration_time_s([GPU_BOUND, IO_BOUND, GPU_BOUND, IO_BOUND]))
+        group_iteration_time_s([COMPUTE_BOUND] * 5)
+    assert math.isfinite(
+        group_iteration_time_s([COMPUTE_BOUND, DATA_BOUND, COMPUTE_BOUND, DATA_BOUND])
+    )
 
 
-@pytest.mark.parametrize("field,value", [("storage_s", -1.0), ("gpu_s", math.nan)])
+@pytest.mark.parametrize("field,value", [("data_s", -1.0), ("comm_s", math.nan)])
 def test_bad_stage_times_name_job_and_field(field: str, value: float) -> None:
     with pytest.raises(SharingError, match=f"job 7: {field}"):
-        check_stage_times(7, GPU_BOUND._replace(**{field: value}))
+        check_stage_times(7, COMPUTE_BOUND._replace(**{field: value}))
 
 
 def test_time_slicing() -> None:
@@ -100,27 +105,30 @@ def _ids(groups: list[tuple[Candidate, ...]]) -> list[list[int]]:
 
 
 def test_matching_pairs_complementary_jobs() -> None:
-    # jobs 0, 1 I/O-bound; 2, 3 GPU-bound; 2 GPUs for 4 one-GPU jobs, k = 2. Pairing I/O with GPU
-    # weighs 0.5 + 0.5 = 1.0; I/O with I/O (0.5) and GPU with GPU (1/3) only 0.83.
-    jobs = _jobs(IO_BOUND, IO_BOUND, GPU_BOUND, GPU_BOUND)
+    # jobs 0, 1 data-bound; 2, 3 compute-bound; 2 GPUs for 4 one-GPU jobs, k = 2. Pairing data
+    # with compute weighs 0.5 + 0.5 = 1.0; data with data (0.5) and compute with compute (1/3)
+    # only 0.83.
+    jobs = _jobs(DATA_BOUND, DATA_BOUND, COMPUTE_BOUND, COMPUTE_BOUND)
     groups = muri_groups({1: jobs}, cluster_gpus=2, k=2)
     assert _ids(groups[1]) == [[0, 2], [1, 3]] or _ids(groups[1]) == [[0, 3], [1, 2]]
 
 
 def test_matching_leaves_jobs_alone_when_they_fit() -> None:
-    jobs = _jobs(IO_BOUND, GPU_BOUND)
+    jobs = _jobs(DATA_BOUND, COMPUTE_BOUND)
     assert _ids(muri_groups({1: jobs}, cluster_gpus=2, k=4)[1]) == [[0], [1]]
     assert _ids(muri_groups({1: jobs}, cluster_gpus=1, k=1)[1]) == [[0], [1]]
 
 
 def test_matching_pairs_pairs_up_to_k() -> None:
     # 4 one-GPU jobs on 1 GPU, k = 4: round 1 makes two pairs (4 -> 2 GPUs), round 2 one group
-    jobs = _jobs(IO_BOUND, GPU_BOUND, IO_BOUND, GPU_BOUND)
+    jobs = _jobs(DATA_BOUND, COMPUTE_BOUND, DATA_BOUND, COMPUTE_BOUND)
     assert _ids(muri_groups({1: jobs}, cluster_gpus=1, k=4)[1]) == [[0, 1, 2, 3]]
     # only as many merges as the cluster needs: 4 jobs on 3 GPUs -> one pair
     assert sorted(len(g) for g in muri_groups({1: jobs}, cluster_gpus=3, k=4)[1]) == [1, 1, 2]
 
 
 def test_matching_never_mixes_gang_sizes() -> None:
-    groups = muri_groups({1: _jobs(IO_BOUND), 2: _jobs(GPU_BOUND, num_gpus=2)}, cluster_gpus=1, k=4)
+    groups = muri_groups(
+        {1: _jobs(DATA_BOUND), 2: _jobs(COMPUTE_BOUND, num_gpus=2)}, cluster_gpus=1, k=4
+    )
     assert [len(g) for g in groups[1]] == [1] and [len(g) for g in groups[2]] == [1]
