@@ -22,6 +22,7 @@ default of ``cluster_exp/run.py``, with three stage times per job). Our own code
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -104,6 +105,14 @@ def group_iteration_time_s(group: Sequence[StageTimes]) -> float:
     """
     if not 1 <= len(group) <= SLOTS:
         raise SharingError(f"an interleaved group holds 1 to {SLOTS} jobs, got {len(group)}")
+    return _best_time_s(tuple(sorted(group)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _best_time_s(group: tuple[StageTimes, ...]) -> float:
+    """:func:`group_iteration_time_s` of a sorted group, remembered: the time is the least over
+    all orderings (and the two-job alternation, symmetric in its jobs), so the members' order
+    does not matter, and a trace's jobs repeat a few (model, gang size) stage times."""
     if len(group) == 1:
         return group[0].iteration_s
     best_s = min(_cycle_time_s(order) for order in itertools.permutations(group))

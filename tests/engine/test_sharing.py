@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 
 from engine.sharing import (
@@ -19,6 +20,7 @@ from engine.sharing import (
     utilisation,
 )
 from engine.sharing.interleave import check_stage_times
+from engine.sharing.stages import stage_times_ms
 
 # data loading, GPU compute, communication seconds per iteration, and the iteration time alone
 DATA_BOUND = StageTimes(data_s=4.0, compute_s=1.0, comm_s=1.0, iteration_s=6.0)
@@ -132,3 +134,29 @@ def test_matching_never_mixes_gang_sizes() -> None:
         {1: _jobs(DATA_BOUND), 2: _jobs(COMPUTE_BOUND, num_gpus=2)}, cluster_gpus=1, k=4
     )
     assert [len(g) for g in groups[1]] == [1] and [len(g) for g in groups[2]] == [1]
+
+
+def test_stage_times_from_a_muri_table() -> None:
+    frame = pd.DataFrame(
+        {"job_id": [3, 4], "iteration_time": [437, 107], "resource_time_0": [0.6, 117],
+         "resource_time_1": [419, 68], "resource_time_2": [49, 0]}
+    )  # fmt: skip
+    stages = stage_times_ms(frame, "t.csv")
+    assert stages[3] == pytest.approx(StageTimes(0.0006, 0.419, 0.049, 0.437))
+    assert stages[4].comm_s == 0.0
+
+
+@pytest.mark.parametrize("bad", [-1, None, "fast"])
+def test_bad_stage_time_names_row_job_and_column(bad: object) -> None:
+    frame = pd.DataFrame(
+        {"job_id": [3, 4], "iteration_time": [437, 107], "resource_time_0": [0.6, 117],
+         "resource_time_1": [419, bad], "resource_time_2": [49, 0]}
+    )  # fmt: skip
+    with pytest.raises(SharingError, match=r"t.csv: row 2 \(job 4\), column resource_time_1"):
+        stage_times_ms(frame, "t.csv")
+
+
+def test_missing_stage_columns_are_named() -> None:
+    frame = pd.DataFrame({"job_id": [1], "iteration_time": [5.0], "resource_time_0": [1.0]})
+    with pytest.raises(SharingError, match="resource_time_1, resource_time_2"):
+        stage_times_ms(frame, "t.csv")
