@@ -24,8 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.budget import WorkerLimits
 from engine.study import executors
-from engine.study.executors import Payload, WorkerLimits, run_tasks
+from engine.study.executors import Payload, run_tasks
 from engine.study.progress import ProgressFiles
 from engine.study.spec import RunSpec
 

@@ -31,7 +31,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.config import ScenarioConfig
 from engine.errors import ConfigError
@@ -40,9 +40,6 @@ from engine.sources import SAMPLE_DIR, list_samples
 ENV_PREFIX = "GPUSCHED_"
 SECRETS_SECTION = "budget"
 GIB = 1024**3
-
-if TYPE_CHECKING:
-    from engine.study.executors import WorkerLimits
 
 
 class BudgetError(ConfigError):
@@ -100,8 +97,6 @@ class Budget:
 
     def worker_limits(self) -> WorkerLimits:
         """The caps of each worker process: ``max_memory_gb`` and ``max_run_s`` of CPU."""
-        from engine.study.executors import WorkerLimits
-
         return WorkerLimits(self.max_memory_bytes, self.max_run_s if self.max_run_s > 0 else None)
 
     def refuse(self, limit: str, value: float, what: str) -> BudgetError:
@@ -329,3 +324,55 @@ def trace_rows(config: ScenarioConfig, data: bytes | None = None) -> int | None:
 @lru_cache(maxsize=32)
 def _sample_rows(name: str) -> int:
     return count_rows((SAMPLE_DIR / name).read_bytes())
+
+
+@dataclass(frozen=True)
+class WorkerLimits:
+    """Caps of each pool worker, set by the OS (Linux ``setrlimit``; None: no cap).
+
+    Attributes:
+        memory_bytes: data the worker may add to what it holds when it starts (``RLIMIT_DATA``,
+            heap and private mappings, set to the worker's ``VmData`` at start plus this: the
+            engine's imports already reserve about 1.3 GB of address space, of which about
+            90 MB is resident); an allocation beyond it raises MemoryError in the worker.
+        cpu_s: CPU seconds over the worker's life (``RLIMIT_CPU``; a pool lives for one call
+            of :func:`run_tasks`, so this bounds a whole study); beyond it the OS stops the
+            worker, even one stuck in a loop that never polls for a cancel.
+    """
+
+    memory_bytes: int | None = None
+    cpu_s: float | None = None
+
+    def apply(self) -> None:
+        """Sets the caps on this process (a pool worker's initializer)."""
+        try:
+            import resource
+        except ImportError:  # not on this platform
+            return
+        if self.memory_bytes is not None:
+            cap = _data_bytes() + self.memory_bytes
+            resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
+        if self.cpu_s is not None:
+            soft = max(1, math.ceil(self.cpu_s))
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
+
+    def describe(self) -> str:
+        """e.g. "3.0 GiB of memory and 900 s of CPU" (for messages)."""
+        parts = []
+        if self.memory_bytes is not None:
+            parts.append(f"{self.memory_bytes / 1024**3:.1f} GiB of memory")
+        if self.cpu_s is not None:
+            parts.append(f"{self.cpu_s:,.0f} s of CPU")
+        return " and ".join(parts) or "what the machine has"
+
+
+def _data_bytes() -> int:
+    """This process's data segment (``VmData`` of ``/proc/self/status``; 0 elsewhere)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmData:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0

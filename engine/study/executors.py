@@ -15,14 +15,13 @@ bytes, so the results are the same, bit for bit, whichever executor runs them.
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from engine.budget import WorkerLimits
 from engine.errors import ConfigError, EngineError, SimulationCancelled
 from engine.study.spec import RunSpec
 
@@ -152,58 +151,6 @@ def _context() -> multiprocessing.context.BaseContext:
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["engine.study.executors", "engine.scenario"])
     return context
-
-
-@dataclass(frozen=True)
-class WorkerLimits:
-    """Caps of each pool worker, set by the OS (Linux ``setrlimit``; None: no cap).
-
-    Attributes:
-        memory_bytes: data the worker may add to what it holds when it starts (``RLIMIT_DATA``,
-            heap and private mappings, set to the worker's ``VmData`` at start plus this: the
-            engine's imports already reserve about 1.3 GB of address space, of which about
-            90 MB is resident); an allocation beyond it raises MemoryError in the worker.
-        cpu_s: CPU seconds over the worker's life (``RLIMIT_CPU``; a pool lives for one call
-            of :func:`run_tasks`, so this bounds a whole study); beyond it the OS stops the
-            worker, even one stuck in a loop that never polls for a cancel.
-    """
-
-    memory_bytes: int | None = None
-    cpu_s: float | None = None
-
-    def apply(self) -> None:
-        """Sets the caps on this process (a pool worker's initializer)."""
-        try:
-            import resource
-        except ImportError:  # not on this platform
-            return
-        if self.memory_bytes is not None:
-            cap = _data_bytes() + self.memory_bytes
-            resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
-        if self.cpu_s is not None:
-            soft = max(1, math.ceil(self.cpu_s))
-            resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
-
-    def describe(self) -> str:
-        """e.g. "3.0 GiB of memory and 900 s of CPU" (for messages)."""
-        parts = []
-        if self.memory_bytes is not None:
-            parts.append(f"{self.memory_bytes / 1024**3:.1f} GiB of memory")
-        if self.cpu_s is not None:
-            parts.append(f"{self.cpu_s:,.0f} s of CPU")
-        return " and ".join(parts) or "what the machine has"
-
-
-def _data_bytes() -> int:
-    """This process's data segment (``VmData`` of ``/proc/self/status``; 0 elsewhere)."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmData:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
 
 
 @contextmanager

@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.study.executors import WorkerLimits, open_pool
+from engine.budget import WorkerLimits
+from engine.study.executors import open_pool
 from engine.study.planner_eval import Evaluator
 from engine.study.planner_result import PlanProgressFn, PlanResult, pareto_front
 from engine.study.planner_search import search

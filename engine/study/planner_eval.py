@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from engine.budget import WorkerLimits
 from engine.config import ClusterSpec
 from engine.errors import EngineError
 from engine.results import RunResult
 from engine.study.cost import cluster_cost_usd_per_h, prices_with_defaults
-from engine.study.executors import Payload, WorkerLimits, execute_or_error, run_tasks
+from engine.study.executors import Payload, execute_or_error, run_tasks
 from engine.study.planner_spec import Mix, PlanSpec, spares_words
 from engine.study.planner_target import gpu_name
 from engine.study.spec import RunSpec

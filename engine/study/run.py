@@ -11,8 +11,9 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.budget import WorkerLimits
 from engine.results import RunResult
-from engine.study.executors import Task, WorkerLimits, run_tasks
+from engine.study.executors import Task, run_tasks
 from engine.study.result import StudyResult
 from engine.study.spec import RunSpec
 from engine.study.store import ResultStore

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from engine.budget import WorkerLimits
 from engine.config import PolicySpec, ScenarioConfig
 from engine.errors import EngineError
-from engine.study.executors import WorkerLimits, run_tasks
+from engine.study.executors import run_tasks
 from engine.study.spec import RunSpec
 
 SPEC = RunSpec(ScenarioConfig(policies=(PolicySpec("fifo"),)), "base", 0, 0, "")
