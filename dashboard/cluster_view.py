@@ -50,7 +50,9 @@ STYLE = """<style>
 .cv td,.cv th{border-bottom:1px solid #ddd;padding:1px 4px;text-align:left}
 .cv .chip{display:inline-block;padding:0 4px;border-radius:3px;font-weight:700}
 .cv i.gpu{background:#fff}
-.cvgrid{display:grid;gap:14px;align-items:start}
+.cvgrid{display:grid;column-gap:14px;row-gap:2px;align-items:start;grid-auto-flow:column;
+  grid-template-rows:repeat(4,auto)}
+.cvgrid>.pcol{display:contents}
 .cvgrid .ttl{font-family:sans-serif;font-size:17px;font-weight:700;margin:0 0 4px 0}
 .cvgrid .words{font-family:sans-serif;font-size:13px;line-height:1.3;margin:4px 0;
   padding:3px 5px;background:#FFF8E1;border-left:3px solid #E69F00;border-radius:3px;
@@ -115,9 +117,12 @@ def cluster_html(
 
 
 def policy_panel(policy: str, cluster: str, queue: str, words: str = "") -> str:
-    """One policy's column: its name, its cluster, the decision it just made (``words``,
-    HTML), its queue."""
-    return f'<div><div class="ttl">{escape(policy)}</div>{cluster}{words}{queue}</div>'
+    """One policy's column: its name, the decision it just made (``words``, HTML), its
+    cluster, its queue. The four are rows of :func:`side_by_side`'s grid, so each row lines up
+    across the policies and the words, above the clusters, stay in view on a projector
+    however tall the clusters are."""
+    words = words or "<div></div>"  # four rows in every column
+    return f'<div class="pcol"><div class="ttl">{escape(policy)}</div>{words}{cluster}{queue}</div>'
 
 
 def decision_html(policy: str, at: str, sentences: list[str]) -> str:
@@ -128,7 +133,8 @@ def decision_html(policy: str, at: str, sentences: list[str]) -> str:
 
 
 def side_by_side(panels: list[str]) -> str:
-    """Policy columns of equal width in one row (a CSS grid)."""
+    """Policy columns of equal width (a CSS grid whose rows are the panels' name, words,
+    cluster and queue: :func:`policy_panel`)."""
     columns = f"repeat({max(len(panels), 1)}, minmax(0, 1fr))"
     return f'<div class="cvgrid" style="grid-template-columns:{columns}">{"".join(panels)}</div>'
 
