@@ -11,6 +11,7 @@ from engine.placement import list_placements
 from engine.policies import get_policy, list_policies
 from engine.policies.base import build_params, display_name
 from engine.power.model import type_figures
+from engine.sharing import check_policy_sharing
 from engine.step_time.throughput import ThroughputMatrix
 
 
@@ -43,6 +44,10 @@ def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
             raise ConfigError(f"policies[{i}] ({display_name(spec)[:60]}): {exc}") from exc
     if config.failures.enabled:
         validate_failures(config)
+    if config.sharing is not None:
+        for spec in config.policies:
+            cls = get_policy(spec.name)
+            check_policy_sharing(display_name(spec), cls.shares_gpus, config.sharing)
     if config.power is not None:
         config.power.check()
         type_figures(config.power, sorted(config.cluster.capacity()))

@@ -64,6 +64,7 @@ from engine.allocation.layout import NodeInfo, NodeLayout
 from engine.config import NetworkConfig
 from engine.errors import ConfigError
 from engine.registry import Registry
+from engine.sharing import SharingConfig, StageTimes
 from engine.step_time.progress import NOISE_SCALE_RATIO
 from engine.step_time.throughput import ThroughputMatrix, load_matrix
 
@@ -110,6 +111,9 @@ class PolicyContext:
             and topology use this same layout.
         placement: the scenario's placement strategy (:mod:`engine.placement`), for policies
             that choose nodes through the placement layer.
+        sharing: the scenario's sharing layer (:mod:`engine.sharing`; ``k`` = 1: exclusive GPUs).
+        stage_times: ``job_id`` -> per-iteration stage times (s) for the interleaving model
+            (:func:`engine.sharing.stages.trace_stage_times`); empty unless it is in use.
     """
 
     cluster: ClusterSpec
@@ -118,6 +122,8 @@ class PolicyContext:
     network: NetworkConfig = field(default_factory=NetworkConfig)
     matrix: ThroughputMatrix = field(default_factory=load_matrix)
     placement: str = "consolidated"
+    sharing: SharingConfig = field(default_factory=SharingConfig)
+    stage_times: Mapping[str, StageTimes] = field(default_factory=dict)
     layout: NodeLayout = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -232,6 +238,9 @@ class Policy(ABC):
             default scenario (``benchmarks/bench_select_all.py``, the project's 2-core machine,
             November 2026); the dashboard starts the costliest runs first
             (:mod:`dashboard.run_order`). 0: not measured (taken as the median).
+        shares_gpus: whether the policy may put several jobs on the same GPUs when the
+            scenario's sharing layer allows it (``ScenarioConfig.sharing``, :mod:`engine.sharing`:
+            grants with a ``host``); a scenario with ``sharing.k`` > 1 refuses every other policy.
     """
 
     name: ClassVar[str] = ""
@@ -247,6 +256,7 @@ class Policy(ABC):
     lease_rounds: ClassVar[bool] = False
     forces_reallocation: ClassVar[bool] = False
     honours_quotas: ClassVar[bool] = False
+    shares_gpus: ClassVar[bool] = False
     cost_s_per_job: ClassVar[float] = 0.0
 
     Params: ClassVar[type[Any]] = NoParams

@@ -142,8 +142,8 @@ def test_stage_times_from_a_muri_table() -> None:
          "resource_time_1": [419, 68], "resource_time_2": [49, 0]}
     )  # fmt: skip
     stages = stage_times_ms(frame, "t.csv")
-    assert stages[3] == pytest.approx(StageTimes(0.0006, 0.419, 0.049, 0.437))
-    assert stages[4].comm_s == 0.0
+    assert stages["3"] == pytest.approx(StageTimes(0.0006, 0.419, 0.049, 0.437))
+    assert stages["4"].comm_s == 0.0
 
 
 @pytest.mark.parametrize("bad", [-1, None, "fast"])
