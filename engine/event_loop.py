@@ -52,9 +52,9 @@ from engine.policies.base import (
 )
 from engine.quota.gate import quota_policy
 from engine.recorder import Recorder
-from engine.sharing import SharingConfig, StageTimes, check_policy_sharing
 from engine.result_assembly import simulation_result
 from engine.results import SimulationResult
+from engine.sharing import SharingConfig, StageTimes, check_policy_sharing
 from engine.state import JobState
 from engine.step_time.network import change_times
 from engine.step_time.rates import JobRates

@@ -26,7 +26,6 @@ from engine.config.failures import (
     TypeMtbf,
 )
 from engine.config.network import CongestionEpisode, NetworkConfig
-from engine.sharing.config import SharingConfig
 from engine.config.workload import (
     DEFAULT_LLM_CLASSES,
     JobClass,
@@ -38,6 +37,7 @@ from engine.config.workload import (
 from engine.errors import ConfigError
 from engine.power.model import PowerSpec
 from engine.quota.model import QueueConfig
+from engine.sharing.config import SharingConfig
 from engine.sources import Origin, check_sources
 
 __all__ = [
