@@ -1,0 +1,121 @@
+"""Jobs that share GPUs in whole runs (issue 35): Muri-S and Muri-L on one GPU, against times
+computed by hand from the sharing layer's rules (:mod:`engine.sharing`), and the layer off."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+import pytest
+
+from engine.config import (
+    ClusterSpec,
+    NetworkConfig,
+    NodeGroup,
+    PolicySpec,
+    RoundConfig,
+    ScenarioConfig,
+    SharingConfig,
+    TraceSpec,
+)
+from engine.errors import ConfigError
+from engine.scenario import run_scenario
+from engine.sharing import SharingError
+
+HEADER = (
+    "job_id,num_gpu,submit_time,iterations,model_name,batch_size,duration,interval,"
+    "iteration_time,resource_time_0,resource_time_1,resource_time_2,priority"
+)
+# ms per iteration: data loading, GPU compute, communication; alone each takes 6 s an iteration
+DATA_BOUND = "6000,4000,1000,1000"
+COMM_BOUND = "6000,1000,1000,4000"
+COMPUTE_BOUND = "6000,1000,4000,1000"
+
+
+def trace(*jobs: tuple[str, int, str]) -> bytes:
+    """A Muri trace of jobs (model, iterations, times) on one GPU, all submitted at 0."""
+    rows = [f"{i},1,0,{its},{model},32,0,0,{times},0" for i, (model, its, times) in enumerate(jobs)]
+    return "\n".join([HEADER, *rows]).encode()
+
+
+def run(
+    data: bytes, policy: str = "muri_s", sharing: SharingConfig | None = None
+) -> pd.DataFrame:
+    """The jobs table of ``policy`` on one V100, no restore cost, no network penalty."""
+    config = ScenarioConfig(
+        trace=TraceSpec(source="upload:t.csv", assumed_worker_type="v100"),
+        cluster=ClusterSpec((NodeGroup("v100", 1, 1, "r0"),)),
+        network=NetworkConfig(enabled=False),
+        rounds=RoundConfig(checkpoint_restore_s=0.0),
+        policies=(PolicySpec(policy),),
+        sharing=sharing,
+    )
+    result = run_scenario(config, upload=("t.csv", data))
+    return result.results[0].jobs.set_index("job_id")
+
+
+def test_complementary_jobs_share_a_gpu_at_full_speed() -> None:
+    # Muri's cycle of (data-bound, comm-bound) is 6 s (tests/engine/test_sharing.py): each job
+    # advances one iteration per 6 s, as alone, so both finish 100 iterations at 600 s.
+    jobs = run(trace(("a", 100, DATA_BOUND), ("b", 100, COMM_BOUND)), sharing=SharingConfig(k=2))
+    assert jobs["completion_s"].tolist() == pytest.approx([600.0, 600.0])
+    # exclusive GPUs: one after the other, 600 s and 1,200 s
+    alone = run(trace(("a", 100, DATA_BOUND), ("b", 100, COMM_BOUND)))
+    assert alone["completion_s"].tolist() == pytest.approx([600.0, 1200.0])
+
+
+def test_jobs_with_the_same_bottleneck_share_slower() -> None:
+    # two compute-bound jobs: a 9 s cycle, so 100 iterations each take 900 s
+    jobs = run(
+        trace(("c", 100, COMPUTE_BOUND), ("d", 100, COMPUTE_BOUND)), sharing=SharingConfig(k=2)
+    )
+    assert jobs["completion_s"].tolist() == pytest.approx([900.0, 900.0])
+
+
+def test_time_slicing_divides_the_speed_by_the_group_and_the_efficiency() -> None:
+    # each job at 0.8 / 2 of its speed: 100 x 6 s / 0.4 = 1,500 s
+    sharing = SharingConfig(k=2, model="time_slicing", packing_efficiency=0.8)
+    jobs = run(trace(("c", 100, COMPUTE_BOUND), ("d", 100, COMPUTE_BOUND)), sharing=sharing)
+    assert jobs["completion_s"].tolist() == pytest.approx([1500.0, 1500.0])
+
+
+def test_a_job_left_alone_in_its_group_runs_at_its_own_speed_again() -> None:
+    # the group's 9 s cycle: job 0's 50 iterations end at 450 s, when job 1 has run 50 of its
+    # 100; the next decision gives job 1 the GPU alone: 50 x 6 s more, 750 s
+    data = trace(("c", 50, COMPUTE_BOUND), ("d", 100, COMPUTE_BOUND))
+    for policy in ("muri_s", "muri_l"):
+        jobs = run(data, policy, SharingConfig(k=2))
+        assert jobs["completion_s"].tolist() == pytest.approx([450.0, 750.0])
+
+
+def test_k_1_gives_the_results_of_no_sharing_layer() -> None:
+    data = trace(("a", 100, DATA_BOUND), ("b", 70, COMM_BOUND), ("c", 30, COMPUTE_BOUND))
+    for policy in ("muri_s", "muri_l", "fifo", "las"):
+        off = run(data, policy)
+        pd.testing.assert_frame_equal(run(data, policy, SharingConfig(k=1)), off)
+
+
+def test_a_policy_that_does_not_share_refuses_k_above_1() -> None:
+    with pytest.raises(ConfigError, match=r"sharing\.k = 2 .*'FIFO'"):
+        run(trace(("a", 10, DATA_BOUND)), "fifo", SharingConfig(k=2))
+
+
+def test_interleaving_needs_stage_times() -> None:
+    data = trace(("a", 10, DATA_BOUND)).replace(b",resource_time_2", b",other")
+    with pytest.raises(SharingError, match="resource_time_0, resource_time_1, resource_time_2"):
+        run(data, sharing=SharingConfig(k=2))
+    bad = trace(("a", 10, "6000,-1,1000,1000"))
+    with pytest.raises(SharingError, match="row 1 .*column resource_time_0"):
+        run(bad, sharing=SharingConfig(k=2))
+    # time slicing runs without them
+    jobs = run(data, sharing=SharingConfig(k=2, model="time_slicing"))
+    assert jobs["completion_s"].tolist() == pytest.approx([60.0])
+
+
+def test_sharing_config_reads_from_a_scenario_file() -> None:
+    config = ScenarioConfig(sharing=SharingConfig(k=4))
+    assert ScenarioConfig.from_dict(config.to_dict()) == config
+    assert "sharing" not in ScenarioConfig().to_dict()  # off: the scenario hashes as before
+    with pytest.raises(ConfigError, match="sharing.k"):
+        ScenarioConfig.from_dict({**ScenarioConfig().to_dict(), "sharing": {"k": 1.5}})
+    assert dataclasses.replace(config, sharing=None) == ScenarioConfig()
