@@ -7,6 +7,8 @@ import dataclasses
 
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from engine.config import (
     ClusterSpec,
@@ -21,6 +23,8 @@ from engine.config import (
 from engine.errors import ConfigError
 from engine.scenario import run_scenario
 from engine.sharing import SharingError
+from engine.simulator import simulate
+from tests.engine.test_properties import MATRIX, _max_concurrent_gpus, scenarios
 
 HEADER = (
     "job_id,num_gpu,submit_time,iterations,model_name,batch_size,duration,interval,"
@@ -119,3 +123,26 @@ def test_sharing_config_reads_from_a_scenario_file() -> None:
     with pytest.raises(ConfigError, match="sharing.k"):
         ScenarioConfig.from_dict({**ScenarioConfig().to_dict(), "sharing": {"k": 1.5}})
     assert dataclasses.replace(config, sharing=None) == ScenarioConfig()
+
+
+@pytest.mark.parametrize("policy", ["muri_s", "muri_l"])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=scenarios(), k=st.integers(2, 4), efficiency=st.sampled_from([0.5, 1.0]))
+def test_shared_runs_keep_the_invariants(
+    policy: str, data: tuple[pd.DataFrame, ScenarioConfig], k: int, efficiency: float
+) -> None:
+    jobs, config = data
+    sharing = SharingConfig(k=k, model="time_slicing", packing_efficiency=efficiency)
+    config = dataclasses.replace(config, sharing=sharing)
+    result = simulate(jobs, config, PolicySpec(policy), MATRIX)
+    capacity = config.cluster.capacity()
+    # at most k jobs on a GPU: each member's segment holds its host's GPUs
+    for worker_type, peak in _max_concurrent_gpus(result.segments).items():
+        assert peak <= k * capacity[worker_type]
+    completed = result.segments[result.segments["end_reason"] == "completed"]
+    assert sorted(completed.drop_duplicates("job_id")["job_id"]) == sorted(jobs["job_id"])
+    assert (result.jobs["jct_s"] > 0).all()
+    # the GPUs held (hosts' only) never exceed the cluster's
+    assert result.utilization["utilization"].between(0, 1).all()
+    again = simulate(jobs, config, PolicySpec(policy), MATRIX)
+    pd.testing.assert_frame_equal(result.jobs, again.jobs)
