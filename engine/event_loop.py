@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from time import perf_counter
 
 import numpy as np
@@ -54,7 +54,7 @@ from engine.quota.gate import quota_policy
 from engine.recorder import Recorder
 from engine.result_assembly import simulation_result
 from engine.results import SimulationResult
-from engine.sharing import SharingConfig, StageTimes, check_policy_sharing
+from engine.sharing import SharingConfig, check_policy_sharing
 from engine.state import JobState
 from engine.step_time.network import change_times
 from engine.step_time.rates import JobRates
@@ -97,7 +97,8 @@ class Simulation:
         config: ScenarioConfig,
         spec: PolicySpec,
         matrix: ThroughputMatrix,
-        stage_times: Mapping[str, StageTimes] | None = None,
+        stage_rows: pd.DataFrame | None = None,
+        trace_file: str = "",
     ) -> None:
         self.config = config
         self.spec = spec
@@ -105,11 +106,10 @@ class Simulation:
         self.matrix = matrix
         cls = get_policy(spec.name)
         rng = np.random.default_rng(config.seed)
-        sharing = config.sharing or SharingConfig()
-        check_policy_sharing(self.policy_name, cls.shares_gpus, sharing)
+        check_policy_sharing(self.policy_name, cls.shares_gpus, spec.params)
         context = PolicyContext(
             config.cluster, config.rounds, rng, config.network, matrix, config.placement,
-            sharing, stage_times or {},
+            config.sharing or SharingConfig(), stage_rows, trace_file,
         )  # fmt: skip
         self.layout = context.layout  # the run's one node numbering
         self.cluster = ClusterState(self.layout, get_placement(config.placement))

@@ -24,7 +24,6 @@ from engine.metrics import utilization_by_type
 from engine.policies.base import display_name
 from engine.power.energy import with_power
 from engine.results import ComparisonResult, RunResult, SimulationResult
-from engine.sharing.stages import trace_stage_times
 from engine.simulator import CancelFn, ProgressFn, simulate
 from engine.step_time.throughput import ThroughputMatrix, load_matrix
 from engine.study.spec import RunSpec
@@ -60,11 +59,11 @@ def run(
     validate_config(config, scenario_matrix(config))
     trace = load_scenario_trace(config, file, spec.trace_hash)
     full = spec.record == "full"
-    stage_times = trace_stage_times(config.sharing, trace.stage_rows, trace.file_name)
     simulation = simulate(  # the decision log only where the run's tables are kept
         trace.jobs, config, config.policies[0], run_matrix(config, trace),
         on_progress=on_progress, should_cancel=should_cancel,
-        record_segments=full, decision_log=None if full else False, stage_times=stage_times,
+        record_segments=full, decision_log=None if full else False,
+        stage_rows=trace.stage_rows, trace_file=trace.file_name,
     )  # fmt: skip
     if config.power is not None:  # the power layer (engine.power): its KPIs in the summary
         simulation = with_power(simulation, config.cluster, config.power)

@@ -8,8 +8,6 @@ module imports both loops, and neither imports it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import pandas as pd
 
 from engine.config import PolicySpec, ScenarioConfig
@@ -22,7 +20,6 @@ from engine.policies.base import get_policy
 from engine.quota.gate import QuotaPolicy
 from engine.quota.results import annotate
 from engine.results import SimulationResult
-from engine.sharing import StageTimes
 from engine.step_time.throughput import ThroughputMatrix
 
 __all__ = ["DECISION_LOG_MAX_JOBS", "CancelFn", "ProgressFn", "Simulation", "simulate"]
@@ -38,7 +35,8 @@ def simulate(
     should_cancel: CancelFn | None = None,
     record_segments: bool = True,
     decision_log: bool | None = None,
-    stage_times: Mapping[str, StageTimes] | None = None,
+    stage_rows: pd.DataFrame | None = None,
+    trace_file: str = "",
 ) -> SimulationResult:
     """Runs one policy over a validated jobs table (see :mod:`engine.traces.schema`).
 
@@ -46,8 +44,9 @@ def simulate(
     every other table and metric is unchanged. ``decision_log``: record why each job waited
     and what moved it (:mod:`engine.decision_log`, ``SimulationResult.decisions``); False skips
     it; None (the default) records it for traces of at most :data:`DECISION_LOG_MAX_JOBS` jobs.
-    ``stage_times``: ``job_id`` -> stage times for a scenario that shares GPUs under the
-    interleaving model (:func:`engine.sharing.stages.trace_stage_times`).
+    ``stage_rows``: the trace's per-stage iteration times and ``trace_file`` its name
+    (:attr:`engine.traces.resolve.TraceLoad.stage_rows`), for a policy that shares GPUs under
+    the interleaving model (:mod:`engine.sharing`).
 
     Returns:
         The result tables; identical for identical inputs (the policies' rng is seeded by
@@ -70,7 +69,7 @@ def simulate(
     if decision_log is None:
         decision_log = len(jobs) <= DECISION_LOG_MAX_JOBS
     with gc_paused():  # building, running and tabulating make no reference cycles
-        sim = loop(jobs, config, policy, matrix, stage_times)
+        sim = loop(jobs, config, policy, matrix, stage_rows, trace_file)
         sim.recorder.keep_segments = record_segments
         sim.log = DecisionLog() if decision_log else None
         result = sim.run(on_progress, should_cancel)

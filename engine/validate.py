@@ -39,15 +39,12 @@ def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
         raise ConfigError(f"policies {duplicates} appear twice; give each a distinct label")
     for i, spec in enumerate(config.policies, start=1):
         try:
+            check_policy_sharing(display_name(spec), get_policy(spec.name).shares_gpus, spec.params)
             build_params(get_policy(spec.name), spec.params)
         except ConfigError as exc:
             raise ConfigError(f"policies[{i}] ({display_name(spec)[:60]}): {exc}") from exc
     if config.failures.enabled:
         validate_failures(config)
-    if config.sharing is not None:
-        for spec in config.policies:
-            cls = get_policy(spec.name)
-            check_policy_sharing(display_name(spec), cls.shares_gpus, config.sharing)
     if config.power is not None:
         config.power.check()
         type_figures(config.power, sorted(config.cluster.capacity()))

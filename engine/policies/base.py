@@ -64,11 +64,13 @@ from engine.allocation.layout import NodeInfo, NodeLayout
 from engine.config import NetworkConfig
 from engine.errors import ConfigError
 from engine.registry import Registry
-from engine.sharing import SharingConfig, StageTimes
+from engine.sharing import SharingConfig
 from engine.step_time.progress import NOISE_SCALE_RATIO
 from engine.step_time.throughput import ThroughputMatrix, load_matrix
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from engine.config import ClusterSpec, PolicySpec, RoundConfig
     from engine.state import JobState
     from engine.step_time.estimator import StepTimeModel
@@ -112,8 +114,10 @@ class PolicyContext:
         placement: the scenario's placement strategy (:mod:`engine.placement`), for policies
             that choose nodes through the placement layer.
         sharing: the scenario's sharing layer (:mod:`engine.sharing`; ``k`` = 1: exclusive GPUs).
-        stage_times: ``job_id`` -> per-iteration stage times (s) for the interleaving model
-            (:func:`engine.sharing.stages.trace_stage_times`); empty unless it is in use.
+        stage_rows: the trace's per-stage iteration times as in its file
+            (:attr:`engine.traces.registry.Loaded.stage_rows`; None: the trace has none), read
+            by a sharing policy with :func:`engine.sharing.stages.trace_stage_times`.
+        trace_file: the trace's file name, for messages.
     """
 
     cluster: ClusterSpec
@@ -123,7 +127,8 @@ class PolicyContext:
     matrix: ThroughputMatrix = field(default_factory=load_matrix)
     placement: str = "consolidated"
     sharing: SharingConfig = field(default_factory=SharingConfig)
-    stage_times: Mapping[str, StageTimes] = field(default_factory=dict)
+    stage_rows: pd.DataFrame | None = field(default=None, compare=False)
+    trace_file: str = ""
     layout: NodeLayout = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

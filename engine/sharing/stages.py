@@ -55,10 +55,10 @@ def stage_times_ms(frame: pd.DataFrame, file: str) -> dict[str, StageTimes]:
 
 
 def trace_stage_times(
-    sharing: SharingConfig | None, stage_rows: pd.DataFrame | None, file: str
+    k: int, sharing: SharingConfig, stage_rows: pd.DataFrame | None, file: str
 ) -> dict[str, StageTimes]:
-    """``job_id`` -> stage times (s) for a run whose scenario has ``sharing``; empty unless it
-    shares GPUs (``k`` > 1) under the interleaving model.
+    """``job_id`` -> stage times (s) for a policy that puts up to ``k`` jobs on the same GPUs
+    under the scenario's ``sharing`` model; empty unless ``k`` > 1 under interleaving.
 
     Args:
         stage_rows: the trace's stage rows (:attr:`engine.traces.registry.Loaded.stage_rows`),
@@ -69,7 +69,7 @@ def trace_stage_times(
         SharingError: the interleaving model on a trace without stage times, or a bad value
             (:func:`stage_times_ms`).
     """
-    if sharing is None or not sharing.enabled or sharing.model != "interleaving":
+    if k <= 1 or sharing.model != "interleaving":
         return {}
     if stage_rows is None:
         raise SharingError(

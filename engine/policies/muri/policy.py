@@ -32,28 +32,52 @@ nodes); a group's members keep their speed until the next decision when one of t
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from engine.allocation.grants import gang_grant, shared_grant
 from engine.policies.base import (
     POLICIES,
     Allocation,
-    NoParams,
     Policy,
     PolicyContext,
     SchedulerState,
 )
 from engine.policies.muri.grouping import choose_candidates, form_groups
 from engine.sharing import (
+    MURI_K,
     SharingError,
     StageTimes,
+    check_sharing_factor,
     group_iteration_time_s,
     sliced_iteration_time_s,
 )
 from engine.sharing.interleave import check_stage_times
+from engine.sharing.stages import trace_stage_times
 from engine.state import JobState
 
 NO_STAGES = StageTimes(0.0, 0.0, 0.0, 1.0)  # time slicing groups without stage times
+
+
+@dataclass(frozen=True)
+class MuriParams:
+    """Muri's knob: ``k``, most jobs on the same GPUs (1 = exclusive GPUs, the default, so the
+    layer is off; Muri's run script uses :data:`engine.sharing.MURI_K` = 4, which the
+    ``muri_testbed`` preset sets).
+
+    Raises:
+        SharingError: ``k`` < 1 or not whole (naming ``k``).
+    """
+
+    k: int = field(
+        default=1,
+        metadata={
+            "help": f"most jobs sharing the same GPUs (1 = exclusive; Muri's testbed: {MURI_K})"
+        },
+    )
+
+    def __post_init__(self) -> None:
+        check_sharing_factor(self.k)
 
 
 class MuriS(Policy):
@@ -69,12 +93,17 @@ class MuriS(Policy):
     preemptive: ClassVar[bool] = True
     shares_gpus: ClassVar[bool] = True
     known_durations: ClassVar[bool] = True
+    Params: ClassVar[type[MuriParams]] = MuriParams
 
-    def __init__(self, params: NoParams, context: PolicyContext) -> None:
+    def __init__(self, params: MuriParams, context: PolicyContext) -> None:
         super().__init__(params, context)
+        self.k = params.k
         self.capacity = context.cluster.capacity()
         self.sharing = context.sharing
-        self.interleaving = context.sharing.enabled and context.sharing.model == "interleaving"
+        self.interleaving = self.k > 1 and context.sharing.model == "interleaving"
+        self.stage_times = trace_stage_times(
+            self.k, context.sharing, context.stage_rows, context.trace_file
+        )
         self._fastest: dict[int, tuple[str, float]] = {}
         self._stages: dict[int, StageTimes] = {}
 
@@ -104,7 +133,7 @@ class MuriS(Policy):
             return NO_STAGES
         stages = self._stages.get(index)
         if stages is None:
-            stages = self.context.stage_times.get(job.job_id)
+            stages = self.stage_times.get(job.job_id)
             if stages is None:
                 raise SharingError(
                     f"job {job.job_id}: no stage times (resource_time_0..2) for the "
@@ -119,7 +148,7 @@ class MuriS(Policy):
         order = sorted(jobs.values(), key=lambda j: (self.priority_key(j), j.arrival_s, j.index))
         ranked = [(j.index, j.scale_factor, self._fastest_type(j)[0]) for j in order
                   if self._fastest_type(j)[1] > 0]  # fmt: skip
-        k = self.sharing.k
+        k = self.k
         allocation: Allocation = {}
         for worker_type, chosen in choose_candidates(ranked, state.capacity, k).items():
             free = state.capacity.get(worker_type, 0)
