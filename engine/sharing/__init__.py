@@ -22,6 +22,7 @@ event loop or a benchmark can use it without an import circle.
 """
 
 from engine.sharing.config import (
+    MURI_GROUP_OVERHEADS,
     MURI_K,
     SHARING_MODELS,
     SharingConfig,
@@ -34,6 +35,7 @@ from engine.sharing.matching import Candidate, muri_groups
 from engine.sharing.slicing import sliced_iteration_time_s
 
 __all__ = [
+    "MURI_GROUP_OVERHEADS",
     "MURI_K",
     "SHARING_MODELS",
     "Candidate",

@@ -22,6 +22,12 @@ MURI_K = 4
 also ``run.py``'s ``packing_num`` flag default)."""
 
 
+MURI_GROUP_OVERHEADS = (1.33 / 1.015, 1.5 / 1.015, 1.37 / 1.015)
+"""Real over modelled iteration time of Muri's groups of 2, 3 and 4 jobs on its testbed, net of
+the 1.5% every job runs slower alone: Muri's own simulator (``simulator/jobs.py``,
+``itertime_overhead_list[1:]``, applied in ``simulator/matching.py`` ``calc_iteration_time``)."""
+
+
 class SharingError(ConfigError, ValueError):
     """Bad sharing input: the message names the field (and the job, for stage times)."""
 
@@ -53,9 +59,14 @@ class SharingConfig:
             the jobs' work when several share it. 1.0 = no switching loss [R] (no measured
             figure for our traces; Gandiva, OSDI 2018, time-slices at iteration boundaries to
             keep the loss small).
+        group_overheads: interleaving only: what a group of 2, 3, 4 jobs really takes over the
+            model's interleaved iteration time (a factor >= 1 per group size, from 2 on; empty:
+            none). The ``muri_testbed`` preset sets Muri's measured ones
+            (:data:`MURI_GROUP_OVERHEADS`).
 
     Raises:
-        SharingError: ``model`` unknown; ``packing_efficiency`` outside (0, 1].
+        SharingError: ``model`` unknown; ``packing_efficiency`` outside (0, 1]; more than 3
+            ``group_overheads`` or one below 1.
     """
 
     model: str = field(
@@ -63,6 +74,10 @@ class SharingConfig:
     )
     packing_efficiency: float = field(
         default=1.0, metadata={"help": "time slicing: fraction of GPU time doing work, (0, 1]"}
+    )
+    group_overheads: tuple[float, ...] = field(
+        default=(),
+        metadata={"help": "interleaving: a group's real over modelled time, for 2, 3, 4 jobs"},
     )
 
     def __post_init__(self) -> None:
@@ -73,6 +88,20 @@ class SharingConfig:
         eff = self.packing_efficiency
         if not (isinstance(eff, (int, float)) and math.isfinite(eff) and 0 < eff <= 1):
             raise SharingError(f"sharing.packing_efficiency must be in (0, 1], got {eff!r}")
+        overheads = tuple(self.group_overheads)
+        if len(overheads) > MURI_K - 1 or not all(
+            isinstance(x, (int, float)) and math.isfinite(x) and x >= 1 for x in overheads
+        ):
+            raise SharingError(
+                f"sharing.group_overheads: up to {MURI_K - 1} factors >= 1 (groups of 2 to "
+                f"{MURI_K} jobs), got {self.group_overheads!r}"
+            )
+        object.__setattr__(self, "group_overheads", tuple(float(x) for x in overheads))
+
+    def overhead(self, group_size: int) -> float:
+        """The factor on the interleaved iteration time of a group of ``group_size`` jobs."""
+        at = group_size - 2
+        return self.group_overheads[at] if 0 <= at < len(self.group_overheads) else 1.0
 
 
 def check_policy_sharing(policy: str, shares_gpus: bool, params: Mapping[str, Any]) -> None:

@@ -17,7 +17,10 @@ Rules, with their sources:
   priority order under time slicing).
 - A group's speed: the scenario's sharing model (:mod:`engine.sharing`): interleaving, Muri's
   interleaved iteration time from the jobs' stage times (every member advances one iteration
-  per group iteration), or time slicing. A job alone runs at its own speed.
+  per group iteration) times the scenario's measured overhead for the group's size (none by
+  default; Muri's simulator's under the ``muri_testbed`` preset, ``simulator/matching.py``), or
+  time slicing. A job alone runs at its own speed. The matching weighs groups without the
+  overhead, as Muri does (``calc_weight``).
 - Every decision re-plans every job (preemptive), at every arrival and completion; under the
   ``muri_testbed`` preset only at its 360-s round boundaries, relaunching every job there
   (``cluster_exp/run.sh``: ``schedule_intervals=("360")``).
@@ -184,7 +187,7 @@ class MuriS(Policy):
             )
             return [share] * len(members)
         stages = [self.stages_of(job.index, job) for job in members]
-        group_s = group_iteration_time_s(stages)
+        group_s = group_iteration_time_s(stages) * self.sharing.overhead(len(stages))
         return [s.iteration_s / group_s for s in stages]
 
 
