@@ -10,6 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.allocation.grants import gang_grant, shared_grant
+from engine.allocation.layout import NodeLayout
+from engine.allocation.validation import validate_allocation
 from engine.config import (
     ClusterSpec,
     NetworkConfig,
@@ -20,10 +23,14 @@ from engine.config import (
     SharingConfig,
     TraceSpec,
 )
-from engine.errors import ConfigError
+from engine.errors import AllocationError, ConfigError
+from engine.jobs import job_states
+from engine.policies.base import Allocation
+from engine.presets import muri_testbed
 from engine.scenario import run_scenario
-from engine.sharing import SharingError
+from engine.sharing import MURI_K, SharingError
 from engine.simulator import simulate
+from tests.engine.helpers import jobs_frame
 from tests.engine.test_properties import MATRIX, _max_concurrent_gpus, scenarios
 
 HEADER = (
@@ -149,3 +156,35 @@ def test_shared_runs_keep_the_invariants(
     assert result.utilization["utilization"].between(0, 1).all()
     again = simulate(jobs, config, spec, MATRIX)
     pd.testing.assert_frame_equal(result.jobs, again.jobs)
+
+
+def test_the_muri_testbed_preset_sets_muris_k_and_overheads() -> None:
+    config = muri_testbed(ScenarioConfig(policies=(PolicySpec("muri_s"), PolicySpec("srtf"))))
+    assert [spec.params for spec in config.policies] == [{"k": MURI_K}, {}]
+    assert config.sharing is not None
+    # a group of 2 runs 1.33 / 1.015 times its modelled time (Muri's simulator)
+    assert config.sharing.overhead(2) == pytest.approx(1.33 / 1.015)
+    assert config.sharing.overhead(1) == 1.0
+    mine = muri_testbed(ScenarioConfig(policies=(PolicySpec("muri_l", {"k": 2}),)))
+    assert mine.policies[0].params == {"k": 2}
+    assert muri_testbed(ScenarioConfig(policies=(PolicySpec("las"),))).sharing is None
+
+
+@pytest.mark.parametrize(
+    ("grants", "message"),
+    [
+        ({1: shared_grant("v100", 1, 0, 1.0)}, "holds no GPUs of its own"),
+        ({1: shared_grant("v100", 1, 0, 1.0), 0: gang_grant("v100", 1)}, "comes after it"),
+        ({0: gang_grant("v100", 1), 1: shared_grant("v100", 2, 0, 1.0)}, "the host 1 x v100"),
+        ({0: gang_grant("v100", 1), 1: shared_grant("v100", 1, 0, 0.0)}, "share_speed 0.0"),
+    ],
+)
+def test_a_shared_grant_that_does_not_hold_is_refused(grants: Allocation, message: str) -> None:
+    cluster = ClusterSpec((NodeGroup("v100", 1, 2, "r0"),))
+    frame = jobs_frame(("a", 0.0, "A3C", 1, 100.0), ("b", 0.0, "A3C", 1, 100.0))
+    jobs = job_states(frame, MATRIX, cluster.capacity(), NetworkConfig())
+    with pytest.raises(AllocationError, match=message):
+        validate_allocation(grants, jobs, NodeLayout.of(cluster), MATRIX, "muri_s", 0.0)
+    # the same group in the right order, on one GPU: both count one GPU
+    host, guest = gang_grant("v100", 1), shared_grant("v100", 1, 0, 0.5)
+    validate_allocation({0: host, 1: guest}, jobs, NodeLayout.of(cluster), MATRIX, "muri_s", 0.0)
