@@ -6,6 +6,12 @@ For Tiresias' discretized LAS and SRTF on the testbed's 400-job trace (8 nodes x
 testbed, the per-job JCT correlation with the testbed, launches (first starts and relaunches),
 and our wall time. The pass/fail targets live in ``tests/engine/test_fidelity_muri.py``.
 
+Then Muri's own policies, Muri-S and Muri-L (``muri_s``, ``muri_l``: k = 4 and the
+interleaving model under the preset; :mod:`engine.policies.muri`), beside the testbed's
+Tiresias and SRTF runs on the same trace: the testbed's logs of Muri-S and Muri-L are not in
+``shared/``, so these rows are ours alone, and the ratios are to the testbed's SRTF and
+Tiresias (nothing was fitted to anything).
+
     .venv/bin/python benchmarks/bench_fidelity_muri.py
 """
 
@@ -20,7 +26,15 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.engine.muri_reference import RUNS, Figures, of_log, ours, replay  # noqa: E402
+from tests.engine.muri_reference import (  # noqa: E402
+    RUNS,
+    SHARING_RUNS,
+    Figures,
+    of_log,
+    ours,
+    replay,
+    replay_policy,
+)
 
 
 def row(run: str, who: str, figures: Figures, testbed: Figures) -> dict[str, object]:
@@ -56,6 +70,42 @@ def main() -> None:
         print(pd.DataFrame(rows).to_string(index=False))
     times = ", ".join(f"{RUNS[run][0]} {wall_s:.2f}" for run, wall_s in walls.items())
     print(f"wall time of our runs (s): {times}")
+    print()
+    print(sharing_table())
+
+
+def sharing_table() -> str:
+    """Muri-S and Muri-L (ours) beside the testbed's SRTF and Tiresias."""
+    srtf, tiresias = of_log("testbed", "SRTF"), of_log("testbed", "tiresias")
+    rows = [shared_row("SRTF", "testbed", srtf, srtf, tiresias)]
+    rows.append(shared_row("Tiresias LAS", "testbed", tiresias, srtf, tiresias))
+    for name, spec in SHARING_RUNS.items():
+        started = time.perf_counter()
+        result = replay_policy(spec)
+        wall_s = time.perf_counter() - started
+        jobs = result.jobs
+        figures = Figures(
+            float(jobs["jct_s"].mean()), float(jobs["completion_s"].max()),
+            float(jobs["jct_s"].median()), float("nan"), None,
+        )  # fmt: skip
+        rows.append(shared_row(name, f"ours (k = 4), {wall_s:.0f} s", figures, srtf, tiresias))
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        return pd.DataFrame(rows).to_string(index=False)
+
+
+def shared_row(
+    policy: str, who: str, figures: Figures, srtf: Figures, tiresias: Figures
+) -> dict[str, object]:
+    return {
+        "policy": policy,
+        "run": who,
+        "avg_jct_s": f"{figures.avg_jct_s:,.0f}",
+        "jct_vs_srtf": f"{figures.avg_jct_s / srtf.avg_jct_s:.2f}",
+        "jct_vs_tiresias": f"{figures.avg_jct_s / tiresias.avg_jct_s:.2f}",
+        "makespan_s": f"{figures.makespan_s:,.0f}",
+        "makespan_vs_srtf": f"{figures.makespan_s / srtf.makespan_s:.2f}",
+        "median_jct_s": f"{figures.median_jct_s:,.0f}",
+    }
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ def pairs_table(trace: pd.DataFrame) -> pd.DataFrame:
     """Speed-up of each pair of models at GANG_GPUS (rows: model a, columns: model b)."""
     rows = trace[trace["num_gpu"] == GANG_GPUS].drop_duplicates("model_name")
     stages = stage_times_ms(rows, TRACE.name)
-    by_model = dict(zip(rows["model_name"], (stages[int(j)] for j in rows["job_id"]), strict=True))
+    by_model = dict(zip(rows["model_name"], (stages[str(j)] for j in rows["job_id"]), strict=True))
     table: dict[str, dict[str, str]] = {}
     for a, sa in by_model.items():
         for b, sb in by_model.items():
@@ -51,7 +51,7 @@ def grouping(trace: pd.DataFrame, count: int) -> tuple[list[int], float, float]:
     """Group sizes, mean utilisation and wall time (s) of Muri's grouping of ``count`` jobs."""
     rows = trace[trace["num_gpu"] == GANG_GPUS].head(count)
     stages = stage_times_ms(rows, TRACE.name)
-    jobs = [Candidate(job_id, GANG_GPUS, s) for job_id, s in stages.items()]
+    jobs = [Candidate(int(job_id), GANG_GPUS, s) for job_id, s in stages.items()]
     started = time.perf_counter()
     groups = muri_groups({GANG_GPUS: jobs}, CLUSTER_GPUS, K)[GANG_GPUS]
     wall_s = time.perf_counter() - started

@@ -54,6 +54,7 @@ from engine.quota.gate import quota_policy
 from engine.recorder import Recorder
 from engine.result_assembly import simulation_result
 from engine.results import SimulationResult
+from engine.sharing import SharingConfig, check_policy_sharing
 from engine.state import JobState
 from engine.step_time.network import change_times
 from engine.step_time.rates import JobRates
@@ -72,11 +73,15 @@ def changed_entries(
     """The entries the engine acts on: (job index, grant) of every grant that is not the job's
     current one (every grant of a job that is not running), in the allocation's order. Each job
     whose entry keeps its grant is marked ``kept_stamp = stamp``, so the preemption scan finds
-    the running jobs without their grant by that mark, not by a lookup in the allocation."""
+    the running jobs without their grant by that mark, not by a lookup in the allocation. A
+    member of a shared group keeps its grant only when its host (earlier in the allocation)
+    keeps its own (:mod:`engine.sharing`)."""
     changed: list[tuple[int, Grant]] = []
     for index, grant in allocation.items():
         job = jobs[index]
-        if keeps_grant(grant, job.grant):
+        if keeps_grant(grant, job.grant) and (
+            grant.host < 0 or jobs[grant.host].kept_stamp == stamp
+        ):
             job.kept_stamp = stamp
         else:
             changed.append((index, grant))
@@ -87,7 +92,13 @@ class Simulation:
     """One run of one policy in the event loop; use :func:`engine.simulator.simulate`."""
 
     def __init__(
-        self, jobs: pd.DataFrame, config: ScenarioConfig, spec: PolicySpec, matrix: ThroughputMatrix
+        self,
+        jobs: pd.DataFrame,
+        config: ScenarioConfig,
+        spec: PolicySpec,
+        matrix: ThroughputMatrix,
+        stage_rows: pd.DataFrame | None = None,
+        trace_file: str = "",
     ) -> None:
         self.config = config
         self.spec = spec
@@ -95,9 +106,11 @@ class Simulation:
         self.matrix = matrix
         cls = get_policy(spec.name)
         rng = np.random.default_rng(config.seed)
+        check_policy_sharing(self.policy_name, cls.shares_gpus, spec.params)
         context = PolicyContext(
-            config.cluster, config.rounds, rng, config.network, matrix, config.placement
-        )
+            config.cluster, config.rounds, rng, config.network, matrix, config.placement,
+            config.sharing or SharingConfig(), stage_rows, trace_file,
+        )  # fmt: skip
         self.layout = context.layout  # the run's one node numbering
         self.cluster = ClusterState(self.layout, get_placement(config.placement))
         self.policy = cls(build_params(cls, spec.params), context)
@@ -112,6 +125,7 @@ class Simulation:
         self.links = LinkLoad(self.topology)
         self.waiting: OrderedDict[int, JobState] = OrderedDict()  # arrival, then requeue order
         self.running: dict[int, JobState] = {}
+        self.guests: dict[int, list[int]] = {}  # shared groups: host index -> members on its GPUs
         self.completions = CompletionHeap(self.jobs)
         self.recorder = Recorder(self.cluster.capacity)
         self.log: DecisionLog | None = None
@@ -395,7 +409,11 @@ class Simulation:
             if index >= self.next_arrival:  # (an arrived job neither running nor done
                 # waits: the same test as ``index in self.waiting``, without a dict probe)
                 raise AllocationError(f"{self.spec.name}: job {job.job_id} is not in the system")
-            if grant.parts or grant.combine != "gang":
+            if grant.host >= 0:  # a member of a shared group: on its host's GPUs
+                placement = jobs[grant.host].placement
+                if placement is not None:
+                    self.guests.setdefault(grant.host, []).append(index)
+            elif grant.parts or grant.combine != "gang":
                 placement = cluster.place_parts(grant.pieces(), grant.combine)
             else:  # a method call on the cluster, not a bound method (compiled: a C call)
                 placement = cluster.place(grant.worker_type, grant.num_gpus)
@@ -430,7 +448,9 @@ class Simulation:
             )
         else:  # one type: the same sum of one term
             job.ref_gpus = placement.num_gpus * job.ref_speed.get(placement.worker_type, 1.0)
-        if len(placement.nodes) == 1:
+        if grant.host >= 0:  # shares its host's GPUs and links (engine.sharing)
+            self._set_rate(job, placement, self.jobs[grant.host].bandwidth_gbps)
+        elif len(placement.nodes) == 1:
             self._set_rate(job, placement, self.intra_node_gbps)
         else:
             neighbours = self.links.attach(job.index, self.topology.links_of(placement.nodes))
@@ -456,6 +476,9 @@ class Simulation:
         now_s = self.now_s
         job.bandwidth_gbps = bandwidth_gbps
         job.rate, job.comm_share = self.rates.of(job, placement, bandwidth_gbps, now_s)
+        grant = job.grant
+        if grant is not None and grant.share_speed != 1.0:  # its speed in a shared group
+            job.rate = job.rate * grant.share_speed
         if self.faults is not None:  # checkpoints take a share of its wall time
             job.rate = job.rate * job.checkpoint_keep
         if placement.combine == "copies":  # the final consolidation after the last step
@@ -476,14 +499,44 @@ class Simulation:
         placement = job.placement
         assert placement is not None  # the caller synced the job
         self._close_segment(job, placement, reason, unsaved_s)
-        self.cluster.release(placement)
+        grant = job.grant
         job.placement = None
         job.grant = None
         job.ref_gpus = 0.0
         job.rate = 0.0
         job.version += 1
+        if grant is not None and grant.host >= 0:  # a shared group's member: no GPUs of its own
+            self._leave_group(job.index, grant.host)
+        elif job.index in self.guests:  # a host whose members run on: one of them holds them
+            self._hand_over(job.index, placement)
+        else:
+            self.cluster.release(placement)
+            if len(placement.nodes) > 1:
+                self._refresh_rates(self.links.detach(job.index))
+
+    def _leave_group(self, index: int, host: int) -> None:
+        """Job ``index`` leaves the shared group of ``host``."""
+        members = self.guests[host]
+        members.remove(index)
+        if not members:
+            del self.guests[host]
+
+    def _hand_over(self, host: int, placement: Placement) -> None:
+        """A host leaves while its group's members run: the first member holds the GPUs (and
+        links) from now, the others share its; their speeds stay until the next decision [R]."""
+        members = self.guests.pop(host)
+        heir = self.jobs[members[0]]
+        assert heir.grant is not None  # (running)
+        heir.grant = heir.grant._replace(host=-1)
+        for index in members[1:]:
+            member = self.jobs[index]
+            assert member.grant is not None
+            member.grant = member.grant._replace(host=heir.index)
+        if len(members) > 1:
+            self.guests[heir.index] = members[1:]
         if len(placement.nodes) > 1:
-            self._refresh_rates(self.links.detach(job.index))
+            self.links.detach(host)
+            self.links.attach(heir.index, self.topology.links_of(placement.nodes))
 
     def _close_segment(
         self, job: JobState, placement: Placement, reason: str, unsaved_s: float = 0.0

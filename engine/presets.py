@@ -43,6 +43,10 @@ Interleaving for Deep Learning Training", SIGCOMM 2022; github.com/Rivendile/Mur
   back, and after each decision waiting jobs move behind the running ones (``requeue``, see
   :mod:`engine.policies.las`). Its thresholds (3,250 and 7,200 GPU-s, ``cluster_exp/jobs.py``
   ``queue_limit``) and no promotion are the scenario's to set.
+- Muri-S and Muri-L (:mod:`engine.policies.muri`) put up to 4 jobs on the same GPUs
+  (``run.sh``: ``packing_nums=("4")``) unless the scenario gives them another ``k``; a
+  scenario with either gets Muri's measured interleaving overheads
+  (:data:`engine.sharing.MURI_GROUP_OVERHEADS`, from Muri's simulator).
 
 Results under this preset are set beside the testbed's own logs in
 ``tests/engine/test_fidelity_muri.py`` and ``benchmarks/bench_fidelity_muri.py``.
@@ -63,8 +67,10 @@ from engine.config import (
     TraceSpec,
 )
 from engine.errors import ConfigError
+from engine.sharing import MURI_GROUP_OVERHEADS, MURI_K, SharingConfig
 
 GAVEL_REALLOCATION_INTERVAL_S = 1920.0
+MURI_POLICIES = ("muri_s", "muri_l")
 MURI_ROUND_S = 360.0
 MURI_LAUNCH_S = 10.0
 """Seconds of lost progress per launch on Muri's testbed [R] (module docstring)."""
@@ -103,14 +109,24 @@ def muri_testbed(config: ScenarioConfig) -> ScenarioConfig:
         step_time_overhead=MURI_STEP_TIME_OVERHEAD,
     )
     network = dataclasses.replace(config.network, enabled=False)
-    policies = tuple(_requeued(spec) for spec in config.policies)
+    policies = tuple(_testbed_params(spec) for spec in config.policies)
+    sharing = config.sharing
+    if any(spec.name in MURI_POLICIES for spec in policies):
+        sharing = dataclasses.replace(
+            sharing or SharingConfig(), group_overheads=MURI_GROUP_OVERHEADS
+        )
     return dataclasses.replace(
-        config, rounds=rounds, network=network, placement="consolidated", policies=policies
-    )
+        config, rounds=rounds, network=network, placement="consolidated", policies=policies,
+        sharing=sharing,
+    )  # fmt: skip
 
 
-def _requeued(spec: PolicySpec) -> PolicySpec:
-    """Tiresias LAS with the testbed's queue order (``requeue``); other policies as they are."""
+def _testbed_params(spec: PolicySpec) -> PolicySpec:
+    """Tiresias LAS with the testbed's queue order (``requeue``); Muri's policies with the
+    testbed's ``k`` = 4 unless the scenario sets one (``run.sh``, ``packing_nums``); other
+    policies as they are."""
+    if spec.name in MURI_POLICIES:
+        return dataclasses.replace(spec, params={"k": MURI_K, **spec.params})
     if spec.name != "las":
         return spec
     return dataclasses.replace(spec, params={**spec.params, "requeue": True})

@@ -63,6 +63,7 @@ def run(
         trace.jobs, config, config.policies[0], run_matrix(config, trace),
         on_progress=on_progress, should_cancel=should_cancel,
         record_segments=full, decision_log=None if full else False,
+        stage_rows=trace.stage_rows, trace_file=trace.file_name,
     )  # fmt: skip
     if config.power is not None:  # the power layer (engine.power): its KPIs in the summary
         simulation = with_power(simulation, config.cluster, config.power)

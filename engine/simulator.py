@@ -35,6 +35,8 @@ def simulate(
     should_cancel: CancelFn | None = None,
     record_segments: bool = True,
     decision_log: bool | None = None,
+    stage_rows: pd.DataFrame | None = None,
+    trace_file: str = "",
 ) -> SimulationResult:
     """Runs one policy over a validated jobs table (see :mod:`engine.traces.schema`).
 
@@ -42,6 +44,9 @@ def simulate(
     every other table and metric is unchanged. ``decision_log``: record why each job waited
     and what moved it (:mod:`engine.decision_log`, ``SimulationResult.decisions``); False skips
     it; None (the default) records it for traces of at most :data:`DECISION_LOG_MAX_JOBS` jobs.
+    ``stage_rows``: the trace's per-stage iteration times and ``trace_file`` its name
+    (:attr:`engine.traces.resolve.TraceLoad.stage_rows`), for a policy that shares GPUs under
+    the interleaving model (:mod:`engine.sharing`).
 
     Returns:
         The result tables; identical for identical inputs (the policies' rng is seeded by
@@ -64,7 +69,7 @@ def simulate(
     if decision_log is None:
         decision_log = len(jobs) <= DECISION_LOG_MAX_JOBS
     with gc_paused():  # building, running and tabulating make no reference cycles
-        sim = loop(jobs, config, policy, matrix)
+        sim = loop(jobs, config, policy, matrix, stage_rows, trace_file)
         sim.recorder.keep_segments = record_segments
         sim.log = DecisionLog() if decision_log else None
         result = sim.run(on_progress, should_cancel)

@@ -11,6 +11,7 @@ from engine.placement import list_placements
 from engine.policies import get_policy, list_policies
 from engine.policies.base import build_params, display_name
 from engine.power.model import type_figures
+from engine.sharing import check_policy_sharing
 from engine.step_time.throughput import ThroughputMatrix
 
 
@@ -38,6 +39,7 @@ def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
         raise ConfigError(f"policies {duplicates} appear twice; give each a distinct label")
     for i, spec in enumerate(config.policies, start=1):
         try:
+            check_policy_sharing(display_name(spec), get_policy(spec.name).shares_gpus, spec.params)
             build_params(get_policy(spec.name), spec.params)
         except ConfigError as exc:
             raise ConfigError(f"policies[{i}] ({display_name(spec)[:60]}): {exc}") from exc

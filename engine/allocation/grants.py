@@ -49,12 +49,21 @@ class Grant(NamedTuple):
     (mixed worker types, or GPUs pinned to nodes) with a ``combine`` mode from
     :data:`COMBINE_MODES`; ``worker_type`` is then the type of the largest part and ``num_gpus``
     the total.
+
+    A sharing policy (issue 35, :mod:`engine.sharing`) puts up to ``k`` jobs on the same GPUs:
+    the group's first job (its *host*) holds a plain grant, each other member a grant with
+    ``host`` = the host's job index and the host's worker type and GPU count, placed on the
+    host's GPUs and taking none of its own. ``share_speed`` is the fraction of its exclusive
+    speed a member runs at in its group (its own iteration time over the group's, from the
+    sharing model); both default to an exclusive gang.
     """
 
     worker_type: str
     num_gpus: int
     parts: tuple[Part, ...] = ()
     combine: str = "gang"
+    host: int = -1
+    share_speed: float = 1.0
 
     @classmethod
     def of_parts(cls, parts: Iterable[Part], combine: str = "gang") -> Grant:
@@ -66,6 +75,12 @@ class Grant(NamedTuple):
     def pieces(self) -> tuple[Part, ...]:
         """The grant's parts; a plain grant is one unpinned part."""
         return self.parts or (Part(self.worker_type, self.num_gpus),)
+
+
+def shared_grant(worker_type: str, num_gpus: int, host: int, share_speed: float) -> Grant:
+    """A member's grant in a shared group: ``host`` is the job index whose GPUs it shares (-1
+    for the host itself), ``share_speed`` in (0, ...) its speed over its exclusive speed."""
+    return Grant(worker_type, num_gpus, (), "gang", host, share_speed)
 
 
 def gang_grant(worker_type: str, num_gpus: int) -> Grant:

@@ -50,8 +50,16 @@ def validate_allocation(
     """
     granted = {worker_type: 0 for worker_type in layout.capacity}  # (compiled: no method call)
     pinned: dict[int, int] = {}
+    order: dict[int, int] = {}  # job index -> position, built at the first shared member
     for index, grant in allocation.items():
         job = jobs[index]
+        if grant.host >= 0 or grant.share_speed != 1.0:  # a shared group (engine.sharing)
+            if grant.host >= 0:
+                if not order:
+                    order = {i: n for n, i in enumerate(allocation)}
+                validate_guest(job, grant, allocation, order, policy)
+                continue  # on its host's GPUs: none of its own
+            check_share_speed(job, grant, policy)
         if grant.parts or grant.combine != "gang":
             validate_parts(job, grant, matrix, granted, pinned, policy)
             continue
@@ -100,6 +108,37 @@ def validate_parts(
         granted[part.worker_type] = granted.get(part.worker_type, 0) + part.num_gpus
         if part.node >= 0:
             pinned[part.node] = pinned.get(part.node, 0) + part.num_gpus
+
+
+def validate_guest(
+    job: JobState, grant: Grant, allocation: Allocation, order: dict[int, int], policy: str
+) -> None:
+    """Checks a shared group's member: its host is granted earlier in ``allocation`` (``order``:
+    job index -> position) as a host (a gang of its own), of the same worker type and GPU count
+    (:class:`engine.allocation.grants.Grant`).
+
+    Raises:
+        AllocationError: naming the job, its host and what does not match.
+    """
+    check_share_speed(job, grant, policy)
+    host = allocation.get(grant.host)
+    where = f"{policy}: job {job.job_id} shares the GPUs of job index {grant.host}"
+    if host is None or host.host >= 0 or host.parts or host.combine != "gang":
+        raise AllocationError(f"{where}, which holds no GPUs of its own in the allocation")
+    if (host.worker_type, host.num_gpus) != (grant.worker_type, grant.num_gpus):
+        raise AllocationError(
+            f"{where}: granted {grant.num_gpus} x {grant.worker_type}, the host "
+            f"{host.num_gpus} x {host.worker_type}"
+        )
+    if order[grant.host] > order[job.index]:
+        raise AllocationError(f"{where}, which comes after it in the allocation")
+
+
+def check_share_speed(job: JobState, grant: Grant, policy: str) -> None:
+    """Raises AllocationError for a ``share_speed`` that is not a finite number > 0."""
+    speed = grant.share_speed
+    if not (speed > 0 and speed < float("inf")):
+        raise AllocationError(f"{policy}: job {job.job_id} granted share_speed {speed!r}")
 
 
 def gang_fits(job: JobState, worker_type: str, num_gpus: int, matrix: ThroughputMatrix) -> bool:

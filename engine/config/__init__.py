@@ -37,6 +37,7 @@ from engine.config.workload import (
 from engine.errors import ConfigError
 from engine.power.model import PowerSpec
 from engine.quota.model import QueueConfig
+from engine.sharing.config import SharingConfig
 from engine.sources import Origin, check_sources
 
 __all__ = [
@@ -54,6 +55,7 @@ __all__ = [
     "PolicySpec",
     "RoundConfig",
     "ScenarioConfig",
+    "SharingConfig",
     "SyntheticSpec",
     "TraceSpec",
     "TypeMtbf",
@@ -190,16 +192,24 @@ class ScenarioConfig:
         },
     )
 
+    sharing: SharingConfig | None = field(
+        default=None,
+        metadata={
+            "help": "Jobs that share GPUs (engine.sharing): up to k jobs on the same GPUs under "
+            "a sharing policy, and the model of a group's speed; None: exclusive GPUs"
+        },
+    )
+
     @property
     def effective_trace_seed(self) -> int:
         """The seed of the trace rng: ``trace_seed``, or ``seed`` when it is None."""
         return self.seed if self.trace_seed is None else self.trace_seed
 
     def to_dict(self) -> dict[str, Any]:
-        """The scenario as plain data; ``queues`` and ``power`` only when set (a scenario without
-        them reads and hashes as before they existed)."""
+        """The scenario as plain data; ``queues``, ``power`` and ``sharing`` only when set (a
+        scenario without them reads and hashes as before they existed)."""
         data = dataclasses.asdict(self)
-        for layer in ("queues", "power"):
+        for layer in ("queues", "power", "sharing"):
             if data[layer] is None:
                 del data[layer]
         return data

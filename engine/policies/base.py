@@ -64,10 +64,13 @@ from engine.allocation.layout import NodeInfo, NodeLayout
 from engine.config import NetworkConfig
 from engine.errors import ConfigError
 from engine.registry import Registry
+from engine.sharing import SharingConfig
 from engine.step_time.progress import NOISE_SCALE_RATIO
 from engine.step_time.throughput import ThroughputMatrix, load_matrix
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from engine.config import ClusterSpec, PolicySpec, RoundConfig
     from engine.state import JobState
     from engine.step_time.estimator import StepTimeModel
@@ -110,6 +113,11 @@ class PolicyContext:
             and topology use this same layout.
         placement: the scenario's placement strategy (:mod:`engine.placement`), for policies
             that choose nodes through the placement layer.
+        sharing: the scenario's sharing layer (:mod:`engine.sharing`; ``k`` = 1: exclusive GPUs).
+        stage_rows: the trace's per-stage iteration times as in its file
+            (:attr:`engine.traces.registry.Loaded.stage_rows`; None: the trace has none), read
+            by a sharing policy with :func:`engine.sharing.stages.trace_stage_times`.
+        trace_file: the trace's file name, for messages.
     """
 
     cluster: ClusterSpec
@@ -118,6 +126,9 @@ class PolicyContext:
     network: NetworkConfig = field(default_factory=NetworkConfig)
     matrix: ThroughputMatrix = field(default_factory=load_matrix)
     placement: str = "consolidated"
+    sharing: SharingConfig = field(default_factory=SharingConfig)
+    stage_rows: pd.DataFrame | None = field(default=None, compare=False)
+    trace_file: str = ""
     layout: NodeLayout = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -232,6 +243,9 @@ class Policy(ABC):
             default scenario (``benchmarks/bench_select_all.py``, the project's 2-core machine,
             November 2026); the dashboard starts the costliest runs first
             (:mod:`dashboard.run_order`). 0: not measured (taken as the median).
+        shares_gpus: whether the policy may put several jobs on the same GPUs when the
+            scenario's sharing layer allows it (``ScenarioConfig.sharing``, :mod:`engine.sharing`:
+            grants with a ``host``); a scenario with ``sharing.k`` > 1 refuses every other policy.
     """
 
     name: ClassVar[str] = ""
@@ -247,6 +261,7 @@ class Policy(ABC):
     lease_rounds: ClassVar[bool] = False
     forces_reallocation: ClassVar[bool] = False
     honours_quotas: ClassVar[bool] = False
+    shares_gpus: ClassVar[bool] = False
     cost_s_per_job: ClassVar[float] = 0.0
 
     Params: ClassVar[type[Any]] = NoParams

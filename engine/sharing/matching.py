@@ -22,8 +22,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-import networkx as nx
-
 from engine.sharing.interleave import SLOTS, StageTimes, utilisation
 
 WEIGHT_LBD = 0.0  # Muri's ``weight_lbd`` default (cluster_exp/run.py)
@@ -31,7 +29,7 @@ REL_TOL = 1e-5  # Muri's ``my_cmp``: weights this close count as equal
 
 
 class Candidate(NamedTuple):
-    """A job Muri may group: its id, gang size (GPUs) and stage times."""
+    """A job Muri may group: its job index, gang size (GPUs) and stage times."""
 
     job_id: int
     num_gpus: int
@@ -55,6 +53,8 @@ def _edge_weight(a: Group, b: Group, k: int) -> float | None:
 
 def _pairs(groups: Sequence[Group], k: int) -> list[tuple[int, int]]:
     """Maximum-weight matching of ``groups`` (indices, the smaller first, by the larger)."""
+    import networkx as nx  # (here: importing the scenario's config must not load networkx)
+
     graph = nx.Graph()
     graph.add_nodes_from(range(len(groups)))
     for u in range(len(groups)):

@@ -13,8 +13,10 @@ took on its ``num_gpu`` GPUs, measured on the authors' testbed. Each (model, per
 becomes a job type of this trace, ``"<model> (batch size <b>)"``, whose throughput at ``num_gpu``
 GPUs is ``1000 / iteration_time`` steps/s on the GPU type the trace was measured on (the trace
 panel's GPU type; Muri's testbed ran V100s). Those job types run on that GPU type only: no speed
-on another type is drawn or borrowed [R]. ``interval``, ``resource_time_*`` (Muri's own packing
-policy) and ``priority`` are not used.
+on another type is drawn or borrowed [R]. ``interval`` and ``priority`` are not used;
+``resource_time_*`` (ms per iteration in each stage) are kept as they are in the file for the
+sharing layer's interleaving model (:attr:`Loaded.stage_rows`), which checks them only when it
+runs.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.errors import TraceError
+from engine.sharing.stages import STAGE_COLUMNS
 from engine.step_time.throughput import ThroughputMatrix
 from engine.traces import rules
 from engine.traces.reading import number_column, read_csv_text, require_columns, text_column
@@ -70,7 +73,11 @@ def load_muri(text: str, ctx: LoadContext) -> Loaded:
         columns={"scale_factor": "num_gpu", "job_type": "model_name", "duration_s": "duration",
                  "arrival_s": "submit_time", "total_steps": "iterations"},
     )  # fmt: skip
-    return Loaded(jobs, (speeds_note(measured, ctx.assumed_worker_type),), throughputs=measured)
+    stage_rows = None
+    if set(STAGE_COLUMNS) <= set(raw.columns):
+        stage_rows = raw[["job_id", "iteration_time", *STAGE_COLUMNS]].copy()
+    notes = (speeds_note(measured, ctx.assumed_worker_type),)
+    return Loaded(jobs, notes, throughputs=measured, stage_rows=stage_rows)
 
 
 FORMATS.register(

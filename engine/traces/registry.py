@@ -60,12 +60,16 @@ class LoadContext:
 class Loaded:
     """An importer's result: the canonical jobs table, notes for the user, the format name,
     and the trace's own measured speeds when it carries them (a throughput matrix of its job
-    types, e.g. :mod:`engine.traces.muri`; None: every speed comes from the scenario's matrix)."""
+    types, e.g. :mod:`engine.traces.muri`; None: every speed comes from the scenario's matrix),
+    and the rows of per-stage iteration times when it carries them (``job_id``,
+    ``iteration_time`` and ``resource_time_0..2`` as in the file, read only by the sharing
+    layer's interleaving model, :func:`engine.sharing.stages.trace_stage_times`)."""
 
     jobs: pd.DataFrame
     notes: tuple[str, ...] = ()
     format: str = ""
     throughputs: ThroughputMatrix | None = None
+    stage_rows: pd.DataFrame | None = None
 
 
 Loader = Callable[[str, LoadContext], Loaded]

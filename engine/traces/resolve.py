@@ -51,6 +51,8 @@ class TraceLoad:
         throughputs: the trace's own measured speeds (:attr:`Loaded.throughputs`), which the
             run adds to the scenario's matrix (:meth:`ThroughputMatrix.merged`); None for most
             traces.
+        stage_rows: the trace's per-stage iteration times as in its file
+            (:attr:`engine.traces.registry.Loaded.stage_rows`); None for most traces.
     """
 
     jobs: pd.DataFrame
@@ -59,6 +61,7 @@ class TraceLoad:
     dropped_job_ids: tuple[str, ...]
     file_name: str
     throughputs: ThroughputMatrix | None = None
+    stage_rows: pd.DataFrame | None = None
 
 
 def trace_rng(seed: int) -> np.random.Generator:
@@ -109,7 +112,9 @@ def draw_trace(
     jobs = apply_load(jobs, load)
     note = load_note(load, before, len(jobs))
     notes = loaded.notes + ((note,) if note else ())
-    return TraceLoad(jobs, loaded.format, notes, (), file_name, loaded.throughputs)
+    return TraceLoad(
+        jobs, loaded.format, notes, (), file_name, loaded.throughputs, loaded.stage_rows
+    )
 
 
 def fit_trace(
@@ -132,7 +137,9 @@ def fit_trace(
         raise TraceError(
             "no jobs left after dropping those larger than the cluster", file=file_name
         )
-    return TraceLoad(jobs, drawn.format, notes, tuple(dropped), file_name, drawn.throughputs)
+    return TraceLoad(
+        jobs, drawn.format, notes, tuple(dropped), file_name, drawn.throughputs, drawn.stage_rows
+    )
 
 
 def _synthetic(spec: TraceSpec, matrix: ThroughputMatrix, rng: np.random.Generator) -> Loaded:

@@ -36,6 +36,13 @@ RUNS: dict[str, tuple[str, PolicySpec]] = {
 }
 """The testbed's run name -> our policy's readable name and spec."""
 
+SHARING_RUNS: dict[str, PolicySpec] = {
+    "Muri-S": PolicySpec("muri_s"),
+    "Muri-L": PolicySpec("muri_l"),
+}
+"""Muri's own policies, which the testbed also ran (its logs are not in ``shared/``): the
+preset gives them Muri's k = 4 and the interleaving model."""
+
 
 def testbed_config(policy: PolicySpec) -> ScenarioConfig:
     """The testbed: 1 switch, 8 nodes x 8 V100 (``cluster_spec_n8g8.csv``), the trace's speeds
@@ -48,9 +55,19 @@ def testbed_config(policy: PolicySpec) -> ScenarioConfig:
 @cache
 def replay(run: str) -> SimulationResult:
     """Our run of the testbed run ``run`` ("tiresias" or "SRTF")."""
-    config = testbed_config(RUNS[run][1])
+    return replay_policy(RUNS[run][1])
+
+
+@cache
+def replay_policy(policy: PolicySpec) -> SimulationResult:
+    """Our run of ``policy`` on the testbed's trace and cluster under the ``muri_testbed``
+    preset (the trace's stage times passed for Muri's policies)."""
+    config = testbed_config(policy)
     trace = load_scenario_trace(config)
-    return simulate(trace.jobs, config, config.policies[0], run_matrix(config, trace))
+    return simulate(
+        trace.jobs, config, config.policies[0], run_matrix(config, trace),
+        stage_rows=trace.stage_rows, trace_file=trace.file_name,
+    )  # fmt: skip
 
 
 def logged(source: str, run: str) -> pd.DataFrame:

@@ -8,12 +8,16 @@ import math
 import pandas as pd
 import pytest
 
+from engine.config import PolicySpec, ScenarioConfig
+from engine.errors import ConfigError
+from engine.policies.muri.policy import MuriS
 from engine.sharing import (
     Candidate,
     SharingConfig,
     SharingError,
     StageTimes,
     check_policy_sharing,
+    check_sharing_factor,
     group_iteration_time_s,
     muri_groups,
     sliced_iteration_time_s,
@@ -21,6 +25,8 @@ from engine.sharing import (
 )
 from engine.sharing.interleave import check_stage_times
 from engine.sharing.stages import stage_times_ms
+from engine.step_time.throughput import load_matrix
+from engine.validate import validate_config
 
 # data loading, GPU compute, communication seconds per iteration, and the iteration time alone
 DATA_BOUND = StageTimes(data_s=4.0, compute_s=1.0, comm_s=1.0, iteration_s=6.0)
@@ -78,24 +84,26 @@ def test_time_slicing() -> None:
 
 @pytest.mark.parametrize("k", [0, 1.5, -2, math.nan, True, "2"])
 def test_bad_k_names_the_field(k: object) -> None:
-    with pytest.raises(ValueError, match="sharing.k"):
-        SharingConfig(k=k)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^k \(jobs sharing the same GPUs\) must be a whole"):
+        check_sharing_factor(k)
+    with pytest.raises(ConfigError, match=r"policies\[1\] \(Muri-S\): .*\bk\b"):
+        validate_config(ScenarioConfig(policies=(PolicySpec("muri_s", {"k": k}),)), load_matrix())
 
 
 def test_config_defaults_are_off_and_checks_model() -> None:
-    assert not SharingConfig().enabled
-    assert SharingConfig(k=4.0).k == 4  # type: ignore[arg-type]
+    assert check_sharing_factor(4.0) == 4
+    assert MuriS.Params().k == 1  # the layer is off unless a policy's k says otherwise
     with pytest.raises(SharingError, match="sharing.model"):
-        SharingConfig(k=2, model="mps")
+        SharingConfig(model="mps")
     with pytest.raises(SharingError, match="sharing.packing_efficiency"):
         SharingConfig(packing_efficiency=1.5)
 
 
-def test_non_sharing_policy_refuses_k_above_one() -> None:
-    check_policy_sharing("las", False, SharingConfig())
-    check_policy_sharing("muri_s", True, SharingConfig(k=4))
-    with pytest.raises(ValueError, match="sharing.k = 2 .*'las'"):
-        check_policy_sharing("las", False, SharingConfig(k=2))
+def test_non_sharing_policy_refuses_k() -> None:
+    check_policy_sharing("las", False, {})
+    check_policy_sharing("muri_s", True, {"k": 4})
+    with pytest.raises(ValueError, match="k = 2 but policy 'las' does not share GPUs"):
+        check_policy_sharing("las", False, {"k": 2})
 
 
 def _jobs(*stages: StageTimes, num_gpus: int = 1) -> list[Candidate]:
@@ -142,8 +150,8 @@ def test_stage_times_from_a_muri_table() -> None:
          "resource_time_1": [419, 68], "resource_time_2": [49, 0]}
     )  # fmt: skip
     stages = stage_times_ms(frame, "t.csv")
-    assert stages[3] == pytest.approx(StageTimes(0.0006, 0.419, 0.049, 0.437))
-    assert stages[4].comm_s == 0.0
+    assert stages["3"] == pytest.approx(StageTimes(0.0006, 0.419, 0.049, 0.437))
+    assert stages["4"].comm_s == 0.0
 
 
 @pytest.mark.parametrize("bad", [-1, None, "fast"])
