@@ -308,7 +308,7 @@ class PolicyRegistry(Registry[type[Policy]]):
 POLICIES = PolicyRegistry("policy")
 """Every policy class by registry name (filled by importing :mod:`engine.policies`)."""
 
-POLICY_GROUPS = ("Baselines", "Gavel", "Seed papers", "Network-aware", "Other")
+POLICY_GROUPS = ("Baselines", "Gavel", "Seed papers", "Network-aware", "Shared GPUs", "Other")
 """Picker groups, in display order; a policy that names no group is under "Other"."""
 
 

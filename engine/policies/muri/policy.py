@@ -92,7 +92,7 @@ class MuriS(Policy):
     """
 
     display_name: ClassVar[str] = "Muri-S"
-    group: ClassVar[str] = "Other"
+    group: ClassVar[str] = "Shared GPUs"
     preemptive: ClassVar[bool] = True
     shares_gpus: ClassVar[bool] = True
     known_durations: ClassVar[bool] = True
