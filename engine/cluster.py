@@ -15,6 +15,8 @@ from engine.allocation.grants import Part
 from engine.allocation.layout import NodeLayout
 from engine.errors import AllocationError
 from engine.placement import PlacementStrategy
+from engine.placement.consolidated import consolidated, consolidated_indexed
+from engine.placement.free_index import FreeIndex
 from engine.step_time.network import LEVELS
 
 SHARED_PLACEMENTS_MAX = 65_536
@@ -87,6 +89,10 @@ class ClusterState:
             for position, node in enumerate(slot.nodes):
                 self._position[node] = position
                 self._node_free[node] = slot.free
+        self._node_index: list[FreeIndex] = [  # node -> its type's index
+            self._slots[self.node_type[n]].index for n in range(len(layout.nodes))
+        ]
+        self._indexed = strategy is consolidated  # the same choice read from the index
         self.free_gpus: dict[str, int] = dict(self.capacity)
         self.node_free_view = NodeFreeView(self)
         self.changes = 0  # counts placements and releases: unchanged means the same free GPUs
@@ -102,13 +108,16 @@ class ClusterState:
         if free_gpus.get(worker_type, 0) < num_gpus:
             return None
         slot = self._slots[worker_type]
-        free = slot.free
-        taken = self.strategy(free, slot.racks, num_gpus)
+        free, index = slot.free, slot.index
+        if self._indexed:
+            taken = consolidated_indexed(index, num_gpus)
+        else:
+            taken = self.strategy(free, slot.racks, num_gpus)
         if len(taken) == 1:  # the common one-node case: the same checks, a shared Placement
             position, count = taken[0]
             if count != num_gpus or not 1 <= num_gpus <= free[position]:
                 raise AllocationError(f"placement strategy returned an invalid placement {taken}")
-            free[position] = free[position] - count  # (not -=: see release)
+            index.set(position, free[position] - count)
             free_gpus[worker_type] = free_gpus[worker_type] - num_gpus
             self.changes += 1
             by_count = slot.one_node[position]
@@ -122,7 +131,7 @@ class ClusterState:
         ):
             raise AllocationError(f"placement strategy returned an invalid placement {taken}")
         for position, count in taken:
-            free[position] = free[position] - count
+            index.set(position, free[position] - count)
         free_gpus[worker_type] = free_gpus[worker_type] - num_gpus
         self.changes += 1
         key = (worker_type, tuple(taken))
@@ -198,7 +207,7 @@ class ClusterState:
         position = self._position[part.node]
         if free[position] < part.num_gpus:
             return None
-        free[position] -= part.num_gpus
+        self._slots[part.worker_type].index.set(position, free[position] - part.num_gpus)
         self.free_gpus[part.worker_type] -= part.num_gpus
         self.changes += 1
         rack = self.rack_names[self.node_rack[part.node]]
@@ -232,7 +241,7 @@ class ClusterState:
         The node holds no job (the engine stopped them)."""
         worker_type = self.node_type[node]
         gpus = self.layout.node_gpus[node]
-        self._node_free[node][self._position[node]] = 0
+        self._node_index[node].set(self._position[node], 0)
         self.free_gpus[worker_type] = self.free_gpus[worker_type] - gpus
         self.capacity[worker_type] = self.capacity[worker_type] - gpus
         self.changes += 1
@@ -241,7 +250,7 @@ class ClusterState:
         """Puts a node taken out by :meth:`take_node` back in service, all its GPUs free."""
         worker_type = self.node_type[node]
         gpus = self.layout.node_gpus[node]
-        self._node_free[node][self._position[node]] = gpus
+        self._node_index[node].set(self._position[node], gpus)
         self.free_gpus[worker_type] = self.free_gpus[worker_type] + gpus
         self.capacity[worker_type] = self.capacity[worker_type] + gpus
         self.changes += 1
@@ -249,8 +258,8 @@ class ClusterState:
     def release(self, placement: Placement) -> None:
         """Returns a placement's GPUs to the free pool."""
         self.changes += 1
-        node_type, position, node_free, free_gpus = (
-            self.node_type, self._position, self._node_free, self.free_gpus
+        node_type, position, node_free, node_index, free_gpus = (
+            self.node_type, self._position, self._node_free, self._node_index, self.free_gpus
         )  # fmt: skip
         nodes, counts = placement.nodes, placement.counts
         if not placement.node_types:  # one type: its free count updated once
@@ -258,7 +267,7 @@ class ClusterState:
                 node = nodes[entry]
                 free = node_free[node]
                 at = position[node]
-                free[at] = free[at] + counts[entry]  # (not +=: a generic in-place add compiled)
+                node_index[node].set(at, free[at] + counts[entry])
             worker_type = placement.worker_type
             free_gpus[worker_type] = free_gpus[worker_type] + placement.num_gpus
             return
@@ -267,7 +276,7 @@ class ClusterState:
             worker_type = node_type[node]
             free = node_free[node]
             at = position[node]
-            free[at] = free[at] + count
+            node_index[node].set(at, free[at] + count)
             free_gpus[worker_type] = free_gpus[worker_type] + count
 
 
@@ -276,13 +285,14 @@ class TypeNodes:
     and rack index per position, and the shared one-node placements (``one_node[position]
     [count]``, None until first used). One dict probe per placement finds them all."""
 
-    __slots__ = ("nodes", "free", "racks", "one_node")
+    __slots__ = ("nodes", "free", "racks", "one_node", "index")
 
     def __init__(self, nodes: tuple[int, ...], free: list[int], racks: list[int]) -> None:
         self.nodes = nodes
         self.free = free
         self.racks = racks
         self.one_node: list[list[Placement | None]] = [[] for _ in nodes]
+        self.index = FreeIndex(free, racks)  # every write to ``free`` goes through it
 
 
 class NodeFreeView(Sequence[int]):

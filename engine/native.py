@@ -39,6 +39,7 @@ MODULES = (
     "engine/lease_rounds.py",
     "engine/allocation/validation.py",
     "engine/placement/consolidated.py",
+    "engine/placement/free_index.py",
     "engine/step_time/topology.py",
     "engine/jobs.py",
     "engine/step_time/network.py",

@@ -3,14 +3,18 @@
 1. One node with enough free GPUs, the one with the fewest (best fit, keeps big holes for big jobs).
 2. Otherwise one rack: the rack with the fewest sufficient free GPUs, fullest-free nodes first.
 3. Otherwise across racks, fullest-free nodes first.
-Ties go to the lower node position, so placement is deterministic. Plain lists: nodes of one
-type number in the tens, where Python loops beat numpy's per-call overhead; step 1 is one pass
-over the free counts (compiled with mypyc, see :mod:`engine.native`).
+Ties go to the lower node position, so placement is deterministic. Plain lists, compiled with
+mypyc (:mod:`engine.native`). :func:`consolidated` reads the free counts as given (one pass over
+the nodes: plans, :mod:`engine.placement.levels`); :func:`consolidated_indexed` makes the same
+choice from a :class:`~engine.placement.free_index.FreeIndex` without a pass over the nodes (the
+engine's cluster state, issue 37; equality is a Hypothesis property in
+``tests/engine/test_placement_index.py``).
 """
 
 from __future__ import annotations
 
 from engine.placement.base import PLACEMENTS
+from engine.placement.free_index import FreeIndex
 
 
 def consolidated(free: list[int], racks: list[int], num_gpus: int) -> list[tuple[int, int]]:
@@ -33,6 +37,30 @@ def consolidated(free: list[int], racks: list[int], num_gpus: int) -> list[tuple
 PLACEMENTS.register("consolidated", consolidated)
 
 
+def consolidated_indexed(index: FreeIndex, num_gpus: int) -> list[tuple[int, int]]:
+    """:func:`consolidated`'s choice on ``index.free``: the smallest sufficient free count's
+    lowest position; else the rack of the fewest sufficient free GPUs (per-rack totals kept by
+    the index), else every node, fullest first (read from the buckets, fullest down)."""
+    buckets = index.buckets
+    for count in range(num_gpus, len(buckets)):
+        bucket = buckets[count]
+        if bucket:
+            return [(bucket[0], num_gpus)]
+    best_rack = fewest_sufficient(index.rack_free, num_gpus)
+    racks = index.racks
+    taken: list[tuple[int, int]] = []
+    for count in range(len(buckets) - 1, 0, -1):
+        for position in buckets[count]:
+            if num_gpus <= 0:
+                return taken
+            if best_rack >= 0 and racks[position] != best_rack:
+                continue
+            grab = count if count < num_gpus else num_gpus
+            taken.append((position, grab))
+            num_gpus -= grab
+    return taken
+
+
 def best_rack_of(free: list[int], racks: list[int], num_gpus: int) -> int:
     """The rack (index) whose candidate nodes have the fewest free GPUs in total that still
     suffice for ``num_gpus`` (ties: the lower index), or -1. Totals in a list indexed by rack
@@ -43,6 +71,12 @@ def best_rack_of(free: list[int], racks: list[int], num_gpus: int) -> int:
         while len(rack_free) <= rack:  # (grown here: builtin max() is a generic call)
             rack_free.append(0)
         rack_free[rack] = rack_free[rack] + free[position]
+    return fewest_sufficient(rack_free, num_gpus)
+
+
+def fewest_sufficient(rack_free: list[int], num_gpus: int) -> int:
+    """The rack index with the fewest free GPUs (``rack_free``) that still suffice for
+    ``num_gpus`` (ties: the lower index), or -1."""
     best_rack, best_total = -1, 0
     for rack in range(len(rack_free)):  # ascending: a tie keeps the lower index
         total = rack_free[rack]
