@@ -15,6 +15,7 @@ borrowing unlimited):
 
     .venv/bin/python benchmarks/bench_teams.py                      # full trace, timings
     .venv/bin/python benchmarks/bench_teams.py --sample --finding   # 2,000 jobs, the finding
+    .venv/bin/python benchmarks/bench_teams.py --trace /work/shared/traces/philly/...full_82247.csv
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ from engine.simulator import simulate  # noqa: E402
 FULL = ROOT.parent / "shared" / "traces" / "philly" / "philly_pollux_jobs_full_82247.csv"
 
 
-def scenario(sample: bool, seed: int = 0) -> ScenarioConfig:
-    source = "sample:philly_2000.csv" if sample else str(FULL)
+def scenario(sample: bool, seed: int = 0, full: Path = FULL) -> ScenarioConfig:
+    source = "sample:philly_2000.csv" if sample else str(full)
     return ScenarioConfig(trace=TraceSpec(source=source, team_column="cluster"), seed=seed)
 
 
@@ -66,8 +67,8 @@ def capped(queues: QueueConfig, limit: int) -> QueueConfig:
         for cq in queues.cluster_queues))  # fmt: skip
 
 
-def timings(sample: bool) -> None:
-    config = scenario(sample)
+def timings(sample: bool, full: Path) -> None:
+    config = scenario(sample, full=full)
     trace = load_scenario_trace(config)
     queues = default_queues(trace.jobs, config.cluster.capacity())
     print(f"{len(trace.jobs):,} jobs, {len(queues.cluster_queues)} teams, "
@@ -80,10 +81,10 @@ def timings(sample: bool) -> None:
         print(f"| {policy} | {plain_s:.1f} | {quota_s:.1f} | {quota_s / plain_s:.2f} |")
 
 
-def finding(sample: bool, seeds: int, limit: int) -> None:
+def finding(sample: bool, seeds: int, limit: int, full: Path) -> None:
     rows = []
     for seed in range(seeds):
-        config = scenario(sample, seed)
+        config = scenario(sample, seed, full)
         trace = load_scenario_trace(config)
         queues = default_queues(trace.jobs, config.cluster.capacity())
         for label, variant in (("unlimited", queues), ("limited", capped(queues, limit))):
@@ -118,13 +119,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sample", action="store_true", help="the 2,000-job sample")
     parser.add_argument("--finding", action="store_true", help="borrowing: per-team waits")
+    parser.add_argument("--trace", type=Path, default=FULL, help="the full Philly trace's path")
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--limit", type=int, default=8, help="borrowing limit (GPUs per type)")
     args = parser.parse_args()
     if args.finding:
-        finding(args.sample, args.seeds, args.limit)
+        finding(args.sample, args.seeds, args.limit, args.trace)
     else:
-        timings(args.sample)
+        timings(args.sample, args.trace)
 
 
 if __name__ == "__main__":
