@@ -165,6 +165,7 @@ class QuotaScheduler:
         self.weights = {cq.name: cq.fair_weight for cq in config.cluster_queues}
         self.weights.update({c.name: c.fair_weight for c in config.cohorts})
         self.queues: dict[str, ClusterQueue] = {cq.name: cq for cq in config.cluster_queues}
+        self._flavors = {cq.name: [q.flavor for q in cq.flavors] for cq in config.cluster_queues}
         self.flavor_types = config.flavor_types()
         self.runs_on = runs_on
         self.key_of = key_of
@@ -249,7 +250,11 @@ class QuotaScheduler:
     def _unqueue(self, workload: _Workload) -> None:
         name, key = workload.queue, workload.key
         self.pending[name].remove(key)
-        self.groups[name][self._group_of[workload.index]].remove(key)
+        group = self._group_of[workload.index]
+        keys = self.groups[name][group]
+        keys.remove(key)
+        if not len(keys):
+            del self.groups[name][group]  # (a cycle looks at every group of its queue)
         self._clean.pop(name, None)
 
     def _still_clean(self, name: str) -> bool:
@@ -479,15 +484,14 @@ class QuotaScheduler:
     def _first_fitting(self, name: str) -> OrderKey | None:
         """The first pending key of ``name`` whose GPUs fit some flavor it runs on."""
         node = self.tree.cluster_queues[name]
+        room = {flavor: node.available(flavor) for flavor in self._flavors[name]}
         best: OrderKey | None = None
         for (gpus, flavors), keys in self.groups[name].items():
-            if not len(keys):
-                continue
             first = keys.first()
             if best is not None and first >= best:
                 continue
             for flavor in flavors:
-                if gpus <= node.available(flavor):
+                if gpus <= room[flavor]:
                     best = first
                     break
         return best

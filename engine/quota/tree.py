@@ -50,7 +50,7 @@ class QuotaNode:
 
     __slots__ = (
         "name", "is_cluster_queue", "parent", "quotas", "subtree", "usage", "children", "clock",
-        "_available", "_available_at", "_limited",
+        "_available", "_available_at", "_limited", "_height",
     )  # fmt: skip
 
     def __init__(self, name: str, is_cluster_queue: bool, quotas: tuple[FlavorQuota, ...]):
@@ -64,6 +64,7 @@ class QuotaNode:
         self.clock = UsageClock()
         self._available: dict[str, int] = {}  # flavor -> available(), read at _available_at
         self._available_at = -1
+        self._height = -1  # height(), once the tree is built
         # flavors with a lending or borrowing limit; for the others a node with a parent may
         # take just what its parent has available (its local quota is 0)
         self._limited = {q.flavor for q in quotas
@@ -173,13 +174,17 @@ class QuotaNode:
         return node
 
     def height(self) -> int:
-        """Kueue's ``getNodeHeight``: 0 for a leaf, 1 for a cohort of queues, and so on."""
-        if self.is_cluster_queue:
-            return 0
-        height = min(len(self.children), 1)
-        for child in self.children:
-            if not child.is_cluster_queue:
-                height = max(height, child.height() + 1)
+        """Kueue's ``getNodeHeight``: 0 for a leaf, 1 for a cohort of queues, and so on
+        (remembered: :class:`QuotaTree` builds the tree before any is asked)."""
+        if self._height >= 0:
+            return self._height
+        height = 0
+        if not self.is_cluster_queue:
+            height = min(len(self.children), 1)
+            for child in self.children:
+                if not child.is_cluster_queue:
+                    height = max(height, child.height() + 1)
+        self._height = height
         return height
 
     def borrowing_level(self, flavor: str, gpus: int) -> int:
