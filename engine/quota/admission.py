@@ -265,10 +265,7 @@ class QuotaScheduler:
         if parked is None:
             return False
         node = self.tree.cluster_queues[name]
-        for flavor, gpus in parked.items():
-            if gpus <= node.available(flavor):
-                return False
-        return True
+        return all(gpus > node.available(flavor) for flavor, gpus in parked.items())
 
     def _sleep(self, name: str) -> None:
         """Parks a queue without a head in the wake index (when it needs no scan)."""

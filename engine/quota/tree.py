@@ -67,8 +67,11 @@ class QuotaNode:
         self._height = -1  # height(), once the tree is built
         # flavors with a lending or borrowing limit; for the others a node with a parent may
         # take just what its parent has available (its local quota is 0)
-        self._limited = {q.flavor for q in quotas
-                         if q.lending_limit_gpus is not None or q.borrowing_limit_gpus is not None}  # fmt: skip
+        self._limited = {
+            q.flavor
+            for q in quotas
+            if q.lending_limit_gpus is not None or q.borrowing_limit_gpus is not None
+        }
 
     def __repr__(self) -> str:
         kind = "ClusterQueue" if self.is_cluster_queue else "Cohort"

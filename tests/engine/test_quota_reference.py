@@ -74,8 +74,13 @@ def variant(queues: QueueConfig, name: str) -> QueueConfig:
     """The default ``queues`` changed as the module docstring says for variant ``name``."""
     cqs = queues.cluster_queues
     if name == "capped":
-        cqs = tuple(dataclasses.replace(cq, flavors=tuple(
-            dataclasses.replace(q, borrowing_limit_gpus=8) for q in cq.flavors)) for cq in cqs)
+        cqs = tuple(
+            dataclasses.replace(
+                cq,
+                flavors=tuple(dataclasses.replace(q, borrowing_limit_gpus=8) for q in cq.flavors),
+            )
+            for cq in cqs
+        )
         return dataclasses.replace(queues, cluster_queues=cqs)  # fmt: skip
     if name == "preempting":
         preemption = Preemption("LowerPriority", "Any")
@@ -100,7 +105,9 @@ def _tree(queues: QueueConfig) -> QueueConfig:
             queueing_strategy="StrictFIFO" if i % 4 == 1 else "BestEffortFIFO",
             when_can_borrow="TryNextFlavor" if i % 2 else "MayStopSearch",
         ))  # fmt: skip
-    return dataclasses.replace(queues, cluster_queues=tuple(cqs), cohorts=(queues.cohorts[0], *subs))
+    return dataclasses.replace(
+        queues, cluster_queues=tuple(cqs), cohorts=(queues.cohorts[0], *subs)
+    )
 
 
 def table_hashes(policy: str, name: str) -> dict[str, str]:
