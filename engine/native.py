@@ -67,6 +67,7 @@ MODULES = (
     "engine/quota/preemption.py",
     "engine/quota/fair_sharing.py",
     "engine/quota/admission_fair_sharing.py",
+    "engine/quota/wake.py",
     "engine/quota/admission.py",
     "engine/quota/ledger.py",
 )

@@ -38,6 +38,7 @@ from engine.quota.fair_sharing import Share, fair_targets, tournament_key
 from engine.quota.model import ClusterQueue, QueueConfig
 from engine.quota.preemption import Admitted, Preemptor, Target, find_targets
 from engine.quota.tree import QuotaNode, QuotaTree
+from engine.quota.wake import WakeIndex
 
 NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = range(5)
 """Kueue's flavor-assignment preemption modes, worst to best (``flavorassigner.go``)."""
@@ -164,6 +165,7 @@ class QuotaScheduler:
         self.weights = {cq.name: cq.fair_weight for cq in config.cluster_queues}
         self.weights.update({c.name: c.fair_weight for c in config.cohorts})
         self.queues: dict[str, ClusterQueue] = {cq.name: cq for cq in config.cluster_queues}
+        self._flavors = {cq.name: [q.flavor for q in cq.flavors] for cq in config.cluster_queues}
         self.flavor_types = config.flavor_types()
         self.runs_on = runs_on
         self.key_of = key_of
@@ -203,6 +205,9 @@ class QuotaScheduler:
         # noted when a queue that needs no scan had no head and lowered by each workload queued
         # since (one leaving may leave it low): it has no head while no flavor has that room
         self._parked: dict[str, dict[str, int]] = {}
+        # the queues of _parked known to have no head until their root frees quota: not looked
+        # at by a cycle over all queues until the index wakes them (:mod:`engine.quota.wake`)
+        self.wake = WakeIndex(self.tree)
         # queue -> the version at which a queue that may preempt had no head (any change of
         # usage may give it one)
         self._clean: dict[str, int] = {}
@@ -235,6 +240,7 @@ class QuotaScheduler:
         keys.add(key)
         self._submitted.add(name)
         self._clean.pop(name, None)
+        self.wake.unpark(name)
         parked = self._parked.get(name)
         if parked is not None:
             for flavor in group[1]:
@@ -244,7 +250,11 @@ class QuotaScheduler:
     def _unqueue(self, workload: _Workload) -> None:
         name, key = workload.queue, workload.key
         self.pending[name].remove(key)
-        self.groups[name][self._group_of[workload.index]].remove(key)
+        group = self._group_of[workload.index]
+        keys = self.groups[name][group]
+        keys.remove(key)
+        if not len(keys):
+            del self.groups[name][group]  # (a cycle looks at every group of its queue)
         self._clean.pop(name, None)
 
     def _still_clean(self, name: str) -> bool:
@@ -256,6 +266,12 @@ class QuotaScheduler:
             return False
         node = self.tree.cluster_queues[name]
         return all(gpus > node.available(flavor) for flavor, gpus in parked.items())
+
+    def _sleep(self, name: str) -> None:
+        """Parks a queue without a head in the wake index (when it needs no scan)."""
+        parked = self._parked.get(name)
+        if parked is not None and not self._scans[name]:
+            self.wake.park(name, parked)
 
     def _park(self, name: str) -> None:
         """Notes, for a queue without a head, the fewest GPUs it waits for per flavor."""
@@ -325,18 +341,25 @@ class QuotaScheduler:
         changed: set[str] = set()
         if only is None:
             self.blocked = {}
+            self.wake.woken()
+        asleep = self.wake.parked
         for name, keys in self.pending.items():
-            if only is not None and name not in only:
+            if only is None:
+                if name in asleep:
+                    continue  # (marked "quota" below)
+            elif name not in only:
                 continue
             self.blocked.pop(name, None)
             if not len(keys) or self._still_clean(name):
                 if len(keys):
                     self.blocked[name] = "quota"
+                    self._sleep(name)
                 continue
             head = self._head(name, keys)
             if head is None:
                 self._clean[name] = self.version
                 self.blocked[name] = "quota"
+                self._sleep(name)
                 continue
             workload, assignment = head
             order = (assignment.borrow, -workload.priority, workload.order_s, workload.index)
@@ -373,6 +396,10 @@ class QuotaScheduler:
                 changed.add(workload.queue)
         for node, flavor, gpus in reserved:
             node.remove_usage(flavor, gpus)
+        for name in list(retry):
+            if self._still_clean(name):  # (what the next cycle would find)
+                retry.discard(name)
+                self._sleep(name)
         for name, keys in self.pending.items():
             if len(keys) and name not in self.blocked:
                 self.blocked[name] = "quota"
@@ -454,15 +481,14 @@ class QuotaScheduler:
     def _first_fitting(self, name: str) -> OrderKey | None:
         """The first pending key of ``name`` whose GPUs fit some flavor it runs on."""
         node = self.tree.cluster_queues[name]
+        room = {flavor: node.available(flavor) for flavor in self._flavors[name]}
         best: OrderKey | None = None
         for (gpus, flavors), keys in self.groups[name].items():
-            if not len(keys):
-                continue
             first = keys.first()
             if best is not None and first >= best:
                 continue
             for flavor in flavors:
-                if gpus <= node.available(flavor):
+                if gpus <= room[flavor]:
                     best = first
                     break
         return best

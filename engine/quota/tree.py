@@ -50,7 +50,7 @@ class QuotaNode:
 
     __slots__ = (
         "name", "is_cluster_queue", "parent", "quotas", "subtree", "usage", "children", "clock",
-        "_available", "_available_at",
+        "_available", "_available_at", "_limited", "_height",
     )  # fmt: skip
 
     def __init__(self, name: str, is_cluster_queue: bool, quotas: tuple[FlavorQuota, ...]):
@@ -64,6 +64,14 @@ class QuotaNode:
         self.clock = UsageClock()
         self._available: dict[str, int] = {}  # flavor -> available(), read at _available_at
         self._available_at = -1
+        self._height = -1  # height(), once the tree is built
+        # flavors with a lending or borrowing limit; for the others a node with a parent may
+        # take just what its parent has available (its local quota is 0)
+        self._limited = {
+            q.flavor
+            for q in quotas
+            if q.lending_limit_gpus is not None or q.borrowing_limit_gpus is not None
+        }
 
     def __repr__(self) -> str:
         kind = "ClusterQueue" if self.is_cluster_queue else "Cohort"
@@ -89,7 +97,10 @@ class QuotaNode:
         """GPUs of ``flavor`` the node may take now (may be negative in a cohort overrun).
 
         Remembered until the tree's usage next changes [R: a cache; a cycle asks it of the same
-        nodes many times between two changes]."""
+        nodes many times between two changes]; a node without limits on ``flavor`` passes its
+        parent's on."""
+        if self.parent is not None and flavor not in self._limited:
+            return self.parent.available(flavor)
         if self._available_at != self.clock.ticks:
             self._available.clear()
             self._available_at = self.clock.ticks
@@ -166,13 +177,17 @@ class QuotaNode:
         return node
 
     def height(self) -> int:
-        """Kueue's ``getNodeHeight``: 0 for a leaf, 1 for a cohort of queues, and so on."""
-        if self.is_cluster_queue:
-            return 0
-        height = min(len(self.children), 1)
-        for child in self.children:
-            if not child.is_cluster_queue:
-                height = max(height, child.height() + 1)
+        """Kueue's ``getNodeHeight``: 0 for a leaf, 1 for a cohort of queues, and so on
+        (remembered: :class:`QuotaTree` builds the tree before any is asked)."""
+        if self._height >= 0:
+            return self._height
+        height = 0
+        if not self.is_cluster_queue:
+            height = min(len(self.children), 1)
+            for child in self.children:
+                if not child.is_cluster_queue:
+                    height = max(height, child.height() + 1)
+        self._height = height
         return height
 
     def borrowing_level(self, flavor: str, gpus: int) -> int:
