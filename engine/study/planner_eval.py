@@ -14,7 +14,7 @@ the engine's message as its error, and does not meet the target.
 
 With failures on (`engine.config.FailureConfig`), every run simulates them and each row also
 carries ``goodput``: the mean over the mix's seeds of the run's goodput (useful over allocated
-GPU-hours, `engine.metrics`), a fraction; with a spares dimension, ``spares`` too.
+GPU-hours, `engine.metrics`), a fraction; with a spares dimension, ``spares:<type>`` too.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from engine.config import ClusterSpec
+from engine.config import ClusterSpec, spares_of
 from engine.errors import EngineError
 from engine.results import RunResult
 from engine.study.cost import cluster_cost_usd_per_h, prices_with_defaults
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 SEEDS_PER_ROUND = 2
 TODAY = "today"
 Key = Mix | str  # a mix, or TODAY for today's cluster when it is not a mix of the candidates
+RunOutcome = RunResult | EngineError
 
 
 class BudgetExhausted(Exception):
@@ -75,6 +76,9 @@ class Evaluator:
         self.values: dict[Key, dict[int, float]] = {}  # key -> seed -> judged value
         self.goodput: dict[Key, dict[int, float]] = {}  # key -> seed -> goodput (failures on)
         self.errors: dict[Key, str] = {}
+        self.fresh: dict[Key, dict[int, float]] = {}  # key -> fresh seed -> value (confirmed)
+        self.fresh_errors: dict[Key, str] = {}
+        self.limit: float = spec.max_simulations  # the confirmation lifts it
         self.rows: dict[Key, dict[str, Any]] = {}
         self.num_simulations = 0
         self.pool: ProcessPoolExecutor | None = None  # an open pool to run batches on
@@ -123,7 +127,7 @@ class Evaluator:
                 batches already run are kept).
         """
         new = [k for k in dict.fromkeys(mixes) if k not in self.rows]
-        self._run({k: seeds or list(self.spec.seeds) for k in new})
+        self._record(self._run({k: seeds or list(self.spec.seeds) for k in new}))
         for k in new:
             self._row(k, phase)
         if seeds is None:
@@ -131,8 +135,7 @@ class Evaluator:
         return new
 
     def _add_seeds(self, keys: list[Key], phase: str) -> None:
-        extra = (s for s in range(max(self.spec.seeds) + 1, 2**31) if s not in self.spec.seeds)
-        pool = [next(extra) for _ in range(self.spec.max_seeds - len(self.spec.seeds))]
+        pool = list(self.spec.search_seeds()[len(self.spec.seeds) :])
         while True:
             cap = self.cheapest_meeting()
             near = [k for k in keys if self._undecided(k) and (k == self.today_key() or
@@ -143,7 +146,7 @@ class Evaluator:
             for k in near:
                 have = len(self.values[k])
                 todo[k] = pool[have - len(self.spec.seeds) :][:SEEDS_PER_ROUND]
-            self._run(todo)
+            self._record(self._run(todo))
             for k in near:
                 self._row(k, phase)
 
@@ -163,16 +166,36 @@ class Evaluator:
             return self.spec.base.cluster
         return self.spec.cluster(key)
 
-    def _run(self, seeds_by_key: dict[Key, list[int]]) -> None:
-        """Runs (or loads from the store) every (key, seed); records values and errors."""
+    def confirm(self, key: Key, seeds: Iterable[int]) -> list[float]:
+        """Runs ``key`` on ``seeds`` (the plan's fresh seeds) apart from its search values and
+        adds the outcome to its row (``fresh_seeds``, ``fresh_mean``, ``fresh_bound``,
+        ``confirmed``); returns the judged values (empty if the policy could not run it).
+
+        Raises:
+            BudgetExhausted: if the runs would exceed :attr:`limit`.
+        """
+        for (k, s), result in self._run({key: list(seeds)}).items():
+            if isinstance(result, EngineError):
+                self.fresh_errors.setdefault(k, str(result))
+            else:
+                self.fresh.setdefault(k, {})[s] = self.spec.target.of_run(result)
+        self._row(key, str(self.rows[key]["phase"]))
+        return [] if key in self.fresh_errors else list(self.fresh.get(key, {}).values())
+
+    def _run(self, seeds_by_key: dict[Key, list[int]]) -> dict[tuple[Key, int], RunOutcome]:
+        """Runs (or loads from the store) every (key, seed).
+
+        Raises:
+            BudgetExhausted: if the runs not stored would exceed :attr:`limit`.
+        """
         specs = {(k, s): self._spec(k, s) for k, seeds in seeds_by_key.items() for s in seeds}
         stored = self.store.keys() if self.store else set()
-        results: dict[tuple[Key, int], RunResult | EngineError] = {}
+        results: dict[tuple[Key, int], RunOutcome] = {}
         for ks, spec in specs.items():
             if self.store and spec.key() in stored:
                 results[ks] = self.store.load(spec)
         todo = [(ks, spec) for ks, spec in specs.items() if ks not in results]
-        if self.num_simulations + len(todo) > self.spec.max_simulations:
+        if self.num_simulations + len(todo) > self.limit:
             raise BudgetExhausted
 
         def done(i: int, result: RunResult | EngineError) -> None:
@@ -183,6 +206,10 @@ class Evaluator:
         tasks = [(spec, self.payload) for _, spec in todo]
         run_tasks(tasks, done, fn=execute_or_error, pool=self.pool, **self.run_options)  # type: ignore[arg-type]
         self.num_simulations += len(todo)
+        return results
+
+    def _record(self, results: dict[tuple[Key, int], RunOutcome]) -> None:
+        """Records the search's values (and goodput with failures on) and errors."""
         for (k, s), result in results.items():
             if isinstance(result, EngineError):
                 self.errors.setdefault(k, str(result))
@@ -210,9 +237,9 @@ class Evaluator:
         spares = self._spares(key)
         for c in spec.candidates:
             nodes = capacity.get(c.worker_type, 0) // c.gpus_per_node
-            row[f"nodes:{c.worker_type}"] = nodes - spares if nodes else 0
-        if spec.searches_spares:
-            row["spares"] = spares
+            row[f"nodes:{c.worker_type}"] = nodes - spares.get(c.worker_type, 0) if nodes else 0
+        for worker_type, _ in spec.spared():
+            row[f"spares:{worker_type}"] = spares.get(worker_type, 0)
         row.update(
             cost_usd_per_h=_cost(self.cluster(key), spec), seeds=n, mean=mean, ci_low=low,
             ci_high=high, bound=bound, meets=target.meets(bound), today=key == self.today_key(),
@@ -221,16 +248,28 @@ class Evaluator:
         if spec.base.failures.enabled:
             goodput = [] if error else list(self.goodput.get(key, {}).values())
             row["goodput"] = sum(goodput) / len(goodput) if goodput else math.nan
-        self.rows[key] = row
+        self.rows[key] = {**row, **self._fresh_columns(key)}
 
-    def _spares(self, key: Key) -> int:
-        """Spare nodes per type held in the key's cluster (counted in its capacity) when the
-        plan searches spares; 0 otherwise (the row's node counts are the cluster's, as
+    def _fresh_columns(self, key: Key) -> dict[str, Any]:
+        """The confirmation's columns of a row: fresh seeds run, mean and one-sided bound over
+        them, and ``confirmed`` (True / False; None for a mix not confirmed)."""
+        values = [] if key in self.fresh_errors else list(self.fresh.get(key, {}).values())
+        if key not in self.fresh and key not in self.fresh_errors:
+            return {"fresh_seeds": 0, "fresh_mean": math.nan, "fresh_bound": math.nan,
+                    "confirmed": None}  # fmt: skip
+        bound = self.spec.target.bound(values, self.spec.confidence) if values else math.nan
+        return {"fresh_seeds": len(self.fresh.get(key, {})), "fresh_mean": mean_ci(values)[1],
+                "fresh_bound": bound, "confirmed": self.spec.target.meets(bound)}  # fmt: skip
+
+    def _spares(self, key: Key) -> dict[str, int]:
+        """Spare nodes per GPU type held in the key's cluster (counted in its capacity) when the
+        plan searches spares; none otherwise (the row's node counts are the cluster's, as
         before)."""
         if not self.spec.searches_spares:
-            return 0
+            return {}
         if isinstance(key, str):
-            return self.spec.base.failures.spares_per_type
+            failures = self.spec.base.failures
+            return {t: spares_of(failures, t) for t in self.spec.base.cluster.capacity()}
         return self.spec.spares(key)
 
     def _label(self, key: Key) -> str:

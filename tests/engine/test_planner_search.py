@@ -22,6 +22,7 @@ from engine.scenario import run
 from engine.study.planner import Candidate, PlanSpec, plan
 from engine.study.planner_eval import Evaluator
 from engine.study.spec import RunSpec
+from engine.study.stats import mean_bound
 
 ROOT = Path(__file__).resolve().parents[2]
 TODAY = ClusterSpec(
@@ -97,20 +98,22 @@ def test_a_re_plan_resumes_from_the_stored_study(tmp_path: Path) -> None:
     assert set(again.tried["mix"]) == set(first.tried["mix"])
 
 
-def test_the_lowered_philly_target_gets_a_mix_no_dearer_than_today_that_meets_it() -> None:
-    # Issue 23, point 1: mean JCT <= 4 h on examples/plan.json; today's cluster costs 241.92.
+def test_the_philly_4h_answer_holds_on_10_seeds_the_planner_never_used() -> None:
+    # Issue 23, point 1 and issue 34: mean JCT <= 4 h on examples/plan.json (today's cluster
+    # costs 241.92 USD/h). The answer, re-simulated on seeds 20-29 (the search may use 0-9 and
+    # confirms on 10-19), meets the target by the one-sided 95% bound over those 10 seeds.
     data = json.loads((ROOT / "examples" / "plan.json").read_text())
     spec = PlanSpec.from_dict({**data, "target_value": 14_400})
-    result = plan(spec, executor="serial")
+    result = plan(spec, executor="pool", workers=2)
     assert result.today["cost_usd_per_h"] == pytest.approx(241.92)
     assert result.chosen_scenario is not None and result.chosen_row is not None
     assert result.chosen_row["cost_usd_per_h"] <= 241.92
-    # re-simulated on the seeds the planner judged it on: the plan's, then the ones it added
-    # near the target (the next integers), so the check is of the claim the planner makes
-    n = int(result.chosen_row["seeds"])
-    top = max(spec.seeds)
-    seeds = [*spec.seeds, *range(top + 1, top + 1 + n - len(spec.seeds))]
-    again = [dataclasses.replace(result.chosen_scenario, seed=s, trace_seed=s) for s in seeds]
+    assert result.chosen_row["confirmed"] and result.chosen_row["fresh_seeds"] == 10
+    used = {*spec.search_seeds(), *spec.fresh_seeds()}
+    unseen = [s for s in range(20, 30) if s not in used]
+    assert len(unseen) == 10
+    again = [dataclasses.replace(result.chosen_scenario, seed=s, trace_seed=s) for s in unseen]
     jct = [run(RunSpec(c, "check", c.seed, c.seed, "")).summary["jct_mean_s"] for c in again]
-    assert sum(jct) / len(jct) <= 14_400
-    assert not any("no mix" in line.lower() for line in result.explanation)
+    assert mean_bound(jct, 0.95) <= 14_400, (result.chosen_row["mix"], jct)
+    words = "\n".join(result.explanation)
+    assert "Confirmation on 10 fresh seeds (seeds 10-19, none used by the search)" in words
