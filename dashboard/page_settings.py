@@ -39,7 +39,18 @@ NUMBER_RANGES: dict[str, tuple[type, float, float]] = {
     "plan_max_spares": (int, 0, 64),
 }
 """Planner number settings (a key or a key prefix) -> (type, lowest, highest) its widget takes."""
-PLAN_CANDIDATE_COLUMNS = ("worker_type", "price_usd_per_gpu_h", "max_nodes", "gpus_per_node")
+PLAN_CANDIDATE_COLUMNS = ("worker_type", "price_usd_per_gpu_h", "max_nodes", "gpus_per_node",
+                          "max_spares")  # fmt: skip
+"""The Planner's candidates table; ``max_spares`` may be missing (a link before it)."""
+CANDIDATE_RANGES: dict[str, tuple[float, float]] = {
+    "worker_type": (1, 64),  # characters
+    "price_usd_per_gpu_h": (0.0, 1000.0),
+    "max_nodes": (1, 10_000),
+    "gpus_per_node": (1, 64),
+    "max_spares": (0, 64),
+}
+"""The Planner's candidates columns -> (lowest, highest) its editor takes (a text's length);
+a link's table is held to them. Blank cells are allowed (the page names the row)."""
 MAX_TEXT, MAX_ROWS = 1000, 64
 
 
@@ -128,11 +139,30 @@ def _check_table(value: Any) -> str:
     if not isinstance(rows, list) or len(rows) > MAX_ROWS:
         return f"expected a table of at most {MAX_ROWS} rows"
     for i, row in enumerate(rows, start=1):
-        if not isinstance(row, Mapping) or set(row) != set(PLAN_CANDIDATE_COLUMNS):
+        if not isinstance(row, Mapping) or not set(PLAN_CANDIDATE_COLUMNS[:4]) <= set(row) <= set(
+            PLAN_CANDIDATE_COLUMNS
+        ):
             return f"row {i}: expected the columns {', '.join(PLAN_CANDIDATE_COLUMNS)}"
-        if not all(v is None or isinstance(v, str | int | float) for v in row.values()):
-            return f"row {i}: expected numbers and texts"
+        for column, value in row.items():
+            why = _check_cell(column, value)
+            if why:
+                return f"row {i}, column {column}: {why}"
     return ""
+
+
+def _check_cell(column: str, value: Any) -> str:
+    """Why a candidates cell is refused ("" when it is blank or within
+    :data:`CANDIDATE_RANGES`)."""
+    low, high = CANDIDATE_RANGES[column]
+    if value is None:
+        return ""
+    if column == "worker_type":
+        ok = isinstance(value, str) and low <= len(value) <= high
+        return "" if ok else f"expected a text of {low:g} to {high:g} characters"
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and low <= value <= high
+    whole = column != "price_usd_per_gpu_h"
+    ok = ok and (not whole or float(value).is_integer())
+    return "" if ok else f"expected a {'whole ' if whole else ''}number from {low:g} to {high:g}"
 
 
 def apply_link_settings(settings: Mapping[str, Any]) -> list[str]:

@@ -4,6 +4,7 @@ cluster; the cost/metric chart with the Pareto front; the search in words; every
 import dataclasses
 import os
 import time
+from types import SimpleNamespace
 
 import pandas as pd
 import streamlit as st
@@ -13,6 +14,7 @@ from dashboard.components.chart import render_chart
 from dashboard.components.plan_prices import (
     candidates_state_key,
     default_candidates,
+    render_candidates_editor,
     render_price_sources,
 )
 from dashboard.components.run_panel import render_flash
@@ -28,6 +30,7 @@ from dashboard.run_queue import with_deadline
 from dashboard.state import current_config, set_current
 from engine.errors import EngineError, SimulationCancelled
 from engine.policies.base import display_name, get_policy, policy_display_name
+from engine.study.planner_confirm import seeds_words
 from engine.study.planner_target import TARGET_METRICS, Target
 from engine.study.stats import FIRM_SEEDS, INTERVAL_METHOD
 from engine.study.store import default_results_dir
@@ -94,9 +97,10 @@ if failures.enabled:
     max_spares = cols[0].number_input(
         "Spare nodes per GPU type, at most", min_value=0, max_value=64, step=1,
         key="plan_max_spares",
-        help="The search also chooses how many spare nodes to hold per GPU type (0 up to "
-        "this); spares are bought like other nodes and swap in for failed ones. 0 keeps the "
-        "scenario's own spares in every mix.",
+        help="The search also chooses how many spare nodes to hold of each GPU type (0 up to "
+        "this, or up to the type's own number in the table below); spares are bought like "
+        "other nodes and swap in for failed ones. 0 everywhere keeps the scenario's own "
+        "spares in every mix.",
     )  # fmt: skip
     cols[1].info(
         f"Failures are on (node MTBF {failures.node_mtbf_h:,.0f} h, repair "
@@ -113,33 +117,29 @@ if failures.enabled:
         )
 candidates_key = candidates_state_key(base.throughputs)
 s.setdefault(candidates_key, default_candidates(base))
-st.markdown("**GPU types to buy**: a price, the most nodes the plan may hold and the node size")
+st.markdown("**GPU types to buy**: a price, the most nodes the plan may hold and the node size"
+            + (", and the most spare nodes of each type (blank: the number above)"
+               if failures.enabled else ""))  # fmt: skip
 render_price_sources(s[candidates_key])
-candidates = st.data_editor(
-    s[candidates_key], key=f"{candidates_key}_editor", num_rows="dynamic", hide_index=True,
-    column_config={
-        "worker_type": st.column_config.TextColumn("GPU type", required=True),
-        "price_usd_per_gpu_h": st.column_config.NumberColumn(
-            "Price (USD per GPU-hour)", min_value=0.0, format="%.3f", required=True),
-        "max_nodes": st.column_config.NumberColumn("Max nodes", min_value=1, step=1),
-        "gpus_per_node": st.column_config.NumberColumn("GPUs per node", min_value=1, step=1),
-    },
-)  # fmt: skip
+candidates = render_candidates_editor(base, spares=failures.enabled)
 
 
 def _spec():
     from engine.study.planner import Candidate, PlanSpec
 
     rows = []
-    for i, row in enumerate(candidates.itertuples(index=False), start=1):
+    for i, row in enumerate(candidates.to_dict("records"), start=1):
+        row = SimpleNamespace(**{"max_spares": None, **row})
         if pd.isna(row.price_usd_per_gpu_h):
             raise EngineError(
                 f"candidates row {i} ({row.worker_type}): no price; there is no citable public "
                 "price for this GPU type, so enter yours (USD per GPU-hour)"
             )
         try:
+            spares = None if not failures.enabled or pd.isna(row.max_spares) else row.max_spares
             rows.append(Candidate(str(row.worker_type), float(row.price_usd_per_gpu_h),
-                                  int(row.max_nodes), int(row.gpus_per_node)))  # fmt: skip
+                                  int(row.max_nodes), int(row.gpus_per_node),
+                                  max_spares=None if spares is None else int(spares)))  # fmt: skip
         except (TypeError, ValueError) as exc:
             raise EngineError(
                 f"GPU types row {i} ({row.worker_type}): a cell is empty or not a number; "
@@ -230,13 +230,23 @@ if result is not None:
                      f"{-saving:+,.2f} USD/h against today", delta_color="inverse")  # fmt: skip
         right.caption(f"{chosen['mix']}: {target.label} {target.words(chosen['mean'])}"
                       f"{_goodput(chosen)}")  # fmt: skip
+        fresh = result.spec.fresh_seeds()
         st.success(f"Cheapest mix found that meets the target: **{chosen['mix']}**, "
-                   f"{chosen['cost_usd_per_h']:,.2f} USD/h{_goodput(chosen)}.")  # fmt: skip
+                   f"{chosen['cost_usd_per_h']:,.2f} USD/h{_goodput(chosen)}. Confirmed on "
+                   f"**{chosen['fresh_seeds']} fresh seeds** ({seeds_words(fresh)}, none used "
+                   f"by the search): {target.label} {target.words(chosen['fresh_mean'])}, "
+                   f"{result.spec.confidence:.0%} bound "
+                   f"{target.words(chosen['fresh_bound'])}.")  # fmt: skip
         loadable = result.chosen_scenario
         if loadable is not None and (loadable.cluster != base.cluster
                                      or loadable.failures != base.failures):  # fmt: skip
             st.button("Load this mix as the scenario", on_click=_load_chosen, type="primary",
                       key="load_chosen")  # fmt: skip
+    elif (result.tried["confirmed"] == False).any():  # noqa: E712 (None: not confirmed)
+        refused = int((result.tried["confirmed"] == False).sum())  # noqa: E712
+        st.warning(f"{refused} mix{'es' if refused > 1 else ''} met the target on the search's "
+                   "seeds but not on fresh seeds, and no mix was confirmed; raise the bounds "
+                   "or the target, lower the confidence, or give more seeds.")  # fmt: skip
     else:
         st.warning("No mix the planner evaluated meets the target; raise the bounds or the "
                    "target, or lower the confidence.")  # fmt: skip
@@ -258,10 +268,13 @@ if result is not None:
     per = target.per_unit
     table = result.tried.sort_values(["today", "cost_usd_per_h"], ascending=[False, True])
     table = table.assign(
-        **{c: table[c] / per for c in ("mean", "ci_low", "ci_high", "bound")},
+        **{c: table[c] / per for c in ("mean", "ci_low", "ci_high", "bound", "fresh_mean",
+                                       "fresh_bound")},
         phase=table["phase"].map(PHASES), today=table["today"].map({True: "today", False: ""}),
     )  # fmt: skip
-    extra = [c for c in ("spares", "goodput") if c in table.columns]
+    spares = [c for c in table.columns if c.startswith("spares:")]
+    extra = [*spares, *(["goodput"] if "goodput" in table.columns else [])]
+    table["confirmed"] = table["confirmed"].map({True: "confirmed", False: "refused"})
     if "goodput" in table.columns:
         table["goodput"] = table["goodput"] * 100
     number = st.column_config.NumberColumn
@@ -269,7 +282,8 @@ if result is not None:
     st.dataframe(
         table, hide_index=True, width="stretch",
         column_order=["today", "mix", "cost_usd_per_h", "mean", "ci_low", "ci_high", "bound",
-                      "meets", *extra, "seeds", "phase", "error"],
+                      "meets", *extra, "seeds", "confirmed", "fresh_mean", "fresh_bound",
+                      "phase", "error"],
         column_config={
             "today": "", "mix": "Mix", "cost_usd_per_h": number("Cost (USD/h)", format="%.2f"),
             "mean": number(f"{TARGET_TITLES[target.metric]} ({target.unit})", format="%.2f"),
@@ -277,7 +291,13 @@ if result is not None:
             "ci_high": number("95% high", format="%.2f"),
             "bound": number(f"{result.spec.confidence:.0%} {side} bound", format="%.2f"),
             "meets": "Meets target", "seeds": "Seeds", "phase": "Found by",
-            "spares": number("Spares per type"),
+            **{c: number(f"Spares {c.removeprefix('spares:').upper()}") for c in spares},
+            "confirmed": st.column_config.TextColumn(
+                "On fresh seeds", help=f"The answer is confirmed on {result.spec.max_seeds} "
+                "seeds the search never used, cheapest mix first"),
+            "fresh_mean": number(f"Fresh mean ({target.unit})", format="%.2f"),
+            "fresh_bound": number(f"Fresh {result.spec.confidence:.0%} {side} bound",
+                                  format="%.2f"),
             "goodput": number("Goodput (%)", format="%.1f",
                               help="Useful over allocated GPU-hours, mean over seeds"),
             "error": st.column_config.TextColumn("Why it cannot run", width="large"),

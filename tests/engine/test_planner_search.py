@@ -117,3 +117,29 @@ def test_the_philly_4h_answer_holds_on_10_seeds_the_planner_never_used() -> None
     assert mean_bound(jct, 0.95) <= 14_400, (result.chosen_row["mix"], jct)
     words = "\n".join(result.explanation)
     assert "Confirmation on 10 fresh seeds (seeds 10-19, none used by the search)" in words
+
+
+@pytest.mark.parametrize(
+    ("policy", "jobs"), [("fifo", 80), ("srtf", 120)], ids=["fifo-80-jobs", "srtf-120-jobs"]
+)
+def test_a_mix_whose_first_seeds_were_lucky_is_caught_by_the_fresh_seeds(
+    policy: str, jobs: int
+) -> None:
+    # p95 JCT <= 3 h on the first jobs of the Philly sample, seeds 0-2 (up to 10). Two P100
+    # nodes, a start of the search (P100 alone, bisected), meet it on the search's seeds: the
+    # old rule (the cheapest mix that met the target) answered with them. On seeds 10-19 their
+    # bound misses 3 h, so they are refused and a dearer mix that holds is the answer.
+    spec = _spec(policy, jobs, "jct_p95_s", 3 * 3600.0, seeds=(0, 1, 2), search_trials=16)
+    result = plan(spec, executor="serial")
+    tried = result.tried.set_index("mix")
+    lucky = tried.loc["2 P100 nodes"]
+    old_rule = tried[tried["meets"]]["cost_usd_per_h"].idxmin()
+    assert old_rule == "2 P100 nodes" and lucky["bound"] <= 3 * 3600.0
+    assert lucky["confirmed"] is False and lucky["fresh_seeds"] == 10
+    assert lucky["fresh_bound"] > 3 * 3600.0
+    chosen = result.chosen_row
+    assert chosen is not None and chosen["confirmed"] is True
+    assert chosen["fresh_bound"] <= 3 * 3600.0 < lucky["fresh_bound"]
+    assert chosen["cost_usd_per_h"] > lucky["cost_usd_per_h"]
+    words = "\n".join(result.explanation)
+    assert "2 P100 nodes (3.44 USD/h): p95 JCT" in words and "refused, although it met" in words
