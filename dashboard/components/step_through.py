@@ -39,7 +39,8 @@ SPEEDS = {  # label -> simulated seconds per wall second (0: one event per frame
     "1 h per second": 3600.0, "one event per frame": 0.0,
 }  # fmt: skip
 _CACHE = "_replays"
-PAGE_WIDGETS = ("step_policies", "replay_kinds", "step_by_team")  # the page's widgets outside the fragment
+# the page's widgets outside the fragment
+PAGE_WIDGETS = ("step_policies", "replay_kinds", "step_by_team")
 
 
 @dataclass(frozen=True)
