@@ -15,8 +15,7 @@ from heapq import heapify, heappop, heappush
 from engine.state import JobState
 
 COMPACT_AT = 1024
-"""Entries beyond 4 per running job at which the stale ones are dropped (and deletions from the
-event loop's waiting dict at which it is copied afresh) [R]."""
+"""Entries beyond 4 per running job at which the stale ones are dropped [R]."""
 
 
 class CompletionHeap:

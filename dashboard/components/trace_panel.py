@@ -13,6 +13,7 @@ import streamlit as st
 from dashboard.components.table_editor import render_table_editor
 from dashboard.runner import worker_types
 from dashboard.state import SOURCE_KINDS, bind, current, edit, source_kind
+from engine.config import ScenarioConfig
 from engine.errors import EngineError
 from engine.traces import (
     TraceInfo,
@@ -24,11 +25,26 @@ from engine.traces import (
     uses_assumed_worker_type,
 )
 from engine.traces.resolve import SAMPLE_DIR
+from engine.traces.rules import DURATIONS_MEASURED_ON, SPEEDS_MEASURED_ON
+
+TRACE_SUFFIXES = ("csv", "tsv", "txt", "trace")
+ACCEPTED = "a CSV (.csv), tab-separated text (.tsv, .txt) or Gavel .trace file"
+
+
+def _refusal(name: str) -> str | None:
+    """Why the file ``name`` is refused by its extension (any is let through the uploader, so
+    that the refusal is said on the page), or None for an accepted one."""
+    if name.rsplit(".", 1)[-1].lower() in TRACE_SUFFIXES:
+        return None
+    return f"{name} is not a trace file this panel reads: upload {ACCEPTED}."
 
 
 def _on_upload() -> None:
     s = st.session_state
     file = s.get("trace_file")
+    s["upload_refused"] = None if file is None else _refusal(file.name)
+    if s["upload_refused"]:
+        file = None  # as if removed: the previous file's preview and error go with it
     s["upload"] = None if file is None else (file.name, file.getvalue())
     if s["column_mapping"] is not None and current().trace.format == "canonical":
         edit("trace.format", "auto")  # the mapping was the previous file's
@@ -58,6 +74,23 @@ def _current_info() -> TraceInfo | None:
     return _inspect(path.name, path.read_bytes()) if path.is_file() else None
 
 
+def speeds_types_to_offer(config: ScenarioConfig) -> list[str]:
+    """GPU types to offer under :data:`SPEEDS_MEASURED_ON` when the trace carries its own
+    speeds (Muri's testbed trace) measured on a type that ``config``'s cluster lacks: its jobs
+    run only on that type, so every one is refused. Empty when that is not the case.
+
+    Returns:
+        The cluster's GPU types that the control lists, in its order.
+    """
+    info = _current_info()
+    chosen = config.trace.format
+    effective = info.format if chosen == "auto" and info is not None else chosen
+    capacity = config.cluster.capacity()
+    if not carries_speeds(effective) or config.trace.assumed_worker_type in capacity:
+        return []
+    return [worker_type for worker_type in worker_types() if worker_type in capacity]
+
+
 def render_trace_source() -> None:
     """Source radio and the inputs of the chosen source."""
     kind = st.radio("Jobs come from", SOURCE_KINDS, horizontal=True, **bind("source_kind"))
@@ -66,12 +99,15 @@ def render_trace_source() -> None:
     elif kind == SOURCE_KINDS[1]:
         st.file_uploader(
             "Trace file (CSV, tab-separated text or Gavel .trace)",
-            type=["csv", "trace", "txt", "tsv"], key="trace_file", on_change=_on_upload,
+            key="trace_file", on_change=_on_upload,
             help="Philly, ITP, Pollux, Tiresias, Muri, Gavel or canonical CSV, detected from the "
             "header; "
             "UTF-8 or UTF-16 (Excel's \"Unicode text\"), comma- or tab-separated.",
         )  # fmt: skip
-        upload = st.session_state["upload"]
+        upload, refused = st.session_state["upload"], st.session_state.get("upload_refused")
+        if refused and upload is None:
+            st.error(refused)
+            return
         if upload is None:
             st.info("Upload a trace file to preview and run it. No sample is used in its place.")
             return
@@ -149,13 +185,13 @@ def _render_reading_options(info: TraceInfo | None) -> None:
     effective = info.format if chosen == "auto" and info is not None else chosen
     if carries_speeds(effective):
         mid.selectbox(
-            "Iteration times were measured on", worker_types(), **bind("assumed_worker_type"),
+            SPEEDS_MEASURED_ON, worker_types(), **bind("assumed_worker_type"),
             help="GPU type of the trace's own measured iteration times (Muri's testbed: "
             "v100); its jobs run at those speeds on that type only.",
         )  # fmt: skip
     elif uses_assumed_worker_type(effective):
         mid.selectbox(
-            "Durations were measured on", worker_types(current().throughputs),
+            DURATIONS_MEASURED_ON, worker_types(current().throughputs),
             **bind("assumed_worker_type"),
             help="GPU type the trace's durations were observed on (Philly and ITP record none).",
         )  # fmt: skip

@@ -9,15 +9,36 @@ from dashboard import runner
 from dashboard.charts import make_duration_histogram
 from dashboard.components.chart import render_chart
 from dashboard.components.column_mapping import needs_mapping, render_column_mapping
+from dashboard.components.trace_panel import speeds_types_to_offer
 from dashboard.formatting import human_duration
 from dashboard.state import edit
 from engine.config import ScenarioConfig
 from engine.errors import EngineError, OversizedJobsError
 from engine.traces import TraceLoad
+from engine.traces.rules import SPEEDS_MEASURED_ON
 
 
 def _drop_oversized() -> None:
     edit("trace.drop_oversized", True)
+
+
+def _offer_measured_on(config: ScenarioConfig, exc: OversizedJobsError) -> bool:
+    """Says which trace setting refuses every job of a trace with its own speeds, with a button
+    per GPU type of the cluster that would run them; False when that is not the cause."""
+    types = speeds_types_to_offer(config)
+    if not types:
+        return False
+    st.error(
+        f"This trace's jobs run only on the GPU type its iteration times were measured on, now "
+        f"{config.trace.assumed_worker_type}, and the cluster has none: change "
+        f'"{SPEEDS_MEASURED_ON}" above to {" or ".join(types)}.\n\n{exc}'
+    )
+    for column, worker_type in zip(st.columns(len(types)), types, strict=True):
+        column.button(
+            f"Measured on {worker_type}", key=f"measured_on.{worker_type}",
+            on_click=edit, args=("trace.assumed_worker_type", worker_type),
+        )  # fmt: skip
+    return True
 
 
 def render_trace_load(config: ScenarioConfig, upload: runner.Upload) -> TraceLoad | None:
@@ -25,6 +46,8 @@ def render_trace_load(config: ScenarioConfig, upload: runner.Upload) -> TraceLoa
     try:
         load = runner.load_trace(config, upload)
     except OversizedJobsError as exc:
+        if _offer_measured_on(config, exc):
+            return None
         st.error(str(exc))
         st.button(
             f"Drop them ({len(exc.job_ids)} jobs)", on_click=_drop_oversized,

@@ -181,7 +181,9 @@ class LinkLoad:
     """Which running jobs cross which inter-node links, and the bandwidth each one gets.
 
     The simulator attaches a job when it is placed on several nodes and detaches it when it
-    releases them; both return the other jobs on the same links, whose share just changed.
+    releases them; both return the other jobs on the same links, whose share just changed (none
+    when links are not shared: a rack's uplink carries a share of the cluster's jobs, so
+    gathering them on every multi-node start and end grew with the cluster, issue 37).
     """
 
     def __init__(self, topology: Topology) -> None:
@@ -194,20 +196,24 @@ class LinkLoad:
         """Records ``job`` on ``links``; returns the other jobs on them."""
         self.links[job] = links
         neighbours: set[int] = set()
+        share = self.share
         for link in links:
             on = self.jobs_on.setdefault(link, set())
-            neighbours |= on
+            if share:
+                neighbours |= on
             on.add(job)
-        return neighbours if self.share else set()
+        return neighbours
 
     def detach(self, job: int) -> set[int]:
         """Forgets ``job``; returns the jobs left on its links."""
         neighbours: set[int] = set()
+        share = self.share
         for link in self.links.pop(job, ()):
             on = self.jobs_on[link]
             on.discard(job)
-            neighbours |= on
-        return neighbours if self.share else set()
+            if share:
+                neighbours |= on
+        return neighbours
 
     def bandwidth_gbps(self, job: int, now_s: float) -> float:
         """The job's bottleneck bandwidth (Gb/s): its worst share over the links it crosses."""

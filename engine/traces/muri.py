@@ -122,7 +122,8 @@ def speeds_note(measured: ThroughputMatrix, worker_type: str) -> str:
     return (
         f"Speeds from the trace: its measured iteration times (iteration_time, ms per "
         f"iteration) give {pairs} (model, GPUs) throughputs for {len(models)} models "
-        f"({', '.join(models)}), taken as measured on {worker_type} (the trace panel's GPU "
-        f"type; Muri's testbed measured them on V100s); these jobs run on {worker_type} GPUs "
-        "only and no speed is drawn; submit times and durations read as milliseconds"
+        f"({', '.join(models)}), taken as measured on {worker_type} (the trace setting "
+        f'"{rules.SPEEDS_MEASURED_ON}"; Muri\'s testbed measured them on V100s); these jobs run '
+        f"on {worker_type} GPUs only and no speed is drawn; submit times and durations read as "
+        "milliseconds"
     )

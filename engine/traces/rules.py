@@ -204,11 +204,17 @@ def steps_from_duration(
     return out
 
 
+DURATIONS_MEASURED_ON = "Durations were measured on"
+"""The trace setting :func:`assumed_type_note` names, as the dashboard's control is labelled."""
+SPEEDS_MEASURED_ON = "Iteration times were measured on"
+"""The same setting for a trace that carries its own speeds (Muri's), as labelled."""
+
+
 def assumed_type_note(source: str, worker_type: str) -> str:
-    """The note telling the user which GPU type step counts assume."""
+    """The note telling the user which GPU type step counts assume, naming the setting."""
     return (
         f"{source} does not record GPU types; assumed {worker_type} for step counts "
-        "(the scenario's assumed GPU type, trace.assumed_worker_type)"
+        f'(the trace setting "{DURATIONS_MEASURED_ON}")'
     )
 
 

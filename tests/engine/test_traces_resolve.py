@@ -108,8 +108,8 @@ def test_default_spec_loads_philly_sample() -> None:
     assert (load.format, load.file_name, len(load.jobs)) == ("philly", "philly_2000.csv", 2000)
     assert load.dropped_job_ids == ()
     assert load.notes[0] == (
-        "Philly does not record GPU types; assumed p100 for step counts (the scenario's "
-        "assumed GPU type, trace.assumed_worker_type)"
+        "Philly does not record GPU types; assumed p100 for step counts (the trace setting "
+        '"Durations were measured on")'
     )
 
 
