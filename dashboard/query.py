@@ -26,7 +26,15 @@ import streamlit as st
 
 from dashboard.links import LINK_PARAM, LinkState, decode_link, encode_link
 from dashboard.page_settings import apply_link_settings, link_settings
-from dashboard.state import SOURCE_KINDS, current, set_current, source_kind, with_field
+from dashboard.state import (
+    COLUMN_RANGES,
+    FIELDS,
+    SOURCE_KINDS,
+    current,
+    set_current,
+    source_kind,
+    with_field,
+)
 from engine.budget import Budget, check_scenario, trace_rows
 from engine.config import NetworkConfig, PolicySpec, ScenarioConfig
 from engine.content import sha256_hex
@@ -138,36 +146,10 @@ def check_link(link: LinkState, budget: Budget, upload: bytes | None) -> None:
         check_scenario(config, budget, trace_rows(config, data), link.results_scenario)
 
 
-WIDGET_RANGES = {  # scenario path -> (lowest, highest) its widget takes (trace_panel, ...)
-    "seed": (0, 2**32 - 1),
-    "trace_seed": (0, 2**32 - 1),
-    "load.num_jobs": (1, math.inf),
-    "trace.synthetic.num_jobs": (1, 20_000),
-    "trace.synthetic.jobs_per_hour": (0.1, math.inf),
-    "trace.max_jobs": (0, math.inf),
-    "network.intra_node_gbps": (0.1, math.inf),
-    "network.intra_rack_gbps": (0.1, math.inf),
-    "network.cross_rack_gbps": (0.1, math.inf),
-    "network.uplink_oversubscription": (1.0, math.inf),
-    "network.background_load": (0.0, 0.9),
-    "rounds.round_duration_s": (1.0, math.inf),
-    "rounds.checkpoint_restore_s": (0.0, math.inf),
-    "rounds.reallocation_interval_s": (0.0, math.inf),
-    "load.arrival_scale": (0.05, math.inf),
-    "network.latency_s": (0.0, 1.0),
-}
-ROW_RANGES = {  # table column -> (lowest, highest) its editor takes (cluster_panel)
-    ("cluster.node_groups", "gpus_per_node"): (1, 64),
-    ("network.congestion", "factor"): (1.0, 1000.0),
-    ("extra_worker_types", "speed_ratio"): (0.01, 100.0),
-}
-"""The ranges of the Scenario page's number inputs: a value outside them would stop the page
-when a link writes it into the widget, so a link carrying one is refused with a message."""
-
-
 def check_widget_values(config: ScenarioConfig, name: str) -> None:
-    """Checks that the Scenario page's widgets can show ``config``: numbers in
-    :data:`WIDGET_RANGES`, known trace format, GPU type, placement and policies (with their
+    """Checks that the Scenario page's widgets can show ``config``: numbers in their widgets'
+    ranges (:data:`dashboard.state.FIELDS`) and table columns' (:data:`dashboard.state.
+    COLUMN_RANGES`), known trace format, GPU type, placement and policies (with their
     parameters: :func:`engine.validate.validate_config`).
 
     Raises:
@@ -180,11 +162,16 @@ def check_widget_values(config: ScenarioConfig, name: str) -> None:
     from engine.validate import validate_config
 
     where = f"scenario {name[:60]!r}"
-    values = [(path, get_path(config, path), bounds) for path, bounds in WIDGET_RANGES.items()]
-    for (table, column), bounds in ROW_RANGES.items():
+    values = [
+        (field.path, get_path(config, field.path), (field.low, field.high))
+        for field in FIELDS.values()
+        if field.low is not None or field.high is not None
+    ]
+    for (table, column), bounds in COLUMN_RANGES.items():
         rows = get_path(config, table)
         values += [(f"{table}[{i}].{column}", row[column], bounds) for i, row in enumerate(rows)]
     for path, value, (low, high) in values:
+        low, high = -math.inf if low is None else low, math.inf if high is None else high
         if value is not None and not low <= value <= high:
             raise ConfigError(
                 f"{where}: {path} is {_number(value)}; the dashboard takes {_number(low)} "
@@ -283,12 +270,13 @@ def _read_short_params() -> None:
         chosen = [p for p in params["policies"].split(",") if p in known]
         if chosen:
             config = dataclasses.replace(config, policies=tuple(PolicySpec(p) for p in chosen))
-    for key, path, kind in (("seed", "seed", int), ("round", "rounds.round_duration_s", float)):
+    for key, widget, kind in (("seed", "seed", int), ("round", "round_duration_s", float)):
         with contextlib.suppress(ValueError):
             value = kind(params[key][:20]) if key in params else None
-            low, high = WIDGET_RANGES[path]
+            field = FIELDS[widget]
+            low, high = field.low or 0, math.inf if field.high is None else field.high
             if value is not None and low <= value <= high:  # else the widget would refuse it
-                config = with_field(config, path, value)
+                config = with_field(config, field.path, value)
     if config != current():
         set_current(config)
     preset = PRESET_ALIASES.get(params.get("preset", ""), params.get("preset"))

@@ -71,11 +71,16 @@ def _same(value: Any) -> Any:
 class Field(NamedTuple):
     """A widget's field: its attribute path in ``ScenarioConfig``, the field value of a widget
     value (``read``) and the widget value of a field value (``show``; a number is shown as the
-    type its widget takes, whatever a loaded file gave)."""
+    type its widget takes, whatever a loaded file gave), and for a number the lowest and
+    highest value its widget takes (``low``, ``high``; None: unbounded), in that type. The one
+    place a number widget's range is said: :func:`bind` gives it to the widget and the link
+    vetting (:func:`dashboard.query.check_widget_values`) refuses a link outside it."""
 
     path: str
     read: Callable[[Any], Any] = _same
     show: Callable[[Any], Any] = _same
+    low: float | None = None
+    high: float | None = None
 
 
 def _fields() -> dict[str, Field]:
@@ -120,7 +125,54 @@ def _fields() -> dict[str, Field]:
                        ("checkpoint_cost_s", float), ("spares_per_type", int),
                        ("spare_swap_s", float)):  # fmt: skip
         fields[f"fail_{name}"] = Field(f"failures.{name}", kind, kind)
+    for key, (low, high) in NUMBER_RANGES.items():
+        fields[key] = fields[key]._replace(low=low, high=high)
     return fields
+
+
+NUMBER_RANGES: dict[str, tuple[float | None, float | None]] = {
+    "seed": (0, 2**32 - 1),  # numpy's SeedSequence takes any; a link's seed stays in uint32
+    "max_jobs": (0, None),
+    "num_jobs": (1, 20_000),
+    "jobs_per_hour": (0.1, None),
+    "llm_daily_amplitude": (0.0, 1.0),
+    "llm_peak_hour": (0.0, 23.5),
+    "arrival_scale": (0.05, None),
+    "intra_node_gbps": (0.1, None),
+    "intra_rack_gbps": (0.1, None),
+    "cross_rack_gbps": (0.1, None),
+    "uplink_oversubscription": (1.0, None),
+    "background_load": (0.0, 0.9),
+    "round_duration_s": (1.0, None),
+    "checkpoint_restore_s": (0.0, None),
+    "reallocation_interval_s": (0.0, None),
+    "step_time_overhead": (0.0, 1.0),
+    "fail_node_mtbf_h": (0.001, None),
+    "fail_weibull_shape": (0.05, None),
+    "fail_repair_h": (0.0, None),
+    "fail_rack_mtbf_h": (0.0, None),
+    "fail_spares_per_type": (0, None),
+    "fail_spare_swap_s": (0.0, None),
+    "fail_checkpoint_cost_s": (0.0, None),
+    "fail_checkpoint_interval_s": (1.0, None),
+}
+"""Widget key -> (lowest, highest) its number input takes, in its value's type (see
+:class:`Field`)."""
+
+
+COLUMN_RANGES: dict[tuple[str, str], tuple[float, float]] = {
+    ("cluster.node_groups", "gpus_per_node"): (1, 64),
+    ("network.congestion", "factor"): (1.0, 1000.0),
+    ("extra_worker_types", "speed_ratio"): (0.01, 100.0),
+}
+"""(scenario path of a table, column) -> (lowest, highest) its editor's number column takes
+(:func:`column_range`; the link vetting refuses a row outside it)."""
+
+
+def column_range(table: str, column: str) -> dict[str, float]:
+    """``min_value``/``max_value`` of a table editor's number column (:data:`COLUMN_RANGES`)."""
+    low, high = COLUMN_RANGES[(table, column)]
+    return {"min_value": low, "max_value": high}
 
 
 def _interval_of_young(young: bool) -> float | None:
@@ -319,4 +371,5 @@ def bind(key: str, on_change: Callable[[], None] | None = None) -> dict[str, Any
         if on_change is not None:
             on_change()
 
-    return {"key": key, "on_change": changed}
+    bounds = {"min_value": field.low, "max_value": field.high}
+    return {"key": key, "on_change": changed, **{k: v for k, v in bounds.items() if v is not None}}

@@ -132,17 +132,11 @@ def _busy_of(time_s: np.ndarray, busy_gpus: ArrayLike, end_s: float) -> float:
     return float(np.sum(widths * np.asarray(busy_gpus, dtype=float)))
 
 
-def active_span_s(jobs: pd.DataFrame) -> float:
-    """Length (s) of the union of the jobs' [arrival_s, completion_s] intervals: the time during
-    which at least one job is waiting or running. Jobs without a completion are left out."""
-    return _active_span(
-        jobs["arrival_s"].to_numpy(dtype=float), jobs["completion_s"].to_numpy(dtype=float)
-    )
-
-
-def _active_span(arrival_s: np.ndarray, completion_s: np.ndarray) -> float:
-    """The union's length; np.float64 when any job completed (``utilization_active`` keeps the
-    type it always had)."""
+def active_span_s(arrival_s: np.ndarray, completion_s: np.ndarray) -> float:
+    """Length (s) of the union of the jobs' [arrival_s, completion_s] intervals, (J,) each: the
+    time during which at least one job is waiting or running. Jobs without a completion (NaN) are
+    left out. An np.float64 when any job completed (``utilization_active`` keeps the type it
+    always had)."""
     done = ~np.isnan(completion_s)
     starts, ends = arrival_s[done], completion_s[done]
     order = np.argsort(starts, kind="quicksort")  # pandas' sort_values: the same tie order
@@ -184,7 +178,7 @@ def summarize(
         "makespan_s": end_s - start_s,
         "queueing_delay_mean_s": _mean(column["queueing_delay_s"][done]),
         "utilization_active": (
-            busy / (capacity_gpus * max(_active_span(arrival, completion), 1e-9))
+            busy / (capacity_gpus * max(active_span_s(arrival, completion), 1e-9))
             if num_types
             else 0.0
         ),

@@ -141,11 +141,6 @@ def mlperf_table(statistic: str = "typical") -> dict[str, dict[str, dict[int, fl
     return table
 
 
-def job_types_for_gpus(gpus: int) -> tuple[str, ...]:
-    """The benchmarks :data:`JOB_TYPES_BY_GPUS` maps a ``gpus``-GPU job onto."""
-    return next(types for limit, types in JOB_TYPES_BY_GPUS if gpus <= limit)
-
-
 def provenance_kind(table: dict[str, dict[str, dict[int, float]]], job_type: str,
                     worker_type: str, gpus: int) -> str:  # fmt: skip
     """How the matrix gets the number at ``gpus``: ``"measured"``, ``"interpolated"`` (between

@@ -145,8 +145,8 @@ def _validate_network(config: ScenarioConfig) -> None:
     net = config.network
     if min(net.intra_node_gbps, net.intra_rack_gbps, net.cross_rack_gbps) <= 0:
         raise ConfigError("network: bandwidths must be > 0")
-    if net.latency_s < 0:
-        raise ConfigError("network: latency must be >= 0")
+    if not 0 <= net.latency_s <= 1:  # [R] a per-hop latency of a second is no data centre's
+        raise ConfigError(f"network: latency_s is {net.latency_s:g}; it must be 0 to 1 s")
     if net.uplink_oversubscription < 1:
         raise ConfigError("network: uplink_oversubscription must be >= 1")
     if not 0 <= net.background_load <= 0.9:

@@ -13,7 +13,7 @@ import streamlit as st
 from dashboard.components.table_editor import gpu_type_column, render_table_editor
 from dashboard.network_data import rack_summary
 from dashboard.runner import worker_types
-from dashboard.state import TABLE_ERRORS, bind, current, edit
+from dashboard.state import TABLE_ERRORS, bind, column_range, current, edit
 from engine.config import NetworkConfig
 from engine.placement import list_placements
 from engine.step_time.topology import Topology
@@ -50,7 +50,7 @@ def render_extra_types() -> None:
         "name": st.column_config.TextColumn("New GPU type", help="e.g. a100", required=True),
         "base": gpu_type_column("Compared with", "A GPU type of the measured throughput matrix"),
         "speed_ratio": st.column_config.NumberColumn(
-            "Speed ratio", min_value=0.01, required=True,
+            "Speed ratio", **column_range("extra_worker_types", "speed_ratio"), required=True,
             help="Throughput relative to the compared type, for every job type (2 = twice as fast)",
         ),
     }  # fmt: skip
@@ -66,7 +66,8 @@ def render_gpu_mix() -> None:
         ),
         "nodes": st.column_config.NumberColumn("Nodes", min_value=1, step=1, required=True),
         "gpus_per_node": st.column_config.NumberColumn(
-            "GPUs per node", min_value=1, max_value=64, step=1, required=True
+            "GPUs per node", **column_range("cluster.node_groups", "gpus_per_node"), step=1,
+            required=True,
         ),
         "rack": st.column_config.TextColumn("Rack", help="Groups sharing a rack share its switch"),
     }  # fmt: skip
@@ -98,19 +99,19 @@ def render_network() -> None:
     the placement and the congestion schedule."""
     st.markdown("**Network** (ring all-reduce over the links between the job's nodes)")
     cols = st.columns(3)
-    cols[0].number_input("Intra-node (Gbps)", min_value=0.1, **bind("intra_node_gbps"))
-    cols[1].number_input("Node to node, same rack (Gbps)", min_value=0.1, **bind("intra_rack_gbps"))
+    cols[0].number_input("Intra-node (Gbps)", **bind("intra_node_gbps"))
+    cols[1].number_input("Node to node, same rack (Gbps)", **bind("intra_rack_gbps"))
     cols[2].number_input(
-        "Across racks, per flow (Gbps)", min_value=0.1, **bind("cross_rack_gbps"),
+        "Across racks, per flow (Gbps)", **bind("cross_rack_gbps"),
         help="The most one job's ring gets through the core, however idle the uplinks are.",
     )  # fmt: skip
     cols = st.columns(3)
     cols[0].number_input(
-        "Rack uplink oversubscription (x:1)", min_value=1.0, step=0.5,
+        "Rack uplink oversubscription (x:1)", step=0.5,
         help=_field_help("uplink_oversubscription"), **bind("uplink_oversubscription"),
     )  # fmt: skip
     cols[1].number_input(
-        "Background load (share of each link)", min_value=0.0, max_value=0.9, step=0.05,
+        "Background load (share of each link)", step=0.05,
         help=_field_help("background_load"), **bind("background_load"),
     )  # fmt: skip
     cols[2].toggle(
@@ -170,7 +171,9 @@ def _render_congestion() -> None:
     config = {
         "start_s": st.column_config.NumberColumn("Start (s)", min_value=0.0, required=True),
         "end_s": st.column_config.NumberColumn("End (s)", min_value=0.0, required=True),
-        "factor": st.column_config.NumberColumn("Factor", min_value=1.0, required=True),
+        "factor": st.column_config.NumberColumn(
+            "Factor", **column_range("network.congestion", "factor"), required=True
+        ),
         "links": st.column_config.TextColumn("Links", help=LINK_HELP, default="inter_node"),
     }
     render_table_editor(

@@ -28,25 +28,25 @@ def render_failures() -> None:
         )
         return
     cols = st.columns(3)
-    cols[0].number_input("Node MTBF (h)", min_value=0.001, step=500.0, **bind("fail_node_mtbf_h"),
+    cols[0].number_input("Node MTBF (h)", step=500.0, **bind("fail_node_mtbf_h"),
                          help=_HELP["node_mtbf_h"])  # fmt: skip
     cols[1].selectbox("Time between failures", FAILURE_DISTRIBUTIONS, **bind("fail_distribution"),
                       help=_HELP["distribution"])  # fmt: skip
-    cols[2].number_input("Weibull shape", min_value=0.05, step=0.05, **bind("fail_weibull_shape"),
+    cols[2].number_input("Weibull shape", step=0.05, **bind("fail_weibull_shape"),
                          disabled=current().failures.distribution != "weibull",
                          help=_HELP["weibull_shape"])  # fmt: skip
     cols = st.columns(3)
-    cols[0].number_input("Repair time (h)", min_value=0.0, step=4.0, **bind("fail_repair_h"),
+    cols[0].number_input("Repair time (h)", step=4.0, **bind("fail_repair_h"),
                          help=_HELP["repair_h"])  # fmt: skip
-    cols[1].number_input("Rack MTBF (h; 0 = none)", min_value=0.0, step=1000.0,
+    cols[1].number_input("Rack MTBF (h; 0 = none)", step=1000.0,
                          **bind("fail_rack_mtbf_h"), help=_HELP["rack_mtbf_h"])  # fmt: skip
-    cols[2].number_input("Spare nodes per GPU type", min_value=0, step=1,
+    cols[2].number_input("Spare nodes per GPU type", step=1,
                          **bind("fail_spares_per_type"),
                          help="Held out of the GPU mix; they replace failed nodes")  # fmt: skip
     cols = st.columns(3)
-    cols[0].number_input("Spare swap time (s)", min_value=0.0, step=60.0,
+    cols[0].number_input("Spare swap time (s)", step=60.0,
                          **bind("fail_spare_swap_s"), help=_HELP["spare_swap_s"])  # fmt: skip
-    cols[1].number_input("Checkpoint cost (s)", min_value=0.0, step=10.0,
+    cols[1].number_input("Checkpoint cost (s)", step=10.0,
                          help=_HELP["checkpoint_cost_s"],
                          **bind("fail_checkpoint_cost_s"))  # fmt: skip
     young = cols[2].toggle(
@@ -54,7 +54,7 @@ def render_failures() -> None:
         help="sqrt(2 x checkpoint cost x the job's MTBF), per placement",
     )  # fmt: skip
     if not young:
-        cols[2].number_input("Checkpoint interval (s)", min_value=1.0, step=600.0,
+        cols[2].number_input("Checkpoint interval (s)", step=600.0,
                              **bind("fail_checkpoint_interval_s"),
                              help=_HELP["checkpoint_interval_s"])  # fmt: skip
     _render_type_mtbf()

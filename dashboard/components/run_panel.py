@@ -97,15 +97,13 @@ def render_rounds() -> None:
         "Muri testbed (rounds, relaunches, launch cost, placement, Tiresias LAS's queue order).",
     )  # fmt: skip
     cols = st.columns(3)
-    cols[0].number_input("Seed", min_value=0, step=1, **bind("seed"))
-    cols[1].number_input("Round length (s)", min_value=1.0, step=60.0, **bind("round_duration_s"))
-    cols[2].number_input(
-        "Checkpoint-restore cost (s)", min_value=0.0, step=10.0, **bind("checkpoint_restore_s")
-    )
+    cols[0].number_input("Seed", step=1, **bind("seed"))
+    cols[1].number_input("Round length (s)", step=60.0, **bind("round_duration_s"))
+    cols[2].number_input("Checkpoint-restore cost (s)", step=10.0, **bind("checkpoint_restore_s"))
     cols = st.columns(3)
     cols[0].toggle("Admit jobs mid-round", **bind("admit_mid_round"))
     cols[1].number_input(
-        "Reallocation interval (s)", min_value=0.0, step=60.0, **bind("reallocation_interval_s"),
+        "Reallocation interval (s)", step=60.0, **bind("reallocation_interval_s"),
         help="0 = recompute the allocation every round",
     )  # fmt: skip
     cols[2].toggle(
@@ -121,7 +119,7 @@ def render_rounds() -> None:
         "(a testbed that restarts its jobs whenever it re-plans; set by the Muri preset)",
     )  # fmt: skip
     cols[1].number_input(
-        "Step-time overhead (share)", min_value=0.0, max_value=1.0, step=0.005,
+        "Step-time overhead (share)", step=0.005,
         format="%.3f", **bind("step_time_overhead"),
         help="Every step this share slower than the measured speeds (0.015 = 1.5%: Muri's "
         "testbed harness)",

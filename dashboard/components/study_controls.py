@@ -20,18 +20,16 @@ def render_variant_editor() -> None:
     with other_tab:
         cols = st.columns(4)
         cols[0].number_input(
-            "Background load (share of each link)", min_value=0.0, max_value=0.9, step=0.05,
+            "Background load (share of each link)", step=0.05,
             **bind("background_load"),
         )  # fmt: skip
         cols[1].number_input(
-            "Rack uplink oversubscription (x:1)", min_value=1.0, step=0.5,
+            "Rack uplink oversubscription (x:1)", step=0.5,
             **bind("uplink_oversubscription"),
         )  # fmt: skip
-        cols[2].number_input(
-            "Round length (s)", min_value=1.0, step=60.0, **bind("round_duration_s")
-        )
+        cols[2].number_input("Round length (s)", step=60.0, **bind("round_duration_s"))
         cols[3].number_input(
-            "Arrival scale (x load)", min_value=0.05, step=0.25, **bind("arrival_scale"),
+            "Arrival scale (x load)", step=0.25, **bind("arrival_scale"),
             help="Arrival times divided by this factor: 1.5 = jobs arrive 1.5x as fast.",
         )  # fmt: skip
         st.caption("Policies and their parameters, the trace and the other rules: Scenario page.")

@@ -17,6 +17,7 @@ from engine.config import ScenarioConfig
 from engine.errors import EngineError
 from engine.traces import (
     TraceInfo,
+    accepted_suffixes,
     carries_speeds,
     format_description,
     inspect_trace,
@@ -27,16 +28,28 @@ from engine.traces import (
 from engine.traces.resolve import SAMPLE_DIR
 from engine.traces.rules import DURATIONS_MEASURED_ON, SPEEDS_MEASURED_ON
 
-TRACE_SUFFIXES = ("csv", "tsv", "txt", "trace")
-ACCEPTED = "a CSV (.csv), tab-separated text (.tsv, .txt) or Gavel .trace file"
+
+def accepted_files() -> str:
+    """The extensions the registered trace formats read, e.g. ``".csv, .trace, ... or .yml"``."""
+    suffixes = [f".{suffix}" for suffix in accepted_suffixes()]
+    return f"{', '.join(suffixes[:-1])} or {suffixes[-1]}"
+
+
+def _formats_help() -> str:
+    """The uploader's help: every registered format, in the order detection tries them."""
+    names = "; ".join(format_description(name) for name in list_formats())
+    return (
+        f'Detected from the first line: {names}. UTF-8 or UTF-16 (Excel\'s "Unicode text"), '
+        "comma- or tab-separated."
+    )
 
 
 def _refusal(name: str) -> str | None:
     """Why the file ``name`` is refused by its extension (any is let through the uploader, so
     that the refusal is said on the page), or None for an accepted one."""
-    if name.rsplit(".", 1)[-1].lower() in TRACE_SUFFIXES:
+    if name.rsplit(".", 1)[-1].lower() in accepted_suffixes():
         return None
-    return f"{name} is not a trace file this panel reads: upload {ACCEPTED}."
+    return f"{name} is not a trace file this panel reads: upload a {accepted_files()} file."
 
 
 def _on_upload() -> None:
@@ -98,11 +111,8 @@ def render_trace_source() -> None:
         st.selectbox("Sample trace", list_samples(), **bind("sample_name"))
     elif kind == SOURCE_KINDS[1]:
         st.file_uploader(
-            "Trace file (CSV, tab-separated text or Gavel .trace)",
-            key="trace_file", on_change=_on_upload,
-            help="Philly, ITP, Pollux, Tiresias, Muri, Gavel or canonical CSV, detected from the "
-            "header; "
-            "UTF-8 or UTF-16 (Excel's \"Unicode text\"), comma- or tab-separated.",
+            f"Trace file ({accepted_files()})",
+            key="trace_file", on_change=_on_upload, help=_formats_help(),
         )  # fmt: skip
         upload, refused = st.session_state["upload"], st.session_state.get("upload_refused")
         if refused and upload is None:
@@ -114,11 +124,9 @@ def render_trace_source() -> None:
         st.caption(f"Using **{upload[0]}** ({len(upload[1]) / 1024:,.0f} KB).")
     else:
         left, right = st.columns(2)
-        left.number_input(
-            "Number of jobs", min_value=1, max_value=20000, step=50, **bind("num_jobs")
-        )
+        left.number_input("Number of jobs", step=50, **bind("num_jobs"))
         right.number_input(
-            "Jobs per hour", min_value=0.1, step=1.0, **bind("jobs_per_hour"),
+            "Jobs per hour", step=1.0, **bind("jobs_per_hour"),
             help="Poisson arrival rate (the LLM-era mix: its daily mean)",
         )  # fmt: skip
         workload = st.radio(
@@ -158,12 +166,10 @@ def _render_llm_mix() -> None:
     })  # fmt: skip
     left, right = st.columns(2)
     left.slider(
-        "Daily swing of the arrival rate", 0.0, 1.0, step=0.05, **bind("llm_daily_amplitude"),
+        "Daily swing of the arrival rate", step=0.05, **bind("llm_daily_amplitude"),
         help="0: constant rate; 0.5: the peak hour gets 3x the trough's arrivals",
     )  # fmt: skip
-    right.number_input(
-        "Peak hour", min_value=0.0, max_value=23.5, step=1.0, **bind("llm_peak_hour")
-    )
+    right.number_input("Peak hour", step=1.0, **bind("llm_peak_hour"))
 
 
 def _format_label(name: str) -> str:
@@ -198,6 +204,6 @@ def _render_reading_options(info: TraceInfo | None) -> None:
     else:
         mid.caption("This format records step counts; no GPU type needs to be assumed.")
     right.number_input(
-        "Use only the first N jobs (0 = all)", min_value=0, step=100, **bind("max_jobs"),
+        "Use only the first N jobs (0 = all)", step=100, **bind("max_jobs"),
         help="Cut a long trace for a quicker run.",
     )  # fmt: skip

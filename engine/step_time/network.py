@@ -99,28 +99,6 @@ def bottleneck_gbps(net: NetworkConfig, level: str, racks: tuple[str, ...], now_
     return min(rack_bw, cross_bw)
 
 
-def step_model(
-    measured_steps_per_s: float,
-    num_gpus: int,
-    gradient_bytes: float,
-    level: str,
-    racks: tuple[str, ...],
-    net: NetworkConfig,
-    now_s: float,
-) -> StepModel:
-    """Progress rate of a job placed at ``level``, with the level's nominal bottleneck (see
-    module docstring); policies use it as an estimate, the engine uses :func:`step_model_at`.
-
-    One iteration takes ``num_gpus / measured_steps_per_s`` seconds when consolidated (Gavel counts
-    steps summed over workers), plus the extra all-reduce time of the actual bottleneck over the
-    node-local one when ``net.enabled``.
-    """
-    return step_model_at(
-        measured_steps_per_s, num_gpus, gradient_bytes, bottleneck_gbps(net, level, racks, now_s),
-        net,
-    )  # fmt: skip
-
-
 def step_model_at(
     measured_steps_per_s: float,
     num_gpus: int,
@@ -128,8 +106,14 @@ def step_model_at(
     bandwidth_gbps: float,
     net: NetworkConfig,
 ) -> StepModel:
-    """:func:`step_model` for a known bottleneck bandwidth (Gb/s), e.g. a job's share of its
-    links in :class:`engine.step_time.topology.LinkLoad`."""
+    """Progress rate of a job whose ring all-reduce's bottleneck is ``bandwidth_gbps`` (a level's
+    nominal :func:`bottleneck_gbps`, or a job's share of its links in
+    :class:`engine.step_time.topology.LinkLoad`).
+
+    One iteration takes ``num_gpus / measured_steps_per_s`` seconds when consolidated (Gavel counts
+    steps summed over workers), plus the extra all-reduce time of the actual bottleneck over the
+    node-local one when ``net.enabled``.
+    """
     iteration_s = num_gpus / measured_steps_per_s
     comm_s = ring_comm_s(num_gpus, gradient_bytes, bandwidth_gbps, net.latency_s)
     if net.enabled:

@@ -6,7 +6,7 @@ Write ``r_k`` for the job's one-GPU throughput on worker type ``k`` (one worker-
 ``1 / r_k`` s) and ``sf`` for its scale factor (its global batch is ``sf`` worker-batches).
 
 - ``gang``, one worker type: the measured throughput at that size, plus what the placement and
-  congestion add to the all-reduce (:func:`engine.step_time.network.step_model`).
+  congestion add to the all-reduce (:func:`engine.step_time.network.step_model_at`).
 - ``gang``, mixed types [R, shared/docs/schedulers.md "Mixed worker types"]: every worker
   computes one worker-batch in lockstep, so an iteration takes ``max_k 1/r_k`` plus the sync.
 - ``proportional`` [R, Liu et al. TPDS 2024, "proportional workload assignment"]: the global

@@ -21,7 +21,6 @@ bottleneck is its worst link (shared/docs/schedulers.md, "Communication").
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterable
 from typing import Any
@@ -134,17 +133,6 @@ class Topology:
         racks = {rack_of[node] for node in nodes}
         if len(racks) > 1:  # the ring, ordered by rack, leaves and enters every rack it touches
             links.update(uplink(rack) for rack in racks)
-        return tuple(sorted(links))
-
-    def graph_ring_links(self, nodes: tuple[int, ...]) -> tuple[str, ...]:
-        """:meth:`links_of` computed on the graph with networkx's shortest paths (for tests)."""
-        import networkx as nx
-
-        ring = sorted(set(nodes), key=lambda n: (self.node_rack[n], n))
-        links: set[str] = set()
-        for a, b in itertools.pairwise([*ring, ring[0]] if len(ring) > 1 else []):
-            path = nx.shortest_path(self.graph, f"n{a}", f"n{b}")
-            links.update(self.graph.edges[u, v]["link"] for u, v in itertools.pairwise(path))
         return tuple(sorted(links))
 
     def congestion_factor(self, link: str, now_s: float) -> float:

@@ -1,20 +1,14 @@
 """Trace import: one loader per format -> the canonical jobs table (`engine.traces.schema`).
 
-Importing this package registers every format (``list_formats()``). A run takes its trace with
+Importing this package imports every module of it (:func:`engine.registry.import_submodules`), so
+every format module's registration call runs (``list_formats()``); a new format is one module, and
+its ``detect_order`` says where detection tries it. A run takes its trace with
 :func:`draw_trace` (independent of the GPU mix) then :func:`fit_trace`
 (:func:`engine.scenario.load_scenario_trace`); the other names are for the trace panel (column
 mapping, format picker) and for tests.
 """
 
-from engine.traces import (  # noqa: F401  (registers formats)
-    gavel,
-    itp,
-    kueue_workloads,
-    muri,
-    philly,
-    pollux,
-    tiresias,
-)
+from engine.registry import import_submodules
 from engine.traces.canonical import (
     apply_column_mapping,
     optional_canonical_columns,
@@ -27,6 +21,7 @@ from engine.traces.registry import (
     FORMATS,
     Loaded,
     TraceInfo,
+    accepted_suffixes,
     carries_speeds,
     detect_format,
     format_description,
@@ -46,6 +41,8 @@ from engine.traces.rules import MODEL_TO_JOB_TYPE, POLLUX_GPU_HOURS
 from engine.traces.schema import JOB_COLUMNS, JOB_DTYPES, OPTIONAL_JOB_COLUMNS, OPTIONAL_JOB_DTYPES
 from engine.traces.synthetic import generate_synthetic
 
+import_submodules(__name__, __path__, skip=())  # registers every format
+
 __all__ = [
     "FORMATS",
     "JOB_COLUMNS",
@@ -55,6 +52,7 @@ __all__ = [
     "OPTIONAL_JOB_DTYPES",
     "POLLUX_GPU_HOURS",
     "Loaded",
+    "accepted_suffixes",
     "TraceInfo",
     "TraceLoad",
     "apply_column_mapping",

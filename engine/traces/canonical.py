@@ -67,6 +67,7 @@ FORMATS.register(
         detect=_detect,
         load=load_canonical,
         uses_assumed_worker_type=False,
+        detect_order=90,  # the project's own CSV, tried last: another format's header wins [R]
     ),
 )
 

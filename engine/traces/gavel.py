@@ -74,6 +74,8 @@ FORMATS.register(
         load=load_gavel,
         uses_assumed_worker_type=False,
         has_header=False,
+        detect_order=10,  # headerless: its field count, not a header, decides
+        suffixes=("trace", "txt"),
     ),
 )
 

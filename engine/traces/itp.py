@@ -60,7 +60,10 @@ def load_itp_raw(text: str, ctx: LoadContext) -> Loaded:
 FORMATS.register(
     "itp_raw",
     TraceFormat(
-        description="Microsoft ITP raw CSV (ElasticFlow)", detect=_detect_raw, load=load_itp_raw
+        description="Microsoft ITP raw CSV (ElasticFlow)",
+        detect=_detect_raw,
+        load=load_itp_raw,
+        detect_order=20,  # its detector rejects a header with model_name (the ElasticFlow CSV)
     ),
 )
 
@@ -90,6 +93,7 @@ FORMATS.register(
         description="Microsoft ITP ElasticFlow CSV (with model names)",
         detect=_detect_elasticflow,
         load=load_itp_elasticflow,
+        detect_order=30,
     ),
 )
 

@@ -237,5 +237,7 @@ FORMATS.register(
         detect=_detect,
         load=load_kueue_workloads,
         has_header=False,
+        detect_order=40,  # a YAML document's start: no CSV header looks like it
+        suffixes=("yaml", "yml"),
     ),
 )

@@ -80,6 +80,7 @@ FORMATS.register(
         detect=_detect,
         load=load_muri,
         measured_speeds=True,
+        detect_order=50,
     ),
 )
 

@@ -65,5 +65,10 @@ def load_philly(text: str, ctx: LoadContext) -> Loaded:
 
 FORMATS.register(
     "philly",
-    TraceFormat(description="Microsoft Philly (Pollux CSV cut)", detect=_detect, load=load_philly),
+    TraceFormat(
+        description="Microsoft Philly (Pollux CSV cut)",
+        detect=_detect,
+        load=load_philly,
+        detect_order=60,
+    ),
 )

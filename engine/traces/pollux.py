@@ -64,7 +64,12 @@ def load_pollux(text: str, ctx: LoadContext) -> Loaded:
 
 FORMATS.register(
     "pollux",
-    TraceFormat(description="Pollux workload CSV (adaptdl)", detect=_detect, load=load_pollux),
+    TraceFormat(
+        description="Pollux workload CSV (adaptdl)",
+        detect=_detect,
+        load=load_pollux,
+        detect_order=70,
+    ),
 )
 
 

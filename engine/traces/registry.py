@@ -1,10 +1,11 @@
 """The registry of trace formats: one importer per format (:data:`FORMATS`).
 
 A format module registers its loader by a call after it, ``FORMATS.register("philly",
-TraceFormat(description=..., detect=..., load=load_philly))`` (:class:`engine.registry.Registry`);
-the registry fills at import (``engine.traces`` imports every format module). :func:`detect_format`
-picks the format from the file's first line (CSV header columns, or the tab-separated field count
-of a headerless Gavel ``.trace``), and :func:`load_trace` runs the chosen importer.
+TraceFormat(description=..., detect=..., load=load_philly, detect_order=50))``
+(:class:`engine.registry.Registry`); the registry fills at import (``engine.traces`` imports every
+module of its package). :func:`detect_format` picks the format from the file's first line (CSV
+header columns, the tab-separated field count of a headerless Gavel ``.trace``, a YAML document's
+start), trying formats by their ``detect_order``; :func:`load_trace` runs the chosen importer.
 """
 
 from __future__ import annotations
@@ -81,11 +82,16 @@ class TraceFormat:
     :attr:`LoadContext.assumed_worker_type` (:attr:`Loaded.throughputs`).
     ``has_header``: whether the file's first line names its columns (so a team column can be
     read from it: :mod:`engine.traces.teams`); False for Gavel's headerless ``.trace``.
+    ``detect_order``: where :func:`detect_format` tries this format (ascending); a format whose
+    detector also accepts another format's header goes after it, which its module says.
+    ``suffixes``: file extensions an upload of this format carries (lower case, no dot).
     """
 
     description: str
     detect: Detector
     load: Loader
+    detect_order: int
+    suffixes: tuple[str, ...] = ("csv", "tsv", "txt")
     uses_assumed_worker_type: bool = True
     measured_speeds: bool = False
     has_header: bool = True
@@ -108,12 +114,17 @@ class TraceInfo:
 
 
 FORMATS: Registry[TraceFormat] = Registry("trace format")
-"""Every trace format by name, in registration order (the order detection tries them)."""
+"""Every trace format by name (:func:`list_formats` gives them in detection order)."""
 
 
 def list_formats() -> list[str]:
-    """Names of the registered formats, in registration order."""
-    return FORMATS.names()
+    """Names of the registered formats, in the order detection tries them (``detect_order``)."""
+    return sorted(FORMATS.names(), key=lambda name: FORMATS.get(name).detect_order)
+
+
+def accepted_suffixes() -> tuple[str, ...]:
+    """File extensions some registered format reads (lower case, no dot), each once, sorted."""
+    return tuple(sorted({suffix for _, fmt in FORMATS.items() for suffix in fmt.suffixes}))
 
 
 def format_description(name: str) -> str:
@@ -169,8 +180,8 @@ def detect_format(text: str, file: str) -> str:
         TraceError: if no format matches (listing the formats known).
     """
     line = first_line(text)
-    for name, fmt in FORMATS.items():
-        if fmt.detect(line):
+    for name in list_formats():
+        if FORMATS.get(name).detect(line):
             return name
     raise TraceError(
         f"could not recognise the trace format from the first line {line[:120]!r}; known "

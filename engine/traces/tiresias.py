@@ -55,5 +55,7 @@ def load_tiresias(text: str, ctx: LoadContext) -> Loaded:
 
 FORMATS.register(
     "tiresias",
-    TraceFormat(description="Tiresias simulator CSV", detect=_detect, load=load_tiresias),
+    TraceFormat(
+        description="Tiresias simulator CSV", detect=_detect, load=load_tiresias, detect_order=80
+    ),
 )

@@ -198,6 +198,8 @@ def test_a_link_beyond_the_budget_names_the_limit(configs, named: str) -> None:
         ({"seed": -1}, "seed"),
         ({"network__background_load": 5.0}, "background_load"),
         ({"network__latency_s": 1e300}, "latency_s"),
+        ({"failures__node_mtbf_h": 0.0001}, "failures.node_mtbf_h"),  # its widget takes >= 0.001
+        ({"rounds__step_time_overhead": 1.5}, "step_time_overhead"),
         (
             {
                 "cluster__node_groups": [

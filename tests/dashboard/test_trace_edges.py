@@ -90,3 +90,15 @@ def test_notes_name_the_trace_setting_by_its_label_not_its_field() -> None:
     assert any('the trace setting "Iteration times were measured on"' in n for n in notes)
     assert at.selectbox(key="assumed_worker_type").label == "Iteration times were measured on"
     assert not any("trace." in n or "assumed_worker_type" in n for n in notes), notes
+
+
+def test_kueue_workloads_yaml_is_an_upload_the_panel_reads() -> None:
+    """The uploader's extensions come from the registered formats: Kueue's Workloads YAML
+    (format ``kueue-workloads``) used to be refused as "not a trace file" by a hand list."""
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    raw = (ROOT / "tests" / "engine" / "data" / "kueue" / "workloads.yaml").read_bytes()
+    _upload(at, "workloads.yaml", raw)
+    assert not at.exception
+    assert not any("not a trace file" in e.value for e in at.error), [e.value for e in at.error]
+    assert at.session_state["upload"] is not None
+    assert any("Kueue Workloads" in m.value for m in at.markdown), "detected format not shown"

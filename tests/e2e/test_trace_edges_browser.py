@@ -48,6 +48,6 @@ def test_a_bin_upload_is_refused_in_view_and_the_previous_error_goes(
     uploader = page.get_by_test_id("stFileUploader").filter(has_text="Trace file")
     uploader.locator("input[type=file]").set_input_files(str(weights))
     page.get_by_text("weights.bin is not a trace file this panel reads").wait_for()
-    page.get_by_text(".csv), tab-separated text (.tsv, .txt) or Gavel .trace").wait_for()
+    page.get_by_text("upload a .csv, .trace, .tsv, .txt, .yaml or .yml file").wait_for()
     assert previous.count() == 0
     screenshot(page, "trace_edges_bin_refused")

@@ -69,12 +69,16 @@ def test_utilization_while_jobs_wait_or_run_leaves_out_empty_gaps() -> None:
          "busy_gpus": [1, 0, 1, 0], "capacity_gpus": [2] * 4}
     )  # fmt: skip
     summary = summarize(jobs, steps)
-    assert active_span_s(jobs) == pytest.approx(20.0)
+    assert span_s(jobs) == pytest.approx(20.0)
     assert summary["utilization_mean"] == pytest.approx(0.1875)
     assert summary["utilization_active"] == pytest.approx(0.375)
     assert summary["gpu_hours_used"] == pytest.approx(15 / 3600)
 
 
+def span_s(jobs: pd.DataFrame) -> float:
+    return active_span_s(jobs["arrival_s"].to_numpy(), jobs["completion_s"].to_numpy())
+
+
 def test_overlapping_jobs_count_their_shared_time_once() -> None:
     jobs = pd.DataFrame({"arrival_s": [0.0, 5.0, 20.0], "completion_s": [10.0, 8.0, 30.0]})
-    assert active_span_s(jobs) == pytest.approx(20.0)  # [0, 10] and [20, 30]
+    assert span_s(jobs) == pytest.approx(20.0)  # [0, 10] and [20, 30]

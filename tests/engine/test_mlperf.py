@@ -20,14 +20,14 @@ from engine.config import (
     TraceSpec,
 )
 from engine.errors import ConfigError, OversizedJobsError, TraceError
-from engine.mlperf import MLPERF_CSV, job_types_for_gpus, points
+from engine.mlperf import MLPERF_CSV, points
 from engine.scenario import run_scenario, scenario_matrix
 from engine.simulator import simulate
 from engine.step_time.throughput import load_matrix
 from engine.study.cost import price_source, prices_with_defaults
 from engine.traces.llm_mix import generate_llm_mix
 from engine.traces.resolve import trace_rng
-from engine.traces.rules import draw_job_types
+from engine.traces.rules import draw_job_types, job_types_of_size
 from tests.engine.helpers import cluster, jobs_frame
 
 MATRIX = load_matrix("mlperf")
@@ -171,8 +171,10 @@ def test_trace_jobs_map_onto_benchmarks_by_gpu_count() -> None:
     sizes = np.array([1, 4, 8, 16, 64, 256, 1024])
     drawn = draw_job_types(sizes, MATRIX, "H100-SXM", np.random.default_rng(0), "t.csv")
     for n, jt in zip(sizes.tolist(), drawn, strict=True):
-        assert jt in job_types_for_gpus(n)
-    assert "llama31_405b" in job_types_for_gpus(512) and "bert" in job_types_for_gpus(8)
+        assert jt in job_types_of_size(MATRIX, n)
+    assert "llama31_405b" in job_types_of_size(MATRIX, 512) and "bert" in job_types_of_size(
+        MATRIX, 8
+    )
 
 
 def test_llm_mix_follows_its_classes_and_the_daily_cycle() -> None:
@@ -225,7 +227,7 @@ def test_philly_sample_on_mlperf_maps_jobs_by_gpu_count_and_keeps_durations() ->
     spec = TraceSpec(source="sample:philly_2000.csv", assumed_worker_type="H100-SXM")
     jobs = draw_trace(spec, MATRIX, 0).jobs
     for n, jt in zip(jobs["scale_factor"], jobs["job_type"], strict=True):
-        assert jt in job_types_for_gpus(int(n))
+        assert jt in job_types_of_size(MATRIX, int(n))
     row = jobs.iloc[0]
     rate = MATRIX.steps_per_s(row["job_type"], "H100-SXM", int(row["scale_factor"]))
     assert row["total_steps"] == pytest.approx(row["duration_s"] * rate)

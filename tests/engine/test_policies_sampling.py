@@ -30,17 +30,16 @@ from engine.policies.sampling.model import (
     bandwidths,
     job_row,
     link_model,
-    stack_rows,
-    step_rates,
 )
 from engine.policies.sampling.policy import SamplingPlacement
 from engine.scenario import run_scenario
 from engine.simulator import simulate
 from engine.state import JobState
-from engine.step_time.network import bottleneck_gbps, step_model
+from engine.step_time.network import bottleneck_gbps, step_model_at
 from engine.step_time.progress import JobModel, progress_rate
 from engine.step_time.throughput import gradient_bytes, load_matrix
 from tests.engine.helpers import cluster, jobs_frame
+from tests.engine.reference.sampling_model import stack_rows, step_rates
 
 MATRIX = load_matrix()
 A3C = "A3C"  # measured on one GPU only: m workers scale linearly, so no measured sync
@@ -207,7 +206,13 @@ def engine_rate(job: JobState, counts: dict[str, int]) -> float:
     net = NetworkConfig()
     if len(present) == 1 and sum(present.values()) == job.scale_factor:
         ((wt, n),) = present.items()
-        return step_model(job.steps_per_s[wt], n, job.gradient_bytes, "node", ("r0",), net, 0.0)[0]
+        return step_model_at(
+            job.steps_per_s[wt],
+            n,
+            job.gradient_bytes,
+            bottleneck_gbps(net, "node", ("r0",), 0.0),
+            net,
+        )[0]
     nodes = {"v100": 0, "k80": 1}
     order = sorted(present, key=nodes.__getitem__)
     placement = Placement(
@@ -329,7 +334,9 @@ def test_vectorized_step_time_agrees_with_the_engine(case: tuple, enabled: bool)
     racks = tuple(sorted({"r0" if n < 2 else "r1" for n in nodes}))
     if len(counts) == 1 and sum(counts.values()) == sf:
         ((wt, n),) = counts.items()
-        expected = step_model(rates[wt], n, job.gradient_bytes, level, racks, net, 5.0)[0]
+        expected = step_model_at(
+            rates[wt], n, job.gradient_bytes, bottleneck_gbps(net, level, racks, 5.0), net
+        )[0]
     else:
         node_types = tuple("v100" if n < 3 else "k80" for n in nodes)
         per_node = _spread(counts, node_types)

@@ -1,5 +1,6 @@
-"""Handing out the market's workers with settled jobs copied once equals handing out to every
-job (sampling-based placement, Liu et al., TPDS 2024), count for count."""
+"""Handing out the market's workers with settled jobs copied once (compiled) equals handing out
+to every job (the vectorized reference), count for count (sampling-based placement, Liu et al.,
+TPDS 2024)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.policies.sampling.fill import _settled, fill_jobs, hand_out
+from engine.policies.sampling.fill import split_fill
+from tests.engine.reference.sampling_fill import hand_out
 
 
 @st.composite
@@ -29,6 +31,15 @@ def hand_outs(draw: st.DrawFn) -> tuple[np.ndarray, ...]:
     return class_counts, sizes, job_class, current, keep_order, line_order, type_order
 
 
+def fill_jobs(*case: np.ndarray) -> np.ndarray:
+    """(N, J, T) workers per job: the settled jobs' current GPUs and the others' hand-out."""
+    settled, out_rest = split_fill(*case)
+    out = np.empty(case[1].shape + (case[0].shape[2],), dtype=np.int64)
+    out[:, settled] = case[3][settled]
+    out[:, ~settled] = out_rest
+    return out
+
+
 @settings(max_examples=400, deadline=None)
 @given(hand_outs())
 def test_settled_split_equals_the_full_hand_out(case: tuple[np.ndarray, ...]) -> None:
@@ -45,7 +56,7 @@ def test_hand_computed_settled_jobs() -> None:
     class_counts = np.array([[[2, 1]], [[2, 2]]])
     case = (class_counts, sizes, np.zeros(3, dtype=np.int64), current,
             np.arange(3), np.arange(3), np.array([[1, 0]]))  # fmt: skip
-    assert _settled(*case[:5]).tolist() == [True, True, False]
+    assert split_fill(*case)[0].tolist() == [True, True, False]
     out = fill_jobs(*case)
     assert out[0].tolist() == [[1, 0], [1, 0], [0, 1]]
     assert out[1].tolist() == [[1, 0], [1, 0], [0, 2]]

@@ -10,52 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.config import CongestionEpisode, NetworkConfig
-from engine.policies.sampling.fill import fill_jobs, hand_out
-from engine.policies.sampling.model import JobInputs, LinkModel, bandwidths, link_model, step_rates
+from engine.policies.sampling.model import JobInputs, LinkModel, bandwidths, link_model
 from tests.engine.helpers import cluster
-from tests.engine.test_sampling_fill import hand_outs
-
-
-def _segment_cumsum(values: np.ndarray, segments: np.ndarray) -> np.ndarray:
-    total = np.cumsum(values, axis=1)
-    start = np.flatnonzero(np.diff(segments, prepend=-1))
-    first = np.repeat(start, np.diff(start, append=len(segments)))
-    return total - total[:, first] + values[:, first]
-
-
-def numpy_hand_out(class_counts, sizes, job_class, current, keep_order, line_order, type_order):  # type: ignore[no-untyped-def]
-    """The vectorized hand-out (every job given; old ``fill.hand_out`` and ``fill._keep``)."""
-    out = np.zeros(sizes.shape + (class_counts.shape[2],), dtype=np.int64)
-    taken = np.zeros_like(class_counts)
-    if keep_order.size:
-        cls = job_class[keep_order]
-        want = current[keep_order]
-        asks = sizes[:, keep_order] == want.sum(axis=1)
-        demand = asks[..., None] * want
-        fits = (_segment_cumsum(demand, cls) <= class_counts[:, cls, :]).all(axis=-1)
-        kept = (asks & fits)[..., None] * want
-        out[:, keep_order] = kept
-        start = np.flatnonzero(np.diff(cls, prepend=-1))
-        taken[:, cls[start]] = np.add.reduceat(kept, start, axis=1)
-    pool = class_counts - taken
-    need = (sizes - out.sum(axis=-1))[:, line_order]
-    cls = job_class[line_order]
-    lo = _segment_cumsum(need, cls) - need
-    hi = lo + need
-    types = type_order[cls]
-    along = pool[:, cls[:, None], types]
-    type_hi = np.cumsum(along, axis=-1)
-    share = np.minimum(hi[..., None], type_hi) - np.maximum(lo[..., None], type_hi - along)
-    out[:, line_order[:, None], types] += np.clip(share, 0, None)
-    return out
-
-
-@settings(max_examples=400, deadline=None)
-@given(hand_outs())
-def test_compiled_hand_out_equals_the_vectorized_one(case: tuple[np.ndarray, ...]) -> None:
-    expected = numpy_hand_out(*case)
-    assert np.array_equal(hand_out(*case), expected)
-    assert np.array_equal(fill_jobs(*case), expected)
+from tests.engine.reference.sampling_model import step_rates
 
 
 def numpy_step_rates(

@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.policies.sampling.matching import _add_supply
+from tests.engine.reference.sampling_model import add_supply
 from tests.engine.ssp_one import add_supply_one
 
 BIG = -1e6  # what market() prices an unusable type at
@@ -32,7 +32,7 @@ def test_one_market_equals_the_vectorized_solver(market: tuple) -> None:
     values, supply, capacity = market
     counts = np.zeros((1, len(supply), len(capacity)), dtype=np.int64)
     free = capacity[None, :].copy()
-    _add_supply(values, supply[None, :], counts, free)
+    add_supply(values, supply[None, :], counts, free)
     one_counts = [[0] * len(capacity) for _ in supply]
     one_free = capacity.tolist()
     add_supply_one(values.tolist(), supply.tolist(), one_counts, one_free)

@@ -8,10 +8,11 @@ import numpy as np
 from engine.cluster import Placement
 from engine.config import NetworkConfig
 from engine.jobs import reference_speeds
-from engine.policies.sampling.model import job_row, stack_rows
+from engine.policies.sampling.model import job_row
 from engine.policies.sampling.table import JobTable
 from engine.state import JobState
 from engine.step_time.throughput import gradient_bytes, load_matrix
+from tests.engine.reference.sampling_model import stack_rows
 
 MATRIX = load_matrix()
 TYPES = ["k80", "p100", "v100"]

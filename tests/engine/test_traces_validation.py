@@ -148,7 +148,7 @@ def test_error_attributes_name_row_and_column(matrix: ThroughputMatrix) -> None:
 def test_unknown_format_name_and_assumed_type(matrix: ThroughputMatrix) -> None:
     raw = b"job_id,submission_time,duration,num_gpu\na,1,2,1\n"
     rng = np.random.default_rng(0)
-    with pytest.raises(TraceError, match="unknown trace format 'helios'; known: gavel"):
+    with pytest.raises(TraceError, match="unknown trace format 'helios'; known: canonical, gavel"):
         load_trace(raw, "a.csv", matrix, rng, format="helios")
     with pytest.raises(TraceError, match="assumed GPU type 'a100' is not in the throughput matrix"):
         load_trace(raw, "a.csv", matrix, rng, assumed_worker_type="a100")

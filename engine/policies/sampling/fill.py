@@ -8,7 +8,7 @@ of a per-class line of types, so few jobs mix worker types.
 
 Most running jobs keep their GPUs in every category of a decision: a job that asks for its
 current size in every category, and whose class's running jobs up to it (in keep order) hold no
-more of any type than the class gets in the leanest category, is *settled*. :func:`fill_jobs`
+more of any type than the class gets in the leanest category, is *settled*. :func:`split_fill`
 copies the settled jobs' GPUs once and runs the hand-out on the other jobs only, with the settled
 jobs' GPUs taken out of the class shares. The counts are those of handing out to every job
 (``tests/engine/test_sampling_fill.py``): a job that asks to keep its GPUs is tested against the
@@ -21,16 +21,6 @@ from __future__ import annotations
 import numpy as np
 
 
-def fill_jobs(*arrays: np.ndarray) -> np.ndarray:
-    """(N, J, T) workers of each type per job: :func:`split_fill`'s two parts put together."""
-    settled, out_rest = split_fill(*arrays)
-    class_counts, sizes, current = arrays[0], arrays[1], arrays[3]
-    out = np.empty(sizes.shape + (class_counts.shape[2],), dtype=np.int64)
-    out[:, settled] = current[settled]
-    out[:, ~settled] = out_rest
-    return out
-
-
 def split_fill(
     class_counts: np.ndarray,
     sizes: np.ndarray,
@@ -39,8 +29,6 @@ def split_fill(
     keep_order: np.ndarray,
     line_order: np.ndarray,
     type_order: np.ndarray,
-    *,
-    settle: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Hands each class's matched workers to its jobs (compiled:
     :func:`~engine.policies.sampling.kernels_fill.split_fill_rows`).
@@ -56,7 +44,6 @@ def split_fill(
         line_order: (J,) job order along each class's line of types (jobs of a class
             contiguous).
         type_order: (C, T) each class's line of types.
-        settle: False hands out to every job, none settled (the rule settling must equal).
 
     Returns:
         (J,) the settled jobs (their current GPUs in every category), and (N, J - S, T) the
@@ -68,28 +55,8 @@ def split_fill(
     from engine.policies.sampling.kernels_fill import split_fill_rows
 
     arrays = (class_counts, sizes, job_class, current, keep_order, line_order, type_order)
-    settled, out_rest = split_fill_rows(*_contiguous(arrays), settle)
+    settled, out_rest = split_fill_rows(*_contiguous(arrays))
     return settled, out_rest
-
-
-def hand_out(*arrays: np.ndarray) -> np.ndarray:
-    """:func:`split_fill`'s (N, J, T) hand-out to every job, none settled."""
-    return split_fill(*arrays, settle=False)[1]
-
-
-def _settled(
-    class_counts: np.ndarray,
-    sizes: np.ndarray,
-    job_class: np.ndarray,
-    current: np.ndarray,
-    keep_order: np.ndarray,
-) -> np.ndarray:
-    """(J,) jobs that keep their current GPUs in every category (see the module docstring)."""
-    from engine.policies.sampling.kernels_fill import settle
-
-    settled = np.zeros(len(job_class), dtype=bool)
-    settle(*_contiguous((class_counts, sizes, job_class, current, keep_order)), settled)
-    return settled
 
 
 def _contiguous(arrays: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:

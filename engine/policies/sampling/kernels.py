@@ -53,8 +53,14 @@ def ssp_market_rows(values: np.ndarray, supply: np.ndarray, capacity: np.ndarray
 
 @njit(cache=True)
 def ssp_rows(values: np.ndarray, supply: np.ndarray, counts: np.ndarray, free: np.ndarray) -> None:
-    """:func:`engine.policies.sampling.matching._add_supply`: adds ``supply`` (N, C) slots to
-    ``counts`` (N, C, T) and ``free`` (N, T) in place, category by category, class by class."""
+    """Adds ``supply`` (N, C) slots to ``counts`` (N, C, T) and ``free`` (N, T) in place,
+    category by category, class by class.
+
+    A class whose most valued type has a free worker takes it directly: making room anywhere
+    costs >= 0 in an optimal transport (else a unit could move to the free worker and gain), so
+    that is a shortest path. Otherwise one shortest augmenting path at a time: Bellman-Ford over
+    the types from the cheapest move per (t, t') to the nearest type with a free worker.
+    """
     n_cat, n_cls = supply.shape
     n_types = values.shape[1]
     step = np.empty((n_types, n_types))  # cheapest move t -> t' (value lost), and its class

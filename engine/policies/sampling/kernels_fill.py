@@ -27,15 +27,12 @@ def split_fill_rows(
     keep_order: np.ndarray,
     line_order: np.ndarray,
     type_order: np.ndarray,
-    with_settled: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`engine.policies.sampling.fill.split_fill` (``with_settled=False``: no job settled,
-    as :func:`~engine.policies.sampling.fill.hand_out`)."""
+    """:func:`engine.policies.sampling.fill.split_fill`."""
     n_cat, n_cls, n_types = class_counts.shape
     n_jobs = len(job_class)
     settled = np.zeros(n_jobs, dtype=np.bool_)
-    if with_settled:
-        settle(class_counts, sizes, job_class, current, keep_order, settled)
+    settle(class_counts, sizes, job_class, current, keep_order, settled)
     new_index = np.empty(n_jobs, dtype=np.int64)  # index among the unsettled jobs
     held = np.zeros(n_jobs, dtype=np.int64)  # GPUs held now
     held_settled = np.zeros((n_cls, n_types), dtype=np.int64)  # by the settled jobs, per class

@@ -1,9 +1,10 @@
 """Compiled step-time model (Numba) of the sampling-based placement policy.
 
-:func:`rates_rows` is :func:`engine.policies.sampling.model.step_rates` one (category, job) cell
-at a time (the rules and their sources are there), and :func:`jct_rows` the estimated JCTs that
-:func:`engine.policies.sampling.plan.score_categories` scores: the same float operations in the
-same order, so the values are identical bit for bit (``tests/engine/test_sampling_kernels.py``).
+:func:`rates_rows` computes the step-time model of :mod:`engine.policies.sampling.model` one
+(category, job) cell at a time (the rules and their sources are there), and :func:`jct_rows` the
+estimated JCTs that :func:`engine.policies.sampling.plan.score_categories` scores: the same float
+operations in the same order as the vectorized code they replaced, so the values are identical
+bit for bit (``tests/engine/test_sampling_kernels.py``).
 No ``fastmath``; ``error_model="numpy"`` so a division by zero gives inf as in numpy. Imported
 on first use, like :mod:`engine.policies.sampling.kernels`.
 

@@ -17,7 +17,7 @@ Two exact solvers give the same maximum total value (the tests compare them with
   slots all categories share; for 512-GPU clusters, where a 500 x 500 assignment per category
   would cost seconds per decision.
 
-:func:`engine.policies.sampling.fill.fill_jobs` then hands each class's workers to its jobs.
+:func:`engine.policies.sampling.fill.split_fill` then hands each class's workers to its jobs.
 """
 
 from __future__ import annotations
@@ -93,20 +93,3 @@ def ssp_market(values: np.ndarray, supply: np.ndarray, capacity: np.ndarray) -> 
         np.ascontiguousarray(supply, dtype=np.int64),
         np.ascontiguousarray(capacity, dtype=np.int64),
     )
-
-
-def _add_supply(
-    values: np.ndarray, supply: np.ndarray, counts: np.ndarray, free: np.ndarray
-) -> None:
-    """Augments ``counts`` (N, C, T) / ``free`` (N, T) in place with ``supply`` (N, C) more slots,
-    category by category, class by class (compiled: :func:`~engine.policies.sampling.kernels.
-    ssp_rows`).
-
-    A class whose most valued type has a free worker takes it directly: making room anywhere
-    costs >= 0 in an optimal transport (else a unit could move to the free worker and gain), so
-    that is a shortest path. Otherwise one shortest augmenting path at a time: Bellman-Ford over
-    the types from the cheapest move per (t, t') to the nearest type with a free worker.
-    """
-    from engine.policies.sampling.kernels import ssp_rows
-
-    ssp_rows(np.ascontiguousarray(values, dtype=float), supply.astype(np.int64), counts, free)

@@ -1,7 +1,8 @@
 """Step-time model of the sampling-based placement policy, vectorized over categories.
 
-:func:`step_rates` computes, for every category and job at once, the steps/s the engine will
-give a job holding a given number of GPUs of each worker type (:mod:`engine.step_time.progress`):
+:func:`model_arrays` gives the compiled kernels (:mod:`engine.policies.sampling.kernels_rates`)
+what they need to compute, for every category and job at once, the steps/s the engine will give
+a job holding a given number of GPUs of each worker type (:mod:`engine.step_time.progress`):
 
 - one type, the job's full scale factor, measured there: a plain gang, the measured throughput
   (a proportional split of one type can only be slower, see
@@ -98,22 +99,6 @@ def job_row(
     return JobRow(one_gpu, full, sync)
 
 
-def stack_rows(rows: list[JobRow], jobs: list[JobState]) -> JobInputs:
-    """Stacks per-job rows (sync padded to the largest scale factor)."""
-    widths = [row.sync.shape[1] for row in rows]
-    sync = np.zeros((len(rows), rows[0].sync.shape[0], max(widths)))
-    for width in set(widths):  # a few scale factors: one copy per width
-        same = [j for j, w in enumerate(widths) if w == width]
-        sync[same, :, :width] = np.stack([rows[j].sync for j in same])
-    return JobInputs(
-        np.array([row.one_gpu for row in rows]),
-        np.array([row.full for row in rows]),
-        sync,
-        np.array([job.scale_factor for job in jobs]),
-        np.array([job.gradient_bytes for job in jobs]),
-    )
-
-
 def link_model(cluster: ClusterSpec, types: list[str]) -> LinkModel:
     """Consolidation estimates for every set of the cluster's worker types."""
     racks = sorted({g.rack for g in cluster.node_groups})
@@ -147,19 +132,6 @@ def bandwidths(links: LinkModel, net: NetworkConfig, now_s: float) -> np.ndarray
         for level in (1, 2):
             out[mask, level] = bottleneck_gbps(net, LEVELS[level], links.racks[mask][level], now_s)
     return out
-
-
-def step_rates(
-    counts: np.ndarray, inputs: JobInputs, links: LinkModel, bw: np.ndarray, net: NetworkConfig
-) -> np.ndarray:
-    """(N, J) steps/s of every job on its (N, J, T) GPU counts (0 for a job with no GPU), by the
-    rules of the module docstring (compiled: :func:`~engine.policies.sampling.kernels_rates.
-    rates_rows`, one cell at a time)."""
-    from engine.policies.sampling.kernels_rates import rates_rows
-
-    return rates_rows(
-        np.ascontiguousarray(counts, dtype=np.int64), model_arrays(inputs, links, bw, net)
-    )
 
 
 def model_arrays(

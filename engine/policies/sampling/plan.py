@@ -36,7 +36,7 @@ class Plan(NamedTuple):
         job_class: (J,) class index; class_values, class_usable: (C, T) the market's valuation.
         capacity: (T,) GPUs per type.
         keep_order, line_order, type_order: arguments of
-            :func:`engine.policies.sampling.fill.fill_jobs`.
+            :func:`engine.policies.sampling.fill.split_fill`.
     """
 
     jobs: list[JobState]
@@ -143,7 +143,7 @@ def score_categories(
     A settled job (:mod:`engine.policies.sampling.fill`) has the same GPUs, rate and estimated
     JCT in every category: its rate is computed once. The JCTs
     (:func:`~engine.policies.sampling.kernels_rates.jct_rows`: the restart a job pays plus
-    remaining steps over its :func:`~engine.policies.sampling.model.step_rates` rate; a job
+    remaining steps over its :mod:`~engine.policies.sampling.model` rate; a job
     left without GPUs finishes after the slowest placed job plus its ideal time) are then
     scored over all jobs in order.
     """

@@ -3,8 +3,10 @@
 A job's step-time inputs (:func:`engine.policies.sampling.model.job_row`) never change, so the
 policy reads them from the matrix once, the first time it sees the job, and stores them in rows
 of arrays indexed by job index; a decision gathers its jobs' rows by fancy indexing instead of
-stacking per-job arrays. The values are those of :func:`~engine.policies.sampling.model.stack_rows`
-bit for bit. A job's current GPUs per type are kept while its placement object stays the same,
+stacking per-job arrays. The values are those of stacking
+:func:`~engine.policies.sampling.model.job_row` per decision, bit for bit
+(``tests/engine/test_sampling_table.py``). A job's current GPUs per type are kept while its
+placement object stays the same,
 and jobs with equal one-GPU rates share a valuation id, so a decision's job classes come from one
 ``np.unique`` over ids.
 
