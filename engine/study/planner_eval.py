@@ -32,11 +32,12 @@ import pandas as pd
 
 from engine.config import ClusterSpec, spares_of
 from engine.errors import EngineError
+from engine.power.energy import full_load_kw
 from engine.results import RunResult
 from engine.scenario import scenario_matrix
 from engine.step_time.throughput import ThroughputMatrix
-from engine.study.cost import cluster_cost_usd_per_h, prices_with_defaults
 from engine.study.executors import Payload, WorkerLimits, execute_or_error, run_tasks
+from engine.study.planner_power import over_cap
 from engine.study.planner_spec import Mix, PlanSpec, spares_words
 from engine.study.planner_target import gpu_name
 from engine.study.spec import RunSpec
@@ -150,9 +151,9 @@ class Evaluator:
         """
         new = [k for k in dict.fromkeys(mixes) if k not in self.rows]
         for k in new:
-            misfit = self._misfit(k)
-            if misfit:
-                self.errors[k] = f"cannot run every draw of the trace: {misfit}"
+            refusal = self._refusal(k)
+            if refusal:
+                self.errors[k] = refusal
         runnable = [k for k in new if k not in self.errors]
         self._record(self._run({k: seeds or list(self.spec.seeds) for k in runnable}))
         for k in new:
@@ -193,11 +194,19 @@ class Evaluator:
             return self.spec.base.cluster
         return self.spec.cluster(key)
 
-    def _misfit(self, key: Key) -> str:
-        """Why some seed's draw of the trace cannot run on ``key``'s cluster ("" if none)."""
+    def _refusal(self, key: Key) -> str:
+        """Why ``key`` is refused before any simulation ("" if it is not): over the plan's
+        power cap (:func:`engine.study.planner_power.over_cap`), or unable to run some seed's
+        draw of the trace (:func:`engine.traces.resolve.draw_misfit`)."""
+        cluster, spec = self.cluster(key), self.spec
+        if spec.power_cap_kw is not None:
+            why = over_cap(cluster, spec.power_cap_kw, spec.power)
+            if why:
+                return f"over the power cap: {why}"
         if self.drawn is None or self.matrix is None:
             return ""
-        return draw_misfit(self.drawn, self.spec.base.trace, self.cluster(key), self.matrix)
+        why = draw_misfit(self.drawn, spec.base.trace, cluster, self.matrix)
+        return f"cannot run every draw of the trace: {why}" if why else ""
 
     def confirm(self, key: Key, seeds: Iterable[int]) -> list[float]:
         """Runs ``key`` on ``seeds`` (the plan's fresh seeds) apart from its search values and
@@ -273,8 +282,11 @@ class Evaluator:
             row[f"nodes:{c.worker_type}"] = nodes - spares.get(c.worker_type, 0) if nodes else 0
         for worker_type, _ in spec.spared():
             row[f"spares:{worker_type}"] = spares.get(worker_type, 0)
+        cluster = self.cluster(key)
+        if spec.power_cap_kw is not None or spec.ownership is not None:
+            row["power_full_kw"] = full_load_kw(cluster, spec.power)
         row.update(
-            cost_usd_per_h=_cost(self.cluster(key), spec), seeds=n, mean=mean, ci_low=low,
+            cost_usd_per_h=spec.objective_usd_per_h(cluster), seeds=n, mean=mean, ci_low=low,
             ci_high=high, bound=bound, meets=target.meets(bound), today=key == self.today_key(),
             phase=phase, error=error,
         )  # fmt: skip
@@ -313,10 +325,3 @@ class Evaluator:
                 words += spares_words(self._spares(key))
             return words
         return self.spec.label(key) if isinstance(key, tuple) else str(key)
-
-
-def _cost(cluster: ClusterSpec, spec: PlanSpec) -> float:
-    """USD/h at the candidates' prices over the defaults (`engine.study.cost`); NaN for a type
-    of today's cluster that has neither."""
-    prices = prices_with_defaults({c.worker_type: c.price_usd_per_gpu_h for c in spec.candidates})
-    return cluster_cost_usd_per_h(cluster, prices)
