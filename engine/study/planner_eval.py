@@ -10,7 +10,10 @@ cluster (the reference) and mixes cheaper than the cheapest one already meeting 
 Deciding after each round is a sequential test, so the stated confidence is nominal.
 
 A mix the policy cannot run (a job it never starts, a job larger than the mix) is recorded with
-the engine's message as its error, and does not meet the target.
+the engine's message as its error, and does not meet the target. So is a mix that cannot run
+some seed's draw of a trace whose job types are drawn from their sizes
+(:func:`engine.traces.resolve.draw_misfit`), before any simulation: its seeds could otherwise
+all draw jobs it runs, and a plan confirm it on them.
 
 With failures on (`engine.config.FailureConfig`), every run simulates them and each row also
 carries ``goodput``: the mean over the mix's seeds of the run's goodput (useful over allocated
@@ -29,15 +32,20 @@ import pandas as pd
 
 from engine.config import ClusterSpec, spares_of
 from engine.errors import EngineError
+from engine.power.energy import full_load_kw
 from engine.results import RunResult
-from engine.study.cost import cluster_cost_usd_per_h, prices_with_defaults
+from engine.scenario import scenario_matrix
+from engine.step_time.throughput import ThroughputMatrix
 from engine.study.executors import Payload, WorkerLimits, execute_or_error, run_tasks
+from engine.study.planner_power import over_cap
 from engine.study.planner_spec import Mix, PlanSpec, spares_words
 from engine.study.planner_target import gpu_name
 from engine.study.spec import RunSpec
 from engine.study.stats import mean_ci
 from engine.study.store import ResultStore
 from engine.study.traces import TraceStore, trace_payload
+from engine.traces import FORMATS, TraceLoad, draw_trace, inspect_trace
+from engine.traces.resolve import draw_misfit
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -82,10 +90,25 @@ class Evaluator:
         self.rows: dict[Key, dict[str, Any]] = {}
         self.num_simulations = 0
         self.pool: ProcessPoolExecutor | None = None  # an open pool to run batches on
+        self.drawn: TraceLoad | None = None  # one draw, when the trace's job types are drawn
+        self.matrix: ThroughputMatrix | None = None  # the plan's matrix, with self.drawn
 
     def use_trace(self, traces: TraceStore | None, trace_hash: str = "") -> None:
-        """Reads the trace once (from ``traces`` by ``trace_hash`` for an upload)."""
+        """Reads the trace once (from ``traces`` by ``trace_hash`` for an upload) and, when its
+        format draws job types from sizes, draws it once on the plan's first seed (its sizes,
+        for :func:`engine.traces.resolve.draw_misfit`)."""
         self.digest, self.payload = trace_payload(self.spec.base, traces, trace_hash)
+        base = self.spec.base
+        if self.payload is None:
+            return
+        name = base.trace.format
+        if name == "auto":
+            name = inspect_trace(self.payload[1], self.payload[0]).format
+        if FORMATS.get(name).draws_job_types:
+            self.matrix = scenario_matrix(base)
+            self.drawn = draw_trace(
+                base.trace, self.matrix, self.spec.seeds[0], self.payload, base.load
+            )
 
     # --- what the search reads -------------------------------------------------------------
     def meets(self, key: Key) -> bool:
@@ -127,7 +150,12 @@ class Evaluator:
                 batches already run are kept).
         """
         new = [k for k in dict.fromkeys(mixes) if k not in self.rows]
-        self._record(self._run({k: seeds or list(self.spec.seeds) for k in new}))
+        for k in new:
+            refusal = self._refusal(k)
+            if refusal:
+                self.errors[k] = refusal
+        runnable = [k for k in new if k not in self.errors]
+        self._record(self._run({k: seeds or list(self.spec.seeds) for k in runnable}))
         for k in new:
             self._row(k, phase)
         if seeds is None:
@@ -165,6 +193,20 @@ class Evaluator:
         if key == TODAY or isinstance(key, str):
             return self.spec.base.cluster
         return self.spec.cluster(key)
+
+    def _refusal(self, key: Key) -> str:
+        """Why ``key`` is refused before any simulation ("" if it is not): over the plan's
+        power cap (:func:`engine.study.planner_power.over_cap`), or unable to run some seed's
+        draw of the trace (:func:`engine.traces.resolve.draw_misfit`)."""
+        cluster, spec = self.cluster(key), self.spec
+        if spec.power_cap_kw is not None:
+            why = over_cap(cluster, spec.power_cap_kw, spec.power)
+            if why:
+                return f"over the power cap: {why}"
+        if self.drawn is None or self.matrix is None:
+            return ""
+        why = draw_misfit(self.drawn, spec.base.trace, cluster, self.matrix)
+        return f"cannot run every draw of the trace: {why}" if why else ""
 
     def confirm(self, key: Key, seeds: Iterable[int]) -> list[float]:
         """Runs ``key`` on ``seeds`` (the plan's fresh seeds) apart from its search values and
@@ -240,8 +282,11 @@ class Evaluator:
             row[f"nodes:{c.worker_type}"] = nodes - spares.get(c.worker_type, 0) if nodes else 0
         for worker_type, _ in spec.spared():
             row[f"spares:{worker_type}"] = spares.get(worker_type, 0)
+        cluster = self.cluster(key)
+        if spec.power_cap_kw is not None or spec.ownership is not None:
+            row["power_full_kw"] = full_load_kw(cluster, spec.power)
         row.update(
-            cost_usd_per_h=_cost(self.cluster(key), spec), seeds=n, mean=mean, ci_low=low,
+            cost_usd_per_h=spec.objective_usd_per_h(cluster), seeds=n, mean=mean, ci_low=low,
             ci_high=high, bound=bound, meets=target.meets(bound), today=key == self.today_key(),
             phase=phase, error=error,
         )  # fmt: skip
@@ -280,10 +325,3 @@ class Evaluator:
                 words += spares_words(self._spares(key))
             return words
         return self.spec.label(key) if isinstance(key, tuple) else str(key)
-
-
-def _cost(cluster: ClusterSpec, spec: PlanSpec) -> float:
-    """USD/h at the candidates' prices over the defaults (`engine.study.cost`); NaN for a type
-    of today's cluster that has neither."""
-    prices = prices_with_defaults({c.worker_type: c.price_usd_per_gpu_h for c in spec.candidates})
-    return cluster_cost_usd_per_h(cluster, prices)

@@ -5,10 +5,10 @@ The metric over a mix is noisy, its inputs are integers and it is not monotone (
 slow K80s make jobs slower), so the search does not climb:
 
 1. **Today**: today's cluster is simulated first, the reference (`engine.study.planner`).
-2. **Starts**: today's mix, each type alone at its largest count (without spares and, when the
-   plan searches spares, also with the most spares) and, for a type alone that meets the
-   target there, the fewest nodes of it that do (bisection on the count, with no spares if
-   that meets the target, else with the most).
+2. **Starts**: today's mix, each type alone at its largest count (under the power cap, if
+   any; without spares and, when the plan searches spares, also with the most spares) and, for
+   a type alone that meets the target there, the fewest nodes of it that do (bisection on the
+   count, with no spares if that meets the target, else with the most).
 3. **Search**: Optuna's TPE sampler (Bergstra et al., NeurIPS 2011; Optuna, Akiba et al., KDD
    2019) proposes :data:`BATCH` mixes at a time (integer node counts per type within the
    bounds, and spares of each GPU type within its bound when the plan searches spares,
@@ -53,6 +53,7 @@ import optuna
 from optuna.distributions import BaseDistribution, IntDistribution
 from optuna.trial import TrialState
 
+from engine.power.energy import full_load_kw
 from engine.study.planner_confirm import confirm
 from engine.study.planner_eval import BudgetExhausted, Evaluator, Key
 from engine.study.planner_result import PlanProgressFn, PlanResult, pareto_front
@@ -180,17 +181,18 @@ def _starts(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], No
     starts)."""
     today = spec.today_mix()
     starts: list[Key] = [today] if today is not None and spec.in_bounds(today) else []
-    alone: list[Key] = [_alone(spec, i, c.max_nodes) for i, c in enumerate(spec.candidates)]
+    largest = [_largest_alone(spec, i) for i in range(len(spec.candidates))]
+    alone: list[Key] = [_alone(spec, i, n) for i, n in enumerate(largest)]
     spared: list[Key] = []
     if spec.searches_spares:
-        spared = [_alone(spec, i, c.max_nodes, bound)
-                  for i, (c, bound) in enumerate(zip(spec.candidates, spec.spare_bounds(),
+        spared = [_alone(spec, i, n, bound)
+                  for i, (n, bound) in enumerate(zip(largest, spec.spare_bounds(),
                                                      strict=True))]  # fmt: skip
     tuner.record(ev.evaluate(starts + alone + spared, "start"), "start")
     spares = {i: 0 if ev.meets(alone[i]) else spec.spare_bounds()[i]
               for i in range(len(spec.candidates))
               if ev.meets(alone[i]) or (spared and ev.meets(spared[i]))}  # fmt: skip
-    ranges = {i: (max(c.min_nodes, 1), c.max_nodes) for i, c in enumerate(spec.candidates)
+    ranges = {i: (max(c.min_nodes, 1), largest[i]) for i, c in enumerate(spec.candidates)
               if i in spares}  # fmt: skip
     while any(lo < hi for lo, hi in ranges.values()):
         mids = {i: (lo + hi) // 2 for i, (lo, hi) in ranges.items() if lo < hi}
@@ -206,6 +208,22 @@ def _starts(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], No
         f"Starts: today's mix and each GPU type alone at its largest count: {alone_words}."
         + (f" Fewest nodes of one type alone that meet the target: {fewest}." if fewest else "")
     )
+
+
+def _largest_alone(spec: PlanSpec, i: int) -> int:
+    """The most nodes of type ``i`` alone (the others at their minimum) within its bounds and,
+    with a power cap, under it at full load (its ``max_nodes`` when no count fits: the start
+    is then refused as over the cap)."""
+    high = spec.candidates[i].max_nodes
+    if spec.power_cap_kw is None:
+        return high
+    low = max(spec.candidates[i].min_nodes, 1)
+    fits = [
+        n
+        for n in range(high, low - 1, -1)
+        if full_load_kw(spec.cluster(_alone(spec, i, n)), spec.power) <= spec.power_cap_kw
+    ]
+    return fits[0] if fits else high
 
 
 def _alone(spec: PlanSpec, i: int, count: int, spares: int = 0) -> Mix:
@@ -318,7 +336,8 @@ def _step(mix: Mix, steps: dict[int, int]) -> Mix:
 def _mix_words(spec: PlanSpec, ev: Evaluator, key: Key) -> str:
     row, target = ev.rows[key], spec.target
     if row["error"]:
-        return f"{row['mix']} cannot run the trace"
+        over = str(row["error"]).startswith("over the power cap")
+        return f"{row['mix']} {'is over the power cap' if over else 'cannot run the trace'}"
     verdict = "meets" if row["meets"] else "misses"
     return (f"{row['mix']} ({row['cost_usd_per_h']:,.2f} USD/h) {target.words(row['mean'])}"
             f"{_goodput_words(row)}, {verdict}")  # fmt: skip
@@ -335,7 +354,9 @@ def _goodput_words(row: dict[str, Any] | Any) -> str:
 def _today_words(spec: PlanSpec, ev: Evaluator) -> str:
     row, target = ev.rows[ev.today_key()], spec.target
     if row["error"]:
-        return f"Today's cluster ({row['mix']}) cannot run the trace: {row['error']}"
+        error = str(row["error"])
+        how = "is refused" if error.startswith("over the power cap") else "cannot run the trace"
+        return f"Today's cluster ({row['mix']}) {how}: {error}"
     side = "upper" if target.at_most else "lower"
     verdict = "meets the target" if row["meets"] else "does not meet the target"
     return (f"Today's cluster, {row['mix']} ({row['cost_usd_per_h']:,.2f} USD/h): "

@@ -26,8 +26,11 @@ from typing import Any
 
 from engine.config import ClusterSpec, NodeGroup, ScenarioConfig, TypeSpares, json_object, spares_of
 from engine.errors import ConfigError
+from engine.power.model import PowerSpec, type_figures
 from engine.quota.defaults import scaled_queues
 from engine.sources import Origin
+from engine.study.cost import cluster_cost_usd_per_h, prices_with_defaults
+from engine.study.planner_power import Ownership
 from engine.study.planner_target import TARGET_METRICS, Target, gpu_name
 from engine.study.spec import engine_digest
 from engine.validate import validate_failures
@@ -35,7 +38,7 @@ from engine.validate import validate_failures
 Mix = tuple[int, ...]  # nodes per candidate (PlanSpec.candidates order), then spares per spared
 PLAN_KEYS = ("base", "candidates", "target_metric", "target_value", "seeds", "max_simulations",
              "confidence", "max_seeds", "start_within_s", "search_trials",
-             "max_spares")  # fmt: skip
+             "max_spares", "power_cap_kw", "ownership")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,10 @@ class PlanSpec:
             spares dimension, the base scenario's spares are taken from each mix as before).
             A bound above 0 needs failures on; the mix then ends with a spare count per
             GPU type with a bound above 0, bought on top of its nodes.
+        power_cap_kw: the facility power (kW) a mix must fit at full load (None: no cap;
+            :mod:`engine.study.planner_power`).
+        ownership: price mixes by total cost of ownership per hour instead of rental (None:
+            rental, the candidates' USD per GPU-hour).
     """
 
     base: ScenarioConfig
@@ -87,6 +94,8 @@ class PlanSpec:
     start_within_s: float = 3600.0
     search_trials: int = 48
     max_spares: int = 0
+    power_cap_kw: float | None = None
+    ownership: Ownership | None = None
 
     def __post_init__(self) -> None:
         if self.target_metric not in TARGET_METRICS:
@@ -115,6 +124,35 @@ class PlanSpec:
             raise ConfigError("max_seeds must be >= the number of seeds; search_trials >= 0")
         self.target  # validates the value  # noqa: B018
         self._check_failures()
+        self._check_power()
+
+    def _check_power(self) -> None:
+        """The power cap (> 0 kW), the ownership prices of every candidate, and the power
+        figures of every candidate type when either is set.
+
+        Raises:
+            ConfigError: naming the field.
+        """
+        if self.power_cap_kw is not None and not self.power_cap_kw > 0:
+            raise ConfigError(f"power_cap_kw must be > 0 kW, got {self.power_cap_kw}")
+        if self.ownership is not None:
+            self.ownership.check([c.worker_type for c in self.candidates])
+        if self.power_cap_kw is not None or self.ownership is not None:
+            type_figures(self.power, [c.worker_type for c in self.candidates])
+
+    @property
+    def power(self) -> PowerSpec:
+        """The scenario's power spec, else the defaults (for the cap and the energy cost)."""
+        return self.base.power or PowerSpec()
+
+    def objective_usd_per_h(self, cluster: ClusterSpec) -> float:
+        """What the plan minimises for ``cluster``: total cost of ownership per hour with
+        ``ownership``, else rental at the candidates' prices over the defaults
+        (:mod:`engine.study.cost`); NaN for a type with neither."""
+        if self.ownership is not None:
+            return self.ownership.usd_per_h(cluster, self.power)
+        prices = {c.worker_type: c.price_usd_per_gpu_h for c in self.candidates}
+        return cluster_cost_usd_per_h(cluster, prices_with_defaults(prices))
 
     def _check_failures(self) -> None:
         """The spares bound, and the base scenario's failure settings when failures are on
@@ -257,7 +295,10 @@ class PlanSpec:
         return ClusterSpec(tuple(groups))
 
     def cost_usd_per_h(self, mix: Mix) -> float:
-        """USD/h of the mix's bought nodes (:meth:`bought`: spares are bought too)."""
+        """USD/h of the mix's bought nodes (:meth:`bought`: spares are bought too), by the
+        plan's objective (:meth:`objective_usd_per_h`)."""
+        if self.ownership is not None:
+            return self.ownership.usd_per_h(self.cluster(mix), self.power)
         return sum(n * c.gpus_per_node * c.price_usd_per_gpu_h for c, n in self.bought(mix))
 
     def label(self, mix: Mix) -> str:
@@ -287,6 +328,11 @@ class PlanSpec:
         data["seeds"] = list(self.seeds)
         if not self.max_spares:
             del data["max_spares"]  # a plan without spares keeps its key (and its answers)
+        for name in ("power_cap_kw", "ownership"):  # likewise a plan without them
+            if data[name] is None:
+                del data[name]
+        if self.ownership is not None:
+            data["ownership"] = self.ownership.to_dict()
         return data
 
     @classmethod
@@ -304,6 +350,8 @@ class PlanSpec:
         try:
             candidates = tuple(Candidate(**c) for c in data["candidates"])
             optional = {k: data[k] for k in PLAN_KEYS[5:] if k in data}
+            if optional.get("ownership") is not None:
+                optional["ownership"] = Ownership.from_dict(optional["ownership"])
             return cls(
                 ScenarioConfig.from_dict(dict(data.get("base", {})), origin), candidates,
                 str(data["target_metric"]), float(data["target_value"]),
