@@ -4,13 +4,13 @@ cluster; the cost/metric chart with the Pareto front; the search in words; every
 import dataclasses
 import os
 import time
-from types import SimpleNamespace
 
 import pandas as pd
 import streamlit as st
 
 from dashboard.charts_planner import make_plan_chart
 from dashboard.components.chart import render_chart
+from dashboard.components.plan_objective import read_candidates, render_objective_inputs
 from dashboard.components.plan_prices import (
     candidates_state_key,
     default_candidates,
@@ -79,8 +79,8 @@ within_h = cols[0].number_input("T: jobs start within (h)", min_value=0.0, key="
 s.setdefault("plan_confidence", 95)
 confidence = cols[1].slider(
     "Confidence (%)", 50, 99, key="plan_confidence",
-    help="A mix meets the target when the one-sided bound of its mean over seeds at this "
-    "confidence does; 50% decides on the mean alone.",
+    help="A mix meets the target when we are this sure, over its seeds, that its average "
+    "meets it (the chart draws each mix at that bound); 50% decides on the average alone.",
 )  # fmt: skip
 s.setdefault("plan_max_seeds", 10)
 max_seeds = cols[2].number_input("Seeds near the target, at most", min_value=2, max_value=50,
@@ -115,41 +115,27 @@ if failures.enabled:
             f"so the planner cannot judge it. Pick a policy that does ({names}), or turn "
             "failures off in the scenario's Failures tab to plan without them."
         )
+objective = render_objective_inputs()
 candidates_key = candidates_state_key(base.throughputs)
 s.setdefault(candidates_key, default_candidates(base))
 st.markdown("**GPU types to buy**: a price, the most nodes the plan may hold and the node size"
             + (", and the most spare nodes of each type (blank: the number above)"
-               if failures.enabled else ""))  # fmt: skip
+               if failures.enabled else "")
+            + (", and the purchase price per GPU (a node's price over its GPUs)"
+               if objective.ownership else ""))  # fmt: skip
 render_price_sources(s[candidates_key])
-candidates = render_candidates_editor(base, spares=failures.enabled)
+candidates = render_candidates_editor(base, spares=failures.enabled, purchase=objective.ownership)
 
 
 def _spec():
-    from engine.study.planner import Candidate, PlanSpec
+    from engine.study.planner import PlanSpec
 
-    rows = []
-    for i, row in enumerate(candidates.to_dict("records"), start=1):
-        row = SimpleNamespace(**{"max_spares": None, **row})
-        if pd.isna(row.price_usd_per_gpu_h):
-            raise EngineError(
-                f"candidates row {i} ({row.worker_type}): no price; there is no citable public "
-                "price for this GPU type, so enter yours (USD per GPU-hour)"
-            )
-        try:
-            spares = None if not failures.enabled or pd.isna(row.max_spares) else row.max_spares
-            rows.append(Candidate(str(row.worker_type), float(row.price_usd_per_gpu_h),
-                                  int(row.max_nodes), int(row.gpus_per_node),
-                                  max_spares=None if spares is None else int(spares)))  # fmt: skip
-        except (TypeError, ValueError) as exc:
-            raise EngineError(
-                f"GPU types row {i} ({row.worker_type}): a cell is empty or not a number; "
-                "a GPU type without a citable price needs yours"
-            ) from exc
+    rows, ownership = read_candidates(candidates, objective, spares=failures.enabled)
     return PlanSpec(
-        dataclasses.replace(base, policies=(chosen_policy,)), tuple(rows), metric,
+        dataclasses.replace(base, policies=(chosen_policy,)), rows, metric,
         float(target_shown) * probe.per_unit, tuple(seeds), confidence=confidence / 100,
         max_seeds=max(int(max_seeds), len(seeds)), start_within_s=float(within_h) * 3600,
-        max_spares=int(max_spares),
+        max_spares=int(max_spares), power_cap_kw=objective.power_cap_kw, ownership=ownership,
     )  # fmt: skip
 
 
@@ -190,6 +176,22 @@ def _load_chosen() -> None:
                   f"({config.cluster.total_gpus} GPUs).")  # fmt: skip
 
 
+def _objective_words(spec) -> str:
+    """What the plan's cost figures are, in words."""
+    own = spec.ownership
+    if own is None:
+        return "rental price (USD per hour at the table's GPU-hour prices)"
+    return (f"total cost of ownership per hour (purchase over {own.years:g} years, plus "
+            f"full-load energy at {own.electricity_usd_per_kwh:g} USD/kWh)")  # fmt: skip
+
+
+def _power(row) -> str:
+    """``", 412 kW at full load"`` for a row with a power figure, else ``""``."""
+    if not row or "power_full_kw" not in row or pd.isna(row["power_full_kw"]):
+        return ""
+    return f", {row['power_full_kw']:,.0f} kW at full load"
+
+
 def _verdict(row) -> str:
     if row.get("error"):
         return "cannot run the trace"
@@ -218,25 +220,31 @@ result = s.get("plan_result")
 if result is not None:
     target, today, chosen = result.spec.target, result.today, result.chosen_row
     st.subheader(f"{target.sentence()[0].upper()}{target.sentence()[1:]}")
+    cost_name = "Ownership" if result.spec.ownership is not None else "Rental"
+    st.caption(f"Costs below are the {_objective_words(result.spec)}"
+               + (f"; every mix must fit a facility power cap of "
+                  f"{result.spec.power_cap_kw:,.0f} kW at full load"
+                  if result.spec.power_cap_kw is not None else "") + ".")  # fmt: skip
     left, right = st.columns(2)
     if today:
         left.metric("Today's cluster", f"{today['cost_usd_per_h']:,.2f} USD/h",
                     f"{target.words(today['mean'])}: {_verdict(today)}",
                     delta_color="off")  # fmt: skip
-        left.caption(today["mix"] + _goodput(today))
+        left.caption(today["mix"] + _goodput(today) + _power(today))
     if chosen is not None:
         saving = today["cost_usd_per_h"] - chosen["cost_usd_per_h"] if today else 0.0
         right.metric("Chosen mix", f"{chosen['cost_usd_per_h']:,.2f} USD/h",
                      f"{-saving:+,.2f} USD/h against today", delta_color="inverse")  # fmt: skip
         right.caption(f"{chosen['mix']}: {target.label} {target.words(chosen['mean'])}"
-                      f"{_goodput(chosen)}")  # fmt: skip
+                      f"{_goodput(chosen)}{_power(chosen)}")  # fmt: skip
         fresh = result.spec.fresh_seeds()
         st.success(f"Cheapest mix found that meets the target: **{chosen['mix']}**, "
-                   f"{chosen['cost_usd_per_h']:,.2f} USD/h{_goodput(chosen)}. Confirmed on "
+                   f"{chosen['cost_usd_per_h']:,.2f} USD/h ({cost_name.lower()})"
+                   f"{_goodput(chosen)}{_power(chosen)}. Confirmed on "
                    f"**{chosen['fresh_seeds']} fresh seeds** ({seeds_words(fresh)}, none used "
                    f"by the search): {target.label} {target.words(chosen['fresh_mean'])}, "
-                   f"{result.spec.confidence:.0%} bound "
-                   f"{target.words(chosen['fresh_bound'])}.")  # fmt: skip
+                   f"and {target.sure_words(chosen['fresh_bound'], result.spec.confidence)}."
+                   )  # fmt: skip
         loadable = result.chosen_scenario
         if loadable is not None and (loadable.cluster != base.cluster
                                      or loadable.failures != base.failures):  # fmt: skip
@@ -260,7 +268,10 @@ if result is not None:
         )
     render_chart(make_plan_chart(result.tried, result.pareto, target, today, chosen),
                  key="plan_chart")  # fmt: skip
-    st.caption(f"Whiskers and the table's interval: 95% over seeds, {INTERVAL_METHOD}. "
+    st.caption(f"Each dot is where we are {result.spec.confidence:.0%} sure the mix's average "
+               f"lies {'below' if target.at_most else 'above'} (that is what is judged); the "
+               "light ring is its average over seeds. The table's 95% interval: "
+               f"{INTERVAL_METHOD}. "
                f"{result.num_simulations} simulations in this plan (runs already stored are "
                "reused).")  # fmt: skip
     with st.expander("How the search went", expanded=True):
@@ -273,30 +284,34 @@ if result is not None:
         phase=table["phase"].map(PHASES), today=table["today"].map({True: "today", False: ""}),
     )  # fmt: skip
     spares = [c for c in table.columns if c.startswith("spares:")]
-    extra = [*spares, *(["goodput"] if "goodput" in table.columns else [])]
+    extra = [*spares, *(c for c in ("goodput", "power_full_kw") if c in table.columns)]
     table["confirmed"] = table["confirmed"].map({True: "confirmed", False: "refused"})
     if "goodput" in table.columns:
         table["goodput"] = table["goodput"] * 100
     number = st.column_config.NumberColumn
-    side = "upper" if target.at_most else "lower"
+    side = "below" if target.at_most else "above"
     st.dataframe(
         table, hide_index=True, width="stretch",
         column_order=["today", "mix", "cost_usd_per_h", "mean", "ci_low", "ci_high", "bound",
                       "meets", *extra, "seeds", "confirmed", "fresh_mean", "fresh_bound",
                       "phase", "error"],
         column_config={
-            "today": "", "mix": "Mix", "cost_usd_per_h": number("Cost (USD/h)", format="%.2f"),
+            "today": "", "mix": "Mix",
+            "cost_usd_per_h": number(f"{cost_name} (USD/h)", format="%.2f"),
+            "power_full_kw": number("Full-load power (kW)", format="%.0f",
+                                    help="Facility power with every GPU busy, PUE included"),
             "mean": number(f"{TARGET_TITLES[target.metric]} ({target.unit})", format="%.2f"),
             "ci_low": number("95% low", format="%.2f"),
             "ci_high": number("95% high", format="%.2f"),
-            "bound": number(f"{result.spec.confidence:.0%} {side} bound", format="%.2f"),
+            "bound": number(f"{result.spec.confidence:.0%} sure {side} ({target.unit})",
+                            format="%.2f"),
             "meets": "Meets target", "seeds": "Seeds", "phase": "Found by",
             **{c: number(f"Spares {c.removeprefix('spares:').upper()}") for c in spares},
             "confirmed": st.column_config.TextColumn(
                 "On fresh seeds", help=f"The answer is confirmed on {result.spec.max_seeds} "
                 "seeds the search never used, cheapest mix first"),
             "fresh_mean": number(f"Fresh mean ({target.unit})", format="%.2f"),
-            "fresh_bound": number(f"Fresh {result.spec.confidence:.0%} {side} bound",
+            "fresh_bound": number(f"Fresh seeds: {result.spec.confidence:.0%} sure {side}",
                                   format="%.2f"),
             "goodput": number("Goodput (%)", format="%.1f",
                               help="Useful over allocated GPU-hours, mean over seeds"),

@@ -45,7 +45,9 @@ def default_candidates(base: ScenarioConfig) -> pd.DataFrame:
         "max_nodes": [max(least, 2 * today.get(wt, 0)) for wt in types],
         "gpus_per_node": [node_gpus.get(wt, 8) for wt in types],
         "max_spares": [math.nan for _ in types],  # blank: the plan's one number
-    }).astype({"price_usd_per_gpu_h": float, "max_spares": float})  # fmt: skip
+        "purchase_usd_per_gpu": [math.nan for _ in types],  # blank: the user's number
+    }).astype({"price_usd_per_gpu_h": float, "max_spares": float,
+               "purchase_usd_per_gpu": float})  # fmt: skip
 
 
 def render_price_sources(candidates: pd.DataFrame) -> None:
@@ -55,8 +57,11 @@ def render_price_sources(candidates: pd.DataFrame) -> None:
     st.caption("Price sources (editable below):\n" + "\n".join(lines))
 
 
-def render_candidates_editor(base: ScenarioConfig, spares: bool) -> pd.DataFrame:
-    """The candidates editor (a "Max spare nodes" column when ``spares``), mounted on a snapshot
+def render_candidates_editor(
+    base: ScenarioConfig, spares: bool, purchase: bool = False
+) -> pd.DataFrame:
+    """The candidates editor (a "Max spare nodes" column when ``spares``, a "Purchase price"
+    column when ``purchase``: the objective is total cost of ownership), mounted on a snapshot
     of the table under :func:`candidates_state_key`; the edited table is written back there,
     so page switches and links carry the edits. Returns the edited table (columns of
     :data:`dashboard.page_settings.PLAN_CANDIDATE_COLUMNS`, ``max_spares`` NaN when blank).
@@ -74,20 +79,26 @@ def render_candidates_editor(base: ScenarioConfig, spares: bool) -> pd.DataFrame
         s[count_key] = s.get(count_key, 0) + 1  # a new editor on the new snapshot
         editor_key = f"plan_editor:{matrix}:{s.get('table_version', 0)}:{s[count_key]}"
         table = s[key].reset_index(drop=True).copy()
-        if "max_spares" not in table:  # a table from an older link
-            table["max_spares"] = math.nan
-        s[base_key] = table.astype({"max_spares": float})
+        for column in ("max_spares", "purchase_usd_per_gpu"):
+            if column not in table:  # a table from an older link
+                table[column] = math.nan
+        s[base_key] = table.astype({"max_spares": float, "purchase_usd_per_gpu": float})
     number = st.column_config.NumberColumn
     low, high = CANDIDATE_RANGES["price_usd_per_gpu_h"]
     edited = st.data_editor(
         s[base_key], key=editor_key, num_rows="dynamic", hide_index=True,
         column_order=["worker_type", "price_usd_per_gpu_h", "max_nodes", "gpus_per_node",
-                      *(["max_spares"] if spares else [])],
+                      *(["max_spares"] if spares else []),
+                      *(["purchase_usd_per_gpu"] if purchase else [])],
         column_config={
             "worker_type": st.column_config.TextColumn(
                 "GPU type", required=True, max_chars=int(CANDIDATE_RANGES["worker_type"][1])),
             "price_usd_per_gpu_h": number("Price (USD per GPU-hour)", min_value=low,
                                           max_value=high, format="%.3f", required=True),
+            "purchase_usd_per_gpu": number(
+                "Purchase price (USD per GPU)", min_value=0.0,
+                max_value=CANDIDATE_RANGES["purchase_usd_per_gpu"][1], format="%.0f",
+                help="A node's price over its GPUs; enter your quote (no public list price)"),
             **{name: number(label, min_value=CANDIDATE_RANGES[name][0],
                             max_value=CANDIDATE_RANGES[name][1], step=1, help=hint)
                for name, label, hint in _INT_COLUMNS},

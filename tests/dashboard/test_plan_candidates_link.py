@@ -11,7 +11,7 @@ import pytest
 from dashboard.page_settings import CANDIDATE_RANGES, FRAME, MAX_ROWS, check_setting
 
 ROW = {"worker_type": "v100", "price_usd_per_gpu_h": 0.74, "max_nodes": 32, "gpus_per_node": 8,
-       "max_spares": 2}  # fmt: skip
+       "max_spares": 2, "purchase_usd_per_gpu": 9000.0}  # fmt: skip
 
 
 def _table(*rows: dict[str, Any]) -> dict[str, Any]:
@@ -20,7 +20,7 @@ def _table(*rows: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.parametrize(
     "row",
-    [ROW, {**ROW, "max_spares": None}, {k: v for k, v in ROW.items() if k != "max_spares"},
+    [ROW, {**ROW, "max_spares": None}, {k: v for k, v in ROW.items() if k not in ("max_spares", "purchase_usd_per_gpu")},
      {**ROW, "price_usd_per_gpu_h": None}, {**ROW, "max_nodes": 10_000, "max_spares": 64}],
     ids=["full", "blank-spares", "older-link", "blank-price", "at-the-highest"],
 )  # fmt: skip
@@ -38,6 +38,7 @@ def test_a_table_the_editor_could_make_is_kept(row: dict[str, Any]) -> None:
         ({"gpus_per_node": 65}, "column gpus_per_node: expected a whole number from 1 to 64"),
         ({"max_spares": 65}, "column max_spares: expected a whole number from 0 to 64"),
         ({"max_spares": True}, "column max_spares"),
+        ({"purchase_usd_per_gpu": -1.0}, "column purchase_usd_per_gpu: expected a number from 0"),
         ({"worker_type": "x" * 65}, "column worker_type: expected a text of 1 to 64"),
         ({"worker_type": 3}, "column worker_type"),
         ({"extra": 1}, "expected the columns"),
