@@ -79,10 +79,10 @@ def search(
 
     tuner = Tuner(spec, ev, journal)
     target = spec.target
-    say(f"Target: {target.sentence()}, met when the one-sided {spec.confidence:.0%} "
-        f"{'upper' if target.at_most else 'lower'} bound of the mean over seeds is "
-        f"{'at most' if target.at_most else 'at least'} it ({len(spec.seeds)} seeds per mix, up "
-        f"to {spec.max_seeds} near the target).")  # fmt: skip
+    say(f"Target: {target.sentence()}. A mix meets it when, over its seeds, we are "
+        f"{spec.confidence:.0%} sure its average is {'below' if target.at_most else 'above'} "
+        f"the target, not just on average ({len(spec.seeds)} seeds per mix, up to "
+        f"{spec.max_seeds} near the target).")  # fmt: skip
     try:
         tuner.restore()
         ev.evaluate([ev.today_key()], "today")
@@ -249,8 +249,8 @@ def _sample(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], No
     best = ev.cheapest_meeting()
     change = ("found none cheaper" if best >= before else
               f"the cheapest meeting the target now costs {best:,.2f} USD/h")  # fmt: skip
-    say(f"Search: {tuner.search_done} mixes proposed by Optuna's TPE sampler, which favours "
-        f"cheap mixes that meet the target; {change}.")  # fmt: skip
+    say(f"Search: {tuner.search_done} more mixes, each proposed from what the earlier ones "
+        f"showed (cheap mixes that meet the target are tried more); {change}.")  # fmt: skip
 
 
 def _refine(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], None]) -> None:
@@ -339,8 +339,9 @@ def _mix_words(spec: PlanSpec, ev: Evaluator, key: Key) -> str:
         over = str(row["error"]).startswith("over the power cap")
         return f"{row['mix']} {'is over the power cap' if over else 'cannot run the trace'}"
     verdict = "meets" if row["meets"] else "misses"
-    return (f"{row['mix']} ({row['cost_usd_per_h']:,.2f} USD/h) {target.words(row['mean'])}"
-            f"{_goodput_words(row)}, {verdict}")  # fmt: skip
+    return (f"{row['mix']} ({row['cost_usd_per_h']:,.2f} USD/h) averages "
+            f"{target.words(row['mean'])}{_goodput_words(row)} and "
+            f"{target.sure_words(row['bound'], spec.confidence)}: {verdict}")  # fmt: skip
 
 
 def _goodput_words(row: dict[str, Any] | Any) -> str:
@@ -357,11 +358,10 @@ def _today_words(spec: PlanSpec, ev: Evaluator) -> str:
         error = str(row["error"])
         how = "is refused" if error.startswith("over the power cap") else "cannot run the trace"
         return f"Today's cluster ({row['mix']}) {how}: {error}"
-    side = "upper" if target.at_most else "lower"
     verdict = "meets the target" if row["meets"] else "does not meet the target"
     return (f"Today's cluster, {row['mix']} ({row['cost_usd_per_h']:,.2f} USD/h): "
-            f"{target.label} {target.words(row['mean'])} over {row['seeds']} seeds, "
-            f"{side} bound {target.words(row['bound'])}{_goodput_words(row)}: "
+            f"{target.label} {target.words(row['mean'])} over {row['seeds']} seeds, and "
+            f"{target.sure_words(row['bound'], spec.confidence)}{_goodput_words(row)}: "
             f"{verdict}.")  # fmt: skip
 
 
@@ -376,8 +376,8 @@ def _result(
         runnable = [k for k in ev.rows if not ev.rows[k]["error"]]
         close = min(runnable, key=ev.violation, default=None)
         tail = "" if close is None else (
-            f"; the closest, {ev.rows[close]['mix']}, has a bound of "
-            f"{target.words(ev.rows[close]['bound'])}")  # fmt: skip
+            f"; the closest, {ev.rows[close]['mix']}: "
+            f"{target.sure_words(ev.rows[close]['bound'], spec.confidence)}")  # fmt: skip
         say(f"No mix evaluated meets the target{tail}.")
     elif best is not None:
         row = ev.rows[best]
@@ -387,9 +387,9 @@ def _result(
             saving = f", {abs(delta):,.2f} USD/h {'below' if delta >= 0 else 'above'} today's"
         say(
             f"Chosen: {row['mix']} at {row['cost_usd_per_h']:,.2f} USD/h{saving}: "
-            f"{target.label} {target.words(row['fresh_mean'])}, bound "
-            f"{target.words(row['fresh_bound'])} on {row['fresh_seeds']} fresh seeds: it meets "
-            f"the target at {spec.confidence:.0%}{_goodput_words(row)}."
+            f"{target.label} {target.words(row['fresh_mean'])} on {row['fresh_seeds']} fresh "
+            f"seeds, and {target.sure_words(row['fresh_bound'], spec.confidence)}: it meets "
+            f"the target{_goodput_words(row)}."
         )
     seeds_more = "more near the target" if spec.max_seeds > len(spec.seeds) else "no more"
     fresh = int(ev.table()["fresh_seeds"].sum()) if ev.rows else 0

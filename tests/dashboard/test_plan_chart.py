@@ -30,14 +30,19 @@ def _tried(means_h: list[float], bounds_h: list[float]) -> pd.DataFrame:
 
 def _judged(fig) -> list[tuple[str, float]]:
     """(mix, y) of every mark the chart judges: the traces with meta "judged"."""
-    return [(m, float(y)) for t in fig.data if t.meta == "judged" for m, y in zip(t.text, t.y)]
+    return [
+        (m, float(y))
+        for t in fig.data
+        if t.meta == "judged"
+        for m, y in zip(t.text, t.y, strict=True)
+    ]
 
 
 def _check(tried: pd.DataFrame) -> None:
     today = tried.iloc[0].to_dict()
     fig = make_plan_chart(tried, tried.iloc[:0], TARGET, today, None)
     band = fig.layout.shapes[0]
-    meets = dict(zip(tried["mix"], tried["meets"]))
+    meets = dict(zip(tried["mix"], tried["meets"], strict=True))
     for mix, y in _judged(fig):
         assert (band.y0 <= y <= band.y1) == meets[mix], (mix, y)
 
