@@ -16,6 +16,7 @@ from dashboard.components.plan_prices import (
     default_candidates,
     render_candidates_editor,
     render_price_sources,
+    trace_idle_types,
 )
 from dashboard.components.run_panel import render_flash
 from dashboard.components.study_controls import render_seed_count
@@ -117,7 +118,9 @@ if failures.enabled:
         )
 objective = render_objective_inputs()
 candidates_key = candidates_state_key(base.throughputs)
-s.setdefault(candidates_key, default_candidates(base))
+today_types = {g.worker_type for g in base.cluster.node_groups}
+idle = [wt for wt in trace_idle_types(base, s.get("upload")) if wt not in today_types]
+s.setdefault(candidates_key, default_candidates(base, idle))
 st.markdown("**GPU types to buy**: a price, the most nodes the plan may hold and the node size"
             + (", and the most spare nodes of each type (blank: the number above)"
                if failures.enabled else "")
@@ -125,6 +128,19 @@ st.markdown("**GPU types to buy**: a price, the most nodes the plan may hold and
                if objective.ownership else ""))  # fmt: skip
 render_price_sources(s[candidates_key])
 candidates = render_candidates_editor(base, spares=failures.enabled, purchase=objective.ownership)
+unused = [str(wt) for wt in candidates["worker_type"] if wt in idle]
+if idle:
+    st.caption(
+        f"Not offered: {', '.join(idle)}: no job of this trace runs on "
+        f"{'them' if len(idle) > 1 else 'it'} (no throughput on the "
+        f"{base.throughputs} matrix), so nodes of that type would be paid for and idle."
+    )
+if unused:
+    st.warning(
+        f"Left out of the plan: {', '.join(unused)}, which runs none of this trace's "
+        "jobs; a mix holding such nodes would pay for GPUs no job can use."
+    )
+    candidates = candidates[~candidates["worker_type"].isin(unused)]
 
 
 def _spec():

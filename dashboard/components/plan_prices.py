@@ -5,6 +5,7 @@ from, and its editor, whose edits are kept in the table a link carries
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import pandas as pd
 import streamlit as st
@@ -25,17 +26,19 @@ def candidates_state_key(matrix: str) -> str:
     return "plan_candidates" if matrix == "gavel" else f"plan_candidates:{matrix}"
 
 
-def default_candidates(base: ScenarioConfig) -> pd.DataFrame:
+def default_candidates(base: ScenarioConfig, idle: Sequence[str] = ()) -> pd.DataFrame:
     """Today's GPU types (``base``'s cluster) first, then Gavel's GPU types with Gavel's prices,
     or for an MLPerf matrix H100-SXM, H200-SXM, B200 and MI300X, each with its cited price
-    where there is one (blank otherwise: the user's number is required before planning). A type
-    may grow to twice today's nodes (at least 8, or 64 for an MLPerf matrix) [R]."""
+    where there is one (blank otherwise: the user's number is required before planning),
+    leaving out the ``idle`` types that are not today's (they run none of the trace's jobs:
+    :func:`engine.study.planner_types.idle_types`). A type may grow to twice today's nodes (at
+    least 8, or 64 for an MLPerf matrix) [R]."""
     matrix = base.throughputs
     today: dict[str, int] = {}
     for group in base.cluster.node_groups:
         today[group.worker_type] = today.get(group.worker_type, 0) + group.nodes
     offered = MLPERF_CANDIDATES if matrix.startswith("mlperf") else DEFAULT_PRICES_USD_PER_GPU_H
-    types = list(dict.fromkeys([*today, *offered]))
+    types = [wt for wt in dict.fromkeys([*today, *offered]) if wt in today or wt not in idle]
     prices = prices_with_defaults(None)
     least = 8 if matrix == "gavel" else 64
     node_gpus = base.cluster.max_gpus_per_node()
@@ -48,6 +51,27 @@ def default_candidates(base: ScenarioConfig) -> pd.DataFrame:
         "purchase_usd_per_gpu": [math.nan for _ in types],  # blank: the user's number
     }).astype({"price_usd_per_gpu_h": float, "max_spares": float,
                "purchase_usd_per_gpu": float})  # fmt: skip
+
+
+def trace_idle_types(base: ScenarioConfig, upload: tuple[str, bytes] | None) -> list[str]:
+    """The GPU types of ``base``'s matrix and the offered candidates on which no job of the
+    scenario's trace (its seed's draw) runs (:func:`engine.study.planner_types.idle_types`);
+    [] when the trace does not load (the page says why elsewhere)."""
+    from dashboard import runner
+    from engine.errors import EngineError
+    from engine.step_time.throughput import BUILTIN_MATRICES, load_matrix
+    from engine.study.planner_types import idle_types
+
+    if base.throughputs not in BUILTIN_MATRICES:
+        return []
+    try:
+        load = runner.load_trace(base, upload)
+    except EngineError:
+        return []
+    matrix = load_matrix(base.throughputs).merged(load.throughputs)
+    offered = MLPERF_CANDIDATES if base.throughputs.startswith("mlperf") else ()
+    types = dict.fromkeys([*matrix.worker_types, *offered])
+    return idle_types(load.jobs, matrix, types)
 
 
 def render_price_sources(candidates: pd.DataFrame) -> None:
