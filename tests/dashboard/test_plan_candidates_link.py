@@ -14,13 +14,16 @@ ROW = {"worker_type": "v100", "price_usd_per_gpu_h": 0.74, "max_nodes": 32, "gpu
        "max_spares": 2, "purchase_usd_per_gpu": 9000.0}  # fmt: skip
 
 
+OPTIONAL = ("max_spares", "purchase_usd_per_gpu")  # columns an older link lacks
+
+
 def _table(*rows: dict[str, Any]) -> dict[str, Any]:
     return {FRAME: list(rows)}
 
 
 @pytest.mark.parametrize(
     "row",
-    [ROW, {**ROW, "max_spares": None}, {k: v for k, v in ROW.items() if k not in ("max_spares", "purchase_usd_per_gpu")},
+    [ROW, {**ROW, "max_spares": None}, {k: v for k, v in ROW.items() if k not in OPTIONAL},
      {**ROW, "price_usd_per_gpu_h": None}, {**ROW, "max_nodes": 10_000, "max_spares": 64}],
     ids=["full", "blank-spares", "older-link", "blank-price", "at-the-highest"],
 )  # fmt: skip
