@@ -2,10 +2,16 @@
 are not monotone in the node counts, and on the issue's lowered-target Philly case (issue 23).
 
 The exhaustive search evaluates every mix of the grid by the planner's own rule (the plan's
-seeds, more seeds near the target, the one-sided bound), so its cheapest mix meeting the target
-is the optimum the planner is measured against. Simulations per case (planner / exhaustive),
-measured when written: LAS mean JCT 227 / 415, Gavel max-min p95 JCT 178 / 456, FIFO share
-starting within 30 min 167 / 387; each planner chose the exhaustive optimum.
+seeds, more seeds near the target, the one-sided bound), then confirms the mixes that met the
+target there, cheapest first and without the planner's limit on how many, on the plan's fresh
+seeds (issue 34, `engine.study.planner_confirm`). The cheapest mix that the same confirmation
+accepts is the optimum the planner is measured against: the planner may only answer with a
+confirmed mix, so the cheapest mix that met the target on the search's seeds alone (Gavel
+max-min p95: 5.92 USD/h, refused on the fresh seeds) is not an answer it could give.
+Simulations per case (planner / exhaustive), measured when written: LAS mean JCT 227 / 415,
+Gavel max-min p95 JCT 178 / 456, FIFO share starting within 30 min 167 / 387. Measured against
+the confirmed optimum (issue 34): LAS chose it (6.88 USD/h); Gavel max-min p95 chose 10.44
+against 8.12 USD/h, a planner defect marked xfail (strict) with its cause until it is fixed.
 """
 
 from __future__ import annotations
@@ -39,12 +45,20 @@ def _spec(policy: str, jobs: int, metric: str, value: float, **extra: float) -> 
 
 
 def _exhaustive(spec: PlanSpec, store: Path) -> tuple[float, Evaluator]:
+    """The cost of the cheapest grid mix that meets the target on the search's seeds AND holds
+    on the plan's fresh seeds (every mix that met is confirmed, cheapest first, until one
+    holds); inf if none holds."""
     ev = Evaluator(spec, "serial", None, None, store, None)
     ev.use_trace(None)
     grid = [m for m in itertools.product(*(range(c.max_nodes + 1) for c in spec.candidates))
             if spec.in_bounds(m)]  # fmt: skip
     ev.evaluate(grid, "grid")
-    return ev.cheapest_meeting(), ev
+    ev.limit = float("inf")
+    for key in sorted((k for k in ev.rows if ev.meets(k)), key=ev.cost):
+        ev.confirm(key, spec.fresh_seeds())
+        if ev.rows[key]["confirmed"]:
+            return ev.cost(key), ev
+    return float("inf"), ev
 
 
 def _not_monotone(spec: PlanSpec, ev: Evaluator) -> bool:
@@ -61,7 +75,24 @@ def _not_monotone(spec: PlanSpec, ev: Evaluator) -> bool:
     ("policy", "jobs", "metric", "value", "extra"),
     [
         ("las", 150, "jct_mean_s", 4 * 3600.0, {}),
-        ("gavel_maxmin", 100, "jct_p95_s", 2.2 * 3600.0, {}),
+        pytest.param(
+            "gavel_maxmin",
+            100,
+            "jct_p95_s",
+            2.2 * 3600.0,
+            {},
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason=(
+                    "a planner defect, measured: it chose 2 V100 + 2 P100 + 2 K80 nodes (10.44 "
+                    "USD/h) while 1 V100 + 3 P100 nodes (8.12 USD/h) meets the target on 5 search "
+                    "seeds and is confirmed on the fresh seeds. The planner tried that mix on 3 "
+                    "seeds only: seeds are added only to mixes cheaper than the cheapest that met "
+                    "(2 V100 nodes, 5.92 USD/h), which the fresh seeds then refuse; no seeds are "
+                    "added after a refusal"
+                ),
+            ),
+        ),
         ("fifo", 150, "start_within_share", 0.9, {"start_within_s": 1800.0}),
     ],
     ids=["las-mean-jct", "gavel-maxmin-p95", "fifo-start-within-30min"],
