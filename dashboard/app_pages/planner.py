@@ -129,10 +129,12 @@ st.markdown("**GPU types to buy**: a price, the most nodes the plan may hold and
 render_price_sources(s[candidates_key])
 candidates = render_candidates_editor(base, spares=failures.enabled, purchase=objective.ownership)
 unused = [str(wt) for wt in candidates["worker_type"] if wt in idle]
-if idle:
+offered = set(default_candidates(base)["worker_type"])  # what the default table offers
+dropped = [wt for wt in idle if wt in offered]
+if dropped:
     st.caption(
-        f"Not offered: {', '.join(idle)}: no job of this trace runs on "
-        f"{'them' if len(idle) > 1 else 'it'} (no throughput on the "
+        f"Not offered: {', '.join(dropped)}: no job of this trace runs on "
+        f"{'them' if len(dropped) > 1 else 'it'} (no throughput on the "
         f"{base.throughputs} matrix), so nodes of that type would be paid for and idle."
     )
 if unused:
