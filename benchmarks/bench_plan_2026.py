@@ -68,7 +68,8 @@ def main() -> None:
     row = result.chosen_row or {}
     extra = {} if args.max_spares is None else {
         "node_mtbf_h": round(base.failures.node_mtbf_h), "max_spares": args.max_spares,
-        "chosen_spares_per_type": row.get("spares"), "chosen_mix": row.get("mix"),
+        "chosen_spares": {k: v for k, v in row.items() if str(k).startswith("spares:")},
+        "chosen_mix": row.get("mix"),
         "goodput_today": result.today.get("goodput"), "goodput_chosen": row.get("goodput"),
     }  # fmt: skip
     print(json.dumps({

@@ -1,6 +1,11 @@
 """The Planner page's chart: cost against the target metric of every cluster evaluated, today's
 cluster and the chosen mix marked, the Pareto front, the region that meets the target shaded.
 
+Each mix is drawn where it is judged (issue 38 point 4): at its one-sided bound at the plan's
+confidence (``bound``; a mix meets the target exactly when that bound is inside the shaded
+band), with its mean over seeds as a lighter mark joined to it. A mix run on one seed has no
+bound; it is drawn only as a lighter mean mark, and judged as missing.
+
 The y axis is kept readable near the target: it spans the target, today's cluster and the
 chosen mix with some room (:func:`y_range`); clusters beyond it are drawn on its edge as
 triangles and counted in the legend, and keep their exact values in the table.
@@ -25,9 +30,10 @@ MEETS, MISSES, TODAY, CHOSEN = "#009E73", "#9E9E9E", "#000000", "#D55E00"
 
 def y_range(target: Target, rows: list[Mapping[str, Any]]) -> tuple[float, float]:
     """The y range in display units: for "at most" targets from 0 to the largest of twice the
-    target and 1.15 x the means of ``rows`` (today's cluster, the chosen mix); for the share,
+    target and 1.15 x the bounds of ``rows`` (today's cluster, the chosen mix); for the share,
     from 100% down to three times the target's distance from 100%, or below those rows."""
-    shown = [float(r["mean"]) / target.per_unit for r in rows if r and not math.isnan(r["mean"])]
+    shown = [float(r["bound"]) / target.per_unit for r in rows
+             if r and not math.isnan(r["bound"])]  # fmt: skip
     goal = target.value / target.per_unit
     if target.at_most:
         return 0.0, max([2 * goal] + [1.15 * v for v in shown])
@@ -42,7 +48,7 @@ def make_plan_chart(
     today: Mapping[str, Any],
     chosen: Mapping[str, Any] | None,
 ) -> go.Figure:
-    """Cost per hour (x) against the metric's mean in its display unit (y), 95% whiskers."""
+    """Cost per hour (x) against the metric's bound in its display unit (y), the mean lighter."""
     unit = target.per_unit
     low, high = y_range(target, [today, chosen] if chosen else [today])
     goal = target.value / unit
@@ -54,51 +60,76 @@ def make_plan_chart(
                   annotation_text=f"target {target.words(target.value)}",
                   annotation_position="bottom right")  # fmt: skip
     runs = tried[tried["mean"].notna()]
+    _means(fig, runs, unit, target, (low, high))
+    judged = runs[runs["bound"].notna()]
     for meets, name, color in ((True, "meets the target", MEETS), (False, "misses it", MISSES)):
-        _points(fig, runs[runs["meets"] == meets], name, color, unit, target, (low, high))
+        _points(fig, judged[judged["meets"] == meets], name, color, unit, target, (low, high))
     fig.add_trace(go.Scatter(
         x=pareto["cost_usd_per_h"], y=np.clip(pareto["mean"] / unit, low, high), mode="lines",
-        name="Pareto front (cost against the mean)", hoverinfo="skip",
-        line={"color": "#0072B2", "width": 2, "shape": "hv"},
+        name="Pareto front (cost against the average)", hoverinfo="skip",
+        line={"color": "#0072B2", "width": 1.5, "shape": "hv", "dash": "dot"},
     ))  # fmt: skip
-    _mark(fig, today, "today's cluster", TODAY, "diamond", unit, (-70, 50))
+    _mark(fig, today, "today's cluster", TODAY, "diamond", unit, (-40, -30))
     if chosen is not None:
-        _mark(fig, chosen, "chosen", CHOSEN, "star", unit, (60, -60))
+        _mark(fig, chosen, "chosen", CHOSEN, "star", unit, (40, 30))
     fig.update_xaxes(title="Cluster cost (USD per hour)", rangemode="tozero")
-    fig.update_yaxes(title=f"{target.label[0].upper()}{target.label[1:]} ({target.unit})",
-                     range=[low, high])  # fmt: skip
+    side = "below" if target.at_most else "above"
+    fig.update_yaxes(title=f"{target.label[0].upper()}{target.label[1:]} ({target.unit}): "
+                     f"we are sure it is {side} the dot", range=[low, high])  # fmt: skip
     style(fig, f"Cost against {target.label}: the cheapest mix that meets the target", 520)
     fig.update_layout(legend=RIGHT_LEGEND, margin={"r": 260, "t": 70})
     return fig
+
+
+def _means(
+    fig: go.Figure, rows: pd.DataFrame, unit: float, target: Target, bounds: tuple[float, float]
+) -> None:
+    """The mean over seeds of every mix as a light hollow mark, joined to its bound by a thin
+    line (one trace: segments separated by gaps)."""
+    mean = np.clip(rows["mean"] / unit, *bounds)
+    bound = np.clip(rows["bound"] / unit, *bounds)
+    xs = np.repeat(rows["cost_usd_per_h"].to_numpy(), 3).astype(float)
+    ys = np.column_stack([mean, bound, np.full(len(rows), np.nan)]).ravel()
+    fig.add_trace(go.Scatter(
+        x=xs, y=ys, mode="lines", line={"color": "rgba(120,120,120,0.35)", "width": 1},
+        hoverinfo="skip", showlegend=False,
+    ))  # fmt: skip
+    fig.add_trace(go.Scatter(
+        x=rows["cost_usd_per_h"], y=mean, mode="markers", name="average over seeds",
+        marker={"color": "rgba(120,120,120,0.45)", "size": 7, "symbol": "circle-open"},
+        text=rows["mix"],
+        hovertemplate="%{text}<br>%{x:,.2f} USD/h · average %{y:,.2f} " + target.unit
+        + "<extra></extra>",
+    ))  # fmt: skip
 
 
 def _points(
     fig: go.Figure, rows: pd.DataFrame, name: str, color: str, unit: float, target: Target,
     bounds: tuple[float, float],
 ) -> None:  # fmt: skip
-    mean = rows["mean"] / unit
-    inside = (mean >= bounds[0]) & (mean <= bounds[1])
+    """The judged marks: each mix at its bound (``meta`` on the trace: "judged")."""
+    bound = rows["bound"] / unit
+    inside = (bound >= bounds[0]) & (bound <= bounds[1])
     shown = rows[inside]
+    side = "below" if target.at_most else "above"
     fig.add_trace(go.Scatter(
-        x=shown["cost_usd_per_h"], y=mean[inside], mode="markers", name=name,
+        x=shown["cost_usd_per_h"], y=bound[inside], mode="markers", name=name, meta="judged",
         marker={"color": color, "size": 10, "line": {"color": "white", "width": 1}},
-        error_y={"type": "data", "symmetric": False, "color": color, "thickness": 1,
-                 "array": shown["ci_high"] / unit - mean[inside],
-                 "arrayminus": mean[inside] - shown["ci_low"] / unit},
-        text=shown["mix"],
-        hovertemplate="%{text}<br>%{x:,.2f} USD/h · %{y:,.2f} " + target.unit + "<extra></extra>",
+        text=shown["mix"], customdata=shown["mean"] / unit,
+        hovertemplate="%{text}<br>%{x:,.2f} USD/h · average %{customdata:,.2f} "
+        + target.unit + f"; sure it is {side} %{{y:,.2f}} " + target.unit + "<extra></extra>",
     ))  # fmt: skip
     off = rows[~inside]
     if len(off):
-        edge = np.where(mean[~inside] > bounds[1], bounds[1], bounds[0])
+        edge = np.where(bound[~inside] > bounds[1], bounds[1], bounds[0])
         fig.add_trace(go.Scatter(
-            x=off["cost_usd_per_h"], y=edge, mode="markers",
+            x=off["cost_usd_per_h"], y=edge, mode="markers", meta="off the chart",
             name=f"{name}, {len(off)} off the chart", text=off["mix"],
-            customdata=mean[~inside],
+            customdata=bound[~inside],
             marker={"color": color, "size": 9, "symbol": "triangle-up" if target.at_most
                     else "triangle-down", "opacity": 0.7},
-            hovertemplate="%{text}<br>%{x:,.2f} USD/h · %{customdata:,.2f} " + target.unit
-            + "<extra></extra>",
+            hovertemplate="%{text}<br>%{x:,.2f} USD/h · sure it is " + side
+            + " %{customdata:,.2f} " + target.unit + "<extra></extra>",
         ))  # fmt: skip
 
 
@@ -106,15 +137,17 @@ def _mark(
     fig: go.Figure, row: Mapping[str, Any], name: str, color: str, symbol: str, unit: float,
     offset: tuple[int, int],
 ) -> None:  # fmt: skip
-    if not row or math.isnan(row["mean"]):
+    """Today's cluster or the chosen mix at its bound, labelled right beside its marker."""
+    if not row or math.isnan(row["bound"]):
         return
-    x, y = float(row["cost_usd_per_h"]), float(row["mean"]) / unit
+    x, y = float(row["cost_usd_per_h"]), float(row["bound"]) / unit
     fig.add_trace(go.Scatter(
         x=[x], y=[y], mode="markers", name=f"{name}: {row['mix']}",
         marker={"symbol": symbol, "size": 22, "color": color,
                 "line": {"color": "white", "width": 1}},
-        hovertemplate=f"{name}: {row['mix']}<br>%{{x:,.2f}} USD/h · %{{y:,.2f}}<extra></extra>",
+        hovertemplate=f"{name}: {row['mix']}<br>%{{x:,.2f}} USD/h · bound %{{y:,.2f}}"
+        "<extra></extra>",
     ))  # fmt: skip
-    fig.add_annotation(x=x, y=y, text=name, showarrow=True, arrowhead=2, ax=offset[0],
-                       ay=offset[1], bgcolor="white", bordercolor=color,
+    fig.add_annotation(x=x, y=y, text=name, showarrow=True, arrowhead=0, ax=offset[0],
+                       ay=offset[1], standoff=12, bgcolor="white", bordercolor=color,
                        font={"color": color})  # fmt: skip

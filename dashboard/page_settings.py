@@ -22,7 +22,8 @@ SETTINGS: dict[str, tuple[str, ...]] = {
     "sweep": ("sweep_axis_x", "sweep_axis_y", "sweep_seeds", "sweep_metric", "sweep_policy",
               "sweep_pair_a", "sweep_pair_b"),
     "planner": ("plan_policy", "plan_metric", "plan_seeds", "plan_within_h", "plan_confidence",
-                "plan_max_seeds", "plan_max_spares", "plan_candidates"),
+                "plan_max_seeds", "plan_max_spares", "plan_candidates", "plan_power_cap_kw",
+                "plan_objective", "plan_years", "plan_electricity_usd_per_kwh"),
 }  # fmt: skip
 """Page -> the session keys of its settings (a table, such as the Planner's candidates, is
 kept as its records)."""
@@ -37,9 +38,28 @@ NUMBER_RANGES: dict[str, tuple[type, float, float]] = {
     "plan_confidence": (int, 50, 99),
     "plan_max_seeds": (int, 2, 50),
     "plan_max_spares": (int, 0, 64),
+    "plan_power_cap_kw": (float, 0.0, 1e7),  # 0: no cap
+    "plan_years": (float, 0.5, 50.0),
+    "plan_electricity_usd_per_kwh": (float, 0.0, 10.0),
 }
 """Planner number settings (a key or a key prefix) -> (type, lowest, highest) its widget takes."""
-PLAN_CANDIDATE_COLUMNS = ("worker_type", "price_usd_per_gpu_h", "max_nodes", "gpus_per_node")
+PLAN_CANDIDATE_COLUMNS = ("worker_type", "price_usd_per_gpu_h", "max_nodes", "gpus_per_node",
+                          "max_spares", "purchase_usd_per_gpu")  # fmt: skip
+"""The Planner's candidates table; ``max_spares`` and ``purchase_usd_per_gpu`` may be missing
+(a link before them)."""
+PLAN_OBJECTIVES = {"rental": "Rental price (USD/h)",
+                   "ownership": "Total cost of ownership (USD/h)"}  # fmt: skip
+"""The Planner's objectives (``plan_objective``) -> their words."""
+CANDIDATE_RANGES: dict[str, tuple[float, float]] = {
+    "worker_type": (1, 64),  # characters
+    "price_usd_per_gpu_h": (0.0, 1000.0),
+    "max_nodes": (1, 10_000),
+    "gpus_per_node": (1, 64),
+    "max_spares": (0, 64),
+    "purchase_usd_per_gpu": (0.0, 1e7),
+}
+"""The Planner's candidates columns -> (lowest, highest) its editor takes (a text's length);
+a link's table is held to them. Blank cells are allowed (the page names the row)."""
 MAX_TEXT, MAX_ROWS = 1000, 64
 
 
@@ -111,6 +131,8 @@ def check_setting(key: str, value: Any) -> str:
         return "" if ok else f"expected a {kind.__name__} from {low:g} to {high:g}"
     if key.startswith("plan_candidates"):
         return _check_table(value)
+    if key == "plan_objective":
+        return "" if value in PLAN_OBJECTIVES else f"expected one of {', '.join(PLAN_OBJECTIVES)}"
     if not isinstance(value, str) or len(value) > MAX_TEXT:
         return f"expected a text of at most {MAX_TEXT:,} characters"
     return ""
@@ -128,11 +150,30 @@ def _check_table(value: Any) -> str:
     if not isinstance(rows, list) or len(rows) > MAX_ROWS:
         return f"expected a table of at most {MAX_ROWS} rows"
     for i, row in enumerate(rows, start=1):
-        if not isinstance(row, Mapping) or set(row) != set(PLAN_CANDIDATE_COLUMNS):
+        if not isinstance(row, Mapping) or not set(PLAN_CANDIDATE_COLUMNS[:4]) <= set(row) <= set(
+            PLAN_CANDIDATE_COLUMNS
+        ):
             return f"row {i}: expected the columns {', '.join(PLAN_CANDIDATE_COLUMNS)}"
-        if not all(v is None or isinstance(v, str | int | float) for v in row.values()):
-            return f"row {i}: expected numbers and texts"
+        for column, value in row.items():
+            why = _check_cell(column, value)
+            if why:
+                return f"row {i}, column {column}: {why}"
     return ""
+
+
+def _check_cell(column: str, value: Any) -> str:
+    """Why a candidates cell is refused ("" when it is blank or within
+    :data:`CANDIDATE_RANGES`)."""
+    low, high = CANDIDATE_RANGES[column]
+    if value is None:
+        return ""
+    if column == "worker_type":
+        ok = isinstance(value, str) and low <= len(value) <= high
+        return "" if ok else f"expected a text of {low:g} to {high:g} characters"
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and low <= value <= high
+    whole = column not in ("price_usd_per_gpu_h", "purchase_usd_per_gpu")
+    ok = ok and (not whole or float(value).is_integer())
+    return "" if ok else f"expected a {'whole ' if whole else ''}number from {low:g} to {high:g}"
 
 
 def apply_link_settings(settings: Mapping[str, Any]) -> list[str]:

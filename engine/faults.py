@@ -31,7 +31,7 @@ from heapq import heappop, heappush
 import numpy as np
 
 from engine.allocation.layout import NodeLayout
-from engine.config import FailureConfig
+from engine.config import FailureConfig, spares_of
 from engine.errors import ConfigError
 from engine.state import JobState
 
@@ -108,7 +108,7 @@ class FaultModel:
         self.reserved: set[int] = set()
         self.spares: dict[str, int] = {}
         for worker_type, nodes in layout.type_nodes.items():
-            count = config.spares_per_type
+            count = spares_of(config, worker_type)
             self.spares[worker_type] = count
             self.reserved.update(nodes[len(nodes) - count :] if count else ())
         self.rack_nodes: dict[str, list[int]] = {rack: [] for rack in layout.racks}
@@ -221,7 +221,7 @@ def check_jobs(
         if not usable:
             raise ConfigError(
                 f"failures.spares_per_type: job {job.job_id} needs {job.scale_factor} GPUs, "
-                f"more than any GPU type has outside its {config.spares_per_type} spare node(s)"
+                "more than any GPU type has outside its spare node(s)"
             )
         job_mtbf_s = max(
             1.0 / (math.ceil(job.scale_factor / gpus_per_node[wt]) / mtbf_s[wt]

@@ -5,7 +5,7 @@ policy labels, failures a policy can model. :func:`engine.scenario.run` calls
 
 from __future__ import annotations
 
-from engine.config import FAILURE_DISTRIBUTIONS, ScenarioConfig
+from engine.config import FAILURE_DISTRIBUTIONS, ScenarioConfig, spares_of
 from engine.errors import ConfigError
 from engine.placement import list_placements
 from engine.policies import get_policy, list_policies
@@ -50,6 +50,22 @@ def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
         type_figures(config.power, sorted(config.cluster.capacity()))
 
 
+def _check_types(name: str, worker_types: list[str], nodes_by_type: dict[str, int]) -> None:
+    """Each worker type of ``failures.<name>`` listed once and in the GPU mix.
+
+    Raises:
+        ConfigError: naming ``failures.<name>[i].worker_type``.
+    """
+    for i, worker_type in enumerate(worker_types):
+        if worker_type in worker_types[:i]:
+            raise ConfigError(f"failures.{name}[{i}].worker_type: {worker_type!r} is listed twice")
+        if worker_type not in nodes_by_type:
+            raise ConfigError(
+                f"failures.{name}[{i}].worker_type: {worker_type!r} is not in the GPU "
+                f"mix ({sorted(nodes_by_type)})"
+            )
+
+
 def validate_failures(config: ScenarioConfig) -> None:
     """Checks ``config.failures`` (:class:`engine.config.FailureConfig`): positive times, a
     known distribution, fewer spares than nodes of every worker type, and policies that model
@@ -81,25 +97,20 @@ def validate_failures(config: ScenarioConfig) -> None:
         nodes_by_type[group.worker_type] = nodes_by_type.get(group.worker_type, 0) + group.nodes
     if failures.seed is not None and failures.seed < 0:
         raise ConfigError(f"failures.seed must be >= 0 or empty, got {failures.seed}")
-    seen: set[str] = set()
-    for i, entry in enumerate(failures.type_mtbf):
-        if entry.worker_type in seen:
-            raise ConfigError(
-                f"failures.type_mtbf[{i}].worker_type: {entry.worker_type!r} is listed twice"
-            )
-        seen.add(entry.worker_type)
-        if entry.worker_type not in nodes_by_type:
-            raise ConfigError(
-                f"failures.type_mtbf[{i}].worker_type: {entry.worker_type!r} is not in the GPU "
-                f"mix ({sorted(nodes_by_type)})"
-            )
+    _check_types("type_mtbf", [e.worker_type for e in failures.type_mtbf], nodes_by_type)
+    _check_types("type_spares", [e.worker_type for e in failures.type_spares], nodes_by_type)
     if failures.spares_per_type < 0:
         raise ConfigError(f"failures.spares_per_type must be >= 0, got {failures.spares_per_type}")
+    for i, entry in enumerate(failures.type_spares):
+        if entry.spares < 0:
+            raise ConfigError(f"failures.type_spares[{i}].spares must be >= 0, got {entry.spares}")
+    listed = {e.worker_type: f"type_spares[{i}].spares" for i, e in enumerate(failures.type_spares)}
     for worker_type, nodes in nodes_by_type.items():
-        if failures.spares_per_type >= nodes:
+        spares = spares_of(failures, worker_type)
+        if spares >= nodes:
             raise ConfigError(
-                f"failures.spares_per_type: {failures.spares_per_type} spare node(s) of "
-                f"{worker_type} leave none of its {nodes} node(s) to schedule on"
+                f"failures.{listed.get(worker_type, 'spares_per_type')}: {spares} spare node(s) "
+                f"of {worker_type} leave none of its {nodes} node(s) to schedule on"
             )
     if config.rounds.gavel_rules:
         raise ConfigError(

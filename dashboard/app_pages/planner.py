@@ -10,10 +10,13 @@ import streamlit as st
 
 from dashboard.charts_planner import make_plan_chart
 from dashboard.components.chart import render_chart
+from dashboard.components.plan_objective import read_candidates, render_objective_inputs
 from dashboard.components.plan_prices import (
     candidates_state_key,
     default_candidates,
+    render_candidates_editor,
     render_price_sources,
+    trace_idle_types,
 )
 from dashboard.components.run_panel import render_flash
 from dashboard.components.study_controls import render_seed_count
@@ -28,6 +31,7 @@ from dashboard.run_queue import with_deadline
 from dashboard.state import current_config, set_current
 from engine.errors import EngineError, SimulationCancelled
 from engine.policies.base import display_name, get_policy, policy_display_name
+from engine.study.planner_confirm import seeds_words
 from engine.study.planner_target import TARGET_METRICS, Target
 from engine.study.stats import FIRM_SEEDS, INTERVAL_METHOD
 from engine.study.store import default_results_dir
@@ -76,8 +80,8 @@ within_h = cols[0].number_input("T: jobs start within (h)", min_value=0.0, key="
 s.setdefault("plan_confidence", 95)
 confidence = cols[1].slider(
     "Confidence (%)", 50, 99, key="plan_confidence",
-    help="A mix meets the target when the one-sided bound of its mean over seeds at this "
-    "confidence does; 50% decides on the mean alone.",
+    help="A mix meets the target when we are this sure, over its seeds, that its average "
+    "meets it (the chart draws each mix at that bound); 50% decides on the average alone.",
 )  # fmt: skip
 s.setdefault("plan_max_seeds", 10)
 max_seeds = cols[2].number_input("Seeds near the target, at most", min_value=2, max_value=50,
@@ -94,9 +98,10 @@ if failures.enabled:
     max_spares = cols[0].number_input(
         "Spare nodes per GPU type, at most", min_value=0, max_value=64, step=1,
         key="plan_max_spares",
-        help="The search also chooses how many spare nodes to hold per GPU type (0 up to "
-        "this); spares are bought like other nodes and swap in for failed ones. 0 keeps the "
-        "scenario's own spares in every mix.",
+        help="The search also chooses how many spare nodes to hold of each GPU type (0 up to "
+        "this, or up to the type's own number in the table below); spares are bought like "
+        "other nodes and swap in for failed ones. 0 everywhere keeps the scenario's own "
+        "spares in every mix.",
     )  # fmt: skip
     cols[1].info(
         f"Failures are on (node MTBF {failures.node_mtbf_h:,.0f} h, repair "
@@ -111,45 +116,44 @@ if failures.enabled:
             f"so the planner cannot judge it. Pick a policy that does ({names}), or turn "
             "failures off in the scenario's Failures tab to plan without them."
         )
+objective = render_objective_inputs()
 candidates_key = candidates_state_key(base.throughputs)
-s.setdefault(candidates_key, default_candidates(base))
-st.markdown("**GPU types to buy**: a price, the most nodes the plan may hold and the node size")
+today_types = {g.worker_type for g in base.cluster.node_groups}
+idle = [wt for wt in trace_idle_types(base, s.get("upload")) if wt not in today_types]
+s.setdefault(candidates_key, default_candidates(base, idle))
+st.markdown("**GPU types to buy**: a price, the most nodes the plan may hold and the node size"
+            + (", and the most spare nodes of each type (blank: the number above)"
+               if failures.enabled else "")
+            + (", and the purchase price per GPU (a node's price over its GPUs)"
+               if objective.ownership else ""))  # fmt: skip
 render_price_sources(s[candidates_key])
-candidates = st.data_editor(
-    s[candidates_key], key=f"{candidates_key}_editor", num_rows="dynamic", hide_index=True,
-    column_config={
-        "worker_type": st.column_config.TextColumn("GPU type", required=True),
-        "price_usd_per_gpu_h": st.column_config.NumberColumn(
-            "Price (USD per GPU-hour)", min_value=0.0, format="%.3f", required=True),
-        "max_nodes": st.column_config.NumberColumn("Max nodes", min_value=1, step=1),
-        "gpus_per_node": st.column_config.NumberColumn("GPUs per node", min_value=1, step=1),
-    },
-)  # fmt: skip
+candidates = render_candidates_editor(base, spares=failures.enabled, purchase=objective.ownership)
+unused = [str(wt) for wt in candidates["worker_type"] if wt in idle]
+offered = set(default_candidates(base)["worker_type"])  # what the default table offers
+dropped = [wt for wt in idle if wt in offered]
+if dropped:
+    st.caption(
+        f"Not offered: {', '.join(dropped)}: no job of this trace runs on "
+        f"{'them' if len(dropped) > 1 else 'it'} (no throughput on the "
+        f"{base.throughputs} matrix), so nodes of that type would be paid for and idle."
+    )
+if unused:
+    st.warning(
+        f"Left out of the plan: {', '.join(unused)}, which runs none of this trace's "
+        "jobs; a mix holding such nodes would pay for GPUs no job can use."
+    )
+    candidates = candidates[~candidates["worker_type"].isin(unused)]
 
 
 def _spec():
-    from engine.study.planner import Candidate, PlanSpec
+    from engine.study.planner import PlanSpec
 
-    rows = []
-    for i, row in enumerate(candidates.itertuples(index=False), start=1):
-        if pd.isna(row.price_usd_per_gpu_h):
-            raise EngineError(
-                f"candidates row {i} ({row.worker_type}): no price; there is no citable public "
-                "price for this GPU type, so enter yours (USD per GPU-hour)"
-            )
-        try:
-            rows.append(Candidate(str(row.worker_type), float(row.price_usd_per_gpu_h),
-                                  int(row.max_nodes), int(row.gpus_per_node)))  # fmt: skip
-        except (TypeError, ValueError) as exc:
-            raise EngineError(
-                f"GPU types row {i} ({row.worker_type}): a cell is empty or not a number; "
-                "a GPU type without a citable price needs yours"
-            ) from exc
+    rows, ownership = read_candidates(candidates, objective, spares=failures.enabled)
     return PlanSpec(
-        dataclasses.replace(base, policies=(chosen_policy,)), tuple(rows), metric,
+        dataclasses.replace(base, policies=(chosen_policy,)), rows, metric,
         float(target_shown) * probe.per_unit, tuple(seeds), confidence=confidence / 100,
         max_seeds=max(int(max_seeds), len(seeds)), start_within_s=float(within_h) * 3600,
-        max_spares=int(max_spares),
+        max_spares=int(max_spares), power_cap_kw=objective.power_cap_kw, ownership=ownership,
     )  # fmt: skip
 
 
@@ -190,6 +194,22 @@ def _load_chosen() -> None:
                   f"({config.cluster.total_gpus} GPUs).")  # fmt: skip
 
 
+def _objective_words(spec) -> str:
+    """What the plan's cost figures are, in words."""
+    own = spec.ownership
+    if own is None:
+        return "rental price (USD per hour at the table's GPU-hour prices)"
+    return (f"total cost of ownership per hour (purchase over {own.years:g} years, plus "
+            f"full-load energy at {own.electricity_usd_per_kwh:g} USD/kWh)")  # fmt: skip
+
+
+def _power(row) -> str:
+    """``", 412 kW at full load"`` for a row with a power figure, else ``""``."""
+    if not row or "power_full_kw" not in row or pd.isna(row["power_full_kw"]):
+        return ""
+    return f", {row['power_full_kw']:,.0f} kW at full load"
+
+
 def _verdict(row) -> str:
     if row.get("error"):
         return "cannot run the trace"
@@ -218,25 +238,41 @@ result = s.get("plan_result")
 if result is not None:
     target, today, chosen = result.spec.target, result.today, result.chosen_row
     st.subheader(f"{target.sentence()[0].upper()}{target.sentence()[1:]}")
+    cost_name = "Ownership" if result.spec.ownership is not None else "Rental"
+    st.caption(f"Costs below are the {_objective_words(result.spec)}"
+               + (f"; every mix must fit a facility power cap of "
+                  f"{result.spec.power_cap_kw:,.0f} kW at full load"
+                  if result.spec.power_cap_kw is not None else "") + ".")  # fmt: skip
     left, right = st.columns(2)
     if today:
         left.metric("Today's cluster", f"{today['cost_usd_per_h']:,.2f} USD/h",
                     f"{target.words(today['mean'])}: {_verdict(today)}",
                     delta_color="off")  # fmt: skip
-        left.caption(today["mix"] + _goodput(today))
+        left.caption(today["mix"] + _goodput(today) + _power(today))
     if chosen is not None:
         saving = today["cost_usd_per_h"] - chosen["cost_usd_per_h"] if today else 0.0
         right.metric("Chosen mix", f"{chosen['cost_usd_per_h']:,.2f} USD/h",
                      f"{-saving:+,.2f} USD/h against today", delta_color="inverse")  # fmt: skip
         right.caption(f"{chosen['mix']}: {target.label} {target.words(chosen['mean'])}"
-                      f"{_goodput(chosen)}")  # fmt: skip
+                      f"{_goodput(chosen)}{_power(chosen)}")  # fmt: skip
+        fresh = result.spec.fresh_seeds()
         st.success(f"Cheapest mix found that meets the target: **{chosen['mix']}**, "
-                   f"{chosen['cost_usd_per_h']:,.2f} USD/h{_goodput(chosen)}.")  # fmt: skip
+                   f"{chosen['cost_usd_per_h']:,.2f} USD/h ({cost_name.lower()})"
+                   f"{_goodput(chosen)}{_power(chosen)}. Confirmed on "
+                   f"**{chosen['fresh_seeds']} fresh seeds** ({seeds_words(fresh)}, none used "
+                   f"by the search): {target.label} {target.words(chosen['fresh_mean'])}, "
+                   f"and {target.sure_words(chosen['fresh_bound'], result.spec.confidence)}."
+                   )  # fmt: skip
         loadable = result.chosen_scenario
         if loadable is not None and (loadable.cluster != base.cluster
                                      or loadable.failures != base.failures):  # fmt: skip
             st.button("Load this mix as the scenario", on_click=_load_chosen, type="primary",
                       key="load_chosen")  # fmt: skip
+    elif (result.tried["confirmed"] == False).any():  # noqa: E712 (None: not confirmed)
+        refused = int((result.tried["confirmed"] == False).sum())  # noqa: E712
+        st.warning(f"{refused} mix{'es' if refused > 1 else ''} met the target on the search's "
+                   "seeds but not on fresh seeds, and no mix was confirmed; raise the bounds "
+                   "or the target, lower the confidence, or give more seeds.")  # fmt: skip
     else:
         st.warning("No mix the planner evaluated meets the target; raise the bounds or the "
                    "target, or lower the confidence.")  # fmt: skip
@@ -250,7 +286,10 @@ if result is not None:
         )
     render_chart(make_plan_chart(result.tried, result.pareto, target, today, chosen),
                  key="plan_chart")  # fmt: skip
-    st.caption(f"Whiskers and the table's interval: 95% over seeds, {INTERVAL_METHOD}. "
+    st.caption(f"Each dot is where we are {result.spec.confidence:.0%} sure the mix's average "
+               f"lies {'below' if target.at_most else 'above'} (that is what is judged); the "
+               "light ring is its average over seeds. The table's 95% interval: "
+               f"{INTERVAL_METHOD}. "
                f"{result.num_simulations} simulations in this plan (runs already stored are "
                "reused).")  # fmt: skip
     with st.expander("How the search went", expanded=True):
@@ -258,26 +297,40 @@ if result is not None:
     per = target.per_unit
     table = result.tried.sort_values(["today", "cost_usd_per_h"], ascending=[False, True])
     table = table.assign(
-        **{c: table[c] / per for c in ("mean", "ci_low", "ci_high", "bound")},
+        **{c: table[c] / per for c in ("mean", "ci_low", "ci_high", "bound", "fresh_mean",
+                                       "fresh_bound")},
         phase=table["phase"].map(PHASES), today=table["today"].map({True: "today", False: ""}),
     )  # fmt: skip
-    extra = [c for c in ("spares", "goodput") if c in table.columns]
+    spares = [c for c in table.columns if c.startswith("spares:")]
+    extra = [*spares, *(c for c in ("goodput", "power_full_kw") if c in table.columns)]
+    table["confirmed"] = table["confirmed"].map({True: "confirmed", False: "refused"})
     if "goodput" in table.columns:
         table["goodput"] = table["goodput"] * 100
     number = st.column_config.NumberColumn
-    side = "upper" if target.at_most else "lower"
+    side = "below" if target.at_most else "above"
     st.dataframe(
         table, hide_index=True, width="stretch",
         column_order=["today", "mix", "cost_usd_per_h", "mean", "ci_low", "ci_high", "bound",
-                      "meets", *extra, "seeds", "phase", "error"],
+                      "meets", *extra, "seeds", "confirmed", "fresh_mean", "fresh_bound",
+                      "phase", "error"],
         column_config={
-            "today": "", "mix": "Mix", "cost_usd_per_h": number("Cost (USD/h)", format="%.2f"),
+            "today": "", "mix": "Mix",
+            "cost_usd_per_h": number(f"{cost_name} (USD/h)", format="%.2f"),
+            "power_full_kw": number("Full-load power (kW)", format="%.0f",
+                                    help="Facility power with every GPU busy, PUE included"),
             "mean": number(f"{TARGET_TITLES[target.metric]} ({target.unit})", format="%.2f"),
             "ci_low": number("95% low", format="%.2f"),
             "ci_high": number("95% high", format="%.2f"),
-            "bound": number(f"{result.spec.confidence:.0%} {side} bound", format="%.2f"),
+            "bound": number(f"{result.spec.confidence:.0%} sure {side} ({target.unit})",
+                            format="%.2f"),
             "meets": "Meets target", "seeds": "Seeds", "phase": "Found by",
-            "spares": number("Spares per type"),
+            **{c: number(f"Spares {c.removeprefix('spares:').upper()}") for c in spares},
+            "confirmed": st.column_config.TextColumn(
+                "On fresh seeds", help=f"The answer is confirmed on {result.spec.max_seeds} "
+                "seeds the search never used, cheapest mix first"),
+            "fresh_mean": number(f"Fresh mean ({target.unit})", format="%.2f"),
+            "fresh_bound": number(f"Fresh seeds: {result.spec.confidence:.0%} sure {side}",
+                                  format="%.2f"),
             "goodput": number("Goodput (%)", format="%.1f",
                               help="Useful over allocated GPU-hours, mean over seeds"),
             "error": st.column_config.TextColumn("Why it cannot run", width="large"),

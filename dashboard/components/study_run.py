@@ -32,6 +32,7 @@ from dashboard.run_queue import (
 from engine.budget import Budget, check_config, check_study
 from engine.errors import EngineError, SimulationCancelled
 from engine.study import Study, StudyResult, run_study
+from engine.study.planner_confirm import CONFIRM_MIXES
 from engine.study.store import default_results_dir
 
 if TYPE_CHECKING:
@@ -78,8 +79,9 @@ def check_study_budget(study: Study, budget: Budget) -> int:
 
 def plan_within_budget(spec: PlanSpec) -> tuple[PlanSpec, Budget]:
     """``spec`` checked against the server's budget (its base scenario and seeds), with at
-    most ``max_runs`` simulations (the planner stops there and says so), and the budget;
-    the simulations are counted against the session.
+    most ``max_runs`` simulations in all (the search stops before ``max_runs`` less the
+    confirmation's most, :data:`engine.study.planner_confirm.CONFIRM_MIXES` x ``max_seeds``,
+    and says so), and the budget; the simulations are counted against the session.
 
     Raises:
         BudgetError: naming the limit and the value.
@@ -91,8 +93,11 @@ def plan_within_budget(spec: PlanSpec) -> tuple[PlanSpec, Budget]:
     digest, store = upload_sha256(), trace_store()
     data = store.get(digest)[1] if store.has(digest) else None
     check_config(spec.base, budget, data)
-    capped = dataclasses.replace(spec, max_simulations=min(spec.max_simulations, budget.max_runs))
-    charge_session(capped.max_simulations, budget)
+    # the confirmation on fresh seeds runs after the search, outside its budget
+    confirm_runs = CONFIRM_MIXES * spec.max_seeds
+    search_runs = max(min(spec.max_simulations, budget.max_runs - confirm_runs), 1)
+    capped = dataclasses.replace(spec, max_simulations=search_runs)
+    charge_session(search_runs + confirm_runs, budget)
     return capped, budget
 
 

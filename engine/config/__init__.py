@@ -24,6 +24,8 @@ from engine.config.failures import (
     LLAMA3_NODE_MTBF_H,
     FailureConfig,
     TypeMtbf,
+    TypeSpares,
+    spares_of,
 )
 from engine.config.network import CongestionEpisode, NetworkConfig
 from engine.config.workload import (
@@ -59,9 +61,11 @@ __all__ = [
     "SyntheticSpec",
     "TraceSpec",
     "TypeMtbf",
+    "TypeSpares",
     "WorkerTypeSpec",
     "default_cluster",
     "json_object",
+    "spares_of",
 ]
 
 
@@ -212,6 +216,8 @@ class ScenarioConfig:
         for layer in ("queues", "power", "sharing"):
             if data[layer] is None:
                 del data[layer]
+        if not self.failures.type_spares:  # likewise spares per type
+            del data["failures"]["type_spares"]
         return data
 
     def to_json(self) -> str:

@@ -36,6 +36,16 @@ class TypeMtbf:
 
 
 @dataclass(frozen=True)
+class TypeSpares:
+    """A worker type holding another number of spare nodes than
+    :attr:`FailureConfig.spares_per_type` (the planner holds spares per GPU type,
+    `engine.study.planner_spec`)."""
+
+    worker_type: str = field(metadata={"help": "GPU type, e.g. k80"})
+    spares: int = field(metadata={"help": "Nodes of this GPU type held in reserve as spares"})
+
+
+@dataclass(frozen=True)
 class FailureConfig:
     """Node failures, checkpoints and spare nodes (:mod:`engine.faults`); off by default.
 
@@ -66,6 +76,8 @@ class FailureConfig:
             asynchronous save of a large model's state to shared storage).
         spares_per_type: nodes of each worker type held in reserve (taken from the GPU mix:
             the last nodes of that type); they replace failed nodes.
+        type_spares: worker types holding another number of spares than
+            ``spares_per_type`` (empty: every type holds ``spares_per_type``).
         spare_swap_s: time to swap a spare in for a failed node; 600 s [R].
         seed: seed of the failure generator; None uses the scenario's seed.
     """
@@ -97,9 +109,16 @@ class FailureConfig:
         default=600.0, metadata={"help": "Time to swap a spare in for a failed node (s)"}
     )
     type_mtbf: tuple[TypeMtbf, ...] = ()
+    type_spares: tuple[TypeSpares, ...] = ()
     seed: int | None = field(
         default=None, metadata={"help": "Seed of the failure draws; empty = scenario seed"}
     )
 
 
 FAILURE_DISTRIBUTIONS = ("exponential", "weibull")
+
+
+def spares_of(failures: FailureConfig, worker_type: str) -> int:
+    """Spare nodes ``worker_type`` holds: its ``type_spares`` entry, else ``spares_per_type``."""
+    by_type = {entry.worker_type: entry.spares for entry in failures.type_spares}
+    return by_type.get(worker_type, failures.spares_per_type)

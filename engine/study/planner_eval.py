@@ -10,11 +10,14 @@ cluster (the reference) and mixes cheaper than the cheapest one already meeting 
 Deciding after each round is a sequential test, so the stated confidence is nominal.
 
 A mix the policy cannot run (a job it never starts, a job larger than the mix) is recorded with
-the engine's message as its error, and does not meet the target.
+the engine's message as its error, and does not meet the target. So is a mix that cannot run
+some seed's draw of a trace whose job types are drawn from their sizes
+(:func:`engine.traces.resolve.draw_misfit`), before any simulation: its seeds could otherwise
+all draw jobs it runs, and a plan confirm it on them.
 
 With failures on (`engine.config.FailureConfig`), every run simulates them and each row also
 carries ``goodput``: the mean over the mix's seeds of the run's goodput (useful over allocated
-GPU-hours, `engine.metrics`), a fraction; with a spares dimension, ``spares`` too.
+GPU-hours, `engine.metrics`), a fraction; with a spares dimension, ``spares:<type>`` too.
 """
 
 from __future__ import annotations
@@ -28,17 +31,22 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from engine.budget import WorkerLimits
-from engine.config import ClusterSpec
+from engine.config import ClusterSpec, spares_of
 from engine.errors import EngineError
+from engine.power.energy import full_load_kw
 from engine.results import RunResult
-from engine.study.cost import cluster_cost_usd_per_h, prices_with_defaults
+from engine.scenario import scenario_matrix
+from engine.step_time.throughput import ThroughputMatrix
 from engine.study.executors import Payload, execute_or_error, run_tasks
+from engine.study.planner_power import over_cap
 from engine.study.planner_spec import Mix, PlanSpec, spares_words
 from engine.study.planner_target import gpu_name
 from engine.study.spec import RunSpec
 from engine.study.stats import mean_ci
 from engine.study.store import ResultStore
 from engine.study.traces import TraceStore, trace_payload
+from engine.traces import FORMATS, TraceLoad, draw_trace, inspect_trace
+from engine.traces.resolve import draw_misfit
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -46,6 +54,7 @@ if TYPE_CHECKING:
 SEEDS_PER_ROUND = 2
 TODAY = "today"
 Key = Mix | str  # a mix, or TODAY for today's cluster when it is not a mix of the candidates
+RunOutcome = RunResult | EngineError
 
 
 class BudgetExhausted(Exception):
@@ -76,13 +85,31 @@ class Evaluator:
         self.values: dict[Key, dict[int, float]] = {}  # key -> seed -> judged value
         self.goodput: dict[Key, dict[int, float]] = {}  # key -> seed -> goodput (failures on)
         self.errors: dict[Key, str] = {}
+        self.fresh: dict[Key, dict[int, float]] = {}  # key -> fresh seed -> value (confirmed)
+        self.fresh_errors: dict[Key, str] = {}
+        self.limit: float = spec.max_simulations  # the confirmation lifts it
         self.rows: dict[Key, dict[str, Any]] = {}
         self.num_simulations = 0
         self.pool: ProcessPoolExecutor | None = None  # an open pool to run batches on
+        self.drawn: TraceLoad | None = None  # one draw, when the trace's job types are drawn
+        self.matrix: ThroughputMatrix | None = None  # the plan's matrix, with self.drawn
 
     def use_trace(self, traces: TraceStore | None, trace_hash: str = "") -> None:
-        """Reads the trace once (from ``traces`` by ``trace_hash`` for an upload)."""
+        """Reads the trace once (from ``traces`` by ``trace_hash`` for an upload) and, when its
+        format draws job types from sizes, draws it once on the plan's first seed (its sizes,
+        for :func:`engine.traces.resolve.draw_misfit`)."""
         self.digest, self.payload = trace_payload(self.spec.base, traces, trace_hash)
+        base = self.spec.base
+        if self.payload is None:
+            return
+        name = base.trace.format
+        if name == "auto":
+            name = inspect_trace(self.payload[1], self.payload[0]).format
+        if FORMATS.get(name).draws_job_types:
+            self.matrix = scenario_matrix(base)
+            self.drawn = draw_trace(
+                base.trace, self.matrix, self.spec.seeds[0], self.payload, base.load
+            )
 
     # --- what the search reads -------------------------------------------------------------
     def meets(self, key: Key) -> bool:
@@ -124,7 +151,12 @@ class Evaluator:
                 batches already run are kept).
         """
         new = [k for k in dict.fromkeys(mixes) if k not in self.rows]
-        self._run({k: seeds or list(self.spec.seeds) for k in new})
+        for k in new:
+            refusal = self._refusal(k)
+            if refusal:
+                self.errors[k] = refusal
+        runnable = [k for k in new if k not in self.errors]
+        self._record(self._run({k: seeds or list(self.spec.seeds) for k in runnable}))
         for k in new:
             self._row(k, phase)
         if seeds is None:
@@ -132,8 +164,7 @@ class Evaluator:
         return new
 
     def _add_seeds(self, keys: list[Key], phase: str) -> None:
-        extra = (s for s in range(max(self.spec.seeds) + 1, 2**31) if s not in self.spec.seeds)
-        pool = [next(extra) for _ in range(self.spec.max_seeds - len(self.spec.seeds))]
+        pool = list(self.spec.search_seeds()[len(self.spec.seeds) :])
         while True:
             cap = self.cheapest_meeting()
             near = [k for k in keys if self._undecided(k) and (k == self.today_key() or
@@ -144,7 +175,7 @@ class Evaluator:
             for k in near:
                 have = len(self.values[k])
                 todo[k] = pool[have - len(self.spec.seeds) :][:SEEDS_PER_ROUND]
-            self._run(todo)
+            self._record(self._run(todo))
             for k in near:
                 self._row(k, phase)
 
@@ -164,16 +195,50 @@ class Evaluator:
             return self.spec.base.cluster
         return self.spec.cluster(key)
 
-    def _run(self, seeds_by_key: dict[Key, list[int]]) -> None:
-        """Runs (or loads from the store) every (key, seed); records values and errors."""
+    def _refusal(self, key: Key) -> str:
+        """Why ``key`` is refused before any simulation ("" if it is not): over the plan's
+        power cap (:func:`engine.study.planner_power.over_cap`), or unable to run some seed's
+        draw of the trace (:func:`engine.traces.resolve.draw_misfit`)."""
+        cluster, spec = self.cluster(key), self.spec
+        if spec.power_cap_kw is not None:
+            why = over_cap(cluster, spec.power_cap_kw, spec.power)
+            if why:
+                return f"over the power cap: {why}"
+        if self.drawn is None or self.matrix is None:
+            return ""
+        why = draw_misfit(self.drawn, spec.base.trace, cluster, self.matrix)
+        return f"cannot run every draw of the trace: {why}" if why else ""
+
+    def confirm(self, key: Key, seeds: Iterable[int]) -> list[float]:
+        """Runs ``key`` on ``seeds`` (the plan's fresh seeds) apart from its search values and
+        adds the outcome to its row (``fresh_seeds``, ``fresh_mean``, ``fresh_bound``,
+        ``confirmed``); returns the judged values (empty if the policy could not run it).
+
+        Raises:
+            BudgetExhausted: if the runs would exceed :attr:`limit`.
+        """
+        for (k, s), result in self._run({key: list(seeds)}).items():
+            if isinstance(result, EngineError):
+                self.fresh_errors.setdefault(k, str(result))
+            else:
+                self.fresh.setdefault(k, {})[s] = self.spec.target.of_run(result)
+        self._row(key, str(self.rows[key]["phase"]))
+        return [] if key in self.fresh_errors else list(self.fresh.get(key, {}).values())
+
+    def _run(self, seeds_by_key: dict[Key, list[int]]) -> dict[tuple[Key, int], RunOutcome]:
+        """Runs (or loads from the store) every (key, seed).
+
+        Raises:
+            BudgetExhausted: if the runs not stored would exceed :attr:`limit`.
+        """
         specs = {(k, s): self._spec(k, s) for k, seeds in seeds_by_key.items() for s in seeds}
         stored = self.store.keys() if self.store else set()
-        results: dict[tuple[Key, int], RunResult | EngineError] = {}
+        results: dict[tuple[Key, int], RunOutcome] = {}
         for ks, spec in specs.items():
             if self.store and spec.key() in stored:
                 results[ks] = self.store.load(spec)
         todo = [(ks, spec) for ks, spec in specs.items() if ks not in results]
-        if self.num_simulations + len(todo) > self.spec.max_simulations:
+        if self.num_simulations + len(todo) > self.limit:
             raise BudgetExhausted
 
         def done(i: int, result: RunResult | EngineError) -> None:
@@ -184,6 +249,10 @@ class Evaluator:
         tasks = [(spec, self.payload) for _, spec in todo]
         run_tasks(tasks, done, fn=execute_or_error, pool=self.pool, **self.run_options)  # type: ignore[arg-type]
         self.num_simulations += len(todo)
+        return results
+
+    def _record(self, results: dict[tuple[Key, int], RunOutcome]) -> None:
+        """Records the search's values (and goodput with failures on) and errors."""
         for (k, s), result in results.items():
             if isinstance(result, EngineError):
                 self.errors.setdefault(k, str(result))
@@ -211,27 +280,42 @@ class Evaluator:
         spares = self._spares(key)
         for c in spec.candidates:
             nodes = capacity.get(c.worker_type, 0) // c.gpus_per_node
-            row[f"nodes:{c.worker_type}"] = nodes - spares if nodes else 0
-        if spec.searches_spares:
-            row["spares"] = spares
+            row[f"nodes:{c.worker_type}"] = nodes - spares.get(c.worker_type, 0) if nodes else 0
+        for worker_type, _ in spec.spared():
+            row[f"spares:{worker_type}"] = spares.get(worker_type, 0)
+        cluster = self.cluster(key)
+        if spec.power_cap_kw is not None or spec.ownership is not None:
+            row["power_full_kw"] = full_load_kw(cluster, spec.power)
         row.update(
-            cost_usd_per_h=_cost(self.cluster(key), spec), seeds=n, mean=mean, ci_low=low,
+            cost_usd_per_h=spec.objective_usd_per_h(cluster), seeds=n, mean=mean, ci_low=low,
             ci_high=high, bound=bound, meets=target.meets(bound), today=key == self.today_key(),
             phase=phase, error=error,
         )  # fmt: skip
         if spec.base.failures.enabled:
             goodput = [] if error else list(self.goodput.get(key, {}).values())
             row["goodput"] = sum(goodput) / len(goodput) if goodput else math.nan
-        self.rows[key] = row
+        self.rows[key] = {**row, **self._fresh_columns(key)}
 
-    def _spares(self, key: Key) -> int:
-        """Spare nodes per type held in the key's cluster (counted in its capacity) when the
-        plan searches spares; 0 otherwise (the row's node counts are the cluster's, as
+    def _fresh_columns(self, key: Key) -> dict[str, Any]:
+        """The confirmation's columns of a row: fresh seeds run, mean and one-sided bound over
+        them, and ``confirmed`` (True / False; None for a mix not confirmed)."""
+        values = [] if key in self.fresh_errors else list(self.fresh.get(key, {}).values())
+        if key not in self.fresh and key not in self.fresh_errors:
+            return {"fresh_seeds": 0, "fresh_mean": math.nan, "fresh_bound": math.nan,
+                    "confirmed": None}  # fmt: skip
+        bound = self.spec.target.bound(values, self.spec.confidence) if values else math.nan
+        return {"fresh_seeds": len(self.fresh.get(key, {})), "fresh_mean": mean_ci(values)[1],
+                "fresh_bound": bound, "confirmed": self.spec.target.meets(bound)}  # fmt: skip
+
+    def _spares(self, key: Key) -> dict[str, int]:
+        """Spare nodes per GPU type held in the key's cluster (counted in its capacity) when the
+        plan searches spares; none otherwise (the row's node counts are the cluster's, as
         before)."""
         if not self.spec.searches_spares:
-            return 0
+            return {}
         if isinstance(key, str):
-            return self.spec.base.failures.spares_per_type
+            failures = self.spec.base.failures
+            return {t: spares_of(failures, t) for t in self.spec.base.cluster.capacity()}
         return self.spec.spares(key)
 
     def _label(self, key: Key) -> str:
@@ -242,10 +326,3 @@ class Evaluator:
                 words += spares_words(self._spares(key))
             return words
         return self.spec.label(key) if isinstance(key, tuple) else str(key)
-
-
-def _cost(cluster: ClusterSpec, spec: PlanSpec) -> float:
-    """USD/h at the candidates' prices over the defaults (`engine.study.cost`); NaN for a type
-    of today's cluster that has neither."""
-    prices = prices_with_defaults({c.worker_type: c.price_usd_per_gpu_h for c in spec.candidates})
-    return cluster_cost_usd_per_h(cluster, prices)

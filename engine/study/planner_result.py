@@ -25,11 +25,15 @@ class PlanResult:
             and 95% interval over seeds, `engine.study.stats.mean_ci`; seconds, or a fraction
             for the share target), bound (the one-sided bound at the spec's confidence), meets,
             today (True for today's cluster), phase ("today" | "start" | "search" | "refine"),
-            error (why the policy could not run the mix, else "").
+            error (why the policy could not run the mix, else ""); fresh_seeds, fresh_mean,
+            fresh_bound and confirmed (True / False, None when not confirmed) of the
+            confirmation on fresh seeds (`engine.study.planner_confirm`).
         pareto: the rows no other row beats or equals on both cost and mean (cost ascending).
         today: today's cluster's row (always evaluated, the reference; empty only if the
             budget stopped the plan before it).
-        chosen: the cheapest cluster evaluated that meets the target (None if none did).
+        chosen: the cheapest cluster evaluated that met the target in the search and holds on
+            the plan's fresh seeds (``PlanSpec.fresh_seeds``; None if none did); its row's
+            ``fresh_seeds``, ``fresh_mean`` and ``fresh_bound`` say how it was confirmed.
         chosen_row: its row of ``tried`` (None if none).
         explanation: the search in plain words (hours, USD/h, GPU names).
         num_simulations: simulations run (stored runs reused are not counted).
@@ -50,7 +54,8 @@ class PlanResult:
         searched them (to load in the dashboard)."""
         if self.chosen is None or self.chosen_row is None:
             return None
-        return self.spec.with_cluster(self.chosen, int(self.chosen_row.get("spares", 0)))
+        spares = {t: int(self.chosen_row.get(f"spares:{t}", 0)) for t, _ in self.spec.spared()}
+        return self.spec.with_cluster(self.chosen, spares)
 
 
 def pareto_front(tried: pd.DataFrame, lower_is_better: bool = True) -> pd.DataFrame:

@@ -5,25 +5,29 @@ The metric over a mix is noisy, its inputs are integers and it is not monotone (
 slow K80s make jobs slower), so the search does not climb:
 
 1. **Today**: today's cluster is simulated first, the reference (`engine.study.planner`).
-2. **Starts**: today's mix, each type alone at its largest count (without spares and, when the
-   plan searches spares, also with the most spares) and, for a type alone that meets the
-   target there, the fewest nodes of it that do (bisection on the count, with no spares if
-   that meets the target, else with the most).
+2. **Starts**: today's mix, each type alone at its largest count (under the power cap, if
+   any; without spares and, when the plan searches spares, also with the most spares) and, for
+   a type alone that meets the target there, the fewest nodes of it that do (bisection on the
+   count, with no spares if that meets the target, else with the most).
 3. **Search**: Optuna's TPE sampler (Bergstra et al., NeurIPS 2011; Optuna, Akiba et al., KDD
    2019) proposes :data:`BATCH` mixes at a time (integer node counts per type within the
-   bounds, and spares per type within ``max_spares`` when the plan searches spares,
+   bounds, and spares of each GPU type within its bound when the plan searches spares,
    ``constant_liar`` for a batch), minimising the cost in USD/h subject to the target:
    its constraint is the relative miss of the bound (``<= 0`` meets). Optuna's constrained TPE
    ranks mixes that meet the target by cost and the others by their miss, so it proposes mixes
    like the cheapest ones meeting it. The first :data:`RANDOM_TRIALS` proposals after the
    starts are uniform. Proposals of a mix already evaluated do not count.
 4. **Neighbourhood check**: around the :data:`FRONTIER` cheapest mixes meeting the target,
-   every cheaper mix ``s`` nodes away (one type +-s, two types +-s each, the spares count
-   counting as a type, or s nodes of a type exchanged for nodes of a cheaper type,
+   every cheaper mix ``s`` nodes away (one type +-s, two types +-s each, each spares
+   count counting as a type, or s nodes of a type exchanged for nodes of a cheaper type,
    :func:`exchanges`) is evaluated; a new
    cheapest mix becomes part of the frontier, until no cheaper neighbour is left; then ``s``
    halves, down to 1 (:func:`steps`). If no mix meets the target, the neighbours of the
    closest mixes are tried (all, up to :data:`MISS_ROUNDS` rounds per step).
+
+5. **Confirmation** (`engine.study.planner_confirm`): the mixes that met the target are
+   judged again, cheapest first, on fresh seeds the search never used; the first that holds
+   is the answer.
 
 The sampler is seeded from the plan's key, so the same plan gives the same answer. Every
 evaluation is an Optuna trial (params: node counts; user attributes: seeds, phase; constraint:
@@ -31,8 +35,8 @@ the miss), stored in a journal file beside the run store, so a re-plan of the sa
 resumes: its trials come back from the run store without simulating, and the search goes on.
 
 [R] What it guarantees: the chosen mix is the cheapest *evaluated* mix that meets the target
-(never "none" while one does), today's cluster is always evaluated and reported, and no mix
-one node away from the best mixes is cheaper and meets the target. Not guaranteed: the
+in the search and holds on the fresh seeds, today's cluster is always evaluated and reported,
+and no mix one node away from the best mixes is cheaper and meets the target. Not guaranteed: the
 cheapest mix of the whole space (a mix far from every evaluated one may be cheaper).
 """
 
@@ -49,11 +53,13 @@ import optuna
 from optuna.distributions import BaseDistribution, IntDistribution
 from optuna.trial import TrialState
 
-from engine.study.planner_eval import TODAY, BudgetExhausted, Evaluator, Key
+from engine.power.energy import full_load_kw
+from engine.study.planner_confirm import confirm
+from engine.study.planner_eval import BudgetExhausted, Evaluator, Key
 from engine.study.planner_result import PlanProgressFn, PlanResult, pareto_front
 from engine.study.planner_spec import Mix, PlanSpec
 
-SPARES = "spares per type"  # the spares dimension's Optuna parameter (no worker type's name)
+SPARES = "spares:"  # the spares dimensions' Optuna parameters: "spares:<worker type>"
 BATCH = 8
 RANDOM_TRIALS = 8
 FRONTIER = 3
@@ -63,7 +69,7 @@ MISS_ROUNDS = 4
 def search(
     spec: PlanSpec, ev: Evaluator, journal: Path | None, on_progress: PlanProgressFn | None
 ) -> PlanResult:
-    """Runs the four steps of the module docstring; see :func:`engine.study.planner.plan`."""
+    """Runs the five steps of the module docstring; see :func:`engine.study.planner.plan`."""
     log: list[str] = []
 
     def say(line: str) -> None:
@@ -73,10 +79,10 @@ def search(
 
     tuner = Tuner(spec, ev, journal)
     target = spec.target
-    say(f"Target: {target.sentence()}, met when the one-sided {spec.confidence:.0%} "
-        f"{'upper' if target.at_most else 'lower'} bound of the mean over seeds is "
-        f"{'at most' if target.at_most else 'at least'} it ({len(spec.seeds)} seeds per mix, up "
-        f"to {spec.max_seeds} near the target).")  # fmt: skip
+    say(f"Target: {target.sentence()}. A mix meets it when, over its seeds, we are "
+        f"{spec.confidence:.0%} sure its average is {'below' if target.at_most else 'above'} "
+        f"the target, not just on average ({len(spec.seeds)} seeds per mix, up to "
+        f"{spec.max_seeds} near the target).")  # fmt: skip
     try:
         tuner.restore()
         ev.evaluate([ev.today_key()], "today")
@@ -88,7 +94,7 @@ def search(
     except BudgetExhausted:
         say(f"Stopped: the next batch would exceed the budget of {spec.max_simulations} "
             "simulations.")  # fmt: skip
-    return _result(spec, ev, say, log)
+    return _result(spec, ev, confirm(spec, ev, say), say, log)
 
 
 class Tuner:
@@ -99,8 +105,8 @@ class Tuner:
         self.dists: dict[str, BaseDistribution] = {
             c.worker_type: IntDistribution(c.min_nodes, c.max_nodes) for c in spec.candidates
         }
-        if spec.searches_spares:
-            self.dists[SPARES] = IntDistribution(0, spec.max_spares)
+        for worker_type, bound in spec.spared():
+            self.dists[SPARES + worker_type] = IntDistribution(0, bound)
         key = spec.key(ev.digest)
         storage: Any = None
         if journal is not None:
@@ -144,8 +150,11 @@ class Tuner:
         return [(t, self.mix(t.params)) for t in trials]
 
     def mix(self, params: dict[str, Any]) -> Mix:
-        """A trial's mix: node counts in candidate order, then spares if searched."""
-        return tuple(int(params[name]) for name in self.dists)
+        """A trial's mix: node counts in candidate order, then spares per spared type if
+        searched (none for a type the mix holds no node of)."""
+        mix = tuple(int(params[name]) for name in self.dists)
+        held = self.spec.spares(mix)
+        return (*self.spec.nodes(mix), *(held[t] for t, _ in self.spec.spared()))
 
     def record(self, keys: list[Key], phase: str) -> None:
         """Tells the study about evaluated mixes (today's cluster outside the space is not)."""
@@ -172,16 +181,18 @@ def _starts(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], No
     starts)."""
     today = spec.today_mix()
     starts: list[Key] = [today] if today is not None and spec.in_bounds(today) else []
-    alone: list[Key] = [_alone(spec, i, c.max_nodes) for i, c in enumerate(spec.candidates)]
+    largest = [_largest_alone(spec, i) for i in range(len(spec.candidates))]
+    alone: list[Key] = [_alone(spec, i, n) for i, n in enumerate(largest)]
     spared: list[Key] = []
     if spec.searches_spares:
-        spared = [_alone(spec, i, c.max_nodes, spec.max_spares)
-                  for i, c in enumerate(spec.candidates)]  # fmt: skip
+        spared = [_alone(spec, i, n, bound)
+                  for i, (n, bound) in enumerate(zip(largest, spec.spare_bounds(),
+                                                     strict=True))]  # fmt: skip
     tuner.record(ev.evaluate(starts + alone + spared, "start"), "start")
-    spares = {i: 0 if ev.meets(alone[i]) else spec.max_spares
+    spares = {i: 0 if ev.meets(alone[i]) else spec.spare_bounds()[i]
               for i in range(len(spec.candidates))
               if ev.meets(alone[i]) or (spared and ev.meets(spared[i]))}  # fmt: skip
-    ranges = {i: (max(c.min_nodes, 1), c.max_nodes) for i, c in enumerate(spec.candidates)
+    ranges = {i: (max(c.min_nodes, 1), largest[i]) for i, c in enumerate(spec.candidates)
               if i in spares}  # fmt: skip
     while any(lo < hi for lo, hi in ranges.values()):
         mids = {i: (lo + hi) // 2 for i, (lo, hi) in ranges.items() if lo < hi}
@@ -199,11 +210,29 @@ def _starts(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], No
     )
 
 
+def _largest_alone(spec: PlanSpec, i: int) -> int:
+    """The most nodes of type ``i`` alone (the others at their minimum) within its bounds and,
+    with a power cap, under it at full load (its ``max_nodes`` when no count fits: the start
+    is then refused as over the cap)."""
+    high = spec.candidates[i].max_nodes
+    if spec.power_cap_kw is None:
+        return high
+    low = max(spec.candidates[i].min_nodes, 1)
+    fits = [
+        n
+        for n in range(high, low - 1, -1)
+        if full_load_kw(spec.cluster(_alone(spec, i, n)), spec.power) <= spec.power_cap_kw
+    ]
+    return fits[0] if fits else high
+
+
 def _alone(spec: PlanSpec, i: int, count: int, spares: int = 0) -> Mix:
-    """Type ``i`` at ``count`` nodes, the others at their minimum (and ``spares`` per type
-    when the plan searches spares)."""
+    """Type ``i`` at ``count`` nodes, the others at their minimum, and, when the plan searches
+    spares, ``spares`` spare nodes of type ``i`` if it has a spares dimension (the other types
+    none)."""
     nodes = tuple(count if j == i else c.min_nodes for j, c in enumerate(spec.candidates))
-    return (*nodes, spares) if spec.searches_spares else nodes
+    mine = spec.candidates[i].worker_type
+    return (*nodes, *(spares if t == mine else 0 for t, _ in spec.spared()))
 
 
 def _sample(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], None]) -> None:
@@ -220,8 +249,8 @@ def _sample(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], No
     best = ev.cheapest_meeting()
     change = ("found none cheaper" if best >= before else
               f"the cheapest meeting the target now costs {best:,.2f} USD/h")  # fmt: skip
-    say(f"Search: {tuner.search_done} mixes proposed by Optuna's TPE sampler, which favours "
-        f"cheap mixes that meet the target; {change}.")  # fmt: skip
+    say(f"Search: {tuner.search_done} more mixes, each proposed from what the earlier ones "
+        f"showed (cheap mixes that meet the target are tried more); {change}.")  # fmt: skip
 
 
 def _refine(spec: PlanSpec, ev: Evaluator, tuner: Tuner, say: Callable[[str], None]) -> None:
@@ -307,10 +336,12 @@ def _step(mix: Mix, steps: dict[int, int]) -> Mix:
 def _mix_words(spec: PlanSpec, ev: Evaluator, key: Key) -> str:
     row, target = ev.rows[key], spec.target
     if row["error"]:
-        return f"{row['mix']} cannot run the trace"
+        over = str(row["error"]).startswith("over the power cap")
+        return f"{row['mix']} {'is over the power cap' if over else 'cannot run the trace'}"
     verdict = "meets" if row["meets"] else "misses"
-    return (f"{row['mix']} ({row['cost_usd_per_h']:,.2f} USD/h) {target.words(row['mean'])}"
-            f"{_goodput_words(row)}, {verdict}")  # fmt: skip
+    return (f"{row['mix']} ({row['cost_usd_per_h']:,.2f} USD/h) averages "
+            f"{target.words(row['mean'])}{_goodput_words(row)} and "
+            f"{target.sure_words(row['bound'], spec.confidence)}: {verdict}")  # fmt: skip
 
 
 def _goodput_words(row: dict[str, Any] | Any) -> str:
@@ -324,30 +355,31 @@ def _goodput_words(row: dict[str, Any] | Any) -> str:
 def _today_words(spec: PlanSpec, ev: Evaluator) -> str:
     row, target = ev.rows[ev.today_key()], spec.target
     if row["error"]:
-        return f"Today's cluster ({row['mix']}) cannot run the trace: {row['error']}"
-    side = "upper" if target.at_most else "lower"
+        error = str(row["error"])
+        how = "is refused" if error.startswith("over the power cap") else "cannot run the trace"
+        return f"Today's cluster ({row['mix']}) {how}: {error}"
     verdict = "meets the target" if row["meets"] else "does not meet the target"
     return (f"Today's cluster, {row['mix']} ({row['cost_usd_per_h']:,.2f} USD/h): "
-            f"{target.label} {target.words(row['mean'])} over {row['seeds']} seeds, "
-            f"{side} bound {target.words(row['bound'])}{_goodput_words(row)}: "
+            f"{target.label} {target.words(row['mean'])} over {row['seeds']} seeds, and "
+            f"{target.sure_words(row['bound'], spec.confidence)}{_goodput_words(row)}: "
             f"{verdict}.")  # fmt: skip
 
 
 def _result(
-    spec: PlanSpec, ev: Evaluator, say: Callable[[str], None], log: list[str]
+    spec: PlanSpec, ev: Evaluator, best: Key | None, say: Callable[[str], None], log: list[str]
 ) -> PlanResult:
+    """The answer: ``best``, the mix confirmed on fresh seeds (`engine.study.planner_confirm`),
+    or None."""
     target = spec.target
     today = ev.rows.get(ev.today_key())
-    meeting = [k for k in ev.rows if ev.meets(k)]
-    best = min(meeting, key=lambda k: (ev.cost(k), k == TODAY), default=None)
-    if best is None:
+    if best is None and not any(ev.meets(k) for k in ev.rows):
         runnable = [k for k in ev.rows if not ev.rows[k]["error"]]
         close = min(runnable, key=ev.violation, default=None)
         tail = "" if close is None else (
-            f"; the closest, {ev.rows[close]['mix']}, has a bound of "
-            f"{target.words(ev.rows[close]['bound'])}")  # fmt: skip
+            f"; the closest, {ev.rows[close]['mix']}: "
+            f"{target.sure_words(ev.rows[close]['bound'], spec.confidence)}")  # fmt: skip
         say(f"No mix evaluated meets the target{tail}.")
-    else:
+    elif best is not None:
         row = ev.rows[best]
         saving = ""
         if today is not None and not math.isnan(today["cost_usd_per_h"]):
@@ -355,12 +387,14 @@ def _result(
             saving = f", {abs(delta):,.2f} USD/h {'below' if delta >= 0 else 'above'} today's"
         say(
             f"Chosen: {row['mix']} at {row['cost_usd_per_h']:,.2f} USD/h{saving}: "
-            f"{target.label} {target.words(row['mean'])}, bound {target.words(row['bound'])}"
-            f"{_goodput_words(row)}."
+            f"{target.label} {target.words(row['fresh_mean'])} on {row['fresh_seeds']} fresh "
+            f"seeds, and {target.sure_words(row['fresh_bound'], spec.confidence)}: it meets "
+            f"the target{_goodput_words(row)}."
         )
     seeds_more = "more near the target" if spec.max_seeds > len(spec.seeds) else "no more"
+    fresh = int(ev.table()["fresh_seeds"].sum()) if ev.rows else 0
     say(f"{ev.num_simulations} simulations ({len(ev.rows)} clusters; {len(spec.seeds)} seeds "
-        f"each, {seeds_more}; stored runs reused).")  # fmt: skip
+        f"each, {seeds_more}; {fresh} on fresh seeds to confirm; stored runs reused).")  # fmt: skip
     tried = ev.table()
     for c in spec.candidates:
         tried[f"nodes:{c.worker_type}"] = tried[f"nodes:{c.worker_type}"].astype(int)

@@ -4,13 +4,15 @@ evaluator (`engine.study.planner_eval`), the search (`engine.study.planner_searc
 answer (`engine.study.planner_result`), which import it from here.
 
 A *mix* is a node count per candidate worker type, followed, when the plan searches spare nodes
-(``PlanSpec.max_spares > 0``, failures on), by the spare nodes held per GPU type
-(`engine.config.FailureConfig.spares_per_type`). Its cost is
-``sum((nodes + spares) x gpus_per_node x price)`` USD per hour over the types the mix holds
-(spares are bought like the nodes they replace). Today's cluster (the base scenario's cluster
-spec) is simulated as it stands; any other mix puts each type's nodes (and its spares) in racks
-of the size today's cluster gives that type (its largest node group; one rack for a type
-today's cluster lacks) [R: our layout rule; the planner does not place racks].
+(failures on), by the spare nodes held of each candidate type whose spares bound
+(:meth:`PlanSpec.spare_bounds`: ``Candidate.max_spares``, else the plan's single
+``max_spares``) is above 0 (`engine.config.FailureConfig.type_spares`); a type the mix holds no
+node of holds no spare. Its cost is ``sum((nodes + spares) x gpus_per_node x price)`` USD per
+hour over the types the mix holds (spares are bought like the nodes they replace). Today's
+cluster (the base scenario's cluster spec) is simulated as it stands; any other mix puts each
+type's nodes (and its spares) in racks of the size today's cluster gives that type (its largest
+node group; one rack for a type today's cluster lacks) [R: our layout rule; the planner does
+not place racks].
 """
 
 from __future__ import annotations
@@ -22,29 +24,34 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.config import ClusterSpec, NodeGroup, ScenarioConfig, json_object
+from engine.config import ClusterSpec, NodeGroup, ScenarioConfig, TypeSpares, json_object, spares_of
 from engine.errors import ConfigError
+from engine.power.model import PowerSpec, type_figures
 from engine.quota.defaults import scaled_queues
 from engine.sources import Origin
+from engine.study.cost import cluster_cost_usd_per_h, prices_with_defaults
+from engine.study.planner_power import Ownership
 from engine.study.planner_target import TARGET_METRICS, Target, gpu_name
 from engine.study.spec import engine_digest
 from engine.validate import validate_failures
 
-Mix = tuple[int, ...]  # nodes per candidate (PlanSpec.candidates order), then spares if searched
+Mix = tuple[int, ...]  # nodes per candidate (PlanSpec.candidates order), then spares per spared
 PLAN_KEYS = ("base", "candidates", "target_metric", "target_value", "seeds", "max_simulations",
              "confidence", "max_seeds", "start_within_s", "search_trials",
-             "max_spares")  # fmt: skip
+             "max_spares", "power_cap_kw", "ownership")  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """A worker type the planner may buy: price, node-count bounds and node size."""
+    """A worker type the planner may buy: price, node-count bounds, node size and the most
+    spare nodes of it (None: the plan's ``max_spares``)."""
 
     worker_type: str
     price_usd_per_gpu_h: float
     max_nodes: int
     gpus_per_node: int = 8
     min_nodes: int = 0
+    max_spares: int | None = None
 
 
 @dataclass(frozen=True)
@@ -65,10 +72,15 @@ class PlanSpec:
         start_within_s: T of the ``start_within_share`` target (default one hour).
         search_trials: mixes proposed by the sampler (default 48), besides the starts and the
             neighbourhood check.
-        max_spares: the most spare nodes per GPU type the search may hold (0, the default: no
-            spares dimension, the base scenario's ``failures.spares_per_type`` is taken from
-            each mix as before). Above 0 it needs failures on; the mix then ends with a spare
-            count held for every GPU type it holds, bought on top of its nodes.
+        max_spares: the most spare nodes of each GPU type the search may hold, for every
+            candidate that does not set its own ``Candidate.max_spares`` (0, the default: no
+            spares dimension, the base scenario's spares are taken from each mix as before).
+            A bound above 0 needs failures on; the mix then ends with a spare count per
+            GPU type with a bound above 0, bought on top of its nodes.
+        power_cap_kw: the facility power (kW) a mix must fit at full load (None: no cap;
+            :mod:`engine.study.planner_power`).
+        ownership: price mixes by total cost of ownership per hour instead of rental (None:
+            rental, the candidates' USD per GPU-hour).
     """
 
     base: ScenarioConfig
@@ -82,6 +94,8 @@ class PlanSpec:
     start_within_s: float = 3600.0
     search_trials: int = 48
     max_spares: int = 0
+    power_cap_kw: float | None = None
+    ownership: Ownership | None = None
 
     def __post_init__(self) -> None:
         if self.target_metric not in TARGET_METRICS:
@@ -110,6 +124,35 @@ class PlanSpec:
             raise ConfigError("max_seeds must be >= the number of seeds; search_trials >= 0")
         self.target  # validates the value  # noqa: B018
         self._check_failures()
+        self._check_power()
+
+    def _check_power(self) -> None:
+        """The power cap (> 0 kW), the ownership prices of every candidate, and the power
+        figures of every candidate type when either is set.
+
+        Raises:
+            ConfigError: naming the field.
+        """
+        if self.power_cap_kw is not None and not self.power_cap_kw > 0:
+            raise ConfigError(f"power_cap_kw must be > 0 kW, got {self.power_cap_kw}")
+        if self.ownership is not None:
+            self.ownership.check([c.worker_type for c in self.candidates])
+        if self.power_cap_kw is not None or self.ownership is not None:
+            type_figures(self.power, [c.worker_type for c in self.candidates])
+
+    @property
+    def power(self) -> PowerSpec:
+        """The scenario's power spec, else the defaults (for the cap and the energy cost)."""
+        return self.base.power or PowerSpec()
+
+    def objective_usd_per_h(self, cluster: ClusterSpec) -> float:
+        """What the plan minimises for ``cluster``: total cost of ownership per hour with
+        ``ownership``, else rental at the candidates' prices over the defaults
+        (:mod:`engine.study.cost`); NaN for a type with neither."""
+        if self.ownership is not None:
+            return self.ownership.usd_per_h(cluster, self.power)
+        prices = {c.worker_type: c.price_usd_per_gpu_h for c in self.candidates}
+        return cluster_cost_usd_per_h(cluster, prices_with_defaults(prices))
 
     def _check_failures(self) -> None:
         """The spares bound, and the base scenario's failure settings when failures are on
@@ -118,38 +161,49 @@ class PlanSpec:
         Raises:
             ConfigError: naming the field (``max_spares``, ``failures.<name>``) or the policy.
         """
-        if self.max_spares < 0:
-            raise ConfigError(f"max_spares must be >= 0 spare nodes per GPU type, got "
-                              f"{self.max_spares}")  # fmt: skip
-        if self.max_spares and not self.base.failures.enabled:
+        for c, bound in zip(self.candidates, self.spare_bounds(), strict=True):
+            where = f"{c.worker_type}: max_spares" if c.max_spares is not None else "max_spares"
+            if bound < 0:
+                raise ConfigError(f"{where} must be >= 0 spare nodes, got {bound}")
+            if bound > c.max_nodes:
+                raise ConfigError(f"{where}: {bound} spare nodes of {c.worker_type} is more "
+                                  f"than its max_nodes ({c.max_nodes})")  # fmt: skip
+        if self.searches_spares and not self.base.failures.enabled:
             raise ConfigError(
-                f"max_spares: {self.max_spares} spare node(s) per GPU type only matter with "
-                "failures on (base.failures.enabled); turn failures on or set max_spares to 0"
-            )
-        largest = max(c.max_nodes for c in self.candidates)
-        if self.max_spares > largest:
-            raise ConfigError(
-                f"max_spares: {self.max_spares} spare nodes per GPU type is more than any "
-                f"candidate's max_nodes ({largest})"
+                f"max_spares: spare nodes ({dict(self.spared())}) only matter with failures on "
+                "(base.failures.enabled); turn failures on or set max_spares to 0"
             )
         if self.base.failures.enabled:
             validate_failures(self.base)
 
+    def spare_bounds(self) -> tuple[int, ...]:
+        """The most spare nodes of each candidate: its own ``max_spares``, else the plan's."""
+        return tuple(self.max_spares if c.max_spares is None else c.max_spares
+                     for c in self.candidates)  # fmt: skip
+
+    def spared(self) -> list[tuple[str, int]]:
+        """(worker type, spares bound) of the candidates with a spares dimension, in order."""
+        return [(c.worker_type, bound) for c, bound in zip(self.candidates, self.spare_bounds(),
+                                                           strict=True) if bound > 0]  # fmt: skip
+
     @property
     def searches_spares(self) -> bool:
-        """True when the mix has a spares dimension (``max_spares > 0``)."""
-        return self.max_spares > 0
+        """True when the mix has a spares dimension (a spares bound above 0)."""
+        return any(bound > 0 for bound in self.spare_bounds())
 
     def nodes(self, mix: Mix) -> Mix:
         """The node counts of a mix, one per candidate (without its spares)."""
         return mix[: len(self.candidates)]
 
-    def spares(self, mix: Mix) -> int:
-        """Spare nodes per GPU type of a mix: its own with a spares dimension, else the base
-        scenario's (taken from the mix's nodes)."""
-        if self.searches_spares:
-            return mix[len(self.candidates)]
-        return self.base.failures.spares_per_type if self.base.failures.enabled else 0
+    def spares(self, mix: Mix) -> dict[str, int]:
+        """Spare nodes per GPU type of a mix: its own for the spared types it holds (0 for the
+        others) when the plan searches spares, else the base scenario's."""
+        held = {c.worker_type: n for c, n in zip(self.candidates, self.nodes(mix), strict=True)}
+        if not self.searches_spares:
+            failures = self.base.failures
+            return {t: spares_of(failures, t) if failures.enabled else 0 for t in held}
+        own = dict(zip((t for t, _ in self.spared()), mix[len(self.candidates) :], strict=True))
+        return {t: own.get(t, 0) if n else 0 for t, n in held.items()}
 
     def scenario(self, mix: Mix | None) -> ScenarioConfig:
         """The base scenario with the mix as its cluster (and its spares); today's for None."""
@@ -157,22 +211,40 @@ class PlanSpec:
             return self.base
         return self.with_cluster(self.cluster(mix), self.spares(mix))
 
-    def with_cluster(self, cluster: ClusterSpec, spares: int) -> ScenarioConfig:
-        """The base scenario with ``cluster``, holding ``spares`` spare nodes per GPU type when
-        the plan searches spares (else the base scenario's failure settings); with teams, their
-        quotas rescaled to the mix (:func:`engine.quota.defaults.scaled_queues`)."""
+    def with_cluster(self, cluster: ClusterSpec, spares: Mapping[str, int]) -> ScenarioConfig:
+        """The base scenario with ``cluster``, holding ``spares`` spare nodes of each GPU type
+        (``failures.type_spares``) when the plan searches spares (else the base scenario's
+        failure settings); with teams, their quotas rescaled to the mix
+        (:func:`engine.quota.defaults.scaled_queues`)."""
         scenario = dataclasses.replace(self.base, cluster=cluster)
         if self.base.queues is not None:  # the teams keep their shares of the new mix
             queues = scaled_queues(self.base.queues, cluster.capacity())
             scenario = dataclasses.replace(scenario, queues=queues)
         if not self.searches_spares:
             return scenario
-        failures = dataclasses.replace(self.base.failures, spares_per_type=spares)
+        held = cluster.capacity()
+        entries = tuple(TypeSpares(t, n) for t, n in spares.items() if n and t in held)
+        failures = dataclasses.replace(self.base.failures, spares_per_type=0, type_spares=entries)
         return dataclasses.replace(scenario, failures=failures)
 
     @property
     def target(self) -> Target:
         return Target(self.target_metric, self.target_value, self.start_within_s)
+
+    def search_seeds(self) -> tuple[int, ...]:
+        """Every seed the search may run a mix on: the plan's seeds, then (for mixes near the
+        target, `engine.study.planner_eval`) the next integers after the largest of them that
+        are not among them, up to ``max_seeds`` in all."""
+        extra = (s for s in range(max(self.seeds) + 1, 2**31) if s not in self.seeds)
+        return (*self.seeds, *(next(extra) for _ in range(self.max_seeds - len(self.seeds))))
+
+    def fresh_seeds(self) -> tuple[int, ...]:
+        """The ``max_seeds`` seeds the answer is confirmed on (`engine.study.planner_confirm`):
+        the integers right after the largest seed the search may use, so none of them is one
+        of :meth:`search_seeds` (seeds 0, 1, 2 with ``max_seeds`` 10: the search may use 0-9,
+        the confirmation uses 10-19) [R]."""
+        start = max(self.search_seeds()) + 1
+        return tuple(range(start, start + self.max_seeds))
 
     def today_mix(self) -> Mix | None:
         """Today's cluster as a mix, or None when it holds a type that is not a candidate or
@@ -185,12 +257,13 @@ class PlanSpec:
             counts[g.worker_type] += g.nodes
         if not self.searches_spares:
             return tuple(counts.values())
-        spares = self.base.failures.spares_per_type
-        return (*(n - spares if n else 0 for n in counts.values()), spares)
+        spares = {t: spares_of(self.base.failures, t) if counts[t] else 0 for t in counts}
+        return (*(n - spares[t] for t, n in counts.items()), *(spares[t] for t, _ in self.spared()))
 
     def in_bounds(self, mix: Mix) -> bool:
-        nodes = self.nodes(mix)
-        spares_ok = not self.searches_spares or 0 <= self.spares(mix) <= self.max_spares
+        nodes, held = self.nodes(mix), self.spares(mix)
+        spares = zip(self.spared(), mix[len(self.candidates) :], strict=True)
+        spares_ok = all(0 <= n <= bound and n == held[t] for (t, bound), n in spares)
         return (
             spares_ok
             and any(nodes)
@@ -202,9 +275,9 @@ class PlanSpec:
     def bought(self, mix: Mix) -> list[tuple[Candidate, int]]:
         """Nodes bought per candidate: the mix's nodes and, when the plan searches spares, its
         spares on top for every type the mix holds."""
-        extra = self.spares(mix) if self.searches_spares else 0
-        return [(c, n + extra if n else 0) for c, n in zip(self.candidates, self.nodes(mix),
-                                                             strict=True)]  # fmt: skip
+        extra = self.spares(mix) if self.searches_spares else {}
+        return [(c, n + extra.get(c.worker_type, 0) if n else 0)
+                for c, n in zip(self.candidates, self.nodes(mix), strict=True)]  # fmt: skip
 
     def cluster(self, mix: Mix) -> ClusterSpec:
         """The mix as a cluster spec: today's cluster for today's mix, else each type's bought
@@ -222,12 +295,15 @@ class PlanSpec:
         return ClusterSpec(tuple(groups))
 
     def cost_usd_per_h(self, mix: Mix) -> float:
-        """USD/h of the mix's bought nodes (:meth:`bought`: spares are bought too)."""
+        """USD/h of the mix's bought nodes (:meth:`bought`: spares are bought too), by the
+        plan's objective (:meth:`objective_usd_per_h`)."""
+        if self.ownership is not None:
+            return self.ownership.usd_per_h(self.cluster(mix), self.power)
         return sum(n * c.gpus_per_node * c.price_usd_per_gpu_h for c, n in self.bought(mix))
 
     def label(self, mix: Mix) -> str:
         """E.g. ``"24 V100 + 24 P100 + 16 K80 nodes"`` (types with no node left out), with
-        ``" + 2 spares per type"`` when the plan searches spares."""
+        ``" + spares 2 V100, 1 K80"`` when the plan searches spares (:func:`spares_words`)."""
         parts = [f"{n} {gpu_name(c.worker_type)}"
                  for c, n in zip(self.candidates, self.nodes(mix), strict=True) if n]  # fmt: skip
         words = " + ".join(parts) + " nodes" if parts else "no nodes"
@@ -245,10 +321,18 @@ class PlanSpec:
     def to_dict(self) -> dict[str, Any]:
         data = {name: getattr(self, name) for name in PLAN_KEYS}
         data["base"] = self.base.to_dict()
-        data["candidates"] = [dataclasses.asdict(c) for c in self.candidates]
+        data["candidates"] = [
+            {k: v for k, v in dataclasses.asdict(c).items() if k != "max_spares" or v is not None}
+            for c in self.candidates
+        ]  # a candidate without its own spares bound keeps its key
         data["seeds"] = list(self.seeds)
         if not self.max_spares:
             del data["max_spares"]  # a plan without spares keeps its key (and its answers)
+        for name in ("power_cap_kw", "ownership"):  # likewise a plan without them
+            if data[name] is None:
+                del data[name]
+        if self.ownership is not None:
+            data["ownership"] = self.ownership.to_dict()
         return data
 
     @classmethod
@@ -266,6 +350,8 @@ class PlanSpec:
         try:
             candidates = tuple(Candidate(**c) for c in data["candidates"])
             optional = {k: data[k] for k in PLAN_KEYS[5:] if k in data}
+            if optional.get("ownership") is not None:
+                optional["ownership"] = Ownership.from_dict(optional["ownership"])
             return cls(
                 ScenarioConfig.from_dict(dict(data.get("base", {})), origin), candidates,
                 str(data["target_metric"]), float(data["target_value"]),
@@ -279,8 +365,7 @@ class PlanSpec:
         return cls.from_dict(json_object(text, "plan"), origin)
 
 
-def spares_words(spares: int) -> str:
-    """``" + 2 spares per type"``, ``" + 1 spare per type"``, ``", no spares"``."""
-    if not spares:
-        return ", no spares"
-    return f" + {spares} spare{'s' if spares != 1 else ''} per type"
+def spares_words(spares: Mapping[str, int]) -> str:
+    """``" + spares 2 V100, 1 K80"`` (types with no spare left out), ``", no spares"``."""
+    held = [f"{n} {gpu_name(t)}" for t, n in spares.items() if n]
+    return f" + spares {', '.join(held)}" if held else ", no spares"

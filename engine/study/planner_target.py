@@ -132,6 +132,17 @@ class Target:
         shown = value / self.per_unit
         return f"{shown:,.1f}%" if self.unit == "%" else f"{shown:,.2f} {self.unit}"
 
+    def sure_words(self, bound: float, confidence: float) -> str:
+        """The bound in a meeting's words [R]: "we are 95% sure the mean JCT is below 4.60 h"
+        (for the share: "... at least 91.2% of jobs start within 1 h"); "one seed, no bound
+        yet" when ``bound`` is NaN."""
+        if math.isnan(bound):
+            return "one seed, no bound yet"
+        if self.at_most:
+            return f"we are {confidence:.0%} sure the {self.label} is below {self.words(bound)}"
+        return (f"we are {confidence:.0%} sure at least {self.words(bound)} of jobs start "
+                f"within {within_words(self.start_within_s)}")  # fmt: skip
+
     def sentence(self) -> str:
         """E.g. "mean JCT at most 4.00 h" or "at least 95.0% of jobs start within 1 h"."""
         if self.at_most:

@@ -64,6 +64,7 @@ FORMATS.register(
         detect=_detect_raw,
         load=load_itp_raw,
         detect_order=20,  # its detector rejects a header with model_name (the ElasticFlow CSV)
+        draws_job_types=True,
     ),
 )
 

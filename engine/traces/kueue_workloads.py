@@ -238,6 +238,7 @@ FORMATS.register(
         load=load_kueue_workloads,
         has_header=False,
         detect_order=40,  # a YAML document's start: no CSV header looks like it
+        draws_job_types=True,
         suffixes=("yaml", "yml"),
     ),
 )

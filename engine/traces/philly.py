@@ -70,5 +70,6 @@ FORMATS.register(
         detect=_detect,
         load=load_philly,
         detect_order=60,
+        draws_job_types=True,
     ),
 )

@@ -84,6 +84,9 @@ class TraceFormat:
     on :attr:`LoadContext.assumed_worker_type` (False for formats that record steps).
     ``measured_speeds``: whether the trace carries its own speeds, measured on
     :attr:`LoadContext.assumed_worker_type` (:attr:`Loaded.throughputs`).
+    ``draws_job_types``: whether the loader draws each job's type from its size by rule 1
+    (:func:`engine.traces.rules.draw_job_types`), so the seed decides a job's type and a cluster
+    that runs one seed's draw may not run another's (:func:`engine.traces.resolve.draw_misfit`).
     ``has_header``: whether the file's first line names its columns (so a team column can be
     read from it: :mod:`engine.traces.teams`); False for Gavel's headerless ``.trace``.
     ``detect_order``: where :func:`detect_format` tries this format (ascending); a format whose
@@ -98,6 +101,7 @@ class TraceFormat:
     suffixes: tuple[str, ...] = ("csv", "tsv", "txt")
     uses_assumed_worker_type: bool = True
     measured_speeds: bool = False
+    draws_job_types: bool = False
     has_header: bool = True
 
 

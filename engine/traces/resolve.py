@@ -28,7 +28,8 @@ from engine.step_time.throughput import ThroughputMatrix
 from engine.traces.cluster_fit import check_cluster_fit
 from engine.traces.llm_mix import generate_llm_mix, llm_mix_note
 from engine.traces.load import apply_load, load_note
-from engine.traces.registry import Loaded, load_trace
+from engine.traces.registry import FORMATS, Loaded, load_trace
+from engine.traces.rules import job_type_options
 from engine.traces.synthetic import REFERENCE_WORKER_TYPE, generate_synthetic
 from engine.traces.teams import with_team_column
 
@@ -140,6 +141,40 @@ def fit_trace(
     return TraceLoad(
         jobs, drawn.format, notes, tuple(dropped), file_name, drawn.throughputs, drawn.stage_rows
     )
+
+
+def draw_misfit(
+    drawn: TraceLoad, spec: TraceSpec, cluster: ClusterSpec, matrix: ThroughputMatrix
+) -> str:
+    """Why another seed's draw of the trace could not run on ``cluster`` ("" if none is known).
+
+    A format that draws each job's type from its size (rule 1, ``TraceFormat.draws_job_types``:
+    Philly, ITP raw, Kueue Workloads) gives a job of S GPUs any of
+    :func:`engine.traces.rules.job_type_options` on the assumed GPU type, seed by seed; the
+    sizes are the trace's own, the same on every seed. A job of type J and S GPUs runs on a
+    worker type only at a positive rate there at S GPUs (``ThroughputMatrix.steps_per_s``, the
+    rate :func:`engine.jobs.job_states` gives it), so no policy can ever start it when the
+    worker types with such a rate hold fewer than S GPUs together [R: a necessary condition; a
+    policy that keeps a gang on one type needs S GPUs of one type, which this does not check].
+    For other formats (types recorded or mapped from model names) and synthetic traces (sizes
+    drawn too) this says nothing: "".
+    """
+    trace_format = FORMATS.get(drawn.format) if drawn.format in FORMATS else None
+    if trace_format is None or not trace_format.draws_job_types:
+        return ""
+    matrix = matrix.merged(drawn.throughputs)
+    capacity = cluster.capacity()
+    for size in sorted({int(sf) for sf in drawn.jobs["scale_factor"]}):
+        for job_type in job_type_options(matrix, spec.assumed_worker_type, size):
+            usable = [wt for wt in capacity if matrix.steps_per_s(job_type, wt, size) > 0]
+            if sum(capacity[wt] for wt in usable) < size:
+                where = " + ".join(f"{capacity[wt]} {wt}" for wt in usable) or "none"
+                return (
+                    f"a {size}-GPU job of the trace may be of job type {job_type} on another "
+                    f"seed (its type is drawn from its size, rule 1), and the GPUs that run "
+                    f"{job_type} at {size} GPUs are too few ({where})"
+                )
+    return ""
 
 
 def _synthetic(spec: TraceSpec, matrix: ThroughputMatrix, rng: np.random.Generator) -> Loaded:

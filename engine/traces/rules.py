@@ -116,12 +116,7 @@ def draw_job_types(
         TraceError: if no job type runs on ``worker_type`` at some job's scale factor.
     """
     candidates = {
-        sf: [
-            jt
-            for jt in job_types_of_size(matrix, sf)
-            if matrix.steps_per_s(jt, worker_type, sf) > 0
-        ]
-        for sf in {int(sf) for sf in scale_factors}
+        sf: job_type_options(matrix, worker_type, sf) for sf in {int(sf) for sf in scale_factors}
     }
     u = rng.random(len(scale_factors))
     out = []
@@ -131,6 +126,17 @@ def draw_job_types(
             raise TraceError(f"no job type runs on {sf} {worker_type} GPUs", file=file, row=i)
         out.append(options[int(draw * len(options))])
     return out
+
+
+def job_type_options(matrix: ThroughputMatrix, worker_type: str, scale_factor: int) -> list[str]:
+    """Rule 1's options for a ``scale_factor``-GPU job: the job types of its size
+    (:func:`job_types_of_size`) that run on ``worker_type`` at that size (``steps_per_s > 0``).
+    A seed picks one (:func:`draw_job_types`); any of them may be a job's type on some seed."""
+    return [
+        jt
+        for jt in job_types_of_size(matrix, scale_factor)
+        if matrix.steps_per_s(jt, worker_type, scale_factor) > 0
+    ]
 
 
 def job_types_of_size(matrix: ThroughputMatrix, gpus: int) -> list[str]:

@@ -27,7 +27,11 @@ def _app_with_2026_cluster() -> AppTest:
 def test_the_2026_button_loads_the_mlperf_scenario_and_its_editable_mix() -> None:
     at = _app_with_2026_cluster()
     assert not at.exception and not at.error
-    config = at.session_state["scenarios"]["base"]
+    scenarios = at.session_state["scenarios"]
+    assert list(scenarios) == ["base", "2026 cluster (MLPerf)"]  # added, not replacing base
+    assert at.session_state["current_scenario"] == "2026 cluster (MLPerf)"
+    assert scenarios["base"].throughputs == "gavel"
+    config = scenarios["2026 cluster (MLPerf)"]
     assert config.throughputs == "mlperf"
     assert config.cluster.capacity() == {"H100-SXM": 512, "B200": 256}
     assert [p.name for p in config.policies] == ["fifo", "las", "gavel_maxmin"]
@@ -70,5 +74,10 @@ def test_planner_offers_h100_h200_b200_mi300x_and_asks_for_uncited_prices() -> N
     # today's GPU types (the 2026 cluster's H100 and B200) first, then the other candidates
     assert list(candidates["worker_type"]) == ["H100-SXM", "B200", "H200-SXM", "MI300X"]
     assert candidates["price_usd_per_gpu_h"].iloc[0] == pytest.approx(4.916)
-    assert any("row 2 (B200): no price" in e.value for e in at.error)
+    # every missing price at once, in plain words, never "row 2 (B200): no price"
+    words = [e.value for e in at.error]
+    assert any(w.startswith("Enter a price (USD per GPU-hour) for B200, MI300X") for w in words), (
+        words
+    )
+    assert not any("no price" in w for w in words), words
     assert any("2025-01-01" in c.value for c in at.caption)

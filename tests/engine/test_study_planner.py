@@ -18,11 +18,16 @@ from engine.config import (
     PolicySpec,
     ScenarioConfig,
     TraceSpec,
+    TypeSpares,
+    spares_of,
 )
 from engine.errors import ConfigError
+from engine.scenario import run
 from engine.sources import Origin
 from engine.step_time.throughput import load_matrix
 from engine.study.planner import Candidate, PlanSpec, pareto_front, plan
+from engine.study.spec import RunSpec
+from engine.validate import validate_failures
 
 JOB_TYPE = "ResNet-50 (batch size 128)"  # runs on 2 V100s; Gavel measured 0 on 2 K80s
 HOUR_S = 3600.0
@@ -59,7 +64,13 @@ def test_the_planner_finds_exactly_k_v100_nodes_when_the_trace_needs_them(tmp_pa
         assert chosen["mean"] == pytest.approx(HOUR_S) and chosen["meets"]
         assert not tried.loc[f"{k - 1} V100 nodes", "meets"]
         assert tried.loc["6 K80 nodes", "error"]  # the policy cannot run it
-        assert result.num_simulations == tried["seeds"].sum() + 2 * (tried["error"] != "").sum()
+        # every seed of the search, and the answer's 10 fresh seeds (seeds 10-19: the search
+        # may use 0-9), deterministic here (1 h on every seed), so the first mix confirmed holds
+        runs = tried["seeds"].sum() + 2 * (tried["error"] != "").sum() + tried["fresh_seeds"].sum()
+        assert result.num_simulations == runs and tried["fresh_seeds"].sum() == 10
+        assert chosen["confirmed"] and chosen["fresh_bound"] == pytest.approx(HOUR_S)
+        assert result.spec.fresh_seeds() == tuple(range(10, 20))
+        assert "Confirmation on 10 fresh seeds (seeds 10-19" in "\n".join(result.explanation)
         assert result.chosen_scenario is not None
         assert result.chosen_scenario.cluster == result.chosen
         # today's cluster (the scenario's 512 GPUs) is the reference, evaluated and reported
@@ -129,26 +140,27 @@ def test_with_frequent_failures_only_the_spares_dimension_meets_a_p95_target(
     # node or the repair: no mix of at most two nodes without spares meets 3 h. A spare swaps
     # in after 600 s, so the jobs lose at most a checkpoint interval and the swap.
     plain = plan(_failing_spec(tmp_path, 0), executor="serial")
-    assert plain.chosen is None and "spares" not in plain.tried.columns
+    assert plain.chosen is None and not plain.tried.columns.str.startswith("spares").any()
     assert not plain.tried["meets"].any() and set(plain.tried["nodes:v100"]) == {1, 2}
     result = plan(_failing_spec(tmp_path, 2), executor="serial")
     row = result.chosen_row
-    assert row is not None and row["meets"] and row["nodes:v100"] == 2 and row["spares"] >= 1
+    spares = row["spares:v100"] if row is not None else 0
+    assert row is not None and row["meets"] and row["nodes:v100"] == 2 and spares >= 1
     # spares are bought: (2 nodes + spares) x 2 GPUs x 1 USD per GPU-hour
-    assert row["cost_usd_per_h"] == pytest.approx((2 + row["spares"]) * 2 * 1.0)
+    assert row["cost_usd_per_h"] == pytest.approx((2 + spares) * 2 * 1.0)
     assert row["mean"] >= 2 * HOUR_S  # never below the failure-free p95
     tried = result.tried
-    assert not tried[tried["spares"] == 0]["meets"].any()
+    assert not tried[tried["spares:v100"] == 0]["meets"].any()
     cheaper = tried[tried["cost_usd_per_h"] < row["cost_usd_per_h"]]
     assert not cheaper["meets"].any()
     assert tried["goodput"].between(0, 1, inclusive="right").all()
-    assert result.today["spares"] == 0 and 0 < result.today["goodput"] < 1
+    assert result.today["spares:v100"] == 0 and 0 < result.today["goodput"] < 1
     chosen = result.chosen_scenario
-    assert chosen is not None and chosen.failures.spares_per_type == row["spares"]
-    assert chosen.cluster.capacity() == {"v100": 2 * (2 + row["spares"])}
+    assert chosen is not None and spares_of(chosen.failures, "v100") == spares
+    assert chosen.cluster.capacity() == {"v100": 2 * (2 + spares)}
     words = "\n".join(result.explanation)
     assert "goodput" in words.split("Today's cluster", 1)[1].split("\n")[0]
-    assert f"spare{'s' if row['spares'] > 1 else ''} per type" in words.split("Chosen:")[1]
+    assert f"+ spares {spares} V100" in words.split("Chosen:")[1]
     # the CLI prints the same words, and its tried.csv carries goodput
     path = tmp_path / "plan.json"
     path.write_text(json.dumps(result.spec.to_dict()))
@@ -166,11 +178,60 @@ def test_spares_bad_input_names_the_field(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="max_spares: 3 spare nodes .* max_nodes \\(2\\)"):
         dataclasses.replace(spec, max_spares=3)
     off = dataclasses.replace(spec.base, failures=FailureConfig())
-    with pytest.raises(ConfigError, match="max_spares: 1 .* failures on"):
+    with pytest.raises(ConfigError, match="max_spares: spare nodes .*'v100': 1.* failures on"):
         dataclasses.replace(spec, base=off, max_spares=1)
     gavel = dataclasses.replace(spec.base, policies=(PolicySpec("gavel_maxmin"),))
     with pytest.raises(ConfigError, match="does not model failed nodes"):
         dataclasses.replace(spec, base=gavel)
+
+
+def test_spares_are_bounded_per_gpu_type_and_the_old_single_number_still_reads(
+    tmp_path: Path,
+) -> None:
+    spec = _failing_spec(tmp_path, 2)
+    two = (Candidate("v100", 1.0, 2, 2, max_spares=1), Candidate("k80", 0.1, 3, 2, max_spares=0))
+    per_type = dataclasses.replace(spec, candidates=two)
+    assert per_type.spare_bounds() == (1, 0) and per_type.spared() == [("v100", 1)]
+    # nodes of each type, then one spares count (V100's): the K80s hold none
+    mix = (2, 3, 1)
+    assert per_type.in_bounds(mix) and not per_type.in_bounds((2, 3, 2))
+    assert per_type.spares(mix) == {"v100": 1, "k80": 0}
+    assert per_type.bought(mix) == [(two[0], 3), (two[1], 3)]
+    assert per_type.cost_usd_per_h(mix) == pytest.approx(3 * 2 * 1.0 + 3 * 2 * 0.1)
+    assert per_type.label(mix) == "2 V100 + 3 K80 nodes + spares 1 V100"
+    assert not per_type.in_bounds((0, 3, 1))  # no spare of a type the mix holds no node of
+    failures = per_type.scenario(mix).failures
+    assert spares_of(failures, "v100") == 1 and spares_of(failures, "k80") == 0
+    # the old single number is every type's bound; a candidate's own number wins
+    data = {**per_type.to_dict(), "max_spares": 2}
+    data["candidates"] = [{"worker_type": "v100", "price_usd_per_gpu_h": 1.0, "max_nodes": 2,
+                           "gpus_per_node": 2},
+                          {"worker_type": "k80", "price_usd_per_gpu_h": 0.1, "max_nodes": 3,
+                           "gpus_per_node": 2, "max_spares": 3}]  # fmt: skip
+    read = PlanSpec.from_json(json.dumps(data), Origin.LOCAL)
+    assert (
+        read.spare_bounds() == (2, 3) and PlanSpec.from_dict(read.to_dict(), Origin.LOCAL) == read
+    )
+    with pytest.raises(ConfigError, match="k80: max_spares: 4 spare nodes of k80 .* max_nodes"):
+        data["candidates"][1]["max_spares"] = 4
+        PlanSpec.from_dict(data, Origin.LOCAL)
+
+
+def test_spares_of_one_type_listed_apart_run_as_the_single_number_does(tmp_path: Path) -> None:
+    # type_spares naming the only type with 1 spare is the same reserve as spares_per_type=1
+    base = _failing_spec(tmp_path, 0).base
+    single = dataclasses.replace(base.failures, spares_per_type=1)
+    listed = dataclasses.replace(base.failures, type_spares=(TypeSpares("v100", 1),))
+    a, b = (run(RunSpec(dataclasses.replace(base, failures=f), "t", 0, 0, "")).jobs
+            for f in (single, listed))  # fmt: skip
+    pd.testing.assert_frame_equal(a, b)
+    assert "type_spares" not in base.to_dict()["failures"]  # a scenario without it hashes as before
+    bad = dataclasses.replace(base.failures, type_spares=(TypeSpares("v100", 2),))
+    with pytest.raises(ConfigError, match=r"failures\.type_spares\[0\]\.spares: 2 spare"):
+        validate_failures(dataclasses.replace(base, failures=bad))
+    bad = dataclasses.replace(base.failures, type_spares=(TypeSpares("k80", 1),))
+    with pytest.raises(ConfigError, match=r"type_spares\[0\]\.worker_type: 'k80' is not in"):
+        validate_failures(dataclasses.replace(base, failures=bad))
 
 
 def test_sweep_command_writes_tables_and_logs_progress_lines(
