@@ -77,6 +77,7 @@ def test_an_edited_price_travels_in_the_link_and_the_answer_names_its_fresh_seed
     words = fresh.get_by_text(re.compile(r"^Confirmation on 10 fresh seeds")).first
     words.wait_for()
     # today's 2 V100 + 2 K80 nodes of 8 GPUs at the edited price: 16 x 2.5 + 16 x 0.135
+    fresh.get_by_test_id("stMetric").filter(has_text="Today's cluster").first.wait_for()
     metrics = fresh.get_by_test_id("stMetric").all_text_contents()
     assert any("Today's cluster" in m and "42.16 USD/h" in m for m in metrics), metrics
     assert fresh.get_by_test_id("stException").count() == 0
