@@ -40,8 +40,7 @@ def lesson_words(key: str) -> dict[str, dict[str, object]]:
             moments[f"{time_s:g}"] = [at, lines]
         log = explainer.replay.log
         stories = {
-            job: job_story(log, job, explainer)
-            for job in sorted(explainer.replay.arrival_s)
+            job: job_story(log, job, explainer) for job in sorted(explainer.replay.arrival_s)
         }
         words[explainer.name] = {"moments": moments, "stories": stories}
     return words
