@@ -182,7 +182,7 @@ class RemainingWork(Explanation):
 class RemainingGpuWork(Explanation):
     """Least remaining work x GPUs first (SRSF, Tiresias's and Muri's baseline)."""
 
-    rule: ClassVar[str] = "SRSF serves the least remaining GPU-time (work left x GPUs) first."
+    rule: ClassVar[str] = "SRSF serves the least remaining GPU-time (work left × GPUs) first."
 
     def key(self, job: str, at_s: float) -> tuple[KeyTerm, ...]:
         gpus = self.records.job_value(job, "scale_factor")

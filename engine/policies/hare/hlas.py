@@ -52,7 +52,7 @@ class HlasExplanation(Explanation):
     """HLAS's rule (its reference-GPU service is not in the run's records)."""
 
     rule: ClassVar[str] = (
-        "Hare's HLAS serves the least attained service first (time held x each GPU's speed "
+        "Hare's HLAS serves the least attained service first (time held × each GPU's speed "
         "relative to the slowest type the job fits), arrival order within a queue."
     )
 

@@ -88,7 +88,7 @@ class MuriSExplanation(RemainingGpuWork):
     """Muri-S: remaining GPU time first (``remaining_gputime``), groups sharing GPUs."""
 
     rule: ClassVar[str] = (
-        "Muri-S takes jobs in increasing remaining GPU time (work left x GPUs) and "
+        "Muri-S takes jobs in increasing remaining GPU time (work left × GPUs) and "
         "interleaves groups of them on the same GPUs."
     )
 
