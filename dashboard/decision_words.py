@@ -211,7 +211,7 @@ def key_words(terms: tuple[KeyTerm, ...]) -> str:
     said = [term.text.format(_READ[term.unit](term.value)) for term in terms]
     main = ", ".join(text for text, term in zip(said, terms, strict=True) if not term.aside)
     asides = "".join(f" ({text})" for text, term in zip(said, terms, strict=True) if term.aside)
-    return f": {main}{asides}"
+    return ": " + f"{main}{asides}".lstrip()  # a key of asides alone starts at its bracket
 
 
 def _names(jobs: list[str]) -> str:
