@@ -137,11 +137,11 @@ def warm_up() -> None:
     """Starts the pool's server process (it imports the engine once) and lets one worker
     import this module, so the first Run does not wait for either. Blocks until done; the
     dashboard calls it in a background thread at start (never under the serial executor)."""
-    from engine.config import PolicySpec, ScenarioConfig
+    from engine.config import ScenarioConfig
 
     if os.environ.get(EXECUTOR_ENV, "pool") != "pool":
         return
-    spec = RunSpec(ScenarioConfig(policies=(PolicySpec("fifo"),)), "warm-up", 0, 0, "")
+    spec = RunSpec(ScenarioConfig(), "warm-up", 0, 0, "")  # never run: fn does nothing
     run_tasks([(spec, None)], lambda i, r: None, executor="pool", workers=1, fn=_nothing)
 
 

@@ -2,12 +2,13 @@
 
 A scenario's trace is hashed once (:func:`engine.study.traces.trace_payload`) and parsed once
 per process (:func:`engine.scenario.load_scenario_trace` keeps it by that hash), so the
-preview and a serial run share it. Results are kept per policy (:func:`run`): the key is the
-policy's run spec (:meth:`engine.study.spec.RunSpec.key`: the scenario with that one policy,
-its seeds and the trace's SHA-256), so re-running an unchanged scenario is instant and adding a
-policy simulates only the new one. The policies that do run, run side by side in worker
-processes (:mod:`dashboard.parallel_run`, on the study's executors), each one
-:func:`engine.scenario.run`.
+preview and a serial run share it; a run parses it in its workers only (the server counts its
+lines, :func:`engine.budget.trace_rows`, to order the runs). Results are kept per policy
+(:func:`run`): the key is the policy's run spec (:meth:`engine.study.spec.RunSpec.key`: the
+scenario with that one policy, its seeds and the trace's SHA-256), so re-running an unchanged
+scenario is instant and adding a policy simulates only the new one. The policies that do run,
+run side by side in worker processes (:mod:`dashboard.parallel_run`, on the study's
+executors), each one :func:`engine.scenario.run`.
 
 Progress and Cancel: the runs' statuses are polled in the script thread about every quarter
 second and drawn there; pressing Cancel makes Streamlit stop the script at its next element
@@ -136,19 +137,21 @@ def run(
             SimulationCancelled when cancelled.
     """
     from dashboard.parallel_run import run_policies
-    from engine.scenario import load_scenario_trace, prepare
+    from engine.budget import jobs_bound, trace_rows
+    from engine.scenario import prepare
 
     budget = server_budget()
-    digest, file, specs = prepare(config, upload, budget)
+    _, file, specs = prepare(config, upload, budget)
     store = policy_results()
     found = [store.get(spec.key()) for spec in specs]
     missing = [i for i, result in enumerate(found) if result is None]
     if missing:
-        trace = load_scenario_trace(config, file, digest)  # a bad trace fails here, unqueued
+        # the workers parse the trace; its lines bound its jobs for the run order
+        num_jobs = jobs_bound(config, trace_rows(config, file[1] if file else None))
         charge_session(len(missing), budget)
         with run_queue().slot(budget.session_workers, on_wait, should_cancel) as workers:
             fresh = run_policies(
-                [specs[i] for i in missing], file, len(trace.jobs), on_status=on_status,
+                [specs[i] for i in missing], file, num_jobs, on_status=on_status,
                 should_cancel=with_deadline(should_cancel, budget), workers=workers,
                 limits=budget.worker_limits(),
             )  # fmt: skip

@@ -63,6 +63,7 @@ from engine.allocation.grants import COMBINE_MODES, Allocation, Decision, Grant,
 from engine.allocation.layout import NodeInfo, NodeLayout
 from engine.config import NetworkConfig
 from engine.errors import ConfigError
+from engine.policies.explain import Explanation
 from engine.registry import Registry
 from engine.sharing import SharingConfig
 from engine.step_time.progress import NOISE_SCALE_RATIO
@@ -246,6 +247,10 @@ class Policy(ABC):
         shares_gpus: whether the policy may put several jobs on the same GPUs when the
             scenario's sharing layer allows it (``ScenarioConfig.sharing``, :mod:`engine.sharing`:
             grants with a ``host``); a scenario with ``sharing.k`` > 1 refuses every other policy.
+        explanation: how the policy explains its decisions after a run: its rule in a sentence
+            and each job's ranking key at a moment, read from the run's records
+            (:class:`engine.policies.explain.Explanation`; the default says neither). The
+            dashboard's words are made from it, so a new policy needs no dashboard edit.
     """
 
     name: ClassVar[str] = ""
@@ -265,6 +270,7 @@ class Policy(ABC):
     cost_s_per_job: ClassVar[float] = 0.0
 
     Params: ClassVar[type[Any]] = NoParams
+    explanation: ClassVar[type[Explanation]] = Explanation
 
     def __init__(self, params: Any, context: PolicyContext) -> None:
         self.params = params

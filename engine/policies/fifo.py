@@ -20,6 +20,7 @@ from engine.policies.base import (
     PolicyContext,
     SchedulerState,
 )
+from engine.policies.explain import ArrivalOrder, Explanation, RunRecords
 from engine.state import JobState
 
 
@@ -31,6 +32,15 @@ class FifoParams:
         default=False,
         metadata={"help": "Let later jobs start on GPUs the head of the queue cannot use"},
     )
+
+
+class FifoExplanation(ArrivalOrder):
+    """FIFO ranks by arrival; without backfill it blocks behind the head of the queue."""
+
+    def __init__(self, params: FifoParams, records: RunRecords) -> None:
+        super().__init__(params, records)
+        if not params.backfill:
+            self.blocking = "FIFO without backfill starts no job behind the head of the queue"
 
 
 class Fifo(Policy):
@@ -52,6 +62,7 @@ class Fifo(Policy):
     honours_quotas: ClassVar[bool] = True  # Kueue's own order: priority, then arrival
 
     Params: ClassVar[type[FifoParams]] = FifoParams
+    explanation: ClassVar[type[Explanation]] = FifoExplanation
 
     def __init__(self, params: FifoParams, context: PolicyContext) -> None:
         super().__init__(params, context)

@@ -15,6 +15,15 @@ from typing import ClassVar
 
 from engine.policies.base import POLICIES, Allocation, Grant, Policy, SchedulerState
 from engine.policies.doubling import fastest_types
+from engine.policies.explain import ArrivalOrder, Explanation, RunRecords
+
+
+class OneGpuExplanation(ArrivalOrder):
+    """Arrival order; the queue blocks at the first job no type has a free GPU for."""
+
+    def __init__(self, params: object, records: RunRecords) -> None:
+        super().__init__(params, records)
+        self.blocking = "One GPU per job starts no job behind the head of the queue"
 
 
 class OneGpuPerJob(Policy):
@@ -22,6 +31,8 @@ class OneGpuPerJob(Policy):
 
     Baseline of the doubling heuristic (Capes et al., arXiv 2019); non-preemptive.
     """
+
+    explanation: ClassVar[type[Explanation]] = OneGpuExplanation
 
     cost_s_per_job: ClassVar[float] = 6.5e-05  # run order: bench_select_all.py
 

@@ -35,6 +35,7 @@ from engine.policies.base import (
     PolicyContext,
     SchedulerState,
 )
+from engine.policies.explain import Explanation, RemainingGpuWork, RemainingWork
 from engine.state import JobState
 
 _SRTF_DOC = """Shortest remaining time first: clairvoyant and preemptive, re-decided at every
@@ -55,6 +56,7 @@ class Srtf(Policy):
     preemptive: ClassVar[bool] = True
     uses_rounds: ClassVar[bool] = False
     by_service: ClassVar[bool] = False  # SRSF: the key is remaining time x GPUs
+    explanation: ClassVar[type[Explanation]] = RemainingWork
     models_failures: ClassVar[bool] = True
     honours_quotas: ClassVar[bool] = True
 
@@ -202,6 +204,7 @@ class Srsf(Srtf):
     display_name: ClassVar[str] = "SRSF"
     group: ClassVar[str] = "Baselines"
     by_service: ClassVar[bool] = True
+    explanation: ClassVar[type[Explanation]] = RemainingGpuWork
 
 
 POLICIES.register("srsf", Srsf, doc=_SRSF_DOC)

@@ -113,7 +113,8 @@ def test_las_promotion_is_said() -> None:
     las = explainers("las_starve")
     _, lines = las["Tiresias LAS"].moment(2400.0)
     assert "for job long: 0.00 GPU-h attained, queue 1 (promoted to queue 1 at 0:40:00" in lines[0]
-    assert las["LAS, no promotion"].las_queue("long", 2400.0)[1] == 1  # 0-based: queue 2
+    queue = next(t for t in las["LAS, no promotion"].key_terms("long", 2400.0) if "queue" in t.text)
+    assert queue.value == 2
 
 
 def test_srtf_preemption_says_remaining_work() -> None:

@@ -15,7 +15,7 @@ import math
 from bisect import bisect_right
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.placement.first_fit import first_fit
 from engine.policies.base import Allocation, Decision, Policy, PolicyContext, SchedulerState
@@ -29,6 +29,8 @@ from engine.policies.dally.levels import (
 )
 from engine.policies.dally.preempt import Evictor
 from engine.policies.dally.tuner import AutoTuner
+from engine.policies.explain import Explanation
+from engine.policies.las.explain import LasExplanation
 from engine.policies.las.policy import parse_thresholds
 from engine.state import JobState
 
@@ -51,6 +53,8 @@ class ConsolidationScheduler(Policy):
     preemptive = True
     uses_rounds = True
     replans_on_events = True
+
+    explanation: ClassVar[type[Explanation]] = LasExplanation  # LAS order, no promotion
 
     @dataclass(frozen=True)
     class Params:

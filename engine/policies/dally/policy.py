@@ -57,6 +57,8 @@ from engine.policies.base import POLICIES, PolicyContext
 from engine.policies.dally.core import QUEUES_HELP, ConsolidationScheduler
 from engine.policies.dally.levels import NETWORK, allowed_level, next_timer_s
 from engine.policies.dally.tuner import AutoTuner
+from engine.policies.explain import KeyTerm
+from engine.policies.las.explain import LasExplanation
 from engine.state import JobState
 
 _THETA_HELP = "Network sensitivity (cross-rack / node-local step time) at which a job is sensitive"
@@ -77,6 +79,20 @@ def parse_grid(text: str) -> tuple[float, ...]:
     return values
 
 
+class DallyExplanation(LasExplanation):
+    """Dally ranks as LAS does (without promotion) and adds the job's network sensitivity."""
+
+    rule: ClassVar[str] = (
+        "Dally ranks jobs as LAS does (lowest queue first) and, at a round boundary, may "
+        "preempt a job less network-sensitive (step time across racks over node-local) to give "
+        "a more sensitive one a consolidated placement."
+    )
+
+    def extra_terms(self, job: str) -> tuple[KeyTerm, ...]:
+        sensitivity = self.records.job_value(job, "network_sensitivity")
+        return (KeyTerm("network sensitivity {}×", sensitivity, "ratio"),)
+
+
 class Dally(ConsolidationScheduler):
     """Dally: delay scheduling over node/rack/network levels, network-sensitive preemption, and
     an auto-tuner for the delay timers.
@@ -87,6 +103,7 @@ class Dally(ConsolidationScheduler):
     cost_s_per_job: ClassVar[float] = 0.000735  # run order: bench_select_all.py
 
     display_name = "Dally"
+    explanation = DallyExplanation
     group = "Network-aware"
 
     @dataclass(frozen=True)

@@ -55,8 +55,18 @@ from engine.policies.base import (
     SchedulerState,
 )
 from engine.policies.doubling.speed import RingSpeed, fastest_types
+from engine.policies.explain import Explanation
 from engine.state import JobState
 from engine.step_time.progress import NOISE_SCALE_RATIO
+
+
+class DoublingExplanation(Explanation):
+    """The doubling heuristic's rule (its time savings are not in the run's records)."""
+
+    rule: ClassVar[str] = (
+        "Doubling gives every job one GPU in arrival order, then doubles the job whose "
+        "doubling saves the most remaining time per extra GPU."
+    )
 
 
 class Doubling(Policy):
@@ -66,6 +76,8 @@ class Doubling(Policy):
     Capes, Raheja, Kemertas, Mohomed, arXiv:1908.08082, 2019: elastic ring all-reduce jobs,
     re-sized at every arrival and completion; sizes are powers of two.
     """
+
+    explanation: ClassVar[type[Explanation]] = DoublingExplanation
 
     cost_s_per_job: ClassVar[float] = 0.001225  # run order: bench_select_all.py
 

@@ -27,6 +27,7 @@ from typing import ClassVar
 import numpy as np
 
 from engine.policies.base import POLICIES, PolicyContext
+from engine.policies.gavel.explain import GavelArrival
 from engine.policies.gavel.max_min import GavelMaxMin
 from engine.state import JobState
 
@@ -36,6 +37,7 @@ class GavelFifo(GavelMaxMin):
 
     skips_zero_priority = True
     fastest_type: ClassVar[bool] = False
+    explanation = GavelArrival
     solves_by_class = False  # its own LP (_solve), job by job
 
     @dataclass(frozen=True)

@@ -47,9 +47,11 @@ from engine.policies.base import (
     PolicyContext,
     SchedulerState,
 )
+from engine.policies.explain import Explanation
 from engine.policies.gavel.book import RoundBook
 from engine.policies.gavel.class_lp import ClassMaxMin
 from engine.policies.gavel.ecos import max_min_coefficients_all_pairs, max_min_shares
+from engine.policies.gavel.explain import GavelShares
 from engine.policies.gavel.highs import HighsSolver
 from engine.policies.gavel.lp import max_min_coefficients
 from engine.policies.gavel.queues import GavelQueues
@@ -98,6 +100,7 @@ class GavelMaxMin(Policy):
     uses_rounds: ClassVar[bool] = True
     needs_sync: ClassVar[bool] = False  # the LP and round priorities read no progress counters
     heterogeneity_aware: ClassVar[bool] = True
+    explanation: ClassVar[type[Explanation]] = GavelShares
     lease_rounds: ClassVar[bool] = True  # runs in Gavel's round loop under gavel_rules
     forces_reallocation: ClassVar[bool] = True  # re-solves when that loop finds nothing to run
     skips_zero_priority: ClassVar[bool] = False  # Gavel's FIFO rule in its queues

@@ -8,7 +8,7 @@ and :mod:`engine.policies.hadar.hadare`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.policies.base import (
     Allocation,
@@ -18,8 +18,18 @@ from engine.policies.base import (
     PolicyContext,
     SchedulerState,
 )
+from engine.policies.explain import Explanation
 from engine.policies.hadar.prices import TOLERANCE, Offer, PriceBook
 from engine.state import JobState
+
+
+class HadarExplanation(Explanation):
+    """Hadar's rule (its utility densities and prices are not in the run's records)."""
+
+    rule: ClassVar[str] = (
+        "Hadar takes jobs in decreasing utility per GPU and gives each the GPUs where its "
+        "utility most exceeds their price, if it covers the price, round by round."
+    )
 
 
 class PricedRounds(Policy):
@@ -27,6 +37,8 @@ class PricedRounds(Policy):
 
     Subclasses define the rate of a set of parts, a job's best offer and its density bound.
     """
+
+    explanation: ClassVar[type[Explanation]] = HadarExplanation
 
     preemptive = True
     uses_rounds = True

@@ -42,9 +42,19 @@ from engine.policies.base import (
     PolicyContext,
     SchedulerState,
 )
+from engine.policies.explain import Explanation
 from engine.policies.hare.tasks import TaskTimes, choose, relaxed_grant, task_times
 from engine.policies.las.policy import parse_thresholds
 from engine.state import JobState
+
+
+class HlasExplanation(Explanation):
+    """HLAS's rule (its reference-GPU service is not in the run's records)."""
+
+    rule: ClassVar[str] = (
+        "Hare's HLAS serves the least attained service first (time held × each GPU's speed "
+        "relative to the slowest type the job fits), arrival order within a queue."
+    )
 
 
 class HareHlas(Policy):
@@ -53,6 +63,8 @@ class HareHlas(Policy):
     Chen et al., IEEE TCC 2024 (HPDC 2022). Online, non-clairvoyant, heterogeneity-aware; jobs
     hold relaxed-synchronization grants of up to scale_factor GPUs of any types.
     """
+
+    explanation: ClassVar[type[Explanation]] = HlasExplanation
 
     cost_s_per_job: ClassVar[float] = 0.00092  # run order: bench_select_all.py
 

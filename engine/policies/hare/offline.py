@@ -42,6 +42,7 @@ from engine.policies.base import (
     PolicyContext,
     SchedulerState,
 )
+from engine.policies.explain import Explanation
 from engine.policies.hare.tasks import (
     TaskTimes,
     choose,
@@ -53,12 +54,23 @@ from engine.policies.hare.tasks import (
 from engine.state import JobState
 
 
+class HareOfflineExplanation(Explanation):
+    """Hare's offline rule (its task times are not in the run's records)."""
+
+    rule: ClassVar[str] = (
+        "Hare's offline heuristic serves the largest priority weight over remaining work "
+        "first, each task on the GPU where it finishes earliest."
+    )
+
+
 class HareOffline(Policy):
     """Hare's clairvoyant heuristic: weighted shortest work first, tasks on earliest-finish GPUs.
 
     Chen et al., IEEE TCC 2024 (HPDC 2022). Knows job sizes; re-plans at every arrival and
     completion; jobs hold relaxed-synchronization grants of up to scale_factor GPUs.
     """
+
+    explanation: ClassVar[type[Explanation]] = HareOfflineExplanation
 
     cost_s_per_job: ClassVar[float] = 0.001175  # run order: bench_select_all.py
 

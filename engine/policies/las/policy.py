@@ -43,9 +43,10 @@ from engine.policies.base import (
     SchedulerState,
 )
 from engine.policies.las.books import Book, TypeSlot
+from engine.policies.las.explain import LasExplanation
 from engine.policies.las.fill import fill_admit, fill_round
 from engine.policies.las.keys import queue_of
-from engine.policies.las.promotion import PromotionChecks
+from engine.policies.las.promotion import PromotionChecks, promotion_due_s
 from engine.policies.las.queues import WaitingQueues
 from engine.policies.las.running import RunningBooks
 from engine.state import JobState
@@ -109,6 +110,7 @@ class TiresiasLas(Policy):
     honours_quotas: ClassVar[bool] = True
 
     Params: ClassVar[type[LasParams]] = LasParams
+    explanation: ClassVar[type[LasExplanation]] = LasExplanation
 
     def __init__(self, params: LasParams, context: PolicyContext) -> None:
         super().__init__(params, context)
@@ -204,7 +206,7 @@ class TiresiasLas(Policy):
             book.last_run_s = last_run
             book.since_s = now_s
             if last_run > 0 and knob > 0:
-                self._checks.file(book, now_s, now_s + knob * last_run)
+                self._checks.file(book, now_s, promotion_due_s(now_s, last_run, knob))
             self._waiting.enqueue(book, now_s)
 
     def _promote(self, now_s: float) -> None:

@@ -18,6 +18,13 @@ from typing import Final
 from engine.policies.las.books import Book
 
 
+def promotion_due_s(preempted_s: float, last_run_s: float, knob: float) -> float:
+    """When a job preempted at ``preempted_s`` after a run of ``last_run_s`` seconds has waited
+    ``knob`` x that run (STARVELIMIT, Gu et al.): its check falls due then (s); it is promoted at
+    the first round boundary at or after."""
+    return preempted_s + knob * last_run_s
+
+
 class Check:
     """A promotion check: the book, the time it was preempted, and when it is due (native
     floats under mypyc: no boxed floats per preemption)."""

@@ -46,6 +46,7 @@ from engine.policies.base import (
     PolicyContext,
     SchedulerState,
 )
+from engine.policies.explain import AttainedService, Explanation, RemainingGpuWork
 from engine.policies.muri.grouping import choose_candidates, form_groups
 from engine.sharing import (
     MURI_K,
@@ -83,6 +84,24 @@ class MuriParams:
         check_sharing_factor(self.k)
 
 
+class MuriSExplanation(RemainingGpuWork):
+    """Muri-S: remaining GPU time first (``remaining_gputime``), groups sharing GPUs."""
+
+    rule: ClassVar[str] = (
+        "Muri-S takes jobs in increasing remaining GPU time (work left × GPUs) and "
+        "interleaves groups of them on the same GPUs."
+    )
+
+
+class MuriLExplanation(AttainedService):
+    """Muri-L: attained GPU time first (``total_executed_gputime``), groups sharing GPUs."""
+
+    rule: ClassVar[str] = (
+        "Muri-L takes jobs in increasing attained GPU time (GPU-hours held) and interleaves "
+        "groups of them on the same GPUs."
+    )
+
+
 class MuriS(Policy):
     """Muri-S: jobs share GPUs by multi-resource interleaving; shortest remaining GPU time first
     (known durations).
@@ -90,6 +109,8 @@ class MuriS(Policy):
     Zhao et al., SIGCOMM 2022. Groups up to ``sharing.k`` jobs of the same GPU count by Muri's
     matching; the rules and their sources are in :mod:`engine.policies.muri.policy`.
     """
+
+    explanation: ClassVar[type[Explanation]] = MuriSExplanation
 
     display_name: ClassVar[str] = "Muri-S"
     group: ClassVar[str] = "Shared GPUs"
@@ -202,6 +223,8 @@ class MuriL(MuriS):
     GPU-seconds they have held; the rules and their sources are in
     :mod:`engine.policies.muri.policy`.
     """
+
+    explanation: ClassVar[type[Explanation]] = MuriLExplanation
 
     display_name: ClassVar[str] = "Muri-L"
     known_durations: ClassVar[bool] = False

@@ -63,6 +63,7 @@ from engine.policies.base import (
     PolicyContext,
     SchedulerState,
 )
+from engine.policies.explain import Explanation
 from engine.policies.sampling.categories import (
     count_categories,
     enumerate_categories,
@@ -86,12 +87,23 @@ EXACT_MAX_CATEGORIES = 100_000
 CHUNK = 2048  # categories scored at once
 
 
+class SamplingExplanation(Explanation):
+    """Sampling placement's rule (its categories and estimates are not in the run's records)."""
+
+    rule: ClassVar[str] = (
+        "Sampling placement tries worker counts per job, matches jobs to GPUs by throughput "
+        "in each, and keeps the plan with the least estimated average JCT."
+    )
+
+
 class SamplingPlacement(Policy):
     """Sampling-based placement (Liu et al., TPDS 2024): job sizing by sampled categories,
     worker types by matching markets, proportional batch split; minimizes mean JCT.
 
     Re-plans at every arrival and completion; see the module docstring for the reconstructions.
     """
+
+    explanation: ClassVar[type[Explanation]] = SamplingExplanation
 
     cost_s_per_job: ClassVar[float] = 0.00303  # run order: bench_select_all.py
 
