@@ -415,6 +415,7 @@ class Simulation:
                 if placement is not None:
                     self.guests.setdefault(grant.host, []).append(index)
                     self.grouped.update((index, grant.host))
+                    self.recorder.hosts[(index, self.now_s)] = grant.host  # (its segment starts)
             elif grant.parts or grant.combine != "gang":
                 placement = cluster.place_parts(grant.pieces(), grant.combine)
             else:  # a method call on the cluster, not a bound method (compiled: a C call)
@@ -559,7 +560,7 @@ class Simulation:
             per_type[worker_type] = per_type.get(worker_type, 0.0) + held_s * placement.num_gpus
         grant = job.grant
         if grant is not None and job.index in self.grouped:  # (engine.metrics_sharing)
-            self.recorder.shared_segment(job.index, held_s, grant.share_speed)
+            self.recorder.shared_segment(job, held_s, grant.share_speed, grant.host)
         self.recorder.close_segment(job, placement, now_s, reason)
 
     def _check_progress_possible(self) -> None:

@@ -18,10 +18,18 @@ ran in a shared group, so a run without sharing has none of these columns or met
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
+if TYPE_CHECKING:
+    from engine.state import JobState
+
 SHARING_COLUMN = "slowdown_from_sharing"
+HOST_COLUMN = "host_job"
+"""The segments table's column, with sharing: the job whose GPUs a guest's segment ran on
+("" for a segment on the job's own GPUs), so a view can draw both jobs on the same GPUs."""
 SHARING_METRICS = ("gpu_hours_saved_sharing", "slowdown_from_sharing_mean", "jobs_shared")
 """The summary metrics of a run in which some job shared GPUs; absent otherwise."""
 
@@ -56,3 +64,20 @@ def sharing_summary(jobs: pd.DataFrame, allocated_gpu_s: float) -> dict[str, flo
         "slowdown_from_sharing_mean": float(shared.mean()) if shared.size else 1.0,
         "jobs_shared": float(shared.size),
     }
+
+
+def host_jobs(
+    segments: pd.DataFrame, jobs: list[JobState], hosts: dict[tuple[int, float], int]
+) -> list[str]:
+    """Per segments row, the id of the job whose GPUs it ran on as a guest, else "".
+
+    Args:
+        segments: the run's segments table (job_id, start_s).
+        jobs: the run's jobs by index.
+        hosts: (job index, segment start_s) -> the host's job index, from the recorder.
+    """
+    index_of = {job.job_id: job.index for job in jobs}
+    return [
+        jobs[hosts[key]].job_id if (key := (index_of[job], start_s)) in hosts else ""
+        for job, start_s in zip(segments["job_id"].astype(str), segments["start_s"], strict=True)
+    ]

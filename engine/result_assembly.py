@@ -12,7 +12,7 @@ from engine.decision_log import DecisionLog
 from engine.errors import EngineError
 from engine.jobs import isolated_run_s
 from engine.metrics import summarize
-from engine.metrics_sharing import SHARING_COLUMN, slowdown_from_sharing
+from engine.metrics_sharing import HOST_COLUMN, SHARING_COLUMN, host_jobs, slowdown_from_sharing
 from engine.recorder import Recorder, jobs_table
 from engine.results import SimulationResult
 from engine.state import JobState
@@ -62,6 +62,8 @@ def simulation_result(
         )
     segments = recorder.segments_table([job.job_id for job in jobs])
     utilization = recorder.utilization_table()
+    if recorder.shared_s:  # whose GPUs each shared segment ran on (a guest's host; "" its own)
+        segments[HOST_COLUMN] = host_jobs(segments, jobs, recorder.hosts)
     summary = summarize(table, utilization, failures=node_failures is not None)
     if node_failures is not None:
         summary["node_failures"] = float(node_failures)
