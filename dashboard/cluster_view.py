@@ -50,8 +50,9 @@ STYLE = """<style>
 .cv td,.cv th{border-bottom:1px solid #ddd;padding:1px 4px;text-align:left}
 .cv .chip{display:inline-block;padding:0 4px;border-radius:3px;font-weight:700}
 .cv i.gpu{background:#fff}
-.cv .gpu.shared{width:auto;min-width:32px;border:2px dashed #000;padding:0;display:inline-flex}
-.cv .gpu.shared>.part{display:inline-block;min-width:28px;padding:0 2px;height:100%}
+.cv .gpu.shared{width:auto;min-width:32px;border:2px dashed #000;padding:0;display:inline-flex;
+  overflow:visible}
+.cv .gpu.shared>.part{display:inline-block;min-width:28px;padding:0 3px;height:100%}
 .cv .gpu.shared.s{min-width:8px}
 .cv .gpu.shared.s>.part{min-width:4px;padding:0}
 .cvgrid{display:grid;column-gap:14px;row-gap:2px;align-items:start;grid-auto-flow:column;

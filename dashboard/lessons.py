@@ -263,13 +263,13 @@ LESSONS: tuple[Lesson, ...] = (
         key="share_gpus",
         title="Two jobs that share a GPU well, and two that do not",
         look_for=(
-            "Four jobs, 20 min of work each, on 3 GPUs. **loader** waits mostly on data "
-            "loading and **reducer** on its all-reduce: Muri interleaves them on one GPU, "
+            "Four jobs, 20 min of work each, on 3 GPUs. **data** waits mostly on data "
+            "loading and **comm** on its all-reduce: Muri interleaves them on one GPU, "
             "one's loading while the other computes, so both finish at 20 min, as alone. "
-            "**conv-a** and **conv-b** (2 GPUs each) both wait on the GPU: together each "
+            "**cnn1** and **cnn2** (2 GPUs each) both wait on the GPU: together each "
             "iteration takes 9 s instead of 6 s, so both finish at 30 min (slowdown ×1.5). "
             "In the GPU view a shared GPU shows both jobs side by side; hover for the "
-            "slowdown. **Muri-S, GPUs to itself** (k = 1) runs the two conv jobs one after "
+            "slowdown. **Muri-S, GPUs to itself** (k = 1) runs the two cnn jobs one after "
             "the other, done at 40 and 60 min."
         ),
         moments=(
@@ -283,10 +283,10 @@ LESSONS: tuple[Lesson, ...] = (
             PolicySpec("muri_s", {"k": 1}, label="Muri-S, GPUs to itself"),
         ),
         jobs=(
-            LessonJob("loader", 0, "loader", 1, 20, stage_ms=DATA_BOUND_MS),
-            LessonJob("reducer", 0, "reducer", 1, 20, stage_ms=COMM_BOUND_MS),
-            LessonJob("conv-a", 0, "conv", 2, 20, stage_ms=COMPUTE_BOUND_MS),
-            LessonJob("conv-b", 0, "conv", 2, 20, stage_ms=COMPUTE_BOUND_MS),
+            LessonJob("data", 0, "data-heavy", 1, 20, stage_ms=DATA_BOUND_MS),
+            LessonJob("comm", 0, "comm-heavy", 1, 20, stage_ms=COMM_BOUND_MS),
+            LessonJob("cnn1", 0, "compute-heavy", 2, 20, stage_ms=COMPUTE_BOUND_MS),
+            LessonJob("cnn2", 0, "compute-heavy", 2, 20, stage_ms=COMPUTE_BOUND_MS),
         ),
         rounds=RoundConfig(round_duration_s=300.0, checkpoint_restore_s=0.0),
     ),

@@ -80,6 +80,7 @@ class Replay:
         hosts = _host_rows(rows, sim.segments) if rows is not None else []
         self.slowdowns = _slowdowns(sim.jobs)
         self._slot = _slots(self._node, self._start, self._end, self._gpus, layout.node_gpus, hosts)
+        self._guest = np.asarray(hosts, dtype=np.int64) >= 0 if hosts else None
         jobs = sim.jobs
         self.arrival_s = dict(zip(jobs["job_id"].astype(str), jobs["arrival_s"], strict=True))
         done = jobs["completion_s"].fillna(np.inf)
@@ -118,9 +119,12 @@ class Replay:
 
     def owners(self, time_s: float) -> list[list[Owner]]:
         """Per node (layout order), per GPU slot: the job id holding it at ``time_s``, the ids
-        of the jobs sharing it (a tuple; :mod:`engine.sharing`), or None."""
+        of the jobs sharing it (a tuple, first the host whose GPUs they are;
+        :mod:`engine.sharing`), or None."""
         grid: list[list[Owner]] = [[None] * g for g in self.layout.node_gpus]
         active = np.flatnonzero((self._start <= time_s) & (time_s < self._end))
+        if self._guest is not None:  # a shared GPU names its host first
+            active = active[np.argsort(self._guest[active], kind="stable")]
         for i in active.tolist():
             row, job = grid[self._node[i]], self._job[i]
             for slot in self._slot[i]:

@@ -37,38 +37,36 @@ def replay(policy: str) -> Replay:
 
 
 def test_the_lesson_shares_well_and_badly_as_computed_by_hand() -> None:
-    # 20 min alone each (200 iterations of 6 s). loader + reducer interleave into a 6 s cycle:
+    # 20 min alone each (200 iterations of 6 s). data + comm interleave into a 6 s cycle:
     # 1,200 s, no slowdown; the compute-bound pair a 9 s cycle: 1,800 s, slowdown 1.5.
     # 1 GPU x 1,200 s + 2 GPUs x 1,800 s shared = 4,800 GPU-s = 4/3 GPU-h saved.
     jobs = sim(SHARED).jobs.set_index("job_id")
     assert jobs["completion_s"].to_dict() == pytest.approx(
-        {"loader": 1200.0, "reducer": 1200.0, "conv-a": 1800.0, "conv-b": 1800.0}
+        {"data": 1200.0, "comm": 1200.0, "cnn1": 1800.0, "cnn2": 1800.0}
     )
     assert jobs["slowdown_from_sharing"].to_dict() == pytest.approx(
-        {"loader": 1.0, "reducer": 1.0, "conv-a": 1.5, "conv-b": 1.5}
+        {"data": 1.0, "comm": 1.0, "cnn1": 1.5, "cnn2": 1.5}
     )
     assert sim(SHARED).summary["gpu_hours_saved_sharing"] == pytest.approx(4 / 3)
     alone = sim(ALONE)  # k = 1: the conv jobs one after the other, nothing shared
-    assert alone.jobs.set_index("job_id")["completion_s"]["conv-b"] == pytest.approx(3600.0)
+    assert alone.jobs.set_index("job_id")["completion_s"]["cnn2"] == pytest.approx(3600.0)
     assert "slowdown_from_sharing" not in alone.jobs and "host_job" not in alone.segments
 
 
 def test_a_shared_gpu_holds_both_jobs_and_a_free_slot_stays_free() -> None:
-    assert replay(SHARED).owners(60.0) == [
-        [("loader", "reducer"), ("conv-a", "conv-b"), ("conv-a", "conv-b")]
-    ]
-    assert replay(SHARED).owners(1500.0) == [[None, ("conv-a", "conv-b"), ("conv-a", "conv-b")]]
-    assert replay(ALONE).owners(60.0) == [["loader", "reducer", None]]
+    assert replay(SHARED).owners(60.0) == [[("comm", "data"), ("cnn1", "cnn2"), ("cnn1", "cnn2")]]
+    assert replay(SHARED).owners(1500.0) == [[None, ("cnn1", "cnn2"), ("cnn1", "cnn2")]]
+    assert replay(ALONE).owners(60.0) == [["comm", "data", None]]
 
 
 def test_the_gpu_view_names_each_sharing_job_and_its_slowdown() -> None:
     shown = replay(SHARED)
-    colors = job_colors(["conv-a", "conv-b", "loader", "reducer"])
+    colors = job_colors(["cnn1", "cnn2", "data", "comm"])
     html = cluster_html(shown.layout, shown.owners(60.0), colors, SHARED, 60.0, shown.slowdowns)
     assert html.count('class="gpu shared"') == 3
-    assert 'data-jobs="loader reducer"' in html
-    assert "conv-a (slowdown ×1.50), conv-b (slowdown ×1.50)" in html
-    assert '<span class="part p2" data-job="loader">loader</span>' in html
+    assert 'data-jobs="comm data"' in html
+    assert "cnn1 (slowdown ×1.50), cnn2 (slowdown ×1.50)" in html
+    assert '<span class="part p2" data-job="data">data</span>' in html
 
 
 def test_the_gantt_hatches_shared_segments_and_names_the_partner() -> None:
@@ -76,8 +74,8 @@ def test_the_gantt_hatches_shared_segments_and_names_the_partner() -> None:
     fig = make_gantt(shared.segments, shared.jobs, {"v100": "#1f77b4"})
     bars = next(t for t in fig.data if t.type == "bar" and t.name == "v100")
     by_job = dict(zip(bars.y, bars.customdata[:, 8], strict=True))
-    assert by_job["conv-a"] == "<br>shares its GPUs with conv-b · slowdown ×1.50"
-    assert by_job["reducer"] == "<br>shares its GPUs with loader · slowdown ×1.00"
+    assert by_job["cnn1"] == "<br>shares its GPUs with cnn2 · slowdown ×1.50"
+    assert by_job["comm"] == "<br>shares its GPUs with data · slowdown ×1.00"
     assert list(bars.marker.pattern.shape) == ["/"] * 4
     alone = sim(ALONE)
     fig = make_gantt(alone.segments, alone.jobs, {"v100": "#1f77b4"})
@@ -97,5 +95,13 @@ def test_the_sharing_lesson_on_the_page() -> None:
         drawn.index(f'data-policy="{SHARED}"') : drawn.index(f'data-policy="{ALONE}"')
     ]
     assert shared_panel.count('class="gpu shared"') == 3
-    assert "2 jobs share this GPU: loader (slowdown ×1.00), reducer (slowdown ×1.00)" in drawn
+    assert "2 jobs share this GPU: comm (slowdown ×1.00), data (slowdown ×1.00)" in drawn
     assert 'class="gpu shared"' not in drawn[drawn.index(f'data-policy="{ALONE}"') :]
+
+
+def test_the_kpi_table_says_a_run_without_sharing_saved_nothing() -> None:
+    kpi = lesson_run().kpi_table()
+    assert kpi.loc[SHARED, "gpu_hours_saved_sharing"] == pytest.approx(4 / 3)
+    assert kpi.loc[ALONE, "gpu_hours_saved_sharing"] == 0.0
+    assert kpi.loc[SHARED, "jobs_shared"] == 4.0 and kpi.loc[ALONE, "jobs_shared"] == 0.0
+    assert kpi["slowdown_from_sharing_mean"].tolist()[0] == pytest.approx(1.25)
