@@ -105,3 +105,19 @@ def test_the_kpi_table_says_a_run_without_sharing_saved_nothing() -> None:
     assert kpi.loc[ALONE, "gpu_hours_saved_sharing"] == 0.0
     assert kpi.loc[SHARED, "jobs_shared"] == 4.0 and kpi.loc[ALONE, "jobs_shared"] == 0.0
     assert kpi["slowdown_from_sharing_mean"].tolist()[0] == pytest.approx(1.25)
+
+
+def test_the_utilization_chart_draws_the_gpus_the_jobs_run_on() -> None:
+    from dashboard.charts import make_utilization
+
+    shared = sim(SHARED)
+    fig = make_utilization(shared.utilization, {"v100": "#1f77b4"}, segments=shared.segments)
+    line = next(t for t in fig.data if t.name.startswith("GPUs the jobs run on"))
+    busy = next(t for t in fig.data if t.name == "v100")
+    at = {float(x): (float(y), float(b)) for x, y, b in zip(line.x, line.y, busy.y, strict=True)}
+    # to 20 min: 1 + 1 + 2 + 2 GPUs of jobs on 3 busy GPUs; to 30 min: 2 + 2 on 2
+    assert [at[x] for x in sorted(at) if 0 < x < 20][0] == (6.0, 3.0)
+    assert [at[x] for x in sorted(at) if 20 < x < 30][0] == (4.0, 2.0)
+    alone = sim(ALONE)
+    fig = make_utilization(alone.utilization, {"v100": "#1f77b4"}, segments=alone.segments)
+    assert [t.name for t in fig.data] == ["v100"]
