@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -154,19 +155,17 @@ def with_sharing(segments: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
     group = segments["host_job"].astype(str).where(segments["host_job"].astype(str) != "", job)
     slowdown = job.map(jobs.set_index(jobs["job_id"].astype(str))["slowdown_from_sharing"])
     start, end = segments["start_s"].to_numpy(float), segments["end_s"].to_numpy(float)
-    for _, rows in segments.groupby(group.to_numpy(), sort=False):
-        if len(rows) < 2:
+    ids, words = job.to_numpy(), segments["sharing"].to_numpy(dtype=object)
+    for where in segments.groupby(group.to_numpy(), sort=False).indices.values():
+        if len(where) < 2:
             continue
-        where = [segments.index.get_loc(i) for i in rows.index]
-        for i in where:
-            others = sorted({
-                job.iloc[j] for j in where
-                if job.iloc[j] != job.iloc[i] and start[j] < end[i] and start[i] < end[j]
-            })  # fmt: skip
-            if others:
-                segments.iloc[i, segments.columns.get_loc("sharing")] = (
-                    f"shares its GPUs with {', '.join(others)} · slowdown ×{slowdown.iloc[i]:.2f}"
-                )
+        s, e, j = start[where], end[where], ids[where]
+        overlap = (s[:, None] < e[None, :]) & (s[None, :] < e[:, None]) & (j[:, None] != j)
+        for row in np.flatnonzero(overlap.any(axis=1)).tolist():
+            others = ", ".join(sorted(set(j[overlap[row]].tolist())))
+            i = where[row]
+            words[i] = f"shares its GPUs with {others} · slowdown ×{slowdown.iloc[i]:.2f}"
+    segments["sharing"] = words
     return segments
 
 
