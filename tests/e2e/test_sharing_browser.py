@@ -1,6 +1,8 @@
 """Shared GPUs in a real browser at 1600 x 1000 (issue 35): the lesson "Two jobs that share a
 GPU well, and two that do not" on Step through (``artifacts/sharing_step.png``), its Gantts on
-the Schedule page (``artifacts/sharing_gantt.png``) and its KPIs on Results."""
+the Schedule page (``artifacts/sharing_gantt.png``), its KPIs on Results
+(``artifacts/sharing_kpis.png``) and the GPUs its jobs run on on Utilization
+(``artifacts/sharing_utilization.png``)."""
 
 from __future__ import annotations
 
@@ -55,3 +57,10 @@ def test_which_jobs_share_which_gpus_is_readable(server: str, page) -> None:
     group.scroll_into_view_if_needed()
     page.wait_for_timeout(800)
     screenshot(page, "sharing_kpis", whole_page=False)
+
+    open_page(page, "Utilization")
+    line = page.get_by_text("GPUs the jobs run on (a shared GPU once per job)").first
+    expect(line).to_be_visible(timeout=WAIT_MS)  # the legend of the shared run's chart
+    line.scroll_into_view_if_needed()
+    page.wait_for_timeout(800)
+    screenshot(page, "sharing_utilization", whole_page=False)
