@@ -31,6 +31,8 @@ CONTINUOUS = {  # color_by -> (colorbar title, colorscale): a jobs-table column,
     ),
 }
 ROW_PX = 22
+TEXT_BARS_MAX = 2000
+"""Most bars of one trace that get the partners of a shared segment written in them [R]."""
 BAR_WIDTH = 0.7  # of a row; lanes share it
 
 
@@ -154,17 +156,24 @@ def with_sharing(segments: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
     job = segments["job_id"].astype(str)
     group = segments["host_job"].astype(str).where(segments["host_job"].astype(str) != "", job)
     slowdown = job.map(jobs.set_index(jobs["job_id"].astype(str))["slowdown_from_sharing"])
+    factor = [f"{value:.2f}" for value in slowdown.to_numpy(float)]
     start, end = segments["start_s"].to_numpy(float), segments["end_s"].to_numpy(float)
     ids, words = job.to_numpy(), segments["sharing"].to_numpy(dtype=object)
     for where in segments.groupby(group.to_numpy(), sort=False).indices.values():
         if len(where) < 2:
             continue
+        where = where[np.argsort(start[where], kind="stable")]
         s, e, j = start[where], end[where], ids[where]
-        overlap = (s[:, None] < e[None, :]) & (s[None, :] < e[:, None]) & (j[:, None] != j)
-        for row in np.flatnonzero(overlap.any(axis=1)).tolist():
-            others = ", ".join(sorted(set(j[overlap[row]].tolist())))
-            i = where[row]
-            words[i] = f"shares its GPUs with {others} · slowdown ×{slowdown.iloc[i]:.2f}"
+        first = np.searchsorted(s, s - float((e - s).max()), side="left")  # earlier may overlap
+        last = np.searchsorted(s, e, side="left")  # rows starting before this one ends
+        for row, (low, high) in enumerate(zip(first.tolist(), last.tolist(), strict=True)):
+            if high - low < 2:
+                continue  # only itself
+            hit = (e[low:high] > s[row]) & (j[low:high] != j[row])
+            if hit.any():
+                others = ", ".join(sorted(set(j[low:high][hit].tolist())))
+                i = where[row]
+                words[i] = f"shares its GPUs with {others} · slowdown ×{factor[i]}"
     segments["sharing"] = words
     return segments
 
@@ -229,6 +238,8 @@ def _segment_bars(
             "fgcolor": "#000000", "fgopacity": 0.45, "size": 7,
         }}  # fmt: skip
     text = shared.str.replace("shares its GPUs with", "shares with").str.replace("slowdown ", "")
+    if len(rows) > TEXT_BARS_MAX:  # too many bars to write in: the hover says it
+        text = pd.Series("", index=rows.index)
     return go.Bar(
         y=rows["job_id"].astype(str), base=rows["start_s"] / scale,
         x=(rows["end_s"] - rows["start_s"]) / scale, orientation="h", name=name,
