@@ -90,6 +90,7 @@ def make_utilization(
     title: str = "GPUs busy over time, stacked by GPU type",
     end_s: float | None = None,
     focus_end_s: float | None = None,
+    segments: pd.DataFrame | None = None,
 ) -> go.Figure:
     """Busy GPUs over time, stacked by worker type, as a step function.
 
@@ -103,6 +104,10 @@ def make_utilization(
         focus_end_s: end of the initially shown range (s), e.g. when most jobs have finished,
             so a few very long jobs do not squeeze the busy period; the full range stays one
             zoom-out away. Three quarters of the samples fall inside it. Defaults to ``end_s``.
+        segments: that policy's segments table; when jobs shared GPUs (its ``host_job``
+            column, :mod:`engine.metrics_sharing`), a black line adds the GPUs the jobs ran on,
+            a shared GPU once per job on it (:func:`jobs_gpus`): its gap above the stack is
+            what sharing saved.
     """
     if end_s is None:
         end_s = float(utilization["time_s"].max()) if len(utilization) else 0.0
@@ -123,13 +128,31 @@ def make_utilization(
                 "<extra></extra>",
             )
         )  # fmt: skip
+    top = capacity
+    if segments is not None and "host_job" in segments:
+        on_jobs = jobs_gpus(segments, grid)
+        top = max(top, float(on_jobs.max(initial=0.0)))
+        fig.add_trace(go.Scatter(
+            x=grid / scale, y=on_jobs, name="GPUs the jobs run on (a shared GPU once per job)",
+            mode="lines", line={"shape": "hv", "width": 2.5, "color": "#000000"},
+            hovertemplate=f"jobs on %{{y:.0f}} GPUs' worth at %{{x:,.2f}} {unit}<extra></extra>",
+        ))  # fmt: skip
     fig.add_hline(
         y=capacity, line={"dash": "dash", "color": "#444"},
         annotation_text=f"cluster capacity: {capacity:.0f} GPUs", annotation_position="top right",
     )  # fmt: skip
     fig.update_xaxes(title=f"Simulated time ({unit})", range=[0, focus_end_s / scale])
-    fig.update_yaxes(title="GPUs busy", range=[0, capacity * 1.12 if capacity else 1])
+    fig.update_yaxes(title="GPUs busy", range=[0, top * 1.12 if top else 1])
     return style(fig, title, height=420)
+
+
+def jobs_gpus(segments: pd.DataFrame, grid: np.ndarray) -> np.ndarray:
+    """The GPUs the running jobs hold at the times of ``grid`` (s), a GPU jobs share counted
+    once per job on it (each segment row's ``num_gpus`` from ``start_s`` to ``end_s``)."""
+    times = np.r_[segments["start_s"].to_numpy(float), segments["end_s"].to_numpy(float)]
+    gpus = segments["num_gpus"].to_numpy(float)
+    change = np.r_[gpus, -gpus][np.argsort(times, kind="stable")]
+    return step_values(np.sort(times, kind="stable"), np.cumsum(change), grid)
 
 
 def focused_grid(focus_end_s: float, end_s: float, points: int) -> np.ndarray:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from html import escape
 
 from dashboard.decision_words import duration_text
-from dashboard.replay import QueueEntry
+from dashboard.replay import Owner, QueueEntry
 from engine.allocation.layout import NodeLayout
 
 # Paul Tol's "muted" scheme (colour-blind safe, https://personal.sron.nl/~pault/), then his
@@ -50,6 +50,11 @@ STYLE = """<style>
 .cv td,.cv th{border-bottom:1px solid #ddd;padding:1px 4px;text-align:left}
 .cv .chip{display:inline-block;padding:0 4px;border-radius:3px;font-weight:700}
 .cv i.gpu{background:#fff}
+.cv .gpu.shared{width:auto;min-width:32px;border:2px dashed #000;padding:0;display:inline-flex;
+  overflow:visible}
+.cv .gpu.shared>.part{display:inline-block;min-width:28px;padding:0 3px;height:100%}
+.cv .gpu.shared.s{min-width:8px}
+.cv .gpu.shared.s>.part{min-width:4px;padding:0}
 .cvgrid{display:grid;column-gap:14px;row-gap:2px;align-items:start;grid-auto-flow:column;
   grid-template-rows:repeat(4,auto)}
 .cvgrid>.pcol{display:contents}
@@ -87,14 +92,16 @@ def team_job_colors(job_ids: Iterable[str], teams: Iterable[str]) -> dict[str, i
 
 def cluster_html(
     layout: NodeLayout,
-    owners: list[list[str | None]],
+    owners: list[list[Owner]],
     colors: Mapping[str, int],
     policy: str,
     time_s: float = 0.0,
+    slowdowns: Mapping[str, float] | None = None,
 ) -> str:
     """The racks, nodes and GPUs of ``layout`` with the job holding each (``owners`` from
     :meth:`dashboard.replay.Replay.owners` at ``time_s``, written on the drawing as
-    ``data-time-s``)."""
+    ``data-time-s``). A GPU that jobs share shows each of them side by side, and its hover
+    gives each job's slowdown from sharing (``slowdowns``, :attr:`Replay.slowdowns`)."""
     small = sum(layout.node_gpus) >= SMALL_CELLS_FROM
     parts = [f'<div class="cv" data-policy="{escape(policy)}" data-time-s="{time_s!r}">']
     for rack in layout.racks:
@@ -109,7 +116,7 @@ def cluster_html(
                 parts.append(
                     f'<div class="node{wide}" data-node="n{node}"><span class="lbl">{label}</span>'
                 )
-            parts.extend(_cell(node, job, colors, small) for job in owners[node])
+            parts.extend(_cell(node, job, colors, small, slowdowns) for job in owners[node])
             parts.append("</div>")
         parts.append("</div>")
     parts.append("</div>")
@@ -139,16 +146,51 @@ def side_by_side(panels: list[str]) -> str:
     return f'<div class="cvgrid" style="grid-template-columns:{columns}">{"".join(panels)}</div>'
 
 
-def _cell(node: int, job: str | None, colors: Mapping[str, int], small: bool) -> str:
+def _cell(
+    node: int,
+    job: Owner,
+    colors: Mapping[str, int],
+    small: bool,
+    slowdowns: Mapping[str, float] | None = None,
+) -> str:
     """A GPU: a free one is an empty box; a busy one carries its job (class ``p<colour>``,
-    ``data-job``, a hover title and, unless small, the id printed)."""
+    ``data-job``, a hover title and, unless small, the id printed); a shared one
+    (:func:`_shared_cell`) each of its jobs."""
     size = " s" if small else ""
     if job is None:
         return f'<i class="gpu{size}"></i>'
+    if isinstance(job, tuple):
+        return _shared_cell(node, job, colors, small, slowdowns or {})
     label = escape(job)
     return (
         f'<span class="gpu{size} p{colors.get(job, 0)}" data-node="n{node}" data-job="{label}" '
         f'title="n{node}: job {label}">{"" if small else label}</span>'
+    )
+
+
+def _shared_cell(
+    node: int,
+    jobs: tuple[str, ...],
+    colors: Mapping[str, int],
+    small: bool,
+    slowdowns: Mapping[str, float],
+) -> str:
+    """A GPU several jobs share: a box with a thick border holding one coloured part per job,
+    side by side (each its id, unless small); the hover names each job with its slowdown
+    from sharing (:mod:`engine.metrics_sharing`)."""
+    said = ", ".join(
+        f"{job} (slowdown ×{slowdowns[job]:.2f})" if job in slowdowns else job for job in jobs
+    )
+    title = escape(f"n{node}: {len(jobs)} jobs share this GPU: {said}")
+    parts = "".join(
+        f'<span class="part p{colors.get(job, 0)}" data-job="{escape(job)}">'
+        f"{'' if small else escape(job)}</span>"
+        for job in jobs
+    )
+    size = " s" if small else ""
+    return (
+        f'<span class="gpu shared{size}" data-node="n{node}" data-jobs="{escape(" ".join(jobs))}"'
+        f' title="{title}">{parts}</span>'
     )
 
 

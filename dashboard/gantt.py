@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -30,6 +31,8 @@ CONTINUOUS = {  # color_by -> (colorbar title, colorscale): a jobs-table column,
     ),
 }
 ROW_PX = 22
+TEXT_BARS_MAX = 2000
+"""Most bars of one trace that get the partners of a shared segment written in them [R]."""
 BAR_WIDTH = 0.7  # of a row; lanes share it
 
 
@@ -72,7 +75,9 @@ def make_gantt(
         order = list(jobs.sort_values(["arrival_s", "job_id"])["job_id"].astype(str))
     order = [str(job) for job in order][:max_jobs]
     jobs = jobs[jobs["job_id"].astype(str).isin(order)]
-    segments = with_lane_counts(segments[segments["job_id"].astype(str).isin(order)])
+    segments = with_sharing(
+        with_lane_counts(segments[segments["job_id"].astype(str).isin(order)]), jobs
+    )
     if color_by not in segments and color_by in jobs:  # a job's column (its team)
         by_job = jobs.set_index(jobs["job_id"].astype(str))[color_by]
         segments[color_by] = segments["job_id"].astype(str).map(by_job)
@@ -140,6 +145,39 @@ def with_lane_counts(segments: pd.DataFrame) -> pd.DataFrame:
     return segments
 
 
+def with_sharing(segments: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
+    """Adds ``sharing``: for a segment run on GPUs other jobs shared (the segments'
+    ``host_job``, present with sharing, :mod:`engine.metrics_sharing`), the words "shares its
+    GPUs with <jobs> · slowdown ×<s>" (the job's slowdown from sharing); else ""."""
+    segments = segments.copy()
+    segments["sharing"] = ""
+    if "host_job" not in segments or segments.empty:
+        return segments
+    job = segments["job_id"].astype(str)
+    group = segments["host_job"].astype(str).where(segments["host_job"].astype(str) != "", job)
+    slowdown = job.map(jobs.set_index(jobs["job_id"].astype(str))["slowdown_from_sharing"])
+    factor = [f"{value:.2f}" for value in slowdown.to_numpy(float)]
+    start, end = segments["start_s"].to_numpy(float), segments["end_s"].to_numpy(float)
+    ids, words = job.to_numpy(), segments["sharing"].to_numpy(dtype=object)
+    for where in segments.groupby(group.to_numpy(), sort=False).indices.values():
+        if len(where) < 2:
+            continue
+        where = where[np.argsort(start[where], kind="stable")]
+        s, e, j = start[where], end[where], ids[where]
+        first = np.searchsorted(s, s - float((e - s).max()), side="left")  # earlier may overlap
+        last = np.searchsorted(s, e, side="left")  # rows starting before this one ends
+        for row, (low, high) in enumerate(zip(first.tolist(), last.tolist(), strict=True)):
+            if high - low < 2:
+                continue  # only itself
+            hit = (e[low:high] > s[row]) & (j[low:high] != j[row])
+            if hit.any():
+                others = ", ".join(sorted(set(j[low:high][hit].tolist())))
+                i = where[row]
+                words[i] = f"shares its GPUs with {others} · slowdown ×{factor[i]}"
+    segments["sharing"] = words
+    return segments
+
+
 def _max(values: pd.Series) -> float:
     values = values.dropna()
     return float(values.max()) if len(values) else 0.0
@@ -191,7 +229,17 @@ def _segment_bars(
     custom = rows[["worker_type", "num_gpus", "nodes", "level", "end_reason", "restore_s"]].copy()
     custom["lane"] = _lane_label(rows)
     custom["value"] = 0.0 if value is None else value
+    shared = rows["sharing"] if "sharing" in rows else pd.Series("", index=rows.index)
+    custom["sharing"] = ("<br>" + shared).where(shared != "", "")
     width = BAR_WIDTH / rows["lane_count"]
+    if (shared != "").any():  # shared GPUs: hatched, the partners written in the bar
+        marker = {**marker, "pattern": {
+            "shape": shared.map(lambda text: "/" if text else "").tolist(),
+            "fgcolor": "#000000", "fgopacity": 0.45, "size": 7,
+        }}  # fmt: skip
+    text = shared.str.replace("shares its GPUs with", "shares with").str.replace("slowdown ", "")
+    if len(rows) > TEXT_BARS_MAX:  # too many bars to write in: the hover says it
+        text = pd.Series("", index=rows.index)
     return go.Bar(
         y=rows["job_id"].astype(str), base=rows["start_s"] / scale,
         x=(rows["end_s"] - rows["start_s"]) / scale, orientation="h", name=name,
@@ -205,8 +253,11 @@ def _segment_bars(
             "job %{y}%{customdata[6]}<br>%{customdata[1]} × %{customdata[0]} on %{customdata[2]}"
             " (%{customdata[3]}-local)<br>"
             f"from %{{base:,.2f}} {unit} for %{{x:,.2f}} {unit}"
-            "<br>restore %{customdata[5]:.0f} s · ended: %{customdata[4]}<extra></extra>"
+            "<br>restore %{customdata[5]:.0f} s · ended: %{customdata[4]}%{customdata[8]}"
+            "<extra></extra>"
         ),
+        text=text.to_numpy(), textposition="inside", insidetextanchor="start",
+        textfont={"size": 12, "color": "#000000"},
     )  # fmt: skip
 
 

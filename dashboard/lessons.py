@@ -34,6 +34,10 @@ class LessonJob:
     scale_factor: int
     minutes: float
     on_type: str = "v100"
+    stage_ms: tuple[float, float, float] | None = None
+    """Per-iteration ms in the data-loading, GPU-compute and communication stages (a Muri
+    trace's ``resource_time_0..2``): a lesson whose jobs carry them is written as a Muri trace,
+    each job's own speed their sum, ``job_type`` its model name (batch size 32)."""
 
 
 @dataclass(frozen=True)
@@ -66,8 +70,16 @@ class Lesson:
     def file_name(self) -> str:
         return f"lesson_{self.key}.csv"
 
+    @property
+    def staged(self) -> bool:
+        """True when the jobs carry stage times (a Muri trace; the sharing lesson)."""
+        return any(job.stage_ms is not None for job in self.jobs)
+
     def trace_bytes(self) -> bytes:
-        """The lesson's jobs as a canonical CSV (sample_traces/CANONICAL_FORMAT.md)."""
+        """The lesson's jobs as a canonical CSV (sample_traces/CANONICAL_FORMAT.md), or as a
+        Muri trace when they carry stage times (:func:`muri_trace_bytes`)."""
+        if self.staged:
+            return muri_trace_bytes(self.jobs)
         matrix = load_matrix()
         lines = ["job_id,arrival_s,job_type,scale_factor,total_steps"]
         for job in self.jobs:
@@ -80,14 +92,46 @@ class Lesson:
 
     def config(self, seed: int = 0) -> ScenarioConfig:
         """The lesson's scenario (its trace as the upload ``lesson_<key>.csv``)."""
+        trace = TraceSpec(source=f"upload:{self.file_name}", format="canonical")
+        if self.staged:  # speeds from the trace's own iteration times, measured on V100s
+            trace = TraceSpec(
+                source=f"upload:{self.file_name}", format="muri", assumed_worker_type="v100"
+            )
         return ScenarioConfig(
-            trace=TraceSpec(source=f"upload:{self.file_name}", format="canonical"),
+            trace=trace,
             cluster=self.cluster,
             rounds=self.rounds,
             policies=self.policies,
             seed=seed,
         )
 
+
+def muri_trace_bytes(jobs: tuple[LessonJob, ...]) -> bytes:
+    """Jobs with stage times as a Muri trace (:mod:`engine.traces.muri`; times in ms): each
+    iteration takes the sum of its stages alone, ``minutes`` of work sets the iterations."""
+    lines = [
+        "job_id,num_gpu,submit_time,iterations,model_name,batch_size,duration,interval,"
+        "iteration_time,resource_time_0,resource_time_1,resource_time_2,priority"
+    ]
+    for job in jobs:
+        stages = job.stage_ms or (0.0, 0.0, 0.0)
+        iteration_ms = sum(stages)
+        iterations = round(job.minutes * 60_000.0 / iteration_ms)
+        lines.append(
+            f"{job.job_id},{job.scale_factor},{job.arrival_s * 1000:g},{iterations},"
+            f"{job.job_type},32,{job.minutes * 60_000:g},0,{iteration_ms:g},"
+            + ",".join(f"{ms:g}" for ms in stages)
+            + ",0"
+        )
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+DATA_BOUND_MS = (4000.0, 1000.0, 1000.0)
+"""A job whose iteration waits mostly on data loading (ms per stage; made up [R])."""
+COMM_BOUND_MS = (1000.0, 1000.0, 4000.0)
+"""A job whose iteration waits mostly on its all-reduce [R]."""
+COMPUTE_BOUND_MS = (1000.0, 4000.0, 1000.0)
+"""A job whose iteration waits mostly on the GPU [R]."""
 
 RESNET = "ResNet-18 (batch size 64)"
 SMALL = "ResNet-18 (batch size 32)"
@@ -214,6 +258,37 @@ LESSONS: tuple[Lesson, ...] = (
             LessonJob("b", 20, RESNET, 4, 90),
             LessonJob("tf8", 60, TRANSFORMER, 8, 45),
         ),
+    ),
+    Lesson(
+        key="share_gpus",
+        title="Two jobs that share a GPU well, and two that do not",
+        look_for=(
+            "Four jobs, 20 min of work each, on 3 GPUs. **data** waits mostly on data "
+            "loading and **comm** on its all-reduce: Muri interleaves them on one GPU, "
+            "one's loading while the other computes, so both finish at 20 min, as alone. "
+            "**cnn1** and **cnn2** (2 GPUs each) both wait on the GPU: together each "
+            "iteration takes 9 s instead of 6 s, so both finish at 30 min (slowdown ×1.5). "
+            "In the GPU view a shared GPU shows both jobs side by side; hover for the "
+            "slowdown. **Muri-S, GPUs to itself** (k = 1) runs the two cnn jobs one after "
+            "the other, done at 40 and 60 min."
+        ),
+        moments=(
+            (60.0, "two pairs share 3 GPUs"),
+            (1230.0, "the good pair is done"),
+            (1830.0, "the bad pair is done"),
+        ),  # fmt: skip
+        cluster=ClusterSpec((NodeGroup("v100", 1, 3),)),
+        policies=(
+            PolicySpec("muri_s", {"k": 2}, label="Muri-S, 2 jobs per GPU"),
+            PolicySpec("muri_s", {"k": 1}, label="Muri-S, GPUs to itself"),
+        ),
+        jobs=(
+            LessonJob("data", 0, "data-heavy", 1, 20, stage_ms=DATA_BOUND_MS),
+            LessonJob("comm", 0, "comm-heavy", 1, 20, stage_ms=COMM_BOUND_MS),
+            LessonJob("cnn1", 0, "compute-heavy", 2, 20, stage_ms=COMPUTE_BOUND_MS),
+            LessonJob("cnn2", 0, "compute-heavy", 2, 20, stage_ms=COMPUTE_BOUND_MS),
+        ),
+        rounds=RoundConfig(round_duration_s=300.0, checkpoint_restore_s=0.0),
     ),
 )
 

@@ -30,6 +30,7 @@ import pandas as pd
 
 from dashboard.network_data import node_rows
 from engine.allocation.layout import NodeLayout
+from engine.metrics_sharing import HOST_COLUMN, SHARING_COLUMN
 from engine.results import SimulationResult
 
 EVENT_KINDS = ("arrival", "start", "preemption", "migration", "completion", "round boundary")
@@ -46,6 +47,14 @@ class QueueEntry:
     scale_factor: int
     since_s: float
     reason: str
+
+
+Owner = str | tuple[str, ...] | None
+"""What holds a GPU at a moment: one job's id, the ids of the jobs sharing it, or nothing."""
+
+
+def _ids(held: str | tuple[str, ...]) -> tuple[str, ...]:
+    return held if isinstance(held, tuple) else (held,)
 
 
 class Replay:
@@ -68,7 +77,10 @@ class Replay:
         node = [] if rows is None else rows["node"].str[1:].astype(int)
         self._node = np.array(node, dtype=np.int64)
         self._gpus = np.array([] if rows is None else rows["gpus"], dtype=np.int64)
-        self._slot = _slots(self._node, self._start, self._end, self._gpus, layout.node_gpus)
+        hosts = _host_rows(rows, sim.segments) if rows is not None else []
+        self.slowdowns = _slowdowns(sim.jobs)
+        self._slot = _slots(self._node, self._start, self._end, self._gpus, layout.node_gpus, hosts)
+        self._guest = np.asarray(hosts, dtype=np.int64) >= 0 if hosts else None
         jobs = sim.jobs
         self.arrival_s = dict(zip(jobs["job_id"].astype(str), jobs["arrival_s"], strict=True))
         done = jobs["completion_s"].fillna(np.inf)
@@ -105,14 +117,19 @@ class Replay:
         events = pd.concat(parts, ignore_index=True).drop_duplicates()
         return events.sort_values(["time_s", "kind"], kind="stable").reset_index(drop=True)
 
-    def owners(self, time_s: float) -> list[list[str | None]]:
-        """Per node (layout order), per GPU slot: the job id holding it at ``time_s``, or None."""
-        grid: list[list[str | None]] = [[None] * g for g in self.layout.node_gpus]
+    def owners(self, time_s: float) -> list[list[Owner]]:
+        """Per node (layout order), per GPU slot: the job id holding it at ``time_s``, the ids
+        of the jobs sharing it (a tuple, first the host whose GPUs they are;
+        :mod:`engine.sharing`), or None."""
+        grid: list[list[Owner]] = [[None] * g for g in self.layout.node_gpus]
         active = np.flatnonzero((self._start <= time_s) & (time_s < self._end))
+        if self._guest is not None:  # a shared GPU names its host first
+            active = active[np.argsort(self._guest[active], kind="stable")]
         for i in active.tolist():
-            row = grid[self._node[i]]
+            row, job = grid[self._node[i]], self._job[i]
             for slot in self._slot[i]:
-                row[slot] = self._job[i]
+                held = row[slot]
+                row[slot] = job if held is None else (*_ids(held), job)
         return grid
 
     def running(self, time_s: float) -> set[str]:
@@ -214,20 +231,65 @@ def _end_s(sim: SimulationResult) -> float:
 
 
 def _slots(
-    node: np.ndarray, start: np.ndarray, end: np.ndarray, gpus: np.ndarray, node_gpus: tuple
+    node: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    gpus: np.ndarray,
+    node_gpus: tuple,
+    hosts: list[int] | None = None,
 ) -> list[tuple[int, ...]]:
     """The GPU slots of each node-row: the lowest free slots of its node when it starts (rows
-    ending at a time free their slots before rows starting then take theirs)."""
+    ending at a time free their slots before rows starting then take theirs). A guest row of a
+    shared group (``hosts[i]`` >= 0: its host's row, :func:`_host_rows`) takes its host's
+    slots, and a slot is free again when the last row on it ends (a guest may outlast its
+    host)."""
     nodes, counts = node.tolist(), gpus.tolist()
+    host_of = hosts or [-1] * len(nodes)
     slot: list[tuple[int, ...]] = [()] * len(nodes)
     free = [list(range(g)) for g in node_gpus]  # each a heap of free slots
-    order = np.lexsort((np.r_[np.ones(len(nodes)), np.zeros(len(nodes))], np.r_[start, end]))
+    holders = [[0] * g for g in node_gpus]  # rows on each slot
+    kind = np.r_[np.where(np.asarray(host_of) >= 0, 2, 1), np.zeros(len(nodes))]
+    order = np.lexsort((kind, np.r_[start, end]))  # at a time: ends, hosts' starts, guests'
     for at in order.tolist():
         i, starting = at % len(nodes), at < len(nodes)
-        heap = free[nodes[i]]
+        heap, held = free[nodes[i]], holders[nodes[i]]
         if starting:
-            slot[i] = tuple(heapq.heappop(heap) for _ in range(min(counts[i], len(heap))))
+            host = host_of[i]
+            if host >= 0 and slot[host]:
+                slot[i] = slot[host]
+            else:
+                slot[i] = tuple(heapq.heappop(heap) for _ in range(min(counts[i], len(heap))))
+            for taken in slot[i]:
+                held[taken] += 1
         else:
             for taken in slot[i]:
-                heapq.heappush(heap, taken)
+                held[taken] -= 1
+                if not held[taken]:
+                    heapq.heappush(heap, taken)
     return slot
+
+
+def _slowdowns(jobs: pd.DataFrame) -> dict[str, float]:
+    """Job id -> its slowdown from sharing (:mod:`engine.metrics_sharing`), for the jobs that
+    shared GPUs; empty without sharing."""
+    if SHARING_COLUMN not in jobs:
+        return {}
+    shared = jobs[jobs[SHARING_COLUMN].notna()]
+    return dict(zip(shared["job_id"].astype(str), shared[SHARING_COLUMN], strict=True))
+
+
+def _host_rows(rows: pd.DataFrame, segments: pd.DataFrame) -> list[int]:
+    """Per node-row (:func:`dashboard.network_data.node_rows`), the node-row of the job whose
+    GPUs it shares at its start (the segments' ``host_job``, present with sharing), else -1."""
+    if HOST_COLUMN not in segments:
+        return [-1] * len(rows)
+    host_job = segments[HOST_COLUMN].astype(str).to_numpy()[rows["row"].to_numpy(dtype=int)]
+    job, node = rows["job_id"].astype(str).to_numpy(), rows["node"].to_numpy()
+    start, end = rows["start_s"].to_numpy(float), rows["end_s"].to_numpy(float)
+    found = []
+    for i, host in enumerate(host_job):
+        match = np.flatnonzero(
+            (job == host) & (node == node[i]) & (start <= start[i]) & (start[i] < end)
+        )
+        found.append(int(match[-1]) if host and match.size else -1)
+    return found

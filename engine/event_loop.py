@@ -126,6 +126,7 @@ class Simulation:
         self.waiting: OrderedDict[int, JobState] = OrderedDict()  # arrival, then requeue order
         self.running: dict[int, JobState] = {}
         self.guests: dict[int, list[int]] = {}  # shared groups: host index -> members on its GPUs
+        self.grouped: set[int] = set()  # jobs whose GPUs another job shares until they leave
         self.completions = CompletionHeap(self.jobs)
         self.recorder = Recorder(self.cluster.capacity)
         self.log: DecisionLog | None = None
@@ -413,6 +414,8 @@ class Simulation:
                 placement = jobs[grant.host].placement
                 if placement is not None:
                     self.guests.setdefault(grant.host, []).append(index)
+                    self.grouped.update((index, grant.host))
+                    self.recorder.hosts[(index, self.now_s)] = grant.host  # (its segment starts)
             elif grant.parts or grant.combine != "gang":
                 placement = cluster.place_parts(grant.pieces(), grant.combine)
             else:  # a method call on the cluster, not a bound method (compiled: a C call)
@@ -499,6 +502,7 @@ class Simulation:
         placement = job.placement
         assert placement is not None  # the caller synced the job
         self._close_segment(job, placement, reason, unsaved_s)
+        self.grouped.discard(job.index)
         grant = job.grant
         job.placement = None
         job.grant = None
@@ -554,6 +558,9 @@ class Simulation:
         else:
             worker_type = placement.worker_type
             per_type[worker_type] = per_type.get(worker_type, 0.0) + held_s * placement.num_gpus
+        grant = job.grant
+        if grant is not None and job.index in self.grouped:  # (engine.metrics_sharing)
+            self.recorder.shared_segment(job, held_s, grant.share_speed, grant.host)
         self.recorder.close_segment(job, placement, now_s, reason)
 
     def _check_progress_possible(self) -> None:

@@ -36,6 +36,8 @@ Definitions follow ``shared/docs/schedulers.md`` "Shared model":
 - with failures on (:mod:`engine.faults`): goodput = useful / allocated GPU-hours, GPU-hours
   lost to failures and spent on checkpoints, jobs stopped by failures
   (:func:`failure_summary`), and failures by job size (:func:`failures_by_size`).
+- with sharing (:mod:`engine.sharing`): GPU-hours saved by sharing and each job's slowdown from
+  sharing (:mod:`engine.metrics_sharing`).
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
+
+from engine.metrics_sharing import SHARING_COLUMN, SHARING_METRICS, sharing_summary
 
 
 class Metric(NamedTuple):
@@ -80,6 +84,11 @@ METRICS: dict[str, Metric] = {
     "gpu_hours_checkpoints": Metric("GPU-hours writing checkpoints", "GPU-h", True),
     "job_failures_total": Metric("Jobs stopped by failures", "count", True),
     "node_failures": Metric("Node failures", "count", True),
+    "gpu_hours_saved_sharing": Metric("GPU-hours saved by sharing", "GPU-h", False),
+    "slowdown_from_sharing_mean": Metric(
+        "Mean slowdown from sharing (jobs that shared)", "ratio", True
+    ),
+    "jobs_shared": Metric("Jobs that shared GPUs", "count", False),
 }
 METRIC_GROUPS: dict[str, tuple[str, ...]] = {
     "Job completion": (
@@ -91,6 +100,7 @@ METRIC_GROUPS: dict[str, tuple[str, ...]] = {
     "Overheads": ("comm_overhead_mean", "preemptions_total"),
     "GPU-hours": ("gpu_hours_used", "gpu_hours_lost_failures", "gpu_hours_checkpoints"),
     "Failures": ("goodput", "job_failures_total", "node_failures"),
+    "Sharing GPUs": SHARING_METRICS,
 }  # fmt: skip
 """The summary metrics in the groups a person reads them in, each group one table (the
 dashboard's Results page and report) or one block of lines (the CLI). The durations of a group
@@ -194,6 +204,8 @@ def summarize(
     }
     if failures:
         summary.update(failure_summary(jobs))
+    if SHARING_COLUMN in jobs:  # some job shared GPUs (engine.metrics_sharing)
+        summary.update(sharing_summary(jobs, busy))
     return summary
 
 

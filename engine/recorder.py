@@ -27,6 +27,20 @@ class Recorder:
         self.keep_segments = True  # False: close_segment records nothing (summary-only runs)
         self._one_node_lanes: dict[tuple[object, ...], int] = {}
         self._placement_lanes: dict[int, tuple[Placement, tuple[int, ...]]] = {}  # by id()
+        self.shared_s: dict[int, float] = {}  # by job index: wall time in shared groups
+        self.shared_exclusive_s: dict[int, float] = {}  # the same progress at exclusive speed
+        self.hosts: dict[tuple[int, float], int] = {}  # (job index, segment start) -> host index
+
+    def shared_segment(self, job: JobState, held_s: float, share_speed: float, host: int) -> None:
+        """Books the ``held_s`` seconds ``job``'s segment ran in a shared group at
+        ``share_speed`` of its exclusive speed, on the GPUs of job index ``host`` (-1: its own)
+        (:class:`engine.allocation.grants.Grant`; :mod:`engine.sharing`)."""
+        index = job.index
+        if host >= 0:
+            self.hosts[(index, job.segment_start_s)] = host
+        self.shared_s[index] = self.shared_s.get(index, 0.0) + held_s
+        exclusive_s = self.shared_exclusive_s.get(index, 0.0)
+        self.shared_exclusive_s[index] = exclusive_s + held_s * share_speed
 
     def close_segment(self, job: JobState, placement: Placement, now_s: float, reason: str) -> None:
         """One row per lane of the placement (:func:`lanes`)."""

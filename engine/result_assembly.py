@@ -12,6 +12,7 @@ from engine.decision_log import DecisionLog
 from engine.errors import EngineError
 from engine.jobs import isolated_run_s
 from engine.metrics import summarize
+from engine.metrics_sharing import HOST_COLUMN, SHARING_COLUMN, host_jobs, slowdown_from_sharing
 from engine.recorder import Recorder, jobs_table
 from engine.results import SimulationResult
 from engine.state import JobState
@@ -55,8 +56,14 @@ def simulation_result(
         )
     isolated_s = isolated_run_s(jobs, capacity)
     table = jobs_table(jobs, isolated_s, area_at_end, sum(capacity.values()))
+    if recorder.shared_s:  # some job shared GPUs (engine.sharing): its slowdown
+        table[SHARING_COLUMN] = slowdown_from_sharing(
+            len(jobs), recorder.shared_s, recorder.shared_exclusive_s
+        )
     segments = recorder.segments_table([job.job_id for job in jobs])
     utilization = recorder.utilization_table()
+    if recorder.shared_s:  # whose GPUs each shared segment ran on (a guest's host; "" its own)
+        segments[HOST_COLUMN] = host_jobs(segments, jobs, recorder.hosts)
     summary = summarize(table, utilization, failures=node_failures is not None)
     if node_failures is not None:
         summary["node_failures"] = float(node_failures)

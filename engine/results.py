@@ -180,9 +180,13 @@ class ComparisonResult:
     def kpi_table(self) -> pd.DataFrame:
         """One row per policy, one column per summary metric, and the utilization while jobs
         arrive (`engine.metrics.arrival_utilization`, not part of the summary) (index:
-        policy)."""
+        policy). Beside a run that shared GPUs, one that did not saved 0 GPU-hours with 0 jobs
+        sharing (its mean slowdown from sharing stays empty)."""
         table = pd.DataFrame({r.policy: r.summary for r in self.results}).T
         table["utilization_arrivals"] = [
             arrival_utilization(r.jobs, r.utilization) for r in self.results
         ]
+        for metric in ("gpu_hours_saved_sharing", "jobs_shared"):  # 0 beside runs that shared
+            if metric in table:
+                table[metric] = table[metric].fillna(0.0)
         return table.rename_axis("policy")

@@ -35,6 +35,11 @@ by_name = {sim.policy: sim for sim in result.results}
 for policy in chosen:
     title = f"{policy}: GPUs busy over time"
     figure = make_utilization(
-        by_name[policy].utilization, colors, title=title, end_s=end_s, focus_end_s=focus_s
+        by_name[policy].utilization,
+        colors,
+        title=title,
+        end_s=end_s,
+        focus_end_s=focus_s,
+        segments=by_name[policy].segments,
     )
     render_chart(figure, key=f"utilization_{policy}")

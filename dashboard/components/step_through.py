@@ -205,7 +205,10 @@ def moment_html(shown: Shown, time_s: float) -> str:
         at, sentences = explainer.moment(time_s)
         panels.append(policy_panel(
             policy,
-            cluster_html(replay.layout, replay.owners(time_s), shown.colors, policy, time_s),
+            cluster_html(
+                replay.layout, replay.owners(time_s), shown.colors, policy, time_s,
+                replay.slowdowns,
+            ),
             queue_html(replay.queue(time_s), shown.colors, policy, time_s),
             decision_html(policy, "" if at is None else clock(at), sentences),
         ))  # fmt: skip
