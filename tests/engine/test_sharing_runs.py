@@ -134,7 +134,7 @@ def test_sharing_config_reads_from_a_scenario_file() -> None:
     assert dataclasses.replace(config, sharing=None) == ScenarioConfig()
 
 
-@pytest.mark.parametrize("policy", ["muri_s", "muri_l"])
+@pytest.mark.parametrize("policy", ["muri_s", "muri_l", "las_packing"])
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=scenarios(), k=st.integers(2, 4), efficiency=st.sampled_from([0.5, 1.0]))
 def test_shared_runs_keep_the_invariants(

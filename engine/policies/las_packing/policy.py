@@ -1,0 +1,179 @@
+"""Packing LAS: Tiresias LAS that packs waiting jobs onto running jobs' GPUs when the queue is
+longer than the free GPUs allow, and unpacks when it empties (Gandiva's packing).
+
+Sources: Tiresias LAS (Gu et al., NSDI 2019; :mod:`engine.policies.las`, whose queue rule this
+policy calls, :func:`engine.policies.las.keys.queue_of`, thresholds as ``las``'s default);
+Gandiva (Xiao et al., OSDI 2018, section 4.2, "packing": jobs share GPUs when the cluster is
+oversubscribed, and are unpacked when load drops). Rules:
+
+- Order: LAS's, queue of attained GPU-seconds (thresholds ``queue_thresholds_gpu_s``), then
+  arrival, then index.
+- At every round boundary every active job is re-planned in that order: a job keeps its worker
+  type when it has room, else takes the fitting type with the most free GPUs
+  (:func:`engine.policies.agnostic.most_free_type`, as LAS). Jobs left without GPUs form the
+  queue; while it is not empty and ``k`` > 1 each, in LAS order, joins a granted job of its gang
+  size (:mod:`engine.policies.las_packing.packing`), up to ``k`` jobs a group. An empty queue
+  packs nothing, so groups are undone at the next round boundary (unpacking).
+- Mid-round: waiting jobs in LAS order onto free GPUs, exclusive (as LAS's admission).
+- A group's speed: interleaving (Muri's model) when the trace has stage times and the scenario's
+  model is interleaving, else time slicing with the scenario's packing efficiency
+  (:class:`engine.sharing.speeds.GroupSpeeds`).
+
+Departures from ``las`` [R]: no STARVELIMIT promotion (a packed job is not starved) and no
+requeue ordering. ``k`` = 1 (the default) never packs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from engine.allocation.grants import gang_grant, shared_grant
+from engine.policies.agnostic import most_free_type
+from engine.policies.base import POLICIES, Allocation, Policy, PolicyContext, SchedulerState
+from engine.policies.las.keys import queue_of, service_gpu_s
+from engine.policies.las.policy import parse_thresholds
+from engine.policies.las_packing.packing import OpenGroup, Packer
+from engine.sharing import check_sharing_factor
+from engine.sharing.speeds import GroupSpeeds
+from engine.state import JobState
+
+GANDIVA_K = 2
+"""What the help suggests: Gandiva packs jobs two to a GPU in its evaluation (section 6.3)."""
+
+
+@dataclass(frozen=True)
+class LasPackingParams:
+    """Packing LAS's knobs.
+
+    Raises:
+        SharingError: ``k`` < 1 or not whole (naming ``k``).
+        ConfigError: bad thresholds (as ``las``).
+    """
+
+    k: int = field(
+        default=1,
+        metadata={
+            "help": f"most jobs sharing the same GPUs (1 = never pack; Gandiva: {GANDIVA_K})"
+        },
+    )
+    queue_thresholds_gpu_s: str = field(
+        default="3600",
+        metadata={"help": "Comma-separated queue thresholds in GPU-seconds, increasing"},
+    )
+
+    def __post_init__(self) -> None:
+        check_sharing_factor(self.k)
+        parse_thresholds(self.queue_thresholds_gpu_s)
+
+
+class LasPacking(Policy):
+    """Tiresias LAS with Gandiva-style packing: least attained GPU-seconds first; when jobs wait,
+    up to ``k`` share a running job's GPUs until the queue empties.
+
+    Gu et al., NSDI 2019 (LAS) and Xiao et al., OSDI 2018 (packing); rules and sources in
+    :mod:`engine.policies.las_packing.policy`.
+    """
+
+    display_name: ClassVar[str] = "Packing LAS"
+    group: ClassVar[str] = "Shared GPUs"
+    preemptive: ClassVar[bool] = True
+    uses_rounds: ClassVar[bool] = True
+    needs_sync: ClassVar[bool] = False  # reads running jobs' service itself (las.keys)
+    shares_gpus: ClassVar[bool] = True
+    Params: ClassVar[type[LasPackingParams]] = LasPackingParams
+
+    def __init__(self, params: LasPackingParams, context: PolicyContext) -> None:
+        super().__init__(params, context)
+        self.k = params.k
+        self.thresholds = parse_thresholds(params.queue_thresholds_gpu_s)
+        interleaving = (
+            self.k > 1
+            and context.sharing.model == "interleaving"
+            and context.stage_rows is not None
+        )
+        self.speeds = GroupSpeeds(
+            self.k, context.sharing, context.stage_rows, context.trace_file, interleaving
+        )
+        self._round_index = -1
+
+    def _order(self, jobs: list[JobState], now_s: float) -> list[JobState]:
+        """``jobs`` in LAS order: queue, arrival, index."""
+        thresholds = self.thresholds
+        return sorted(
+            jobs,
+            key=lambda j: (
+                queue_of(thresholds, service_gpu_s(j, 0.0, now_s)),
+                j.arrival_s,
+                j.index,
+            ),
+        )
+
+    def allocate(self, state: SchedulerState) -> Allocation:
+        if state.round_index == self._round_index:
+            free = dict(state.free_gpus)
+            return self._fill(self._order(list(state.waiting), state.now_s), free, [])
+        self._round_index = state.round_index
+        free = dict(state.capacity)
+        left: list[JobState] = []
+        order = self._order(state.active(), state.now_s)
+        allocation = self._fill(order, free, left)
+        if left and self.k > 1:
+            self._pack(allocation, left, order)
+        return allocation
+
+    def _fill(
+        self, order: list[JobState], free: dict[str, int], left: list[JobState]
+    ) -> Allocation:
+        """Exclusive grants in ``order`` onto ``free`` (edited); jobs without room to ``left``."""
+        allocation: Allocation = {}
+        for job in order:
+            gpus, grant = job.scale_factor, job.grant
+            worker_type = grant.worker_type if grant is not None else None
+            if worker_type is None or free.get(worker_type, 0) < gpus:
+                worker_type = most_free_type(job, free)
+            if worker_type is None:
+                left.append(job)
+                continue
+            free[worker_type] -= gpus
+            allocation[job.index] = gang_grant(worker_type, gpus)
+        return allocation
+
+    def _pack(self, allocation: Allocation, left: list[JobState], order: list[JobState]) -> None:
+        """The queue's jobs, in LAS order, onto granted jobs' GPUs (module docstring)."""
+        speeds = self.speeds
+        jobs = {job.index: job for job in order}
+        stages_of = (lambda i: speeds.stages_of(i, jobs[i].job_id)) if speeds.interleaving else None
+        packer = Packer(self.k, stages_of)
+        for rank, job in enumerate(order):
+            grant = allocation.get(job.index)
+            if grant is not None:
+                packer.add_host(grant.worker_type, grant.num_gpus, job.index, rank)
+        groups: dict[int, OpenGroup] = {}
+        for job in left:
+            if packer.full():
+                break
+            held = job.grant
+            types = [wt for wt, rate in job.steps_per_s.items() if rate > 0]
+            group = packer.join(
+                job.index, job.scale_factor, types, -1 if held is None else held.host
+            )
+            if group is not None:
+                groups[group.members[0]] = group
+        for group in groups.values():
+            self._grant_group(allocation, group, jobs)
+
+    def _grant_group(
+        self, allocation: Allocation, group: OpenGroup, jobs: dict[int, JobState]
+    ) -> None:
+        """A group's grants: the host's in its place, the members' after every exclusive one."""
+        members = group.members
+        shares = self.speeds.shares([(i, jobs[i].job_id) for i in members])
+        host = members[0]
+        for index, share in zip(members, shares, strict=True):
+            allocation[index] = shared_grant(
+                group.worker_type, group.num_gpus, -1 if index == host else host, share
+            )
+
+
+POLICIES.register("las_packing", LasPacking)
