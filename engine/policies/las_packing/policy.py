@@ -25,15 +25,18 @@ requeue ordering. ``k`` = 1 (the default) never packs.
 
 from __future__ import annotations
 
+import heapq
+import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from engine.allocation.grants import gang_grant, shared_grant
 from engine.policies.agnostic import most_free_type
 from engine.policies.base import POLICIES, Allocation, Policy, PolicyContext, SchedulerState
-from engine.policies.las.keys import queue_of, service_gpu_s
 from engine.policies.las.policy import parse_thresholds
 from engine.policies.las_packing.packing import OpenGroup, Packer
+from engine.policies.las_packing.waiting import WaitingList, las_key
 from engine.sharing import check_sharing_factor
 from engine.sharing.speeds import GroupSpeeds
 from engine.state import JobState
@@ -96,63 +99,97 @@ class LasPacking(Policy):
             self.k, context.sharing, context.stage_rows, context.trace_file, interleaving
         )
         self._round_index = -1
-
-    def _order(self, jobs: list[JobState], now_s: float) -> list[JobState]:
-        """``jobs`` in LAS order: queue, arrival, index."""
-        thresholds = self.thresholds
-        return sorted(
-            jobs,
-            key=lambda j: (
-                queue_of(thresholds, service_gpu_s(j, 0.0, now_s)),
-                j.arrival_s,
-                j.index,
-            ),
-        )
+        self.waiting = WaitingList()
+        self._granted: list[int] = []  # the last decision's grants, by job index
 
     def allocate(self, state: SchedulerState) -> Allocation:
+        now_s, waiting = state.now_s, self.waiting
+        for job in state.arrived:
+            waiting.add(job, las_key(self.thresholds, job, now_s))
+        self._requeue_unstarted(state)
         if state.round_index == self._round_index:
             free = dict(state.free_gpus)
-            return self._fill(self._order(list(state.waiting), state.now_s), free, [])
-        self._round_index = state.round_index
-        free = dict(state.capacity)
-        left: list[JobState] = []
-        order = self._order(state.active(), state.now_s)
-        allocation = self._fill(order, free, left)
-        if left and self.k > 1:
-            self._pack(allocation, left, order)
+            allocation, _ = self._fill(waiting.items(), free, {})
+        else:
+            self._round_index = state.round_index
+            allocation = self._full_round(state)
+        for index in allocation:
+            waiting.remove(index)
+        self._granted = list(allocation)
+        return allocation
+
+    def _requeue_unstarted(self, state: SchedulerState) -> None:
+        """Jobs granted at the last decision that did not start (still waiting) wait again."""
+        jobs = {job.index: job for job in state.waiting} if self._granted else {}
+        for index in self._granted:
+            job = jobs.get(index)
+            if job is not None and index not in self.waiting:
+                self.waiting.add(job, las_key(self.thresholds, job, state.now_s))
+
+    def _full_round(self, state: SchedulerState) -> Allocation:
+        """Round boundary: running and waiting jobs merged in LAS order onto every GPU, the
+        rest packed (k > 1); running jobs left out wait again."""
+        now_s, thresholds = state.now_s, self.thresholds
+        running = sorted((las_key(thresholds, job, now_s), job) for job in state.running)
+        merged = heapq.merge(running, self.waiting.items())
+        hosts: dict[int, JobState] = {}
+        allocation, skipped = self._fill(merged, dict(state.capacity), hosts)
+        if self.k > 1:
+            self._pack(allocation, itertools.chain(skipped, merged), hosts)
+        for key, job in running:
+            if job.index not in allocation:
+                self.waiting.add(job, key)
         return allocation
 
     def _fill(
-        self, order: list[JobState], free: dict[str, int], left: list[JobState]
-    ) -> Allocation:
-        """Exclusive grants in ``order`` onto ``free`` (edited); jobs without room to ``left``."""
+        self,
+        order: Iterator[tuple[int, JobState]],
+        free: dict[str, int],
+        granted: dict[int, JobState],
+    ) -> tuple[Allocation, list[tuple[int, JobState]]]:
+        """Exclusive grants in ``order`` onto ``free`` (edited) until no GPU is free; returns
+        them and the jobs passed over for want of room (``order`` is left after the last GPU).
+        The granted jobs are added to ``granted`` by index."""
         allocation: Allocation = {}
-        for job in order:
+        skipped: list[tuple[int, JobState]] = []
+        total_free = sum(free.values())
+        if total_free <= 0:
+            return allocation, skipped
+        for item in order:
+            job = item[1]
             gpus, grant = job.scale_factor, job.grant
             worker_type = grant.worker_type if grant is not None else None
             if worker_type is None or free.get(worker_type, 0) < gpus:
                 worker_type = most_free_type(job, free)
             if worker_type is None:
-                left.append(job)
+                skipped.append(item)
                 continue
             free[worker_type] -= gpus
+            total_free -= gpus
             allocation[job.index] = gang_grant(worker_type, gpus)
-        return allocation
+            granted[job.index] = job
+            if total_free <= 0:
+                break
+        return allocation, skipped
 
-    def _pack(self, allocation: Allocation, left: list[JobState], order: list[JobState]) -> None:
-        """The queue's jobs, in LAS order, onto granted jobs' GPUs (module docstring)."""
+    def _pack(
+        self,
+        allocation: Allocation,
+        left: Iterator[tuple[int, JobState]],
+        jobs: dict[int, JobState],
+    ) -> None:
+        """The jobs ``left``, in LAS order, onto the GPUs of the granted ``jobs`` (by index;
+        the packed ones are added; module docstring)."""
         speeds = self.speeds
-        jobs = {job.index: job for job in order}
         stages_of = (lambda i: speeds.stages_of(i, jobs[i].job_id)) if speeds.interleaving else None
         packer = Packer(self.k, stages_of)
-        for rank, job in enumerate(order):
-            grant = allocation.get(job.index)
-            if grant is not None:
-                packer.add_host(grant.worker_type, grant.num_gpus, job.index, rank)
+        for rank, (index, grant) in enumerate(allocation.items()):
+            packer.add_host(grant.worker_type, grant.num_gpus, index, rank)
         groups: dict[int, OpenGroup] = {}
-        for job in left:
+        for _, job in left:
             if packer.full():
                 break
+            jobs[job.index] = job
             held = job.grant
             types = [wt for wt, rate in job.steps_per_s.items() if rate > 0]
             group = packer.join(
