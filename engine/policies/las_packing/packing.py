@@ -66,7 +66,12 @@ class Packer:
             host: the host whose GPUs it shared before the decision (-1: none).
         """
         group = self.by_host.get(host)
-        if group is None or group.num_gpus != num_gpus or len(group.members) >= self.k:
+        if (
+            group is None
+            or group.num_gpus != num_gpus
+            or len(group.members) >= self.k
+            or group.worker_type not in types
+        ):
             group = self._best(index, num_gpus, types)
         if group is None:
             return None
