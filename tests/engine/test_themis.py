@@ -28,4 +28,4 @@ def test_two_equal_jobs_run_one_after_the_other() -> None:
 
 def test_themis_gives_exclusive_gpus() -> None:
     cls = get_policy("themis")
-    assert cls.group == "Shared GPUs" and not cls.shares_gpus and cls.preemptive
+    assert cls.group == "Baselines" and not cls.shares_gpus and cls.preemptive

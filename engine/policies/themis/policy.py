@@ -53,7 +53,7 @@ class Themis(Policy):
     """
 
     display_name: ClassVar[str] = "Themis"
-    group: ClassVar[str] = "Shared GPUs"
+    group: ClassVar[str] = "Baselines"  # exclusive GPUs: Muri's baseline
     preemptive: ClassVar[bool] = True
 
     def __init__(self, params: object, context: PolicyContext) -> None:
