@@ -47,14 +47,14 @@ class Packer:
         self.stages_of = stages_of
         self.open: dict[Key, list[Entry]] = {}
         self.by_host: dict[int, OpenGroup] = {}
-        self.open_count = 0
+        self.open_by_size: dict[int, int] = {}  # GPUs -> groups still open
 
     def add_host(self, worker_type: str, num_gpus: int, host: int, rank: int) -> None:
         """A job granted GPUs of its own (in LAS order): a group others may join."""
         group = OpenGroup(worker_type, num_gpus, host, rank)
         heapq.heappush(self.open.setdefault((worker_type, num_gpus), []), (1, -rank, group))
         self.by_host[host] = group
-        self.open_count += 1
+        self.open_by_size[num_gpus] = self.open_by_size.get(num_gpus, 0) + 1
 
     def join(self, index: int, num_gpus: int, types: Sequence[str], host: int) -> OpenGroup | None:
         """The group job ``index`` joins (added to its members), or None when none is open.
@@ -77,7 +77,7 @@ class Packer:
             return None
         group.members.append(index)
         if len(group.members) >= self.k:
-            self.open_count -= 1
+            self.open_by_size[num_gpus] -= 1
         return group
 
     def _best(self, index: int, num_gpus: int, types: Sequence[str]) -> OpenGroup | None:
@@ -123,7 +123,3 @@ class Packer:
                 if best is None or key > best_key:
                     best, best_key = group, key
         return best
-
-    def full(self) -> bool:
-        """Whether no group is open to another job."""
-        return self.open_count <= 0

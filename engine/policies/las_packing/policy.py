@@ -26,7 +26,6 @@ requeue ordering. ``k`` = 1 (the default) never packs.
 from __future__ import annotations
 
 import heapq
-import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -100,43 +99,42 @@ class LasPacking(Policy):
         )
         self._round_index = -1
         self.waiting = WaitingList()
-        self._granted: list[int] = []  # the last decision's grants, by job index
+        self._granted: list[JobState] = []  # the last decision's grants
 
     def allocate(self, state: SchedulerState) -> Allocation:
         now_s, waiting = state.now_s, self.waiting
         for job in state.arrived:
             waiting.add(job, las_key(self.thresholds, job, now_s))
-        self._requeue_unstarted(state)
+        self._requeue_unstarted(now_s)
+        granted: dict[int, JobState] = {}
         if state.round_index == self._round_index:
-            free = dict(state.free_gpus)
-            allocation, _ = self._fill(waiting.items(), free, {})
+            allocation, _ = self._fill(waiting.items(), dict(state.free_gpus), granted)
         else:
             self._round_index = state.round_index
-            allocation = self._full_round(state)
-        for index in allocation:
-            waiting.remove(index)
-        self._granted = list(allocation)
+            allocation = self._full_round(state, granted)
+        for job in granted.values():
+            waiting.remove(job)
+        self._granted = list(granted.values())
         return allocation
 
-    def _requeue_unstarted(self, state: SchedulerState) -> None:
-        """Jobs granted at the last decision that did not start (still waiting) wait again."""
-        jobs = {job.index: job for job in state.waiting} if self._granted else {}
-        for index in self._granted:
-            job = jobs.get(index)
-            if job is not None and index not in self.waiting:
-                self.waiting.add(job, las_key(self.thresholds, job, state.now_s))
+    def _requeue_unstarted(self, now_s: float) -> None:
+        """Jobs granted at the last decision that did not start wait again."""
+        for job in self._granted:
+            if job.placement is None and job.completion_s is None and job.index not in self.waiting:
+                self.waiting.add(job, las_key(self.thresholds, job, now_s))
 
-    def _full_round(self, state: SchedulerState) -> Allocation:
+    def _full_round(self, state: SchedulerState, granted: dict[int, JobState]) -> Allocation:
         """Round boundary: running and waiting jobs merged in LAS order onto every GPU, the
-        rest packed (k > 1); running jobs left out wait again."""
+        rest packed (k > 1); running jobs left out wait again. Adds the granted jobs to
+        ``granted`` by index."""
         now_s, thresholds = state.now_s, self.thresholds
         running = sorted((las_key(thresholds, job, now_s), job) for job in state.running)
         merged = heapq.merge(running, self.waiting.items())
-        hosts: dict[int, JobState] = {}
-        allocation, skipped = self._fill(merged, dict(state.capacity), hosts)
-        if self.k > 1:
-            self._pack(allocation, itertools.chain(skipped, merged), hosts)
-        for key, job in running:
+        allocation, _ = self._fill(merged, dict(state.capacity), granted)
+        left = [item for item in running if item[1].index not in allocation]
+        if self.k > 1 and allocation:
+            self._pack(allocation, left, granted)
+        for key, job in left:
             if job.index not in allocation:
                 self.waiting.add(job, key)
         return allocation
@@ -173,30 +171,33 @@ class LasPacking(Policy):
         return allocation, skipped
 
     def _pack(
-        self,
-        allocation: Allocation,
-        left: Iterator[tuple[int, JobState]],
-        jobs: dict[int, JobState],
+        self, allocation: Allocation, running: list[tuple[int, JobState]], jobs: dict[int, JobState]
     ) -> None:
-        """The jobs ``left``, in LAS order, onto the GPUs of the granted ``jobs`` (by index;
-        the packed ones are added; module docstring)."""
+        """The jobs without GPUs (``running`` ones left out, by key, and the waiting ones), in
+        LAS order, onto the GPUs of the granted ``jobs`` (by index; the packed ones are added;
+        module docstring). A job joins only groups of its gang size, so each size is packed
+        on its own, from the waiting jobs of that size."""
         speeds = self.speeds
         stages_of = (lambda i: speeds.stages_of(i, jobs[i].job_id)) if speeds.interleaving else None
         packer = Packer(self.k, stages_of)
         for rank, (index, grant) in enumerate(allocation.items()):
             packer.add_host(grant.worker_type, grant.num_gpus, index, rank)
         groups: dict[int, OpenGroup] = {}
-        for _, job in left:
-            if packer.full():
-                break
-            jobs[job.index] = job
-            held = job.grant
-            types = [wt for wt, rate in job.steps_per_s.items() if rate > 0]
-            group = packer.join(
-                job.index, job.scale_factor, types, -1 if held is None else held.host
-            )
-            if group is not None:
-                groups[group.members[0]] = group
+        for size in sorted(packer.open_by_size):
+            same = [item for item in running if item[1].scale_factor == size]
+            for _, job in heapq.merge(same, self.waiting.of_size(size)):
+                if not packer.open_by_size[size]:
+                    break
+                if job.index in allocation or job.index in jobs:
+                    continue
+                jobs[job.index] = job
+                types = [wt for wt, rate in job.steps_per_s.items() if rate > 0]
+                held = -1 if job.grant is None else job.grant.host
+                group = packer.join(job.index, size, types, held)
+                if group is None:
+                    del jobs[job.index]
+                else:
+                    groups[group.members[0]] = group
         for group in groups.values():
             self._grant_group(allocation, group, jobs)
 

@@ -21,27 +21,37 @@ def las_key(thresholds: tuple[float, ...], job: JobState, now_s: float) -> int:
 
 
 class WaitingList:
-    """Waiting jobs by key, ascending (LAS order)."""
+    """Waiting jobs by key, ascending (LAS order): all of them, and those of each gang size
+    (packing looks only at jobs of a group's size)."""
 
     def __init__(self) -> None:
         self.keys: list[int] = []
         self.jobs: list[JobState] = []
         self.key_of: dict[int, int] = {}
+        self.by_size: dict[int, tuple[list[int], list[JobState]]] = {}
 
     def add(self, job: JobState, key: int) -> None:
         """Job ``job`` waits under ``key``."""
-        at = bisect.bisect_left(self.keys, key)
-        self.keys.insert(at, key)
-        self.jobs.insert(at, job)
+        sized = self.by_size.setdefault(job.scale_factor, ([], []))
+        for keys, jobs in ((self.keys, self.jobs), sized):
+            at = bisect.bisect_left(keys, key)
+            keys.insert(at, key)
+            jobs.insert(at, job)
         self.key_of[job.index] = key
 
-    def remove(self, index: int) -> None:
-        """Job ``index`` no longer waits (no-op when it did not)."""
-        key = self.key_of.pop(index, None)
+    def remove(self, job: JobState) -> None:
+        """Job ``job`` no longer waits (no-op when it did not)."""
+        key = self.key_of.pop(job.index, None)
         if key is not None:
-            at = bisect.bisect_left(self.keys, key)
-            del self.keys[at]
-            del self.jobs[at]
+            for keys, jobs in ((self.keys, self.jobs), self.by_size[job.scale_factor]):
+                at = bisect.bisect_left(keys, key)
+                del keys[at]
+                del jobs[at]
+
+    def of_size(self, num_gpus: int) -> Iterator[tuple[int, JobState]]:
+        """(key, job) of the jobs of gang size ``num_gpus`` in LAS order."""
+        keys, jobs = self.by_size.get(num_gpus, ((), ()))
+        return zip(keys, jobs, strict=True)
 
     def __contains__(self, index: int) -> bool:
         return index in self.key_of
