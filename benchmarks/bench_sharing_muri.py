@@ -35,7 +35,7 @@ from engine.simulator import simulate  # noqa: E402
 from engine.step_time.throughput import load_matrix  # noqa: E402
 
 TRACE = Path("/work/shared/fidelity/muri/cluster_trace.csv")
-FULL_PHILLY = ROOT.parent / "shared" / "traces" / "philly" / "philly_pollux_jobs_full_82247.csv"
+FULL_PHILLY = Path("/work/shared/traces/philly/philly_pollux_jobs_full_82247.csv")
 GANG_GPUS = 8
 CLUSTER_GPUS = 64
 K = 4  # Muri's run script (cluster_exp/run.sh, packing_nums)
