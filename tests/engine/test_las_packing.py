@@ -9,6 +9,7 @@ import pytest
 from engine.config import SharingConfig
 from engine.errors import ConfigError
 from engine.policies.base import get_policy
+from engine.policies.las_packing.packing import Packer
 from tests.engine.test_sharing_runs import COMM_BOUND, COMPUTE_BOUND, DATA_BOUND, run, trace
 
 SLICING = SharingConfig(model="time_slicing")
@@ -55,3 +56,24 @@ def test_packing_las_is_a_sharing_policy_in_its_group() -> None:
     for k in (0, 1.5):
         with pytest.raises(ConfigError, match=r"k \(jobs sharing the same GPUs\)"):
             cls.Params(k=k)
+
+
+def test_a_job_joins_only_groups_on_a_worker_type_it_runs_on() -> None:
+    # job 9 shared host 0's GPUs before, but host 0 now runs on a type job 9 has no speed on:
+    # it joins host 1 (the only open group on its type), never host 0
+    packer = Packer(2, None)
+    packer.add_host("k80", 1, 0, 0)
+    packer.add_host("v100", 1, 1, 1)
+    group = packer.join(9, 1, ["v100"], host=0)
+    assert group is not None and group.members == [1, 9]
+    assert packer.join(8, 1, ["v100"], host=-1) is None  # host 1's group is full at k = 2
+    assert packer.open_by_size == {1: 1}  # host 0's group is still open
+
+
+def test_time_slicing_joins_the_emptiest_group_of_lowest_priority() -> None:
+    packer = Packer(3, None)
+    for rank in range(3):
+        packer.add_host("v100", 1, rank, rank)
+    joined = [packer.join(10 + i, 1, ["v100"], host=-1) for i in range(4)]
+    # ranks 2, 1, 0 get one job each (the least served host first), then rank 2 again
+    assert [g.members[0] for g in joined if g is not None] == [2, 1, 0, 2]
