@@ -7,8 +7,9 @@ testbed, the per-job JCT correlation with the testbed, launches (first starts an
 and our wall time. The pass/fail targets live in ``tests/engine/test_fidelity_muri.py``.
 
 Then Muri's own policies, Muri-S and Muri-L (``muri_s``, ``muri_l``: k = 4 and the
-interleaving model under the preset; :mod:`engine.policies.muri`), beside the testbed's
-Tiresias and SRTF runs on the same trace: the testbed's logs of Muri-S and Muri-L are not in
+interleaving model under the preset; :mod:`engine.policies.muri`), and Themis (``themis``,
+exclusive GPUs, as Muri's code runs it; :mod:`engine.policies.themis`), beside the testbed's
+Tiresias and SRTF runs on the same trace: the testbed's logs of these three are not in
 ``shared/``, so these rows are ours alone, and the ratios are to the testbed's SRTF and
 Tiresias (nothing was fitted to anything).
 
@@ -26,6 +27,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from engine.sharing import MURI_K  # noqa: E402
 from tests.engine.muri_reference import (  # noqa: E402
     RUNS,
     SHARING_RUNS,
@@ -88,7 +90,8 @@ def sharing_table() -> str:
             float(jobs["jct_s"].mean()), float(jobs["completion_s"].max()),
             float(jobs["jct_s"].median()), float("nan"), None,
         )  # fmt: skip
-        rows.append(shared_row(name, f"ours (k = 4), {wall_s:.0f} s", figures, srtf, tiresias))
+        k = f"k = {MURI_K}" if name.startswith("Muri") else "exclusive"
+        rows.append(shared_row(name, f"ours ({k}), {wall_s:.0f} s", figures, srtf, tiresias))
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         return pd.DataFrame(rows).to_string(index=False)
 

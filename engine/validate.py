@@ -37,9 +37,11 @@ def validate_config(config: ScenarioConfig, matrix: ThroughputMatrix) -> None:
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
         raise ConfigError(f"policies {duplicates} appear twice; give each a distinct label")
+    sharing = [name for name in list_policies() if get_policy(name).shares_gpus]
     for i, spec in enumerate(config.policies, start=1):
         try:
-            check_policy_sharing(display_name(spec), get_policy(spec.name).shares_gpus, spec.params)
+            shares_gpus = get_policy(spec.name).shares_gpus
+            check_policy_sharing(display_name(spec), shares_gpus, spec.params, sharing)
             build_params(get_policy(spec.name), spec.params)
         except ConfigError as exc:
             raise ConfigError(f"policies[{i}] ({display_name(spec)[:60]}): {exc}") from exc

@@ -10,7 +10,7 @@ a ``ValueError`` naming the field, never a crash later in the run.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,19 +104,23 @@ class SharingConfig:
         return self.group_overheads[at] if 0 <= at < len(self.group_overheads) else 1.0
 
 
-def check_policy_sharing(policy: str, shares_gpus: bool, params: Mapping[str, Any]) -> None:
+def check_policy_sharing(
+    policy: str, shares_gpus: bool, params: Mapping[str, Any], sharing_policies: Sequence[str] = ()
+) -> None:
     """Refuses a sharing factor ``k`` for a policy that gives every job exclusive GPUs.
 
     Args:
         policy: the policy's name, for the message.
         shares_gpus: whether the policy shares GPUs.
         params: the policy's parameters as the scenario gives them.
+        sharing_policies: the registry names of the policies that share, for the message.
 
     Raises:
         SharingError: naming ``k`` and the policy.
     """
     if "k" in params and not shares_gpus:
+        names = f" ({', '.join(sharing_policies)})" if sharing_policies else ""
         raise SharingError(
             f"k = {params['k']!r} but policy {policy!r} does not share GPUs; remove k or pick a "
-            "sharing policy (muri_s, muri_l)"
+            f"policy that shares GPUs{names}"
         )

@@ -19,6 +19,7 @@ Source: github.com/Rivendile/Muri, ``cluster_exp/matching.py``, ``_Blossom_Same.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -39,12 +40,13 @@ class Candidate(NamedTuple):
 Group = tuple[Candidate, ...]
 
 
-def _edge_weight(a: Group, b: Group, k: int) -> float | None:
-    """The weight of joining ``a`` and ``b``, or None when Muri draws no edge."""
+def _edge_weight(a: tuple[StageTimes, ...], b: tuple[StageTimes, ...], k: int) -> float | None:
+    """The weight of joining groups ``a`` and ``b`` (their members' stage times), or None when
+    Muri draws no edge."""
     jobs = len(a) + len(b)
     if jobs > k:
         return None
-    weight = utilisation([c.stages for c in a + b])
+    weight = utilisation(a + b)
     floor = WEIGHT_LBD * jobs / SLOTS
     if weight <= floor or abs(weight - floor) <= REL_TOL * max(abs(weight), abs(floor)):
         return None
@@ -53,6 +55,15 @@ def _edge_weight(a: Group, b: Group, k: int) -> float | None:
 
 def _pairs(groups: Sequence[Group], k: int) -> list[tuple[int, int]]:
     """Maximum-weight matching of ``groups`` (indices, the smaller first, by the larger)."""
+    return _pairs_of(tuple(tuple(c.stages for c in group) for group in groups), k)
+
+
+@functools.lru_cache(maxsize=4096)
+def _pairs_of(groups: tuple[tuple[StageTimes, ...], ...], k: int) -> list[tuple[int, int]]:
+    """:func:`_pairs` of groups given by their members' stage times, remembered: the matching
+    depends on nothing else (the weights are the stage times' utilisation, the nodes' order is
+    the groups' order), and a trace's jobs repeat a few (model, gang size) stage times, so the
+    same sequence recurs from decision to decision. Callers must not edit the list returned."""
     import networkx as nx  # (here: importing the scenario's config must not load networkx)
 
     graph = nx.Graph()

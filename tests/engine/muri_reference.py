@@ -39,9 +39,11 @@ RUNS: dict[str, tuple[str, PolicySpec]] = {
 SHARING_RUNS: dict[str, PolicySpec] = {
     "Muri-S": PolicySpec("muri_s"),
     "Muri-L": PolicySpec("muri_l"),
+    "Themis": PolicySpec("themis"),
 }
-"""Muri's own policies, which the testbed also ran (its logs are not in ``shared/``): the
-preset gives them Muri's k = 4 and the interleaving model."""
+"""Muri's own policies and Themis, which the testbed also ran (its logs are not in
+``shared/``): the preset gives Muri's policies k = 4 and the interleaving model; Themis gets
+exclusive GPUs, as on the testbed."""
 
 
 def testbed_config(policy: PolicySpec) -> ScenarioConfig:

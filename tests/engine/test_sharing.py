@@ -86,8 +86,10 @@ def test_time_slicing() -> None:
 def test_bad_k_names_the_field(k: object) -> None:
     with pytest.raises(ValueError, match=r"^k \(jobs sharing the same GPUs\) must be a whole"):
         check_sharing_factor(k)
-    with pytest.raises(ConfigError, match=r"policies\[1\] \(Muri-S\): .*\bk\b"):
-        validate_config(ScenarioConfig(policies=(PolicySpec("muri_s", {"k": k}),)), load_matrix())
+    for policy, name in (("muri_s", "Muri-S"), ("las_packing", "Packing LAS")):
+        with pytest.raises(ConfigError, match=rf"policies\[1\] \({name}\): .*\bk\b"):
+            config = ScenarioConfig(policies=(PolicySpec(policy, {"k": k}),))
+            validate_config(config, load_matrix())
 
 
 def test_config_defaults_are_off_and_checks_model() -> None:
@@ -104,6 +106,14 @@ def test_non_sharing_policy_refuses_k() -> None:
     check_policy_sharing("muri_s", True, {"k": 4})
     with pytest.raises(ValueError, match="k = 2 but policy 'las' does not share GPUs"):
         check_policy_sharing("las", False, {"k": 2})
+    # the scenario check names the policy, k, and the policies that do share
+    config = ScenarioConfig(policies=(PolicySpec("srtf"), PolicySpec("themis", {"k": 2})))
+    with pytest.raises(
+        ConfigError,
+        match=r"policies\[2\] \(Themis\): k = 2 .* pick a policy that shares GPUs "
+        r"\(las_packing, muri_l, muri_s\)",
+    ):
+        validate_config(config, load_matrix())
 
 
 def _jobs(*stages: StageTimes, num_gpus: int = 1) -> list[Candidate]:

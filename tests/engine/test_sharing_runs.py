@@ -111,15 +111,20 @@ def test_a_policy_that_does_not_share_refuses_k_above_1() -> None:
         run(trace(("a", 10, DATA_BOUND)), "fifo", k=2)
 
 
-def test_interleaving_needs_stage_times() -> None:
+@pytest.mark.parametrize("policy", ["muri_s", "las_packing"])
+def test_interleaving_needs_stage_times(policy: str) -> None:
     data = trace(("a", 10, DATA_BOUND)).replace(b",resource_time_2", b",other")
-    with pytest.raises(SharingError, match="resource_time_0, resource_time_1, resource_time_2"):
-        run(data, k=2)
-    bad = trace(("a", 10, "6000,-1,1000,1000"))
-    with pytest.raises(SharingError, match="row 1 .*column resource_time_0"):
-        run(bad, k=2)
+    if policy == "muri_s":  # packing LAS falls back to time slicing without stage columns
+        with pytest.raises(SharingError, match="resource_time_0, resource_time_1, resource_time"):
+            run(data, policy, k=2)
+    for times, column in (
+        ("6000,-1,1000,1000", "resource_time_0"),
+        ("6000,1,,1", "resource_time_1"),
+    ):
+        with pytest.raises(SharingError, match=f"row 1 .*column {column}"):
+            run(trace(("a", 10, times)), policy, k=2)
     # time slicing runs without them
-    jobs = run(data, k=2, sharing=SharingConfig(model="time_slicing"))
+    jobs = run(data, policy, k=2, sharing=SharingConfig(model="time_slicing"))
     assert jobs["completion_s"].tolist() == pytest.approx([60.0])
 
 
@@ -134,7 +139,7 @@ def test_sharing_config_reads_from_a_scenario_file() -> None:
     assert dataclasses.replace(config, sharing=None) == ScenarioConfig()
 
 
-@pytest.mark.parametrize("policy", ["muri_s", "muri_l"])
+@pytest.mark.parametrize("policy", ["muri_s", "muri_l", "las_packing"])
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=scenarios(), k=st.integers(2, 4), efficiency=st.sampled_from([0.5, 1.0]))
 def test_shared_runs_keep_the_invariants(

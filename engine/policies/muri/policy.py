@@ -48,19 +48,9 @@ from engine.policies.base import (
 )
 from engine.policies.explain import AttainedService, Explanation, RemainingGpuWork
 from engine.policies.muri.grouping import choose_candidates, form_groups
-from engine.sharing import (
-    MURI_K,
-    SharingError,
-    StageTimes,
-    check_sharing_factor,
-    group_iteration_time_s,
-    sliced_iteration_time_s,
-)
-from engine.sharing.interleave import check_stage_times
-from engine.sharing.stages import trace_stage_times
+from engine.sharing import MURI_K, StageTimes, check_sharing_factor
+from engine.sharing.speeds import GroupSpeeds
 from engine.state import JobState
-
-NO_STAGES = StageTimes(0.0, 0.0, 0.0, 1.0)  # time slicing groups without stage times
 
 
 @dataclass(frozen=True)
@@ -123,13 +113,11 @@ class MuriS(Policy):
         super().__init__(params, context)
         self.k = params.k
         self.capacity = context.cluster.capacity()
-        self.sharing = context.sharing
         self.interleaving = self.k > 1 and context.sharing.model == "interleaving"
-        self.stage_times = trace_stage_times(
-            self.k, context.sharing, context.stage_rows, context.trace_file
+        self.speeds = GroupSpeeds(
+            self.k, context.sharing, context.stage_rows, context.trace_file, self.interleaving
         )
         self._fastest: dict[int, tuple[str, float]] = {}
-        self._stages: dict[int, StageTimes] = {}
 
     def _fastest_type(self, job: JobState) -> tuple[str, float]:
         """The job's fastest worker type with enough GPUs, and its steps/s there ("" and 0 when
@@ -148,24 +136,8 @@ class MuriS(Policy):
         return job.remaining_steps / rate * job.scale_factor if rate > 0 else float("inf")
 
     def stages_of(self, index: int, job: JobState) -> StageTimes:
-        """The job's stage times (checked once), or :data:`NO_STAGES` under time slicing.
-
-        Raises:
-            SharingError: the trace has no stage times for the job, or a bad one.
-        """
-        if not self.interleaving:
-            return NO_STAGES
-        stages = self._stages.get(index)
-        if stages is None:
-            stages = self.stage_times.get(job.job_id)
-            if stages is None:
-                raise SharingError(
-                    f"job {job.job_id}: no stage times (resource_time_0..2) for the "
-                    "interleaving model; use sharing.model = time_slicing"
-                )
-            check_stage_times(job.job_id, stages)
-            self._stages[index] = stages
-        return stages
+        """The job's stage times (:meth:`engine.sharing.speeds.GroupSpeeds.stages_of`)."""
+        return self.speeds.stages_of(index, job.job_id)
 
     def allocate(self, state: SchedulerState) -> Allocation:
         jobs = {job.index: job for job in state.active()}
@@ -202,14 +174,7 @@ class MuriS(Policy):
 
     def _shares(self, members: list[JobState]) -> list[float]:
         """Each member's speed in the group over its exclusive speed."""
-        if not self.interleaving:
-            share = 1.0 / sliced_iteration_time_s(
-                1.0, len(members), self.sharing.packing_efficiency
-            )
-            return [share] * len(members)
-        stages = [self.stages_of(job.index, job) for job in members]
-        group_s = group_iteration_time_s(stages) * self.sharing.overhead(len(stages))
-        return [s.iteration_s / group_s for s in stages]
+        return self.speeds.shares([(job.index, job.job_id) for job in members])
 
 
 POLICIES.register("muri_s", MuriS)
