@@ -59,6 +59,7 @@ MODULES = (
     "engine/policies/las/keys.py",
     "engine/policies/las/queues.py",
     "engine/policies/las/running.py",
+    "engine/policies/las/sorted_books.py",
     "engine/policies/srtf.py",
     "engine/policies/gavel/max_min.py",
     "engine/policies/gavel/class_lp.py",

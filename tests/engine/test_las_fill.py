@@ -19,6 +19,7 @@ from engine.cluster import Placement
 from engine.policies.agnostic import most_free_type
 from engine.policies.las.books import Book, TypeSlot
 from engine.policies.las.fill import fill_admit, fill_round
+from engine.policies.las.sorted_books import SortedBooks
 from engine.state import JobState
 
 TYPES = ("v100", "p100", "k80")
@@ -56,16 +57,16 @@ def _job(index: int, gpus: int, rates: tuple[float, ...]) -> JobState:
 
 
 @st.composite
-def _cases(draw: st.DrawFn) -> tuple[dict[str, int], list[Book], list[list[Book]]]:
+def _cases(draw: st.DrawFn) -> tuple[dict[str, int], list[Book], list[SortedBooks]]:
     """A cluster, its running books (placed within capacity, sorted by key) and the waiting
-    books in two queues (each by key descending, queue 0's keys below queue 1's); keys are
+    books in two queues (each by key ascending, queue 0's keys below queue 1's); keys are
     unique."""
     capacity = {wt: draw(st.integers(0, 12)) for wt in TYPES}
     used = dict.fromkeys(TYPES, 0)
     num_jobs = draw(st.integers(0, 24))
     keys = draw(st.permutations(range(2 * num_jobs)))[:num_jobs]
     running: list[Book] = []
-    queues: list[list[Book]] = [[], []]
+    lists: list[list[Book]] = [[], []]
     for index in range(num_jobs):
         gpus = draw(st.sampled_from([1, 2, 4, 8]))
         rates = tuple(draw(st.sampled_from([0.0, 1.0])) for _ in TYPES)
@@ -80,10 +81,11 @@ def _cases(draw: st.DrawFn) -> tuple[dict[str, int], list[Book], list[list[Book]
             book.job.grant = gang_grant(worker_type, gpus)
             running.append(book)
         else:
-            queues[0 if book.key < num_jobs else 1].append(book)  # queue 0: the low keys
+            lists[0 if book.key < num_jobs else 1].append(book)  # queue 0: the low keys
     running.sort(key=lambda book: book.key)
-    for waiting in queues:
-        waiting.sort(key=lambda book: -book.key)
+    queues = [SortedBooks(), SortedBooks()]
+    for waiting, books in zip(queues, lists, strict=True):
+        waiting.refill(sorted(books, key=lambda book: book.key))
     return capacity, running, queues
 
 
@@ -95,16 +97,14 @@ def _slots(capacity: dict[str, int], running: list[Book]) -> list[TypeSlot]:
     return slots
 
 
-def _pop_started(queues: list[list[Book]], started: list[Book]) -> None:
-    """Pops the started books at the positions the fill recorded (``Book.at``), in the fill's
-    order, as WaitingQueues.start does, checking each position holds its book."""
+def _pop_started(queues: list[SortedBooks], started: list[Book]) -> None:
+    """Removes the started books from their queues, as WaitingQueues.start does (each must be
+    there), and checks the rest keep their order."""
     queue_of = {book.index: queue for queue, waiting in enumerate(queues) for book in waiting}
     left = [[book for book in waiting if book not in started] for waiting in queues]
     for book in started:
-        waiting = queues[queue_of[book.index]]
-        assert waiting[book.at] is book
-        waiting.pop(book.at)
-    assert queues == left
+        queues[queue_of[book.index]].remove(book)
+    assert [list(waiting) for waiting in queues] == left
 
 
 def _changed(allocation: Allocation) -> list[tuple[int, Grant]]:
@@ -116,7 +116,7 @@ _JOBS: dict[int, JobState] = {}
 
 @given(case=_cases())
 def test_round_fill_grants_as_the_plain_fill(
-    case: tuple[dict[str, int], list[Book], list[list[Book]]],
+    case: tuple[dict[str, int], list[Book], list[SortedBooks]],
 ) -> None:
     capacity, running, queues = case
     _JOBS.clear()
@@ -140,7 +140,7 @@ def test_round_fill_grants_as_the_plain_fill(
 
 @given(case=_cases(), taken=st.lists(st.integers(0, 12), min_size=3, max_size=3))
 def test_admit_fill_grants_as_the_plain_fill(
-    case: tuple[dict[str, int], list[Book], list[list[Book]]], taken: list[int]
+    case: tuple[dict[str, int], list[Book], list[SortedBooks]], taken: list[int]
 ) -> None:
     capacity, _, queues = case
     free = {wt: max(0, gpus - t) for (wt, gpus), t in zip(capacity.items(), taken, strict=True)}

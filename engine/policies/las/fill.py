@@ -22,17 +22,18 @@ from __future__ import annotations
 
 from engine.allocation.grants import Allocation, Grant
 from engine.policies.las.books import Book, TypeSlot
+from engine.policies.las.sorted_books import SortedBooks
 
 
 def fill_round(
     running: list[Book],
-    queues: list[list[Book]],
+    queues: list[SortedBooks],
     slots: list[TypeSlot],
     held: Allocation,
     lists: tuple[list[Book], list[Book], list[Book]],
 ) -> None:
     """Round boundary: every GPU granted in key order to the running books (sorted by key)
-    and the waiting ones (each queue by key descending). ``held`` (job index -> grant) holds
+    and the waiting ones (each queue by key ascending). ``held`` (job index -> grant) holds
     the running books' grants and is edited into the new allocation. Appends to ``lists``
     (granted, started, preempted) the books granted (in key order), the waiting ones among
     them, and the running ones left without GPUs (in key order)."""
@@ -42,16 +43,15 @@ def fill_round(
         slot.free = slot.capacity
         total_free += slot.capacity
     at, end = 0, len(running)
+    book: Book
     for waiting in queues:
-        for at_waiting in range(len(waiting) - 1, -1, -1):
-            book = waiting[at_waiting]
+        for book in waiting:
             key = book.key
             while at < end and total_free > 0 and running[at].key < key:
                 total_free = _keep_running(running[at], slots, held, granted, preempted, total_free)
                 at += 1
             if total_free <= 0:
                 break
-            book.at = at_waiting
             total_free = _start_waiting(book, slots, held, granted, started, total_free)
         if total_free <= 0:
             break
@@ -61,27 +61,27 @@ def fill_round(
 
 
 def fill_admit(
-    queues: list[list[Book]], slots: list[TypeSlot], held: Allocation, started: list[Book]
+    queues: list[SortedBooks], slots: list[TypeSlot], held: Allocation, started: list[Book]
 ) -> Allocation:
-    """Mid-round: the waiting books (each queue by key descending) granted in key order onto
+    """Mid-round: the waiting books (each queue by key ascending) granted in key order onto
     the slots' free GPUs; returns their grants (also added to ``held``) and appends the books
     to ``started``."""
     allocation: Allocation = {}
     total_free = 0
     for slot in slots:
         total_free += slot.free
+    book: Book
     for waiting in queues:
-        for at_waiting in range(len(waiting) - 1, -1, -1):
+        for book in waiting:
             if total_free <= 0:
                 return allocation
-            book = waiting[at_waiting]
             found = best_slot(book, slots)
             if found is None:
                 continue
             grant = found.gang(book.gpus)
             allocation[book.index] = grant
             held[book.index] = grant
-            book.slot, book.at = found, at_waiting
+            book.slot = found
             started.append(book)
             found.free = found.free - book.gpus
             total_free -= book.gpus

@@ -182,7 +182,7 @@ class TiresiasLas(Policy):
         preempted: list[Book] = []
         lists = (granted, started, preempted)
         fill_round(in_order, waiting.lists, self._slots, running.held, lists)
-        waiting.start(started, now_s)  # (first: it pops the started books at the fill's positions)
+        waiting.start(started, now_s)  # (first: they leave their queues by their waiting keys)
         if preempted:  # the engine preempts them
             self._preempted_from(preempted, now_s)
         if waiting.requeue:

@@ -1,10 +1,12 @@
-"""Tiresias LAS's waiting jobs (:mod:`engine.policies.las.policy`): one list of books per queue.
+"""Tiresias LAS's waiting jobs (:mod:`engine.policies.las.policy`): one sorted list of books per
+queue.
 
-Each list is ordered by key (:mod:`engine.policies.las.keys`) descending: the jobs served first
-sit at the list's end, where starts remove them and promotions (old jobs) insert them, so a list
-shifts few entries (on the full Philly trace queue 0 holds ~2,000 waiting jobs). A waiting job's
-service is frozen, so its key changes only on promotion or, under ``requeue``, when it moves to
-the back of its queue.
+Each queue is ordered by key (:mod:`engine.policies.las.keys`) ascending: the jobs served first
+come first; arrivals, preempted jobs and promotions land anywhere in a queue, so each is a
+:class:`~engine.policies.las.sorted_books.SortedBooks` (a list of sorted blocks: a plain list
+shifts every book behind the insertion point, a cost that grows with the queue, issue 37). A
+waiting job's service is frozen, so its key changes only on promotion or, under ``requeue``,
+when it moves to the back of its queue.
 
 Compiled with mypyc with :mod:`engine.policies.las.policy` (:mod:`engine.native`).
 """
@@ -13,12 +15,13 @@ from __future__ import annotations
 
 import math
 
-from engine.policies.las.books import Book, position
+from engine.policies.las.books import Book
 from engine.policies.las.keys import KEY_BITS, queue_key
+from engine.policies.las.sorted_books import SortedBooks
 
 
 class WaitingQueues:
-    """The waiting books by queue (``lists[q]``, key descending), the requeue stamps, and
+    """The waiting books by queue (``lists[q]``, key ascending), the requeue stamps, and
     whether a job changed queues since the last full decision (``requeued``).
 
     Args:
@@ -31,7 +34,7 @@ class WaitingQueues:
     def __init__(self, thresholds: tuple[float, ...], requeue: bool) -> None:
         self.thresholds = thresholds
         self.requeue = requeue
-        self.lists: list[list[Book]] = [[] for _ in range(len(thresholds) + 1)]
+        self.lists: list[SortedBooks] = [SortedBooks() for _ in range(len(thresholds) + 1)]
         self.requeued = False
         self._next_order = 0  # the next requeue stamp (under requeue)
 
@@ -44,8 +47,7 @@ class WaitingQueues:
     def enqueue(self, book: Book, now_s: float) -> None:
         """The book into the queue of its service at ``now_s``, by its order."""
         book.key = key = queue_key(self.thresholds, book.job, book.offset_gpu_s, now_s, book.order)
-        waiting = self.lists[key >> KEY_BITS]
-        waiting.insert(position(waiting, key), book)
+        self.lists[key >> KEY_BITS].add(book)
 
     def moved(self, book: Book) -> None:
         """A running book whose key entered another queue: noted in ``requeued``; under
@@ -56,37 +58,29 @@ class WaitingQueues:
 
     def requeue_all(self) -> None:
         """``requeue``: every waiting job to the back of its queue, their order kept (new
-        stamps in key order; each list, by key descending, stays sorted)."""
+        stamps in key order; each queue is refilled, as its keys changed)."""
         for waiting in self.lists:
-            for at in range(len(waiting) - 1, -1, -1):
-                self._to_back(waiting[at])
+            books = list(waiting)
+            for book in books:
+                self._to_back(book)
+            waiting.refill(books)
 
     def promote(self, book: Book) -> None:
         """A starved waiting book out of its queue and into queue 0 (at its back under
         ``requeue``): it holds no GPUs and its service counts afresh (attained - offset = 0,
         below every threshold; :meth:`enqueue` would agree)."""
-        key = book.key
-        waiting = self.lists[key >> KEY_BITS]
-        waiting.pop(position(waiting, key))
+        self.lists[book.key >> KEY_BITS].remove(book)
         self.requeued = True
         if self.requeue:
             book.order = self._stamp()
-        book.key = key = book.order
-        waiting = self.lists[0]
-        waiting.insert(position(waiting, key), book)
+        book.key = book.order
+        self.lists[0].add(book)
 
     def start(self, started: list[Book], now_s: float) -> None:
-        """The books an allocation starts leave their queues, at the positions the fill found
-        them at (``Book.at``), which hold while they are popped in the fill's order (from each
-        list's end; else bisected)."""
+        """The books an allocation starts leave their queues."""
         lists = self.lists
         for book in started:
-            key = book.key
-            waiting = lists[key >> KEY_BITS]
-            at = book.at
-            if not (0 <= at < len(waiting) and waiting[at] is book):
-                at = position(waiting, key)
-            waiting.pop(at)
+            lists[book.key >> KEY_BITS].remove(book)
             book.run_start_s = now_s
             book.since_s = math.nan
             book.until_s = -math.inf  # its key is computed at the next round boundary
