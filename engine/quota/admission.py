@@ -473,13 +473,9 @@ class QuotaScheduler:
 
     def _bound(self, name: str) -> tuple[int, int, float, int]:
         """A lower bound of queue ``name``'s entry key: the least borrowing level of one GPU
-        of its flavors with room (its head's flavor has some), and its first pending key's
-        priority, arrival and index."""
+        of its flavors, and its first pending key's priority, arrival and index."""
         node = self.tree.cluster_queues[name]
-        borrow = 1 << 30
-        for flavor in self._flavors[name]:
-            if node.available(flavor) > 0:
-                borrow = min(borrow, node.borrowing_level(flavor, 1))
+        borrow = min((node.borrowing_level(f, 1) for f in self._flavors[name]), default=0)
         first = self.pending[name].first()
         return borrow, first[0], first[2], first[3]
 
