@@ -32,7 +32,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
-from heapq import heapify, heappop, heappush
 
 from engine.quota.admission_fair_sharing import LocalQueueUsage
 from engine.quota.fair_sharing import Share, fair_targets, tournament_key
@@ -147,11 +146,6 @@ class _Workload:
         self.key = key
 
 
-Entry = tuple[tuple[int, int, float, int], _Workload, Assignment]
-"""A cycle's entry: its key in Kueue's classical order (borrowing level, -priority, arrival s,
-job index), the queue's head, and its flavor assignment."""
-
-
 class QuotaScheduler:
     """Kueue's queues and admission over a :class:`QuotaTree`.
 
@@ -197,13 +191,6 @@ class QuotaScheduler:
         self._local_queue: dict[int, str] = {}  # job index -> its LocalQueue
         self._scans = {name: self._must_scan(cq) for name, cq in self.queues.items()}
         self._any_scan = any(self._scans.values())
-        # heads may be found lazily in the cycle's order (:meth:`_lazy_order`) ...
-        self._lazy_ok = (
-            not self._any_scan
-            and not fair.enabled
-            and all(cq.queueing_strategy != "StrictFIFO" for cq in config.cluster_queues)
-        )
-        self._by_arrival = True  # ... while every pending key's policy key is 0 (FIFO's)
         self.blocked: dict[str, str] = {}  # queue -> "quota" or "placement" (CycleResult)
         self._released = True  # a release since the last schedule (the first looks at all)
         self._submitted: set[str] = set()  # queues that gained a workload since then
@@ -241,8 +228,6 @@ class QuotaScheduler:
 
     def _queue(self, workload: _Workload) -> None:
         name, key = workload.queue, workload.key
-        if key[1] != 0.0:
-            self._by_arrival = False
         self.pending[name].add(key)
         group = self._group_of.get(workload.index)
         if group is None:
@@ -352,30 +337,37 @@ class QuotaScheduler:
     ) -> set[str]:
         """One scheduling cycle; returns the queues that admitted or evicted and those whose
         head no longer fit after them (empty: no change)."""
+        entries: list[tuple[tuple[int, int, float, int], _Workload, Assignment]] = []
         changed: set[str] = set()
         if only is None:
             self.blocked = {}
             self.wake.woken()
         asleep = self.wake.parked
-        names: list[str] = []
-        for name in self.pending:
+        for name, keys in self.pending.items():
             if only is None:
                 if name in asleep:
                     continue  # (marked "quota" below)
             elif name not in only:
                 continue
             self.blocked.pop(name, None)
-            names.append(name)
-        taken_usage: list[tuple[QuotaNode, str, int]] = []  # this cycle's admissions, in order
-        if self._lazy_ok and self._by_arrival:
-            ordered = self._lazy_order(names, taken_usage)
-        else:
-            entries = [e for e in map(self._entry, names) if e is not None]
-            ordered = self._in_order(entries)
+            if not len(keys) or self._still_clean(name):
+                if len(keys):
+                    self.blocked[name] = "quota"
+                    self._sleep(name)
+                continue
+            head = self._head(name, keys)
+            if head is None:
+                self._clean[name] = self.version
+                self.blocked[name] = "quota"
+                self._sleep(name)
+                continue
+            workload, assignment = head
+            order = (assignment.borrow, -workload.priority, workload.order_s, workload.index)
+            entries.append((order, workload, assignment))
         reserved: list[tuple[QuotaNode, str, int]] = []
         retry: set[str] = set()
         taken: set[int] = set()
-        for workload, assignment in ordered:
+        for workload, assignment in self._in_order(entries):
             node = self.tree.cluster_queues[workload.queue]
             flavor, gpus = assignment.flavor, workload.gpus
             if assignment.mode == FIT:
@@ -388,7 +380,6 @@ class QuotaScheduler:
                     self.blocked[workload.queue] = "placement"
                     continue
                 self._admit(workload, node, flavor, now_s)
-                taken_usage.append((node, flavor, gpus))
                 free[worker_type] -= gpus
                 result.admitted.append((workload.index, worker_type))
                 changed.add(workload.queue)
@@ -414,82 +405,9 @@ class QuotaScheduler:
                 self.blocked[name] = "quota"
         return changed | retry if changed else changed
 
-    def _entry(self, name: str) -> Entry | None:
-        """Queue ``name``'s entry for this cycle: its head and assignment keyed in Kueue's
-        order, or None (no head: marked "quota", and parked when it needs no scan)."""
-        keys = self.pending[name]
-        if not len(keys) or self._still_clean(name):
-            if len(keys):
-                self.blocked[name] = "quota"
-                self._sleep(name)
-            return None
-        head = self._head(name, keys)
-        if head is None:
-            self._clean[name] = self.version
-            self.blocked[name] = "quota"
-            self._sleep(name)
-            return None
-        workload, assignment = head
-        order = (assignment.borrow, -workload.priority, workload.order_s, workload.index)
-        return order, workload, assignment
-
-    def _lazy_order(
-        self, names: list[str], taken: list[tuple[QuotaNode, str, int]]
+    def _in_order(
+        self, entries: list[tuple[tuple[int, int, float, int], _Workload, Assignment]]
     ) -> Iterator[tuple[_Workload, Assignment]]:
-        """The entries of queues ``names`` in Kueue's classical order, each head found only
-        when no other entry can come before it.
-
-        Each queue waits in a heap under a lower bound of its entry's key (:meth:`_bound`)
-        until it is the smallest; its head is then found as at the start of the cycle (the
-        usage of the cycle's admissions ``taken`` undone meanwhile) and waits under its key.
-        A queue none of whose workloads fits what the admissions before it left cannot admit
-        in this cycle: it is marked "quota" and parked without its head [R: the same outcome
-        as Kueue's head losing at its turn; on the full Philly trace, FIFO under the default
-        quotas computed about 4 heads per admission, all but one of which lost]. Only for
-        BestEffortFIFO queues without preemption, without fair sharing, and ordered by
-        arrival within a priority (the policy's key is the same for all), so that admissions
-        only take room and the first pending key bounds the head's.
-        """
-        heap: list[tuple[tuple[int, int, float, int], str]] = [
-            (self._bound(name), name) for name in names if len(self.pending[name])
-        ]
-        heapify(heap)
-        found: dict[str, tuple[_Workload, Assignment]] = {}
-        while heap:
-            _, name = heappop(heap)
-            head = found.pop(name, None)
-            if head is not None:
-                yield head
-                continue
-            if taken and self._first_fitting(name) is None:
-                self.blocked[name] = "quota"
-                self._park(name)
-                self._sleep(name)
-                continue
-            entry = self._at_start(name, taken)
-            if entry is not None:
-                found[name] = entry[1], entry[2]
-                heappush(heap, (entry[0], name))
-
-    def _bound(self, name: str) -> tuple[int, int, float, int]:
-        """A lower bound of queue ``name``'s entry key: the least borrowing level of one GPU
-        of its flavors, and its first pending key's priority, arrival and index."""
-        node = self.tree.cluster_queues[name]
-        borrow = min((node.borrowing_level(f, 1) for f in self._flavors[name]), default=0)
-        first = self.pending[name].first()
-        return borrow, first[0], first[2], first[3]
-
-    def _at_start(self, name: str, taken: list[tuple[QuotaNode, str, int]]) -> Entry | None:
-        """:meth:`_entry` of queue ``name`` with the usage ``taken`` undone meanwhile."""
-        for node, flavor, gpus in reversed(taken):
-            node.remove_usage(flavor, gpus)
-        try:
-            return self._entry(name)
-        finally:
-            for node, flavor, gpus in taken:
-                node.add_usage(flavor, gpus)
-
-    def _in_order(self, entries: list[Entry]) -> Iterator[tuple[_Workload, Assignment]]:
         """The cycle's entries in Kueue's order: classical (no borrowing first, priority,
         arrival), or under fair sharing the tournament, re-run after each admission."""
         if not self.fair.enabled:
@@ -498,14 +416,18 @@ class QuotaScheduler:
             return iter([(workload, assignment) for _, workload, assignment in entries])
         return self._tournament(entries)
 
-    def _tournament(self, entries: list[Entry]) -> Iterator[tuple[_Workload, Assignment]]:
+    def _tournament(
+        self, entries: list[tuple[tuple[int, int, float, int], _Workload, Assignment]]
+    ) -> Iterator[tuple[_Workload, Assignment]]:
         left = list(entries)
         while left:
             best = min(range(len(left)), key=lambda i: self._fair_key(left[i]))
             _, workload, assignment = left.pop(best)
             yield workload, assignment
 
-    def _fair_key(self, entry: Entry) -> tuple[str, list[tuple[bool, Share]], int, float, int]:
+    def _fair_key(
+        self, entry: tuple[tuple[int, int, float, int], _Workload, Assignment]
+    ) -> tuple[str, list[tuple[bool, Share]], int, float, int]:
         _, workload, assignment = entry
         node = self.tree.cluster_queues[workload.queue]
         levels = tournament_key(node, assignment.flavor, workload.gpus, self.weights)
@@ -671,7 +593,7 @@ class QuotaScheduler:
 
 
 def _entry_order(
-    entry: Entry,
+    entry: tuple[tuple[int, int, float, int], _Workload, Assignment],
 ) -> tuple[int, int, float, int]:
     return entry[0]
 
