@@ -13,6 +13,11 @@ borrowing unlimited):
    ``--seeds`` seeds (Philly's job types are drawn per seed), with the paired difference's 95%
    interval (Student's t).
 
+Tried and reverted (commit 0d127c5): heads found lazily in Kueue's entry order, a queue's key
+bounded by its first pending key. A BestEffortFIFO queue's first key is mostly a large job that
+does not fit, so the bound lies well before its head and 216,000 of 340,000 heads were still
+computed; FIFO with quotas took 12% more CPU (20.6-21.5 s against 18.6-19.0 s, side by side).
+
     .venv/bin/python benchmarks/bench_teams.py                      # full trace, timings
     .venv/bin/python benchmarks/bench_teams.py --sample --finding   # 2,000 jobs, the finding
     .venv/bin/python benchmarks/bench_teams.py --trace /work/shared/traces/philly/...full_82247.csv
