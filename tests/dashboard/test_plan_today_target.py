@@ -1,0 +1,42 @@
+"""AppTest of the Planner's default target (issue 38.3): left blank, it is today's cluster's own
+value on the plan's seeds, so the first plan asks for the cheapest mix as good as today's; the
+page says so, and today's metric carries no arrow (its old "delta" compared nothing)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from engine.study.planner import today_value
+from engine.study.store import default_results_dir
+from tests.dashboard.test_study_pages import button, make_app
+
+
+@pytest.fixture(autouse=True)
+def _store(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("GPUSCHED_STORE", str(tmp_path / "store"))
+    monkeypatch.setenv("GPUSCHED_EXECUTOR", "serial")
+
+
+def test_a_blank_target_is_todays_value_and_the_page_says_so() -> None:
+    at = make_app()
+    at.switch_page("app_pages/planner.py").run()
+    field = at.number_input(key="plan_target_jct_mean_s")
+    assert field.value is None and "today's cluster's own value" in field.help
+    at.session_state["plan_candidates"] = pd.DataFrame({
+        "worker_type": ["v100", "k80"], "price_usd_per_gpu_h": [0.74, 0.135],
+        "max_nodes": [3, 3], "gpus_per_node": [4, 4],
+    })  # fmt: skip
+    at.selectbox(key="plan_policy").set_value("FIFO")
+    at.number_input(key="plan_seeds").set_value(2).run()
+    button(at, "run_plan").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    result = at.session_state["plan_result"]
+    # today's mean over the plan's own seeds (the plan may add seeds to today's row after)
+    again = today_value(result.spec, executor="serial", results_dir=default_results_dir())
+    assert result.spec.target_value == pytest.approx(again) and result.today["seeds"] >= 2
+    assert any(h.value.endswith("(today's value)") for h in at.subheader)
+    words = " ".join(c.value for c in at.caption)
+    assert "the cheapest mix we are 95% sure is at least as good as today's average" in words
+    today = next(m for m in at.metric if m.label == "Today's cluster")
+    assert today.value.endswith("USD/h") and not today.proto.delta
