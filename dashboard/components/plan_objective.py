@@ -74,9 +74,10 @@ def missing_prices(candidates: pd.DataFrame, objective: Objective) -> str:
     if not missing:
         return ""
     names = ", ".join(missing)
-    return (f"Enter {what} for {names} in the table below: there is no public price to cite "
+    return (f"Enter {what} for {names} in the fields above: there is no public price to cite "
             f"for {'these types' if len(missing) > 1 else 'this type'}, so the plan needs "
-            "yours. Or delete the row to leave the type out.")  # fmt: skip
+            "yours. Or type it in the table, or delete the row to leave the type out."
+            )  # fmt: skip
 
 
 def read_candidates(

@@ -40,3 +40,32 @@ def test_a_blank_target_is_todays_value_and_the_page_says_so() -> None:
     assert "the cheapest mix we are 95% sure is at least as good as today's average" in words
     today = next(m for m in at.metric if m.label == "Today's cluster")
     assert today.value.endswith("USD/h") and not today.proto.delta
+
+
+def test_the_2026_clusters_candidates_have_8_gpus_per_node_as_an_hgx_board() -> None:
+    # HGX H100 / H200 / B200 boards and an MI300X platform hold 8 GPUs (NVIDIA and AMD data
+    # sheets); the table takes today's node size for today's types and 8 for the others
+    from dashboard.components.plan_prices import default_candidates
+    from engine.presets import cluster_2026_scenario
+
+    table = default_candidates(cluster_2026_scenario()).set_index("worker_type")
+    assert dict(table["gpus_per_node"]) == {"H100-SXM": 8, "B200": 8, "H200-SXM": 8, "MI300X": 8}
+    assert dict(table["max_nodes"]) == {"H100-SXM": 128, "B200": 64, "H200-SXM": 64, "MI300X": 64}
+
+
+def test_a_missing_price_has_a_field_whose_number_goes_into_the_table() -> None:
+    at = make_app()
+    at.switch_page("app_pages/planner.py").run()
+    at.session_state["plan_candidates"] = pd.DataFrame({
+        "worker_type": ["v100", "k80"], "price_usd_per_gpu_h": [0.74, float("nan")],
+        "max_nodes": [3, 3], "gpus_per_node": [4, 4],
+    })  # fmt: skip
+    at.run()
+    assert any("Enter a price (USD per GPU-hour) for k80 in the fields above" in e.value
+               for e in at.error)  # fmt: skip
+    field = at.number_input(key="plan_fill:price_usd_per_gpu_h:k80")
+    assert field.label == "Price of k80 (USD per GPU-hour)" and field.value is None
+    field.set_value(0.2).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert list(at.session_state["plan_candidates"]["price_usd_per_gpu_h"]) == [0.74, 0.2]
+    assert not any(n.key == "plan_fill:price_usd_per_gpu_h:k80" for n in at.number_input)
