@@ -15,6 +15,7 @@ from dashboard.components.plan_prices import (
     candidates_state_key,
     default_candidates,
     render_candidates_editor,
+    render_price_fields,
     render_price_sources,
     trace_idle_types,
 )
@@ -68,8 +69,9 @@ word = "At least" if not probe.at_most else "At most"
 target_shown = cols[2].number_input(
     f"{word} ({probe.unit})", min_value=0.01, max_value=100.0 if not probe.at_most else None,
     value=None, placeholder="today's value", key=f"plan_target_{metric}",
-    help="Blank: today's cluster's own value on the plan's seeds (measured first), so the "
-    "plan asks for the cheapest mix as good as today's. Type a number to ask for another.",
+    help="Blank: today's cluster's own value on the plan's seeds (measured first: where we "
+    "are as sure its average lies as the plan asks), so the plan asks for the cheapest mix "
+    "as good as today's. Type a number to ask for another.",
 )  # fmt: skip
 as_today = target_shown is None
 with cols[3]:
@@ -129,6 +131,7 @@ st.markdown("**GPU types to buy**: a price, the most nodes the plan may hold and
                if objective.ownership else ""))  # fmt: skip
 render_price_sources(s[candidates_key])
 candidates = render_candidates_editor(base, spares=failures.enabled, purchase=objective.ownership)
+render_price_fields(candidates_key, candidates, objective.ownership)
 unused = [str(wt) for wt in candidates["worker_type"] if wt in idle]
 offered = set(default_candidates(base)["worker_type"])  # what the default table offers
 dropped = [wt for wt in idle if wt in offered]
@@ -219,6 +222,14 @@ def _power(row) -> str:
     return f", {row['power_full_kw']:,.0f} kW at full load"
 
 
+def _family(spec, row) -> str:
+    """Why one confirmation among several still carries the plan's confidence."""
+    alpha = 1 - spec.confidence
+    return (f"(Judged at {row['fresh_confidence']:.2%}: the k-th mix confirmed is judged at "
+            f"1 - {alpha:.0%}/2^k, so however many are confirmed, the chance that the answer "
+            f"misses the target stays below {alpha:.0%}.)")  # fmt: skip
+
+
 def _verdict(row) -> str:
     if row.get("error"):
         return "cannot run the trace"
@@ -250,10 +261,10 @@ if result is not None:
                  + (" (today's value)" if s.get("plan_target_is_today") == result.spec.key()
                     else ""))  # fmt: skip
     if s.get("plan_target_is_today") == result.spec.key():
-        st.caption(f"The target is today's cluster's own {target.label} over the plan's seeds: "
-                   f"the plan asks for the cheapest mix we are {result.spec.confidence:.0%} sure "
-                   "is at least as good as today's average. Type a target above to ask for "
-                   "another.")  # fmt: skip
+        st.caption(f"The target is today's cluster's own {target.label} as far as the plan's "
+                   f"seeds tell (we are {result.spec.confidence:.0%} sure today's average is "
+                   f"below {target.words(target.value)}): the plan asks for the cheapest mix "
+                   "as good as today's. Type a target above to ask for another.")  # fmt: skip
     cost_name = "Ownership" if result.spec.ownership is not None else "Rental"
     st.caption(f"Costs below are the {_objective_words(result.spec)}"
                + (f"; every mix must fit a facility power cap of "
@@ -276,8 +287,8 @@ if result is not None:
                    f"{_goodput(chosen)}{_power(chosen)}. Confirmed on "
                    f"**{chosen['fresh_seeds']} fresh seeds** ({seeds_words(fresh)}, none used "
                    f"by the search): {target.label} {target.words(chosen['fresh_mean'])}, "
-                   f"and {target.sure_words(chosen['fresh_bound'], result.spec.confidence)}."
-                   )  # fmt: skip
+                   f"and {target.sure_words(chosen['fresh_bound'], result.spec.confidence)}. "
+                   f"{_family(result.spec, chosen)}")  # fmt: skip
         loadable = result.chosen_scenario
         if loadable is not None and (loadable.cluster != base.cluster
                                      or loadable.failures != base.failures):  # fmt: skip
@@ -344,8 +355,11 @@ if result is not None:
                 "On fresh seeds", help=f"The answer is confirmed on {result.spec.max_seeds} "
                 "seeds the search never used, cheapest mix first"),
             "fresh_mean": number(f"Fresh mean ({target.unit})", format="%.2f"),
-            "fresh_bound": number(f"Fresh seeds: {result.spec.confidence:.0%} sure {side}",
-                                  format="%.2f"),
+            "fresh_bound": number(
+                f"Fresh seeds: sure {side} ({target.unit})", format="%.2f",
+                help="The bound on the fresh seeds at its confirmation's confidence: the k-th "
+                f"confirmation at 1 - {1 - result.spec.confidence:.0%}/2^k, so all of them "
+                f"together keep {result.spec.confidence:.0%}"),
             "goodput": number("Goodput (%)", format="%.1f",
                               help="Useful over allocated GPU-hours, mean over seeds"),
             "error": st.column_config.TextColumn("Why it cannot run", width="large"),

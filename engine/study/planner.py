@@ -84,9 +84,13 @@ def today_value(
     trace_hash: str = "",
     limits: WorkerLimits | None = None,
 ) -> float:
-    """Today's cluster's value of the plan's metric: its mean over the plan's seeds (seconds,
-    or a share), the target of a plan that asks "what is the cheapest mix as good as today's?"
-    [R: the Planner page's default target, issue 38]. The runs are the plan's own (same run
+    """Today's cluster's value of the plan's metric as far as the plan's seeds tell: the
+    one-sided bound of its mean over them at the plan's confidence (seconds, or a share), the
+    target of a plan that asks "what is the cheapest mix as good as today's?" [R: the Planner
+    page's default target, issue 38]. A mix meets it when we are as sure of it as of today's
+    cluster; today's cluster meets it on these seeds by construction, so the plan never ends
+    without a mix to confirm (its mean would be a target today's cluster itself misses, and
+    one no mix meets when today's jobs barely queue). The runs are the plan's own (same run
     specs; ``spec.target_value`` does not enter them), so a plan on the same run store reuses
     them. Arguments as for :func:`plan`.
 
@@ -101,4 +105,4 @@ def today_value(
     if row["error"]:
         raise ConfigError(f"today's cluster cannot run the trace, so it gives no target: "
                           f"{row['error']}")  # fmt: skip
-    return float(row["mean"])
+    return float(row["bound"])

@@ -32,12 +32,14 @@ def test_a_blank_target_is_todays_value_and_the_page_says_so() -> None:
     button(at, "run_plan").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     result = at.session_state["plan_result"]
-    # today's mean over the plan's own seeds (the plan may add seeds to today's row after)
+    # today's bound over the plan's own seeds (the plan may add seeds to today's row after)
     again = today_value(result.spec, executor="serial", results_dir=default_results_dir())
     assert result.spec.target_value == pytest.approx(again) and result.today["seeds"] >= 2
     assert any(h.value.endswith("(today's value)") for h in at.subheader)
     words = " ".join(c.value for c in at.caption)
-    assert "the cheapest mix we are 95% sure is at least as good as today's average" in words
+    assert "as far as the plan's seeds tell (we are 95% sure today's average is below" in words
+    assert "the plan asks for the cheapest mix as good as today's" in words
+    assert result.today["meets"] and result.chosen_row is not None
     today = next(m for m in at.metric if m.label == "Today's cluster")
     assert today.value.endswith("USD/h") and not today.proto.delta
 

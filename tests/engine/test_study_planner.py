@@ -292,7 +292,8 @@ def test_a_mix_and_the_same_cluster_as_today_cost_the_same_by_one_rule(
     the purchase over 5 x 8,760 h plus full-load energy at the electricity price."""
     two = (Candidate("v100", 1.0, 4, 2, max_spares=1), Candidate("k80", 0.1, 4, 4))
     base = ScenarioConfig(
-        cluster=ClusterSpec((NodeGroup("v100", 1, 2, "r0"),)), policies=(PolicySpec("fifo"),),
+        cluster=ClusterSpec((NodeGroup("v100", 1, 2, "r0"),)),
+        policies=(PolicySpec("fifo"),),
         failures=FailureConfig(enabled=True, node_mtbf_h=4.0, repair_h=1.0),
     )
     owning = Ownership((("v100", 8_760.0), ("k80", 876.0)), electricity_usd_per_kwh=0.5)
@@ -312,7 +313,8 @@ def test_a_mix_and_the_same_cluster_as_today_cost_the_same_by_one_rule(
 
 def test_todays_value_is_the_target_of_a_plan_as_good_as_today(tmp_path: Path) -> None:
     # Four one-hour 2-GPU jobs at time 0 on today's two 2-GPU V100 nodes under FIFO: two finish
-    # at 1 h, two wait and finish at 2 h, so today's mean JCT is 1.5 h on every seed.
+    # at 1 h, two wait and finish at 2 h, so today's mean JCT is 1.5 h on every seed, and its
+    # bound over the seeds (no spread) is 1.5 h too.
     two_nodes = ClusterSpec((NodeGroup("v100", 2, 2, "rack0"),))
     spec = _spec(tmp_path, 4)
     spec = dataclasses.replace(spec, base=dataclasses.replace(spec.base, cluster=two_nodes))
