@@ -8,15 +8,32 @@ judged again on seeds the search never used (``PlanSpec.fresh_seeds``: ``max_see
 the integers after the largest seed the search may use), by the same one-sided bound at the
 plan's confidence, on those fresh seeds alone [R: a hold-out confirmation, the split of
 selection and inference of e.g. Cox, "A note on data-splitting for the evaluation of
-significance levels", Biometrika 62(2), 1975]. The mixes that met the target in the search
-are confirmed cheapest first; one the fresh seeds refuse is reported as refused and the next
-is confirmed, until one holds (the answer) or none is left (no answer). Every mix is confirmed
-on the same fresh seeds, so they are compared on the same jobs.
+significance levels", Biometrika 62(2), 1975]. The mixes that meet the target in the search
+are confirmed cheapest first; one the fresh seeds refuse is reported as refused. A refusal
+no longer lowers the cost other mixes must beat, so the mixes cheaper than the next candidate
+that were left undecided on the search's seeds get search seeds again (never fresh ones,
+`engine.study.planner_eval.Evaluator.add_seeds`), and the search checks the neighbours of
+the mixes still standing (`engine.study.planner_search`); then the cheapest mix meeting the target
+that is not yet confirmed is confirmed, until one holds (the answer) or none is left (no
+answer). Every mix is confirmed on the same fresh seeds, so they are compared on the same jobs.
+
+**Many confirmations, one confidence** [R: an alpha-spending rule; the bound is Boole's
+inequality, as for Bonferroni's correction]: the k-th confirmation (k = 1, 2, ...) judges its
+mix at confidence ``1 - (1 - c) / 2**k`` for the plan's confidence ``c`` (95%: 97.5%, 98.75%,
+99.375%, ...), so the chances of wrongly confirming, summed over every confirmation that may
+run, stay below ``1 - c``. The mix tried at step k depends on the search's seeds and on the
+earlier mixes having been refused, never on the fresh values otherwise, so the sequence the
+plan would try if all were refused is fixed before the fresh seeds are read; the answer is
+wrong only if some step of it wrongly confirms, which has probability at most
+``sum_k (1 - c) / 2**k < 1 - c``. So "we are 95% sure" holds for the answer the plan gives, not
+only for each confirmation alone. The first confirmation, the one that usually answers, pays
+least for it.
 
 The search's budget (``PlanSpec.max_simulations``) does not cover the confirmation: it runs
-at most :data:`CONFIRM_MIXES` mixes on ``max_seeds`` fresh seeds each, so a plan runs at most
-``max_simulations + CONFIRM_MIXES x max_seeds`` simulations [R]. How often the confirmed answer
-truly meets the target is measured by ``benchmarks/bench_plan_coverage.py``.
+at most :data:`CONFIRM_MIXES` mixes on ``max_seeds`` fresh seeds each (and the seeds added
+after a refusal, at most ``max_seeds`` per mix), so a plan runs at most
+``max_simulations + CONFIRM_MIXES x max_seeds`` simulations plus those [R]. How often the
+confirmed answer truly meets the target is measured by ``benchmarks/bench_plan_coverage.py``.
 """
 
 from __future__ import annotations
@@ -25,9 +42,9 @@ import math
 from collections.abc import Callable
 
 from engine.study.planner_eval import TODAY, Evaluator, Key
-from engine.study.planner_spec import PlanSpec
+from engine.study.planner_spec import CONFIRM_MIXES, PlanSpec
 
-CONFIRM_MIXES = 10
+__all__ = ["CONFIRM_MIXES", "confirm", "confirm_confidence", "seeds_words"]
 
 
 def seeds_words(seeds: tuple[int, ...]) -> str:
@@ -37,33 +54,64 @@ def seeds_words(seeds: tuple[int, ...]) -> str:
     return f"seed{'s' if len(seeds) != 1 else ''} {', '.join(map(str, seeds))}"
 
 
-def confirm(spec: PlanSpec, ev: Evaluator, say: Callable[[str], None]) -> Key | None:
-    """Confirms the mixes that met the target in the search, cheapest first (today's cluster
-    after a mix of equal cost; at most :data:`CONFIRM_MIXES`), on the plan's fresh seeds;
-    returns the first that holds, or None (none met it in the search, or each was refused)."""
-    passed = sorted((k for k in ev.rows if ev.meets(k)), key=lambda k: (ev.cost(k), k == TODAY))
-    if not passed:
-        return None
+def confirm_confidence(confidence: float, step: int) -> float:
+    """The confidence of the ``step``-th confirmation (1, 2, ...): ``1 - (1 - c) / 2**step``
+    (module docstring)."""
+    return 1 - (1 - confidence) / 2**step
+
+
+def _next(ev: Evaluator) -> Key | None:
+    """The cheapest mix that meets the target on the search's seeds and is not yet confirmed
+    (today's cluster after a mix of equal cost), or None."""
+    open_ = [k for k in ev.rows if ev.meets(k) and ev.rows[k]["confirmed"] is None]
+    return min(open_, key=lambda k: (ev.cost(k), k == TODAY), default=None)
+
+
+def confirm(
+    spec: PlanSpec, ev: Evaluator, say: Callable[[str], None], search_more: Callable[[], None]
+) -> Key | None:
+    """Confirms the mixes that meet the target in the search, cheapest first (at most
+    :data:`CONFIRM_MIXES`), on the plan's fresh seeds, adding search seeds after each refusal
+    (module docstring) and calling ``search_more`` (the search's neighbourhood check around
+    the mixes still standing); returns the first that holds, or None (none met it in the search, or
+    each was refused)."""
     fresh = spec.fresh_seeds()
     ev.limit = math.inf  # bounded by CONFIRM_MIXES instead
     where = f"{len(fresh)} fresh seeds ({seeds_words(fresh)}, none used by the search)"
     target = spec.target
-    for key in passed[:CONFIRM_MIXES]:
-        ev.confirm(key, fresh)
+    done = 0
+    while (key := _next(ev)) is not None and done < CONFIRM_MIXES:
+        done += 1
+        level = confirm_confidence(spec.confidence, done)
+        ev.confirm(key, fresh, level)
         row = ev.rows[key]
         words = (f"{row['mix']} ({row['cost_usd_per_h']:,.2f} USD/h): {target.label} "
                  f"{target.words(row['fresh_mean'])}, "
-                 f"bound {target.words(row['fresh_bound'])}")  # fmt: skip
+                 f"{target.sure_words(row['fresh_bound'], level)}")  # fmt: skip
         if row["confirmed"]:
-            say(f"Confirmation on {where}: {words}: confirmed.")
+            say(f"Confirmation on {where}: {words}: confirmed. {_family_words(spec, done)}")
             return key
         why = f" ({ev.fresh_errors[key]})" if key in ev.fresh_errors else ""
         say(f"Confirmation on {where}: {words}{why}: refused, although it met the target on "
-            f"the search's seeds (bound {target.words(row['bound'])}); the next cheapest mix "
-            "that met it there is confirmed.")  # fmt: skip
-    more = len(passed) - CONFIRM_MIXES
-    say("No mix is confirmed: the fresh seeds refused "
-        + (f"the {CONFIRM_MIXES} cheapest mixes that met the target in the search ({more} more "
-           "met it there and were not confirmed)." if more > 0 else
-           "every mix that met the target in the search."))  # fmt: skip
+            f"the search's seeds (bound {target.words(row['bound'])}); cheaper mixes left "
+            "undecided get more search seeds, and the next cheapest mix that meets the target "
+            "there is confirmed.")  # fmt: skip
+        ev.add_seeds(ev.rows)
+        search_more()
+    if done == 0:
+        return None
+    more = " (more met it there and were not confirmed)" if key is not None else ""
+    say(f"No mix is confirmed: the fresh seeds refused the {done} cheapest mixes that met the "
+        f"target in the search{more}.")  # fmt: skip
     return None
+
+
+def _family_words(spec: PlanSpec, step: int) -> str:
+    """Why the answer carries the plan's confidence after ``step`` confirmations."""
+    levels = ", ".join(f"{confirm_confidence(spec.confidence, k):.2%}" for k in range(1, 4))
+    return (
+        f"It was confirmation {step}: the k-th confirmation is judged at 1 - "
+        f"{1 - spec.confidence:.0%}/2^k ({levels}, ...), so all the confirmations a plan "
+        f"may run together keep the chance of a wrong answer below "
+        f"{1 - spec.confidence:.0%}: we are {spec.confidence:.0%} sure of the answer."
+    )
