@@ -223,11 +223,13 @@ def _power(row) -> str:
 
 
 def _family(spec, row) -> str:
-    """Why one confirmation among several still carries the plan's confidence."""
-    alpha = 1 - spec.confidence
-    return (f"(Judged at {row['fresh_confidence']:.2%}: the k-th mix confirmed is judged at "
-            f"1 - {alpha:.0%}/2^k, so however many are confirmed, the chance that the answer "
-            f"misses the target stays below {alpha:.0%}.)")  # fmt: skip
+    """How many confirmations the answer's confidence shares (not corrected)."""
+    refused = int((s["plan_result"].tried["confirmed"] == False).sum())  # noqa: E712
+    if not refused:
+        return ""
+    return (f"({refused} cheaper mix{'es were' if refused > 1 else ' was'} refused before it, "
+            f"each confirmation at {spec.confidence:.0%}; the {spec.confidence:.0%} is not "
+            "corrected for their number.)")  # fmt: skip
 
 
 def _verdict(row) -> str:
@@ -357,9 +359,7 @@ if result is not None:
             "fresh_mean": number(f"Fresh mean ({target.unit})", format="%.2f"),
             "fresh_bound": number(
                 f"Fresh seeds: sure {side} ({target.unit})", format="%.2f",
-                help="The bound on the fresh seeds at its confirmation's confidence: the k-th "
-                f"confirmation at 1 - {1 - result.spec.confidence:.0%}/2^k, so all of them "
-                f"together keep {result.spec.confidence:.0%}"),
+                help="The bound on the fresh seeds at the plan's confidence"),
             "goodput": number("Goodput (%)", format="%.1f",
                               help="Useful over allocated GPU-hours, mean over seeds"),
             "error": st.column_config.TextColumn("Why it cannot run", width="large"),
