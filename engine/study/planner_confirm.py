@@ -9,12 +9,8 @@ the integers after the largest seed the search may use), by the same one-sided b
 plan's confidence, on those fresh seeds alone [R: a hold-out confirmation, the split of
 selection and inference of e.g. Cox, "A note on data-splitting for the evaluation of
 significance levels", Biometrika 62(2), 1975]. The mixes that meet the target in the search
-are confirmed cheapest first; one the fresh seeds refuse is reported as refused. A refusal
-no longer lowers the cost other mixes must beat, so the mixes cheaper than the next candidate
-that were left undecided on the search's seeds get search seeds again (never fresh ones,
-`engine.study.planner_eval.Evaluator.add_seeds`), and the search checks the neighbours of
-the mixes still standing (`engine.study.planner_search`); then the cheapest mix meeting the target
-that is not yet confirmed is confirmed, until one holds (the answer) or none is left (no
+are confirmed cheapest first; one the fresh seeds refuse is reported as refused and the next
+is confirmed, until one holds (the answer) or none is left (no
 answer). Every mix is confirmed on the same fresh seeds, so they are compared on the same jobs.
 
 **Many confirmations** [R, not corrected]: each confirmation is judged at the plan's
@@ -64,14 +60,10 @@ def _next(ev: Evaluator) -> Key | None:
     return min(open_, key=lambda k: (ev.cost(k), k == TODAY), default=None)
 
 
-def confirm(
-    spec: PlanSpec, ev: Evaluator, say: Callable[[str], None], search_more: Callable[[], None]
-) -> Key | None:
+def confirm(spec: PlanSpec, ev: Evaluator, say: Callable[[str], None]) -> Key | None:
     """Confirms the mixes that meet the target in the search, cheapest first (at most
-    :data:`CONFIRM_MIXES`), on the plan's fresh seeds, adding search seeds after each refusal
-    (module docstring) and calling ``search_more`` (the search's neighbourhood check around
-    the mixes still standing); returns the first that holds, or None (none met it in the search, or
-    each was refused)."""
+    :data:`CONFIRM_MIXES`), on the plan's fresh seeds; returns the first that holds, or None
+    (none met it in the search, or each was refused)."""
     fresh = spec.fresh_seeds()
     ev.limit = math.inf  # bounded by CONFIRM_MIXES instead
     where = f"{len(fresh)} fresh seeds ({seeds_words(fresh)}, none used by the search)"
@@ -93,11 +85,8 @@ def confirm(
             return key
         why = f" ({ev.fresh_errors[key]})" if key in ev.fresh_errors else ""
         say(f"Confirmation on {where}: {words}{why}: refused, although it met the target on "
-            f"the search's seeds (bound {target.words(row['bound'])}); cheaper mixes left "
-            "undecided get more search seeds, and the next cheapest mix that meets the target "
-            "there is confirmed.")  # fmt: skip
-        ev.add_seeds(ev.rows)
-        search_more()
+            f"the search's seeds (bound {target.words(row['bound'])}); the next cheapest mix "
+            "that met it there is confirmed.")  # fmt: skip
     if done == 0:
         return None
     more = " (more met it there and were not confirmed)" if key is not None else ""

@@ -27,8 +27,7 @@ slow K80s make jobs slower), so the search does not climb:
 
 5. **Confirmation** (`engine.study.planner_confirm`): the mixes that met the target are
    judged again, cheapest first, on fresh seeds the search never used; the first that holds
-   is the answer. After a refusal the neighbourhood check runs again at a step of 1 around
-   the mixes still standing (a refused mix is no longer part of the frontier).
+   is the answer.
 
 The sampler is seeded from the plan's key, so the same plan gives the same answer. Every
 evaluation is an Optuna trial (params: node counts; user attributes: seeds, phase; constraint:
@@ -95,15 +94,7 @@ def search(
     except BudgetExhausted:
         say(f"Stopped: the next batch would exceed the budget of {spec.max_simulations} "
             "simulations.")  # fmt: skip
-
-    def search_more() -> None:
-        """After a refusal: the frontier lost a mix, so its one-node neighbours are checked."""
-        checked = _descend(spec, ev, tuner, 1)
-        if checked:
-            say(f"Neighbourhood check again: {checked} more mix{'' if checked == 1 else 'es'} "
-                "one node from the cheapest mixes still meeting the target.")  # fmt: skip
-
-    return _result(spec, ev, confirm(spec, ev, say, search_more), say, log)
+    return _result(spec, ev, confirm(spec, ev, say), say, log)
 
 
 class Tuner:
