@@ -15,6 +15,7 @@ from dashboard.components.plan_prices import (
     candidates_state_key,
     default_candidates,
     render_candidates_editor,
+    render_price_fields,
     render_price_sources,
     trace_idle_types,
 )
@@ -41,8 +42,6 @@ TARGET_TITLES = {"jct_mean_s": "Mean JCT", "jct_p95_s": "p95 JCT",
                  "queueing_delay_mean_s": "Mean queueing delay",
                  "start_within_share": "Share of jobs starting within T",
                  "worst_team_queueing_p95_s": "Every team's p95 queueing delay"}  # fmt: skip
-TARGET_DEFAULTS = {"jct_mean_s": 4.0, "jct_p95_s": 12.0, "queueing_delay_mean_s": 30.0,
-                   "start_within_share": 95.0, "worst_team_queueing_p95_s": 2.0}  # fmt: skip
 PHASES = {"today": "today's cluster", "start": "start", "search": "search",
           "refine": "neighbourhood check"}  # fmt: skip
 
@@ -66,11 +65,15 @@ s.setdefault("plan_metric", "jct_mean_s")
 metric = cols[1].selectbox("Target", TARGET_METRICS, key="plan_metric",
                            format_func=TARGET_TITLES.get)  # fmt: skip
 probe = Target(metric, 0.5 if metric == "start_within_share" else 1.0)
-s.setdefault(f"plan_target_{metric}", TARGET_DEFAULTS[metric])
 word = "At least" if not probe.at_most else "At most"
-target_shown = cols[2].number_input(f"{word} ({probe.unit})", min_value=0.01,
-                                    max_value=100.0 if not probe.at_most else None,
-                                    key=f"plan_target_{metric}")  # fmt: skip
+target_shown = cols[2].number_input(
+    f"{word} ({probe.unit})", min_value=0.01, max_value=100.0 if not probe.at_most else None,
+    value=None, placeholder="today's value", key=f"plan_target_{metric}",
+    help="Blank: today's cluster's own value on the plan's seeds (measured first: where we "
+    "are as sure its average lies as the plan asks), so the plan asks for the cheapest mix "
+    "as good as today's. Type a number to ask for another.",
+)  # fmt: skip
+as_today = target_shown is None
 with cols[3]:
     seeds = render_seed_count("plan_seeds", 3)
 cols = st.columns(4)
@@ -128,6 +131,7 @@ st.markdown("**GPU types to buy**: a price, the most nodes the plan may hold and
                if objective.ownership else ""))  # fmt: skip
 render_price_sources(s[candidates_key])
 candidates = render_candidates_editor(base, spares=failures.enabled, purchase=objective.ownership)
+render_price_fields(candidates_key, candidates, objective.ownership)
 unused = [str(wt) for wt in candidates["worker_type"] if wt in idle]
 offered = set(default_candidates(base)["worker_type"])  # what the default table offers
 dropped = [wt for wt in idle if wt in offered]
@@ -151,14 +155,15 @@ def _spec():
     rows, ownership = read_candidates(candidates, objective, spares=failures.enabled)
     return PlanSpec(
         dataclasses.replace(base, policies=(chosen_policy,)), rows, metric,
-        float(target_shown) * probe.per_unit, tuple(seeds), confidence=confidence / 100,
+        probe.value if as_today else float(target_shown) * probe.per_unit, tuple(seeds),
+        confidence=confidence / 100,
         max_seeds=max(int(max_seeds), len(seeds)), start_within_s=float(within_h) * 3600,
         max_spares=int(max_spares), power_cap_kw=objective.power_cap_kw, ownership=ownership,
     )  # fmt: skip
 
 
 def _run(spec):
-    from engine.study.planner import plan
+    from engine.study.planner import plan, today_value
 
     s["cancel_requested"] = False
     bar, started = st.progress(0.0, text="Planning…"), time.perf_counter()
@@ -170,11 +175,18 @@ def _run(spec):
     try:
         spec, budget = plan_within_budget(spec)
         with shared_slot(bar, lambda: bool(s["cancel_requested"])) as workers:
-            return plan(spec, executor=os.environ.get(EXECUTOR_ENV, "pool"), workers=workers,
-                        results_dir=default_results_dir(), on_progress=on_progress,
-                        should_cancel=with_deadline(lambda: bool(s["cancel_requested"]), budget),
-                        traces=trace_store(), trace_hash=upload_sha256(),
-                        limits=budget.worker_limits())  # fmt: skip
+            options = dict(executor=os.environ.get(EXECUTOR_ENV, "pool"), workers=workers,
+                           results_dir=default_results_dir(),
+                           should_cancel=with_deadline(lambda: bool(s["cancel_requested"]),
+                                                       budget),
+                           traces=trace_store(), trace_hash=upload_sha256(),
+                           limits=budget.worker_limits())  # fmt: skip
+            if as_today:
+                bar.progress(0.0, text="Measuring today's cluster: its value is the target…")
+                value = today_value(spec, **options)
+                spec = dataclasses.replace(spec, target_value=value)
+                s["plan_target_is_today"] = spec.key()
+            return plan(spec, on_progress=on_progress, **options)
     except SimulationCancelled:
         st.warning("Planner cancelled; a new plan resumes from the mixes already simulated.")
     except EngineError as exc:
@@ -210,6 +222,16 @@ def _power(row) -> str:
     return f", {row['power_full_kw']:,.0f} kW at full load"
 
 
+def _family(spec, row) -> str:
+    """How many confirmations the answer's confidence shares (not corrected)."""
+    refused = int((s["plan_result"].tried["confirmed"] == False).sum())  # noqa: E712
+    if not refused:
+        return ""
+    return (f"({refused} cheaper mix{'es were' if refused > 1 else ' was'} refused before it, "
+            f"each confirmation at {spec.confidence:.0%}; the {spec.confidence:.0%} is not "
+            "corrected for their number.)")  # fmt: skip
+
+
 def _verdict(row) -> str:
     if row.get("error"):
         return "cannot run the trace"
@@ -237,7 +259,14 @@ if render_study_buttons("Plan", "run_plan", spec is not None):
 result = s.get("plan_result")
 if result is not None:
     target, today, chosen = result.spec.target, result.today, result.chosen_row
-    st.subheader(f"{target.sentence()[0].upper()}{target.sentence()[1:]}")
+    st.subheader(f"{target.sentence()[0].upper()}{target.sentence()[1:]}"
+                 + (" (today's value)" if s.get("plan_target_is_today") == result.spec.key()
+                    else ""))  # fmt: skip
+    if s.get("plan_target_is_today") == result.spec.key():
+        st.caption(f"The target is today's cluster's own {target.label} as far as the plan's "
+                   f"seeds tell (we are {result.spec.confidence:.0%} sure today's average is "
+                   f"below {target.words(target.value)}): the plan asks for the cheapest mix "
+                   "as good as today's. Type a target above to ask for another.")  # fmt: skip
     cost_name = "Ownership" if result.spec.ownership is not None else "Rental"
     st.caption(f"Costs below are the {_objective_words(result.spec)}"
                + (f"; every mix must fit a facility power cap of "
@@ -245,10 +274,9 @@ if result is not None:
                   if result.spec.power_cap_kw is not None else "") + ".")  # fmt: skip
     left, right = st.columns(2)
     if today:
-        left.metric("Today's cluster", f"{today['cost_usd_per_h']:,.2f} USD/h",
-                    f"{target.words(today['mean'])}: {_verdict(today)}",
-                    delta_color="off")  # fmt: skip
-        left.caption(today["mix"] + _goodput(today) + _power(today))
+        left.metric("Today's cluster", f"{today['cost_usd_per_h']:,.2f} USD/h")
+        left.caption(f"{today['mix']}: {target.label} {target.words(today['mean'])} "
+                     f"({_verdict(today)}){_goodput(today)}{_power(today)}")  # fmt: skip
     if chosen is not None:
         saving = today["cost_usd_per_h"] - chosen["cost_usd_per_h"] if today else 0.0
         right.metric("Chosen mix", f"{chosen['cost_usd_per_h']:,.2f} USD/h",
@@ -261,8 +289,8 @@ if result is not None:
                    f"{_goodput(chosen)}{_power(chosen)}. Confirmed on "
                    f"**{chosen['fresh_seeds']} fresh seeds** ({seeds_words(fresh)}, none used "
                    f"by the search): {target.label} {target.words(chosen['fresh_mean'])}, "
-                   f"and {target.sure_words(chosen['fresh_bound'], result.spec.confidence)}."
-                   )  # fmt: skip
+                   f"and {target.sure_words(chosen['fresh_bound'], result.spec.confidence)}. "
+                   f"{_family(result.spec, chosen)}")  # fmt: skip
         loadable = result.chosen_scenario
         if loadable is not None and (loadable.cluster != base.cluster
                                      or loadable.failures != base.failures):  # fmt: skip
@@ -329,8 +357,9 @@ if result is not None:
                 "On fresh seeds", help=f"The answer is confirmed on {result.spec.max_seeds} "
                 "seeds the search never used, cheapest mix first"),
             "fresh_mean": number(f"Fresh mean ({target.unit})", format="%.2f"),
-            "fresh_bound": number(f"Fresh seeds: {result.spec.confidence:.0%} sure {side}",
-                                  format="%.2f"),
+            "fresh_bound": number(
+                f"Fresh seeds: sure {side} ({target.unit})", format="%.2f",
+                help="The bound on the fresh seeds at the plan's confidence"),
             "goodput": number("Goodput (%)", format="%.1f",
                               help="Useful over allocated GPU-hours, mean over seeds"),
             "error": st.column_config.TextColumn("Why it cannot run", width="large"),

@@ -138,3 +138,30 @@ _INT_COLUMNS = (
     ("max_spares", "Max spare nodes",
      "The most spare nodes of this type the search may hold; blank: the number above"),
 )  # fmt: skip
+
+
+def render_price_fields(key: str, candidates: pd.DataFrame, purchase: bool) -> None:
+    """A field for each candidate row without the price the plan needs (the rental price, or
+    with ``purchase`` the purchase price), side by side under the table; a number typed there
+    is written into the table under ``key`` (which links carry) and the page reruns, so the
+    table shows it and the field is gone."""
+    column = "purchase_usd_per_gpu" if purchase else "price_usd_per_gpu_h"
+    if column not in candidates:
+        return
+    missing = [str(wt) for wt, v in zip(candidates["worker_type"], candidates[column],
+                                        strict=True) if pd.isna(v)]  # fmt: skip
+    if not missing:
+        return
+    what, unit = ("Purchase price", "USD per GPU") if purchase else ("Price", "USD per GPU-hour")
+    cols = st.columns(min(len(missing), 4))
+    for n, wt in enumerate(missing):
+        value = cols[n % 4].number_input(
+            f"{what} of {wt} ({unit})", min_value=0.0,
+            max_value=CANDIDATE_RANGES[column][1], value=None, placeholder="your price",
+            key=f"plan_fill:{column}:{wt}",
+        )  # fmt: skip
+        if value is not None:
+            table = st.session_state[key].reset_index(drop=True).copy()
+            table.loc[table["worker_type"] == wt, column] = float(value)
+            st.session_state[key] = table
+            st.rerun()

@@ -6,7 +6,9 @@ plan's confidence lie on both sides of the target (the bad-side bound misses it,
 bound meets it) gets :data:`SEEDS_PER_ROUND` more seeds (the next integers after the plan's
 largest seed), round after round, until the bounds agree or it has ``max_seeds``; then the
 bad-side bound decides. Only mixes that could still change the answer get them: today's
-cluster (the reference) and mixes cheaper than the cheapest one already meeting the target.
+cluster (the reference) and mixes cheaper than the cheapest one already meeting the target
+(and not refused by the fresh seeds: after a refusal, the confirmation adds seeds to the
+mixes cheaper than the next candidate, `engine.study.planner_confirm`).
 Deciding after each round is a sequential test, so the stated confidence is nominal.
 
 A mix the policy cannot run (a job it never starts, a job larger than the mix) is recorded with
@@ -87,6 +89,7 @@ class Evaluator:
         self.errors: dict[Key, str] = {}
         self.fresh: dict[Key, dict[int, float]] = {}  # key -> fresh seed -> value (confirmed)
         self.fresh_errors: dict[Key, str] = {}
+        self.fresh_confidence: dict[Key, float] = {}  # key -> the bound's confidence
         self.limit: float = spec.max_simulations  # the confirmation lifts it
         self.rows: dict[Key, dict[str, Any]] = {}
         self.num_simulations = 0
@@ -121,8 +124,14 @@ class Evaluator:
     def cost(self, key: Key) -> float:
         return float(self.rows[key]["cost_usd_per_h"])
 
+    def standing(self, key: Key) -> bool:
+        """Meets the target on the search's seeds and the fresh seeds have not refused it
+        (`engine.study.planner_confirm`)."""
+        return self.meets(key) and self.rows[key]["confirmed"] is not False
+
     def cheapest_meeting(self) -> float:
-        return min((self.cost(k) for k in self.rows if self.meets(k)), default=math.inf)
+        """The cost of the cheapest :meth:`standing` mix; inf if none."""
+        return min((self.cost(k) for k in self.rows if self.standing(k)), default=math.inf)
 
     def seeds_of(self, key: Key) -> list[int]:
         return sorted(self.values.get(key, {})) or list(self.spec.seeds)
@@ -160,10 +169,14 @@ class Evaluator:
         for k in new:
             self._row(k, phase)
         if seeds is None:
-            self._add_seeds(new, phase)
+            self.add_seeds(new, phase)
         return new
 
-    def _add_seeds(self, keys: list[Key], phase: str) -> None:
+    def add_seeds(self, keys: Iterable[Key], phase: str | None = None) -> None:
+        """Adds search seeds, round after round, to the ``keys`` that could change the answer
+        and are undecided (module docstring); ``phase`` None keeps each row's phase (the
+        confirmation, after a refusal lowered the cost such mixes must beat)."""
+        keys = list(keys)
         pool = list(self.spec.search_seeds()[len(self.spec.seeds) :])
         while True:
             cap = self.cheapest_meeting()
@@ -177,7 +190,7 @@ class Evaluator:
                 todo[k] = pool[have - len(self.spec.seeds) :][:SEEDS_PER_ROUND]
             self._record(self._run(todo))
             for k in near:
-                self._row(k, phase)
+                self._row(k, phase or str(self.rows[k]["phase"]))
 
     def _undecided(self, key: Key) -> bool:
         row, target = self.rows[key], self.spec.target
@@ -209,14 +222,16 @@ class Evaluator:
         why = draw_misfit(self.drawn, spec.base.trace, cluster, self.matrix)
         return f"cannot run every draw of the trace: {why}" if why else ""
 
-    def confirm(self, key: Key, seeds: Iterable[int]) -> list[float]:
+    def confirm(self, key: Key, seeds: Iterable[int], confidence: float) -> list[float]:
         """Runs ``key`` on ``seeds`` (the plan's fresh seeds) apart from its search values and
-        adds the outcome to its row (``fresh_seeds``, ``fresh_mean``, ``fresh_bound``,
-        ``confirmed``); returns the judged values (empty if the policy could not run it).
+        adds the outcome to its row (``fresh_seeds``, ``fresh_mean``, ``fresh_bound`` at
+        ``confidence``, ``fresh_confidence``, ``confirmed``); returns the judged values (empty
+        if the policy could not run it).
 
         Raises:
             BudgetExhausted: if the runs would exceed :attr:`limit`.
         """
+        self.fresh_confidence[key] = confidence
         for (k, s), result in self._run({key: list(seeds)}).items():
             if isinstance(result, EngineError):
                 self.fresh_errors.setdefault(k, str(result))
@@ -298,14 +313,17 @@ class Evaluator:
 
     def _fresh_columns(self, key: Key) -> dict[str, Any]:
         """The confirmation's columns of a row: fresh seeds run, mean and one-sided bound over
-        them, and ``confirmed`` (True / False; None for a mix not confirmed)."""
+        them at the confidence it was confirmed at, that confidence, and ``confirmed`` (True /
+        False; None for a mix not confirmed)."""
         values = [] if key in self.fresh_errors else list(self.fresh.get(key, {}).values())
-        if key not in self.fresh and key not in self.fresh_errors:
+        if key not in self.fresh_confidence:
             return {"fresh_seeds": 0, "fresh_mean": math.nan, "fresh_bound": math.nan,
-                    "confirmed": None}  # fmt: skip
-        bound = self.spec.target.bound(values, self.spec.confidence) if values else math.nan
+                    "fresh_confidence": math.nan, "confirmed": None}  # fmt: skip
+        level = self.fresh_confidence[key]
+        bound = self.spec.target.bound(values, level) if values else math.nan
         return {"fresh_seeds": len(self.fresh.get(key, {})), "fresh_mean": mean_ci(values)[1],
-                "fresh_bound": bound, "confirmed": self.spec.target.meets(bound)}  # fmt: skip
+                "fresh_bound": bound, "fresh_confidence": level,
+                "confirmed": self.spec.target.meets(bound)}  # fmt: skip
 
     def _spares(self, key: Key) -> dict[str, int]:
         """Spare nodes per GPU type held in the key's cluster (counted in its capacity) when the

@@ -28,6 +28,11 @@ from engine.power.energy import full_load_kw
 from engine.power.model import PowerSpec
 
 HOURS_PER_YEAR = 8760.0
+ELECTRICITY_USD_PER_KWH = 0.0806
+"""The Planner page's default electricity price: the US average retail price of electricity to
+the industrial sector in 2023, 8.06 cents/kWh (US EIA, Electric Power Annual 2023, released
+October 2024: average price to ultimate customers by end-use sector). A site's contract differs
+(the same table: 5.75 cents in New Mexico, 18.64 in California); the user enters their own."""
 
 
 @dataclass(frozen=True)

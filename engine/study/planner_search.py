@@ -284,7 +284,7 @@ def _descend(spec: PlanSpec, ev: Evaluator, tuner: Tuner, step: int) -> int:
     checked, misses = 0, 0
     while True:
         mixes = [k for k in ev.rows if isinstance(k, tuple) and spec.in_bounds(k)]
-        meeting = sorted((k for k in mixes if ev.meets(k)), key=lambda k: (ev.cost(k), k))
+        meeting = sorted((k for k in mixes if ev.standing(k)), key=lambda k: (ev.cost(k), k))
         if meeting:
             frontier = meeting[:FRONTIER]
         else:

@@ -35,6 +35,7 @@ from engine.study.planner_target import TARGET_METRICS, Target, gpu_name
 from engine.study.spec import engine_digest
 from engine.validate import validate_failures
 
+CONFIRM_MIXES = 10  # the most mixes confirmed on fresh seeds (`engine.study.planner_confirm`)
 Mix = tuple[int, ...]  # nodes per candidate (PlanSpec.candidates order), then spares per spared
 PLAN_KEYS = ("base", "candidates", "target_metric", "target_value", "seeds", "max_simulations",
              "confidence", "max_seeds", "start_within_s", "search_trials",
@@ -295,11 +296,10 @@ class PlanSpec:
         return ClusterSpec(tuple(groups))
 
     def cost_usd_per_h(self, mix: Mix) -> float:
-        """USD/h of the mix's bought nodes (:meth:`bought`: spares are bought too), by the
-        plan's objective (:meth:`objective_usd_per_h`)."""
-        if self.ownership is not None:
-            return self.ownership.usd_per_h(self.cluster(mix), self.power)
-        return sum(n * c.gpus_per_node * c.price_usd_per_gpu_h for c, n in self.bought(mix))
+        """USD/h of the mix's cluster (:meth:`cluster`: its bought nodes, spares included), by
+        the plan's objective (:meth:`objective_usd_per_h`, the one rule for a mix and for
+        today's cluster)."""
+        return self.objective_usd_per_h(self.cluster(mix))
 
     def label(self, mix: Mix) -> str:
         """E.g. ``"24 V100 + 24 P100 + 16 K80 nodes"`` (types with no node left out), with

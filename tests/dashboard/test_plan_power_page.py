@@ -76,3 +76,11 @@ def test_the_cap_and_objective_travel_in_the_link() -> None:
     assert fresh.number_input(key="plan_electricity_usd_per_kwh").value == 0.12
     carried = fresh.session_state["plan_candidates"]
     assert list(carried["purchase_usd_per_gpu"]) == [9000.0, 1000.0]
+
+
+def test_the_default_electricity_price_is_the_cited_eia_figure() -> None:
+    at = make_app()
+    at.switch_page("app_pages/planner.py").run()
+    field = at.number_input(key="plan_electricity_usd_per_kwh")
+    assert field.value == pytest.approx(0.0806)  # US EIA, Electric Power Annual 2023
+    assert "8.06 cents/kWh (US EIA, Electric Power Annual 2023)" in field.help

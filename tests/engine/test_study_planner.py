@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.cli import main
 from engine.config import (
@@ -22,10 +24,12 @@ from engine.config import (
     spares_of,
 )
 from engine.errors import ConfigError
+from engine.power.energy import full_load_kw
 from engine.scenario import run
 from engine.sources import Origin
 from engine.step_time.throughput import load_matrix
-from engine.study.planner import Candidate, PlanSpec, pareto_front, plan
+from engine.study.planner import Candidate, PlanSpec, pareto_front, plan, today_value
+from engine.study.planner_power import Ownership
 from engine.study.spec import RunSpec
 from engine.validate import validate_failures
 
@@ -274,3 +278,52 @@ def test_plan_command_writes_the_chosen_scenario(
     written = (tmp_path / "out" / "chosen_scenario.json").read_text()
     chosen = ScenarioConfig.from_json(written, Origin.LOCAL)  # names the local trace file
     assert chosen.cluster.capacity() == {"v100": 4}
+
+
+@settings(max_examples=40, deadline=None)
+@given(v100=st.integers(0, 4), k80=st.integers(0, 4), spare=st.integers(0, 1),
+       ownership=st.booleans())  # fmt: skip
+def test_a_mix_and_the_same_cluster_as_today_cost_the_same_by_one_rule(
+    v100: int, k80: int, spare: int, ownership: bool
+) -> None:
+    """The search's price of a mix (``cost_usd_per_h``) and the price of the same cluster as
+    today's (``objective_usd_per_h``, the tried table's column) agree, by hand: rental is
+    (nodes + spares) x GPUs per node x price, spares bought for the types held; ownership is
+    the purchase over 5 x 8,760 h plus full-load energy at the electricity price."""
+    two = (Candidate("v100", 1.0, 4, 2, max_spares=1), Candidate("k80", 0.1, 4, 4))
+    base = ScenarioConfig(
+        cluster=ClusterSpec((NodeGroup("v100", 1, 2, "r0"),)),
+        policies=(PolicySpec("fifo"),),
+        failures=FailureConfig(enabled=True, node_mtbf_h=4.0, repair_h=1.0),
+    )
+    owning = Ownership((("v100", 8_760.0), ("k80", 876.0)), electricity_usd_per_kwh=0.5)
+    spec = PlanSpec(base, two, "jct_mean_s", HOUR_S, (0, 1),
+                    ownership=owning if ownership else None)  # fmt: skip
+    mix = (v100, k80, spare if v100 else 0)
+    bought_v100 = v100 + (spare if v100 else 0)
+    if ownership:
+        kw = full_load_kw(spec.cluster(mix), spec.power)
+        hand = (bought_v100 * 2 * 8_760.0 + k80 * 4 * 876.0) / (5 * 8_760.0) + 0.5 * kw
+    else:
+        hand = bought_v100 * 2 * 1.0 + k80 * 4 * 0.1
+    assert spec.cost_usd_per_h(mix) == pytest.approx(hand)
+    today = dataclasses.replace(spec, base=dataclasses.replace(base, cluster=spec.cluster(mix)))
+    assert today.objective_usd_per_h(today.base.cluster) == pytest.approx(hand)
+
+
+def test_todays_value_is_the_target_of_a_plan_as_good_as_today(tmp_path: Path) -> None:
+    # Four one-hour 2-GPU jobs at time 0 on today's two 2-GPU V100 nodes under FIFO: two finish
+    # at 1 h, two wait and finish at 2 h, so today's mean JCT is 1.5 h on every seed, and its
+    # bound over the seeds (no spread) is 1.5 h too.
+    two_nodes = ClusterSpec((NodeGroup("v100", 2, 2, "rack0"),))
+    spec = _spec(tmp_path, 4)
+    spec = dataclasses.replace(spec, base=dataclasses.replace(spec.base, cluster=two_nodes))
+    value = today_value(spec, executor="serial")
+    assert value == pytest.approx(1.5 * HOUR_S)
+    result = plan(dataclasses.replace(spec, target_value=value), executor="serial")
+    assert result.today["mean"] == pytest.approx(value) and result.today["meets"]
+    assert result.chosen_row is not None and result.chosen_row["mean"] <= value + 1e-6
+    assert result.chosen_row["cost_usd_per_h"] <= result.today["cost_usd_per_h"]
+    k80 = dataclasses.replace(spec.base, cluster=ClusterSpec((NodeGroup("k80", 2, 2, "r"),)))
+    with pytest.raises(ConfigError, match="today's cluster cannot run the trace"):
+        today_value(dataclasses.replace(spec, base=k80), executor="serial")
