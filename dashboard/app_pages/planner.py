@@ -259,14 +259,19 @@ if render_study_buttons("Plan", "run_plan", spec is not None):
 result = s.get("plan_result")
 if result is not None:
     target, today, chosen = result.spec.target, result.today, result.chosen_row
+    as_today = s.get("plan_target_is_today") == result.spec.key()
     st.subheader(f"{target.sentence()[0].upper()}{target.sentence()[1:]}"
-                 + (" (today's value)" if s.get("plan_target_is_today") == result.spec.key()
-                    else ""))  # fmt: skip
-    if s.get("plan_target_is_today") == result.spec.key():
-        st.caption(f"The target is today's cluster's own {target.label} as far as the plan's "
-                   f"seeds tell (we are {result.spec.confidence:.0%} sure today's average is "
-                   f"below {target.words(target.value)}): the plan asks for the cheapest mix "
-                   "as good as today's. Type a target above to ask for another.")  # fmt: skip
+                 + (" (today's value)" if as_today else ""))  # fmt: skip
+    if as_today:
+        mean = today.get("mean")
+        mean_words = (f"; its average over them is {target.words(float(mean))}"
+                      if mean is not None else "")  # fmt: skip
+        st.caption(f"The target is today's cluster's {target.label} as far as the plan's "
+                   f"{len(result.spec.seeds)} seeds tell: we are {result.spec.confidence:.0%} "
+                   f"sure today's average is below {target.words(target.value)}{mean_words}. "
+                   "With few seeds that bound is loose, and a mix that meets it may be well "
+                   "worse than today's average: add seeds, or type a target above to ask for "
+                   "another.")  # fmt: skip
     cost_name = "Ownership" if result.spec.ownership is not None else "Rental"
     st.caption(f"Costs below are the {_objective_words(result.spec)}"
                + (f"; every mix must fit a facility power cap of "

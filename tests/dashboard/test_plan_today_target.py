@@ -37,8 +37,9 @@ def test_a_blank_target_is_todays_value_and_the_page_says_so() -> None:
     assert result.spec.target_value == pytest.approx(again) and result.today["seeds"] >= 2
     assert any(h.value.endswith("(today's value)") for h in at.subheader)
     words = " ".join(c.value for c in at.caption)
-    assert "as far as the plan's seeds tell (we are 95% sure today's average is below" in words
-    assert "the plan asks for the cheapest mix as good as today's" in words
+    assert "as far as the plan's 2 seeds tell: we are 95% sure today's average is below" in words
+    mean_h = result.today["mean"] / 3600  # the caption also gives today's average, unrounded
+    assert f"its average over them is {mean_h:.2f} h" in words and "bound is loose" in words
     assert result.today["meets"] and result.chosen_row is not None
     today = next(m for m in at.metric if m.label == "Today's cluster")
     assert today.value.endswith("USD/h") and not today.proto.delta
