@@ -197,7 +197,9 @@ def apply_link_settings(settings: Mapping[str, Any]) -> list[str]:
                 notes.append(f"{page} setting {key!r} left at its default: {why}")
             else:
                 number = _number_range(str(key))
-                kept[page][str(key)] = number[0](value) if number else value
+                if number is not None and value is not None:  # (None: a blank Planner target)
+                    value = number[0](value)
+                kept[page][str(key)] = value
     s[STATE_KEY] = kept
     for values in kept.values():
         for key, value in values.items():
