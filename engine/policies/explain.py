@@ -19,11 +19,10 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import pandas as pd
 
-from engine.results import SimulationResult
 from engine.step_time.throughput import ThroughputMatrix
 
 UNITS = ("gpu_s", "moment_s", "duration_s", "ratio", "count")
@@ -53,6 +52,19 @@ class KeyTerm:
             raise ValueError(f"KeyTerm {self.text!r}: unit {self.unit!r} is not one of {UNITS}")
 
 
+class RunTables(Protocol):
+    """The tables of a policy's result an explanation reads (:class:`engine.results.
+    SimulationResult` is one; named here so that this module, which :mod:`engine.policies.base`
+    imports, does not import the results module back)."""
+
+    @property
+    def jobs(self) -> pd.DataFrame: ...
+    @property
+    def segments(self) -> pd.DataFrame: ...
+    @property
+    def decisions(self) -> pd.DataFrame | None: ...
+
+
 class RunRecords:
     """One policy's run indexed for explanations: per job, its segments and its starts.
 
@@ -65,7 +77,7 @@ class RunRecords:
 
     def __init__(
         self,
-        sim: SimulationResult,
+        sim: RunTables,
         matrix: ThroughputMatrix,
         worker_types: Iterable[str],
         round_s: float,

@@ -172,7 +172,7 @@ def test_a_promotion_check_filed_behind_the_sweep_is_still_made() -> None:
     for starved in checks.starved(5.2 * bucket_s, knob=2.0):
         queues.promote(starved)
     assert book.key == job.index
-    assert queues.lists[0] == [book] and queues.lists[1] == []
+    assert list(queues.lists[0]) == [book] and list(queues.lists[1]) == []
     assert queues.requeued
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from engine.config import PolicySpec, RoundConfig, ScenarioConfig
 from engine.errors import ConfigError
-from engine.policies.las.policy import parse_thresholds
+from engine.policies.las.keys import parse_thresholds
 from engine.simulator import simulate
 from engine.step_time.throughput import load_matrix
 from tests.engine.helpers import RESNET50, cluster, jobs_frame

@@ -31,7 +31,7 @@ from engine.policies.dally.preempt import Evictor
 from engine.policies.dally.tuner import AutoTuner
 from engine.policies.explain import Explanation
 from engine.policies.las.explain import LasExplanation
-from engine.policies.las.policy import parse_thresholds
+from engine.policies.las.keys import parse_thresholds
 from engine.state import JobState
 
 QUEUES_HELP = "Comma-separated LAS queue thresholds in GPU-seconds, increasing"

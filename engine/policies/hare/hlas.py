@@ -44,7 +44,7 @@ from engine.policies.base import (
 )
 from engine.policies.explain import Explanation
 from engine.policies.hare.tasks import TaskTimes, choose, relaxed_grant, task_times
-from engine.policies.las.policy import parse_thresholds
+from engine.policies.las.keys import parse_thresholds
 from engine.state import JobState
 
 

@@ -16,7 +16,7 @@ import math
 from typing import Any, ClassVar
 
 from engine.policies.explain import Explanation, KeyTerm, RunRecords
-from engine.policies.las.keys import queue_of
+from engine.policies.las.keys import parse_thresholds, queue_of
 from engine.policies.las.promotion import promotion_due_s
 
 
@@ -28,8 +28,6 @@ class LasExplanation(Explanation):
     )
 
     def __init__(self, params: Any, records: RunRecords) -> None:
-        from engine.policies.las.policy import parse_thresholds
-
         super().__init__(params, records)
         self.thresholds = parse_thresholds(params.queue_thresholds_gpu_s)
         self.promote_knob = float(getattr(params, "promote_knob", 0.0))

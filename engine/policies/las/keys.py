@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Final
 
+from engine.errors import ConfigError
 from engine.state import JobState
 
 KEY_BITS: Final = 40
@@ -69,3 +70,18 @@ def running_key(
     elif placement is not None:
         until_s = now_s + (thresholds[queue] - service - margin_gpu_s) / placement.num_gpus
     return (queue << KEY_BITS) | order, until_s
+
+
+def parse_thresholds(text: str) -> tuple[float, ...]:
+    """``"3600, 36000"`` -> ``(3600.0, 36000.0)``; empty text means a single queue.
+
+    Raises:
+        ConfigError: if a value is not a positive number or the values do not increase.
+    """
+    try:
+        values = tuple(float(part) for part in text.split(",") if part.strip())
+    except ValueError as exc:
+        raise ConfigError(f"las: queue_thresholds_gpu_s {text!r} is not a list of numbers") from exc
+    if any(v <= 0 for v in values) or list(values) != sorted(set(values)):
+        raise ConfigError(f"las: queue_thresholds_gpu_s {text!r} must be positive and increasing")
+    return values

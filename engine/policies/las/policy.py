@@ -45,26 +45,11 @@ from engine.policies.base import (
 from engine.policies.las.books import Book, TypeSlot
 from engine.policies.las.explain import LasExplanation
 from engine.policies.las.fill import fill_admit, fill_round
-from engine.policies.las.keys import queue_of
+from engine.policies.las.keys import parse_thresholds, queue_of
 from engine.policies.las.promotion import PromotionChecks, promotion_due_s
 from engine.policies.las.queues import WaitingQueues
 from engine.policies.las.running import RunningBooks
 from engine.state import JobState
-
-
-def parse_thresholds(text: str) -> tuple[float, ...]:
-    """``"3600, 36000"`` -> ``(3600.0, 36000.0)``; empty text means a single queue.
-
-    Raises:
-        ConfigError: if a value is not a positive number or the values do not increase.
-    """
-    try:
-        values = tuple(float(part) for part in text.split(",") if part.strip())
-    except ValueError as exc:
-        raise ConfigError(f"las: queue_thresholds_gpu_s {text!r} is not a list of numbers") from exc
-    if any(v <= 0 for v in values) or list(values) != sorted(set(values)):
-        raise ConfigError(f"las: queue_thresholds_gpu_s {text!r} must be positive and increasing")
-    return values
 
 
 @dataclass(frozen=True)
