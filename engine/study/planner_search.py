@@ -117,8 +117,9 @@ class Tuner:
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            seed = int(spec.key(ev.digest, engine=False)[:8], 16)  # the question's, see key()
             sampler = optuna.samplers.TPESampler(
-                seed=int(key[:8], 16), n_startup_trials=len(spec.candidates) + 2 + RANDOM_TRIALS,
+                seed=seed, n_startup_trials=len(spec.candidates) + 2 + RANDOM_TRIALS,
                 multivariate=True, constant_liar=True,
             )  # fmt: skip
         self.study = optuna.create_study(

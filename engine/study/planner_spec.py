@@ -309,12 +309,14 @@ class PlanSpec:
         words = " + ".join(parts) + " nodes" if parts else "no nodes"
         return words + spares_words(self.spares(mix)) if self.searches_spares else words
 
-    def key(self, trace_hash: str = "") -> str:
+    def key(self, trace_hash: str = "", engine: bool = True) -> str:
         """SHA-256 of what decides the search's answers (not the budget), naming the stored
-        Optuna study, so a re-plan of the same question resumes it."""
+        Optuna study, so a re-plan of the same question resumes it. ``engine=False`` leaves out
+        the engine's source digest: the key of the question alone, which seeds the search's
+        sampler, so an edit of the engine's code alone does not reshuffle the search [R]."""
         data = self.to_dict()
         data.pop("max_simulations")
-        data.update(trace_hash=trace_hash, engine=engine_digest())
+        data.update(trace_hash=trace_hash, engine=engine_digest() if engine else "")
         text = json.dumps(data, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 
