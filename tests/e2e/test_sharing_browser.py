@@ -32,8 +32,10 @@ def test_which_jobs_share_which_gpus_is_readable(server: str, page) -> None:
     page.get_by_test_id("stAlert").filter(has_text=CHOSEN.title).wait_for()
     moment_s = CHOSEN.moments_s[0]  # 0:01:00, both pairs share
     page.get_by_role("button", name=f"{clock(moment_s)} ·").click()
-    view = page.locator(f'.cv[data-policy="{SHARED}"]')
-    expect(view).to_have_attribute("data-time-s", repr(moment_s), timeout=WAIT_MS)
+    views = page.locator(f'.cv[data-policy="{SHARED}"]')
+    view = page.locator(f'.cv[data-policy="{SHARED}"][data-time-s="{moment_s!r}"]')
+    expect(view).to_have_count(1, timeout=WAIT_MS)
+    expect(views).to_have_count(1, timeout=WAIT_MS)  # the rerun's stale view is gone
     shared = view.locator(".gpu.shared")
     expect(shared).to_have_count(3)
     assert shared.first.inner_text().split() == ["comm", "data"]  # both ids printed
