@@ -23,8 +23,12 @@ copied), models it; this policy follows that code, not the paper's auction:
   else the fitting type with most free GPUs, :func:`engine.policies.agnostic.most_free_type`)
   runs. Grants are issued in decreasing GPU count (Muri's placement order).
 - The lease is the scenario's round (Muri's run script: ``schedule_intervals=("360")``, set by
-  the ``muri_testbed`` preset); the policy re-decides at every arrival and completion, and under
-  the preset only at round boundaries, relaunching every job there.
+  the ``muri_testbed`` preset). The policy re-plans (solves, ranks, counts a round received and
+  adds ``x x lease`` to the time a job should have received) only when a job arrived, completed
+  or was stopped since its previous call; otherwise every running job keeps its GPUs and
+  nothing else starts (``themis_sim_jobs``: the plan runs under ``if (done_flag or new_flag)``,
+  and a round without either leaves every job as it runs). Under the preset the engine calls
+  at round boundaries only, and relaunches every job at a boundary with an event.
 
 Departures [R]: Muri's code has no fairness knob f (every job bids: f = 0) and no auction, so
 neither has a parameter here; a job's throughput is its steps/s on each worker type (Muri's
@@ -66,6 +70,8 @@ class Themis(Policy):
         self._rounds: dict[int, int] = {}  # decisions that granted it GPUs
 
     def allocate(self, state: SchedulerState) -> Allocation:
+        if not (state.arrived or state.completed or state.stopped):
+            return {job.index: job.grant for job in state.running if job.grant is not None}
         active = [job for job in state.active() if job.remaining_steps > 0]
         if not active:
             return {}
