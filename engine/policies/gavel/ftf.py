@@ -69,12 +69,11 @@ class GavelFinishTimeFairness(GavelMaxMin):
 
     def __init__(self, params: GavelParams, context: PolicyContext) -> None:
         super().__init__(params, context)
-        self._cumulative_isolated_s: dict[int, float] = {}
-        self._previous: dict[int, tuple[float, float]] = {}  # remaining steps, T_iso at a solve
+        self._isolated_time = IsolatedTime()
 
     def _solve(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
         """Time shares X minimizing the worst rho (module docstring)."""
-        elapsed_s, remaining = _progress(now_s, active)
+        elapsed_s, remaining = progress(now_s, active)
         shares, _ = solve_finish_time_fairness(
             self.book.throughputs(rows),
             self.book.scale_factors(rows),
@@ -89,7 +88,7 @@ class GavelFinishTimeFairness(GavelMaxMin):
 
     def _solve_gavel(self, now_s: float, active: list[JobState], rows: np.ndarray) -> np.ndarray:
         """Gavel's program with Gavel's solver (module docstring; :mod:`.ecos`)."""
-        elapsed_s, remaining = _progress(now_s, active)
+        elapsed_s, remaining = progress(now_s, active)
         throughputs = self.book.throughputs(rows)
         if not self.heterogeneity_aware:
             throughputs = self._reference_throughputs(throughputs, every_type=True)
@@ -112,23 +111,48 @@ class GavelFinishTimeFairness(GavelMaxMin):
     ) -> np.ndarray:
         """(n,) Gavel's isolated finish-time term: cumulative isolated time + remaining / T_iso."""
         iso = isolated_throughput(throughputs, scale_factors, self.capacity, len(active))
+        return self._isolated_time.update(active, remaining, iso)
+
+
+class IsolatedTime:
+    """The isolated finish-time term of a finish-time fairness ratio, kept across solves.
+
+    Gavel's ``FinishTimeFairnessPolicyWithPerf`` (stanford-futuredata/gavel c4fa400,
+    ``scheduler/policies/finish_time_fairness.py``): a job's term is its cumulative isolated time
+    plus its remaining steps over its isolated rate, and the cumulative isolated time adds, at
+    every solve, the steps done since the job's previous solve over the rate of that solve.
+    Muri's Themis (``themis_sim_jobs``) keeps the same books with its own rate
+    (:mod:`engine.policies.themis.policy`).
+    """
+
+    def __init__(self) -> None:
+        self._cumulative_s: dict[int, float] = {}
+        self._previous: dict[int, tuple[float, float]] = {}  # remaining steps, rate at a solve
+
+    def update(self, active: list[JobState], remaining: np.ndarray, rate: np.ndarray) -> np.ndarray:
+        """(n,) the term of each of the ``active`` jobs at this solve (inf where ``rate`` is 0).
+
+        Args:
+            active: the jobs of this solve; remaining: (n,) their steps left; rate: (n,) their
+                isolated rates (steps/s for Gavel; a share for Muri's Themis).
+        """
         cumulative = np.zeros(len(active))
         for i, job in enumerate(active):
-            total = self._cumulative_isolated_s.get(job.index, 0.0)
+            total = self._cumulative_s.get(job.index, 0.0)
             if job.index in self._previous:
-                previous_remaining, previous_iso = self._previous[job.index]
-                total += (previous_remaining - remaining[i]) / previous_iso
-            self._cumulative_isolated_s[job.index] = cumulative[i] = total
+                previous_remaining, previous_rate = self._previous[job.index]
+                total += (previous_remaining - remaining[i]) / previous_rate
+            self._cumulative_s[job.index] = cumulative[i] = total
         self._previous = {
-            job.index: (float(remaining[i]), float(iso[i]))
+            job.index: (float(remaining[i]), float(rate[i]))
             for i, job in enumerate(active)
-            if iso[i] > 0
+            if rate[i] > 0
         }
         with np.errstate(divide="ignore"):
-            return np.asarray(cumulative + remaining / iso)
+            return np.asarray(cumulative + remaining / rate)
 
 
-def _progress(now_s: float, active: list[JobState]) -> tuple[np.ndarray, np.ndarray]:
+def progress(now_s: float, active: list[JobState]) -> tuple[np.ndarray, np.ndarray]:
     """(n,) time since arrival (s) and (n,) steps left of the ``active`` jobs."""
     elapsed_s = np.array([now_s - job.arrival_s for job in active])
     return elapsed_s, np.array([job.remaining_steps for job in active])

@@ -16,7 +16,8 @@ copied), models it; this policy follows that code, not the paper's auction:
   iterations over its 1/N share ``min(1, ceil(C / N) / gpus_j)`` (``get_isolated_throughputs``
   returns that share, not share x throughput, so ``I_j`` counts iterations); the cumulative
   isolated time adds, at every decision, the iterations done since the previous one over the
-  share of that decision.
+  share of that decision: Gavel's books (:class:`engine.policies.gavel.ftf.IsolatedTime`), with
+  this share as the rate.
 - Jobs are ranked by ``x`` (``x / rounds received`` once a job has run), then deficit (lease
   time it should have received, ``sum x x lease``, less time held), then ``x``, largest first;
   in that order each job that still fits (GPUs per worker type: its current type if it has room,
@@ -46,6 +47,7 @@ from engine.allocation.grants import gang_grant
 from engine.policies.agnostic import most_free_type
 from engine.policies.base import POLICIES, Allocation, Policy, PolicyContext, SchedulerState
 from engine.policies.gavel.ecos import finish_time_fairness_shares
+from engine.policies.gavel.ftf import IsolatedTime, progress
 from engine.state import JobState
 
 
@@ -64,8 +66,7 @@ class Themis(Policy):
         super().__init__(params, context)
         self.capacity = context.cluster.capacity()
         self.lease_s = context.rounds.round_duration_s
-        self._cumulative_s: dict[int, float] = {}
-        self._previous: dict[int, tuple[float, float]] = {}  # remaining steps, share
+        self._isolated_time = IsolatedTime()
         self._should_s: dict[int, float] = {}  # lease time it should have received
         self._rounds: dict[int, int] = {}  # decisions that granted it GPUs
 
@@ -113,30 +114,13 @@ class Themis(Policy):
         throughputs = np.array([[job.steps_per_s.get(t, 0.0) for t in types] for job in active])
         scale = np.array([float(job.scale_factor) for job in active])
         capacity = np.array([float(self.capacity[t]) for t in types])
-        remaining = np.array([job.remaining_steps for job in active])
-        elapsed_s = np.maximum(np.array([now_s - job.arrival_s for job in active]), 0.0)
+        elapsed_s, remaining = progress(now_s, active)
         fair = np.minimum(1.0, math.ceil(capacity.sum() / len(active)) / scale)
-        isolated = self._isolated(active, remaining, fair)
+        isolated = self._isolated_time.update(active, remaining, fair)
         x = finish_time_fairness_shares(
             throughputs, scale, capacity, elapsed_s, remaining, isolated
         )
         return fair if x is None else np.asarray(x.sum(axis=1))
-
-    def _isolated(
-        self, active: list[JobState], remaining: np.ndarray, fair: np.ndarray
-    ) -> np.ndarray:
-        """(n,) Muri's ``I_j``: cumulative isolated time + remaining over the 1/N share."""
-        cumulative = np.zeros(len(active))
-        for i, job in enumerate(active):
-            total = self._cumulative_s.get(job.index, 0.0)
-            if job.index in self._previous:
-                previous_remaining, previous_share = self._previous[job.index]
-                total += (previous_remaining - remaining[i]) / previous_share
-            self._cumulative_s[job.index] = cumulative[i] = total
-        self._previous = {
-            job.index: (float(remaining[i]), float(fair[i])) for i, job in enumerate(active)
-        }
-        return np.asarray(cumulative + remaining / fair)
 
 
 POLICIES.register("themis", Themis)
