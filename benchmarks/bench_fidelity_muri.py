@@ -9,15 +9,17 @@ and our wall time. The pass/fail targets live in ``tests/engine/test_fidelity_mu
 Then Muri's own policies, Muri-S and Muri-L (``muri_s``, ``muri_l``: k = 4 and the
 interleaving model under the preset; :mod:`engine.policies.muri`), and Themis (``themis``,
 exclusive GPUs, as Muri's code runs it; :mod:`engine.policies.themis`), beside the testbed's
-Tiresias and SRTF runs on the same trace: the testbed's logs of these three are not in
-``shared/``, so these rows are ours alone, and the ratios are to the testbed's SRTF and
-Tiresias (nothing was fitted to anything).
+Tiresias and SRTF runs on the same trace, and beside the testbed's own average JCT and
+makespan for these three (not in ``shared/``: :data:`TESTBED_SUMMARIES`, from Muri's
+repository); the ratios are to the testbed's SRTF and Tiresias, the gaps to the testbed's run
+of the same policy (nothing was fitted to anything).
 
     .venv/bin/python benchmarks/bench_fidelity_muri.py
 """
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from pathlib import Path
@@ -37,6 +39,14 @@ from tests.engine.muri_reference import (  # noqa: E402
     replay,
     replay_policy,
 )
+
+TESTBED_SUMMARIES: dict[str, tuple[float, float]] = {
+    "Muri-S": (117_634.554467, 2_662_548.294849),
+    "Muri-L": (129_744.660102, 2_666_872.437762),
+    "Themis": (461_456.234115, 3_924_818.880355),
+}
+"""The testbed's average JCT and makespan (s) of each run: github.com/Rivendile/Muri at 4e69a78,
+``cluster_exp/results/<run>/result.out`` (``themis`` for Themis), written by its ``calc.py``."""
 
 
 def row(run: str, who: str, figures: Figures, testbed: Figures) -> dict[str, object]:
@@ -91,23 +101,40 @@ def sharing_table() -> str:
             float(jobs["jct_s"].median()), float("nan"), None,
         )  # fmt: skip
         k = f"k = {MURI_K}" if name.startswith("Muri") else "exclusive"
-        rows.append(shared_row(name, f"ours ({k}), {wall_s:.0f} s", figures, srtf, tiresias))
+        avg_jct_s, makespan_s = TESTBED_SUMMARIES[name]
+        testbed = Figures(avg_jct_s, makespan_s, float("nan"), float("nan"), None)
+        rows.append(shared_row(name, "testbed", testbed, srtf, tiresias, testbed))
+        mine = shared_row(name, f"ours ({k}), {wall_s:.0f} s", figures, srtf, tiresias, testbed)
+        rows.append(mine)
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         return pd.DataFrame(rows).to_string(index=False)
 
 
 def shared_row(
-    policy: str, who: str, figures: Figures, srtf: Figures, tiresias: Figures
+    policy: str,
+    who: str,
+    figures: Figures,
+    srtf: Figures,
+    tiresias: Figures,
+    testbed: Figures | None = None,
 ) -> dict[str, object]:
+    """One row; the gaps to ``testbed`` (the testbed's run of the same policy) when given."""
+
+    def gap(mine: float, theirs: float) -> str:
+        return f"{mine / theirs - 1:+.1%}"
+
+    median_s = figures.median_jct_s
     return {
         "policy": policy,
         "run": who,
         "avg_jct_s": f"{figures.avg_jct_s:,.0f}",
+        "jct_gap": gap(figures.avg_jct_s, testbed.avg_jct_s) if testbed else "",
         "jct_vs_srtf": f"{figures.avg_jct_s / srtf.avg_jct_s:.2f}",
         "jct_vs_tiresias": f"{figures.avg_jct_s / tiresias.avg_jct_s:.2f}",
         "makespan_s": f"{figures.makespan_s:,.0f}",
+        "makespan_gap": gap(figures.makespan_s, testbed.makespan_s) if testbed else "",
         "makespan_vs_srtf": f"{figures.makespan_s / srtf.makespan_s:.2f}",
-        "median_jct_s": f"{figures.median_jct_s:,.0f}",
+        "median_jct_s": "n/a" if math.isnan(median_s) else f"{median_s:,.0f}",
     }
 
 
