@@ -40,7 +40,6 @@ def test_the_slowdown_counts_only_the_shared_time() -> None:
     assert jobs["slowdown_from_sharing"].tolist() == pytest.approx([1.5, 1.5])
 
 
-
 def test_a_group_faster_than_its_jobs_alone_gives_a_slowdown_below_one() -> None:
     # Muri's rule (cluster_exp/matching.py, calc_iteration_time) times one job by its measured
     # iteration time and a group by its stage times alone. Stages of 1 s data and 1 s compute
@@ -52,6 +51,7 @@ def test_a_group_faster_than_its_jobs_alone_gives_a_slowdown_below_one() -> None
     jobs = run(trace(("a", 100, fast), ("b", 100, fast)), k=2)
     assert jobs["completion_s"].tolist() == pytest.approx([200.0, 200.0])
     assert jobs["slowdown_from_sharing"].tolist() == pytest.approx([1 / 3, 1 / 3])
+
 
 def summary(data: bytes, k: int) -> dict[str, float]:
     """The summary of Muri-S with sharing factor ``k`` on one V100 (as ``run``'s scenario)."""
