@@ -47,7 +47,9 @@ LOG = logging.getLogger("gpusched.dashboard")
 
 def apply_preset(name: str) -> None:
     """Applies preset ``name``'s transformation (:mod:`engine.presets`) to the current
-    scenario's rounds, network penalty and placement, and to Tiresias LAS's parameters."""
+    scenario's rounds, network penalty and placement, and to the unlabelled instances of the
+    engine's default policies (:class:`engine.config.ScenarioConfig`'s ``policies``): the
+    parameters the preset gives those (Muri's testbed: Tiresias LAS's queue order) [R]."""
     from dashboard.policy_params import with_params
 
     name = PRESET_ALIASES.get(name, name)
@@ -56,7 +58,7 @@ def apply_preset(name: str) -> None:
     config = current()
     before = ScenarioConfig(
         rounds=config.rounds, network=NetworkConfig(enabled=config.network.enabled),
-        placement=config.placement, policies=(PolicySpec("las"),),
+        placement=config.placement,
     )  # fmt: skip
     changed = PRESETS[name](before)
     params = {spec.name: spec.params for spec in changed.policies}
