@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.budget import count_rows
 from engine.config import ScenarioConfig
-from engine.content import ContentStore, default_store_dir, sha256_hex
+from engine.content import ContentStore, default_store_dir, sha256_hex, write_atomic
 from engine.errors import TraceError
 from engine.traces.resolve import TraceFile, read_trace_file
 
 
 class TraceStore(ContentStore):
     """The uploaded traces (:class:`engine.content.ContentStore`): ``<root>/<sha256>`` holds the
-    bytes, ``<root>/<sha256>.name`` the file name; a hash is resolved only inside the store.
+    bytes, ``<root>/<sha256>.name`` the file name and ``<root>/<sha256>.rows`` its lines,
+    counted once when it is stored (:func:`engine.budget.count_rows`, an upper bound of its
+    jobs that the work budget checks before anything parses it); a hash is resolved only
+    inside the store.
 
     Args:
         root: the directory (created on first write); default ``default_store_dir()/traces``.
@@ -25,6 +29,26 @@ class TraceStore(ContentStore):
 
     def __init__(self, root: Path | str | None = None) -> None:
         super().__init__(root if root is not None else default_store_dir() / "traces")
+
+    def put(self, name: str, data: bytes) -> str:
+        """Stores ``data`` (idempotent) with its line count; returns its SHA-256 hex."""
+        digest = super().put(name, data)
+        rows = self.root / f"{digest}.rows"
+        if not rows.is_file():
+            write_atomic(rows, str(count_rows(data)).encode())
+        return digest
+
+    def rows(self, digest: str) -> int:
+        """Lines of a stored trace, as counted when it was stored (a trace stored before the
+        count was kept is counted now, once).
+
+        Raises:
+            TraceError: as :meth:`get`, for a hash the store does not hold.
+        """
+        path = self.root / f"{digest}.rows"
+        if not (self.has(digest) and path.is_file()):
+            self.put(*self.get(digest))
+        return int(path.read_text())
 
 
 def trace_payload(
