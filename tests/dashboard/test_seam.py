@@ -89,3 +89,17 @@ def test_a_short_link_naming_the_muri_preset_opens_the_same_scenario(
     assert config.policies == policies
     assert config.rounds.round_duration_s == 360.0 and config.rounds.relaunch_on_event
     assert config.placement == "consolidated" and not config.network.enabled
+
+
+@pytest.mark.parametrize("page", ["sweep", "planner"])
+def test_a_study_page_on_an_invalid_scenario_says_so_and_stops(page: str) -> None:
+    """The Sweep and Planner pages take their base through one check (``study_base``): a GPU
+    mix edit that does not read is named, and nothing below it is drawn."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S).run()
+    at.session_state["table_errors"] = {"gpu_mix": "GPU mix, row 2, column 'count': not a number"}
+    at.switch_page(f"app_pages/{page}.py").run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "The scenario is not valid: GPU mix, row 2, column 'count': not a number"
+    ]
+    assert not at.button  # the page stopped before its Run button
