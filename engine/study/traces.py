@@ -7,6 +7,7 @@ the tasks to the workers.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from engine.budget import count_rows
@@ -33,9 +34,8 @@ class TraceStore(ContentStore):
     def put(self, name: str, data: bytes) -> str:
         """Stores ``data`` (idempotent) with its line count; returns its SHA-256 hex."""
         digest = super().put(name, data)
-        rows = self.root / f"{digest}.rows"
-        if not rows.is_file():
-            write_atomic(rows, str(count_rows(data)).encode())
+        if not (self.root / f"{digest}.rows").is_file():
+            self._keep_rows(digest, data)
         return digest
 
     def rows(self, digest: str) -> int:
@@ -46,9 +46,16 @@ class TraceStore(ContentStore):
             TraceError: as :meth:`get`, for a hash the store does not hold.
         """
         path = self.root / f"{digest}.rows"
-        if not (self.has(digest) and path.is_file()):
-            self.put(*self.get(digest))
-        return int(path.read_text())
+        if self.has(digest) and path.is_file():
+            return int(path.read_text())
+        return self._keep_rows(digest, self.get(digest)[1])
+
+    def _keep_rows(self, digest: str, data: bytes) -> int:
+        """Counts ``data``'s lines and keeps the count beside it (not in a read-only store)."""
+        rows = count_rows(data)
+        with contextlib.suppress(OSError):
+            write_atomic(self.root / f"{digest}.rows", str(rows).encode())
+        return rows
 
 
 def trace_payload(

@@ -329,6 +329,23 @@ def test_the_trace_store_keeps_a_traces_lines_from_when_it_was_stored(tmp_path: 
         store.rows("0" * 64)
 
 
+def test_a_read_only_store_counts_a_traces_lines_without_keeping_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store written before the count was kept, now read-only: counted, no crash."""
+    from engine.study import traces
+
+    store = TraceStore(tmp_path)
+    digest = store.put("a.csv", b"h\n1\n")
+    (tmp_path / f"{digest}.rows").unlink()
+
+    def read_only(path: Path, data: bytes) -> None:
+        raise PermissionError(path)
+
+    monkeypatch.setattr(traces, "write_atomic", read_only)
+    assert store.rows(digest) == 2 and not (tmp_path / f"{digest}.rows").exists()
+
+
 def test_each_study_limit_is_named_with_the_value() -> None:
     assert check_study([SYNTH, SYNTH], 3, SMALL_BUDGET) == 6
     for scenarios, seeds, limit in (([SYNTH] * 3, 1, "MAX_SCENARIOS"), ([SYNTH], 4, "MAX_SEEDS"),
