@@ -75,28 +75,35 @@ class Lesson:
         """True when the jobs carry stage times (a Muri trace; the sharing lesson)."""
         return any(job.stage_ms is not None for job in self.jobs)
 
+    @property
+    def upload(self) -> tuple[str, bytes]:
+        """The lesson's trace as an uploaded file: (``lesson_<key>.csv``, its bytes)."""
+        return self.file_name, self.trace_bytes()
+
     def trace_bytes(self) -> bytes:
         """The lesson's jobs as a canonical CSV (sample_traces/CANONICAL_FORMAT.md), or as a
         Muri trace when they carry stage times (:func:`muri_trace_bytes`)."""
         if self.staged:
             return muri_trace_bytes(self.jobs)
         matrix = load_matrix()
-        lines = ["job_id,arrival_s,job_type,scale_factor,total_steps"]
+        lines = []
         for job in self.jobs:
             rate = matrix.steps_per_s(job.job_type, job.on_type, job.scale_factor)
             steps = round(job.minutes * 60.0 * rate)
             lines.append(
                 f'{job.job_id},{job.arrival_s:g},"{job.job_type}",{job.scale_factor},{steps}'
             )
-        return ("\n".join(lines) + "\n").encode("utf-8")
+        return _csv_bytes("job_id,arrival_s,job_type,scale_factor,total_steps", lines)
 
     def config(self, seed: int = 0) -> ScenarioConfig:
-        """The lesson's scenario (its trace as the upload ``lesson_<key>.csv``)."""
-        trace = TraceSpec(source=f"upload:{self.file_name}", format="canonical")
-        if self.staged:  # speeds from the trace's own iteration times, measured on V100s
-            trace = TraceSpec(
-                source=f"upload:{self.file_name}", format="muri", assumed_worker_type="v100"
-            )
+        """The lesson's scenario (its trace as the upload ``lesson_<key>.csv``; speeds of a
+        Muri trace from its own iteration times, measured on V100s)."""
+        source = f"upload:{self.file_name}"
+        trace = (
+            TraceSpec(source=source, format="muri", assumed_worker_type="v100")
+            if self.staged
+            else TraceSpec(source=source, format="canonical")
+        )
         return ScenarioConfig(
             trace=trace,
             cluster=self.cluster,
@@ -109,10 +116,7 @@ class Lesson:
 def muri_trace_bytes(jobs: tuple[LessonJob, ...]) -> bytes:
     """Jobs with stage times as a Muri trace (:mod:`engine.traces.muri`; times in ms): each
     iteration takes the sum of its stages alone, ``minutes`` of work sets the iterations."""
-    lines = [
-        "job_id,num_gpu,submit_time,iterations,model_name,batch_size,duration,interval,"
-        "iteration_time,resource_time_0,resource_time_1,resource_time_2,priority"
-    ]
+    lines = []
     for job in jobs:
         stages = job.stage_ms or (0.0, 0.0, 0.0)
         iteration_ms = sum(stages)
@@ -123,7 +127,16 @@ def muri_trace_bytes(jobs: tuple[LessonJob, ...]) -> bytes:
             + ",".join(f"{ms:g}" for ms in stages)
             + ",0"
         )
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    header = (
+        "job_id,num_gpu,submit_time,iterations,model_name,batch_size,duration,interval,"
+        "iteration_time,resource_time_0,resource_time_1,resource_time_2,priority"
+    )
+    return _csv_bytes(header, lines)
+
+
+def _csv_bytes(header: str, lines: list[str]) -> bytes:
+    """A CSV file's bytes: the header, one line a row, each ending with a newline (UTF-8)."""
+    return ("\n".join([header, *lines]) + "\n").encode("utf-8")
 
 
 DATA_BOUND_MS = (4000.0, 1000.0, 1000.0)

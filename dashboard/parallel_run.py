@@ -15,6 +15,7 @@ between the executor's waits. No streamlit here: the pool's workers import this 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import tempfile
@@ -141,7 +142,9 @@ def warm_up() -> None:
 
     if os.environ.get(EXECUTOR_ENV, "pool") != "pool":
         return
-    spec = RunSpec(ScenarioConfig(), "warm-up", 0, 0, "")  # never run: fn does nothing
+    config = ScenarioConfig()  # a spec holds one policy: the engine's first default one
+    scenario = dataclasses.replace(config, policies=config.policies[:1])
+    spec = RunSpec(scenario, "warm-up", 0, 0, "")  # never run: fn does nothing
     run_tasks([(spec, None)], lambda i, r: None, executor="pool", workers=1, fn=_nothing)
 
 

@@ -35,7 +35,7 @@ from dashboard.state import (
     source_kind,
     with_field,
 )
-from engine.budget import Budget, check_config
+from engine.budget import Budget, check_config, count_rows
 from engine.config import NetworkConfig, PolicySpec, ScenarioConfig
 from engine.content import sha256_hex
 from engine.errors import ConfigError, EngineError
@@ -47,7 +47,9 @@ LOG = logging.getLogger("gpusched.dashboard")
 
 def apply_preset(name: str) -> None:
     """Applies preset ``name``'s transformation (:mod:`engine.presets`) to the current
-    scenario's rounds, network penalty and placement, and to Tiresias LAS's parameters."""
+    scenario's rounds, network penalty and placement, and to the unlabelled instances of the
+    engine's default policies (:class:`engine.config.ScenarioConfig`'s ``policies``): the
+    parameters the preset gives those (Muri's testbed: Tiresias LAS's queue order) [R]."""
     from dashboard.policy_params import with_params
 
     name = PRESET_ALIASES.get(name, name)
@@ -56,7 +58,7 @@ def apply_preset(name: str) -> None:
     config = current()
     before = ScenarioConfig(
         rounds=config.rounds, network=NetworkConfig(enabled=config.network.enabled),
-        placement=config.placement, policies=(PolicySpec("las"),),
+        placement=config.placement,
     )  # fmt: skip
     changed = PRESETS[name](before)
     params = {spec.name: spec.params for spec in changed.policies}
@@ -101,7 +103,8 @@ def _read_link(text: str) -> None:
     try:
         link = decode_link(text)
         upload = _stored_upload(link.trace_sha256)
-        check_link(link, budget, upload[1] if upload else None)
+        rows = trace_store().rows(link.trace_sha256) if upload else None
+        check_link(link, budget, rows)
     except EngineError as exc:
         LOG.warning("link refused: %s", exc)
         s[LINK_NOTICE] = ("error", f"This link cannot be opened: {exc}")
@@ -116,7 +119,7 @@ def _read_link(text: str) -> None:
         s["preset"] = preset  # its rules are in the scenario already
     _read_paper_name()
     ran = link.results_config or link.scenarios[link.results_scenario or link.current]
-    s["autorun"] = plan_link_run(ran, upload[1] if upload else None, budget)
+    s["autorun"] = plan_link_run(ran, rows, budget)
     s["link_results"] = (link.results_scenario, link.results_config)
     s["link_page"] = link.page
     page_settings = settings.get(link.page, {})
@@ -126,10 +129,13 @@ def _read_link(text: str) -> None:
         _restore_upload(link, upload)
 
 
-def check_link(link: LinkState, budget: Budget, upload: bytes | None) -> None:
+def check_link(link: LinkState, budget: Budget, upload_rows: int | None) -> None:
     """Checks a link's scenarios before anything is restored: against the work budget (their
     count, and each one's policies, GPUs, round length, table rows and jobs), then that the
     Scenario page's widgets can show them (:func:`check_widget_values`).
+
+    Args:
+        upload_rows: lines of the link's stored trace (None when it is not on this server).
 
     Raises:
         BudgetError: naming the scenario, the limit and the value; ConfigError naming the
@@ -137,13 +143,10 @@ def check_link(link: LinkState, budget: Budget, upload: bytes | None) -> None:
     """
     budget.check("max_scenarios", len(link.scenarios), "the number of scenarios in the link")
     for name, config in link.scenarios.items():
-        data = upload if config.trace.source.startswith("upload:") else None
-        check_config(config, budget, data, name)
+        check_config(config, budget, upload_rows, name)
         check_widget_values(config, name)
     if link.results_config is not None:  # the results the sender saw, as they were run
-        config = link.results_config
-        data = upload if config.trace.source.startswith("upload:") else None
-        check_config(config, budget, data, link.results_scenario)
+        check_config(link.results_config, budget, upload_rows, link.results_scenario)
 
 
 def check_widget_values(config: ScenarioConfig, name: str) -> None:
@@ -287,15 +290,31 @@ def _read_short_params() -> None:
 
 
 def set_upload(upload: tuple[str, bytes] | None) -> None:
-    """The session's uploaded trace (file name, bytes), or None: hashed and put in the trace
-    store once, when it arrives (an upload, a lesson, a mapped CSV, a link's stored trace);
-    every page after carries it by that SHA-256 (:func:`upload_sha256`)."""
+    """The session's uploaded trace (file name, bytes), or None: hashed, put in the trace store
+    and its lines counted once, when it arrives (an upload, a lesson, a mapped CSV, a link's
+    stored trace); every page after carries it by that SHA-256 (:func:`upload_sha256`) and
+    the work budget reads its lines (:func:`upload_rows`) instead of counting them again."""
     s = st.session_state
     s["upload"] = upload
     s["upload_sha256"] = "" if upload is None else sha256_hex(upload[1])
-    if upload is not None:
-        with contextlib.suppress(ImportError, OSError):  # a read-only store: runs still work
-            trace_store().put(upload[0], upload[1])
+    s["upload_rows"] = None if upload is None else _stored_rows(upload)
+
+
+def _stored_rows(upload: tuple[str, bytes]) -> int:
+    """The upload's lines as the trace store counted them when it was stored, or counted here
+    when the store cannot be written (a read-only store: runs still work)."""
+    try:
+        store = trace_store()
+        return int(store.rows(store.put(upload[0], upload[1])))
+    except OSError:
+        return count_rows(upload[1])
+
+
+def upload_rows() -> int | None:
+    """Lines of the session's uploaded trace (an upper bound of its jobs), counted once when it
+    arrived (:func:`set_upload`); None without one."""
+    rows = st.session_state.get("upload_rows")
+    return None if rows is None else int(rows)
 
 
 def upload_sha256() -> str:

@@ -2,8 +2,9 @@
 
 A scenario's trace is hashed once (:func:`engine.study.traces.trace_payload`) and parsed once
 per process (:func:`engine.scenario.load_scenario_trace` keeps it by that hash), so the
-preview and a serial run share it; a run parses it in its workers only (the server counts its
-lines, :func:`engine.budget.trace_rows`, to order the runs). Results are kept per policy
+preview and a serial run share it; a run parses it in its workers only (the server orders the
+runs by the trace's lines, counted once when it was stored: :func:`dashboard.query.
+upload_rows`). Results are kept per policy
 (:func:`run`): the key is the policy's run spec (:meth:`engine.study.spec.RunSpec.key`: the
 scenario with that one policy, its seeds and the trace's SHA-256), so re-running an unchanged
 scenario is instant and adding a policy simulates only the new one. The policies that do run,
@@ -59,15 +60,20 @@ def load_trace(config: ScenarioConfig, upload: Upload) -> TraceLoad:
     settings, seed and load: :func:`engine.scenario.load_scenario_trace`), loaded only when
     its jobs are within the server's budget (counted before parsing).
 
+    Args:
+        upload: the session's uploaded trace (:func:`dashboard.query.set_upload`, which
+            counted its lines when it arrived: :func:`dashboard.query.upload_rows`).
+
     Raises:
         TraceError, OversizedJobsError, ConfigError: with the engine's user-facing message;
             BudgetError for more jobs than the budget allows.
     """
+    from dashboard.query import upload_rows
     from engine.budget import jobs_bound, trace_rows
     from engine.scenario import load_scenario_trace
     from engine.study.traces import trace_payload
 
-    rows = trace_rows(config, upload[1] if upload else None)
+    rows = trace_rows(config, upload_rows())
     server_budget().check("max_jobs", jobs_bound(config, rows), "the number of jobs")
     digest, file = trace_payload(config, None, upload=upload)
     return load_scenario_trace(config, file, digest)
@@ -130,24 +136,25 @@ def run(
     The scenario is checked against the server's work budget before anything is loaded
     (:func:`engine.scenario.prepare`); the policies to simulate then wait for their
     turn in the server's queue (``on_wait(place, busy)`` while waiting) and run on the slots
-    it grants (:mod:`dashboard.run_queue`).
+    it grants (:mod:`dashboard.run_queue`). ``upload`` is the session's, as in :func:`load_trace`.
 
     Raises:
         EngineError: with a user-facing message (BudgetError for a limit exceeded);
             SimulationCancelled when cancelled.
     """
     from dashboard.parallel_run import run_policies
+    from dashboard.query import upload_rows
     from engine.budget import jobs_bound, trace_rows
     from engine.scenario import prepare
 
-    budget = server_budget()
-    _, file, specs = prepare(config, upload, budget)
+    budget, rows = server_budget(), upload_rows()
+    _, file, specs = prepare(config, upload, budget, upload_rows=rows)
     store = policy_results()
     found = [store.get(spec.key()) for spec in specs]
     missing = [i for i, result in enumerate(found) if result is None]
     if missing:
         # the workers parse the trace; its lines bound its jobs for the run order
-        num_jobs = jobs_bound(config, trace_rows(config, file[1] if file else None))
+        num_jobs = jobs_bound(config, trace_rows(config, rows))
         charge_session(len(missing), budget)
         with run_queue().slot(budget.session_workers, on_wait, should_cancel) as workers:
             fresh = run_policies(

@@ -233,6 +233,7 @@ PAGE_WIDGETS: dict[str, Any] = {  # widgets that are not scenario fields, kept a
 PLAIN_DEFAULTS: dict[str, Any] = {
     "upload": None,  # (file name, bytes) of the uploaded trace (dashboard.query.set_upload)
     "upload_sha256": "",  # its SHA-256, taken once when it arrived
+    "upload_rows": None,  # its lines (a bound of its jobs for the work budget), counted then
     "scenarios": {},  # name -> ScenarioConfig; the current one is edited by the widgets
     "current_scenario": BASE_SCENARIO,
     TABLE_ERRORS: {},

@@ -295,27 +295,32 @@ def count_rows(data: bytes) -> int:
 
 
 def check_config(
-    config: ScenarioConfig, budget: Budget, data: bytes | None = None, name: str = ""
+    config: ScenarioConfig, budget: Budget, upload_rows: int | None = None, name: str = ""
 ) -> int:
-    """:func:`check_scenario` with the trace's lines counted (:func:`trace_rows`; ``data``: an
-    upload's bytes): the one check of a scenario's size before anything is parsed or run, for
-    every page, link and loaded file; returns the jobs bound.
+    """:func:`check_scenario` with the trace's lines (:func:`trace_rows`): the one check of a
+    scenario's size before anything is parsed or run, for every page, link and loaded file;
+    returns the jobs bound.
+
+    Args:
+        upload_rows: lines of the uploaded trace, counted once when it was stored
+            (:meth:`engine.study.traces.TraceStore.rows`); None when its bytes are not here.
 
     Raises:
         BudgetError: for the first limit exceeded, naming the scenario when ``name`` is given.
     """
-    return check_scenario(config, budget, trace_rows(config, data), name)
+    return check_scenario(config, budget, trace_rows(config, upload_rows), name)
 
 
-def trace_rows(config: ScenarioConfig, data: bytes | None = None) -> int | None:
-    """Lines of ``config``'s trace file: ``data`` (an upload's bytes) when given, else the
-    sample's; None for a synthetic trace, and 0 for an upload whose bytes are not here (its
-    run fails later for want of the file, not for its size)."""
+def trace_rows(config: ScenarioConfig, upload_rows: int | None = None) -> int | None:
+    """Lines of ``config``'s trace file: ``upload_rows`` for an upload (0 when its bytes are
+    not here: its run fails later for want of the file, not for its size), the sample's
+    counted once per process; None for a synthetic trace (0 for a path, which only a local
+    scenario names)."""
     source = config.trace.source
     if source == "synthetic":
         return None
-    if data is not None:
-        return count_rows(data)
+    if source.startswith("upload:"):
+        return upload_rows or 0
     if source.startswith("sample:") and source.removeprefix("sample:") in list_samples():
         return _sample_rows(source.removeprefix("sample:"))
     return 0

@@ -56,8 +56,8 @@ class ContentStore:
         digest = sha256_hex(data)
         if not self.has(digest):
             self.root.mkdir(parents=True, exist_ok=True)
-            _atomic_write(self.root / f"{digest}.name", name.encode())
-            _atomic_write(self.root / digest, data)
+            write_atomic(self.root / f"{digest}.name", name.encode())
+            write_atomic(self.root / digest, data)
         return digest
 
     def has(self, digest: str) -> bool:
@@ -80,7 +80,8 @@ class ContentStore:
         return name, (self.root / digest).read_bytes()
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes) -> None:
+    """Writes ``data`` to ``path`` whole or not at all (a temporary file, then a rename)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)

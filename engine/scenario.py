@@ -76,11 +76,16 @@ def prepare(
     upload: TraceFile | None = None,
     budget: Budget | None = None,
     name: str = "",
+    upload_rows: int | None = None,
 ) -> tuple[str, TraceFile | None, list[RunSpec]]:
     """The one preparation of a scenario for running, for the CLI and every dashboard page:
     its size against ``budget`` when given (:func:`engine.budget.check_config`, before the trace
     is parsed), its fields (:func:`engine.validate.validate_config`), its trace's SHA-256 and
     bytes (:func:`engine.study.traces.trace_payload`) and one run spec per policy.
+
+    Args:
+        upload_rows: lines of ``upload``, counted when it was stored
+            (:meth:`engine.study.traces.TraceStore.rows`); the budget's jobs bound.
 
     Returns:
         (trace SHA-256, (file name, bytes) of the trace or None for a synthetic one, run specs).
@@ -90,7 +95,7 @@ def prepare(
             ConfigError, TraceError: a bad field, an unreadable trace file.
     """
     if budget is not None:
-        check_config(config, budget, upload[1] if upload else None, name)
+        check_config(config, budget, upload_rows, name)
     validate_config(config, scenario_matrix(config))
     digest, file = trace_payload(config, None, upload=upload)
     return digest, file, scenario_specs(config, digest)

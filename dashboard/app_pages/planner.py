@@ -20,7 +20,7 @@ from dashboard.components.plan_prices import (
     trace_idle_types,
 )
 from dashboard.components.run_panel import render_flash
-from dashboard.components.study_controls import render_seed_count
+from dashboard.components.study_controls import render_seed_count, study_base
 from dashboard.components.study_run import (
     EXECUTOR_ENV,
     plan_within_budget,
@@ -53,11 +53,7 @@ st.caption(
 )
 render_flash()
 s = st.session_state
-try:
-    base = current_config()
-except EngineError as exc:
-    st.error(f"The scenario is not valid: {exc}")
-    st.stop()
+base = study_base()
 
 cols = st.columns(4)
 policy = cols[0].selectbox("Policy", [display_name(p) for p in base.policies], key="plan_policy")

@@ -10,13 +10,13 @@ from dashboard.components.study_controls import (
     render_pair_picker,
     render_seed_count,
     render_seed_note,
+    study_base,
 )
 from dashboard.components.study_run import execute_study, render_study_buttons
 from dashboard.components.sweep_teams import render_team_sweep
 from dashboard.page_settings import mark_ran
 from dashboard.query import upload_sha256
 from dashboard.scenarios import current_name
-from dashboard.state import current_config
 from dashboard.study_tables import stats_frame
 from dashboard.sweep_axes import (
     DEFAULT_QUOTA_VALUES,
@@ -52,11 +52,7 @@ st.caption(
     "wait a metric."
 )
 s = st.session_state
-try:
-    base = current_config()
-except EngineError as exc:
-    st.error(f"The scenario is not valid: {exc}")
-    st.stop()
+base = study_base()
 st.caption(f"Scenario **{current_name()}**: {base.cluster.total_gpus} GPUs, policies "
            f"{', '.join(display_name(p) for p in base.policies)}.")  # fmt: skip
 axes = sweep_axes(base)

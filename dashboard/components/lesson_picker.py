@@ -23,7 +23,7 @@ def _load(key: str) -> None:
     chosen = lesson(key)
     s = st.session_state
     set_current(chosen.config(current().seed))
-    set_upload((chosen.file_name, chosen.trace_bytes()))
+    set_upload(chosen.upload)
     s[LESSON_KEY], s[_PENDING] = key, True
     s["replay_t"] = 0.0
     s["replay_playing"] = False

@@ -24,18 +24,19 @@ LINK_NOTICE = "link_notice"
 every page until a run finishes (what Run would start, or why the link did not open)."""
 
 
-def link_work(config: ScenarioConfig, upload: bytes | None) -> tuple[int, float]:
-    """(jobs, estimated seconds of one core) of simulating every policy of ``config``."""
+def link_work(config: ScenarioConfig, upload_rows: int | None) -> tuple[int, float]:
+    """(jobs, estimated seconds of one core) of simulating every policy of ``config``;
+    ``upload_rows``: lines of the link's stored trace (None when it is not here)."""
     from dashboard.run_order import estimate_s
 
-    jobs = jobs_bound(config, trace_rows(config, upload))
+    jobs = jobs_bound(config, trace_rows(config, upload_rows))
     return jobs, sum(estimate_s(p.name, jobs) for p in config.policies)
 
 
-def plan_link_run(config: ScenarioConfig, upload: bytes | None, budget: Budget) -> bool:
+def plan_link_run(config: ScenarioConfig, upload_rows: int | None, budget: Budget) -> bool:
     """Whether a link's scenario may run without a click; if not, leaves the notice saying
     what Run would start (policies, jobs, time)."""
-    jobs, work_s = link_work(config, upload)
+    jobs, work_s = link_work(config, upload_rows)
     if work_s <= budget.autorun_s:
         return True
     workers = min(budget.session_workers, budget.workers, len(config.policies))

@@ -7,8 +7,20 @@ from collections.abc import Callable, Mapping
 import streamlit as st
 
 from dashboard.components.cluster_panel import render_gpu_mix
-from dashboard.state import bind
+from dashboard.state import bind, current_config
 from dashboard.study_tables import FAILURE_STUDY_METRICS, STUDY_METRICS
+from engine.config import ScenarioConfig
+from engine.errors import EngineError
+
+
+def study_base() -> ScenarioConfig:
+    """The current scenario, the base of a study page; an invalid one is shown as an error and
+    stops the page (:func:`dashboard.state.current_config` names the table, row and column)."""
+    try:
+        return current_config()
+    except EngineError as exc:
+        st.error(f"The scenario is not valid: {exc}")
+        st.stop()
 
 
 def render_variant_editor() -> None:

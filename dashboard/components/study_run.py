@@ -71,9 +71,9 @@ def check_study_budget(study: Study, budget: Budget) -> int:
     configs = [apply_overrides(study.base, v.overrides, v.name) for v in variants]
     runs = check_study(configs, len(study.seeds), budget)
     store = trace_store()
-    data = store.get(study.trace_hash)[1] if store.has(study.trace_hash) else None
+    rows = store.rows(study.trace_hash) if store.has(study.trace_hash) else None
     for variant, config in zip(variants, configs, strict=True):
-        check_config(config, budget, data, variant.name)
+        check_config(config, budget, rows, variant.name)
     return runs
 
 
@@ -86,13 +86,11 @@ def plan_within_budget(spec: PlanSpec) -> tuple[PlanSpec, Budget]:
     Raises:
         BudgetError: naming the limit and the value.
     """
-    from dashboard.query import trace_store, upload_sha256
+    from dashboard.query import upload_rows
 
     budget = server_budget()
     budget.check("max_seeds", len(spec.seeds), "the number of seeds")
-    digest, store = upload_sha256(), trace_store()
-    data = store.get(digest)[1] if store.has(digest) else None
-    check_config(spec.base, budget, data)
+    check_config(spec.base, budget, upload_rows())
     # the confirmation on fresh seeds runs after the search, outside its budget
     confirm_runs = CONFIRM_MIXES * spec.max_seeds
     search_runs = max(min(spec.max_simulations, budget.max_runs - confirm_runs), 1)

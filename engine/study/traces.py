@@ -7,17 +7,22 @@ the tasks to the workers.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
+from engine.budget import count_rows
 from engine.config import ScenarioConfig
-from engine.content import ContentStore, default_store_dir, sha256_hex
+from engine.content import ContentStore, default_store_dir, sha256_hex, write_atomic
 from engine.errors import TraceError
 from engine.traces.resolve import TraceFile, read_trace_file
 
 
 class TraceStore(ContentStore):
     """The uploaded traces (:class:`engine.content.ContentStore`): ``<root>/<sha256>`` holds the
-    bytes, ``<root>/<sha256>.name`` the file name; a hash is resolved only inside the store.
+    bytes, ``<root>/<sha256>.name`` the file name and ``<root>/<sha256>.rows`` its lines,
+    counted once when it is stored (:func:`engine.budget.count_rows`, an upper bound of its
+    jobs that the work budget checks before anything parses it); a hash is resolved only
+    inside the store.
 
     Args:
         root: the directory (created on first write); default ``default_store_dir()/traces``.
@@ -25,6 +30,32 @@ class TraceStore(ContentStore):
 
     def __init__(self, root: Path | str | None = None) -> None:
         super().__init__(root if root is not None else default_store_dir() / "traces")
+
+    def put(self, name: str, data: bytes) -> str:
+        """Stores ``data`` (idempotent) with its line count; returns its SHA-256 hex."""
+        digest = super().put(name, data)
+        if not (self.root / f"{digest}.rows").is_file():
+            self._keep_rows(digest, data)
+        return digest
+
+    def rows(self, digest: str) -> int:
+        """Lines of a stored trace, as counted when it was stored (a trace stored before the
+        count was kept is counted now, once).
+
+        Raises:
+            TraceError: as :meth:`get`, for a hash the store does not hold.
+        """
+        path = self.root / f"{digest}.rows"
+        if self.has(digest) and path.is_file():
+            return int(path.read_text())
+        return self._keep_rows(digest, self.get(digest)[1])
+
+    def _keep_rows(self, digest: str, data: bytes) -> int:
+        """Counts ``data``'s lines and keeps the count beside it (not in a read-only store)."""
+        rows = count_rows(data)
+        with contextlib.suppress(OSError):
+            write_atomic(self.root / f"{digest}.rows", str(rows).encode())
+        return rows
 
 
 def trace_payload(

@@ -18,7 +18,7 @@ from __future__ import annotations
 import pandas as pd
 
 from engine.errors import TraceError
-from engine.traces.reading import number_column, text_column
+from engine.traces.reading import check_row_widths, number_column, text_column
 from engine.traces.registry import FORMATS, LoadContext, Loaded, TraceFormat
 from engine.traces.validate import build_jobs
 
@@ -91,11 +91,5 @@ def _split_lines(text: str, file: str) -> pd.DataFrame:
             file=file,
             row=1,
         )
-    for i, fields in enumerate(rows, start=1):
-        if len(fields) != len(layout):
-            raise TraceError(
-                f"expected {len(layout)} tab-separated fields like line 1, found {len(fields)}",
-                file=file,
-                row=i,
-            )
+    check_row_widths(rows, len(layout), file, f"{len(layout)} tab-separated fields like line 1")
     return pd.DataFrame(rows, columns=list(layout), dtype=object)

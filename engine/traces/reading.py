@@ -84,16 +84,22 @@ def read_csv_text(text: str, file: str) -> pd.DataFrame:
         if not name or header.count(name) > 1:
             raise TraceError(f"header name {name!r} is empty or repeated", file=file, column=name)
     rows = records[1:]
-    for i, rec in enumerate(rows, start=1):
-        if len(rec) != len(header):
-            raise TraceError(
-                f"expected {len(header)} fields ({', '.join(header)}), found {len(rec)}",
-                file=file,
-                row=i,
-            )
+    check_row_widths(rows, len(header), file, f"{len(header)} fields ({', '.join(header)})")
     return pd.DataFrame(
         [[field.strip() for field in rec] for rec in rows], columns=header, dtype=object
     )
+
+
+def check_row_widths(rows: list[list[str]], width: int, file: str, expected: str) -> None:
+    """Checks that every row has ``width`` fields.
+
+    Raises:
+        TraceError: naming the file and the first row (1-based) with another count:
+            "expected <``expected``>, found <its count>".
+    """
+    for i, fields in enumerate(rows, start=1):
+        if len(fields) != width:
+            raise TraceError(f"expected {expected}, found {len(fields)}", file=file, row=i)
 
 
 def require_columns(frame: pd.DataFrame, required: list[str], file: str, fmt: str) -> None:

@@ -24,7 +24,7 @@ def lesson_words(key: str) -> dict[str, dict[str, object]]:
     """Policy -> its words at every moment "Next" steps to (and 1 s before it) and each job's
     story (the Explain-a-job sentences) in lesson ``key``."""
     chosen = lesson(key)
-    result = run_scenario(chosen.config(), upload=(chosen.file_name, chosen.trace_bytes()))
+    result = run_scenario(chosen.config(), upload=chosen.upload)
     layout, matrix = NodeLayout.of(result.config.cluster), scenario_matrix(result.config)
     round_s = result.config.rounds.round_duration_s
     explainers = [

@@ -147,3 +147,18 @@ def test_longest_first_orders_by_seen_time_over_the_prior() -> None:
         assert run_order.longest_first(["fifo", "sampling_placement", "las"], 2000) == [0, 1, 2]
     finally:
         run_order._seen_s_per_job.pop("fifo")
+
+
+def test_the_pool_warm_up_runs_its_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dashboard warms the pool in a thread that swallows errors, so a warm-up whose spec
+    is refused (the default scenario's two policies in one run spec) failed unseen and left
+    the first Run to start the pool."""
+    from dashboard import parallel_run
+
+    ran: list[str] = []
+    monkeypatch.setenv(parallel_run.EXECUTOR_ENV, "pool")  # the AppTests' conftest sets serial
+    monkeypatch.setattr(
+        parallel_run, "run_tasks", lambda tasks, *a, **k: ran.append(tasks[0][0].variant)
+    )
+    parallel_run.warm_up()
+    assert ran == ["warm-up"]

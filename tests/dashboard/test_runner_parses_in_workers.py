@@ -42,7 +42,7 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 
 def test_a_run_parses_the_trace_only_in_its_workers(parses: list[bool]) -> None:
     chosen = lesson("fifo_hol")
-    upload = (chosen.file_name, chosen.trace_bytes())
+    upload = chosen.upload
     result, simulated = runner.run(chosen.config(), upload, lambda statuses: None, lambda: False)
     assert simulated == 4 and len(result.results[0].jobs) == 7
     assert parses and all(parses), parses  # one parse per process; none in the server

@@ -25,7 +25,7 @@ SHARED, ALONE = "Muri-S, 2 jobs per GPU", "Muri-S, GPUs to itself"
 @cache
 def lesson_run() -> ComparisonResult:
     chosen = lesson("share_gpus")
-    return run_scenario(chosen.config(), upload=(chosen.file_name, chosen.trace_bytes()))
+    return run_scenario(chosen.config(), upload=chosen.upload)
 
 
 def sim(policy: str):

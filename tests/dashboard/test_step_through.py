@@ -33,7 +33,7 @@ APP = str(Path(__file__).resolve().parents[2] / "dashboard" / "app.py")
 @cache
 def lesson_run(key: str) -> ComparisonResult:
     chosen = lesson(key)
-    return run_scenario(chosen.config(), upload=(chosen.file_name, chosen.trace_bytes()))
+    return run_scenario(chosen.config(), upload=chosen.upload)
 
 
 def explainers(key: str) -> dict[str, Explainer]:

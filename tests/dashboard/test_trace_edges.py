@@ -120,3 +120,23 @@ def test_an_upload_is_hashed_and_stored_once_when_it_arrives() -> None:
     at.session_state["upload_sha256"] = "kept"  # a redraw must not take it again
     at.run()
     assert at.session_state["upload_sha256"] == "kept"
+
+
+def test_an_uploads_lines_are_counted_once_when_it_arrives_and_travel_with_it() -> None:
+    """The work budget's jobs bound of an upload is its line count taken when it was stored
+    (kept beside it in the trace store, and in the session): a redraw checks the budget with
+    that count instead of counting the bytes again (issue 36)."""
+    from engine.study.traces import TraceStore
+
+    raw = MURI_TRACE.read_bytes()
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    _upload(at, "cluster_trace.csv", raw)
+    assert not at.exception
+    rows = raw.count(b"\n") + (0 if raw.endswith(b"\n") else 1)
+    assert at.session_state["upload_rows"] == rows == 401  # a header and 400 jobs
+    assert TraceStore().rows(at.session_state["upload_sha256"]) == rows
+    at.session_state["upload_rows"] = 1_000_000_000  # planted: a recount would not see it
+    at.run()
+    assert any("1,000,000,000" in e.value and "MAX_JOBS" in e.value for e in at.error), [
+        e.value for e in at.error
+    ]

@@ -26,7 +26,7 @@ def page(new_page):
 
 
 def _run(chosen: Lesson) -> ComparisonResult:
-    return run_scenario(chosen.config(), upload=(chosen.file_name, chosen.trace_bytes()))
+    return run_scenario(chosen.config(), upload=chosen.upload)
 
 
 def _load_lesson(page, chosen: Lesson) -> None:

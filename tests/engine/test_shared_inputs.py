@@ -19,6 +19,7 @@ from engine.budget import (
     BudgetError,
     check_scenario,
     check_study,
+    count_rows,
     jobs_bound,
     load_budget,
     trace_rows,
@@ -309,7 +310,40 @@ def test_the_jobs_bound_counts_rows_and_the_cut() -> None:
     cut = dataclasses.replace(sample, trace=dataclasses.replace(sample.trace, max_jobs=80))
     assert jobs_bound(cut, rows) == 80
     refused(sample, "max_jobs", f"{rows:,}", rows)
-    assert trace_rows(sample, b"a\nb\nc") == 3
+    assert count_rows(b"a\nb\nc") == count_rows(b"a\nb\nc\n") == 3
+    assert trace_rows(sample, 7) == rows  # an upload's count is not the sample's
+    upload = dataclasses.replace(sample, trace=TraceSpec(source="upload:mine.csv"))
+    assert trace_rows(upload, 7) == 7
+    assert trace_rows(upload) == 0  # its bytes are not here: it fails later, for want of them
+
+
+def test_the_trace_store_keeps_a_traces_lines_from_when_it_was_stored(tmp_path: Path) -> None:
+    store = TraceStore(tmp_path)
+    digest = store.put("a.csv", b"h\n1\n2\n")
+    assert store.rows(digest) == 3 and (tmp_path / f"{digest}.rows").read_text() == "3"
+    (tmp_path / f"{digest}.rows").write_text("99")  # read, never counted again
+    assert store.rows(digest) == 99
+    (tmp_path / f"{digest}.rows").unlink()  # stored before the count was kept: counted once
+    assert store.rows(digest) == 3 and (tmp_path / f"{digest}.rows").is_file()
+    with pytest.raises(TraceError, match="not on this server"):
+        store.rows("0" * 64)
+
+
+def test_a_read_only_store_counts_a_traces_lines_without_keeping_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store written before the count was kept, now read-only: counted, no crash."""
+    from engine.study import traces
+
+    store = TraceStore(tmp_path)
+    digest = store.put("a.csv", b"h\n1\n")
+    (tmp_path / f"{digest}.rows").unlink()
+
+    def read_only(path: Path, data: bytes) -> None:
+        raise PermissionError(path)
+
+    monkeypatch.setattr(traces, "write_atomic", read_only)
+    assert store.rows(digest) == 2 and not (tmp_path / f"{digest}.rows").exists()
 
 
 def test_each_study_limit_is_named_with_the_value() -> None:

@@ -31,10 +31,8 @@ from engine.policies.dally.preempt import Evictor
 from engine.policies.dally.tuner import AutoTuner
 from engine.policies.explain import Explanation
 from engine.policies.las.explain import LasExplanation
-from engine.policies.las.keys import parse_thresholds
+from engine.policies.las.keys import THRESHOLDS_GPU_S, THRESHOLDS_HELP, parse_thresholds
 from engine.state import JobState
-
-QUEUES_HELP = "Comma-separated LAS queue thresholds in GPU-seconds, increasing"
 
 
 class ConsolidationScheduler(Policy):
@@ -58,7 +56,9 @@ class ConsolidationScheduler(Policy):
 
     @dataclass(frozen=True)
     class Params:
-        queue_thresholds_gpu_s: str = field(default="3600", metadata={"help": QUEUES_HELP})
+        queue_thresholds_gpu_s: str = field(
+            default=THRESHOLDS_GPU_S, metadata={"help": THRESHOLDS_HELP}
+        )
 
     def __init__(self, params: Any, context: PolicyContext) -> None:
         super().__init__(params, context)

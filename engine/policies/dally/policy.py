@@ -54,11 +54,12 @@ from typing import ClassVar
 
 from engine.errors import ConfigError
 from engine.policies.base import POLICIES, PolicyContext
-from engine.policies.dally.core import QUEUES_HELP, ConsolidationScheduler
+from engine.policies.dally.core import ConsolidationScheduler
 from engine.policies.dally.levels import NETWORK, allowed_level, next_timer_s
 from engine.policies.dally.tuner import AutoTuner
 from engine.policies.explain import KeyTerm
 from engine.policies.las.explain import LasExplanation
+from engine.policies.las.keys import THRESHOLDS_GPU_S, THRESHOLDS_HELP
 from engine.state import JobState
 
 _THETA_HELP = "Network sensitivity (cross-rack / node-local step time) at which a job is sensitive"
@@ -132,7 +133,9 @@ class Dally(ConsolidationScheduler):
             default="0, 0.25, 0.5, 1, 2, 4",
             metadata={"help": "Comma-separated gamma values the auto-tuner tries"},
         )
-        queue_thresholds_gpu_s: str = field(default="3600", metadata={"help": QUEUES_HELP})
+        queue_thresholds_gpu_s: str = field(
+            default=THRESHOLDS_GPU_S, metadata={"help": THRESHOLDS_HELP}
+        )
 
     def __init__(self, params: Params, context: PolicyContext) -> None:
         super().__init__(params, context)
@@ -218,7 +221,9 @@ class TiresiasConsolidation(ConsolidationScheduler):
     @dataclass(frozen=True)
     class Params:
         theta: float = field(default=1.2, metadata={"help": _THETA_HELP})
-        queue_thresholds_gpu_s: str = field(default="3600", metadata={"help": QUEUES_HELP})
+        queue_thresholds_gpu_s: str = field(
+            default=THRESHOLDS_GPU_S, metadata={"help": THRESHOLDS_HELP}
+        )
 
     def __init__(self, params: Params, context: PolicyContext) -> None:
         super().__init__(params, context)

@@ -14,6 +14,13 @@ from typing import Final
 from engine.errors import ConfigError
 from engine.state import JobState
 
+THRESHOLDS_GPU_S: Final = "3600"
+"""The default ``queue_thresholds_gpu_s`` of LAS and of every policy that queues as LAS does
+(packing LAS, Dally): one threshold, so two queues [R] (Tiresias reports that two queues
+capture most of the benefit; :mod:`engine.policies.las.policy`)."""
+THRESHOLDS_HELP: Final = "Comma-separated queue thresholds in GPU-seconds, increasing"
+"""The help text of ``queue_thresholds_gpu_s`` (:func:`parse_thresholds` reads it)."""
+
 KEY_BITS: Final = 40
 """A key is ``queue << KEY_BITS | order``: the job's index (indices follow arrival order), or
 its requeue stamp under ``requeue`` (:class:`engine.policies.las.policy.LasParams`)."""

@@ -45,7 +45,7 @@ from engine.policies.base import (
 from engine.policies.las.books import Book, TypeSlot
 from engine.policies.las.explain import LasExplanation
 from engine.policies.las.fill import fill_admit, fill_round
-from engine.policies.las.keys import parse_thresholds, queue_of
+from engine.policies.las.keys import THRESHOLDS_GPU_S, THRESHOLDS_HELP, parse_thresholds, queue_of
 from engine.policies.las.promotion import PromotionChecks, promotion_due_s
 from engine.policies.las.queues import WaitingQueues
 from engine.policies.las.running import RunningBooks
@@ -57,8 +57,7 @@ class LasParams:
     """Tiresias LAS's knobs (:attr:`TiresiasLas.Params`)."""
 
     queue_thresholds_gpu_s: str = field(
-        default="3600",
-        metadata={"help": "Comma-separated queue thresholds in GPU-seconds, increasing"},
+        default=THRESHOLDS_GPU_S, metadata={"help": THRESHOLDS_HELP}
     )
     promote_knob: float = field(
         default=2.0,

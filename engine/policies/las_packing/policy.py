@@ -33,7 +33,7 @@ from typing import ClassVar
 from engine.allocation.grants import gang_grant, shared_grant
 from engine.policies.agnostic import most_free_type
 from engine.policies.base import POLICIES, Allocation, Policy, PolicyContext, SchedulerState
-from engine.policies.las.keys import parse_thresholds
+from engine.policies.las.keys import THRESHOLDS_GPU_S, THRESHOLDS_HELP, parse_thresholds
 from engine.policies.las_packing.packing import OpenGroup, Packer
 from engine.policies.las_packing.waiting import WaitingList, las_key
 from engine.sharing import check_sharing_factor
@@ -60,8 +60,7 @@ class LasPackingParams:
         },
     )
     queue_thresholds_gpu_s: str = field(
-        default="3600",
-        metadata={"help": "Comma-separated queue thresholds in GPU-seconds, increasing"},
+        default=THRESHOLDS_GPU_S, metadata={"help": THRESHOLDS_HELP}
     )
 
     def __post_init__(self) -> None:
