@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 from dashboard.chart_style import style
 from dashboard.formatting import time_unit
+from dashboard.gantt_sharing import with_sharing
 
 LEVEL_COLORS = {"node": "#1B9E77", "rack": "#E6AB02", "network": "#D95F02"}
 END_MARKERS = {
@@ -145,39 +146,6 @@ def with_lane_counts(segments: pd.DataFrame) -> pd.DataFrame:
     return segments
 
 
-def with_sharing(segments: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
-    """Adds ``sharing``: for a segment run on GPUs other jobs shared (the segments'
-    ``host_job``, present with sharing, :mod:`engine.metrics_sharing`), the words "shares its
-    GPUs with <jobs> · slowdown ×<s>" (the job's slowdown from sharing); else ""."""
-    segments = segments.copy()
-    segments["sharing"] = ""
-    if "host_job" not in segments or segments.empty:
-        return segments
-    job = segments["job_id"].astype(str)
-    group = segments["host_job"].astype(str).where(segments["host_job"].astype(str) != "", job)
-    slowdown = job.map(jobs.set_index(jobs["job_id"].astype(str))["slowdown_from_sharing"])
-    factor = [f"{value:.2f}" for value in slowdown.to_numpy(float)]
-    start, end = segments["start_s"].to_numpy(float), segments["end_s"].to_numpy(float)
-    ids, words = job.to_numpy(), segments["sharing"].to_numpy(dtype=object)
-    for where in segments.groupby(group.to_numpy(), sort=False).indices.values():
-        if len(where) < 2:
-            continue
-        where = where[np.argsort(start[where], kind="stable")]
-        s, e, j = start[where], end[where], ids[where]
-        first = np.searchsorted(s, s - float((e - s).max()), side="left")  # earlier may overlap
-        last = np.searchsorted(s, e, side="left")  # rows starting before this one ends
-        for row, (low, high) in enumerate(zip(first.tolist(), last.tolist(), strict=True)):
-            if high - low < 2:
-                continue  # only itself
-            hit = (e[low:high] > s[row]) & (j[low:high] != j[row])
-            if hit.any():
-                others = ", ".join(sorted(set(j[low:high][hit].tolist())))
-                i = where[row]
-                words[i] = f"shares its GPUs with {others} · slowdown ×{factor[i]}"
-    segments["sharing"] = words
-    return segments
-
-
 def _max(values: pd.Series) -> float:
     values = values.dropna()
     return float(values.max()) if len(values) else 0.0
@@ -234,7 +202,7 @@ def _segment_bars(
     width = BAR_WIDTH / rows["lane_count"]
     if (shared != "").any():  # shared GPUs: hatched, the partners written in the bar
         marker = {**marker, "pattern": {
-            "shape": shared.map(lambda text: "/" if text else "").tolist(),
+            "shape": np.where(shared != "", "/", "").tolist(),
             "fgcolor": "#000000", "fgopacity": 0.45, "size": 7,
         }}  # fmt: skip
     text = shared.str.replace("shares its GPUs with", "shares with").str.replace("slowdown ", "")
