@@ -103,11 +103,9 @@ def make_gantt(
         fig.add_trace(clipped)
     _layout_rows(fig, order, f"Simulated time ({unit})")
     fig.update_xaxes(range=[shown_start_s / scale, shown_end_s / scale])
-    style(fig, title, height=min(1400, max(360, ROW_PX * len(order) + 170)))
-    # Gantts stand two side by side: a legend in one row above the bars, not a column beside
-    # them, leaves the bars the chart's whole width
-    fig.update_layout(legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0,
-                              "xanchor": "left"})  # fmt: skip
+    height_px = min(1400, max(360, ROW_PX * len(order) + 170))
+    style(fig, title, height=height_px)
+    _time_axis_on_top(fig, height_px, bool(title))
     return fig
 
 
@@ -242,6 +240,20 @@ def _end_markers(ends: pd.DataFrame, reason: str, marker: dict, scale: float) ->
         x=ends["end_s"] / scale, y=ends["job_id"].astype(str), mode="markers", name=reason,
         marker=marker, hovertemplate=f"job %{{y}} {reason} here<extra></extra>",
     )  # fmt: skip
+
+
+def _time_axis_on_top(fig: go.Figure, height_px: int, titled: bool) -> None:
+    """The legend in one row at the top, the time axis under it, above the bars [R]: a chart of
+    30 rows (830 px) is taller than a projector's 720-px window, and a time axis at the bottom
+    would then be out of sight whenever the first rows are in sight; one row of legend, not a
+    column beside the bars, also leaves them the chart's whole width."""
+    top_px = 44 if titled else 4  # the title's band
+    fig.update_layout(
+        legend={"orientation": "h", "yref": "container", "y": 1 - top_px / height_px,
+                "yanchor": "top", "x": 0, "xanchor": "left"},
+        margin={"t": top_px + 96, "b": 16},
+    )  # fmt: skip
+    fig.update_xaxes(side="top")
 
 
 def _layout_rows(fig: go.Figure, order: list[str], x_title: str) -> None:
