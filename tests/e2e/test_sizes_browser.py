@@ -1,8 +1,9 @@
 """Issue 38 at both window sizes, where the other browser tests cover one: the Gantt of a
-2,000-job trace opens readable and the Utilization table names both of its windows (points 5
-and 6; 1600 x 1000 and 1280 x 720), and Step through at a desk (point 7 at 1600 x 1000; the
-projector's 1280 x 720 is ``test_step_projector.py`` and ``test_class_browser.py``).
-Screenshots: ``artifacts/sizes_*.png``."""
+2,000-job trace opens readable, the Results page names the job that set a makespan and the
+Utilization table names both of its windows (points 5 and 6; 1600 x 1000 and 1280 x 720),
+and Step through at a desk (point 7 at 1600 x 1000; the projector's 1280 x 720 is
+``test_step_projector.py`` and ``test_class_browser.py``). Screenshots:
+``artifacts/sizes_*.png``."""
 
 from __future__ import annotations
 
@@ -39,6 +40,10 @@ def test_the_gantt_and_utilization_read_at_a_glance(
     load_scenario(page, server, config, tmp_path)
     click_run(page)
     page.get_by_role("heading", name="Results").first.wait_for(timeout=300_000)
+    tail = page.get_by_test_id("stAlert").filter(has_text="Makespan set by one job.")  # point 6
+    tail.scroll_into_view_if_needed()
+    assert re.search(r"job philly-\d+ \(\d+ GPUs\) ran alone", tail.inner_text())
+    screenshot(page, f"sizes_makespan_{size}", whole_page=False)
     open_page(page, "Schedule")
     page.get_by_text(re.compile(r"The busiest 1 h: [\d,]+ jobs arrived")).wait_for()
     chart = page.locator(".js-plotly-plot").first
