@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 from dashboard.chart_style import style
 from dashboard.formatting import time_unit
+from dashboard.gantt_sharing import with_sharing
 
 LEVEL_COLORS = {"node": "#1B9E77", "rack": "#E6AB02", "network": "#D95F02"}
 END_MARKERS = {
@@ -102,11 +103,9 @@ def make_gantt(
         fig.add_trace(clipped)
     _layout_rows(fig, order, f"Simulated time ({unit})")
     fig.update_xaxes(range=[shown_start_s / scale, shown_end_s / scale])
-    style(fig, title, height=min(1400, max(360, ROW_PX * len(order) + 170)))
-    # Gantts stand two side by side: a legend in one row above the bars, not a column beside
-    # them, leaves the bars the chart's whole width
-    fig.update_layout(legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0,
-                              "xanchor": "left"})  # fmt: skip
+    height_px = min(1400, max(360, ROW_PX * len(order) + 170))
+    style(fig, title, height=height_px)
+    _time_axis_on_top(fig, height_px, bool(title))
     return fig
 
 
@@ -142,39 +141,6 @@ def with_lane_counts(segments: pd.DataFrame) -> pd.DataFrame:
     if "lane" not in segments:
         segments["lane"] = 0
     segments["lane_count"] = segments.groupby(["job_id", "start_s"])["lane"].transform("count")
-    return segments
-
-
-def with_sharing(segments: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
-    """Adds ``sharing``: for a segment run on GPUs other jobs shared (the segments'
-    ``host_job``, present with sharing, :mod:`engine.metrics_sharing`), the words "shares its
-    GPUs with <jobs> · slowdown ×<s>" (the job's slowdown from sharing); else ""."""
-    segments = segments.copy()
-    segments["sharing"] = ""
-    if "host_job" not in segments or segments.empty:
-        return segments
-    job = segments["job_id"].astype(str)
-    group = segments["host_job"].astype(str).where(segments["host_job"].astype(str) != "", job)
-    slowdown = job.map(jobs.set_index(jobs["job_id"].astype(str))["slowdown_from_sharing"])
-    factor = [f"{value:.2f}" for value in slowdown.to_numpy(float)]
-    start, end = segments["start_s"].to_numpy(float), segments["end_s"].to_numpy(float)
-    ids, words = job.to_numpy(), segments["sharing"].to_numpy(dtype=object)
-    for where in segments.groupby(group.to_numpy(), sort=False).indices.values():
-        if len(where) < 2:
-            continue
-        where = where[np.argsort(start[where], kind="stable")]
-        s, e, j = start[where], end[where], ids[where]
-        first = np.searchsorted(s, s - float((e - s).max()), side="left")  # earlier may overlap
-        last = np.searchsorted(s, e, side="left")  # rows starting before this one ends
-        for row, (low, high) in enumerate(zip(first.tolist(), last.tolist(), strict=True)):
-            if high - low < 2:
-                continue  # only itself
-            hit = (e[low:high] > s[row]) & (j[low:high] != j[row])
-            if hit.any():
-                others = ", ".join(sorted(set(j[low:high][hit].tolist())))
-                i = where[row]
-                words[i] = f"shares its GPUs with {others} · slowdown ×{factor[i]}"
-    segments["sharing"] = words
     return segments
 
 
@@ -234,7 +200,7 @@ def _segment_bars(
     width = BAR_WIDTH / rows["lane_count"]
     if (shared != "").any():  # shared GPUs: hatched, the partners written in the bar
         marker = {**marker, "pattern": {
-            "shape": shared.map(lambda text: "/" if text else "").tolist(),
+            "shape": np.where(shared != "", "/", "").tolist(),
             "fgcolor": "#000000", "fgopacity": 0.45, "size": 7,
         }}  # fmt: skip
     text = shared.str.replace("shares its GPUs with", "shares with").str.replace("slowdown ", "")
@@ -274,6 +240,20 @@ def _end_markers(ends: pd.DataFrame, reason: str, marker: dict, scale: float) ->
         x=ends["end_s"] / scale, y=ends["job_id"].astype(str), mode="markers", name=reason,
         marker=marker, hovertemplate=f"job %{{y}} {reason} here<extra></extra>",
     )  # fmt: skip
+
+
+def _time_axis_on_top(fig: go.Figure, height_px: int, titled: bool) -> None:
+    """The legend in one row at the top, the time axis under it, above the bars [R]: a chart of
+    30 rows (830 px) is taller than a projector's 720-px window, and a time axis at the bottom
+    would then be out of sight whenever the first rows are in sight; one row of legend, not a
+    column beside the bars, also leaves them the chart's whole width."""
+    top_px = 44 if titled else 4  # the title's band
+    fig.update_layout(
+        legend={"orientation": "h", "yref": "container", "y": 1 - top_px / height_px,
+                "yanchor": "top", "x": 0, "xanchor": "left"},
+        margin={"t": top_px + 96, "b": 16},
+    )  # fmt: skip
+    fig.update_xaxes(side="top")
 
 
 def _layout_rows(fig: go.Figure, order: list[str], x_title: str) -> None:

@@ -9,6 +9,7 @@ from dashboard.components.scenario_picker import render_scenario_picker
 from dashboard.components.study_controls import (
     render_metric_picker,
     render_pair_picker,
+    render_pairs,
     render_seed_count,
     render_seed_note,
     render_variant_editor,
@@ -18,7 +19,6 @@ from dashboard.page_settings import mark_ran
 from dashboard.query import upload_sha256
 from dashboard.scenarios import all_scenarios
 from dashboard.study_tables import (
-    PAIR_COLUMNS,
     cell_key,
     cell_of,
     default_pair,
@@ -86,13 +86,11 @@ if result is not None:
             ("compare_pair_a", "compare_pair_b"), options, pair,
             lambda k: cell_of(k)[1] if one else " in ".join(reversed(cell_of(k))),
         )  # fmt: skip
-        table = pair_table(result, a, b, metrics)
-        st.dataframe(table[PAIR_COLUMNS], hide_index=True, width="stretch")
+        render_pairs(pair_table(result, a, b, metrics))
         teams = team_columns(runs)  # scenarios with queues: each team's waits, paired
         if teams:
             st.markdown("**Per team** (ClusterQueue), on the same seeds")
-            st.dataframe(pair_table(result, a, b, teams)[PAIR_COLUMNS], hide_index=True,
-                         width="stretch")  # fmt: skip
+            render_pairs(pair_table(result, a, b, teams))
         st.caption(verdict_caption(len(metrics)))
         st.download_button(
             "Download every pair (paired.csv)", lambda: every_pair(result, metrics).to_csv(

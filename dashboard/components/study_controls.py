@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+import pandas as pd
 import streamlit as st
 
 from dashboard.components.cluster_panel import render_gpu_mix
 from dashboard.state import bind, current_config
-from dashboard.study_tables import FAILURE_STUDY_METRICS, STUDY_METRICS
+from dashboard.study_tables import FAILURE_STUDY_METRICS, PAIR_COLUMNS, STUDY_METRICS
 from engine.config import ScenarioConfig
 from engine.errors import EngineError
 
@@ -94,3 +95,13 @@ def render_seed_note(seeds: int) -> None:
     note = few_seeds_note(seeds)
     if note:
         st.warning(f"Answers below are {note}.")
+
+
+def render_pairs(table: pd.DataFrame) -> None:
+    """A paired table (:func:`dashboard.study_tables.pair_table`): its numbers as a grid, then
+    each metric's reading as a sentence under it. Sentences wrap; in a column they made the grid
+    wider than a 1280 x 720 window's page, which hid the last columns behind a scroll bar."""
+    st.dataframe(table[[c for c in PAIR_COLUMNS if c != "Reading"]], hide_index=True,
+                 width="stretch")  # fmt: skip
+    metrics, readings = table["Metric"], table["Reading"]
+    st.markdown("\n".join(f"- **{m}**: {r}" for m, r in zip(metrics, readings, strict=True)))

@@ -70,11 +70,16 @@ def test_gantt_draws_a_jobs_copies_as_lanes_of_one_row() -> None:
     assert labels == {" · copy 1 of 3", " · copy 2 of 3", " · copy 3 of 3"}
 
 
-def test_gantt_legend_is_one_row_above_the_bars(comparison: ComparisonResult) -> None:
-    """Two Gantts stand side by side: a legend column beside each took half the bars' width."""
+def test_gantt_legend_and_time_axis_are_above_the_bars(comparison: ComparisonResult) -> None:
+    """A legend column beside the bars took half their width; a time axis at the bottom of 30
+    rows (830 px) was out of a 720-px window whenever the first rows were in it."""
     result = comparison.results[0]
-    legend = charts.make_gantt(result.segments, result.jobs, {}).layout.legend
-    assert legend.orientation == "h" and legend.y >= 1 and legend.yanchor == "bottom"
+    for title, top_px in (("", 4), ("FIFO", 44)):  # below the title, when there is one
+        layout = charts.make_gantt(result.segments, result.jobs, {}, title=title).layout
+        legend = layout.legend
+        assert legend.orientation == "h" and legend.yref == "container"
+        assert legend.yanchor == "top" and (1 - legend.y) * layout.height == pytest.approx(top_px)
+        assert layout.xaxis.side == "top" and layout.margin.t == top_px + 96  # legend, ticks
 
 
 def test_gantt_caps_the_number_of_jobs(comparison: ComparisonResult) -> None:
