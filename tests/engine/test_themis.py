@@ -3,6 +3,7 @@ one V100 (no restore cost), 6-s iterations."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from engine.config import (
@@ -14,7 +15,9 @@ from engine.config import (
     ScenarioConfig,
     TraceSpec,
 )
-from engine.policies.base import get_policy
+from engine.errors import ConfigError
+from engine.policies.base import build_params, get_policy
+from engine.policies.themis.knob import take_part
 from engine.scenario import run_scenario
 from tests.engine.test_sharing_runs import COMPUTE_BOUND, HEADER, run
 
@@ -58,3 +61,54 @@ def test_a_round_without_an_arrival_or_completion_leaves_jobs_running() -> None:
     data = "\n".join([HEADER, *rows]).encode()
     jobs = run_scenario(config, upload=("t.csv", data)).results[0].jobs
     assert jobs["completion_s"].tolist() == pytest.approx([600.0, 1320.0])
+
+
+def _run_knob(rows: list[str], fairness_knob: float) -> list[float]:
+    """Completion times (s) of Themis with ``fairness_knob`` on one V100, no restore cost."""
+    config = ScenarioConfig(
+        trace=TraceSpec(source="upload:t.csv", assumed_worker_type="v100"),
+        cluster=ClusterSpec((NodeGroup("v100", 1, 1, "r0"),)),
+        network=NetworkConfig(enabled=False),
+        rounds=RoundConfig(checkpoint_restore_s=0.0),
+        policies=(PolicySpec("themis", {"fairness_knob": fairness_knob}),),
+    )
+    data = "\n".join([HEADER, *rows]).encode()
+    jobs = run_scenario(config, upload=("t.csv", data)).results[0].jobs
+    return list(jobs["completion_s"])
+
+
+def test_the_fairness_knob_lets_only_the_most_unfair_take_part() -> None:
+    # Job 0 (1,000 iterations of 6 s) runs alone from 0; jobs 1 and 2 (10 each) arrive at
+    # 600 s. f = 0 (Muri's run): every job takes part, a job that has never run ranks first
+    # (share x 1e9), so job 1 runs 600-660 s and job 2, never run, 660-720 s; job 0's 900
+    # iterations left end at 720 + 5,400 = 6,120 s.
+    rows = [
+        f"0,1,0,1000,c,32,0,0,{COMPUTE_BOUND},0",
+        f"1,1,600000,10,c,32,0,0,{COMPUTE_BOUND},0",
+        f"2,1,600000,10,c,32,0,0,{COMPUTE_BOUND},0",
+    ]
+    assert _run_knob(rows, 0.0) == pytest.approx([6120.0, 660.0, 720.0])
+    # f = 0.5: at 600 s, max(floor(0.5 x 3), 1) = 1 job takes part, the largest rho: jobs 1
+    # and 2 hold no GPU (rho = inf), the tie goes to the earlier, job 1 (600-660 s). At 660 s,
+    # max(floor(0.5 x 2), 1) = 1 of jobs 0 and 2, both waiting (inf): job 0, the earlier,
+    # takes part alone and runs to 660 + 5,400 = 6,060 s; job 2 gets the GPU after, 6,120 s.
+    assert _run_knob(rows, 0.5) == pytest.approx([6060.0, 660.0, 6120.0])
+
+
+def test_the_knob_takes_the_largest_rho_at_least_one() -> None:
+    rho = np.array([2.0, np.inf, 5.0, 1.0])
+    assert take_part(rho, 0.5).tolist() == [False, True, True, False]  # floor(0.5 x 4) = 2
+    assert take_part(rho, 0.0).all()
+    assert take_part(rho, 0.99).tolist() == [False, True, False, False]  # at least 1
+    # (1 - 0.8) x 10 is 1.9999999999999996 in floating point: still 2 jobs
+    assert take_part(np.arange(10.0), 0.8).tolist() == [False] * 8 + [True, True]
+
+
+@pytest.mark.parametrize("bad", [1.0, -0.1, 1.5])
+def test_a_fairness_knob_outside_zero_one_is_refused_by_name(bad: float) -> None:
+    with pytest.raises(ConfigError, match=r"fairness_knob must be in \[0, 1\)"):
+        build_params(get_policy("themis"), {"fairness_knob": bad})
+
+
+def test_the_knob_defaults_to_every_job_taking_part() -> None:
+    assert build_params(get_policy("themis"), {}).fairness_knob == 0.0
