@@ -78,21 +78,17 @@ def _run_knob(rows: list[str], fairness_knob: float) -> list[float]:
 
 
 def test_the_fairness_knob_lets_only_the_most_unfair_take_part() -> None:
-    # Job 0 (1,000 iterations of 6 s) runs alone from 0; jobs 1 and 2 (10 each) arrive at
-    # 600 s. f = 0 (Muri's run): every job takes part, a job that has never run ranks first
-    # (share x 1e9), so job 1 runs 600-660 s and job 2, never run, 660-720 s; job 0's 900
-    # iterations left end at 720 + 5,400 = 6,120 s.
-    rows = [
-        f"0,1,0,1000,c,32,0,0,{COMPUTE_BOUND},0",
-        f"1,1,600000,10,c,32,0,0,{COMPUTE_BOUND},0",
-        f"2,1,600000,10,c,32,0,0,{COMPUTE_BOUND},0",
-    ]
-    assert _run_knob(rows, 0.0) == pytest.approx([6120.0, 660.0, 720.0])
-    # f = 0.5: at 600 s, max(floor(0.5 x 3), 1) = 1 job takes part, the largest rho: jobs 1
-    # and 2 hold no GPU (rho = inf), the tie goes to the earlier, job 1 (600-660 s). At 660 s,
-    # max(floor(0.5 x 2), 1) = 1 of jobs 0 and 2, both waiting (inf): job 0, the earlier,
-    # takes part alone and runs to 660 + 5,400 = 6,060 s; job 2 gets the GPU after, 6,120 s.
-    assert _run_knob(rows, 0.5) == pytest.approx([6060.0, 660.0, 6120.0])
+    # Two jobs of 10 iterations arrive at 0 on one GPU: job 0 at 6 s an iteration, job 1 at
+    # 12 s. f = 0 (Muri's run): both take part; with nothing elapsed and I_j = remaining_j
+    # (share 1), rho_j = 1 / (tput_j x_j), so the program equalizes tput x: x_1 = 2 x_0, i.e.
+    # 1/3 and 2/3, and job 1 (larger share, never run) goes first: 0-120 s, job 0 120-180 s.
+    slow = "12000,2000,8000,2000"
+    rows = [f"0,1,0,10,c,32,0,0,{COMPUTE_BOUND},0", f"1,1,0,10,d,32,0,0,{slow},0"]
+    assert _run_knob(rows, 0.0) == pytest.approx([180.0, 120.0])
+    # f = 0.5: max(floor(0.5 x 2), 1) = 1 job takes part, the largest rho; neither has run
+    # (rho = inf), so the earlier (same arrival: the lower index), job 0, takes part alone and
+    # runs 0-60 s; job 1 gets no leftover (one GPU) and runs 60-180 s.
+    assert _run_knob(rows, 0.5) == pytest.approx([60.0, 180.0])
 
 
 def test_the_knob_takes_the_largest_rho_at_least_one() -> None:

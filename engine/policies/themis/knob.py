@@ -43,7 +43,7 @@ def take_part(rho: np.ndarray, fairness_knob: float) -> np.ndarray:
     ``rho`` (ties: the earlier index first).
 
     Args:
-        rho: (n,) each job's finish-time fairness now (``inf`` for a job that holds no GPUs).
+        rho: (n,) each job's finish-time fairness now (``inf`` for a job that never ran).
         fairness_knob: ``f`` in [0, 1).
     """
     n = len(rho)

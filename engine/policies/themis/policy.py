@@ -32,10 +32,12 @@ copied), models it; this policy follows that code, not the paper's auction:
   at round boundaries only, and relaunches every job at a boundary with an event.
 - The fairness knob ``f`` (``fairness_knob``; the paper's section on it, with the count and
   the ties of its authors' simulator: :mod:`engine.policies.themis.knob`): at a re-plan, each
-  job's ``rho`` on the GPUs it holds, ``(elapsed_j + remaining_j / tput_j) / I_j`` (``inf``
-  for a job that holds none [R: the simulator ranks a job without GPUs by its wait x 10^4]) ranks
-  the jobs, and only the ``max(floor((1 - f) N), 1)`` with the largest take part: the program,
-  the ranking and the books above count them alone (``I_j`` keeps the 1/N share of all N
+  job's ``rho`` now, ``(elapsed_j + remaining_j / tput_j) / I_j`` with ``tput_j`` its rate on
+  the GPUs it holds (a stopped job: on its fastest type [R]; the simulator keeps the estimate
+  of its last iteration), and ``inf`` for a job that never ran (the simulator ranks those by
+  wait x 10^4, above the rest: ties here go to the earlier arrival), ranks the jobs; only the
+  ``max(floor((1 - f) N), 1)`` with the largest take part: the program, the ranking and the
+  books above count them alone (``I_j`` keeps the 1/N share of all N
   jobs). Every lease ends at a re-plan (Muri's relaunch), so the others hold nothing new: they
   get only the GPUs the bidders leave, largest ``rho`` first, each if it fits (the paper's
   leftover allocation, work-conserving; the simulator offers the leftover to the next-worst).
@@ -138,18 +140,19 @@ class Themis(Policy):
         remaining: np.ndarray,
         isolated: np.ndarray,
     ) -> np.ndarray:
-        """(n,) each job's finish-time fairness on the GPUs it holds (``inf`` if none): the
-        program's ``rho`` at the job's current rate (the knob's ranking, :mod:`.knob`)."""
+        """(n,) each job's finish-time fairness now, the knob's ranking (module docstring):
+        the program's ``rho`` at the job's own rate, ``inf`` for a job that never ran."""
         rate = np.array([self._rate_now(job) for job in active])
         with np.errstate(divide="ignore"):
             return np.asarray((elapsed_s + remaining / rate) / isolated)
 
-    @staticmethod
-    def _rate_now(job: JobState) -> float:
-        """Steps/s on the GPUs the job holds, 0 if it holds none."""
-        if job.grant is None:
+    def _rate_now(self, job: JobState) -> float:
+        """Steps/s on the GPUs the job holds, else on its fastest type; 0 if it never ran."""
+        if job.grant is not None:
+            return job.steps_per_s.get(job.grant.worker_type, 0.0)
+        if job.index not in self._rounds:
             return 0.0
-        return job.steps_per_s.get(job.grant.worker_type, 0.0)
+        return max(job.steps_per_s.values(), default=0.0)
 
     @staticmethod
     def _leftover(active: list[JobState], bids: np.ndarray, rho: np.ndarray) -> list[JobState]:
