@@ -30,15 +30,28 @@ copied), models it; this policy follows that code, not the paper's auction:
   nothing else starts (``themis_sim_jobs``: the plan runs under ``if (done_flag or new_flag)``,
   and a round without either leaves every job as it runs). Under the preset the engine calls
   at round boundaries only, and relaunches every job at a boundary with an event.
+- The fairness knob ``f`` (``fairness_knob``; the paper's section on it, with the count and
+  the ties of its authors' simulator: :mod:`engine.policies.themis.knob`): at a re-plan, each
+  job's ``rho`` now, ``(elapsed_j + remaining_j / tput_j) / I_j`` with ``tput_j`` its rate on
+  the GPUs it holds (a stopped job: on its fastest type [R]; the simulator keeps the estimate
+  of its last iteration), and ``inf`` for a job that never ran (the simulator ranks those by
+  wait x 10^4, above the rest: ties here go to the earlier arrival), ranks the jobs; only the
+  ``max(floor((1 - f) N), 1)`` with the largest take part: the program, the ranking and the
+  books above count them alone (``I_j`` keeps the 1/N share of all N
+  jobs). Every lease ends at a re-plan (Muri's relaunch), so the others hold nothing new: they
+  get only the GPUs the bidders leave, largest ``rho`` first, each if it fits (the paper's
+  leftover allocation, work-conserving; the simulator offers the leftover to the next-worst).
+  ``f`` = 0, the default, lets every job take part: Muri's code has no knob, so its run is
+  ``f`` = 0 and every result is as without the knob.
 
-Departures [R]: Muri's code has no fairness knob f (every job bids: f = 0) and no auction, so
-neither has a parameter here; a job's throughput is its steps/s on each worker type (Muri's
-testbed has one type: 1 / iteration time).
+Departures [R]: no auction (Muri's code has none); a job's throughput is its steps/s on each
+worker type (Muri's testbed has one type: 1 / iteration time).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -48,7 +61,28 @@ from engine.policies.agnostic import most_free_type
 from engine.policies.base import POLICIES, Allocation, Policy, PolicyContext, SchedulerState
 from engine.policies.gavel.ecos import finish_time_fairness_shares
 from engine.policies.gavel.ftf import IsolatedTime, progress
+from engine.policies.themis.knob import check_fairness_knob, take_part
 from engine.state import JobState
+
+
+@dataclass(frozen=True)
+class ThemisParams:
+    """Themis's knob (:mod:`engine.policies.themis.knob`).
+
+    Raises:
+        ConfigError: ``fairness_knob`` outside [0, 1) (naming it).
+    """
+
+    fairness_knob: float = field(
+        default=0.0,
+        metadata={
+            "help": "Themis's f: each round only the 1 - f fraction of jobs farthest from fair "
+            "take part (0 = every job, as Muri's testbed ran it; near 1 = the most unfair only)"
+        },
+    )
+
+    def __post_init__(self) -> None:
+        check_fairness_knob(self.fairness_knob)
 
 
 class Themis(Policy):
@@ -62,8 +96,11 @@ class Themis(Policy):
     group: ClassVar[str] = "Baselines"  # exclusive GPUs: Muri's baseline
     preemptive: ClassVar[bool] = True
 
-    def __init__(self, params: object, context: PolicyContext) -> None:
+    Params: ClassVar[type[ThemisParams]] = ThemisParams
+
+    def __init__(self, params: ThemisParams, context: PolicyContext) -> None:
         super().__init__(params, context)
+        self.knob = params.fairness_knob
         self.capacity = context.cluster.capacity()
         self.lease_s = context.rounds.round_duration_s
         self._isolated_time = IsolatedTime()
@@ -76,15 +113,54 @@ class Themis(Policy):
         active = [job for job in state.active() if job.remaining_steps > 0]
         if not active:
             return {}
-        shares: list[float] = self._shares(state.now_s, active).tolist()
+        elapsed_s, remaining = progress(state.now_s, active)
+        scale = np.array([float(job.scale_factor) for job in active])
+        fair = np.minimum(1.0, math.ceil(sum(self.capacity.values()) / len(active)) / scale)
+        isolated = self._isolated_time.update(active, remaining, fair)
+        rho = self._rho_now(active, elapsed_s, remaining, isolated)
+        bids = take_part(rho, self.knob)
+        bidders = [job for job, bid in zip(active, bids, strict=True) if bid]
+        shares: list[float] = self._shares(
+            bidders, elapsed_s[bids], remaining[bids], isolated[bids], fair[bids]
+        ).tolist()
         order = sorted(
-            range(len(active)), key=lambda i: self._rank(active[i], shares[i]), reverse=True
+            range(len(bidders)), key=lambda i: self._rank(bidders[i], shares[i]), reverse=True
         )
-        for i, job in enumerate(active):
+        for i, job in enumerate(bidders):
             self._should_s[job.index] = (
                 self._should_s.get(job.index, 0.0) + shares[i] * self.lease_s
             )
-        return self._grants([active[i] for i in order], dict(state.capacity))
+        ranked = [bidders[i] for i in order] + self._leftover(active, bids, rho)
+        return self._grants(ranked, dict(state.capacity))
+
+    def _rho_now(
+        self,
+        active: list[JobState],
+        elapsed_s: np.ndarray,
+        remaining: np.ndarray,
+        isolated: np.ndarray,
+    ) -> np.ndarray:
+        """(n,) each job's finish-time fairness now, the knob's ranking (module docstring):
+        the program's ``rho`` at the job's own rate, ``inf`` for a job that never ran."""
+        rate = np.array([self._rate_now(job) for job in active])
+        with np.errstate(divide="ignore"):
+            return np.asarray((elapsed_s + remaining / rate) / isolated)
+
+    def _rate_now(self, job: JobState) -> float:
+        """Steps/s on the GPUs the job holds, else on its fastest type; 0 if it never ran."""
+        if job.grant is not None:
+            return job.steps_per_s.get(job.grant.worker_type, 0.0)
+        if job.index not in self._rounds:
+            return 0.0
+        return max(job.steps_per_s.values(), default=0.0)
+
+    @staticmethod
+    def _leftover(active: list[JobState], bids: np.ndarray, rho: np.ndarray) -> list[JobState]:
+        """The jobs that do not take part, largest ``rho`` first (ties: arrival order): they
+        get the GPUs the bidders leave, work-conserving (none with ``f`` = 0)."""
+        if bids.all():
+            return []
+        return [active[i] for i in np.argsort(-rho, kind="stable") if not bids[i]]
 
     def _rank(self, job: JobState, share: float) -> tuple[float, float, float]:
         """Muri's sort key: share (over rounds received), deficit, share."""
@@ -107,16 +183,20 @@ class Themis(Policy):
         chosen.sort(key=lambda c: -c[0].scale_factor)  # stable: rank order within a size
         return {job.index: gang_grant(wt, job.scale_factor) for job, wt in chosen}
 
-    def _shares(self, now_s: float, active: list[JobState]) -> np.ndarray:
-        """(n,) time shares minimizing the worst rho (module docstring); Muri's code has no
-        fallback, so a failed solve gives every job its 1/N share."""
+    def _shares(
+        self,
+        bidders: list[JobState],
+        elapsed_s: np.ndarray,
+        remaining: np.ndarray,
+        isolated: np.ndarray,
+        fair: np.ndarray,
+    ) -> np.ndarray:
+        """(n,) time shares of the ``bidders`` minimizing their worst rho (module docstring);
+        Muri's code has no fallback, so a failed solve gives every job its 1/N share ``fair``."""
         types = list(self.capacity)
-        throughputs = np.array([[job.steps_per_s.get(t, 0.0) for t in types] for job in active])
-        scale = np.array([float(job.scale_factor) for job in active])
+        throughputs = np.array([[job.steps_per_s.get(t, 0.0) for t in types] for job in bidders])
+        scale = np.array([float(job.scale_factor) for job in bidders])
         capacity = np.array([float(self.capacity[t]) for t in types])
-        elapsed_s, remaining = progress(now_s, active)
-        fair = np.minimum(1.0, math.ceil(capacity.sum() / len(active)) / scale)
-        isolated = self._isolated_time.update(active, remaining, fair)
         x = finish_time_fairness_shares(
             throughputs, scale, capacity, elapsed_s, remaining, isolated
         )
