@@ -69,12 +69,12 @@ def load_trace(config: ScenarioConfig, upload: Upload) -> TraceLoad:
             BudgetError for more jobs than the budget allows.
     """
     from dashboard.query import upload_rows
-    from engine.budget import jobs_bound, trace_rows
+    from engine.budget import jobs_bound, jobs_words, trace_rows
     from engine.scenario import load_scenario_trace
     from engine.study.traces import trace_payload
 
     rows = trace_rows(config, upload_rows())
-    server_budget().check("max_jobs", jobs_bound(config, rows), "the number of jobs")
+    server_budget().check("max_jobs", jobs_bound(config, rows), jobs_words(config, rows))
     digest, file = trace_payload(config, None, upload=upload)
     return load_scenario_trace(config, file, digest)
 

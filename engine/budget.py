@@ -271,8 +271,21 @@ def check_scenario(
     for what, rows in tables.items():
         budget.check("max_table_rows", rows, f"{where}the number of {what}")
     jobs = jobs_bound(config, trace_rows)
-    budget.check("max_jobs", jobs, f"{where}the number of jobs")
+    budget.check("max_jobs", jobs, where + jobs_words(config, trace_rows))
     return jobs
+
+
+def jobs_words(config: ScenarioConfig, trace_rows: int | None) -> str:
+    """What the jobs bound counts, in words, for a refusal: the trace file's lines when they set
+    it (header included, so a 2,000-job CSV reads 2,001) and the setting that lowers it [R]."""
+    counted = jobs_bound(config, trace_rows)
+    from_lines = config.trace.source != "synthetic" and config.load.num_jobs is None
+    if not from_lines or (config.trace.max_jobs is not None and config.trace.max_jobs <= counted):
+        return "the number of jobs"
+    return (
+        "the number of jobs (counted as the trace file's lines, header included, before parsing; "
+        '"Use only the first N jobs" lowers it)'
+    )
 
 
 def check_study(scenarios: Iterable[ScenarioConfig], seeds: int, budget: Budget) -> int:

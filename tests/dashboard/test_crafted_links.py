@@ -316,7 +316,11 @@ def test_a_form_beyond_the_budget_names_the_limit_before_parsing(monkeypatch) ->
     at.file_uploader(key="trace_file").upload("big.csv", sample.read_bytes(), "text/csv").run()
     assert not at.exception
     rows = sample.read_bytes().count(b"\n")
-    limit = f"the number of jobs is {rows:,}; this server allows at most 50 (GPUSCHED_MAX_JOBS"
+    limit = (
+        "the number of jobs (counted as the trace file's lines, header included, before parsing; "
+        f'"Use only the first N jobs" lowers it) is {rows:,}; this server allows at most 50 '
+        "(GPUSCHED_MAX_JOBS"
+    )
     assert any(limit in e.value for e in at.error)
     assert next(b for b in at.button if b.key == "run").disabled
     at.number_input(key="max_jobs").set_value(40).run()
