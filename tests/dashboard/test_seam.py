@@ -103,3 +103,20 @@ def test_a_study_page_on_an_invalid_scenario_says_so_and_stops(page: str) -> Non
         "The scenario is not valid: GPU mix, row 2, column 'count': not a number"
     ]
     assert not at.button  # the page stopped before its Run button
+
+
+def test_the_seed_range_is_declared_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The study pages' seed input and the link vetting read one range (``SEED_RANGE``): a
+    changed range moves both (issue 36: one declaration per field)."""
+    from dashboard import page_settings
+
+    monkeypatch.setattr(page_settings, "SEED_RANGE", (2, 7))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S).run()
+    at.switch_page("app_pages/compare.py").run()
+    seeds = next(n for n in at.number_input if n.key == "compare_seeds")
+    assert (seeds.min, seeds.max) == (2, 7)
+    assert page_settings.check_setting("compare_seeds", 7) == ""
+    assert page_settings.check_setting("sweep_seeds", 8) == (
+        "expected a whole number of seeds from 2 to 7"
+    )
+    assert page_settings.check_setting("plan_seeds", 1) != ""
