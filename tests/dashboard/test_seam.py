@@ -120,3 +120,73 @@ def test_the_seed_range_is_declared_once(monkeypatch: pytest.MonkeyPatch) -> Non
         "expected a whole number of seeds from 2 to 7"
     )
     assert page_settings.check_setting("plan_seeds", 1) != ""
+
+
+def _is_session(node: ast.AST, aliases: set[str]) -> bool:
+    if isinstance(node, ast.Attribute) and node.attr == "session_state":
+        return True
+    return isinstance(node, ast.Name) and node.id in aliases
+
+
+def _session_key(node: ast.AST, aliases: set[str]) -> object:
+    """The literal key ``node`` reads or writes in the session (``s[k]``, ``s.get(k)``,
+    ``k in s``, a widget's ``key=k``), else None."""
+    if isinstance(node, ast.Subscript) and _is_session(node.value, aliases):
+        return node.slice.value if isinstance(node.slice, ast.Constant) else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+        call = node.func.attr in ("get", "pop", "setdefault")
+        key = node.args[0]
+        if call and _is_session(node.func.value, aliases) and isinstance(key, ast.Constant):
+            return key.value
+    if isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant):
+        member = isinstance(node.ops[0], ast.In | ast.NotIn)
+        return node.left.value if member and _is_session(node.comparators[0], aliases) else None
+    if isinstance(node, ast.keyword) and node.arg == "key" and isinstance(node.value, ast.Constant):
+        return node.value.value
+    return None
+
+
+def _session_keys_in_code() -> dict[str, set[str]]:
+    """Literal session key -> the dashboard modules that use it."""
+    uses: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "dashboard").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = {
+            t.id
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Assign) and _is_session(n.value, set())
+            for t in n.targets
+            if isinstance(t, ast.Name)
+        }
+        for node in ast.walk(tree):
+            key = _session_key(node, aliases)
+            if isinstance(key, str):
+                uses.setdefault(key, set()).add(path.relative_to(ROOT).as_posix())
+    return uses
+
+
+def test_every_shared_session_key_is_declared_once() -> None:
+    """A session key that more than one dashboard module uses is declared in exactly one of
+    the declarations (issue 36), and a declared key with no default is used by the code."""
+    from dashboard import page_settings, state
+    from dashboard.components import step_through
+
+    declarations = {
+        "FIELDS": set(state.FIELDS),
+        "TABLES": set(state.TABLES),
+        "PAGE_WIDGETS": set(state.PAGE_WIDGETS),
+        "PLAIN_DEFAULTS": set(state.PLAIN_DEFAULTS),
+        "SESSION_KEYS": set(state.SESSION_KEYS),
+        "step_through.PAGE_WIDGETS": set(step_through.PAGE_WIDGETS),
+        "page_settings.SETTINGS": {k for keys in page_settings.SETTINGS.values() for k in keys},
+        "constants": {state.POLICY_PICKER, page_settings.STATE_KEY},  # (TABLE_ERRORS: a default)
+    }
+    uses = _session_keys_in_code()
+    where: dict[str, list[str]] = {}
+    for name, keys in declarations.items():
+        for key in keys:
+            where.setdefault(key, []).append(name)
+    shared = {key for key, modules in uses.items() if len(modules) > 1}
+    assert sorted(shared - set(where)) == []
+    assert {key: names for key, names in where.items() if len(names) > 1} == {}
+    assert sorted(set(state.SESSION_KEYS) - set(uses)) == []
