@@ -220,6 +220,7 @@ QUEUE_TABLES = tuple(key for key, table in TABLES.items() if table.path == "queu
 POLICY_PICKER = "policies"  # the picker of the scenario's policies (components.policy_form)
 TABLE_ERRORS = "table_errors"  # table key -> the message of an edit that does not read
 
+PUE_KEY, GRID_KEY = "power_pue", "power_grid_g_per_kwh"  # the power panel's site inputs
 PAGE_WIDGETS: dict[str, Any] = {  # widgets that are not scenario fields, kept across pages
     "preset": "None",
     "paper_preset": "None",
@@ -227,8 +228,8 @@ PAGE_WIDGETS: dict[str, Any] = {  # widgets that are not scenario fields, kept a
     "network_policy": None,  # Network page: set from the result shown
     "network_time_s": None,
     "scenario_choice": BASE_SCENARIO,  # the scenario picker (mirrors current_scenario)
-    "power_pue": PowerSpec().pue,  # Results' power panel (components.power_section)
-    "power_grid_g_per_kwh": PowerSpec().grid_g_co2e_per_kwh,
+    PUE_KEY: PowerSpec().pue,  # Results' power panel (components.power_section)
+    GRID_KEY: PowerSpec().grid_g_co2e_per_kwh,
 }
 PLAIN_DEFAULTS: dict[str, Any] = {
     "upload": None,  # (file name, bytes) of the uploaded trace (dashboard.query.set_upload)

@@ -190,3 +190,26 @@ def test_every_shared_session_key_is_declared_once() -> None:
     assert sorted(shared - set(where)) == []
     assert {key: names for key, names in where.items() if len(names) > 1} == {}
     assert sorted(set(state.SESSION_KEYS) - set(uses)) == []
+
+
+def test_no_module_names_a_session_key_beside_its_declaration() -> None:
+    """A module-level name bound to a declared session key (``X_KEY = "..."``) outside the
+    declaring modules is a second declaration: the modules import the key instead."""
+    from dashboard import state
+
+    declared = {*state.FIELDS, *state.TABLES, *state.PAGE_WIDGETS, *state.PLAIN_DEFAULTS,
+                *state.SESSION_KEYS}  # fmt: skip
+    owners = {"dashboard/state.py", "dashboard/page_settings.py"}
+    found = []
+    for path in sorted((ROOT / "dashboard").rglob("*.py")):
+        where = path.relative_to(ROOT).as_posix()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            value = node.value if isinstance(node, ast.Assign) else None
+            items = value.elts if isinstance(value, ast.Tuple) else [value]
+            found += [
+                f"{where}:{node.lineno} {item.value}"
+                for item in items
+                if isinstance(item, ast.Constant) and item.value in declared
+                and where not in owners
+            ]  # fmt: skip
+    assert found == []
