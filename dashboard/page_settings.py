@@ -32,6 +32,10 @@ PREFIXES = {"sweep": ("sweep_values.",), "planner": ("plan_target_", "plan_candi
 STATE_KEY = "page_settings"
 FRAME = "__records__"
 SEED_KEYS = ("compare_seeds", "sweep_seeds", "plan_seeds")
+SEED_RANGE = (1, 50)
+"""The fewest and most seeds a study's seed input takes (the inputs of :data:`SEED_KEYS`:
+``dashboard.components.study_controls.render_seed_count``); a link's seed count is held to
+it. [R]"""
 NUMBER_RANGES: dict[str, tuple[type, float, float]] = {
     "plan_target_": (float, 0.01, 1e12),  # the target in its shown unit (a share in % <= 100)
     "plan_within_h": (float, 0.0, 1e6),
@@ -114,14 +118,15 @@ def link_settings() -> dict[str, Any]:
 
 def check_setting(key: str, value: Any) -> str:
     """Why a link's value for ``key`` cannot be used ("" when it can): seeds are whole numbers
-    1..50 (the seed inputs' range), the Planner's target a positive number, its candidates a
-    table of at most 64 rows with the page's columns, anything else a text of at most 1,000
-    characters; so a crafted link never breaks a widget."""
+    within :data:`SEED_RANGE` (the seed inputs' range), the Planner's target a positive number,
+    its candidates a table of at most 64 rows with the page's columns, anything else a text of
+    at most 1,000 characters; so a crafted link never breaks a widget."""
     if key == "ran":
         return "" if isinstance(value, bool) else "expected true or false"
     if key in SEED_KEYS:
-        ok = isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 50
-        return "" if ok else "expected a whole number of seeds from 1 to 50"
+        low, high = SEED_RANGE
+        ok = isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+        return "" if ok else f"expected a whole number of seeds from {low} to {high}"
     number = _number_range(key)
     if number is not None and value is None and key.startswith("plan_target_"):
         return ""  # blank: today's value (the Planner's default target)

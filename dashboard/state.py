@@ -220,6 +220,7 @@ QUEUE_TABLES = tuple(key for key, table in TABLES.items() if table.path == "queu
 POLICY_PICKER = "policies"  # the picker of the scenario's policies (components.policy_form)
 TABLE_ERRORS = "table_errors"  # table key -> the message of an edit that does not read
 
+PUE_KEY, GRID_KEY = "power_pue", "power_grid_g_per_kwh"  # the power panel's site inputs
 PAGE_WIDGETS: dict[str, Any] = {  # widgets that are not scenario fields, kept across pages
     "preset": "None",
     "paper_preset": "None",
@@ -227,8 +228,8 @@ PAGE_WIDGETS: dict[str, Any] = {  # widgets that are not scenario fields, kept a
     "network_policy": None,  # Network page: set from the result shown
     "network_time_s": None,
     "scenario_choice": BASE_SCENARIO,  # the scenario picker (mirrors current_scenario)
-    "power_pue": PowerSpec().pue,  # Results' power panel (components.power_section)
-    "power_grid_g_per_kwh": PowerSpec().grid_g_co2e_per_kwh,
+    PUE_KEY: PowerSpec().pue,  # Results' power panel (components.power_section)
+    GRID_KEY: PowerSpec().grid_g_co2e_per_kwh,
 }
 PLAIN_DEFAULTS: dict[str, Any] = {
     "upload": None,  # (file name, bytes) of the uploaded trace (dashboard.query.set_upload)
@@ -244,6 +245,28 @@ PLAIN_DEFAULTS: dict[str, Any] = {
     "cancel_requested": False,
     "flash": None,  # (kind, message) shown once on the Scenario page
 }
+SESSION_KEYS: dict[str, str] = {  # set by one module, read by another; absent until set
+    "page_name": "the page drawn last (dashboard.app), for a link",
+    "link_page": "the page a link opens on (dashboard.query; dashboard.app switches to it once)",
+    "link_results": "(scenario name, config JSON) whose results a link's sender saw",
+    "link_notes": "what a link's settings left at their defaults, shown once",
+    "link_trace": "the SHA-256 of the upload a link names",
+    "link_trace_name": "the file name of the upload a link names (the trace panel shows it)",
+    "link_trace_missing": "(name, SHA-256) of a linked upload this server does not hold",
+    "autorun": "True: run the linked scenario on opening (components.link_run)",
+    "autorun_study": "the study page ('compare', 'sweep') whose linked study runs on opening",
+    "result_paper_preset": "the paper preset of the last run (Results' claims and report)",
+    "compare_result": "Compare's last study (components.share_link carries its settings)",
+    "sweep_result": "Sweep's last study: (result, x axis, y axis, axis labels, scenario)",
+    "plan_result": "the Planner's last plan",
+    "replay_t": "Step through's moment (simulated s; a lesson's moment sets it)",
+    "replay_playing": "whether Step through is playing (a lesson stops it)",
+    "table_version": "bumped to mount every table editor afresh (forget_tables)",
+}
+"""Session keys with no default that more than one module uses -> what each holds. With
+:data:`FIELDS`, :data:`TABLES`, :data:`PAGE_WIDGETS`, :data:`PLAIN_DEFAULTS` and
+``dashboard.page_settings.SETTINGS`` every shared session key is declared once
+(``tests/dashboard/test_seam.py`` reads the code for them)."""
 
 
 def default_scenario() -> ScenarioConfig:

@@ -16,6 +16,7 @@ import streamlit as st
 from dashboard.charts_power import make_facility_power, power_unit
 from dashboard.components.chart import render_chart
 from dashboard.components.results_common import colors_of
+from dashboard.state import GRID_KEY, PUE_KEY
 from engine.config import ClusterSpec, ScenarioConfig
 from engine.errors import ConfigError
 from engine.power.energy import POWER_METRICS, full_load_kw, power_kpis, power_series, run_span
@@ -23,7 +24,6 @@ from engine.power.model import PowerSpec
 from engine.results import ComparisonResult
 from engine.study.cost import cluster_cost_usd_per_h, prices_with_defaults
 
-PUE_KEY, GRID_KEY = "power_pue", "power_grid_g_per_kwh"
 BIG = 1000.0
 """[R] Energy reads in MWh and CO2e in t from 1,000 kWh and 1,000 kg up."""
 BIG_UNITS = {"kWh": "MWh", "kg": "t"}

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 import pandas as pd
 import streamlit as st
 
+from dashboard import page_settings
 from dashboard.components.cluster_panel import render_gpu_mix
 from dashboard.state import bind, current_config
 from dashboard.study_tables import FAILURE_STUDY_METRICS, PAIR_COLUMNS, STUDY_METRICS
@@ -52,7 +53,8 @@ def render_seed_count(key: str, default: int = 3) -> list[int]:
     """A seed-count input; returns the seeds 0..n-1 (the same for every variant: paired)."""
     st.session_state.setdefault(key, default)
     count = st.number_input(
-        "Seeds", min_value=1, max_value=50, step=1, key=key,
+        "Seeds", min_value=page_settings.SEED_RANGE[0],
+        max_value=page_settings.SEED_RANGE[1], step=1, key=key,
         help="Each variant runs with seeds 0..n-1 (trace and simulation); intervals are 95% over "
         "seeds (Student's t on the log scale of the mean, never below zero), differences are "
         "paired on the same seeds.",

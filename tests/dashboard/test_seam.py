@@ -103,3 +103,113 @@ def test_a_study_page_on_an_invalid_scenario_says_so_and_stops(page: str) -> Non
         "The scenario is not valid: GPU mix, row 2, column 'count': not a number"
     ]
     assert not at.button  # the page stopped before its Run button
+
+
+def test_the_seed_range_is_declared_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The study pages' seed input and the link vetting read one range (``SEED_RANGE``): a
+    changed range moves both (issue 36: one declaration per field)."""
+    from dashboard import page_settings
+
+    monkeypatch.setattr(page_settings, "SEED_RANGE", (2, 7))
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT_S).run()
+    at.switch_page("app_pages/compare.py").run()
+    seeds = next(n for n in at.number_input if n.key == "compare_seeds")
+    assert (seeds.min, seeds.max) == (2, 7)
+    assert page_settings.check_setting("compare_seeds", 7) == ""
+    assert page_settings.check_setting("sweep_seeds", 8) == (
+        "expected a whole number of seeds from 2 to 7"
+    )
+    assert page_settings.check_setting("plan_seeds", 1) != ""
+
+
+def _is_session(node: ast.AST, aliases: set[str]) -> bool:
+    if isinstance(node, ast.Attribute) and node.attr == "session_state":
+        return True
+    return isinstance(node, ast.Name) and node.id in aliases
+
+
+def _session_key(node: ast.AST, aliases: set[str]) -> object:
+    """The literal key ``node`` reads or writes in the session (``s[k]``, ``s.get(k)``,
+    ``k in s``, a widget's ``key=k``), else None."""
+    if isinstance(node, ast.Subscript) and _is_session(node.value, aliases):
+        return node.slice.value if isinstance(node.slice, ast.Constant) else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+        call = node.func.attr in ("get", "pop", "setdefault")
+        key = node.args[0]
+        if call and _is_session(node.func.value, aliases) and isinstance(key, ast.Constant):
+            return key.value
+    if isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant):
+        member = isinstance(node.ops[0], ast.In | ast.NotIn)
+        return node.left.value if member and _is_session(node.comparators[0], aliases) else None
+    if isinstance(node, ast.keyword) and node.arg == "key" and isinstance(node.value, ast.Constant):
+        return node.value.value
+    return None
+
+
+def _session_keys_in_code() -> dict[str, set[str]]:
+    """Literal session key -> the dashboard modules that use it."""
+    uses: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "dashboard").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        aliases = {
+            t.id
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Assign) and _is_session(n.value, set())
+            for t in n.targets
+            if isinstance(t, ast.Name)
+        }
+        for node in ast.walk(tree):
+            key = _session_key(node, aliases)
+            if isinstance(key, str):
+                uses.setdefault(key, set()).add(path.relative_to(ROOT).as_posix())
+    return uses
+
+
+def test_every_shared_session_key_is_declared_once() -> None:
+    """A session key that more than one dashboard module uses is declared in exactly one of
+    the declarations (issue 36), and a declared key with no default is used by the code."""
+    from dashboard import page_settings, state
+    from dashboard.components import step_through
+
+    declarations = {
+        "FIELDS": set(state.FIELDS),
+        "TABLES": set(state.TABLES),
+        "PAGE_WIDGETS": set(state.PAGE_WIDGETS),
+        "PLAIN_DEFAULTS": set(state.PLAIN_DEFAULTS),
+        "SESSION_KEYS": set(state.SESSION_KEYS),
+        "step_through.PAGE_WIDGETS": set(step_through.PAGE_WIDGETS),
+        "page_settings.SETTINGS": {k for keys in page_settings.SETTINGS.values() for k in keys},
+        "constants": {state.POLICY_PICKER, page_settings.STATE_KEY},  # (TABLE_ERRORS: a default)
+    }
+    uses = _session_keys_in_code()
+    where: dict[str, list[str]] = {}
+    for name, keys in declarations.items():
+        for key in keys:
+            where.setdefault(key, []).append(name)
+    shared = {key for key, modules in uses.items() if len(modules) > 1}
+    assert sorted(shared - set(where)) == []
+    assert {key: names for key, names in where.items() if len(names) > 1} == {}
+    assert sorted(set(state.SESSION_KEYS) - set(uses)) == []
+
+
+def test_no_module_names_a_session_key_beside_its_declaration() -> None:
+    """A module-level name bound to a declared session key (``X_KEY = "..."``) outside the
+    declaring modules is a second declaration: the modules import the key instead."""
+    from dashboard import state
+
+    declared = {*state.FIELDS, *state.TABLES, *state.PAGE_WIDGETS, *state.PLAIN_DEFAULTS,
+                *state.SESSION_KEYS}  # fmt: skip
+    owners = {"dashboard/state.py", "dashboard/page_settings.py"}
+    found = []
+    for path in sorted((ROOT / "dashboard").rglob("*.py")):
+        where = path.relative_to(ROOT).as_posix()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            value = node.value if isinstance(node, ast.Assign) else None
+            items = value.elts if isinstance(value, ast.Tuple) else [value]
+            found += [
+                f"{where}:{node.lineno} {item.value}"
+                for item in items
+                if isinstance(item, ast.Constant) and item.value in declared
+                and where not in owners
+            ]  # fmt: skip
+    assert found == []
