@@ -29,9 +29,18 @@ BIG = 1000.0
 BIG_UNITS = {"kWh": "MWh", "kg": "t"}
 
 
+SEEDED_KEY = "power_site_seeded_from"
+"""The (PUE, grid intensity) of the scenario the panel last took its values from."""
+
+
 def site_spec(config: ScenarioConfig) -> PowerSpec:
-    """The scenario's power spec (or the defaults) with the panel's PUE and grid intensity."""
+    """The scenario's power spec (or the defaults) with the panel's PUE and grid intensity; the
+    panel starts at the scenario's own values and again whenever they change [R]."""
     base = config.power or PowerSpec()
+    own = (base.pue, base.grid_g_co2e_per_kwh)
+    if st.session_state.get(SEEDED_KEY) != own:
+        st.session_state[PUE_KEY], st.session_state[GRID_KEY] = own
+        st.session_state[SEEDED_KEY] = own
     return dataclasses.replace(
         base, pue=float(st.session_state.get(PUE_KEY, base.pue)),
         grid_g_co2e_per_kwh=float(st.session_state.get(GRID_KEY, base.grid_g_co2e_per_kwh)),

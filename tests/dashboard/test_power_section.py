@@ -45,6 +45,21 @@ def test_results_page_shows_the_power_section_and_follows_the_pue() -> None:
     assert (_energy_mwh_or_kwh(at) / energy).tolist() == pytest.approx([1.5, 1.5])
 
 
+def test_the_panel_starts_at_the_scenarios_own_pue_and_keeps_an_edit() -> None:
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    result = fake_comparison(("fifo", "las"), n_jobs=30)
+    own = dataclasses.replace(result.config, power=PowerSpec(pue=1.2))
+    at.session_state["result"] = dataclasses.replace(result, config=own)
+    at = at.switch_page("app_pages/results.py").run()
+    assert not at.exception
+    assert at.number_input(key="power_pue").value == pytest.approx(1.2)
+    at.number_input(key="power_pue").set_value(1.4).run()
+    assert at.number_input(key="power_pue").value == pytest.approx(1.4)  # the edit holds
+    at.session_state["result"] = result  # a scenario without its own power spec
+    at.run()
+    assert at.number_input(key="power_pue").value == pytest.approx(PowerSpec().pue)
+
+
 def test_the_default_mix_shows_its_full_load_power_beside_its_cost() -> None:
     # 24 V100 nodes x (8 x 300 + 1,100) + 24 P100 x (8 x 300 + 800) + 16 K80 x (8 x 150 + 800)
     # = 84.0 + 76.8 + 32.0 = 192.8 kW of IT; x 1.56 = 300.8 kW; 7.2 MWh a day.
