@@ -551,13 +551,11 @@ class Simulation:
         if self.faults is not None:
             self.faults.book_segment(job, placement, now_s, unsaved_s)
         held_s = now_s - job.segment_start_s
-        per_type = job.service_by_type_gpu_s
         if placement.node_types:
             for worker_type, count in placement.gpus_by_type().items():
-                per_type[worker_type] = per_type.get(worker_type, 0.0) + held_s * count
+                job.add_service(worker_type, held_s * count)
         else:
-            worker_type = placement.worker_type
-            per_type[worker_type] = per_type.get(worker_type, 0.0) + held_s * placement.num_gpus
+            job.add_service(placement.worker_type, held_s * placement.num_gpus)
         grant = job.grant
         if grant is not None and job.index in self.grouped:  # (engine.metrics_sharing)
             self.recorder.shared_segment(job, held_s, grant.share_speed, grant.host)

@@ -20,6 +20,7 @@ import pandas as pd
 from engine.budget import Budget, check_config
 from engine.config import ScenarioConfig
 from engine.errors import ConfigError
+from engine.jobs import gc_paused
 from engine.metrics import utilization_by_type
 from engine.policies.base import display_name
 from engine.power.energy import with_power
@@ -218,7 +219,8 @@ def load_scenario_trace(
         if drawn is not None:
             _DRAWN.move_to_end(key)
     if drawn is None:
-        drawn = draw_trace(config.trace, matrix, seed, file, config.load)
+        with gc_paused():  # a million rows' strings: the collector walked them a few times
+            drawn = draw_trace(config.trace, matrix, seed, file, config.load)
         if kept:
             with _DRAWN_LOCK:
                 _DRAWN[key] = drawn

@@ -75,7 +75,7 @@ def read_csv_text(text: str, file: str) -> pd.DataFrame:
     records: list[list[str]] = []
     try:
         for rec in csv.reader(text.splitlines()):
-            if any(f.strip() for f in rec):
+            if "".join(rec).strip():  # some field is not blank
                 records.append(rec)
     except csv.Error as exc:
         raise csv_error(exc, file, len(records) or None) from exc
@@ -85,8 +85,11 @@ def read_csv_text(text: str, file: str) -> pd.DataFrame:
             raise TraceError(f"header name {name!r} is empty or repeated", file=file, column=name)
     rows = records[1:]
     check_row_widths(rows, len(header), file, f"{len(header)} fields ({', '.join(header)})")
+    columns = zip(*rows, strict=True) if rows else ((),) * len(header)  # column by column
     return pd.DataFrame(
-        [[field.strip() for field in rec] for rec in rows], columns=header, dtype=object
+        {name: [f.strip() for f in col] for name, col in zip(header, columns, strict=True)},
+        columns=header,
+        dtype=object,
     )
 
 
@@ -136,10 +139,22 @@ def number_column(
     Raises:
         TraceError: naming the first offending row and the column.
     """
-    parsed = []
+    dtype = np.int64 if integer else np.float64
+    try:  # every value at once; any failure: the row-by-row pass names the first bad row
+        parsed = np.fromiter(map(float, map(str, values)), np.float64, len(values))
+    except (TypeError, ValueError):
+        pass
+    else:
+        good = np.isfinite(parsed)
+        if integer:
+            good &= np.floor(parsed) == parsed
+        good &= parsed > 0 if minimum == ">0" else parsed >= 0 if minimum == ">=0" else True
+        if good.all():
+            return parsed.astype(dtype)
+    out = []
     for i, text in enumerate(values, start=1):
-        parsed.append(_parse_number(str(text).strip(), file, i, column, integer, minimum))
-    return np.asarray(parsed, dtype=np.int64 if integer else np.float64)
+        out.append(_parse_number(str(text).strip(), file, i, column, integer, minimum))
+    return np.asarray(out, dtype=dtype)
 
 
 def _parse_number(

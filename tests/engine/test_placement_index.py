@@ -35,6 +35,10 @@ def test_set_keeps_buckets_and_rack_totals() -> None:
     assert index.free == [2, 2, 2]
     assert index.buckets[2] == [0, 1, 2] and index.buckets[8] == []
     assert index.rack_free == [2, 4]
+    index.set(1, 0)  # a full node is not listed; it is listed again once it frees GPUs
+    assert index.buckets[0] == [] and index.buckets[2] == [0, 2] and index.rack_free == [2, 2]
+    index.set(1, 1)
+    assert index.buckets[0] == [] and index.buckets[1] == [1] and index.rack_free == [2, 3]
 
 
 def test_indexed_choice_hand_computed() -> None:
