@@ -70,26 +70,39 @@ def _not_monotone(spec: PlanSpec, ev: Evaluator) -> bool:
     )  # fmt: skip
 
 
+LAS: tuple[object, ...] = ("las", 150, "jct_mean_s", 4 * 3600.0, {})
+FIFO: tuple[object, ...] = ("fifo", 150, "start_within_share", 0.9, {"start_within_s": 1800.0})
+
+
 @pytest.mark.parametrize(
-    ("policy", "jobs", "metric", "value", "extra"),
+    ("policy", "jobs", "metric", "value", "extra", "seeds"),
     [
-        ("las", 150, "jct_mean_s", 4 * 3600.0, {}),
+        (*LAS, (0, 1, 2)),
         pytest.param(
             "gavel_maxmin",
             100,
             "jct_p95_s",
             2.2 * 3600.0,
             {},
+            (0, 1, 2),
             marks=pytest.mark.xfail(strict=True, reason=GAVEL_DEFECT),
         ),
-        ("fifo", 150, "start_within_share", 0.9, {"start_within_s": 1800.0}),
+        # other plan seeds (they also seed the search's sampler): not one lucky draw
+        *((*FIFO, seeds) for seeds in ((0, 1, 2), (3, 4, 5), (6, 7, 8))),
     ],
-    ids=["las-mean-jct", "gavel-maxmin-p95", "fifo-start-within-30min"],
-)
+    ids=["las-mean-jct", "gavel-maxmin-p95", "fifo-start-within-30min",
+         "fifo-start-within-30min-seeds-3-5", "fifo-start-within-30min-seeds-6-8"],
+)  # fmt: skip
 def test_planner_is_within_5_percent_of_the_exhaustive_optimum(
-    tmp_path: Path, policy: str, jobs: int, metric: str, value: float, extra: dict[str, float]
+    tmp_path: Path,
+    policy: str,
+    jobs: int,
+    metric: str,
+    value: float,
+    extra: dict[str, float],
+    seeds: tuple[int, ...],
 ) -> None:
-    spec = _spec(policy, jobs, metric, value, **extra)
+    spec = dataclasses.replace(_spec(policy, jobs, metric, value, **extra), seeds=seeds)
     result = plan(spec, executor="serial", results_dir=tmp_path)
     optimum, ev = _exhaustive(spec, tmp_path)
     exhaustive_sims = ev.num_simulations + result.num_simulations  # the store held the planner's
