@@ -6,7 +6,9 @@ seeds, more seeds near the target, the one-sided bound), then runs the planner's
 confirmation stage on them (issue 34, `engine.study.planner_confirm`: cheaper mixes whose mean
 meets the target run on the candidate's max_seeds search seeds, then confirmations on the
 fresh seeds, the k-th at 1 - 5%/2^k, at most CONFIRM_MIXES). The mix it accepts is the optimum
-the planner is measured against: the planner may only answer with a confirmed mix.
+the planner is measured against: the planner may only answer with a confirmed mix. LAS and
+FIFO run on three sets of plan seeds (0-2, 3-5, 6-8; they also seed the search's sampler):
+measured, each chose the optimum on all three (LAS 6.88, FIFO 7.96 USD/h).
 """
 
 from __future__ import annotations
@@ -77,7 +79,6 @@ FIFO: tuple[object, ...] = ("fifo", 150, "start_within_share", 0.9, {"start_with
 @pytest.mark.parametrize(
     ("policy", "jobs", "metric", "value", "extra", "seeds"),
     [
-        (*LAS, (0, 1, 2)),
         pytest.param(
             "gavel_maxmin",
             100,
@@ -88,10 +89,11 @@ FIFO: tuple[object, ...] = ("fifo", 150, "start_within_share", 0.9, {"start_with
             marks=pytest.mark.xfail(strict=True, reason=GAVEL_DEFECT),
         ),
         # other plan seeds (they also seed the search's sampler): not one lucky draw
-        *((*FIFO, seeds) for seeds in ((0, 1, 2), (3, 4, 5), (6, 7, 8))),
+        *((*case, seeds) for case in (LAS, FIFO) for seeds in ((0, 1, 2), (3, 4, 5), (6, 7, 8))),
     ],
-    ids=["las-mean-jct", "gavel-maxmin-p95", "fifo-start-within-30min",
-         "fifo-start-within-30min-seeds-3-5", "fifo-start-within-30min-seeds-6-8"],
+    ids=["gavel-maxmin-p95", "las-mean-jct", "las-mean-jct-seeds-3-5", "las-mean-jct-seeds-6-8",
+         "fifo-start-within-30min", "fifo-start-within-30min-seeds-3-5",
+         "fifo-start-within-30min-seeds-6-8"],
 )  # fmt: skip
 def test_planner_is_within_5_percent_of_the_exhaustive_optimum(
     tmp_path: Path,
