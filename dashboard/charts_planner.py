@@ -31,10 +31,14 @@ MEETS, MISSES, TODAY, CHOSEN = "#009E73", "#9E9E9E", "#000000", "#D55E00"
 def y_range(target: Target, rows: list[Mapping[str, Any]]) -> tuple[float, float]:
     """The y range in display units: for "at most" targets from 0 to the largest of twice the
     target and 1.15 x the bounds of ``rows`` (today's cluster, the chosen mix); for the share,
-    from 100% down to three times the target's distance from 100%, or below those rows."""
+    from 100% down to three times the target's distance from 100%, or below those rows; against
+    today's, +- three times the largest of those bounds, the margin and a quarter unit."""
     shown = [float(r["bound"]) / target.per_unit for r in rows
              if r and not math.isnan(r["bound"])]  # fmt: skip
-    goal = target.value / target.per_unit
+    goal = target.goal / target.per_unit
+    if target.versus_today:  # differences from today's, around 0: three times the widest [R]
+        spread = 3 * max([abs(v) for v in shown] + [abs(goal), 0.25])
+        return -spread, spread
     if target.at_most:
         return 0.0, max([2 * goal] + [1.15 * v for v in shown])
     low = min([100 - 3 * (100 - goal)] + [v - 5 for v in shown])
@@ -51,13 +55,13 @@ def make_plan_chart(
     """Cost per hour (x) against the metric's bound in its display unit (y), the mean lighter."""
     unit = target.per_unit
     low, high = y_range(target, [today, chosen] if chosen else [today])
-    goal = target.value / unit
+    goal = target.goal / unit
     fig = go.Figure()
     band = (low, goal) if target.at_most else (goal, high)
     fig.add_hrect(y0=band[0], y1=band[1], fillcolor="rgba(0,158,115,0.10)", line_width=0,
                   annotation_text="meets the target", annotation_position="top left")  # fmt: skip
     fig.add_hline(y=goal, line_dash="dash", line_color=MEETS,
-                  annotation_text=f"target {target.words(target.value)}",
+                  annotation_text=f"target {target.words(target.goal)}",
                   annotation_position="bottom right")  # fmt: skip
     runs = tried[tried["mean"].notna()]
     _means(fig, runs, unit, target, (low, high))

@@ -129,7 +129,7 @@ def check_setting(key: str, value: Any) -> str:
         return "" if ok else f"expected a whole number of seeds from {low} to {high}"
     number = _number_range(key)
     if number is not None and value is None and key.startswith("plan_target_"):
-        return ""  # blank: today's value (the Planner's default target)
+        return ""  # blank: no worse than today's (the Planner's default target)
     if number is not None:
         kind, low, high = number
         high = 100.0 if key == "plan_target_start_within_share" else high

@@ -2,6 +2,7 @@
 cluster; the cost/metric chart with the Pareto front; the search in words; every cluster tried."""
 
 import dataclasses
+import math
 import os
 import time
 
@@ -64,10 +65,11 @@ probe = Target(metric, 0.5 if metric == "start_within_share" else 1.0)
 word = "At least" if not probe.at_most else "At most"
 target_shown = cols[2].number_input(
     f"{word} ({probe.unit})", min_value=0.01, max_value=100.0 if not probe.at_most else None,
-    value=None, placeholder="today's value", key=f"plan_target_{metric}",
-    help="Blank: today's cluster's own value on the plan's seeds (measured first: where we "
-    "are as sure its average lies as the plan asks), so the plan asks for the cheapest mix "
-    "as good as today's. Type a number to ask for another.",
+    value=None, placeholder="no worse than today's", key=f"plan_target_{metric}",
+    help="Blank: no worse than today's cluster. Each mix runs on the same seeds (the same "
+    "jobs) as today's cluster and is compared with it seed by seed; it meets the target when "
+    "we are as sure as the plan asks that it is on average no worse than today's. Type a "
+    "number to ask for a fixed target instead.",
 )  # fmt: skip
 as_today = target_shown is None
 with cols[3]:
@@ -151,15 +153,16 @@ def _spec():
     rows, ownership = read_candidates(candidates, objective, spares=failures.enabled)
     return PlanSpec(
         dataclasses.replace(base, policies=(chosen_policy,)), rows, metric,
-        probe.value if as_today else float(target_shown) * probe.per_unit, tuple(seeds),
+        0.0 if as_today else float(target_shown) * probe.per_unit, tuple(seeds),
         confidence=confidence / 100,
         max_seeds=max(int(max_seeds), len(seeds)), start_within_s=float(within_h) * 3600,
         max_spares=int(max_spares), power_cap_kw=objective.power_cap_kw, ownership=ownership,
+        versus_today=as_today,
     )  # fmt: skip
 
 
 def _run(spec):
-    from engine.study.planner import plan, today_value
+    from engine.study.planner import plan
 
     s["cancel_requested"] = False
     bar, started = st.progress(0.0, text="Planning…"), time.perf_counter()
@@ -177,11 +180,6 @@ def _run(spec):
                                                        budget),
                            traces=trace_store(), trace_hash=upload_sha256(),
                            limits=budget.worker_limits())  # fmt: skip
-            if as_today:
-                bar.progress(0.0, text="Measuring today's cluster: its value is the target…")
-                value = today_value(spec, **options)
-                spec = dataclasses.replace(spec, target_value=value)
-                s["plan_target_is_today"] = spec.key()
             return plan(spec, on_progress=on_progress, **options)
     except SimulationCancelled:
         st.warning("Planner cancelled; a new plan resumes from the mixes already simulated.")
@@ -219,13 +217,26 @@ def _power(row) -> str:
 
 
 def _family(spec, row) -> str:
-    """How many confirmations the answer's confidence shares (not corrected)."""
+    """How the answer's confidence covers every confirmation run (issue 34): the k-th is judged
+    at 1 - (1 - c)/2^k (`engine.study.planner_confirm`)."""
+    from engine.study.planner_target import percent
+
     refused = int((s["plan_result"].tried["confirmed"] == False).sum())  # noqa: E712
-    if not refused:
-        return ""
-    return (f"({refused} cheaper mix{'es were' if refused > 1 else ' was'} refused before it, "
-            f"each confirmation at {spec.confidence:.0%}; the {spec.confidence:.0%} is not "
-            "corrected for their number.)")  # fmt: skip
+    before = (f"{refused} cheaper mix{'es were' if refused > 1 else ' was'} refused before it, "
+              if refused else "")  # fmt: skip
+    miss = 1 - spec.confidence
+    return (f"({before}confirmation {refused + 1} was judged at "
+            f"{percent(row['fresh_confidence'])}: the k-th confirmation is judged at "
+            f"1 - {percent(miss)}/2^k, so all of them together keep the plan's "
+            f"{percent(spec.confidence)}, however many ran.)")  # fmt: skip
+
+
+def _value_words(target, row) -> str:
+    """``"mean JCT 3.62 h"``; against today's ``"mean JCT 3.62 h (+0.10 h against today's)"``."""
+    if not target.versus_today:
+        return f"{target.label} {target.words(row['mean'])}"
+    return (f"{target.metric_label} {target.metric_words(row['metric_mean'])} "
+            f"({target.words(row['mean'])} against today's)")  # fmt: skip
 
 
 def _verdict(row) -> str:
@@ -255,19 +266,16 @@ if render_study_buttons("Plan", "run_plan", spec is not None):
 result = s.get("plan_result")
 if result is not None:
     target, today, chosen = result.spec.target, result.today, result.chosen_row
-    as_today = s.get("plan_target_is_today") == result.spec.key()
-    st.subheader(f"{target.sentence()[0].upper()}{target.sentence()[1:]}"
-                 + (" (today's value)" if as_today else ""))  # fmt: skip
-    if as_today:
-        mean = today.get("mean")
-        mean_words = (f"; its average over them is {target.words(float(mean))}"
-                      if mean is not None else "")  # fmt: skip
-        st.caption(f"The target is today's cluster's {target.label} as far as the plan's "
-                   f"{len(result.spec.seeds)} seeds tell: we are {result.spec.confidence:.0%} "
-                   f"sure today's average is below {target.words(target.value)}{mean_words}. "
-                   "With few seeds that bound is loose, and a mix that meets it may be well "
-                   "worse than today's average: add seeds, or type a target above to ask for "
-                   "another.")  # fmt: skip
+    st.subheader(f"{target.sentence()[0].upper()}{target.sentence()[1:]}")
+    if target.versus_today:
+        mean = today.get("metric_mean", math.nan) if today else math.nan
+        st.caption(f"The cheapest mix not worse than today's: each mix ran on the same seeds as "
+                   f"today's cluster (the same jobs), and its {target.metric_label} is taken "
+                   "minus today's on each seed; it meets the target when we are "
+                   f"{result.spec.confidence:.0%} sure that difference averages at most "
+                   f"{target.metric_words(target.value)} (a paired comparison). Today's cluster "
+                   f"averages {target.metric_words(float(mean))} over its seeds. Type a target "
+                   "above to ask for a fixed number instead.")  # fmt: skip
     cost_name = "Ownership" if result.spec.ownership is not None else "Rental"
     st.caption(f"Costs below are the {_objective_words(result.spec)}"
                + (f"; every mix must fit a facility power cap of "
@@ -276,13 +284,13 @@ if result is not None:
     left, right = st.columns(2)
     if today:
         left.metric("Today's cluster", f"{today['cost_usd_per_h']:,.2f} USD/h")
-        left.caption(f"{today['mix']}: {target.label} {target.words(today['mean'])} "
+        left.caption(f"{today['mix']}: {_value_words(target, today)} "
                      f"({_verdict(today)}){_goodput(today)}{_power(today)}")  # fmt: skip
     if chosen is not None:
         saving = today["cost_usd_per_h"] - chosen["cost_usd_per_h"] if today else 0.0
         right.metric("Chosen mix", f"{chosen['cost_usd_per_h']:,.2f} USD/h",
                      f"{-saving:+,.2f} USD/h against today", delta_color="inverse")  # fmt: skip
-        right.caption(f"{chosen['mix']}: {target.label} {target.words(chosen['mean'])}"
+        right.caption(f"{chosen['mix']}: {_value_words(target, chosen)}"
                       f"{_goodput(chosen)}{_power(chosen)}")  # fmt: skip
         fresh = result.spec.fresh_seeds()
         st.success(f"Cheapest mix found that meets the target: **{chosen['mix']}**, "

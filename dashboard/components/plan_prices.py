@@ -111,6 +111,7 @@ def render_candidates_editor(
     low, high = CANDIDATE_RANGES["price_usd_per_gpu_h"]
     edited = st.data_editor(
         s[base_key], key=editor_key, num_rows="dynamic", hide_index=True,
+        placeholder="",  # a blank cell shows blank, not Streamlit's default "None" (38.10)
         column_order=["worker_type", "price_usd_per_gpu_h", "max_nodes", "gpus_per_node",
                       *(["max_spares"] if spares else []),
                       *(["purchase_usd_per_gpu"] if purchase else [])],

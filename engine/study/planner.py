@@ -19,7 +19,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.budget import WorkerLimits
-from engine.errors import ConfigError
 from engine.study.executors import open_pool
 from engine.study.planner_eval import Evaluator
 from engine.study.planner_result import PlanProgressFn, PlanResult, pareto_front
@@ -30,7 +29,6 @@ from engine.study.traces import TraceStore
 
 __all__ = [
     "TARGET_METRICS", "Candidate", "Mix", "PlanResult", "PlanSpec", "pareto_front", "plan",
-    "today_value",
 ]  # fmt: skip
 
 
@@ -71,38 +69,3 @@ def plan(
     with open_pool(executor, workers, limits) as pool:  # one pool for all search batches
         evaluator.pool = pool
         return search(spec, evaluator, journal, on_progress)
-
-
-def today_value(
-    spec: PlanSpec,
-    *,
-    executor: str = "pool",
-    workers: int | None = None,
-    results_dir: Path | str | None = None,
-    should_cancel: Callable[[], bool] | None = None,
-    traces: TraceStore | None = None,
-    trace_hash: str = "",
-    limits: WorkerLimits | None = None,
-) -> float:
-    """Today's cluster's value of the plan's metric as far as the plan's seeds tell: the
-    one-sided bound of its mean over them at the plan's confidence (seconds, or a share), the
-    target of a plan that asks "what is the cheapest mix as good as today's?" [R: the Planner
-    page's default target, issue 38]. A mix meets it when we are as sure of it as of today's
-    cluster; today's cluster meets it on these seeds by construction, so the plan never ends
-    without a mix to confirm (its mean would be a target today's cluster itself misses, and
-    one no mix meets when today's jobs barely queue). The runs are the plan's own (same run
-    specs; ``spec.target_value`` does not enter them), so a plan on the same run store reuses
-    them. Arguments as for :func:`plan`.
-
-    Raises:
-        ConfigError: when today's cluster cannot run the trace (the engine's reason).
-    """
-    ev = Evaluator(spec, executor, workers, None, results_dir, should_cancel, limits)
-    ev.use_trace(traces, trace_hash)
-    key = ev.today_key()
-    ev.evaluate([key], "today", list(spec.seeds))
-    row = ev.rows[key]
-    if row["error"]:
-        raise ConfigError(f"today's cluster cannot run the trace, so it gives no target: "
-                          f"{row['error']}")  # fmt: skip
-    return float(row["bound"])

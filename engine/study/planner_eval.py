@@ -44,7 +44,7 @@ from engine.study.planner_power import over_cap
 from engine.study.planner_spec import Mix, PlanSpec, spares_words
 from engine.study.planner_target import gpu_name
 from engine.study.spec import RunSpec
-from engine.study.stats import mean_ci
+from engine.study.stats import mean_ci, t_interval
 from engine.study.store import ResultStore
 from engine.study.traces import TraceStore, trace_payload
 from engine.traces import FORMATS, TraceLoad, draw_trace, inspect_trace
@@ -192,11 +192,22 @@ class Evaluator:
             for k in near:
                 self._row(k, phase or str(self.rows[k]["phase"]))
 
+    def pair(self, keys: Iterable[Key], count: int) -> None:
+        """Runs each of ``keys`` on the first ``count`` search seeds it has not run on, so it is
+        judged on the same seeds as a mix that has ``count`` (a mix's search seeds are always
+        the first of :meth:`PlanSpec.search_seeds`); the confirmation's paired, equal-seed
+        comparison (`engine.study.planner_confirm`)."""
+        first = self.spec.search_seeds()[:count]
+        todo = {k: [s for s in first if s not in self.values.get(k, {})] for k in keys}
+        self._record(self._run({k: seeds for k, seeds in todo.items() if seeds}))
+        for k in todo:
+            self._row(k, str(self.rows[k]["phase"]))
+
     def _undecided(self, key: Key) -> bool:
         row, target = self.rows[key], self.spec.target
         if row["error"] or len(self.values[key]) >= self.spec.max_seeds:
             return False
-        good = target.bound(list(self.values[key].values()), self.spec.confidence, worst=False)
+        good = target.bound(self.judged(key), self.spec.confidence, worst=False)
         return not row["meets"] and (math.isnan(good) or target.meets(good))  # 1 seed: no bound
 
     def today_key(self) -> Key:
@@ -246,6 +257,7 @@ class Evaluator:
         Raises:
             BudgetExhausted: if the runs not stored would exceed :attr:`limit`.
         """
+        seeds_by_key = self._with_today(seeds_by_key)
         specs = {(k, s): self._spec(k, s) for k, seeds in seeds_by_key.items() for s in seeds}
         stored = self.store.keys() if self.store else set()
         results: dict[tuple[Key, int], RunOutcome] = {}
@@ -275,6 +287,33 @@ class Evaluator:
                 self.values.setdefault(k, {})[s] = self.spec.target.of_run(result)
                 if self.spec.base.failures.enabled:
                     self.goodput.setdefault(k, {})[s] = float(result.summary["goodput"])
+        today = self.today_key()
+        if self.spec.versus_today and today in self.rows:  # it ran on the others' seeds too
+            self._row(today, str(self.rows[today]["phase"]))
+
+    def _with_today(self, seeds_by_key: dict[Key, list[int]]) -> dict[Key, list[int]]:
+        """Against today's (``PlanSpec.versus_today``), today's cluster runs on every seed the
+        others run on and it has not, so each mix is judged on the same seeds as today's."""
+        if not self.spec.versus_today:
+            return seeds_by_key
+        today = self.today_key()
+        ran = {*self.values.get(today, {}), *self.fresh.get(today, {}),
+               *seeds_by_key.get(today, [])}  # fmt: skip
+        need = sorted({s for seeds in seeds_by_key.values() for s in seeds} - ran)
+        if not need:
+            return seeds_by_key
+        return {**seeds_by_key, today: [*seeds_by_key.get(today, []), *need]}
+
+    def judged(self, key: Key, fresh: bool = False) -> list[float]:
+        """The values the target's bound is over: the key's metric per search seed (or fresh
+        seed), or against today's (``PlanSpec.versus_today``) its metric minus today's on each
+        seed both ran (module docstring of `engine.study.planner_target`)."""
+        runs = self.fresh if fresh else self.values
+        mine = runs.get(key, {})
+        if not self.spec.versus_today:
+            return list(mine.values())
+        today = runs.get(self.today_key(), {})
+        return [v - today[s] for s, v in mine.items() if s in today]
 
     def _spec(self, key: Key, seed: int) -> RunSpec:
         base = self.spec.scenario(None if isinstance(key, str) else key)
@@ -287,8 +326,8 @@ class Evaluator:
     def _row(self, key: Key, phase: str) -> None:
         spec, target = self.spec, self.spec.target
         error = self.errors.get(key, "")
-        values = [] if error else list(self.values.get(key, {}).values())
-        n, mean, low, high = mean_ci(values)
+        values = [] if error else self.judged(key)
+        n, mean, low, high = (t_interval if spec.versus_today else mean_ci)(values)
         bound = target.bound(values, spec.confidence) if values else math.nan
         capacity = self.cluster(key).capacity()
         row: dict[str, Any] = {"mix": self._label(key)}
@@ -306,6 +345,9 @@ class Evaluator:
             ci_high=high, bound=bound, meets=target.meets(bound), today=key == self.today_key(),
             phase=phase, error=error,
         )  # fmt: skip
+        if spec.versus_today:  # the metric itself, beside its difference from today's
+            own = [] if error else list(self.values.get(key, {}).values())
+            row["metric_mean"] = mean_ci(own)[1]
         if spec.base.failures.enabled:
             goodput = [] if error else list(self.goodput.get(key, {}).values())
             row["goodput"] = sum(goodput) / len(goodput) if goodput else math.nan
@@ -315,7 +357,7 @@ class Evaluator:
         """The confirmation's columns of a row: fresh seeds run, mean and one-sided bound over
         them at the confidence it was confirmed at, that confidence, and ``confirmed`` (True /
         False; None for a mix not confirmed)."""
-        values = [] if key in self.fresh_errors else list(self.fresh.get(key, {}).values())
+        values = [] if key in self.fresh_errors else self.judged(key, fresh=True)
         if key not in self.fresh_confidence:
             return {"fresh_seeds": 0, "fresh_mean": math.nan, "fresh_bound": math.nan,
                     "fresh_confidence": math.nan, "confirmed": None}  # fmt: skip

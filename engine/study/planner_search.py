@@ -79,10 +79,13 @@ def search(
 
     tuner = Tuner(spec, ev, journal)
     target = spec.target
+    side = "below" if target.at_most else "above"
+    what = (f"its average, seed by seed against today's cluster on the same seeds, is no worse "
+            f"than today's{' by more than the margin' if target.value else ''}"
+            if target.versus_today else f"its average is {side} the target")  # fmt: skip
     say(f"Target: {target.sentence()}. A mix meets it when, over its seeds, we are "
-        f"{spec.confidence:.0%} sure its average is {'below' if target.at_most else 'above'} "
-        f"the target, not just on average ({len(spec.seeds)} seeds per mix, up to "
-        f"{spec.max_seeds} near the target).")  # fmt: skip
+        f"{spec.confidence:.0%} sure {what}, not just on average ({len(spec.seeds)} seeds per "
+        f"mix, up to {spec.max_seeds} near the target).")  # fmt: skip
     try:
         tuner.restore()
         ev.evaluate([ev.today_key()], "today")

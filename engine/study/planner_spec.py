@@ -39,7 +39,7 @@ CONFIRM_MIXES = 10  # the most mixes confirmed on fresh seeds (`engine.study.pla
 Mix = tuple[int, ...]  # nodes per candidate (PlanSpec.candidates order), then spares per spared
 PLAN_KEYS = ("base", "candidates", "target_metric", "target_value", "seeds", "max_simulations",
              "confidence", "max_seeds", "start_within_s", "search_trials",
-             "max_spares", "power_cap_kw", "ownership")  # fmt: skip
+             "max_spares", "power_cap_kw", "ownership", "versus_today")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,9 @@ class PlanSpec:
             :mod:`engine.study.planner_power`).
         ownership: price mixes by total cost of ownership per hour instead of rental (None:
             rental, the candidates' USD per GPU-hour).
+        versus_today: judge each mix against today's cluster on the same seeds (its metric
+            minus today's per seed; ``target_value`` is then the margin, 0 for "not worse than
+            today's"; `engine.study.planner_target`). False (the default): an absolute target.
     """
 
     base: ScenarioConfig
@@ -97,6 +100,7 @@ class PlanSpec:
     max_spares: int = 0
     power_cap_kw: float | None = None
     ownership: Ownership | None = None
+    versus_today: bool = False
 
     def __post_init__(self) -> None:
         if self.target_metric not in TARGET_METRICS:
@@ -230,7 +234,7 @@ class PlanSpec:
 
     @property
     def target(self) -> Target:
-        return Target(self.target_metric, self.target_value, self.start_within_s)
+        return Target(self.target_metric, self.target_value, self.start_within_s, self.versus_today)
 
     def search_seeds(self) -> tuple[int, ...]:
         """Every seed the search may run a mix on: the plan's seeds, then (for mixes near the
@@ -330,8 +334,8 @@ class PlanSpec:
         data["seeds"] = list(self.seeds)
         if not self.max_spares:
             del data["max_spares"]  # a plan without spares keeps its key (and its answers)
-        for name in ("power_cap_kw", "ownership"):  # likewise a plan without them
-            if data[name] is None:
+        for name in ("power_cap_kw", "ownership", "versus_today"):  # likewise without them
+            if data[name] in (None, False):
                 del data[name]
         if self.ownership is not None:
             data["ownership"] = self.ownership.to_dict()

@@ -89,6 +89,20 @@ def mean_bound(values: ArrayLike, confidence: float, upper: bool = True) -> floa
     return mean * math.exp((half if upper else -half) / mean)
 
 
+def t_bound(values: ArrayLike, confidence: float, upper: bool = True) -> float:
+    """The plain one-sided Student's t bound ``x̄ +- t(confidence, n - 1) * s / sqrt(n)`` of the
+    mean of values that may be negative (paired differences, module docstring), upper (default)
+    or lower; the mean at 0.5; NaN without finite values, or with one value and
+    ``confidence > 0.5``."""
+    x = _finite(values)
+    if x.size == 0 or (x.size < 2 and confidence > 0.5):
+        return math.nan
+    if x.size < 2:
+        return float(x.mean())
+    mean, half = _spread(x, confidence)
+    return mean + half if upper else mean - half
+
+
 FIRM_SEEDS = 5
 """Fewer paired seeds than this make a weak answer [R]: with n seeds the 95% interval is
 ``t(0.975, n - 1)`` standard errors wide on each side (12.7 for 2 seeds, 4.3 for 3, 3.2 for 4,

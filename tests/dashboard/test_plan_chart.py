@@ -17,14 +17,14 @@ HOUR_S = 3600.0
 TARGET = Target("jct_mean_s", 4 * HOUR_S)
 
 
-def _tried(means_h: list[float], bounds_h: list[float]) -> pd.DataFrame:
+def _tried(means_h: list[float], bounds_h: list[float], target: Target = TARGET) -> pd.DataFrame:
     """Rows as the planner's ``tried`` table has them; meets judged on the bound."""
     bound = np.array(bounds_h) * HOUR_S
     return pd.DataFrame({
         "mix": [f"mix {i}" for i in range(len(means_h))],
         "cost_usd_per_h": np.arange(1.0, len(means_h) + 1) * 10,
         "mean": np.array(means_h) * HOUR_S, "ci_low": np.array(means_h) * HOUR_S * 0.9,
-        "ci_high": bound, "bound": bound, "meets": [TARGET.meets(b) for b in bound],
+        "ci_high": bound, "bound": bound, "meets": [target.meets(b) for b in bound],
     })  # fmt: skip
 
 
@@ -38,9 +38,9 @@ def _judged(fig) -> list[tuple[str, float]]:
     ]
 
 
-def _check(tried: pd.DataFrame) -> None:
+def _check(tried: pd.DataFrame, target: Target = TARGET) -> None:
     today = tried.iloc[0].to_dict()
-    fig = make_plan_chart(tried, tried.iloc[:0], TARGET, today, None)
+    fig = make_plan_chart(tried, tried.iloc[:0], target, today, None)
     band = fig.layout.shapes[0]
     meets = dict(zip(tried["mix"], tried["meets"], strict=True))
     for mix, y in _judged(fig):
@@ -70,6 +70,24 @@ def test_one_seed_mixes_are_drawn_only_as_averages() -> None:
 def test_every_mix_drawn_in_the_meets_band_is_reported_as_meeting(pairs) -> None:
     means = [m for m, _ in pairs]
     _check(_tried(means, [m + w for m, w in pairs]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.floats(-6.0, 6.0), st.floats(0.0, 6.0)), min_size=1, max_size=12),
+    st.sampled_from([0.0, 0.5]),
+)
+def test_against_today_every_mix_drawn_in_the_meets_band_is_reported_as_meeting(
+    pairs, margin_h
+) -> None:
+    # a blank Planner target (issue 38): each mix drawn at the bound of its mean difference
+    # from today's on the same seeds, the band below the margin (0: no worse than today's)
+    versus = Target("jct_mean_s", margin_h * HOUR_S, versus_today=True)
+    means = [m for m, _ in pairs]
+    tried = _tried(means, [m + w for m, w in pairs], versus)
+    _check(tried, versus)
+    fig = make_plan_chart(tried, tried.iloc[:0], versus, tried.iloc[0].to_dict(), None)
+    assert fig.layout.yaxis.title.text.startswith("Mean JCT minus today's (h)")
 
 
 def test_the_bound_in_a_meetings_words() -> None:

@@ -82,3 +82,26 @@ def test_an_edited_price_travels_in_the_link_and_the_answer_names_its_fresh_seed
     assert any("Today's cluster" in m and "42.16 USD/h" in m for m in metrics), metrics
     assert fresh.get_by_test_id("stException").count() == 0
     screenshot(fresh, "planner_confirmed")
+
+
+def test_a_blank_target_plans_the_cheapest_mix_not_worse_than_today(
+    server: str, page, tmp_path
+) -> None:
+    # issue 38: the target left blank compares each mix with today's cluster on the same seeds
+    load_scenario(page, server, SMALL, tmp_path, "small.json")
+    open_page(page, "Planner")
+    fill_number(page, "Seeds", "2")
+    page.get_by_role("button", name="Plan", exact=True).click()
+    page.get_by_text(re.compile(r"\d+ simulations in this plan")).wait_for(timeout=600_000)
+    page.get_by_role(
+        "heading", name=re.compile(r"no worse than today's cluster's on the same seeds$")
+    ).wait_for()
+    page.get_by_text(
+        re.compile(r"^The cheapest mix not worse than today's: each mix ran on")
+    ).wait_for()
+    answer = page.get_by_text(re.compile(r"^Cheapest mix found that meets the target: "))
+    answer.wait_for()
+    words = answer.inner_text()
+    assert "so all of them together keep the plan's 95%, however many ran" in words, words
+    assert page.get_by_test_id("stException").count() == 0
+    screenshot(page, "planner_versus_today")

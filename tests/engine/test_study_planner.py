@@ -28,8 +28,9 @@ from engine.power.energy import full_load_kw
 from engine.scenario import run
 from engine.sources import Origin
 from engine.step_time.throughput import load_matrix
-from engine.study.planner import Candidate, PlanSpec, pareto_front, plan, today_value
+from engine.study.planner import Candidate, PlanSpec, pareto_front, plan
 from engine.study.planner_power import Ownership
+from engine.study.planner_target import Target
 from engine.study.spec import RunSpec
 from engine.validate import validate_failures
 
@@ -311,19 +312,59 @@ def test_a_mix_and_the_same_cluster_as_today_cost_the_same_by_one_rule(
     assert today.objective_usd_per_h(today.base.cluster) == pytest.approx(hand)
 
 
-def test_todays_value_is_the_target_of_a_plan_as_good_as_today(tmp_path: Path) -> None:
-    # Four one-hour 2-GPU jobs at time 0 on today's two 2-GPU V100 nodes under FIFO: two finish
-    # at 1 h, two wait and finish at 2 h, so today's mean JCT is 1.5 h on every seed, and its
-    # bound over the seeds (no spread) is 1.5 h too.
+def test_a_plan_against_today_judges_each_mix_by_its_difference_on_the_same_seeds(
+    tmp_path: Path,
+) -> None:
+    # Four one-hour 2-GPU jobs at time 0 under FIFO (issue 38: "the cheapest mix not worse than
+    # today's"). Today, two 2-GPU V100 nodes: two jobs finish at 1 h, two at 2 h, mean 1.5 h on
+    # every seed. One V100 node runs them one after another: 1, 2, 3, 4 h, mean 2.5 h, so 1 h
+    # worse than today's on every seed; three nodes: (1 + 1 + 1 + 2) / 4 = 1.25 h. K80s cannot
+    # run the job. No spread, so each bound is its mean difference.
     two_nodes = ClusterSpec((NodeGroup("v100", 2, 2, "rack0"),))
     spec = _spec(tmp_path, 4)
-    spec = dataclasses.replace(spec, base=dataclasses.replace(spec.base, cluster=two_nodes))
-    value = today_value(spec, executor="serial")
-    assert value == pytest.approx(1.5 * HOUR_S)
-    result = plan(dataclasses.replace(spec, target_value=value), executor="serial")
-    assert result.today["mean"] == pytest.approx(value) and result.today["meets"]
-    assert result.chosen_row is not None and result.chosen_row["mean"] <= value + 1e-6
-    assert result.chosen_row["cost_usd_per_h"] <= result.today["cost_usd_per_h"]
-    k80 = dataclasses.replace(spec.base, cluster=ClusterSpec((NodeGroup("k80", 2, 2, "r"),)))
-    with pytest.raises(ConfigError, match="today's cluster cannot run the trace"):
-        today_value(dataclasses.replace(spec, base=k80), executor="serial")
+    spec = dataclasses.replace(spec, base=dataclasses.replace(spec.base, cluster=two_nodes),
+                               versus_today=True, target_value=0.0)  # fmt: skip
+    result = plan(spec, executor="serial")
+    tried = result.tried.set_index("mix")
+    assert result.today["mix"] == "2 V100 nodes" and result.today["meets"]
+    assert result.today["mean"] == pytest.approx(0.0, abs=1e-6)
+    assert result.today["metric_mean"] == pytest.approx(1.5 * HOUR_S)
+    one, three = tried.loc["1 V100 nodes"], tried.loc["3 V100 nodes"]
+    assert one["mean"] == pytest.approx(HOUR_S) and one["bound"] == pytest.approx(HOUR_S)
+    assert not one["meets"] and three["mean"] == pytest.approx(-0.25 * HOUR_S)
+    assert result.chosen_row is not None and result.chosen_row["mix"] == "2 V100 nodes"
+    assert result.chosen_row["confirmed"] and result.chosen_row["fresh_seeds"] == 10
+    words = "\n".join(result.explanation)
+    assert "Target: mean JCT no worse than today's cluster's on the same seeds." in words
+    assert result.spec.target.sure_words(one["bound"], 0.95) == (
+        "we are 95% sure the mean JCT is at most 1.00 h above today's on the same seeds"
+    )
+    assert (
+        "2 V100 nodes (2.96 USD/h): mean JCT minus today's +0.00 h, we are 97.5% sure the mean "
+        "JCT is no worse than today's on the same seeds: confirmed" in words
+    ), words
+    # the fresh seeds ran today's cluster too: the chosen mix is judged against it there
+    assert result.chosen_row["fresh_bound"] == pytest.approx(0.0, abs=1e-6)
+    # a stated margin of 1.01 h: one node (1 h worse) is now good enough, at half the cost
+    margin = plan(dataclasses.replace(spec, target_value=1.01 * HOUR_S), executor="serial")
+    assert margin.chosen_row is not None and margin.chosen_row["mix"] == "1 V100 nodes"
+    assert "(by at most 1.01 h)" in margin.explanation[0]
+
+
+def test_a_target_against_today_is_checked_and_said_in_a_meetings_words() -> None:
+    with pytest.raises(ConfigError, match="versus_today: target_value is the margin"):
+        Target("jct_mean_s", -1.0, versus_today=True)
+    share = Target("start_within_share", 0.02, versus_today=True)
+    assert share.meets(-0.02) and not share.meets(-0.03) and share.goal == -0.02
+    assert share.sure_words(-0.015, 0.9) == (
+        "we are 90% sure the share of jobs starting within 1 h is at most 1.5 points below "
+        "today's on the same seeds"
+    )
+    jct = Target("jct_mean_s", 0.0, versus_today=True)
+    assert jct.words(-1800.0) == "-0.50 h" and jct.violation(360.0) == pytest.approx(0.1)
+    assert jct.sure_words(-1800.0, 0.95) == (
+        "we are 95% sure the mean JCT is at least 0.50 h below today's on the same seeds"
+    )
+    # the paired bound is Student's t on the differences (which may be negative), by hand
+    diffs = [-1.0, 1.0, 3.0]  # mean 1, s 2, t(0.95, 2) = 2.919986
+    assert jct.bound(diffs, 0.95) == pytest.approx(1.0 + 2.919986 * 2 / 3**0.5, rel=1e-6)
