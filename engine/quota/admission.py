@@ -134,6 +134,35 @@ class SortedKeys:
             self.start = 0
 
 
+class CountedKeys(SortedKeys):
+    """A :class:`SortedKeys` that only counts its keys: a BestEffortFIFO queue without
+    preemption or admission fair sharing finds its head in its groups (:meth:`QuotaScheduler.
+    _first_fitting`) and asks its pending keys only how many there are [R: keeping them in order
+    cost a shift of the queue's list whenever a job behind a large head was admitted].
+    """
+
+    __slots__ = ("size",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.size = 0
+
+    def __len__(self) -> int:
+        return self.size
+
+    def first(self) -> OrderKey:
+        raise TypeError("CountedKeys keeps no keys, only their number")
+
+    def in_order(self) -> list[OrderKey]:
+        raise TypeError("CountedKeys keeps no keys, only their number")
+
+    def add(self, key: OrderKey) -> None:
+        self.size += 1
+
+    def remove(self, key: OrderKey) -> None:
+        self.size -= 1
+
+
 class _Workload:
     __slots__ = ("index", "queue", "gpus", "priority", "order_s", "key")
 
@@ -169,7 +198,6 @@ class QuotaScheduler:
         self.flavor_types = config.flavor_types()
         self.runs_on = runs_on
         self.key_of = key_of
-        self.pending: dict[str, SortedKeys] = {name: SortedKeys() for name in self.queues}
         # without preemption a pending workload is admissible iff some flavor it runs on has
         # room for its GPUs: per queue, its pending keys grouped by (GPUs, those flavors), so a
         # BestEffortFIFO head is the first key among the groups that fit, not a scan
@@ -191,6 +219,11 @@ class QuotaScheduler:
         self._local_queue: dict[int, str] = {}  # job index -> its LocalQueue
         self._scans = {name: self._must_scan(cq) for name, cq in self.queues.items()}
         self._any_scan = any(self._scans.values())
+        self.pending: dict[str, SortedKeys] = {
+            name: SortedKeys() if self._scans[name] or cq.queueing_strategy == "StrictFIFO"
+            else CountedKeys()
+            for name, cq in self.queues.items()
+        }  # fmt: skip
         self.blocked: dict[str, str] = {}  # queue -> "quota" or "placement" (CycleResult)
         self._released = True  # a release since the last schedule (the first looks at all)
         self._submitted: set[str] = set()  # queues that gained a workload since then
@@ -265,7 +298,10 @@ class QuotaScheduler:
         if parked is None:
             return False
         node = self.tree.cluster_queues[name]
-        return all(gpus > node.available(flavor) for flavor, gpus in parked.items())
+        for flavor, gpus in parked.items():  # noqa: SIM110 (compiled: no generator)
+            if gpus <= node.available(flavor):
+                return False
+        return True
 
     def _sleep(self, name: str) -> None:
         """Parks a queue without a head in the wake index (when it needs no scan)."""
