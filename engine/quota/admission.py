@@ -436,8 +436,10 @@ class QuotaScheduler:
             if self._still_clean(name):  # (what the next cycle would find)
                 retry.discard(name)
                 self._sleep(name)
-        for name, keys in self.pending.items():
-            if len(keys) and name not in self.blocked:
+        # a queue left unmarked: asleep, given a workload by an eviction, or its head admitted
+        # (a cycle over some queues runs without preemption: only those it looked at)
+        for name in self.pending if only is None else only:
+            if len(self.pending[name]) and name not in self.blocked:
                 self.blocked[name] = "quota"
         return changed | retry if changed else changed
 
@@ -449,6 +451,8 @@ class QuotaScheduler:
         if not self.fair.enabled:
             if len(entries) > 1:
                 entries.sort(key=_entry_order)
+            elif not entries:
+                return iter(())
             return iter([(workload, assignment) for _, workload, assignment in entries])
         return self._tournament(entries)
 
