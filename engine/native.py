@@ -69,6 +69,7 @@ MODULES = (
     "engine/quota/fair_sharing.py",
     "engine/quota/admission_fair_sharing.py",
     "engine/quota/wake.py",
+    "engine/quota/pending.py",
     "engine/quota/admission.py",
     "engine/quota/ledger.py",
     "engine/quota/gate.py",
