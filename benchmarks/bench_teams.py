@@ -18,6 +18,10 @@ bounded by its first pending key. A BestEffortFIFO queue's first key is mostly a
 does not fit, so the bound lies well before its head and 216,000 of 340,000 heads were still
 computed; FIFO with quotas took 12% more CPU (20.6-21.5 s against 18.6-19.0 s, side by side).
 
+Compiled, 29 November (gate.py compiled, pending keys only counted where no head needs their
+order, nested dicts for the wake index and usage log): FIFO with quotas 11.0-11.1 s -> 7.7-8.0 s
+(2.8-2.9x its time without queues), LAS 10.1-11.8 s -> 7.5-9.0 s, side by side, two runs each.
+
     .venv/bin/python benchmarks/bench_teams.py                      # full trace, timings
     .venv/bin/python benchmarks/bench_teams.py --sample --finding   # 2,000 jobs, the finding
     .venv/bin/python benchmarks/bench_teams.py --trace /work/shared/traces/philly/...full_82247.csv

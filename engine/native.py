@@ -69,14 +69,17 @@ MODULES = (
     "engine/quota/fair_sharing.py",
     "engine/quota/admission_fair_sharing.py",
     "engine/quota/wake.py",
+    "engine/quota/pending.py",
     "engine/quota/admission.py",
     "engine/quota/ledger.py",
+    "engine/quota/gate.py",
 )
 """Repository-relative paths of the compiled modules: the engine core that every policy's event
 loop runs through, and the policies whose own time dominated full-trace runs (LAS, SRTF, Gavel's
 round mechanism, max-min and its class LP), profiled on the full Philly trace, November 2026;
 and the quota layer's admission (Kueue's quota tree, flavor assignment and preemption), which
-dominated full-trace runs under teams' quotas. A
+dominated full-trace runs under teams' quotas, and the quota layer's policy (``gate``), which
+runs at every decision. A
 class compiled here can only be subclassed by classes compiled with it, unless it is marked
 ``@mypyc_attr(allow_interpreted_subclasses=True)`` (Gavel's max-min, which Gavel FIFO, FTF and
 min total duration extend); class docstrings are dropped (hence ``POLICIES.register(name, cls,

@@ -24,9 +24,10 @@ import pandas as pd
 from engine.allocation.grants import Allocation, Grant, gang_grant
 from engine.errors import ConfigError
 from engine.policies.base import POLICIES, Policy, PolicyContext, SchedulerState
-from engine.quota.admission import CycleResult, OrderKey, QuotaScheduler
+from engine.quota.admission import CycleResult, QuotaScheduler
 from engine.quota.ledger import UsageLog, WaitLedger
 from engine.quota.model import QueueConfig
+from engine.quota.pending import OrderKey
 from engine.state import JobState
 
 

@@ -77,17 +77,19 @@ class UsageLog:
 
     def __init__(self) -> None:
         self.rows: list[tuple[float, str, str, int]] = []
-        self._last: dict[tuple[str, str], int] = {}
+        self._last: dict[str, dict[str, int]] = {}  # ClusterQueue -> flavor -> GPUs
 
     def record(self, now_s: float, touched: set[str], nodes: dict[str, QuotaNode]) -> None:
         """Adds a row for each flavor whose usage changed in the ``touched`` ClusterQueues
         (names, sorted for a deterministic order), then clears ``touched``."""
         if not touched:
             return
-        for name in sorted(touched):
+        for name in sorted(touched) if len(touched) > 1 else touched:
+            last = self._last.get(name)
+            if last is None:
+                last = self._last[name] = {}
             for flavor, gpus in nodes[name].usage.items():
-                key = (name, flavor)
-                if self._last.get(key, 0) != gpus:
-                    self._last[key] = gpus
+                if last.get(flavor, 0) != gpus:
+                    last[flavor] = gpus
                     self.rows.append((now_s, name, flavor, gpus))
         touched.clear()

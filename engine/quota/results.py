@@ -50,9 +50,9 @@ _REASON_COLUMNS = {
 
 def annotate(result: SimulationResult, gate: QuotaPolicy) -> SimulationResult:
     """``result`` with the per-team columns and the ``quota_usage`` table (module docstring)."""
-    index_of = {job_id: i for i, job_id in enumerate(gate.job_ids)}
     jobs = result.jobs.copy()
-    rows = [int(i) for i in jobs["job_id"].astype(str).map(index_of)]
+    ids = pd.Index(jobs["job_id"].astype(str))
+    rows = pd.Index(gate.job_ids).get_indexer(ids).tolist()  # (job ids are unique)
     jobs["queue"] = [gate.local_queue[i] for i in rows]
     jobs["cluster_queue"] = [gate.cluster_queue[i] for i in rows]
     jobs["priority"] = np.asarray([gate.priority[i] for i in rows], dtype=np.int64)

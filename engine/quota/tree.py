@@ -196,10 +196,12 @@ class QuotaNode:
         if not self.borrowing_with(flavor, gpus) or self.parent is None:
             return 0
         remaining = gpus - self.local_available(flavor)
-        for node in self.path_to_root():
+        node: QuotaNode | None = self.parent
+        while node is not None:  # (path_to_root without a generator: it runs per head)
             if not node.borrowing_with(flavor, remaining):
                 return node.height()
             remaining -= node.local_available(flavor)
+            node = node.parent
         return self.root().height()
 
 

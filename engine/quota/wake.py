@@ -39,9 +39,11 @@ class WakeIndex:
     def __init__(self, tree: QuotaTree) -> None:
         self.nodes = tree.cluster_queues
         self.roots: dict[str, QuotaNode] = {n.root().name: n.root() for n in self.nodes.values()}
-        self.heaps: dict[tuple[str, str], list[tuple[int, int, str, str]]] = {}
+        # root -> flavor -> heap of (threshold, seq, queue, flavor)
+        self.heaps: dict[str, dict[str, list[tuple[int, int, str, str]]]] = {}
         self.parked: set[str] = set()
-        self.live: dict[tuple[str, str], tuple[int, int]] = {}  # -> (threshold, seq)
+        # queue -> flavor -> (threshold, seq) of its live entry
+        self.live: dict[str, dict[str, tuple[int, int]]] = {name: {} for name in self.nodes}
         self.seq = 0
         self.slacks: dict[str, dict[str, int]] = {name: {} for name in self.nodes}
 
@@ -60,20 +62,30 @@ class WakeIndex:
         self.parked.add(name)
         root = self.nodes[name].root().name
         slacks = self.slacks[name]
+        live = self.live[name]
         for flavor, gpus in need.items():
             slack = slacks.get(flavor)
             if slack is None:
                 slack = slacks[flavor] = self.slack(name, flavor)
-            entry = self.live.get((name, flavor))
+            entry = live.get(flavor)
             if entry is not None and entry[0] == gpus - slack:
                 continue
             self.seq += 1
-            self.live[(name, flavor)] = (gpus - slack, self.seq)
-            heap = self.heaps.setdefault((root, flavor), [])
+            live[flavor] = (gpus - slack, self.seq)
+            heaps = self.heaps.get(root)
+            if heaps is None:
+                heaps = self.heaps[root] = {}
+            heap = heaps.get(flavor)
+            if heap is None:
+                heap = heaps[flavor] = []
             heappush(heap, (gpus - slack, self.seq, name, flavor))
             if len(heap) > 64 + 4 * len(self.nodes):
-                heap[:] = [e for e in heap if self.live.get((e[2], e[3]), (0, -1))[1] == e[1]]
+                heap[:] = [e for e in heap if self._is_live(e)]
                 heapify(heap)
+
+    def _is_live(self, entry: tuple[int, int, str, str]) -> bool:
+        live = self.live[entry[2]].get(entry[3])
+        return live is not None and live[1] == entry[1]
 
     def unpark(self, name: str) -> None:
         """Takes queue ``name`` out of the index (it gained a workload)."""
@@ -81,10 +93,12 @@ class WakeIndex:
 
     def woken(self) -> None:
         """Unparks the queues whose threshold their root's availability reaches."""
-        for (root, flavor), heap in self.heaps.items():
-            room = self.roots[root].available(flavor)
-            while heap and heap[0][0] <= room:
-                _, seq, name, flavor = heappop(heap)
-                if self.live.get((name, flavor), (0, -1))[1] == seq:
-                    del self.live[(name, flavor)]
-                    self.parked.discard(name)
+        for root, heaps in self.heaps.items():
+            node = self.roots[root]
+            for flavor, heap in heaps.items():
+                room = node.available(flavor)
+                while heap and heap[0][0] <= room:
+                    entry = heappop(heap)
+                    if self._is_live(entry):
+                        del self.live[entry[2]][flavor]
+                        self.parked.discard(entry[2])
