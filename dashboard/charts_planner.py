@@ -32,12 +32,15 @@ def y_range(target: Target, rows: list[Mapping[str, Any]]) -> tuple[float, float
     """The y range in display units: for "at most" targets from 0 to the largest of twice the
     target and 1.15 x the bounds of ``rows`` (today's cluster, the chosen mix); for the share,
     from 100% down to three times the target's distance from 100%, or below those rows; against
-    today's, +- three times the largest of those bounds, the margin and a quarter unit."""
+    today's, +- three times the largest of those bounds and means, the margin and a quarter
+    unit (today's own difference is 0, so the chosen mix's mean keeps it on the chart)."""
     shown = [float(r["bound"]) / target.per_unit for r in rows
              if r and not math.isnan(r["bound"])]  # fmt: skip
     goal = target.goal / target.per_unit
     if target.versus_today:  # differences from today's, around 0: three times the widest [R]
-        spread = 3 * max([abs(v) for v in shown] + [abs(goal), 0.25])
+        means = [float(r["mean"]) / target.per_unit for r in rows
+                 if r and not math.isnan(r["mean"])]  # fmt: skip
+        spread = 3 * max([abs(v) for v in shown + means] + [abs(goal), 0.25])
         return -spread, spread
     if target.at_most:
         return 0.0, max([2 * goal] + [1.15 * v for v in shown])

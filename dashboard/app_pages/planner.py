@@ -239,6 +239,13 @@ def _value_words(target, row) -> str:
             f"({target.words(row['mean'])} against today's)")  # fmt: skip
 
 
+def _today_words(target, row) -> str:
+    """Today's value: against today's, its own metric (its difference from itself is 0)."""
+    if not target.versus_today:
+        return _value_words(target, row)
+    return f"{target.metric_label} {target.metric_words(row['metric_mean'])}"
+
+
 def _verdict(row) -> str:
     if row.get("error"):
         return "cannot run the trace"
@@ -284,8 +291,9 @@ if result is not None:
     left, right = st.columns(2)
     if today:
         left.metric("Today's cluster", f"{today['cost_usd_per_h']:,.2f} USD/h")
-        left.caption(f"{today['mix']}: {_value_words(target, today)} "
-                     f"({_verdict(today)}){_goodput(today)}{_power(today)}")  # fmt: skip
+        verdict = "what every mix is compared with" if target.versus_today else _verdict(today)
+        left.caption(f"{today['mix']}: {_today_words(target, today)} "
+                     f"({verdict}){_goodput(today)}{_power(today)}")  # fmt: skip
     if chosen is not None:
         saving = today["cost_usd_per_h"] - chosen["cost_usd_per_h"] if today else 0.0
         right.metric("Chosen mix", f"{chosen['cost_usd_per_h']:,.2f} USD/h",

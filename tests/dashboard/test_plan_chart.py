@@ -90,6 +90,17 @@ def test_against_today_every_mix_drawn_in_the_meets_band_is_reported_as_meeting(
     assert fig.layout.yaxis.title.text.startswith("Mean JCT minus today's (h)")
 
 
+def test_against_today_the_chosen_mixs_mean_is_on_the_chart() -> None:
+    # the 2026 plan: today's difference is 0, the chosen mix's bound on the search seeds just
+    # under 0 (-0.2 h) but its mean 8.09 h below today's; the axis spanned only +-0.75 h
+    versus = Target("jct_mean_s", 0.0, versus_today=True)
+    tried = _tried([0.0, -8.09], [0.0, -0.2], versus)
+    today, chosen = (tried.iloc[i].to_dict() for i in (0, 1))
+    fig = make_plan_chart(tried, tried.iloc[:0], versus, today, chosen)
+    low, high = fig.layout.yaxis.range
+    assert low <= -8.09 <= high and (low, high) == (-3 * 8.09, 3 * 8.09)
+
+
 def test_the_bound_in_a_meetings_words() -> None:
     assert TARGET.sure_words(4.4 * HOUR_S, 0.95) == "we are 95% sure the mean JCT is below 4.40 h"
     share = Target("start_within_share", 0.9, start_within_s=1800.0)

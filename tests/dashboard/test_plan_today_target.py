@@ -51,6 +51,7 @@ def test_a_blank_target_asks_for_the_cheapest_mix_not_worse_than_today_on_the_sa
     assert result.chosen_row is not None
     chosen = result.chosen_row
     assert f"({chosen['mean'] / 3600:+.2f} h against today's)" in words
+    assert f"mean JCT {today_h:.2f} h (what every mix is compared with)" in words
     today = next(m for m in at.metric if m.label == "Today's cluster")
     assert today.value.endswith("USD/h") and not today.proto.delta
 
