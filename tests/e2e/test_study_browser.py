@@ -169,7 +169,7 @@ def test_with_failures_the_planner_shows_spares_and_goodput(server: str, page, t
     open_page(page, "Planner")
     page.get_by_text("Failures are on").wait_for()
     fill_number(page, "Spare nodes per GPU type, at most", "1")
-    fill_number(page, "At most (h)", "60")
+    fill_number(page, "At most (h)", "1000")
     fill_number(page, "Seeds", "2")
     page.get_by_role("button", name="Plan", exact=True).click()
     page.get_by_text(re.compile(r"\d+ simulations in this plan")).wait_for(timeout=600_000)
