@@ -293,7 +293,8 @@ def set_upload(upload: tuple[str, bytes] | None) -> None:
     """The session's uploaded trace (file name, bytes), or None: hashed, put in the trace store
     and its lines counted once, when it arrives (an upload, a lesson, a mapped CSV, a link's
     stored trace); every page after carries it by that SHA-256 (:func:`upload_sha256`) and
-    the work budget reads its lines (:func:`upload_rows`) instead of counting them again."""
+    the work budget reads its lines (:func:`dashboard.scenarios.upload_rows`) instead of
+    counting them again."""
     s = st.session_state
     s["upload"] = upload
     s["upload_sha256"] = "" if upload is None else sha256_hex(upload[1])
@@ -308,13 +309,6 @@ def _stored_rows(upload: tuple[str, bytes]) -> int:
         return int(store.rows(store.put(upload[0], upload[1])))
     except OSError:
         return count_rows(upload[1])
-
-
-def upload_rows() -> int | None:
-    """Lines of the session's uploaded trace (an upper bound of its jobs), counted once when it
-    arrived (:func:`set_upload`); None without one."""
-    rows = st.session_state.get("upload_rows")
-    return None if rows is None else int(rows)
 
 
 def upload_sha256() -> str:

@@ -62,13 +62,13 @@ def load_trace(config: ScenarioConfig, upload: Upload) -> TraceLoad:
 
     Args:
         upload: the session's uploaded trace (:func:`dashboard.query.set_upload`, which
-            counted its lines when it arrived: :func:`dashboard.query.upload_rows`).
+            counted its lines when it arrived: :func:`dashboard.scenarios.upload_rows`).
 
     Raises:
         TraceError, OversizedJobsError, ConfigError: with the engine's user-facing message;
             BudgetError for more jobs than the budget allows.
     """
-    from dashboard.query import upload_rows
+    from dashboard.scenarios import upload_rows
     from engine.budget import jobs_bound, jobs_words, trace_rows
     from engine.scenario import load_scenario_trace
     from engine.study.traces import trace_payload
@@ -143,7 +143,7 @@ def run(
             SimulationCancelled when cancelled.
     """
     from dashboard.parallel_run import run_policies
-    from dashboard.query import upload_rows
+    from dashboard.scenarios import upload_rows
     from engine.budget import jobs_bound, trace_rows
     from engine.scenario import prepare
 

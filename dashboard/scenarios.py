@@ -94,3 +94,10 @@ def replace_all(scenarios: dict[str, ScenarioConfig], current: str) -> None:
     s["scenarios"] = dict(scenarios)
     s["current_scenario"] = s["scenario_choice"] = current
     forget_tables()
+
+
+def upload_rows() -> int | None:
+    """Lines of the session's uploaded trace (an upper bound of its jobs), counted once when it
+    arrived (:func:`dashboard.query.set_upload`); None without one."""
+    rows = st.session_state.get("upload_rows")
+    return None if rows is None else int(rows)

@@ -86,7 +86,7 @@ def plan_within_budget(spec: PlanSpec) -> tuple[PlanSpec, Budget]:
     Raises:
         BudgetError: naming the limit and the value.
     """
-    from dashboard.query import upload_rows
+    from dashboard.scenarios import upload_rows
 
     budget = server_budget()
     budget.check("max_seeds", len(spec.seeds), "the number of seeds")
