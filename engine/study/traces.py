@@ -47,8 +47,10 @@ class TraceStore(ContentStore):
         """
         path = self.root / f"{digest}.rows"
         if self.has(digest) and path.is_file():
-            return int(path.read_text())
-        return self._keep_rows(digest, self.get(digest)[1])
+            text = path.read_text(errors="replace").strip()
+            if text.isascii() and text.isdigit():
+                return int(text)
+        return self._keep_rows(digest, self.get(digest)[1])  # none yet, or damaged: recount
 
     def _keep_rows(self, digest: str, data: bytes) -> int:
         """Counts ``data``'s lines and keeps the count beside it (not in a read-only store)."""

@@ -325,6 +325,8 @@ def test_the_trace_store_keeps_a_traces_lines_from_when_it_was_stored(tmp_path: 
     assert store.rows(digest) == 99
     (tmp_path / f"{digest}.rows").unlink()  # stored before the count was kept: counted once
     assert store.rows(digest) == 3 and (tmp_path / f"{digest}.rows").is_file()
+    (tmp_path / f"{digest}.rows").write_bytes(b"\xff1e9")  # damaged: counted again, no crash
+    assert store.rows(digest) == 3 and (tmp_path / f"{digest}.rows").read_text() == "3"
     with pytest.raises(TraceError, match="not on this server"):
         store.rows("0" * 64)
 
