@@ -14,7 +14,7 @@ import streamlit as st
 from dashboard import runner, state
 from dashboard.components.run_progress import RunProgress, cancel_shown
 from dashboard.scenarios import current_name
-from dashboard.state import SOURCE_KINDS, source_kind
+from dashboard.state_fields import SOURCE_KINDS, source_kind
 from engine.budget import Budget, jobs_bound, trace_rows
 from engine.config import ScenarioConfig
 from engine.errors import EngineError, SimulationCancelled

@@ -26,7 +26,7 @@ from dashboard.cluster_view import (
 from dashboard.decision_brief import brief
 from dashboard.decision_words import Explainer, clock
 from dashboard.replay import EVENT_KINDS, Replay, next_event, previous_event
-from dashboard.state import keep_widget_state
+from dashboard.session_keys import keep_widget_state
 from engine.allocation.layout import NodeLayout
 from engine.config import PolicySpec
 from engine.policies.base import display_name
