@@ -39,7 +39,7 @@ def main() -> None:
     from dashboard.page_settings import SETTINGS, remember, restore
     from dashboard.query import read_query_params, render_link_notes, sync_query_params
     from dashboard.runner import warm_pool
-    from dashboard.state import init_state, keep_widget_state
+    from dashboard.session_keys import init_state, keep_widget_state
 
     st.set_page_config(
         page_title="GPU scheduling what-if",

@@ -60,8 +60,9 @@ STYLE = """<style>
 .cvgrid>.pcol{display:contents}
 .cvgrid .ttl{font-family:sans-serif;font-size:17px;font-weight:700;margin:0 0 4px 0}
 .cvgrid .words{font-family:sans-serif;font-size:13px;line-height:1.3;margin:4px 0;
-  padding:3px 5px;background:#FFF8E1;border-left:3px solid #E69F00;border-radius:3px;
-  max-height:5.3em;overflow-y:auto}
+  padding:3px 5px;background:#FFF8E1;border-left:3px solid #E69F00;border-radius:3px}
+.cvgrid .words summary{cursor:pointer}
+.cvgrid .words .full{margin-top:3px;padding-top:3px;border-top:1px solid #E6C26B}
 """
 STYLE += (
     "".join(
@@ -132,11 +133,18 @@ def policy_panel(policy: str, cluster: str, queue: str, words: str = "") -> str:
     return f'<div class="pcol"><div class="ttl">{escape(policy)}</div>{words}{cluster}{queue}</div>'
 
 
-def decision_html(policy: str, at: str, sentences: list[str]) -> str:
-    """A policy's latest decision in words (``data-words`` = the policy), ``at`` its clock."""
-    text = escape(" ".join(sentences)) if sentences else "Nothing decided yet."
+def decision_html(policy: str, at: str, sentences: list[str], brief: str = "") -> str:
+    """A policy's latest decision (``data-words`` = the policy), ``at`` its clock: the
+    ``brief`` (:mod:`dashboard.decision_brief`) always shown, the full ``sentences`` a click on
+    it away (an HTML ``details``), so every column's box fits a projector whole."""
+    if not sentences:
+        return f'<div class="words" data-words="{escape(policy)}">Nothing decided yet.</div>'
     when = f"<b>{escape(at)}</b> " if at else ""
-    return f'<div class="words" data-words="{escape(policy)}">{when}{text}</div>'
+    return (
+        f'<div class="words" data-words="{escape(policy)}"><details>'
+        f'<summary title="Click for the decision in full">{when}{escape(brief)}</summary>'
+        f'<div class="full">{escape(" ".join(sentences))}</div></details></div>'
+    )
 
 
 def side_by_side(panels: list[str]) -> str:

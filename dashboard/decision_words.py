@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from dashboard.replay import Replay
+from dashboard.replay import QueueEntry, Replay
 from engine.config import PolicySpec
 from engine.policies.base import build_params, get_policy, list_policies
 from engine.policies.explain import Explanation, KeyTerm, RunRecords, log_rate
@@ -84,7 +84,7 @@ class Explainer:
         waiting = rows[rows["event"] == "waiting"]
         for reason, group in waiting.groupby("reason", sort=False):
             jobs = list(group["job_id"].astype(str))
-            who = f"Job {jobs[0]} waits" if len(jobs) == 1 else f"Jobs {_names(jobs)} wait"
+            who = f"Job {jobs[0]} waits" if len(jobs) == 1 else f"Jobs {job_names(jobs)} wait"
             lines.append(f"{who}: {self.waiting_many(jobs, str(reason), at)}")
         return lines
 
@@ -168,15 +168,21 @@ class Explainer:
             rank = self._key(jobs[0], at).removeprefix(": ") if one else ""
             if rank:
                 text += f" (its rank: {rank})"
-            blocking = self.explanation.blocking
-            queue = self.replay.queue(at) if blocking else []
-            if queue and queue[0].job_id not in jobs:
+            head = self.blocking_head(jobs, at)
+            if head is not None:
                 text += (
-                    f". {blocking} (job {queue[0].job_id}, {_gpus(queue[0].scale_factor)}), "
-                    "which does not fit: head-of-line blocking"
+                    f". {self.explanation.blocking} (job {head.job_id}, "
+                    f"{_gpus(head.scale_factor)}), which does not fit: head-of-line blocking"
                 )
             return text + "."
         return f"{reason}."
+
+    def blocking_head(self, jobs: list[str], at: float) -> QueueEntry | None:
+        """The head of the queue that ``jobs`` (waiting for lower priority) wait behind at
+        ``at``, for a policy that blocks behind its head (``Explanation.blocking``); None when
+        it does not block or the head is one of ``jobs``."""
+        queue = self.replay.queue(at) if self.explanation.blocking else []
+        return queue[0] if queue and queue[0].job_id not in jobs else None
 
     def _sf(self, job: str) -> int:
         return int(self.replay.scale_factor[job])
@@ -214,7 +220,7 @@ def key_words(terms: tuple[KeyTerm, ...]) -> str:
     return ": " + f"{main}{asides}".lstrip()  # a key of asides alone starts at its bracket
 
 
-def _names(jobs: list[str]) -> str:
+def job_names(jobs: list[str]) -> str:
     """``["a", "b", "c"] -> "a, b and c"``."""
     return jobs[0] if len(jobs) == 1 else f"{', '.join(jobs[:-1])} and {jobs[-1]}"
 

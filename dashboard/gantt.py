@@ -35,6 +35,9 @@ ROW_PX = 22
 TEXT_BARS_MAX = 2000
 """Most bars of one trace that get the partners of a shared segment written in them [R]."""
 BAR_WIDTH = 0.7  # of a row; lanes share it
+LABEL_MIN_PX = 10
+"""Smallest font a bar's label is drawn at; a label that does not fit its bar at this size is
+hidden, not shrunk (Plotly's ``uniformtext``), and the bar's hover still names its partners [R]."""
 
 
 def make_gantt(
@@ -257,7 +260,9 @@ def _time_axis_on_top(fig: go.Figure, height_px: int, titled: bool) -> None:
 
 
 def _layout_rows(fig: go.Figure, order: list[str], x_title: str) -> None:
-    fig.update_layout(barmode="overlay", bargap=0.2)
+    fig.update_layout(
+        barmode="overlay", bargap=0.2, uniformtext={"minsize": LABEL_MIN_PX, "mode": "hide"}
+    )
     fig.update_yaxes(
         type="category", categoryorder="array", categoryarray=order, autorange="reversed",
         title="Job (by arrival)", showticklabels=len(order) <= 60, tickfont={"size": 11},

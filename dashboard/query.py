@@ -26,15 +26,8 @@ import streamlit as st
 
 from dashboard.links import LINK_PARAM, LinkState, decode_link, encode_link
 from dashboard.page_settings import apply_link_settings, link_settings
-from dashboard.state import (
-    COLUMN_RANGES,
-    FIELDS,
-    SOURCE_KINDS,
-    current,
-    set_current,
-    source_kind,
-    with_field,
-)
+from dashboard.state import current, set_current, with_field
+from dashboard.state_fields import COLUMN_RANGES, FIELDS, SOURCE_KINDS, source_kind
 from engine.budget import Budget, check_config, count_rows
 from engine.config import NetworkConfig, PolicySpec, ScenarioConfig
 from engine.content import sha256_hex
@@ -151,9 +144,9 @@ def check_link(link: LinkState, budget: Budget, upload_rows: int | None) -> None
 
 def check_widget_values(config: ScenarioConfig, name: str) -> None:
     """Checks that the Scenario page's widgets can show ``config``: numbers in their widgets'
-    ranges (:data:`dashboard.state.FIELDS`) and table columns' (:data:`dashboard.state.
-    COLUMN_RANGES`), known trace format, GPU type, placement and policies (with their
-    parameters: :func:`engine.validate.validate_config`).
+    ranges (:data:`dashboard.state_fields.FIELDS`) and table columns'
+    (:data:`dashboard.state_fields.COLUMN_RANGES`), known trace format, GPU type, placement
+    and policies (with their parameters: :func:`engine.validate.validate_config`).
 
     Raises:
         ConfigError: naming the scenario, the field and what it may be.

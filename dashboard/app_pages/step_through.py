@@ -58,6 +58,7 @@ if result.config.queues is not None:
 st.caption(
     "Each square is a GPU, in its node (grey box) and rack; the job id holding it is printed "
     "in it, in the job's colour (the same under every policy; white: free). Under each "
-    "cluster, the decision its policy made last, in words (yellow); then the queue: the jobs "
+    "cluster, the decision its policy made last, in brief (yellow; click it for the decision "
+    "in full: placements, rates and the policy's rule); then the queue: the jobs "
     "waiting, in the order they joined it, with the reason the decision log gives."
 )

@@ -13,7 +13,9 @@ import streamlit as st
 from dashboard.components.table_editor import gpu_type_column, render_table_editor
 from dashboard.network_data import rack_summary
 from dashboard.runner import worker_types
-from dashboard.state import TABLE_ERRORS, bind, column_range, current, edit
+from dashboard.session_keys import TABLE_ERRORS
+from dashboard.state import bind, current, edit
+from dashboard.state_fields import column_range
 from engine.config import NetworkConfig
 from engine.placement import list_placements
 from engine.step_time.topology import Topology

@@ -13,7 +13,8 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.query import set_upload
-from dashboard.state import SOURCE_KINDS, edit, source_kind
+from dashboard.state import edit
+from dashboard.state_fields import SOURCE_KINDS, source_kind
 from engine.config import ScenarioConfig
 from engine.errors import EngineError
 from engine.step_time.throughput import load_matrix

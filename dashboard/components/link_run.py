@@ -12,9 +12,9 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import runner, state
-from dashboard.components.run_progress import RunProgress
+from dashboard.components.run_progress import RunProgress, cancel_shown
 from dashboard.scenarios import current_name
-from dashboard.state import SOURCE_KINDS, source_kind
+from dashboard.state_fields import SOURCE_KINDS, source_kind
 from engine.budget import Budget, jobs_bound, trace_rows
 from engine.config import ScenarioConfig
 from engine.errors import EngineError, SimulationCancelled
@@ -89,22 +89,18 @@ def run_linked_scenario() -> bool:
         return False
     progress = RunProgress("Running the linked scenario…")
     s["cancel_requested"] = False
-    cancel = st.empty()  # cleared with the progress: no stray Cancel above the page's results
-    cancel.button(
-        "Cancel", key="cancel_link_run", on_click=_request_cancel,
-        help="Stops the linked scenario's run, or takes it out of the server's queue.",
-    )  # fmt: skip
+    help_text = "Stops the linked scenario's run, or takes it out of the server's queue."
     try:
-        result, _ = runner.run(
-            config, s["upload"], progress.show, lambda: bool(s["cancel_requested"]),
-            progress.waiting,
-        )  # fmt: skip
+        with cancel_shown("cancel_link_run", help_text, _request_cancel):
+            result, _ = runner.run(
+                config, s["upload"], progress.show, lambda: bool(s["cancel_requested"]),
+                progress.waiting,
+            )  # fmt: skip
     except (EngineError, SimulationCancelled) as exc:
         st.error(f"The linked scenario did not run: {exc}")
         return False
     finally:
         progress.clear()
-        cancel.empty()
     s["result"], s["result_config"] = result, config.to_json()
     s["result_scenario"] = name
     s["result_paper_preset"] = s.get("paper_preset")

@@ -21,7 +21,8 @@ from dashboard.policy_params import (
     picked_policies,
     with_params,
 )
-from dashboard.state import POLICY_PICKER, current, edit
+from dashboard.session_keys import POLICY_PICKER
+from dashboard.state import current, edit
 from engine.config import PolicySpec
 from engine.policies import get_policy, list_policies
 from engine.policies.base import POLICY_GROUPS, describe, policy_display_name, policy_group

@@ -16,7 +16,7 @@ import streamlit as st
 from dashboard.charts_power import make_facility_power, power_unit
 from dashboard.components.chart import render_chart
 from dashboard.components.results_common import colors_of
-from dashboard.state import GRID_KEY, PUE_KEY
+from dashboard.session_keys import GRID_KEY, PUE_KEY
 from engine.config import ClusterSpec, ScenarioConfig
 from engine.errors import ConfigError
 from engine.power.energy import POWER_METRICS, full_load_kw, power_kpis, power_series, run_span

@@ -8,7 +8,7 @@ import streamlit as st
 
 from dashboard import runner
 from dashboard.components.link_run import LINK_NOTICE
-from dashboard.components.run_progress import RunProgress
+from dashboard.components.run_progress import RunProgress, cancel_shown
 from dashboard.query import NO_PRESET, check_widget_values, on_preset_change
 from dashboard.run_queue import server_budget
 from dashboard.state import bind, set_current
@@ -22,20 +22,20 @@ RESULTS_FLASH = "results_flash"
 shown once on the Results page after Run switches there."""
 
 
+CANCEL_HELP = "Stops the running simulation at its next progress step."
+
+
 def _request_cancel() -> None:
     st.session_state["cancel_requested"] = True
     st.session_state["flash"] = ("warning", "Run cancelled.")
 
 
 def render_run_buttons(ready: bool) -> bool:
-    """Run and Cancel buttons; returns whether Run was pressed."""
-    row = st.container(horizontal=True)
-    pressed = row.button(
+    """The Run button; returns whether it was pressed (Cancel shows while the run is in
+    flight: :func:`execute_run`)."""
+    return st.button(
         "Run", type="primary", disabled=not ready, key="run", icon=":material/play_arrow:"
     )
-    row.button("Cancel", on_click=_request_cancel, key="cancel",
-                 help="Stops a running simulation at its next progress step.")  # fmt: skip
-    return pressed
 
 
 def execute_run(config: ScenarioConfig, upload: runner.Upload) -> None:
@@ -46,9 +46,11 @@ def execute_run(config: ScenarioConfig, upload: runner.Upload) -> None:
     progress = RunProgress(f"Starting {len(config.policies)} policies…")
     started = time.perf_counter()
     try:
-        result, simulated = runner.run(
-            config, upload, progress.show, lambda: bool(s["cancel_requested"]), progress.waiting
-        )
+        with cancel_shown("cancel", CANCEL_HELP, _request_cancel):
+            result, simulated = runner.run(
+                config, upload, progress.show, lambda: bool(s["cancel_requested"]),
+                progress.waiting,
+            )  # fmt: skip
     except SimulationCancelled:
         progress.clear()
         st.warning("Run cancelled.")

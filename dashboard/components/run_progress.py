@@ -7,8 +7,10 @@ or "done" with the time it took; the policies run side by side in worker process
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
+from collections.abc import Callable, Iterator
 
 import streamlit as st
 
@@ -73,3 +75,23 @@ class RunProgress:
 
     def clear(self) -> None:
         self.slot.empty()
+
+
+def request_cancel() -> None:
+    """Callback of Cancel: the run in flight stops at its next progress step."""
+    st.session_state["cancel_requested"] = True
+
+
+@contextlib.contextmanager
+def cancel_shown(
+    key: str, help_text: str, on_click: Callable[[], None] = request_cancel
+) -> Iterator[None]:
+    """A Cancel button where this is entered, shown only while the run inside the ``with``
+    is in flight (issue 38: no Cancel beside a Run with nothing running), removed after it
+    ends, however it ends."""
+    slot = st.empty()
+    slot.button("Cancel", key=key, on_click=on_click, help=help_text)
+    try:
+        yield
+    finally:
+        slot.empty()

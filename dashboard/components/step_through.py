@@ -23,9 +23,10 @@ from dashboard.cluster_view import (
     side_by_side,
     team_job_colors,
 )
+from dashboard.decision_brief import brief
 from dashboard.decision_words import Explainer, clock
 from dashboard.replay import EVENT_KINDS, Replay, next_event, previous_event
-from dashboard.state import keep_widget_state
+from dashboard.session_keys import keep_widget_state
 from engine.allocation.layout import NodeLayout
 from engine.config import PolicySpec
 from engine.policies.base import display_name
@@ -210,6 +211,9 @@ def moment_html(shown: Shown, time_s: float) -> str:
                 replay.slowdowns,
             ),
             queue_html(replay.queue(time_s), shown.colors, policy, time_s),
-            decision_html(policy, "" if at is None else clock(at), sentences),
+            decision_html(
+                policy, "" if at is None else clock(at), sentences,
+                "" if at is None else brief(explainer, at),
+            ),
         ))  # fmt: skip
     return STYLE + side_by_side(panels)

@@ -102,8 +102,14 @@ def render_seed_note(seeds: int) -> None:
 def render_pairs(table: pd.DataFrame) -> None:
     """A paired table (:func:`dashboard.study_tables.pair_table`): its numbers as a grid, then
     each metric's reading as a sentence under it. Sentences wrap; in a column they made the grid
-    wider than a 1280 x 720 window's page, which hid the last columns behind a scroll bar."""
-    st.dataframe(table[[c for c in PAIR_COLUMNS if c != "Reading"]], hide_index=True,
+    wider than a 1280 x 720 window's page, which hid the last columns behind a scroll bar.
+    One pair in every row is said once above the grid ("A vs B: **Tiresias LAS vs FIFO**"),
+    not in a column that repeats it."""
+    pairs = table["A vs B"].unique()
+    if len(pairs) == 1:
+        st.markdown(f"A vs B: **{pairs[0]}**")
+    dropped = {"Reading", "A vs B"} if len(pairs) == 1 else {"Reading"}
+    st.dataframe(table[[c for c in PAIR_COLUMNS if c not in dropped]], hide_index=True,
                  width="stretch")  # fmt: skip
     metrics, readings = table["Metric"], table["Reading"]
     st.markdown("\n".join(f"- **{m}**: {r}" for m, r in zip(metrics, readings, strict=True)))

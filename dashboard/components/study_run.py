@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from dashboard.components.run_progress import cancel_shown
 from dashboard.run_queue import (
     charge_session,
     queue_text,
@@ -41,18 +42,14 @@ if TYPE_CHECKING:
 EXECUTOR_ENV = "GPUSCHED_EXECUTOR"
 
 
-def _request_cancel() -> None:
-    st.session_state["cancel_requested"] = True
+STUDY_CANCEL_HELP = "Stops the study within a second; finished runs are kept."
 
 
 def render_study_buttons(label: str, key: str, ready: bool) -> bool:
-    """Run and Cancel buttons of a study; returns whether Run was pressed."""
-    row = st.container(horizontal=True)
-    pressed = row.button(label, type="primary", key=key, disabled=not ready,
-                         icon=":material/play_arrow:")  # fmt: skip
-    row.button("Cancel", key=f"{key}_cancel", on_click=_request_cancel,
-               help="Stops the study within a second; finished runs are kept.")  # fmt: skip
-    return pressed
+    """A study's run button; returns whether it was pressed (Cancel shows while the study is
+    in flight: :func:`dashboard.components.run_progress.cancel_shown`)."""
+    return st.button(label, type="primary", key=key, disabled=not ready,
+                     icon=":material/play_arrow:")  # fmt: skip
 
 
 def check_study_budget(study: Study, budget: Budget) -> int:
@@ -147,7 +144,10 @@ def execute_study(study: Study, runs_total: int) -> StudyResult | None:
         return bool(s["cancel_requested"])
 
     try:
-        with shared_slot(bar, lambda: bool(s["cancel_requested"])) as workers:
+        with (
+            cancel_shown("study_cancel", STUDY_CANCEL_HELP),
+            shared_slot(bar, lambda: bool(s["cancel_requested"])) as workers,
+        ):
             result = run_study(
                 study, executor=os.environ.get(EXECUTOR_ENV, "pool"), workers=workers,
                 results_dir=default_results_dir(), traces=trace_store(),

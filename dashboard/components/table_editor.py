@@ -1,10 +1,10 @@
 """An ``st.data_editor`` that edits a table field of the current scenario.
 
-The edited table lives under a plain session key (:data:`dashboard.state.TABLES`), seeded from
-the scenario when absent. The editor is mounted with a snapshot of it and keeps that snapshot
-while it stays on screen (its edits are relative to it). When the editor was dropped (another
-page was shown) or ``table_version`` was bumped (a scenario was loaded), it is mounted again
-from the latest table. An edited table that reads as a valid field is written into the
+The edited table lives under a plain session key (:data:`dashboard.state_fields.TABLES`),
+seeded from the scenario when absent. The editor is mounted with a snapshot of it and keeps
+that snapshot while it stays on screen (its edits are relative to it). When the editor was
+dropped (another page was shown) or ``table_version`` was bumped (a scenario was loaded), it is
+mounted again from the latest table. An edited table that reads as a valid field is written into the
 scenario; one that does not is kept and its error shown under the table
 (:func:`dashboard.state.current_config` raises it until it is fixed).
 """
@@ -17,7 +17,9 @@ from typing import Any
 import streamlit as st
 
 from dashboard.runner import worker_types
-from dashboard.state import TABLE_ERRORS, TABLES, current, edit, get_field
+from dashboard.session_keys import TABLE_ERRORS
+from dashboard.state import current, edit, get_field
+from dashboard.state_fields import TABLES
 from engine.errors import ConfigError
 
 

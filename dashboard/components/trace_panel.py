@@ -13,7 +13,8 @@ import streamlit as st
 from dashboard.components.table_editor import render_table_editor
 from dashboard.query import set_upload
 from dashboard.runner import worker_types
-from dashboard.state import SOURCE_KINDS, bind, current, edit, source_kind
+from dashboard.state import bind, current, edit
+from dashboard.state_fields import SOURCE_KINDS, source_kind
 from engine.config import ScenarioConfig
 from engine.errors import EngineError
 from engine.traces import (

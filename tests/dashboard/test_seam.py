@@ -19,8 +19,8 @@ TIMEOUT_S = 120
 
 
 def _default_selection(tree: ast.Module) -> set[int]:
-    """Line numbers of the constants in ``DEFAULT_POLICIES = (...)`` (state.py's default
-    selection, data)."""
+    """Line numbers of the constants in ``DEFAULT_POLICIES = (...)`` (session_keys.py's
+    default selection, data)."""
     lines: set[int] = set()
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
@@ -32,7 +32,7 @@ def _default_selection(tree: ast.Module) -> set[int]:
 
 def test_no_policy_name_in_dashboard_code() -> None:
     """A registered policy's name appears in ``dashboard/`` only as data: the lessons and the
-    default selection in ``state.py`` (issue 36). Docstrings are prose, not rules."""
+    default selection in ``session_keys.py`` (issue 36). Docstrings are prose, not rules."""
     names = set(list_policies())
     found = []
     for path in sorted((ROOT / "dashboard").rglob("*.py")):
@@ -168,12 +168,13 @@ def _session_keys_in_code() -> dict[str, set[str]]:
 def test_every_shared_session_key_is_declared_once() -> None:
     """A session key that more than one dashboard module uses is declared in exactly one of
     the declarations (issue 36), and a declared key with no default is used by the code."""
-    from dashboard import page_settings, state
+    from dashboard import page_settings, state_fields
+    from dashboard import session_keys as state
     from dashboard.components import step_through
 
     declarations = {
-        "FIELDS": set(state.FIELDS),
-        "TABLES": set(state.TABLES),
+        "FIELDS": set(state_fields.FIELDS),
+        "TABLES": set(state_fields.TABLES),
         "PAGE_WIDGETS": set(state.PAGE_WIDGETS),
         "PLAIN_DEFAULTS": set(state.PLAIN_DEFAULTS),
         "SESSION_KEYS": set(state.SESSION_KEYS),
@@ -195,11 +196,12 @@ def test_every_shared_session_key_is_declared_once() -> None:
 def test_no_module_names_a_session_key_beside_its_declaration() -> None:
     """A module-level name bound to a declared session key (``X_KEY = "..."``) outside the
     declaring modules is a second declaration: the modules import the key instead."""
-    from dashboard import state
+    from dashboard import session_keys, state_fields
 
-    declared = {*state.FIELDS, *state.TABLES, *state.PAGE_WIDGETS, *state.PLAIN_DEFAULTS,
-                *state.SESSION_KEYS}  # fmt: skip
-    owners = {"dashboard/state.py", "dashboard/page_settings.py"}
+    declared = {*state_fields.FIELDS, *state_fields.TABLES, *session_keys.PAGE_WIDGETS,
+                *session_keys.PLAIN_DEFAULTS, *session_keys.SESSION_KEYS}  # fmt: skip
+    owners = {"dashboard/session_keys.py", "dashboard/state_fields.py",
+              "dashboard/page_settings.py"}  # fmt: skip
     found = []
     for path in sorted((ROOT / "dashboard").rglob("*.py")):
         where = path.relative_to(ROOT).as_posix()

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard.state import FIELDS, POLICY_PICKER, TABLES, default_scenario, get_field, with_field
+from dashboard.session_keys import POLICY_PICKER, default_scenario
+from dashboard.state import get_field, with_field
+from dashboard.state_fields import FIELDS, TABLES
 from engine.config import ScenarioConfig
 from engine.policies.base import display_name
 from engine.presets import cluster_2026_scenario

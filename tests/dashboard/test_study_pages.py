@@ -339,9 +339,12 @@ def test_compare_answers_las_vs_fifo_with_a_paired_row() -> None:
     at.number_input(key="compare_seeds").set_value(3).run()
     button(at, "run_compare").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    table = _table_with(at, "A vs B")
+    table = _table_with(at, "% of B")
     row = table[table["Metric"] == "Mean JCT"].iloc[0]
-    assert row["A vs B"] == "Tiresias LAS vs FIFO" and row["Seeds"] == 3
+    assert "A vs B" not in table and row["Seeds"] == 3  # the pair is said once, above the grid
+    assert [m.value for m in at.markdown if m.value.startswith("A vs B: ")] == [
+        "A vs B: **Tiresias LAS vs FIFO**"
+    ]
     runs = at.session_state["compare_result"].runs.set_index(["policy", "seed"])["jct_mean_s"]
     las = [runs[("Tiresias LAS", s)] for s in range(3)]
     fifo = [runs[("FIFO", s)] for s in range(3)]
@@ -372,9 +375,9 @@ def test_compare_answers_las_vs_fifo_with_a_paired_row() -> None:
     assert any("weak with 3 seeds" in w.value for w in at.warning)
     at.selectbox(key="compare_pair_a").set_value("base\tFIFO").run()
     at.selectbox(key="compare_pair_b").set_value("base\tTiresias LAS").run()
-    swapped = _table_with(at, "A vs B")
+    swapped = _table_with(at, "% of B")
     swapped_row = swapped[swapped["Metric"] == "Mean JCT"].iloc[0]
-    assert swapped_row["A vs B"] == "FIFO vs Tiresias LAS"
+    assert any(m.value == "A vs B: **FIFO vs Tiresias LAS**" for m in at.markdown)
     assert swapped_row["A − B"] == fmt.text(-sum(diffs) / 3, sign=True, unit=True)
 
 
@@ -441,7 +444,7 @@ def test_a_link_carries_the_compare_and_sweep_settings_and_reruns_the_compare_pa
     button(at, "run_compare").click().run()
     at.selectbox(key="compare_pair_a").set_value("base\tFIFO").run()
     at.selectbox(key="compare_pair_b").set_value("base\tTiresias LAS").run()
-    table = _table_with(at, "A vs B")
+    table = _table_with(at, "% of B")
     link = url_param(at, "scenario")
     state = decode_link(link)
     assert state.page == "compare" and state.study["compare"]["ran"] is True
@@ -453,7 +456,7 @@ def test_a_link_carries_the_compare_and_sweep_settings_and_reruns_the_compare_pa
     assert not fresh.exception and not fresh.error, [e.value for e in fresh.error]
     assert fresh.title[0].value == "Compare"
     assert fresh.number_input(key="compare_seeds").value == 2
-    pd.testing.assert_frame_equal(_table_with(fresh, "A vs B"), table)  # reran, same numbers
+    pd.testing.assert_frame_equal(_table_with(fresh, "% of B"), table)  # reran, same numbers
     fresh.switch_page("app_pages/sweep.py").run()
     assert fresh.selectbox(key="sweep_axis_x").value == "rounds.round_duration_s"
     assert fresh.text_input(key="sweep_values.rounds.round_duration_s").value == "120, 600"

@@ -32,10 +32,12 @@ def test_compares_verdicts_give_the_relative_size_and_holms_p(
     fill_number(page, "Seeds", "3")
     page.get_by_role("button", name="Run all").click()
     page.get_by_text(re.compile(r"6 runs: \d+ (simulated|stored)")).first.wait_for()
-    table = page.get_by_test_id("stDataFrame").filter(has_text="A vs B").first
+    table = page.get_by_test_id("stDataFrame").filter(has_text="% of B").first
     table.wait_for()
     text = table.text_content() or ""
     assert "% of B" in text and "p (Holm)" in text, text[:300]
+    assert "vs FIFO" not in text  # the pair said once above the grid, not in every row
+    page.get_by_text("A vs B: Tiresias LAS vs FIFO").wait_for()
     assert re.search(r"[+-]\d+(\.\d+)?%", text), text[:300]  # the difference relative to B
     caption = page.get_by_text(re.compile("adjusted by Holm's method for the \\d+ metrics"))
     caption.first.wait_for()

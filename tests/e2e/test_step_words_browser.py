@@ -46,6 +46,9 @@ def test_each_policy_says_its_own_key_at_a_preemption(server: str, page) -> None
     page.wait_for_timeout(800)
     assert float(view.get_attribute("data-time-s") or 0.0) == PREEMPTION_S
     screenshot(page, "step_words_muri", whole_page=False)
+    for policy in ("Muri-L", "Muri-S"):  # the brief is shown; a click opens the full words
+        page.locator(f'[data-words="{policy}"] summary').click()
+        page.locator(f'[data-words="{policy}"] .full').wait_for()
     muri_l = page.locator('[data-words="Muri-L"]').inner_text()
     assert "Muri-L preempted job" in muri_l and "GPU-h attained" in muri_l
     assert "in increasing attained GPU time" in muri_l
