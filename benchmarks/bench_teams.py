@@ -22,6 +22,14 @@ Compiled, 29 November (gate.py compiled, pending keys only counted where no head
 order, nested dicts for the wake index and usage log): FIFO with quotas 11.0-11.1 s -> 7.7-8.0 s
 (2.8-2.9x its time without queues), LAS 10.1-11.8 s -> 7.5-9.0 s, side by side, two runs each.
 
+Compiled, 29 November (one ``QueueState`` per ClusterQueue in a list, its groups as objects
+held by their workloads, ``engine/quota/queue_state.py``; results identical), side by side with
+the previous code, one run each, the machine under a load of 16: FIFO with quotas 8.8 s -> 7.7 s
+(2.0 s and 2.6 s without queues), LAS with quotas 9.4 s -> 8.6 s (24.1 s and 22.7 s without).
+The 2x bound for FIFO is still not met. A py-spy profile (``--native``) of the compiled run with
+quotas: the wrapper's ``allocate`` 58% of the simulation, Kueue's cycle 40% (heads 13%, the wake
+index's park and woken 11%, reference counting and dict lookups spread over all of it).
+
     .venv/bin/python benchmarks/bench_teams.py                      # full trace, timings
     .venv/bin/python benchmarks/bench_teams.py --sample --finding   # 2,000 jobs, the finding
     .venv/bin/python benchmarks/bench_teams.py --trace /work/shared/traces/philly/...full_82247.csv
