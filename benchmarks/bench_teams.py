@@ -24,8 +24,9 @@ order, nested dicts for the wake index and usage log): FIFO with quotas 11.0-11.
 
 Compiled, 29 November (one ``QueueState`` per ClusterQueue in a list, its groups as objects
 held by their workloads, ``engine/quota/queue_state.py``; results identical), side by side with
-the previous code, one run each, the machine under a load of 16: FIFO with quotas 8.8 s -> 7.7 s
-(2.0 s and 2.6 s without queues), LAS with quotas 9.4 s -> 8.6 s (24.1 s and 22.7 s without).
+the previous code, the machine under a load of 11-16: FIFO with quotas 8.0-8.8 s before and
+7.7-9.0 s after (four runs each: no measurable change; 2.0-2.6 s without queues), LAS with
+quotas 8.8-9.4 s and 7.5-8.6 s (two runs); plain Python 23.9 s -> 21.5 s for both (one run).
 The 2x bound for FIFO is still not met. A py-spy profile (``--native``) of the compiled run with
 quotas: the wrapper's ``allocate`` 58% of the simulation, Kueue's cycle 40% (heads 13%, the wake
 index's park and woken 11%, reference counting and dict lookups spread over all of it).
