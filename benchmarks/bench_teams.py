@@ -22,6 +22,15 @@ Compiled, 29 November (gate.py compiled, pending keys only counted where no head
 order, nested dicts for the wake index and usage log): FIFO with quotas 11.0-11.1 s -> 7.7-8.0 s
 (2.8-2.9x its time without queues), LAS 10.1-11.8 s -> 7.5-9.0 s, side by side, two runs each.
 
+Compiled, 29 November (one ``QueueState`` per ClusterQueue in a list, its groups as objects
+held by their workloads, ``engine/quota/queue_state.py``; results identical), side by side with
+the previous code, the machine under a load of 11-16: FIFO with quotas 8.0-8.8 s before and
+7.7-9.0 s after (four runs each: no measurable change; 2.0-2.6 s without queues), LAS with
+quotas 8.8-9.4 s and 7.5-8.6 s (two runs); plain Python 23.9 s -> 21.5 s for both (one run).
+The 2x bound for FIFO is still not met. A py-spy profile (``--native``) of the compiled run with
+quotas: the wrapper's ``allocate`` 58% of the simulation, Kueue's cycle 40% (heads 13%, the wake
+index's park and woken 11%, reference counting and dict lookups spread over all of it).
+
     .venv/bin/python benchmarks/bench_teams.py                      # full trace, timings
     .venv/bin/python benchmarks/bench_teams.py --sample --finding   # 2,000 jobs, the finding
     .venv/bin/python benchmarks/bench_teams.py --trace /work/shared/traces/philly/...full_82247.csv

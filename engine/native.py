@@ -70,6 +70,8 @@ MODULES = (
     "engine/quota/admission_fair_sharing.py",
     "engine/quota/wake.py",
     "engine/quota/pending.py",
+    "engine/quota/queue_state.py",
+    "engine/quota/assignment.py",
     "engine/quota/admission.py",
     "engine/quota/ledger.py",
     "engine/quota/gate.py",

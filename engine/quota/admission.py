@@ -33,31 +33,27 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from engine.quota.admission_fair_sharing import LocalQueueUsage
+from engine.quota.assignment import (
+    FIT,
+    NO_CANDIDATES,
+    NO_FIT,
+    PREEMPT,
+    RECLAIM,
+    Assignment,
+    fits_at_root,
+    preferred,
+    try_next,
+)
 from engine.quota.fair_sharing import Share, fair_targets, tournament_key
 from engine.quota.model import ClusterQueue, QueueConfig
-from engine.quota.pending import CountedKeys, OrderKey, SortedKeys
+from engine.quota.pending import OrderKey
 from engine.quota.preemption import Admitted, Preemptor, Target, find_targets
+from engine.quota.queue_state import QueueState, Workload
 from engine.quota.tree import QuotaNode, QuotaTree
 from engine.quota.wake import WakeIndex
 
-NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = range(5)
-"""Kueue's flavor-assignment preemption modes, worst to best (``flavorassigner.go``)."""
-
-
-class Assignment:
-    """The best flavor found for a workload: mode (:data:`FIT` ...), borrowing level, flavor,
-    and the eviction targets of a Preempt mode."""
-
-    __slots__ = ("mode", "borrow", "flavor", "targets")
-
-    def __init__(
-        self, mode: int = NO_FIT, borrow: int = 1 << 30, flavor: str = "",
-        targets: list[Target] | None = None,
-    ) -> None:  # fmt: skip
-        self.mode = mode
-        self.borrow = borrow
-        self.flavor = flavor
-        self.targets: list[Target] = targets if targets is not None else []
+Entry = tuple[tuple[int, int, float, int], Workload, Assignment]
+"""A cycle's entry: (no borrowing first, -priority, arrival s, job index), head, assignment."""
 
 
 class CycleResult:
@@ -79,24 +75,17 @@ class CycleResult:
         self.blocked: dict[str, str] = {}
 
 
-class _Workload:
-    __slots__ = ("index", "queue", "gpus", "priority", "order_s", "key")
-
-    def __init__(self, index: int, queue: str, gpus: int, priority: int, key: OrderKey) -> None:
-        self.index = index
-        self.queue = queue
-        self.gpus = gpus
-        self.priority = priority
-        self.order_s = key[2]
-        self.key = key
-
-
 class QuotaScheduler:
     """Kueue's queues and admission over a :class:`QuotaTree`.
 
     Args:
         config: the checked queue configuration.
         runs_on: ``runs_on(job index, worker type)``: whether the job has a throughput there.
+        key_of: ``key_of(job index)``: the job's :data:`OrderKey` in its queue now.
+
+    Attributes:
+        states: one :class:`QueueState` per ClusterQueue, in config order.
+        state_of: ClusterQueue name -> its state.
     """
 
     def __init__(
@@ -109,18 +98,9 @@ class QuotaScheduler:
         self.fair = config.fair_sharing
         self.weights = {cq.name: cq.fair_weight for cq in config.cluster_queues}
         self.weights.update({c.name: c.fair_weight for c in config.cohorts})
-        self.queues: dict[str, ClusterQueue] = {cq.name: cq for cq in config.cluster_queues}
-        self._flavors = {cq.name: [q.flavor for q in cq.flavors] for cq in config.cluster_queues}
         self.flavor_types = config.flavor_types()
         self.runs_on = runs_on
         self.key_of = key_of
-        # without preemption a pending workload is admissible iff some flavor it runs on has
-        # room for its GPUs: per queue, its pending keys grouped by (GPUs, those flavors), so a
-        # BestEffortFIFO head is the first key among the groups that fit, not a scan
-        self.groups: dict[str, dict[tuple[int, tuple[str, ...]], SortedKeys]] = {
-            name: {} for name in self.queues
-        }
-        self._group_of: dict[int, tuple[int, tuple[str, ...]]] = {}
         fair = config.fair_sharing
         self.afs: LocalQueueUsage | None = None
         self._afs_queues: set[str] = set()
@@ -133,33 +113,24 @@ class QuotaScheduler:
                 fair.admission_half_life_s, fair.admission_sampling_s, weights
             )
         self._local_queue: dict[int, str] = {}  # job index -> its LocalQueue
-        self._scans = {name: self._must_scan(cq) for name, cq in self.queues.items()}
-        self._any_scan = any(self._scans.values())
-        self.pending: dict[str, SortedKeys] = {
-            name: SortedKeys() if self._scans[name] or cq.queueing_strategy == "StrictFIFO"
-            else CountedKeys()
-            for name, cq in self.queues.items()
-        }  # fmt: skip
-        self.blocked: dict[str, str] = {}  # queue -> "quota" or "placement" (CycleResult)
+        self.states = [
+            QueueState(pos, cq, self.tree.cluster_queues[cq.name], self._must_scan(cq))
+            for pos, cq in enumerate(config.cluster_queues)
+        ]
+        self.state_of = {state.name: state for state in self.states}
+        self._any_scan = any(state.scans for state in self.states)
         self._released = True  # a release since the last schedule (the first looks at all)
-        self._submitted: set[str] = set()  # queues that gained a workload since then
-        self.workloads: dict[int, _Workload] = {}
+        self._submitted: set[int] = set()  # queues (numbers) that gained a workload since then
+        self.workloads: dict[int, Workload] = {}
         self.admitted: dict[QuotaNode, dict[int, Admitted]] = {
             node: {} for node in self.tree.cluster_queues.values()
         }
         self.admitted_by_index: dict[int, Admitted] = {}
         self.touched: set[str] = set()  # queues whose usage changed since the caller cleared it
         self.version = 0  # bumped at every change of usage
-        # queue -> flavor -> at most the fewest GPUs of its pending workloads that run on it,
-        # noted when a queue that needs no scan had no head and lowered by each workload queued
-        # since (one leaving may leave it low): it has no head while no flavor has that room
-        self._parked: dict[str, dict[str, int]] = {}
-        # the queues of _parked known to have no head until their root frees quota: not looked
+        # the parked queues known to have no head until their root frees quota: not looked
         # at by a cycle over all queues until the index wakes them (:mod:`engine.quota.wake`)
         self.wake = WakeIndex(self.tree)
-        # queue -> the version at which a queue that may preempt had no head (any change of
-        # usage may give it one)
-        self._clean: dict[str, int] = {}
 
     def worker_type(self, flavor: str) -> str:
         """The worker type a flavor stands for."""
@@ -171,69 +142,26 @@ class QuotaScheduler:
     ) -> None:  # fmt: skip
         """Queues a pending workload (a job that arrived, or an evicted one, again) of
         ClusterQueue ``queue``, from ``local_queue`` (default: the ClusterQueue's name)."""
-        self.workloads[index] = _Workload(index, queue, gpus, priority, key)
+        workload = Workload(index, self.state_of[queue], gpus, priority, key)
+        self.workloads[index] = workload
         self._local_queue[index] = local_queue or queue
-        self._queue(self.workloads[index])
+        self._queue(workload)
 
-    def _queue(self, workload: _Workload) -> None:
-        name, key = workload.queue, workload.key
-        self.pending[name].add(key)
-        group = self._group_of.get(workload.index)
+    def _queue(self, workload: Workload) -> None:
+        state = workload.queue
+        group = workload.group
         if group is None:
-            runs = tuple(q.flavor for q in self.queues[name].flavors
-                         if self.runs_on(workload.index, self.worker_type(q.flavor)))  # fmt: skip
-            group = self._group_of[workload.index] = (workload.gpus, runs)
-        keys = self.groups[name].get(group)
-        if keys is None:
-            keys = self.groups[name][group] = SortedKeys()
-        keys.add(key)
-        self._submitted.add(name)
-        self._clean.pop(name, None)
-        self.wake.unpark(name)
-        parked = self._parked.get(name)
-        if parked is not None:
-            for flavor in group[1]:
-                if group[0] < parked.get(flavor, 1 << 30):
-                    parked[flavor] = group[0]
+            runs = tuple([flavor for flavor in state.flavors
+                          if self.runs_on(workload.index, self.worker_type(flavor))])  # fmt: skip
+            group = workload.group = state.group(workload.gpus, runs)
+        state.add(workload, group)
+        self._submitted.add(state.pos)
+        self.wake.unpark(state.name)
 
-    def _unqueue(self, workload: _Workload) -> None:
-        name, key = workload.queue, workload.key
-        self.pending[name].remove(key)
-        group = self._group_of[workload.index]
-        keys = self.groups[name][group]
-        keys.remove(key)
-        if not len(keys):
-            del self.groups[name][group]  # (a cycle looks at every group of its queue)
-        self._clean.pop(name, None)
-
-    def _still_clean(self, name: str) -> bool:
-        """Whether queue ``name`` still has no head without looking at its workloads."""
-        if self._scans[name]:
-            return self._clean.get(name) == self.version
-        parked = self._parked.get(name)
-        if parked is None:
-            return False
-        node = self.tree.cluster_queues[name]
-        for flavor, gpus in parked.items():  # noqa: SIM110 (compiled: no generator)
-            if gpus <= node.available(flavor):
-                return False
-        return True
-
-    def _sleep(self, name: str) -> None:
+    def _sleep(self, state: QueueState) -> None:
         """Parks a queue without a head in the wake index (when it needs no scan)."""
-        parked = self._parked.get(name)
-        if parked is not None and not self._scans[name]:
-            self.wake.park(name, parked)
-
-    def _park(self, name: str) -> None:
-        """Notes, for a queue without a head, the fewest GPUs it waits for per flavor."""
-        need: dict[str, int] = {}
-        for (gpus, flavors), keys in self.groups[name].items():
-            if len(keys):
-                for flavor in flavors:
-                    if gpus < need.get(flavor, 1 << 30):
-                        need[flavor] = gpus
-        self._parked[name] = need
+        if state.parked is not None and not state.scans:
+            self.wake.park(state.name, state.parked)
 
     def _must_scan(self, queue: ClusterQueue) -> bool:
         """Whether a BestEffortFIFO head needs Kueue's full flavor assignment per workload
@@ -281,87 +209,98 @@ class QuotaScheduler:
             only = None if self._any_scan or len(result.evicted) > evicted else admitted
         self._released = False  # (its own evictions were looked at by its own cycles)
         self._submitted.clear()
-        result.blocked = dict(self.blocked)
+        blocked = result.blocked
+        for state in self.states:
+            if state.blocked:
+                blocked[state.name] = state.blocked
         return result
 
-    def _cycle(
-        self, now_s: float, free: dict[str, int], result: CycleResult, only: set[str] | None
-    ) -> set[str]:
-        """One scheduling cycle; returns the queues that admitted or evicted and those whose
-        head no longer fit after them (empty: no change)."""
-        entries: list[tuple[tuple[int, int, float, int], _Workload, Assignment]] = []
-        changed: set[str] = set()
-        if only is None:
-            self.blocked = {}
-            self.wake.woken()
+    def _visit(self, only: set[int] | None) -> list[QueueState]:
+        """The queues a cycle looks at: ``only`` (numbers), or all that are not asleep (their
+        marks cleared, and the wake index asked first)."""
+        if only is not None:
+            return [self.states[pos] for pos in only]
+        self.wake.woken()
         asleep = self.wake.parked
-        for name, keys in self.pending.items():
-            if only is None:
-                if name in asleep:
-                    continue  # (marked "quota" below)
-            elif name not in only:
+        visit = []
+        for state in self.states:
+            state.blocked = ""
+            if state.name not in asleep:
+                visit.append(state)
+        return visit
+
+    def _entries(self, visit: list[QueueState]) -> list[Entry]:
+        """Each visited queue's head and its flavor; a queue without one is marked."""
+        entries: list[Entry] = []
+        for state in visit:
+            state.blocked = ""
+            if not len(state.pending):
                 continue
-            self.blocked.pop(name, None)
-            if not len(keys) or self._still_clean(name):
-                if len(keys):
-                    self.blocked[name] = "quota"
-                    self._sleep(name)
-                continue
-            head = self._head(name, keys)
+            head = None if state.still_clean(self.version) else self._head(state)
             if head is None:
-                self._clean[name] = self.version
-                self.blocked[name] = "quota"
-                self._sleep(name)
+                state.clean_at = self.version
+                state.blocked = "quota"
+                self._sleep(state)
                 continue
             workload, assignment = head
             order = (assignment.borrow, -workload.priority, workload.order_s, workload.index)
             entries.append((order, workload, assignment))
+        return entries
+
+    def _cycle(
+        self, now_s: float, free: dict[str, int], result: CycleResult, only: set[int] | None
+    ) -> set[int]:
+        """One scheduling cycle; returns the queues (numbers) that admitted or evicted and
+        those whose head no longer fit after them (empty: no change)."""
+        visit = self._visit(only)
+        entries = self._entries(visit)
         reserved: list[tuple[QuotaNode, str, int]] = []
-        retry: set[str] = set()
+        retry: list[QueueState] = []
         taken: set[int] = set()
+        changed: set[int] = set()
         for workload, assignment in self._in_order(entries):
-            node = self.tree.cluster_queues[workload.queue]
+            state = workload.queue
+            node = state.node
             flavor, gpus = assignment.flavor, workload.gpus
             if assignment.mode == FIT:
                 if gpus > max(0, node.available(flavor)):
-                    self.blocked[workload.queue] = "quota"
-                    retry.add(workload.queue)  # its head may be another job at the next cycle
+                    state.blocked = "quota"
+                    retry.append(state)  # its head may be another job at the next cycle
                     continue
                 worker_type = self.worker_type(flavor)
                 if free.get(worker_type, 0) < gpus:
-                    self.blocked[workload.queue] = "placement"
+                    state.blocked = "placement"
                     continue
                 self._admit(workload, node, flavor, now_s)
                 free[worker_type] -= gpus
                 result.admitted.append((workload.index, worker_type))
-                changed.add(workload.queue)
+                changed.add(state.pos)
             elif not any(t.workload.index in taken for t in assignment.targets):
                 if not self._fits_without(node, flavor, gpus, assignment.targets):
-                    self.blocked[workload.queue] = "quota"
+                    state.blocked = "quota"
                     continue
                 for target in assignment.targets:
                     self._evict(target, workload.index, now_s, free, result)
                     taken.add(target.workload.index)
                 node.add_usage(flavor, gpus)
                 reserved.append((node, flavor, gpus))
-                self.blocked[workload.queue] = "quota"
-                changed.add(workload.queue)
+                state.blocked = "quota"
+                changed.add(state.pos)
         for node, flavor, gpus in reserved:
             node.remove_usage(flavor, gpus)
-        for name in list(retry):
-            if self._still_clean(name):  # (what the next cycle would find)
-                retry.discard(name)
-                self._sleep(name)
+        for state in retry:
+            if state.still_clean(self.version):  # (what the next cycle would find)
+                self._sleep(state)
+            elif changed:
+                changed.add(state.pos)
         # a queue left unmarked: asleep, given a workload by an eviction, or its head admitted
         # (a cycle over some queues runs without preemption: only those it looked at)
-        for name in self.pending if only is None else only:
-            if len(self.pending[name]) and name not in self.blocked:
-                self.blocked[name] = "quota"
-        return changed | retry if changed else changed
+        for state in self.states if only is None else visit:
+            if not state.blocked and len(state.pending):
+                state.blocked = "quota"
+        return changed
 
-    def _in_order(
-        self, entries: list[tuple[tuple[int, int, float, int], _Workload, Assignment]]
-    ) -> Iterator[tuple[_Workload, Assignment]]:
+    def _in_order(self, entries: list[Entry]) -> Iterator[tuple[Workload, Assignment]]:
         """The cycle's entries in Kueue's order: classical (no borrowing first, priority,
         arrival), or under fair sharing the tournament, re-run after each admission."""
         if not self.fair.enabled:
@@ -372,88 +311,49 @@ class QuotaScheduler:
             return iter([(workload, assignment) for _, workload, assignment in entries])
         return self._tournament(entries)
 
-    def _tournament(
-        self, entries: list[tuple[tuple[int, int, float, int], _Workload, Assignment]]
-    ) -> Iterator[tuple[_Workload, Assignment]]:
+    def _tournament(self, entries: list[Entry]) -> Iterator[tuple[Workload, Assignment]]:
         left = list(entries)
         while left:
             best = min(range(len(left)), key=lambda i: self._fair_key(left[i]))
             _, workload, assignment = left.pop(best)
             yield workload, assignment
 
-    def _fair_key(
-        self, entry: tuple[tuple[int, int, float, int], _Workload, Assignment]
-    ) -> tuple[str, list[tuple[bool, Share]], int, float, int]:
+    def _fair_key(self, entry: Entry) -> tuple[str, list[tuple[bool, Share]], int, float, int]:
         _, workload, assignment = entry
-        node = self.tree.cluster_queues[workload.queue]
+        node = workload.queue.node
         levels = tournament_key(node, assignment.flavor, workload.gpus, self.weights)
         return (node.root().name, levels, -workload.priority, workload.order_s, workload.index)
 
-    def _head(self, name: str, keys: SortedKeys) -> tuple[_Workload, Assignment] | None:
-        strict = self.queues[name].queueing_strategy == "StrictFIFO"
-        if not strict and not self._scans[name]:
-            key = self._first_fitting(name)
-            if key is None:
-                self._park(name)
+    def _head(self, state: QueueState) -> tuple[Workload, Assignment] | None:
+        if not state.strict and not state.scans:
+            group = state.first_fitting()
+            if group is None:
+                state.park()
                 return None
-            workload = self.workloads[key[3]]
-            return workload, self._fit(workload)
-        for key in self._in_queue_order(name, keys):
+            return self.workloads[group.keys.first()[3]], state.fit(group)
+        for key in self._in_queue_order(state):
             workload = self.workloads[key[3]]
             assignment = self.assign(workload)
-            if strict or assignment.mode not in (NO_FIT, NO_CANDIDATES):
+            if state.strict or assignment.mode not in (NO_FIT, NO_CANDIDATES):
                 if assignment.mode in (NO_FIT, NO_CANDIDATES):
                     return None
                 return workload, assignment
         return None
 
-    def _in_queue_order(self, name: str, keys: SortedKeys) -> list[OrderKey]:
+    def _in_queue_order(self, state: QueueState) -> list[OrderKey]:
         """The queue's pending keys in Kueue's order: under admission fair sharing, lower
         LocalQueue usage first (``queueOrderingFunc``), then the key."""
-        if self.afs is None or name not in self._afs_queues:
-            return keys.in_order()
+        if self.afs is None or state.name not in self._afs_queues:
+            return state.pending.in_order()
         usage = self.afs.usage
         local_queue = self._local_queue
-        return sorted(keys.in_order(), key=lambda key: (usage(local_queue[key[3]]), key))
+        return sorted(state.pending.in_order(), key=lambda key: (usage(local_queue[key[3]]), key))
 
-    def _fit(self, workload: _Workload) -> Assignment:
-        """:meth:`assign` for a workload known to fit some flavor without preemption: the
-        first flavor that fits, or under ``whenCanBorrow:
-        TryNextFlavor`` the one that borrows least (Kueue's ``isPreferred`` among Fit modes)."""
-        queue = self.queues[workload.queue]
-        node = self.tree.cluster_queues[workload.queue]
-        gpus = workload.gpus
-        best = Assignment()
-        for flavor in self._group_of[workload.index][1]:
-            if gpus > node.available(flavor):
-                continue
-            borrow = node.borrowing_level(flavor, gpus)
-            if borrow == 0 or queue.when_can_borrow != "TryNextFlavor":
-                return Assignment(FIT, borrow, flavor)
-            if best.mode != FIT or borrow < best.borrow:
-                best = Assignment(FIT, borrow, flavor)
-        return best
-
-    def _first_fitting(self, name: str) -> OrderKey | None:
-        """The first pending key of ``name`` whose GPUs fit some flavor it runs on."""
-        node = self.tree.cluster_queues[name]
-        room = {flavor: node.available(flavor) for flavor in self._flavors[name]}
-        best: OrderKey | None = None
-        for (gpus, flavors), keys in self.groups[name].items():
-            first = keys.first()
-            if best is not None and first >= best:
-                continue
-            for flavor in flavors:
-                if gpus <= room[flavor]:
-                    best = first
-                    break
-        return best
-
-    def assign(self, workload: _Workload) -> Assignment:
+    def assign(self, workload: Workload) -> Assignment:
         """Kueue's flavor assignment for one pending workload (``findFlavorForPodSetResource``
         with ``fitsResourceQuota``)."""
-        queue = self.queues[workload.queue]
-        node = self.tree.cluster_queues[workload.queue]
+        queue = workload.queue.config
+        node = workload.queue.node
         best = Assignment()
         gpus = workload.gpus
         for quota in queue.flavors:
@@ -461,21 +361,21 @@ class QuotaScheduler:
             if not self.runs_on(workload.index, self.worker_type(flavor)):
                 continue
             current = self._try_flavor(workload, queue, node, flavor, gpus)
-            if not _try_next(current, queue):
+            if not try_next(current, queue):
                 return current
-            if _preferred(current, best):
+            if preferred(current, best):
                 best = current
         return best
 
     def _try_flavor(
-        self, workload: _Workload, queue: ClusterQueue, node: QuotaNode, flavor: str, gpus: int
+        self, workload: Workload, queue: ClusterQueue, node: QuotaNode, flavor: str, gpus: int
     ) -> Assignment:
         if gpus > node.potential_available(flavor):
             return Assignment(NO_FIT, 1 << 30, flavor)
         borrow = node.borrowing_level(flavor, gpus)
         if gpus <= max(0, node.available(flavor)):
             return Assignment(FIT, borrow, flavor)
-        may_reclaim = node.parent is not None and not _fits_at_root(node, flavor, gpus)
+        may_reclaim = node.parent is not None and not fits_at_root(node, flavor, gpus)
         policy = queue.preemption
         while_borrowing = policy.borrow_within_cohort != "Never" or (
             self.fair.enabled and policy.reclaim_within_cohort != "Never"
@@ -517,8 +417,10 @@ class QuotaScheduler:
             target.workload.node.add_usage(target.workload.flavor, target.workload.gpus)
         return fits
 
-    def _admit(self, workload: _Workload, node: QuotaNode, flavor: str, now_s: float) -> None:
-        self._unqueue(workload)
+    def _admit(self, workload: Workload, node: QuotaNode, flavor: str, now_s: float) -> None:
+        group = workload.group
+        assert group is not None  # (queued workloads have their group)
+        workload.queue.remove(workload, group)
         admitted = Admitted(
             workload.index, node, flavor, workload.gpus, workload.priority, workload.order_s,
             now_s,
@@ -548,42 +450,5 @@ class QuotaScheduler:
         result.evicted.append((victim.index, target.reason, preemptor))
 
 
-def _entry_order(
-    entry: tuple[tuple[int, int, float, int], _Workload, Assignment],
-) -> tuple[int, int, float, int]:
+def _entry_order(entry: Entry) -> tuple[int, int, float, int]:
     return entry[0]
-
-
-def _fits_at_root(node: QuotaNode, flavor: str, gpus: int) -> bool:
-    """Whether the lowest subtree that holds ``gpus`` more is the root (Kueue's
-    ``FindHeightOfLowestSubtreeThatFits`` second answer, negated)."""
-    if not node.borrowing_with(flavor, gpus):
-        return False
-    remaining = gpus - node.local_available(flavor)
-    for ancestor in node.path_to_root():
-        if not ancestor.borrowing_with(flavor, remaining):
-            return ancestor.parent is None
-        remaining -= ancestor.local_available(flavor)
-    return True
-
-
-def _try_next(assignment: Assignment, queue: ClusterQueue) -> bool:
-    """Kueue's ``shouldTryNextFlavor``."""
-    if assignment.mode in (NO_FIT, NO_CANDIDATES):
-        return True
-    if assignment.mode in (PREEMPT, RECLAIM) and queue.when_can_preempt == "TryNextFlavor":
-        return True
-    return assignment.borrow > 0 and queue.when_can_borrow == "TryNextFlavor"
-
-
-def _preferred(a: Assignment, b: Assignment) -> bool:
-    """Kueue's ``isPreferred`` with its default preference, borrowing over preemption."""
-    if a.mode == NO_FIT:
-        return False
-    if b.mode == NO_FIT:
-        return True
-    if (a.mode == NO_CANDIDATES) != (b.mode == NO_CANDIDATES):
-        return a.mode != NO_CANDIDATES
-    if a.mode != b.mode:
-        return a.mode > b.mode
-    return a.borrow < b.borrow

@@ -64,7 +64,7 @@ def test_only_a_head_that_needs_the_order_keeps_it() -> None:
                      preemption=Preemption(within_cluster_queue="LowerPriority")),
     ))  # fmt: skip
     scheduler = QuotaScheduler(config, lambda index, worker_type: True, lambda index: (0, 0, 0, 0))
-    kinds = {name: type(keys) for name, keys in scheduler.pending.items()}
+    kinds = {name: type(keys) for name, keys in ((s.name, s.pending) for s in scheduler.states)}
     assert kinds == {"best": CountedKeys, "strict": SortedKeys, "preempts": SortedKeys}
 
 
