@@ -1,8 +1,8 @@
 """Gavel's round loop of leases: each round grants leases, each lease runs one micro-task.
 
 Used under ``RoundConfig.gavel_rules`` for a policy that declares ``lease_rounds`` (Gavel's
-family); :func:`engine.simulator.simulate` picks it. It extends the engine's event loop
-(:class:`engine.event_loop.Simulation`) with Gavel's own round rules.
+family); :func:`engine.simulator.simulate` picks it. It runs the engine's event loop's parts
+(:class:`engine.event_loop.Simulation`) by Gavel's own round rules.
 
 Narayanan et al., OSDI 2020; the rules are those of ``Scheduler.simulate`` in
 stanford-futuredata/gavel (``scheduler/scheduler.py``, commit c4fa400, MIT), modelled here in our
@@ -20,89 +20,98 @@ own code:
   re-solve (``Policy.force_reallocation``) once; otherwise, or a second time, the run stops.
 
 The checkpoint-restore cost, when the scenario sets one, delays a restarted micro-task.
+
+:class:`LeaseRounds` is a step object composed with the engine's event loop
+(:class:`engine.event_loop.Simulation`): it drives the loop's parts in Gavel's order through
+their public methods (the clock's :meth:`~engine.event_loop.Simulation.advance`, the arrival
+handler, the decision step's ``ask``/``preempt_ungranted``/``start_all`` and the job moves'
+``retire``), and keeps only its own round counter and micro-task plans.
 """
 
 from __future__ import annotations
 
 import math
 
-from engine.errors import SimulationCancelled
-from engine.event_loop import CHECK_EVERY, CancelFn, ProgressFn, Simulation
+from engine.event_loop import CHECK_EVERY, CancelFn, ProgressFn, Simulation, check_in
 from engine.results import SimulationResult
 from engine.state import JobState
 
+Plans = dict[int, tuple[float, float]]
+"""Job index -> (steps done when its micro-task ends, when it ends (s))."""
 
-class LeaseRoundSimulation(Simulation):
-    """One run in Gavel's round loop of leases (module docstring); use
+
+class LeaseRounds:
+    """Gavel's round loop of leases (module docstring) over the parts of ``sim``; use
     :func:`engine.simulator.simulate`."""
 
-    round_counter = 0  # rounds asked so far (the policies' round index)
-
-    def _round_index(self) -> int:
-        return self.round_counter
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+        self.round_counter = 0  # rounds asked so far (the policies' round index)
 
     def run(
         self, on_progress: ProgressFn | None, should_cancel: CancelFn | None
     ) -> SimulationResult:
-        plans: dict[int, tuple[float, float]] = {}
-        now_s = self.jobs[0].arrival_s if self.jobs else 0.0
+        """Round after round until no job is left; the result tables."""
+        sim = self.sim
+        sets, arrivals = sim.sets, sim.arrivals
+        plans: Plans = {}
+        now_s = sim.jobs[0].arrival_s if sim.jobs else 0.0
         forced = False
         while True:
-            self._advance(now_s)
+            sim.advance(now_s)
             self._end_micro_tasks(plans)
-            self._admit_arrivals()
-            if not (self.waiting or self.running or self.next_arrival < len(self.jobs)):
+            sim.on_arrivals()
+            if not (sets.waiting or sets.running or arrivals.pending()):
                 break
             plans = self._run_round()
             if plans:
                 now_s, forced = max(end_s for _, end_s in plans.values()), False
-            elif self.next_arrival < len(self.jobs):
-                now_s = max(now_s, self.jobs[self.next_arrival].arrival_s)
+            elif arrivals.pending():
+                now_s = max(now_s, arrivals.next_s())
             else:
                 forced = self._force_reallocation(forced)
             if self.round_counter % CHECK_EVERY == 0:
-                if should_cancel and should_cancel():
-                    raise SimulationCancelled(f"{self.policy_name}: cancelled")
-                if on_progress:
-                    done = sum(job.completion_s is not None for job in self.jobs)
-                    on_progress(done / max(1, len(self.jobs)))
-        return self._result()
+                done = sum(job.completion_s is not None for job in sim.jobs)
+                check_in(sim.policy_name, done, len(sim.jobs), on_progress, should_cancel)
+        return sim.result()
 
-    def _run_round(self) -> dict[int, tuple[float, float]]:
+    def _run_round(self) -> Plans:
         """Asks the policy, applies its grants and plans every running job's micro-task."""
-        allocation, _ = self._ask_policy(sync_running=False)
+        sim = self.sim
+        allocation, _ = sim.decisions.ask(False, self.round_counter)
         self.round_counter += 1
-        self._preempt_ungranted(allocation)
-        self._start_all(allocation, strict=True)
-        self.recorder.utilization(self.now_s, self.cluster.free_gpus)
-        return {job.index: self._plan(job) for job in self.running.values()}
+        sim.decisions.preempt_ungranted(allocation)
+        sim.decisions.start_all(allocation, strict=True)
+        sim.recorder.utilization(sim.clock.now_s, sim.cluster.free_gpus)
+        return {job.index: self._plan(job) for job in sim.sets.running.values()}
 
     def _plan(self, job: JobState) -> tuple[float, float]:
         """(steps done when the micro-task ends, when it ends) for a running job."""
-        start_s = max(self.now_s, job.restore_until_s)
-        usable_s = max(0.0, self.now_s + self.round_s - start_s)
+        now_s = self.sim.clock.now_s
+        start_s = max(now_s, job.restore_until_s)
+        usable_s = max(0.0, now_s + self.sim.rules.round_s - start_s)
         steps = min(math.floor(job.rate * usable_s), job.remaining_steps)
         if steps <= 0:  # slower than one step per round: run the round's fraction of a step
             steps = min(job.rate * usable_s, job.remaining_steps)
         return job.steps_done + steps, start_s + steps / job.rate
 
-    def _end_micro_tasks(self, plans: dict[int, tuple[float, float]]) -> None:
+    def _end_micro_tasks(self, plans: Plans) -> None:
         """Round end: books each micro-task's steps; jobs with none left complete."""
+        sim = self.sim
+        now_s = sim.clock.now_s
         for index, (steps_done, end_s) in plans.items():
-            job = self.jobs[index]
-            job.sync(self.now_s)
+            job = sim.jobs[index]
+            job.sync(now_s)
             job.steps_done = steps_done
             if steps_done >= job.total_steps:
                 job.steps_done = job.total_steps
-                job.completion_s = end_s
-                self.area_at_end[index] = self.area
-                self._release(job, "completed")
-                del self.running[index]
-        self.recorder.utilization(self.now_s, self.cluster.free_gpus)
+                sim.moves.retire(job, end_s)
+        sim.recorder.utilization(now_s, sim.cluster.free_gpus)
 
     def _force_reallocation(self, forced: bool) -> bool:
         """Nothing runs and nothing arrives: make the policy re-solve, once."""
-        if forced or not self.policy.forces_reallocation:
-            raise self._stuck_error()
-        self.policy.force_reallocation()
+        sim = self.sim
+        if forced or not sim.policy.forces_reallocation:
+            raise sim.decisions.stuck_error()
+        sim.policy.force_reallocation()
         return True

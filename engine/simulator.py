@@ -2,8 +2,8 @@
 
 It picks the loop the policy declares (:attr:`engine.policies.base.Policy.lease_rounds`): the
 engine's event loop (:mod:`engine.event_loop`), or, under Gavel's simulator rules, Gavel's round
-loop of leases (:mod:`engine.lease_rounds`), which extends it. Imports point one way: this
-module imports both loops, and neither imports it.
+loop of leases (:mod:`engine.lease_rounds`), which drives the event loop's parts in its own
+order. Imports point one way: this module imports both loops, and neither imports it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from engine.decision_log import DecisionLog
 from engine.errors import ConfigError
 from engine.event_loop import CancelFn, ProgressFn, Simulation
 from engine.jobs import gc_paused
-from engine.lease_rounds import LeaseRoundSimulation
+from engine.lease_rounds import LeaseRounds
 from engine.policies.base import get_policy
 from engine.quota.gate import QuotaPolicy
 from engine.quota.results import annotate
@@ -58,21 +58,22 @@ def simulate(
         AllocationError: the policy granted GPUs that do not exist.
         SimulationCancelled: ``should_cancel()`` returned True.
     """
-    loop = Simulation
     if config.queues is not None and (config.rounds.gavel_rules or config.failures.enabled):
         raise ConfigError(
             "queues and quotas run in the engine's event loop without failures: turn off "
             "Gavel's simulator rules and failures, or remove the queues"
         )
-    if config.rounds.gavel_rules and get_policy(policy.name).lease_rounds:
-        loop = LeaseRoundSimulation
+    lease_rounds = config.rounds.gavel_rules and get_policy(policy.name).lease_rounds
     if decision_log is None:
         decision_log = len(jobs) <= DECISION_LOG_MAX_JOBS
     with gc_paused():  # building, running and tabulating make no reference cycles
-        sim = loop(jobs, config, policy, matrix, stage_rows, trace_file)
+        log = DecisionLog() if decision_log else None
+        sim = Simulation(jobs, config, policy, matrix, stage_rows, trace_file, log)
         sim.recorder.keep_segments = record_segments
-        sim.log = DecisionLog() if decision_log else None
-        result = sim.run(on_progress, should_cancel)
+        if lease_rounds:
+            result = LeaseRounds(sim).run(on_progress, should_cancel)
+        else:
+            result = sim.run(on_progress, should_cancel)
     quota = sim.policy
     if isinstance(quota, QuotaPolicy):  # the per-team columns and usage (engine.quota)
         result = annotate(result, quota)

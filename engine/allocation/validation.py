@@ -5,7 +5,7 @@ anything, so a policy that grants GPUs that do not exist, or GPUs a job cannot u
 with an :class:`engine.errors.AllocationError` naming the policy, the job and the time. Whether
 the granted GPUs are *free* is checked later, when the placement strategy places them. The check
 is a verdict only: it changes nothing, and the engine works out which entries change what runs
-(:func:`engine.event_loop.changed_entries`).
+(:func:`engine.decision_step.changed_entries`).
 """
 
 from __future__ import annotations

@@ -95,13 +95,21 @@ def test_every_policy_declares_a_unique_display_name_and_a_group() -> None:
 
 def _policy_reads(path: Path) -> set[str]:
     """Attributes a module reads from a policy object or class: ``self.policy.x``,
-    ``get_policy(...).x`` and ``POLICIES.get(...).x``."""
+    ``get_policy(...).x``, ``POLICIES.get(...).x`` and, in a module that imports ``Policy`` (so
+    a name ``policy`` is one, not e.g. a quota's preemption policy), ``policy.x``."""
     reads = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    tree = ast.parse(path.read_text())
+    typed = any(
+        isinstance(node, ast.ImportFrom) and any(alias.name == "Policy" for alias in node.names)
+        for node in ast.walk(tree)
+    )
+    for node in ast.walk(tree):
         if not isinstance(node, ast.Attribute):
             continue
         value = node.value
-        if isinstance(value, ast.Attribute) and value.attr == "policy":
+        if (isinstance(value, ast.Attribute) and value.attr == "policy") or (
+            typed and isinstance(value, ast.Name) and value.id == "policy"
+        ):
             reads.add(node.attr)
         elif isinstance(value, ast.Call):
             func = value.func

@@ -19,8 +19,8 @@ from engine.allocation.grants import COMBINE_MODES, Grant
 from engine.allocation.layout import NodeLayout
 from engine.cluster import ClusterState, Placement
 from engine.config import PolicySpec, ScenarioConfig
+from engine.decision_step import changed_entries
 from engine.errors import AllocationError
-from engine.event_loop import changed_entries
 from engine.placement import get_placement
 from engine.placement.consolidated import consolidated, fill_fullest
 from engine.recorder import Recorder
@@ -267,7 +267,7 @@ def test_each_jobs_gang_rate_memo_is_the_run_wide_rate(
     for index, worker_type, num_gpus, bandwidth_gbps in gangs:
         job = sim.jobs[index]
         placement = Placement(worker_type, (0,), (num_gpus,), ("r",), "node", num_gpus)
-        fresh = JobRates(sim.matrix, sim.config.network, sim.round_s, sim.policy)
+        fresh = JobRates(sim.matrix, sim.config.network, sim.rules.round_s, sim.policy)
         memo = job.gang_rate
         job.gang_rate = None
         try:
@@ -276,7 +276,7 @@ def test_each_jobs_gang_rate_memo_is_the_run_wide_rate(
             expected = None
         job.gang_rate = memo
         try:
-            got = sim.rates.of(job, placement, bandwidth_gbps, 0.0)
+            got = sim.moves.rates.of(job, placement, bandwidth_gbps, 0.0)
         except AllocationError:
             got = None
         assert got == expected
