@@ -27,6 +27,7 @@ class Book:
         self.gpus: int = job.scale_factor
         self.slot: TypeSlot | None = None  # the worker type of the policy's last grant
         self.fitting: list[TypeSlot] | None = None  # types it has a throughput on, once found
+        self.shelf = -1  # its shape's queue (engine.policies.las.queues; -1: not yet queued)
         self.key = 0  # waiting: its queue key (frozen); running: its cached key, see until_s
         self.until_s = -math.inf  # running: a time before which its key cannot change
         self.run_start_s = math.nan  # start of the run the policy gave it (NaN: none)
