@@ -29,9 +29,10 @@ from engine.config import PolicySpec, RoundConfig, ScenarioConfig
 from engine.policies.las import books as las_books
 from engine.policies.las import keys as las_keys
 from engine.policies.las import policy as las
+from engine.policies.las.books import book_key
 from engine.policies.las.promotion import PromotionChecks
 from engine.policies.las.queues import WaitingQueues
-from engine.policies.las.running import RunningBooks
+from engine.policies.las.running import RunningBooks, merged_by_key
 from engine.simulator import simulate
 from engine.state import JobState
 from engine.step_time.throughput import load_matrix
@@ -124,14 +125,15 @@ def test_a_cached_key_holds_until_its_time(
     ),
     order=st.randoms(use_true_random=False),
     later_s=st.floats(0, 3_000),
+    num_started=st.integers(0, 12),
 )
 def test_running_books_in_any_carried_order_come_out_sorted_by_fresh_keys(
-    jobs: list[tuple[float, int, bool]], order: random.Random, later_s: float
+    jobs: list[tuple[float, int, bool]], order: random.Random, later_s: float, num_started: int
 ) -> None:
     """Whatever order the last decision left the running books in, with some keys cached at
     time 0 (some of which cross a threshold by ``later_s``) and some still to compute (jobs
-    started mid-round), ``RunningBooks.in_order`` returns them sorted by the keys computed
-    afresh."""
+    started mid-round, some told through ``add_started`` in any order),
+    ``RunningBooks.in_order`` returns them sorted by the keys computed afresh."""
     thresholds = (600.0, 3600.0)
     margin_gpu_s = las._KEY_MARGIN_GPU_S
     books = []
@@ -146,12 +148,27 @@ def test_running_books_in_any_carried_order_come_out_sorted_by_fresh_keys(
     order.shuffle(books)
     queues = WaitingQueues(thresholds, requeue=False)
     running_books = RunningBooks({b.index: b for b in books}, queues, True, margin_gpu_s)
-    running_books.books = books
+    running_books.books = books[num_started:]
+    running_books.add_started(books[:num_started])
     running = [book.job for book in books]
     in_order = running_books.in_order(running, later_s, {})
+    assert running_books.started == []
     fresh = sorted(running, key=lambda job: _fresh_key(thresholds, job, later_s))
     assert [book.job for book in in_order] == fresh
     assert [book.key for book in in_order] == [_fresh_key(thresholds, j, later_s) for j in fresh]
+
+
+@given(keys=st.lists(st.integers(0, 10**6), unique=True, max_size=40), data=st.data())
+def test_two_lists_sorted_by_key_merge_into_the_sorted_list(
+    keys: list[int], data: st.DataObject
+) -> None:
+    books = [las_books.Book(_running_job(0.0, 1, 0.0, index)) for index in range(len(keys))]
+    for book, key in zip(books, keys, strict=True):
+        book.key = key
+    first = data.draw(st.lists(st.sampled_from(books), unique=True)) if books else []
+    second = [book for book in books if book not in first]
+    merged = merged_by_key(sorted(first, key=book_key), sorted(second, key=book_key))
+    assert merged == sorted(books, key=book_key)
 
 
 def test_a_promotion_check_filed_behind_the_sweep_is_still_made() -> None:
@@ -164,7 +181,7 @@ def test_a_promotion_check_filed_behind_the_sweep_is_still_made() -> None:
     job = JobState(3, "j3", 0.0, "A3C", 1, 1e6, 1.0, {"v100": 1.0}, 1e8)
     job.attained_service_gpu_s = 5_000.0  # past the threshold: waits in queue 1
     book = las_books.Book(job)
-    queues.enqueue(book, 0.0)
+    queues.arrive(book, 0.0)
     assert book.key == (1 << las_keys.KEY_BITS) | job.index
     book.since_s, book.last_run_s = 0.0, 1.0  # due at 2 s (knob 2): long before the sweep
     checks.next_bucket = 5  # the sweep has passed buckets 0-4
@@ -172,7 +189,7 @@ def test_a_promotion_check_filed_behind_the_sweep_is_still_made() -> None:
     for starved in checks.starved(5.2 * bucket_s, knob=2.0):
         queues.promote(starved)
     assert book.key == job.index
-    assert list(queues.lists[0]) == [book] and list(queues.lists[1]) == []
+    assert [list(waiting) for waiting in queues.lists] == [[book]]  # its shape's, one waiting
     assert queues.requeued
 
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from sortedcontainers import SortedKeyList
 
 from engine.policies.las.books import Book, book_key
-from engine.policies.las.sorted_books import BLOCK, SortedBooks
+from engine.policies.las.sorted_books import BLOCK, KeyWalk, SortedBooks
 from engine.state import JobState
 
 
@@ -70,3 +70,37 @@ def test_refill_keeps_the_order_and_a_missing_book_is_named() -> None:
     assert [book.key for book in queue][:3] == [0, 1, 3]
     with pytest.raises(ValueError, match="job 7777: not in the queue"):
         queue.remove(_book(7777, 2))
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    sizes=st.lists(st.integers(0, 3 * BLOCK), max_size=6),
+    drop_share=st.floats(0, 0.2),
+)
+def test_a_walk_reads_the_parts_in_key_order_without_the_dropped(
+    seed: int, sizes: list[int], drop_share: float
+) -> None:
+    """Parts with disjoint keys walked in key order, blocks crossed; a part dropped after one of
+    its books is walked no further, the others are walked to their end."""
+    rng = random.Random(seed)
+    keys = rng.sample(range(10 * sum(sizes) + 1), sum(sizes))
+    parts: list[SortedBooks] = []
+    for size in sizes:
+        part_keys, keys = sorted(keys[:size]), keys[size:]
+        part = SortedBooks()
+        part.refill([_book(len(parts) * 10_000 + i, key) for i, key in enumerate(part_keys)])
+        parts.append(part)
+    part_of = {book.index: p for p, part in enumerate(parts) for book in part}
+    expected = sorted((book for part in parts for book in part), key=book_key)
+    walk, walked, dropped = KeyWalk(parts), [], set()
+    book = walk.next()
+    while book is not None:
+        walked.append(book)
+        if rng.random() < drop_share:
+            walk.drop_last()
+            dropped.add(part_of[book.index])
+        book = walk.next()
+    dropped_at = {part_of[b.index]: b.key for b in walked if part_of[b.index] in dropped}
+    assert walked == [b for b in expected if b.key <= dropped_at.get(part_of[b.index], b.key)]
+    assert walk.next() is None

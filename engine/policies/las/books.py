@@ -1,6 +1,6 @@
 """Tiresias LAS's bookkeeping (:mod:`engine.policies.las`): a record per arrived job (its
 book), a record per worker type for the fill (its slot, :mod:`engine.policies.las.fill`), the
-books' key, and the bisection of a book into the running books ordered by key.
+books' key.
 
 Compiled with mypyc together with :mod:`engine.policies.las` (:mod:`engine.native`); issue 11's
 speed work on the full Philly trace (~130,000 decisions, ~800,000 preemptions) moved the policy's
@@ -27,6 +27,7 @@ class Book:
         self.gpus: int = job.scale_factor
         self.slot: TypeSlot | None = None  # the worker type of the policy's last grant
         self.fitting: list[TypeSlot] | None = None  # types it has a throughput on, once found
+        self.shelf = -1  # its shape's queue (engine.policies.las.queues; -1: not yet queued)
         self.key = 0  # waiting: its queue key (frozen); running: its cached key, see until_s
         self.until_s = -math.inf  # running: a time before which its key cannot change
         self.run_start_s = math.nan  # start of the run the policy gave it (NaN: none)
@@ -57,18 +58,3 @@ class TypeSlot:
 def book_key(book: Book) -> int:
     """The book's key (the sort key of the running books and of the waiting queues)."""
     return book.key
-
-
-def insert_by_key(books: list[Book], book: Book) -> None:
-    """Inserts ``book`` into ``books`` (by key ascending) after every book whose key is not
-    above its own (a bisection written out: compiled, it compares native ints, where
-    ``bisect``'s ``key=`` would call back into Python for every probe)."""
-    key = book.key
-    low, high = 0, len(books)
-    while low < high:
-        middle = (low + high) >> 1
-        if books[middle].key > key:
-            high = middle
-        else:
-            low = middle + 1
-    books.insert(low, book)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from engine.allocation.grants import Allocation, Grant
 from engine.policies.las.books import Book, TypeSlot
-from engine.policies.las.sorted_books import SortedBooks
+from engine.policies.las.sorted_books import KeyWalk, SortedBooks
 
 
 def fill_round(
@@ -33,28 +33,32 @@ def fill_round(
     lists: tuple[list[Book], list[Book], list[Book]],
 ) -> None:
     """Round boundary: every GPU granted in key order to the running books (sorted by key)
-    and the waiting ones (each queue by key ascending). ``held`` (job index -> grant) holds
-    the running books' grants and is edited into the new allocation. Appends to ``lists``
-    (granted, started, preempted) the books granted (in key order), the waiting ones among
-    them, and the running ones left without GPUs (in key order)."""
+    and the waiting ones (``queues``: the waiting books by shape, each by key ascending, see
+    :mod:`engine.policies.las.queues`). ``held`` (job index -> grant) holds the running books'
+    grants and is edited into the new allocation. Appends to ``lists`` (granted, started,
+    preempted) the books granted (in key order), the waiting ones among them, and the running
+    ones left without GPUs (in key order)."""
     granted, started, preempted = lists
     total_free = 0
     for slot in slots:
         slot.free = slot.capacity
         total_free += slot.capacity
     at, end = 0, len(running)
-    book: Book
-    for waiting in queues:
-        for book in waiting:
-            key = book.key
-            while at < end and total_free > 0 and running[at].key < key:
-                total_free = _keep_running(running[at], slots, held, granted, preempted, total_free)
-                at += 1
-            if total_free <= 0:
-                break
-            total_free = _start_waiting(book, slots, held, granted, started, total_free)
+    walk = KeyWalk(queues)
+    book = walk.next()
+    while book is not None:
+        key = book.key
+        while at < end and total_free > 0 and running[at].key < key:
+            total_free = _keep_running(running[at], slots, held, granted, preempted, total_free)
+            at += 1
         if total_free <= 0:
             break
+        found = best_slot(book, slots)
+        if found is None:  # nor will any later book of its shape: free GPUs only shrink
+            walk.drop_last()
+        else:
+            total_free = _start_waiting(book, found, held, granted, started, total_free)
+        book = walk.next()
     while at < end:
         total_free = _keep_running(running[at], slots, held, granted, preempted, total_free)
         at += 1
@@ -63,21 +67,20 @@ def fill_round(
 def fill_admit(
     queues: list[SortedBooks], slots: list[TypeSlot], held: Allocation, started: list[Book]
 ) -> Allocation:
-    """Mid-round: the waiting books (each queue by key ascending) granted in key order onto
-    the slots' free GPUs; returns their grants (also added to ``held``) and appends the books
-    to ``started``."""
+    """Mid-round: the waiting books (``queues``: by shape, each by key ascending) granted in
+    key order onto the slots' free GPUs; returns their grants (also added to ``held``) and
+    appends the books to ``started``."""
     allocation: Allocation = {}
     total_free = 0
     for slot in slots:
         total_free += slot.free
-    book: Book
-    for waiting in queues:
-        for book in waiting:
-            if total_free <= 0:
-                return allocation
-            found = best_slot(book, slots)
-            if found is None:
-                continue
+    walk = KeyWalk(queues)
+    book = walk.next()
+    while book is not None and total_free > 0:
+        found = best_slot(book, slots)
+        if found is None:  # nor will any later book of its shape
+            walk.drop_last()
+        else:
             grant = found.gang(book.gpus)
             allocation[book.index] = grant
             held[book.index] = grant
@@ -85,6 +88,7 @@ def fill_admit(
             started.append(book)
             found.free = found.free - book.gpus
             total_free -= book.gpus
+        book = walk.next()
     return allocation
 
 
@@ -133,17 +137,14 @@ def _move_running(
 
 def _start_waiting(
     book: Book,
-    slots: list[TypeSlot],
+    slot: TypeSlot,
     held: Allocation,
     granted: list[Book],
     started: list[Book],
     total_free: int,
 ) -> int:
-    """A waiting book in the fill: granted the fitting type with the most free GPUs, if any.
-    Returns ``total_free`` less its GPUs if granted."""
-    slot = best_slot(book, slots)
-    if slot is None:
-        return total_free
+    """A waiting book in the fill granted ``slot`` (its :func:`best_slot`). Returns
+    ``total_free`` less its GPUs."""
     gpus = book.gpus
     held[book.index] = slot.gang(gpus)
     book.slot = slot

@@ -5,10 +5,13 @@ Issue 11's speed work (full Philly trace: ~47,500 round boundaries, ~80 running 
 three things instead of recomputing them at every boundary: each running job's key with a time
 before which its service cannot cross the next threshold (:func:`~engine.policies.las.keys.
 running_key`), recomputed exactly after it; the running books' key order, into which only the
-books whose key changed or breaks the order are bisected (a sort with a key function calls out
+books whose key changed or breaks the order are merged (a sort with a key function calls out
 per book); and the grants the engine holds (``held``), which the fill edits into the next
-allocation (:mod:`engine.policies.las.fill`). ``tests/engine/test_las_running_keys.py`` checks
-the schedule against recomputing everything afresh (``keep_order`` off, no margin).
+allocation (:mod:`engine.policies.las.fill`). Issue 37: the jobs started mid-round and the books
+whose key moved are merged into the order once per round boundary (sorted among themselves),
+not bisected into it one by one (a list insertion shifts every running book behind it, a cost
+that grows with the running jobs). ``tests/engine/test_las_running_keys.py`` checks the
+schedule against recomputing everything afresh (``keep_order`` off, no margin).
 
 Compiled with mypyc with :mod:`engine.policies.las.policy` (:mod:`engine.native`).
 """
@@ -18,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from engine.allocation.grants import Grant
-from engine.policies.las.books import Book, TypeSlot, book_key, insert_by_key
+from engine.policies.las.books import Book, TypeSlot, book_key
 from engine.policies.las.fill import held_grants
 from engine.policies.las.keys import KEY_BITS, running_key
 from engine.policies.las.queues import WaitingQueues
@@ -27,8 +30,8 @@ from engine.state import JobState
 
 class RunningBooks:
     """The running jobs as of the last decision: ``books`` in key order (the last round
-    boundary's grants, which the fill makes in key order, with the jobs started mid-round among
-    them by their waiting keys) and ``held`` (job index -> grant).
+    boundary's grants, which the fill makes in key order), ``started`` (the jobs started
+    mid-round since, with their waiting keys) and ``held`` (job index -> grant).
 
     Args:
         by_index: every arrived job's book by job index (the policy's, shared).
@@ -49,6 +52,7 @@ class RunningBooks:
         self.keep_order = keep_order
         self.margin_gpu_s = margin_gpu_s
         self.books: list[Book] = []
+        self.started: list[Book] = []
         self.held: dict[int, Grant] = {}
 
     def in_order(
@@ -64,9 +68,9 @@ class RunningBooks:
         if self.keep_order:
             in_order, moved = self._carried_in_order(now_s)
             if len(in_order) + len(moved) == len(running):
-                for book in moved:  # each bisected into place (keys are unique)
-                    insert_by_key(in_order, book)
-                return in_order
+                moved.sort(key=book_key)
+                return merged_by_key(in_order, moved)
+        self.started = []
         by_index = self.by_index
         books = [by_index[job.index] for job in running]
         self.held = held_grants(books, slot_of)
@@ -77,10 +81,9 @@ class RunningBooks:
         return books
 
     def add_started(self, started: list[Book]) -> None:
-        """Jobs started mid-round, by their waiting keys (which mostly stay their running keys)."""
-        books = self.books
-        for book in started:
-            insert_by_key(books, book)
+        """Jobs started mid-round, with their waiting keys (which mostly stay their running
+        keys): merged into the order at the next round boundary."""
+        self.started.extend(started)
 
     def stop(self, stopped: list[Book]) -> None:
         """Jobs a failed node stopped (engine.faults) leave, with their grants."""
@@ -89,15 +92,22 @@ class RunningBooks:
             held.pop(book.index, None)
         gone = {book.index for book in stopped}
         self.books = [book for book in self.books if book.index not in gone]
+        self.started = [book for book in self.started if book.index not in gone]
 
     def _carried_in_order(self, now_s: float) -> tuple[list[Book], list[Book]]:
         """The last decision's books still placed, keys brought up to date: those in the
         carried order, and those whose key changed or breaks it. The grants of the books no
-        longer placed leave ``held``."""
+        longer placed leave ``held``. The books are walked in key order: ``books`` merged with
+        ``started`` (sorted), which empties."""
+        books = self.books
+        if self.started:
+            self.started.sort(key=book_key)
+            books = merged_by_key(books, self.started)
+            self.started = []
         held, previous = self.held, -1
         in_order: list[Book] = []
         moved: list[Book] = []
-        for book in self.books:
+        for book in books:
             if book.job.placement is None:  # completed (or never placed): its grant is gone
                 held.pop(book.index, None)
                 continue
@@ -120,3 +130,19 @@ class RunningBooks:
         )
         if book.key >> KEY_BITS != key >> KEY_BITS:
             queues.moved(book)
+
+
+def merged_by_key(first: list[Book], second: list[Book]) -> list[Book]:
+    """The books of two lists sorted by key (unique keys) in one list sorted by key."""
+    merged: list[Book] = []
+    at, end = 0, len(second)
+    for book in first:
+        key = book.key
+        while at < end and second[at].key < key:
+            merged.append(second[at])
+            at += 1
+        merged.append(book)
+    while at < end:
+        merged.append(second[at])
+        at += 1
+    return merged

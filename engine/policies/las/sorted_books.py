@@ -9,6 +9,10 @@ compiled policy, costs more than the shift at this scale (measured: LAS on 320,0
 88 s); this class is that design cut to what the policy uses, with native int keys, compiled
 with mypyc (:mod:`engine.native`). ``tests/engine/test_las_sorted_books.py`` checks it against
 ``SortedKeyList``.
+
+:class:`KeyWalk` reads several of them (the waiting queue split by shape,
+:mod:`engine.policies.las.queues`) as one queue in key order, and drops a part when told: the
+fill skips a whole shape once it no longer fits, instead of trying each of its books.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Final
 
 from engine.policies.las.books import Book
 
+END_KEY: Final = 1 << 62  # above every key (:mod:`engine.policies.las.keys`: queue << 40 | order)
 BLOCK: Final = 256  # [R] a block splits in two above 2 * BLOCK books (a 4 KiB shift at most)
 
 
@@ -85,6 +90,63 @@ class SortedBooks:
         self.blocks = [books[at : at + BLOCK] for at in range(0, len(books), BLOCK)]
         self.lasts = [block[-1].key for block in self.blocks]
         self.size = len(books)
+
+
+class KeyWalk:
+    """The books of several :class:`SortedBooks` (their keys disjoint) in key order, each
+    part left out from the moment :meth:`drop_last` drops it. The parts must not change while
+    walked. A k-way merge: each step compares the k parts' heads (k is small: the shapes)."""
+
+    def __init__(self, parts: list[SortedBooks]) -> None:
+        self.cursors: list[_Cursor] = [_Cursor(part) for part in parts if part.size]
+        self.last: _Cursor | None = None
+
+    def next(self) -> Book | None:
+        """The book of lowest key not yet walked among the parts not dropped (None: none)."""
+        best: _Cursor | None = None
+        best_key = END_KEY
+        for cursor in self.cursors:
+            if cursor.key < best_key:
+                best, best_key = cursor, cursor.key
+        self.last = best
+        if best is None:
+            return None
+        book = best.take()
+        if best.key == END_KEY:
+            self.cursors.remove(best)
+        return book
+
+    def drop_last(self) -> None:
+        """The part of the book :meth:`next` returned last is walked no further."""
+        last = self.last
+        if last is not None and last.key != END_KEY:
+            self.cursors.remove(last)
+        self.last = None
+
+
+class _Cursor:
+    """A place in one :class:`SortedBooks`: its next book's block and position, and key."""
+
+    def __init__(self, part: SortedBooks) -> None:
+        self.blocks = part.blocks
+        self.block = 0
+        self.at = 0
+        self.key: int = part.blocks[0][0].key
+
+    def take(self) -> Book:
+        """The next book; moves past it (``key`` becomes :data:`END_KEY` past the last)."""
+        block = self.blocks[self.block]
+        book = block[self.at]
+        self.at += 1
+        if self.at == len(block):
+            self.block += 1
+            self.at = 0
+            if self.block == len(self.blocks):
+                self.key = END_KEY
+                return book
+            block = self.blocks[self.block]
+        self.key = block[self.at].key
+        return book
 
 
 def _first_at_least(keys: list[int], key: int) -> int:
