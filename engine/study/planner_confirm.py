@@ -25,13 +25,18 @@ give on ``max_seeds`` seeds meets the target) gets search seeds by the search's 
 (:meth:`Evaluator.add_seeds`, 2 at a time, the same seeds for every mix), each until it
 meets the target, is clearly out (off that trend, or its good-side bound misses), reaches
 ``max_seeds``, or a cheaper one met it; the cheapest that meets the target then is the
-candidate. Its confidence is still stated from the fresh seeds alone. Only search seeds are
+candidate. **The candidate's screen**: it runs on all ``max_seeds`` search seeds (a fixed
+sample, :meth:`Evaluator.pair`) and is confirmed only if it still meets the target there; a mix
+whose first seeds were lucky is then dropped on search seeds, not on fresh ones, where each
+refusal costs ``max_seeds`` runs and halves the error left for the next confirmation. Its
+confidence is still stated from the fresh seeds alone. Only search seeds are
 added, never fresh ones, and no new mix is tried (an earlier neighbourhood check after each
 refusal let the Philly FIFO 4 h plan find ten lucky mixes and end with no answer). Not solved:
 a cheap mix the search never tried (Gavel's 1 V100 + 3 P100 nodes, 8.12 USD/h) stays untried.
-An earlier rule ran the candidate and every such cheaper mix on all ``max_seeds`` search
-seeds: on the Philly FIFO 4 h plan (`benchmarks/bench_study.py --case plan`) those runs were
-140 of its 707 simulations.
+An earlier rule ran every such cheaper mix on all ``max_seeds`` search seeds too: on the
+Philly FIFO 4 h plan (`benchmarks/bench_study.py --case plan`) those runs were 140 of its 707
+simulations. Without the screen, on that plan ten lucky candidates were refused one after
+another on the fresh seeds and the plan ended with no answer (measured).
 
 **Many confirmations** (issue 34): the mixes are confirmed one after another until one holds,
 so the answer is wrong when any confirmation of a mix that truly misses the target holds. The
@@ -97,22 +102,44 @@ def _rivals(ev: Evaluator, key: Key, done: set[Key]) -> list[Key]:
 
 def candidate(ev: Evaluator, say: Callable[[str], None]) -> Key | None:
     """The next mix to confirm: the cheapest that meets the target on the search's seeds, after
-    every cheaper mix that could still win got more search seeds (:func:`_rivals`; module
-    docstring); None if no mix is left."""
+    every cheaper mix that could still win got more search seeds (:func:`_rivals`) and it met
+    the target on all ``max_seeds`` search seeds (module docstring); None if no mix is left."""
     done: set[Key] = set()
-    while (key := _next(ev)) is not None and (rivals := _rivals(ev, key, done)):
-        before = ev.num_simulations
-        ev.add_seeds(rivals, trend=True)
-        done.update(rivals)
-        passed = [ev.rows[k]["mix"] for k in rivals if ev.meets(k)]
-        verdict = (f"{', '.join(passed)} now meet{'s' if len(passed) == 1 else ''} it."
-                   if passed else "none meets it.")  # fmt: skip
-        say(f"Before confirming {ev.rows[key]['mix']} ({ev.cost(key):,.2f} USD/h), "
-            f"{len(rivals)} cheaper mix{'es' if len(rivals) != 1 else ''} whose average met the "
-            f"target and could still meet it on {ev.spec.max_seeds} seeds got more search seeds "
-            f"({ev.num_simulations - before} simulations, up to {ev.spec.max_seeds} seeds "
-            f"each): {verdict}")  # fmt: skip
-    return key
+    while (key := _next(ev)) is not None:
+        rivals = _rivals(ev, key, done)
+        if rivals:
+            _extend(ev, key, rivals, say)
+            done.update(rivals)
+        elif len(ev.values.get(key, {})) < ev.spec.max_seeds:
+            _screen(ev, key, say)
+        else:
+            return key
+    return None
+
+
+def _extend(ev: Evaluator, key: Key, rivals: list[Key], say: Callable[[str], None]) -> None:
+    """More search seeds for the ``rivals`` of ``key`` while they could still win."""
+    before = ev.num_simulations
+    ev.add_seeds(rivals, trend=True)
+    passed = [ev.rows[k]["mix"] for k in rivals if ev.meets(k)]
+    verdict = (f"{', '.join(passed)} now meet{'s' if len(passed) == 1 else ''} it."
+               if passed else "none meets it.")  # fmt: skip
+    say(f"Before confirming {ev.rows[key]['mix']} ({ev.cost(key):,.2f} USD/h), "
+        f"{len(rivals)} cheaper mix{'es' if len(rivals) != 1 else ''} whose average met the "
+        f"target and could still meet it on {ev.spec.max_seeds} seeds got more search seeds "
+        f"({ev.num_simulations - before} simulations, up to {ev.spec.max_seeds} seeds "
+        f"each): {verdict}")  # fmt: skip
+
+
+def _screen(ev: Evaluator, key: Key, say: Callable[[str], None]) -> None:
+    """Runs ``key`` on all ``max_seeds`` search seeds (a fixed sample) before it is confirmed."""
+    before, count = ev.num_simulations, ev.spec.max_seeds
+    ev.pair([key], count)
+    row, target = ev.rows[key], ev.spec.target
+    verdict = "still meets the target" if ev.meets(key) else "misses the target there"
+    say(f"Before confirming {row['mix']} ({ev.cost(key):,.2f} USD/h), it ran on all {count} "
+        f"search seeds ({ev.num_simulations - before} simulations): "
+        f"{target.sure_words(row['bound'], ev.spec.confidence)}: {verdict}.")  # fmt: skip
 
 
 def confirm(spec: PlanSpec, ev: Evaluator, say: Callable[[str], None]) -> Key | None:

@@ -193,6 +193,17 @@ class Evaluator:
             for k in near:
                 self._row(k, phase or str(self.rows[k]["phase"]))
 
+    def pair(self, keys: Iterable[Key], count: int) -> None:
+        """Runs each of ``keys`` on the first ``count`` search seeds it has not run on, so it is
+        judged on the same seeds as a mix that has ``count`` (a mix's search seeds are always
+        the first of :meth:`PlanSpec.search_seeds`); the confirmation's screen of its candidate
+        (`engine.study.planner_confirm`)."""
+        first = self.spec.search_seeds()[:count]
+        todo = {k: [s for s in first if s not in self.values.get(k, {})] for k in keys}
+        self._record(self._run({k: seeds for k, seeds in todo.items() if seeds}))
+        for k in todo:
+            self._row(k, str(self.rows[k]["phase"]))
+
     def on_trend(self, key: Key) -> bool:
         """On its current trend, ``key`` would meet the target on ``max_seeds`` seeds: the bound
         its values' mean and spread give at ``max_seeds`` seeds meets it (True with one value:
