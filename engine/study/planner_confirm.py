@@ -35,8 +35,9 @@ refusal let the Philly FIFO 4 h plan find ten lucky mixes and end with no answer
 a cheap mix the search never tried (Gavel's 1 V100 + 3 P100 nodes, 8.12 USD/h) stays untried.
 An earlier rule ran every such cheaper mix on all ``max_seeds`` search seeds too: on the
 Philly FIFO 4 h plan (`benchmarks/bench_study.py --case plan`) those runs were 140 of its 707
-simulations. Without the screen, on that plan ten lucky candidates were refused one after
-another on the fresh seeds and the plan ended with no answer (measured).
+simulations; now 50 of its 617 (the answer 213.88 USD/h, was 213.24). Without the screen, a
+replay of that plan (its search let past its budget) had ten lucky candidates refused one
+after another on the fresh seeds and ended with no answer.
 
 **Many confirmations** (issue 34): the mixes are confirmed one after another until one holds,
 so the answer is wrong when any confirmation of a mix that truly misses the target holds. The
