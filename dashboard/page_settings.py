@@ -37,7 +37,8 @@ SEED_RANGE = (1, 50)
 ``dashboard.components.study_controls.render_seed_count``); a link's seed count is held to
 it. [R]"""
 NUMBER_RANGES: dict[str, tuple[type, float, float]] = {
-    "plan_target_": (float, 0.01, 1e12),  # the target in its shown unit (a share in % <= 100)
+    "plan_target_start_within_share": (float, 0.01, 100.0),  # a share in %
+    "plan_target_": (float, 0.01, 1e12),  # the other targets, in their shown unit (h, min)
     "plan_within_h": (float, 0.0, 1e6),
     "plan_confidence": (int, 50, 99),
     "plan_max_seeds": (int, 2, 50),
@@ -46,7 +47,9 @@ NUMBER_RANGES: dict[str, tuple[type, float, float]] = {
     "plan_years": (float, 0.5, 50.0),
     "plan_electricity_usd_per_kwh": (float, 0.0, 10.0),
 }
-"""Planner number settings (a key or a key prefix) -> (type, lowest, highest) its widget takes."""
+"""Planner number settings (a key or a key prefix; the first that matches) -> (type, lowest,
+highest): the one declaration of each range, which the widget (:func:`widget_range`) and the
+link vetting (:func:`check_setting`) both read."""
 PLAN_CANDIDATE_COLUMNS = ("worker_type", "price_usd_per_gpu_h", "max_nodes", "gpus_per_node",
                           "max_spares", "purchase_usd_per_gpu")  # fmt: skip
 """The Planner's candidates table; ``max_spares`` and ``purchase_usd_per_gpu`` may be missing
@@ -132,7 +135,6 @@ def check_setting(key: str, value: Any) -> str:
         return ""  # blank: no worse than today's (the Planner's default target)
     if number is not None:
         kind, low, high = number
-        high = 100.0 if key == "plan_target_start_within_share" else high
         ok = isinstance(value, int | float) and not isinstance(value, bool)
         ok = ok and low <= value <= high and (kind is float or float(value).is_integer())
         return "" if ok else f"expected a {kind.__name__} from {low:g} to {high:g}"
@@ -143,6 +145,20 @@ def check_setting(key: str, value: Any) -> str:
     if not isinstance(value, str) or len(value) > MAX_TEXT:
         return f"expected a text of at most {MAX_TEXT:,} characters"
     return ""
+
+
+def widget_range(key: str) -> dict[str, Any]:
+    """The ``min_value`` and ``max_value`` of the widget of a Planner number setting ``key``,
+    from :data:`NUMBER_RANGES` (typed as the setting: an int setting takes int bounds).
+
+    Raises:
+        KeyError: for a key no range declares.
+    """
+    number = _number_range(key)
+    if number is None:
+        raise KeyError(f"no range declared for {key!r} in page_settings.NUMBER_RANGES")
+    kind, low, high = number
+    return {"min_value": kind(low), "max_value": kind(high)}
 
 
 def _number_range(key: str) -> tuple[type, float, float] | None:

@@ -30,6 +30,7 @@ from dashboard.components.study_run import (
     render_study_buttons,
     shared_slot,
 )
+from dashboard.page_settings import widget_range
 from dashboard.query import trace_store, upload_sha256
 from dashboard.run_queue import with_deadline
 from dashboard.state import current_config, set_current
@@ -66,8 +67,8 @@ metric = cols[1].selectbox("Target", TARGET_METRICS, key="plan_metric",
 probe = Target(metric, 0.5 if metric == "start_within_share" else 1.0)
 word = "At least" if not probe.at_most else "At most"
 target_shown = cols[2].number_input(
-    f"{word} ({probe.unit})", min_value=0.01, max_value=100.0 if not probe.at_most else None,
-    value=None, placeholder="no worse than today's", key=f"plan_target_{metric}",
+    f"{word} ({probe.unit})", **widget_range(f"plan_target_{metric}"), value=None,
+    placeholder="no worse than today's", key=f"plan_target_{metric}",
     help="Blank: no worse than today's cluster. Each mix runs on the same seeds (the same "
     "jobs) as today's cluster and is compared with it seed by seed; it meets the target when "
     "we are as sure as the plan asks that it is on average no worse than today's. Type a "
@@ -78,17 +79,17 @@ with cols[3]:
     seeds = render_seed_count("plan_seeds", 3)
 cols = st.columns(4)
 s.setdefault("plan_within_h", 1.0)
-within_h = cols[0].number_input("T: jobs start within (h)", min_value=0.0, key="plan_within_h",
-                                disabled=probe.at_most)  # fmt: skip
+within_h = cols[0].number_input("T: jobs start within (h)", **widget_range("plan_within_h"),
+                                key="plan_within_h", disabled=probe.at_most)  # fmt: skip
 s.setdefault("plan_confidence", 95)
 confidence = cols[1].slider(
-    "Confidence (%)", 50, 99, key="plan_confidence",
+    "Confidence (%)", **widget_range("plan_confidence"), key="plan_confidence",
     help="A mix meets the target when we are this sure, over its seeds, that its average "
     "meets it (the chart draws each mix at that bound); 50% decides on the average alone.",
 )  # fmt: skip
 s.setdefault("plan_max_seeds", 10)
-max_seeds = cols[2].number_input("Seeds near the target, at most", min_value=2, max_value=50,
-                                 key="plan_max_seeds",
+max_seeds = cols[2].number_input("Seeds near the target, at most",
+                                 **widget_range("plan_max_seeds"), key="plan_max_seeds",
                                  help="A mix whose interval straddles the target gets 2 more "
                                  "seeds at a time, up to this many.")  # fmt: skip
 failures = base.failures
@@ -99,7 +100,7 @@ if failures.enabled:
     cols = st.columns([1, 3])
     s.setdefault("plan_max_spares", 2)
     max_spares = cols[0].number_input(
-        "Spare nodes per GPU type, at most", min_value=0, max_value=64, step=1,
+        "Spare nodes per GPU type, at most", **widget_range("plan_max_spares"), step=1,
         key="plan_max_spares",
         help="The search also chooses how many spare nodes to hold of each GPU type (0 up to "
         "this, or up to the type's own number in the table below); spares are bought like "

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard.page_settings import NUMBER_RANGES, PLAN_OBJECTIVES
+from dashboard.page_settings import PLAN_OBJECTIVES, widget_range
 from engine.errors import EngineError
 from engine.study.planner_power import ELECTRICITY_USD_PER_KWH, Ownership
 from engine.study.planner_spec import Candidate
@@ -36,8 +36,8 @@ def render_objective_inputs() -> Objective:
     s.setdefault("plan_electricity_usd_per_kwh", ELECTRICITY_USD_PER_KWH)
     cols = st.columns(4)
     cap = cols[0].number_input(
-        "Facility power cap (kW, 0 = none)", min_value=0.0,
-        max_value=NUMBER_RANGES["plan_power_cap_kw"][2], step=100.0, key="plan_power_cap_kw",
+        "Facility power cap (kW, 0 = none)", **widget_range("plan_power_cap_kw"), step=100.0,
+        key="plan_power_cap_kw",
         help="A mix must fit this facility power at full load (every GPU busy, times the "
         "site's PUE); a mix over it is refused before any simulation.",
     )  # fmt: skip
@@ -46,12 +46,11 @@ def render_objective_inputs() -> Objective:
         key="plan_objective",
     )  # fmt: skip
     owning = objective == "ownership"
-    years = cols[2].number_input("Years to spread the purchase over", min_value=0.5,
-                                 max_value=50.0, step=1.0, key="plan_years",
-                                 disabled=not owning)  # fmt: skip
+    years = cols[2].number_input("Years to spread the purchase over", **widget_range("plan_years"),
+                                 step=1.0, key="plan_years", disabled=not owning)  # fmt: skip
     electricity = cols[3].number_input(
-        "Electricity (USD/kWh)", min_value=0.0, max_value=10.0, step=0.01, format="%.3f",
-        key="plan_electricity_usd_per_kwh", disabled=not owning,
+        "Electricity (USD/kWh)", **widget_range("plan_electricity_usd_per_kwh"), step=0.01,
+        format="%.3f", key="plan_electricity_usd_per_kwh", disabled=not owning,
         help="The site's price of facility energy; enter your contract's. Default 0.0806: the "
         "US average industrial price in 2023, 8.06 cents/kWh (US EIA, Electric Power Annual "
         "2023).",

@@ -108,7 +108,6 @@ def render_candidates_editor(
                 table[column] = math.nan
         s[base_key] = table.astype({"max_spares": float, "purchase_usd_per_gpu": float})
     number = st.column_config.NumberColumn
-    low, high = CANDIDATE_RANGES["price_usd_per_gpu_h"]
     edited = st.data_editor(
         s[base_key], key=editor_key, num_rows="dynamic", hide_index=True,
         placeholder="",  # a blank cell shows blank, not Streamlit's default "None" (38.10)
@@ -118,19 +117,25 @@ def render_candidates_editor(
         column_config={
             "worker_type": st.column_config.TextColumn(
                 "GPU type", required=True, max_chars=int(CANDIDATE_RANGES["worker_type"][1])),
-            "price_usd_per_gpu_h": number("Price (USD per GPU-hour)", min_value=low,
-                                          max_value=high, format="%.3f", required=True),
+            "price_usd_per_gpu_h": number("Price (USD per GPU-hour)",
+                                          **_bounds("price_usd_per_gpu_h"), format="%.3f",
+                                          required=True),
             "purchase_usd_per_gpu": number(
-                "Purchase price (USD per GPU)", min_value=0.0,
-                max_value=CANDIDATE_RANGES["purchase_usd_per_gpu"][1], format="%.0f",
+                "Purchase price (USD per GPU)", **_bounds("purchase_usd_per_gpu"), format="%.0f",
                 help="A node's price over its GPUs; enter your quote (no public list price)"),
-            **{name: number(label, min_value=CANDIDATE_RANGES[name][0],
-                            max_value=CANDIDATE_RANGES[name][1], step=1, help=hint)
+            **{name: number(label, **_bounds(name), step=1, help=hint)
                for name, label, hint in _INT_COLUMNS},
         },
     )  # fmt: skip
     s[key] = s[out_key] = edited  # a table set from outside is not this one: re-snapshot
     return edited
+
+
+def _bounds(column: str) -> dict[str, float]:
+    """The ``min_value`` and ``max_value`` of a candidates column's editor or field: its one
+    declaration, ``page_settings.CANDIDATE_RANGES``, which the link vetting also reads."""
+    low, high = CANDIDATE_RANGES[column]
+    return {"min_value": low, "max_value": high}
 
 
 _INT_COLUMNS = (
@@ -157,8 +162,7 @@ def render_price_fields(key: str, candidates: pd.DataFrame, purchase: bool) -> N
     cols = st.columns(min(len(missing), 4))
     for n, wt in enumerate(missing):
         value = cols[n % 4].number_input(
-            f"{what} of {wt} ({unit})", min_value=0.0,
-            max_value=CANDIDATE_RANGES[column][1], value=None, placeholder="your price",
+            f"{what} of {wt} ({unit})", **_bounds(column), value=None, placeholder="your price",
             key=f"plan_fill:{column}:{wt}",
         )  # fmt: skip
         if value is not None:

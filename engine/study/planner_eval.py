@@ -7,8 +7,8 @@ bound meets it) gets :data:`SEEDS_PER_ROUND` more seeds (the next integers after
 largest seed), round after round, until the bounds agree or it has ``max_seeds``; then the
 bad-side bound decides. Only mixes that could still change the answer get them: today's
 cluster (the reference) and mixes cheaper than the cheapest one already meeting the target
-(and not refused by the fresh seeds: after a refusal, the confirmation adds seeds to the
-mixes cheaper than the next candidate, `engine.study.planner_confirm`).
+(and not refused by the fresh seeds: before each confirmation, the cheaper mixes that could
+still win get seeds by the same rule, `engine.study.planner_confirm`).
 Deciding after each round is a sequential test, so the stated confidence is nominal.
 
 A mix the policy cannot run (a job it never starts, a job larger than the mix) is recorded with
@@ -172,16 +172,17 @@ class Evaluator:
             self.add_seeds(new, phase)
         return new
 
-    def add_seeds(self, keys: Iterable[Key], phase: str | None = None) -> None:
+    def add_seeds(self, keys: Iterable[Key], phase: str | None = None, trend: bool = False) -> None:
         """Adds search seeds, round after round, to the ``keys`` that could change the answer
-        and are undecided (module docstring); ``phase`` None keeps each row's phase (the
-        confirmation, after a refusal lowered the cost such mixes must beat)."""
+        and are undecided (module docstring); with ``trend``, only while they are
+        :meth:`on_trend` too (the confirmation's rivals, `engine.study.planner_confirm`);
+        ``phase`` None keeps each row's phase."""
         keys = list(keys)
         pool = list(self.spec.search_seeds()[len(self.spec.seeds) :])
         while True:
             cap = self.cheapest_meeting()
-            near = [k for k in keys if self._undecided(k) and (k == self.today_key() or
-                                                               self.cost(k) < cap)]  # fmt: skip
+            near = [k for k in keys if self._undecided(k) and (not trend or self.on_trend(k))
+                    and (k == self.today_key() or self.cost(k) < cap)]  # fmt: skip
             if not near:
                 return
             todo = {}
@@ -195,13 +196,24 @@ class Evaluator:
     def pair(self, keys: Iterable[Key], count: int) -> None:
         """Runs each of ``keys`` on the first ``count`` search seeds it has not run on, so it is
         judged on the same seeds as a mix that has ``count`` (a mix's search seeds are always
-        the first of :meth:`PlanSpec.search_seeds`); the confirmation's paired, equal-seed
-        comparison (`engine.study.planner_confirm`)."""
+        the first of :meth:`PlanSpec.search_seeds`); the confirmation's screen of its candidate
+        (`engine.study.planner_confirm`)."""
         first = self.spec.search_seeds()[:count]
         todo = {k: [s for s in first if s not in self.values.get(k, {})] for k in keys}
         self._record(self._run({k: seeds for k, seeds in todo.items() if seeds}))
         for k in todo:
             self._row(k, str(self.rows[k]["phase"]))
+
+    def on_trend(self, key: Key) -> bool:
+        """On its current trend, ``key`` would meet the target on ``max_seeds`` seeds: the bound
+        its values' mean and spread give at ``max_seeds`` seeds meets it (True with one value:
+        no spread yet). [R: a futility rule on the current trend, after the stochastic
+        curtailment of Lan, Simon & Halperin, Sequential Analysis 1(3), 1982]"""
+        values = self.judged(key)
+        if len(values) < 2:
+            return True
+        target, spec = self.spec.target, self.spec
+        return target.meets(target.bound(values, spec.confidence, at_n=spec.max_seeds))
 
     def _undecided(self, key: Key) -> bool:
         row, target = self.rows[key], self.spec.target

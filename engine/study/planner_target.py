@@ -133,10 +133,17 @@ class Target:
             return math.nan
         return float(np.mean(np.nan_to_num(delay, nan=math.inf) <= self.start_within_s))
 
-    def bound(self, values: Sequence[float], confidence: float, worst: bool = True) -> float:
-        """The one-sided bound on the target's bad side (``worst``), or on its good side."""
+    def bound(
+        self,
+        values: Sequence[float],
+        confidence: float,
+        worst: bool = True,
+        at_n: int | None = None,
+    ) -> float:
+        """The one-sided bound on the target's bad side (``worst``), or on its good side; with
+        ``at_n``, the bound the values' mean and spread would give on that many seeds."""
         bound = t_bound if self.versus_today else mean_bound
-        return bound(values, confidence, upper=worst == self.at_most)
+        return bound(values, confidence, upper=worst == self.at_most, at_n=at_n)
 
     @property
     def goal(self) -> float:

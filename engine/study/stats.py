@@ -37,9 +37,10 @@ def _finite(values: ArrayLike) -> np.ndarray:
     return x[np.isfinite(x)]
 
 
-def _spread(x: np.ndarray, quantile: float) -> tuple[float, float]:
-    """(mean, t(quantile, n - 1) x standard error) of ``x`` (n >= 2)."""
-    n = x.size
+def _spread(x: np.ndarray, quantile: float, at_n: int | None = None) -> tuple[float, float]:
+    """(mean, t(quantile, n - 1) x standard error) of ``x`` (``x.size`` >= 2), the standard
+    error ``s / sqrt(n)`` taken at ``n = at_n`` seeds (default: ``x.size``)."""
+    n = at_n or x.size
     return float(x.mean()), float(stats.t.ppf(quantile, n - 1) * x.std(ddof=1) / math.sqrt(n))
 
 
@@ -66,10 +67,14 @@ def mean_ci(values: ArrayLike) -> tuple[int, float, float, float]:
     return int(x.size), float(x.mean()), low, mean_bound(x, 0.5 + CONFIDENCE / 2)
 
 
-def mean_bound(values: ArrayLike, confidence: float, upper: bool = True) -> float:
+def mean_bound(
+    values: ArrayLike, confidence: float, upper: bool = True, at_n: int | None = None
+) -> float:
     """A one-sided bound of the mean of non-negative values at ``confidence`` (0.5 .. 1):
     ``x̄ * exp(+-t(confidence, n - 1) * s / (x̄ sqrt(n)))``, upper (default) or lower. At 0.5 it is
     the mean itself. NaN without finite values, or with one value and ``confidence > 0.5``.
+    ``at_n`` (default: the number of values) takes ``n`` at that many seeds: the bound the same
+    mean and spread would give on ``at_n`` seeds (the current trend).
 
     Raises:
         ValueError: for a confidence outside [0.5, 1) or a negative value.
@@ -83,23 +88,25 @@ def mean_bound(values: ArrayLike, confidence: float, upper: bool = True) -> floa
         return math.nan
     if confidence == 0.5 or x.size < 2:
         return float(x.mean())
-    mean, half = _spread(x, confidence)
+    mean, half = _spread(x, confidence, at_n)
     if mean == 0:
         return 0.0
     return mean * math.exp((half if upper else -half) / mean)
 
 
-def t_bound(values: ArrayLike, confidence: float, upper: bool = True) -> float:
+def t_bound(
+    values: ArrayLike, confidence: float, upper: bool = True, at_n: int | None = None
+) -> float:
     """The plain one-sided Student's t bound ``x̄ +- t(confidence, n - 1) * s / sqrt(n)`` of the
     mean of values that may be negative (paired differences, module docstring), upper (default)
     or lower; the mean at 0.5; NaN without finite values, or with one value and
-    ``confidence > 0.5``."""
+    ``confidence > 0.5``; ``n`` taken at ``at_n`` seeds as in :func:`mean_bound`."""
     x = _finite(values)
     if x.size == 0 or (x.size < 2 and confidence > 0.5):
         return math.nan
     if x.size < 2:
         return float(x.mean())
-    mean, half = _spread(x, confidence)
+    mean, half = _spread(x, confidence, at_n)
     return mean + half if upper else mean - half
 
 

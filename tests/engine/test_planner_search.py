@@ -3,12 +3,12 @@ are not monotone in the node counts, and on the issue's lowered-target Philly ca
 
 The exhaustive search evaluates every mix of the grid by the planner's own rule (the plan's
 seeds, more seeds near the target, the one-sided bound), then runs the planner's own
-confirmation stage on them (issue 34, `engine.study.planner_confirm`: cheaper mixes whose mean
-meets the target run on the candidate's max_seeds search seeds, then confirmations on the
-fresh seeds, the k-th at 1 - 5%/2^k, at most CONFIRM_MIXES). The mix it accepts is the optimum
-the planner is measured against: the planner may only answer with a confirmed mix. LAS and
-FIFO run on three sets of plan seeds (0-2, 3-5, 6-8; they also seed the search's sampler):
-measured, each chose the optimum on all three (LAS 6.88, FIFO 7.96 USD/h).
+confirmation stage on them (issue 34, `engine.study.planner_confirm`: cheaper mixes that
+could still win get more search seeds, the candidate runs on all max_seeds search seeds, then
+confirmations on the fresh seeds, the k-th at 1 - 5%/2^k, at most CONFIRM_MIXES). The mix it
+accepts is the optimum the planner is measured against: the planner may only answer with a
+confirmed mix. LAS and FIFO run on three sets of plan seeds (0-2, 3-5, 6-8; they also seed the
+search's sampler): measured, each chose the optimum on all three (LAS 6.88, FIFO 7.96 USD/h).
 """
 
 from __future__ import annotations
@@ -51,8 +51,9 @@ def _spec(policy: str, jobs: int, metric: str, value: float, **extra: float) -> 
 
 def _exhaustive(spec: PlanSpec, store: Path) -> tuple[float, Evaluator]:
     """The cost of the mix the planner's confirmation stage (`engine.study.planner_confirm`:
-    the equal-seed comparison, then confirmations on the fresh seeds at the spent levels, at
-    most CONFIRM_MIXES) accepts when every mix of the grid was evaluated; inf if none."""
+    more seeds for cheaper mixes, the candidate's screen, then confirmations on the fresh seeds
+    at the spent levels, at most CONFIRM_MIXES) accepts when every mix of the grid was
+    evaluated; inf if none."""
     ev = Evaluator(spec, "serial", None, None, store, None)
     ev.use_trace(None)
     grid = [m for m in itertools.product(*(range(c.max_nodes + 1) for c in spec.candidates))

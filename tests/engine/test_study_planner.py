@@ -126,14 +126,16 @@ def test_plan_spec_errors_name_the_problem(tmp_path: Path) -> None:
 
 def _failing_spec(tmp_path: Path, max_spares: int) -> PlanSpec:
     """Four one-hour 2-GPU jobs at time 0 on at most two 2-GPU V100 nodes whose MTBF is 4 h
-    (a failure in most runs) and whose repair takes 24 h; p95 JCT at most 3 h, decided on the
-    mean of 5 seeds."""
+    (a failure in most runs) and whose repair takes 24 h; p95 JCT at most 5 h, decided on the
+    mean of 5 seeds (a candidate's on all 10 search seeds; at 3 h, 2 V100 nodes + 2 spares met
+    it on seeds 0-4 and averaged 4.70 h on 0-9, so since the candidate's screen on all search
+    seeds, issue 34, no mix met 3 h)."""
     base = ScenarioConfig(
         trace=TraceSpec(source=str(_trace(tmp_path, 4))), policies=(PolicySpec("fifo"),),
         cluster=ClusterSpec((NodeGroup("v100", 2, 2, "rack0"),)),
         failures=FailureConfig(enabled=True, node_mtbf_h=4.0, repair_h=24.0),
     )  # fmt: skip
-    return PlanSpec(base, (Candidate("v100", 1.0, 2, 2),), "jct_p95_s", 3 * HOUR_S,
+    return PlanSpec(base, (Candidate("v100", 1.0, 2, 2),), "jct_p95_s", 5 * HOUR_S,
                     (0, 1, 2, 3, 4), confidence=0.5, max_spares=max_spares)  # fmt: skip
 
 
@@ -142,7 +144,7 @@ def test_with_frequent_failures_only_the_spares_dimension_meets_a_p95_target(
 ) -> None:
     # Without failures the four jobs run two at a time on the two nodes: JCTs 1, 1, 2, 2 h, p95
     # 2 h. A failed node is out for 24 h, so with no spare the jobs it held wait for the other
-    # node or the repair: no mix of at most two nodes without spares meets 3 h. A spare swaps
+    # node or the repair: no mix of at most two nodes without spares meets 5 h. A spare swaps
     # in after 600 s, so the jobs lose at most a checkpoint interval and the swap.
     plain = plan(_failing_spec(tmp_path, 0), executor="serial")
     assert plain.chosen is None and not plain.tried.columns.str.startswith("spares").any()
