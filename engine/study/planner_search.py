@@ -382,7 +382,7 @@ def _result(
         tail = "" if close is None else (
             f"; the closest, {ev.rows[close]['mix']}: "
             f"{target.sure_words(ev.rows[close]['bound'], spec.confidence)}")  # fmt: skip
-        say(f"No mix evaluated meets the target{tail}.")
+        say(f"No mix evaluated meets the target on all the seeds it ran{tail}.")
     elif best is not None:
         row = ev.rows[best]
         saving = ""
