@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from engine.errors import TraceError
 from engine.traces.reading import number_column, read_csv_text
+from engine.traces.validate import sort_jobs
 
 FIELDS = ["1", "2.5", "0", "-3", "1e3", " 7 ", "1_000", "", "  ", "nan", "inf", "-inf", "abc",
           "4.0", "0.1", "3.", "1e-320", "2\t"]  # fmt: skip
@@ -134,3 +135,21 @@ def test_a_field_over_the_csv_modules_limit_is_still_refused() -> None:
     text = "a,b\n1," + "x" * (csv.field_size_limit() + 1) + "\n"
     with pytest.raises(TraceError, match="row"):
         read_csv_text(text, "f")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([0.0, -0.0, 1.5, 2.0, 1e9]), st.text(min_size=1, max_size=3)),
+        max_size=12,
+        unique_by=lambda row: row[1],
+    )
+)
+def test_sort_jobs_orders_as_pandas_sort(rows: list[tuple[float, str]]) -> None:
+    """pyarrow's sort of (arrival, job id), non-ASCII ids and tied arrivals included, against
+    pandas' stable sort it replaced."""
+    frame = pd.DataFrame(
+        {"job_id": [r[1] for r in rows], "arrival_s": [r[0] for r in rows], "row": range(len(rows))}
+    ).astype({"job_id": "str", "arrival_s": "float64"})
+    want = frame.sort_values(["arrival_s", "job_id"], kind="mergesort").reset_index(drop=True)
+    pd.testing.assert_frame_equal(sort_jobs(frame), want)
