@@ -123,20 +123,15 @@ def _arrow_records(text: str) -> tuple[list[str], list[np.ndarray]] | None:
     str.splitlines's other line breaks, rows of unequal width, a field over csv's size limit
     (the row-by-row path then reads it or names the error). ASCII fields hold no line break,
     so stripping them is trimming spaces and tabs. On 1,000,000 Philly rows: 1.4 s CPU instead
-    of the csv module's 7.9 s (issue 37, a loaded 2-core machine). Arrow's buffers come from
-    malloc (``system_memory_pool``): from Arrow's default pool, mimalloc, the pages of the freed
-    buffers stayed with the process (+44 MiB at the peak of 80,000 and of 1,000,000 jobs)."""
+    of the csv module's 7.9 s (issue 37, a loaded 2-core machine)."""
     if not text.isascii() or '"' in text or any(c in text for c in _SPLITS_LINES):
         return None
     read = pa_csv.ReadOptions(autogenerate_column_names=True)
-    pool = pa.system_memory_pool()  # malloc's: Arrow's own (mimalloc) kept the freed pages
     end = text.find("\n")
     width = (text if end < 0 else text[:end]).count(",") + 1  # the first line's fields
     as_text = pa_csv.ConvertOptions(column_types={f"f{i}": pa.string() for i in range(width)})
     try:
-        table = pa_csv.read_csv(
-            pa.py_buffer(text.encode("ascii")), read, convert_options=as_text, memory_pool=pool
-        )
+        table = pa_csv.read_csv(pa.py_buffer(text.encode("ascii")), read, convert_options=as_text)
     except pa.ArrowException:  # rows of another width, among others
         return None
     if not table.columns or any(column.type != pa.string() for column in table.columns):
@@ -144,12 +139,10 @@ def _arrow_records(text: str) -> tuple[list[str], list[np.ndarray]] | None:
     lengths = [pc.max(pc.binary_length(column)).as_py() or 0 for column in table.columns]
     if max(lengths) > csv.field_size_limit():
         return None
-    columns = [pc.utf8_trim(column, " \t", memory_pool=pool) for column in table.columns]
-    del table
-    kept_rows = pc.invert(pc.equal(pc.binary_join_element_wise(*columns, ""), ""))
+    columns = [pc.utf8_trim(column, " \t") for column in table.columns]
+    blank = pc.equal(pc.binary_join_element_wise(*columns, ""), "")
     kept = [
-        pc.filter(column, kept_rows, memory_pool=pool).to_numpy(zero_copy_only=False)
-        for column in columns
+        pc.filter(column, pc.invert(blank)).to_numpy(zero_copy_only=False) for column in columns
     ]
     if not len(kept[0]):
         return None
