@@ -9,6 +9,7 @@ Such a job would wait forever and distort every metric.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from engine.config import ClusterSpec
@@ -44,9 +45,9 @@ def check_cluster_fit(
         OversizedJobsError: if ``drop_oversized`` is False and some job is too large; names the
             first such job by source row, and how many jobs are affected.
     """
-    limits = {jt: largest_fit_gpus(jt, cluster, matrix) for jt in jobs["job_type"].unique()}
-    limit = jobs["job_type"].map(limits)
-    oversized = jobs["scale_factor"] > limit
+    codes, job_types = pd.factorize(jobs["job_type"])  # each job type looked up once
+    limits = {jt: largest_fit_gpus(jt, cluster, matrix) for jt in job_types}
+    oversized = jobs["scale_factor"] > np.asarray(list(limits.values()))[codes]
     if not oversized.any():
         return jobs, []
     bad = jobs[oversized]

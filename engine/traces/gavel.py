@@ -20,7 +20,7 @@ import pandas as pd
 from engine.errors import TraceError
 from engine.traces.reading import check_row_widths, number_column, text_column
 from engine.traces.registry import FORMATS, LoadContext, Loaded, TraceFormat
-from engine.traces.validate import build_jobs
+from engine.traces.validate import build_jobs, numbered_ids
 
 CURRENT = ("job_type", "command", "working_directory", "num_steps_arg", "needs_data_dir",
            "total_steps", "scale_factor", "priority_weight", "SLO", "arrival_time")  # fmt: skip
@@ -47,11 +47,10 @@ def load_gavel(text: str, ctx: LoadContext) -> Loaded:
     priority = None
     if not legacy:
         priority = number_column(raw["priority_weight"], ctx.file, "priority_weight")
-    width = len(str(len(raw)))
     jobs = build_jobs(
         ctx.file,
         ctx.matrix,
-        job_id=[f"gavel-{i:0{width}d}" for i in range(1, len(raw) + 1)],
+        job_id=numbered_ids("gavel", len(raw)),
         arrival_s=number_column(raw["arrival_time"], ctx.file, "arrival_time", minimum=">=0"),
         job_type=text_column(raw["job_type"], ctx.file, "job_type"),
         scale_factor=number_column(raw["scale_factor"], ctx.file, "scale_factor", integer=True),

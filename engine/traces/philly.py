@@ -16,7 +16,7 @@ from __future__ import annotations
 from engine.traces import rules
 from engine.traces.reading import number_column, time_column
 from engine.traces.registry import FORMATS, LoadContext, Loaded, TraceFormat, header_columns
-from engine.traces.validate import build_jobs
+from engine.traces.validate import build_jobs, numbered_ids
 
 REQUIRED = ["timestamp", "duration", "num_gpus"]
 
@@ -44,11 +44,10 @@ def load_philly(text: str, ctx: LoadContext) -> Loaded:
         scale_factor, ctx.matrix, ctx.assumed_worker_type, ctx.rng, ctx.file
     )
     steps = ctx.steps_from_duration(job_type, scale_factor, duration_s)
-    width = len(str(len(raw)))
     jobs = build_jobs(
         ctx.file,
         ctx.matrix,
-        job_id=[f"philly-{i:0{width}d}" for i in range(1, len(raw) + 1)],
+        job_id=numbered_ids("philly", len(raw)),
         arrival_s=arrival_s,
         job_type=job_type,
         scale_factor=scale_factor,

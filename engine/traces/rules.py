@@ -115,17 +115,19 @@ def draw_job_types(
     Raises:
         TraceError: if no job type runs on ``worker_type`` at some job's scale factor.
     """
-    candidates = {
-        sf: job_type_options(matrix, worker_type, sf) for sf in {int(sf) for sf in scale_factors}
-    }
-    u = rng.random(len(scale_factors))
-    out = []
-    for i, (sf, draw) in enumerate(zip(scale_factors, u, strict=True), start=1):
-        options = candidates[int(sf)]
-        if not options:
-            raise TraceError(f"no job type runs on {sf} {worker_type} GPUs", file=file, row=i)
-        out.append(options[int(draw * len(options))])
-    return out
+    sizes = np.asarray(scale_factors, dtype=np.int64)
+    options = {int(sf): job_type_options(matrix, worker_type, int(sf)) for sf in np.unique(sizes)}
+    missing = [sf for sf, names in options.items() if not names]
+    if missing:
+        row = int(np.flatnonzero(np.isin(sizes, missing))[0])
+        sf = scale_factors[row]
+        raise TraceError(f"no job type runs on {sf} {worker_type} GPUs", file=file, row=row + 1)
+    u = rng.random(len(sizes))
+    out = np.empty(len(sizes), dtype=object)
+    for sf, names in options.items():  # per size at once: names[int(draw * len(names))] per job
+        rows = np.flatnonzero(sizes == sf)
+        out[rows] = np.asarray(names, dtype=object)[(u[rows] * len(names)).astype(np.int64)]
+    return out.tolist()
 
 
 def job_type_options(matrix: ThroughputMatrix, worker_type: str, scale_factor: int) -> list[str]:
@@ -192,22 +194,23 @@ def steps_from_duration(
     Raises:
         TraceError: if a (mapped) job type does not run on ``worker_type`` at its scale factor.
     """
-    rates: dict[tuple[str, int], float] = {}
-    out = np.empty(len(job_types), dtype=np.float64)
-    for i, (job_type, sf) in enumerate(zip(job_types, scale_factors, strict=True)):
-        key = (job_type, int(sf))
-        if key not in rates:
-            rates[key] = matrix.steps_per_s(job_type, worker_type, int(sf))
-        if rates[key] <= 0:
-            raise TraceError(
-                f"job type {job_type!r} does not run on {sf} {worker_type} GPUs in the throughput "
-                f"matrix; choose another {setting}",
-                file=file,
-                row=i + 1,
-                column=column,
-            )
-        out[i] = duration_s[i] * rates[key]
-    return out
+    type_codes, types = pd.factorize(np.asarray(job_types, dtype=object))
+    size_codes, sizes = pd.factorize(np.asarray(scale_factors, dtype=np.int64))
+    rates = np.array(
+        [[matrix.steps_per_s(jt, worker_type, int(sf)) for sf in sizes] for jt in types]
+    ).reshape(len(types), len(sizes))  # each (job type, scale factor) looked up once
+    rate = rates[type_codes, size_codes]
+    bad = np.flatnonzero(~(rate > 0))
+    if bad.size:
+        i = int(bad[0])
+        raise TraceError(
+            f"job type {job_types[i]!r} does not run on {scale_factors[i]} {worker_type} GPUs in "
+            f"the throughput matrix; choose another {setting}",
+            file=file,
+            row=i + 1,
+            column=column,
+        )
+    return np.asarray(duration_s, dtype=np.float64) * rate
 
 
 DURATIONS_MEASURED_ON = "Durations were measured on"

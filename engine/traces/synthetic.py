@@ -27,7 +27,7 @@ from engine.config import SyntheticSpec
 from engine.errors import ConfigError, TraceError
 from engine.step_time.throughput import ThroughputMatrix
 from engine.traces.rules import steps_from_duration
-from engine.traces.validate import build_jobs
+from engine.traces.validate import build_jobs, numbered_ids
 
 SCALE_FACTORS = np.array([1, 2, 4, 8])
 SCALE_FACTOR_PROBS = np.array([0.70, 0.10, 0.15, 0.05])
@@ -96,7 +96,6 @@ def synthetic_jobs(
             reference.
     """
     n = len(job_type)
-    width = len(str(n))
     scale_factor = np.asarray(scale_factor, dtype=np.int64)
     duration_s = np.asarray(duration_s, dtype=np.float64)
     total_steps = steps_from_duration(
@@ -112,7 +111,7 @@ def synthetic_jobs(
     return build_jobs(
         "synthetic",
         matrix,
-        job_id=[f"{prefix}-{i:0{width}d}" for i in range(1, n + 1)],
+        job_id=numbered_ids(prefix, n),
         arrival_s=arrival_s,
         job_type=job_type,
         scale_factor=scale_factor,

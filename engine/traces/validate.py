@@ -12,6 +12,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from engine.errors import TraceError
 from engine.step_time.throughput import ThroughputMatrix
@@ -27,7 +29,7 @@ def build_jobs(
     file: str,
     matrix: ThroughputMatrix,
     *,
-    job_id: Sequence[str],
+    job_id: Sequence[str] | pd.Series,
     arrival_s: np.ndarray,
     job_type: Sequence[str],
     scale_factor: np.ndarray,
@@ -59,9 +61,9 @@ def build_jobs(
     n = len(job_id)
     frame = pd.DataFrame(
         {
-            "job_id": list(job_id),
+            "job_id": job_id.array if isinstance(job_id, pd.Series) else list(job_id),
             "arrival_s": arrival_s,
-            "job_type": [matrix.canonical(name) for name in job_type],
+            "job_type": _canonical(matrix, job_type),
             "scale_factor": scale_factor,
             "total_steps": total_steps,
             "priority_weight": np.ones(n) if priority_weight is None else priority_weight,
@@ -90,9 +92,29 @@ def with_teams(
     return out.astype(OPTIONAL_JOB_DTYPES)
 
 
+def numbered_ids(prefix: str, n: int) -> pd.Series:
+    """Job ids ``<prefix>-<k>`` for k = 1..n, k zero-padded to the digits of n (``philly-007``
+    of 100), as the jobs table's string column; built by pyarrow (1,000,000 ids in 0.15 s
+    instead of 1.1 s formatted one by one, issue 37)."""
+    numbers = pa.array(np.arange(1, n + 1)).cast(pa.string())
+    ids = pc.binary_join_element_wise(f"{prefix}-", pc.utf8_lpad(numbers, len(str(n)), "0"), "")
+    return ids.to_pandas(types_mapper={pa.string(): pd.StringDtype("pyarrow", np.nan)}.get)
+
+
 def sort_jobs(frame: pd.DataFrame) -> pd.DataFrame:
-    """Sorts by arrival_s then job_id (stable) and resets the index."""
-    return frame.sort_values(["arrival_s", "job_id"], kind="mergesort").reset_index(drop=True)
+    """Sorts by arrival_s then job_id (stable) and resets the index. Sorted by pyarrow
+    (``sort_indices``, stable; strings by code point, as Python and pandas compare them): a
+    million string ids in 1 s instead of pandas' 4 s, which factorizes them first (issue 37)."""
+    keys = pa.table({"arrival_s": frame["arrival_s"].to_numpy(), "job_id": frame["job_id"]})
+    order = pc.sort_indices(keys, sort_keys=[("arrival_s", "ascending"), ("job_id", "ascending")])
+    return frame.take(order.to_numpy()).reset_index(drop=True)
+
+
+def _canonical(matrix: ThroughputMatrix, names: Sequence[str]) -> np.ndarray:
+    """:meth:`ThroughputMatrix.canonical` of each name, looked up once per distinct name."""
+    codes, distinct = pd.factorize(np.asarray(names, dtype=object), use_na_sentinel=False)
+    spelled = np.asarray([matrix.canonical(name) for name in distinct], dtype=object)
+    return spelled[codes]
 
 
 def _check_table(
@@ -110,7 +132,11 @@ def _check_table(
         raise fail(f"job id {frame['job_id'].iloc[i]!r} appears more than once", i, "job_id")
     known = set(matrix.job_types)
     fitting = {jt for jt in known if any(matrix.fits(jt, wt) for wt in matrix.worker_types)}
-    for i, job_type in enumerate(frame["job_type"]):
+    job_types = frame["job_type"]
+    unfit = np.flatnonzero(~job_types.isin(fitting).to_numpy())  # unknown ones are unfit too
+    if unfit.size:
+        i = int(unfit[0])
+        job_type = job_types.iloc[i]
         if job_type not in known:
             raise fail(
                 f"unknown job type {job_type!r}; the throughput matrix has: "
@@ -118,13 +144,12 @@ def _check_table(
                 i,
                 "job_type",
             )
-        if job_type not in fitting:
-            raise fail(
-                f"job type {job_type!r} fits on no worker type of the throughput matrix "
-                f"({', '.join(matrix.worker_types)})",
-                i,
-                "job_type",
-            )
+        raise fail(
+            f"job type {job_type!r} fits on no worker type of the throughput matrix "
+            f"({', '.join(matrix.worker_types)})",
+            i,
+            "job_type",
+        )
     bad_steps = np.flatnonzero(~(frame["total_steps"].to_numpy() > 0))
     if bad_steps.size:
         i = int(bad_steps[0])

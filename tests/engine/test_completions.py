@@ -74,3 +74,45 @@ def test_only_completions_due_by_now_pop() -> None:
     assert due is not None and due.index == 1
     assert heap.pop_due(22.0) is None  # the stale entry at 20 s is skipped, not popped as due
     assert heap.next_s() == 25.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_filings_and_pops_interleaved_follow_time_then_filing_order(seed: int) -> None:
+    """Filings (some at the time being popped, some earlier), re-rates, stops and pops by a
+    rising clock, against a plain list sorted by (time, filing number): the same jobs pop in
+    the same order, and the next time is always the earliest live one."""
+    rng = random.Random(seed)
+    jobs = _jobs(12)
+    heap = CompletionHeap(jobs)
+    reference: list[tuple[float, int, int, int]] = []  # (time, filing, job, version)
+    now_s, filings = 0.0, 0
+
+    def live(entry: tuple[float, int, int, int]) -> bool:
+        job = jobs[entry[2]]
+        return job.placement is not None and job.version == entry[3]
+
+    for _ in range(4 * COMPACT_AT):
+        job = jobs[rng.randrange(len(jobs))]
+        action = rng.random()
+        if action < 0.45:
+            job.version += 1
+            job.placement = PLACEMENT
+            at_s = now_s + rng.choice([0.0, 0.0, 1.0, 2.0, float(rng.randrange(8))])
+            if rng.random() < 0.05:
+                at_s = now_s - 1.0  # earlier than the front being read
+            filings += 1
+            reference.append((at_s, filings, job.index, job.version))
+            heap.file(job, at_s, sum(j.placement is not None for j in jobs))
+        elif action < 0.55:
+            job.version += 1
+            job.placement = None
+        else:
+            now_s += rng.choice([0.0, 1.0])
+            due = sorted(e for e in reference if live(e) and e[0] <= now_s)
+            want = due[0][2] if due else None
+            got = heap.pop_due(now_s)
+            assert (got.index if got is not None else None) == want
+            if due:
+                reference.remove(due[0])
+        pending = sorted(e for e in reference if live(e))
+        assert heap.next_s() == (pending[0][0] if pending else math.inf)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from engine.errors import TraceError
 from engine.traces.reading import number_column, read_csv_text
+from engine.traces.validate import sort_jobs
 
 FIELDS = ["1", "2.5", "0", "-3", "1e3", " 7 ", "1_000", "", "  ", "nan", "inf", "-inf", "abc",
           "4.0", "0.1", "3.", "1e-320", "2\t"]  # fmt: skip
@@ -97,3 +98,58 @@ def test_read_csv_text_matches_the_row_by_row_frame(rows: list[list[str]], blank
     lines = ["a,b,c"] + [",".join(row) for row in rows] + ([" , ,"] if blank else [])
     text = "\n".join(lines)
     pd.testing.assert_frame_equal(read_csv_text(text, "f"), reference_frame(text))
+
+
+def reference_outcome(text: str):  # type: ignore[no-untyped-def]
+    """The row-by-row reader's frame, or its error for a row of another width."""
+    records = [rec for rec in csv.reader(text.splitlines()) if any(f.strip() for f in rec)]
+    header = [name.strip() for name in records[0]]
+    for row, rec in enumerate(records[1:], start=1):
+        if len(rec) != len(header):
+            want = f"expected {len(header)} fields ({', '.join(header)}), found {len(rec)}"
+            return ("error", str(TraceError(want, file="f", row=row)), row, None)
+    return reference_frame(text)
+
+
+PLAIN = st.sampled_from(["", " ", "a", " b ", "1", "x y", "\t", "2\t", " 3.5"])
+BREAK = st.sampled_from(["\n", "\r\n", "\r", "\n\n", "\n \n", "\n,,\n", "\n\t,\n"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(PLAIN, min_size=2, max_size=4), max_size=8), BREAK, st.booleans())
+def test_pyarrow_read_matches_the_row_by_row_reader(
+    rows: list[list[str]], break_: str, final: bool
+) -> None:
+    """ASCII text without quotes (the pyarrow path): rows of 2 to 4 fields under a 3-field
+    header, any line breaks, blank and whitespace-only lines: the same frame or error."""
+    text = break_.join(["a, b ,c"] + [",".join(row) for row in rows]) + (break_ if final else "")
+    got = outcome(lambda: read_csv_text(text, "f"))
+    want = reference_outcome(text)
+    if isinstance(want, tuple):
+        assert got == want
+    else:
+        pd.testing.assert_frame_equal(got, want)
+
+
+def test_a_field_over_the_csv_modules_limit_is_still_refused() -> None:
+    text = "a,b\n1," + "x" * (csv.field_size_limit() + 1) + "\n"
+    with pytest.raises(TraceError, match="row"):
+        read_csv_text(text, "f")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([0.0, -0.0, 1.5, 2.0, 1e9]), st.text(min_size=1, max_size=3)),
+        max_size=12,
+        unique_by=lambda row: row[1],
+    )
+)
+def test_sort_jobs_orders_as_pandas_sort(rows: list[tuple[float, str]]) -> None:
+    """pyarrow's sort of (arrival, job id), non-ASCII ids and tied arrivals included, against
+    pandas' stable sort it replaced."""
+    frame = pd.DataFrame(
+        {"job_id": [r[1] for r in rows], "arrival_s": [r[0] for r in rows], "row": range(len(rows))}
+    ).astype({"job_id": "str", "arrival_s": "float64"})
+    want = frame.sort_values(["arrival_s", "job_id"], kind="mergesort").reset_index(drop=True)
+    pd.testing.assert_frame_equal(sort_jobs(frame), want)
