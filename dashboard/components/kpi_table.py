@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
@@ -14,16 +17,30 @@ BEST_STYLE = "background-color: #d8f0dc; font-weight: 700"
 ONLY_WHEN_USED = ("consolidation_wait_mean_s",)
 """Metrics only some policies produce (delay scheduling); a column of zeros is left out."""
 
-POLICY_INDEX = {"_index": st.column_config.TextColumn("policy", width=230)}
-"""Column config of a table indexed by policy: wide enough for "Gavel finish-time fairness
-(agnostic)", the longest policy name."""
+POLICY_COLUMN_PX = (100, 230)
+"""The policy column's narrowest and widest width (px): the widest holds "Gavel finish-time
+fairness (agnostic)", the longest policy name. [R]"""
+
+
+def policy_index(names: Iterable[str]) -> dict[str, Any]:
+    """Column config of a table indexed by policy, as wide as the longest name it shows
+    (8 px a character plus 32 px of padding at Streamlit's 14-px font, within
+    :data:`POLICY_COLUMN_PX`; [R]): a fixed 230-px column for "FIFO" and "Tiresias LAS" pushed
+    the last metric of a group behind a scroll bar at 1280 x 720."""
+    narrowest, widest = POLICY_COLUMN_PX
+    width = max((8 * len(str(name)) + 32 for name in names), default=narrowest)
+    return {
+        "_index": st.column_config.TextColumn("policy", width=min(max(width, narrowest), widest))
+    }
+
 
 KPI_GROUPS = METRIC_GROUPS
 """The KPI table's metrics in the tables the Results page shows them in, one below the other
 (`engine.metrics.METRIC_GROUPS`; the durations of a table share one unit): all sixteen side
 by side are wider than a 1600-pixel window, which hid the last columns. Each group fits beside
-a policy column of :data:`POLICY_INDEX`'s width in a 1600-pixel window (the browser test checks
-that no table scrolls sideways; five columns of long headers, as "Use of the cluster" with
+a policy column as wide as the longest policy name (:func:`policy_index`) in a 1600-pixel
+window, and beside FIFO's and Tiresias LAS's at 1280 x 720 (the browser tests check that no
+table scrolls sideways; five columns of long headers, as "Use of the cluster" with
 GPU-hours had, do not fit). The GPU-hours lost to failures and checkpoints and the failure
 group are shown only for a scenario with failures on (their metrics exist only then)."""
 
@@ -87,7 +104,7 @@ def render_kpi_table(kpi: pd.DataFrame) -> None:
         key = "kpi_table_" + title.lower().replace(" ", "_")
         st.dataframe(
             styler, height=38 + 35 * len(kpi), key=key, width="content",
-            column_config=POLICY_INDEX,
+            column_config=policy_index(kpi.index),
         )  # fmt: skip
     st.caption(
         "↓ lower is better · ↑ higher is better · the best policy per column is shaded green. "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard.components.kpi_table import POLICY_INDEX
+from dashboard.components.kpi_table import policy_index
 from engine.metrics import arrival_utilization, utilization_by_type
 from engine.results import ComparisonResult
 
@@ -35,5 +35,5 @@ def render_utilization_table(result: ComparisonResult) -> None:
     frame = utilization_frame(result)
     st.dataframe(
         frame.style.format("{:.1%}", na_rep="–"), key="utilization_table",
-        height=38 + 35 * len(frame), column_config=POLICY_INDEX,
+        height=38 + 35 * len(frame), column_config=policy_index(frame.index),
     )  # fmt: skip

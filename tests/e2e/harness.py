@@ -242,9 +242,15 @@ _WIDER_THAN_THE_PAGE = """() => {
 }"""
 
 
+def tables_too_wide(page) -> list[dict]:
+    """The tables on the page that scroll sideways inside themselves (Streamlit's grid then
+    hides their last columns behind a scroll bar) or reach past the main column's right edge:
+    their headers, hidden and beyond widths (px)."""
+    return page.evaluate(_WIDER_THAN_THE_PAGE)
+
+
 def assert_tables_fit(page) -> None:
-    """Every table on the page shows all its columns inside the page's main column: none
-    scrolls sideways inside itself (Streamlit's grid then hides its last columns behind a
-    scroll bar) and none reaches past the column's right edge."""
-    wide = page.evaluate(_WIDER_THAN_THE_PAGE)
+    """Every table on the page shows all its columns inside the page's main column
+    (:func:`tables_too_wide` finds none)."""
+    wide = tables_too_wide(page)
     assert not wide, f"tables wider than the page: {wide}"

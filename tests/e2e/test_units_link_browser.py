@@ -11,7 +11,7 @@ import pytest
 
 from dashboard.links import LinkState, encode_link
 from engine.config import PolicySpec, ScenarioConfig, TraceSpec
-from tests.e2e.harness import DESKTOP, assert_tables_fit, kpi_table, screenshot
+from tests.e2e.harness import DESKTOP, assert_tables_fit, kpi_table, screenshot, tables_too_wide
 
 PROJECTOR = {"width": 1280, "height": 720}
 CONFIG = ScenarioConfig(
@@ -40,6 +40,8 @@ def test_units_agree_along_each_group_and_the_copied_link_shows_the_same_numbers
     assert page.get_by_role("button", name="Cancel").count() == 0  # no stray control
     if viewport == DESKTOP:
         assert_tables_fit(page)  # the groups, the utilization three ways among them
+    else:  # the policy column as wide as "Tiresias LAS": the JCT group's six columns in view
+        assert not [t for t in tables_too_wide(page) if "JCT" in t["headers"]]
     name = f"units_link_{viewport['width']}"
     screenshot(page, f"{name}_results", whole_page=viewport == DESKTOP)
     page.get_by_test_id("stSidebar").get_by_role("button", name="Copy link").click()
