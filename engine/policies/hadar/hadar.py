@@ -54,7 +54,7 @@ from typing import ClassVar
 from engine.errors import ConfigError
 from engine.policies.base import POLICIES, Part, PolicyContext
 from engine.policies.hadar.prices import Offer, PriceBook
-from engine.policies.hadar.rounds import PricedRounds
+from engine.policies.hadar.rounds import REMAINING_WORK_UTILITY_HELP, PricedRounds
 from engine.state import JobState
 
 
@@ -85,7 +85,7 @@ class Hadar(PricedRounds):
         )
         remaining_work_utility: bool = field(
             default=True,
-            metadata={"help": "A round earns the share of the remaining (else total) work it does"},
+            metadata={"help": REMAINING_WORK_UTILITY_HELP},
         )
         keep_running: bool = field(
             default=True,
@@ -120,7 +120,7 @@ class Hadar(PricedRounds):
         levels = self._thresholds.get(job.index) or self._speed_levels(job)
         remaining = job.total_steps - job.steps_done
         remaining = remaining if remaining > 0.0 else 0.0  # job.remaining_steps
-        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        basis = self.basis_steps(job, remaining)
         weight = job.priority_weight
         if not levels or basis <= 0 or weight <= 0:
             return super()._utility_bounds(job, seconds)
@@ -172,7 +172,7 @@ class Hadar(PricedRounds):
             if wt in speeds
         )
         remaining = job.remaining_steps  # self._utility, inlined
-        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        basis = self.basis_steps(job, remaining)
         weight = job.priority_weight
         best: tuple[list[tuple[int, str, int]], float, float] | None = None
         best_net = 0.0
@@ -203,7 +203,7 @@ class Hadar(PricedRounds):
         if not levels:
             return float("inf")
         remaining = job.remaining_steps  # self._utility, inlined
-        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        basis = self.basis_steps(job, remaining)
         work = levels[0] * seconds
         utility = 0.0 if basis <= 0 else job.priority_weight * min(remaining, work) / basis
         return utility * (1 + 1e-12) - job.scale_factor * (1 - 1e-12) * book.min_price()

@@ -54,7 +54,7 @@ from engine.errors import ConfigError
 from engine.policies.base import POLICIES, Allocation, Grant, Part, PolicyContext
 from engine.policies.hadar.copies import CopyRates
 from engine.policies.hadar.prices import TOLERANCE, Offer, PriceBook
-from engine.policies.hadar.rounds import PricedRounds
+from engine.policies.hadar.rounds import REMAINING_WORK_UTILITY_HELP, PricedRounds
 from engine.state import JobState
 from engine.step_time.progress import NOISE_SCALE_RATIO
 
@@ -94,7 +94,7 @@ class HadarE(PricedRounds):
         )
         remaining_work_utility: bool = field(
             default=True,
-            metadata={"help": "A round earns the share of the remaining (else total) work it does"},
+            metadata={"help": REMAINING_WORK_UTILITY_HELP},
         )
         keep_running: bool = field(
             default=True,
@@ -132,7 +132,7 @@ class HadarE(PricedRounds):
         """Utility per GPU of one copy on an empty node of each type the job fits."""
         table = self.copies.on_empty_nodes(job, self.speeds(job))
         remaining = job.remaining_steps
-        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        basis = self.basis_steps(job, remaining)
         if basis <= 0:
             return {wt: 0.0 for wt, _, _ in table}
         weight = job.priority_weight  # as _utility, inlined: called for every job and decision
@@ -144,7 +144,7 @@ class HadarE(PricedRounds):
         :meth:`_utility_per_gpu`, without the dict: it runs for every job at every decision)."""
         table = self.copies.on_empty_nodes(job, self.speeds(job))
         remaining = job.remaining_steps
-        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        basis = self.basis_steps(job, remaining)
         if basis <= 0:
             return None
         weight, low, high = job.priority_weight, float("inf"), 0.0
@@ -163,7 +163,7 @@ class HadarE(PricedRounds):
         seconds = self._seconds(job, keep=job.placement is not None)
         table = self.copies.on_empty_nodes(job, self.speeds(job))
         remaining = job.remaining_steps  # as _utility_per_gpu, without the dict
-        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        basis = self.basis_steps(job, remaining)
         if basis <= 0 or not table:
             return 0.0
         weight, best = job.priority_weight, -float("inf")
@@ -187,7 +187,7 @@ class HadarE(PricedRounds):
         node)."""
         speeds = self.speeds(job)
         remaining = job.remaining_steps  # self._utility and self.copies.single, inlined
-        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        basis = self.basis_steps(job, remaining)
         weight = job.priority_weight
         cap = self.copies.max_gpus_per_copy or job.scale_factor
         single, singles = self.copies.single, self.copies.single_cache
@@ -243,7 +243,7 @@ class HadarE(PricedRounds):
         # growing an unchanged running job changes its grant: every copy pays a restore
         before = self._utility(job, rate_now, self.round_s if kept else seconds)
         remaining = job.remaining_steps  # self._utility, inlined below
-        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        basis = self.basis_steps(job, remaining)
         weight = job.priority_weight
         rate_with = self.copies.adding(job, parts, self.now_s)
         cap = self.copies.max_gpus_per_copy or job.scale_factor

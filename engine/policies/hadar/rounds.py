@@ -22,6 +22,10 @@ from engine.policies.explain import Explanation
 from engine.policies.hadar.prices import TOLERANCE, Offer, PriceBook
 from engine.state import JobState
 
+REMAINING_WORK_UTILITY_HELP = "A round earns the share of the remaining (else total) work it does"
+"""Help of the ``remaining_work_utility`` knob of Hadar and HadarE (rule:
+:meth:`PricedRounds.basis_steps`)."""
+
 
 class HadarExplanation(Explanation):
     """Hadar's rule (its utility densities and prices are not in the run's records)."""
@@ -162,10 +166,15 @@ class PricedRounds(Policy):
             return self.round_s
         return self._seconds_moved
 
+    def basis_steps(self, job: JobState, remaining: float) -> float:
+        """Steps a round's work is a share of: ``remaining`` (the job's remaining steps), or its
+        total steps with ``remaining_work_utility=False`` ([R], :mod:`.hadar` docstring)."""
+        return remaining if self.params.remaining_work_utility else job.total_steps
+
     def _utility(self, job: JobState, rate: float, seconds: float) -> float:
         """What a round at ``rate`` steps/s for ``seconds`` earns (see module docstring)."""
         remaining = job.remaining_steps
-        basis = remaining if self.params.remaining_work_utility else job.total_steps
+        basis = self.basis_steps(job, remaining)
         if basis <= 0:
             return 0.0
         return job.priority_weight * min(remaining, rate * seconds) / basis
