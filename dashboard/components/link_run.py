@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import runner, state
-from dashboard.components.run_progress import RunProgress, cancel_shown
+from dashboard.components.run_progress import RunProgress, cancel_shown, request_cancel
 from dashboard.scenarios import current_name
 from dashboard.state_fields import SOURCE_KINDS, source_kind
 from engine.budget import Budget, jobs_bound, trace_rows
@@ -59,7 +59,7 @@ def render_link_notice() -> None:
 
 
 def _request_cancel() -> None:
-    st.session_state["cancel_requested"] = True
+    request_cancel()
     st.session_state[LINK_NOTICE] = (
         "warning",
         "The linked scenario's run was cancelled (its place in the queue freed). It is "

@@ -8,7 +8,7 @@ import streamlit as st
 
 from dashboard import runner
 from dashboard.components.link_run import LINK_NOTICE
-from dashboard.components.run_progress import RunProgress, cancel_shown
+from dashboard.components.run_progress import RunProgress, cancel_shown, request_cancel
 from dashboard.query import NO_PRESET, check_widget_values, on_preset_change
 from dashboard.run_queue import server_budget
 from dashboard.state import bind, set_current
@@ -26,7 +26,7 @@ CANCEL_HELP = "Stops the running simulation at its next progress step."
 
 
 def _request_cancel() -> None:
-    st.session_state["cancel_requested"] = True
+    request_cancel()
     st.session_state["flash"] = ("warning", "Run cancelled.")
 
 
